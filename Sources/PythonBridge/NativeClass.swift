@@ -1,0 +1,118 @@
+import CPython
+
+/// Builds a Python class whose methods and properties are Swift closures and
+/// whose instances carry a Swift object as their native state.
+///
+/// The class is made with `type(name, bases, namespace)`; methods are native
+/// functions wrapped in `instancemethod` so they bind `self`; the state lives
+/// in a capsule under the attribute `_native`.
+public final class NativeClass<State: AnyObject> {
+    /// The class object, once `build()` has run.
+    public private(set) var type: PyRef?
+    private let name: String
+    private let module: String
+    private let doc: String
+    private var members: [(String, PyRef)] = []
+
+    /// Starts a class `module.name`.
+    public init(name: String, module: String, doc: String = "") {
+        self.name = name
+        self.module = module
+        self.doc = doc
+    }
+
+    /// Adds a method; `body` receives the instance's state and the arguments after `self`.
+    public func method(
+        _ name: String, doc: String? = nil, _ body: @escaping (State, PyArguments) throws -> PyRef
+    ) throws {
+        let className = self.name
+        let function = try NativeFunction.make(name, doc: doc, module: module) { arguments in
+            let (state, rest) = try NativeClass.split(arguments, className: className)
+            return try body(state, rest)
+        }
+        members.append((name, try PyRef.checked(PyInstanceMethod_New(function.pointer))))
+    }
+
+    /// Adds a read-only property computed from the state.
+    public func property(_ name: String, doc: String? = nil, _ getter: @escaping (State) throws -> PyRef) throws {
+        let className = self.name
+        let function = try NativeFunction.make(name, doc: doc, module: module) { arguments in
+            try getter(NativeClass.split(arguments, className: className).0)
+        }
+        let property = try Interpreter.import("builtins").attribute("property")
+        members.append((name, try property.call([function], kwargs: doc.map { [("doc", try PyRef(string: $0))] } ?? [])))
+    }
+
+    /// Creates the class object.
+    @discardableResult
+    public func build() throws -> PyRef {
+        let namespace = try PyRef.checked(PyDict_New())
+        for (key, value) in members { try namespace.setItem(key, value) }
+        try namespace.setItem("__module__", PyRef(string: module))
+        try namespace.setItem("__doc__", PyRef(string: doc))
+        let builtins = try Interpreter.import("builtins")
+        let bases = try PythonValue.tuple([]).toPython()
+        let made = try builtins.attribute("type").call([try PyRef(string: name), bases, namespace])
+        type = made
+        return made
+    }
+
+    /// A new instance holding `state`.
+    public func instance(_ state: State) throws -> PyRef {
+        guard let type else { throw ArgumentError("class \(name) used before it was built") }
+        let object = try PyRef.checked(PyObject_CallNoArgs(type.pointer))
+        let box = Unmanaged.passRetained(StateBox(state))
+        guard let capsule = PyCapsule_New(box.toOpaque(), stateCapsuleName, releaseState) else {
+            box.release()
+            throw PythonErrorSet()
+        }
+        try object.setAttribute("_native", PyRef(owned: capsule))
+        return object
+    }
+
+    /// The state of an instance of this class.
+    public func state(of object: PyRef) throws -> State {
+        try NativeClass.state(of: object, className: name)
+    }
+
+    private static func state(of object: PyRef, className: String) throws -> State {
+        guard let capsule = object.attributeIfPresent("_native"),
+            let raw = PyCapsule_GetPointer(capsule.pointer, stateCapsuleName),
+            let state = Unmanaged<StateBox>.fromOpaque(raw).takeUnretainedValue().value as? State
+        else {
+            PyErr_Clear()
+            throw ArgumentError("expected a \(className) object, got '\(object.typeName)'")
+        }
+        return state
+    }
+
+    private static func split(_ arguments: PyArguments, className: String) throws -> (State, PyArguments) {
+        guard let first = arguments.positional.first else {
+            throw ArgumentError("\(className) method called without an instance")
+        }
+        let state = try state(of: first, className: className)
+        return (state, PyArguments(positional: Array(arguments.positional.dropFirst()), keywords: arguments.keywords))
+    }
+}
+
+extension PyArguments {
+    init(positional: [PyRef], keywords: [(String, PyRef)]) {
+        self.positional = positional
+        self.keywords = keywords
+    }
+}
+
+private final class StateBox {
+    let value: AnyObject
+    init(_ value: AnyObject) { self.value = value }
+}
+
+nonisolated(unsafe) private let stateCapsuleName: UnsafePointer<CChar> = ProcessLifetime.cString("apimacro.state")
+
+private let releaseState: @convention(c) (PyPointer?) -> Void = { capsule in
+    guard let capsule, let raw = PyCapsule_GetPointer(capsule, stateCapsuleName) else {
+        PyErr_Clear()
+        return
+    }
+    Unmanaged<StateBox>.fromOpaque(raw).release()
+}

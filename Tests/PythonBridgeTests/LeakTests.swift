@@ -1,0 +1,98 @@
+import PythonBridge
+import Testing
+
+/// Reference audits. Each loop runs from Python code compiled under its own
+/// file name, and `tracemalloc` counts only the allocations made while that
+/// code (and the native calls it makes) runs, so other tests running at the
+/// same time cannot disturb the figures.
+@Suite("reference leaks", .serialized)
+struct LeakTests {
+    /// Calls `function` from a Python loop `count` times (after a warm-up) and
+    /// returns how many traced blocks the loop's file still holds afterwards.
+    static func retainedBlocks(calling function: PyRef, argument: String, count: Int) throws -> Int {
+        let globals = try Interpreter.newGlobals()
+        try globals.setItem("fn", function)
+        let file = "<leak-audit>"
+        try Interpreter.exec(
+            """
+            def loop(n):
+                for i in range(n):
+                    try:
+                        fn(\(argument))
+                    except (TypeError, ValueError):
+                        pass
+            """, globals: globals, filename: file)
+        try Interpreter.exec(
+            """
+            import gc, tracemalloc
+            loop(1000)
+            gc.collect()
+            tracemalloc.start()
+            try:
+                keep = tracemalloc.Filter(True, \(try pythonString(file)))
+                before = tracemalloc.take_snapshot().filter_traces([keep])
+                loop(\(count))
+                gc.collect()
+                after = tracemalloc.take_snapshot().filter_traces([keep])
+            finally:
+                tracemalloc.stop()
+            retained = sum(stat.count_diff for stat in after.compare_to(before, 'filename'))
+            """, globals: globals)
+        guard let retained = try globals.item("retained"), case .int(let blocks) = try PythonValue(python: retained) else {
+            return -1
+        }
+        return blocks
+    }
+
+    static func pythonString(_ text: String) throws -> String { try PythonValue.string(text).toPython().repr() }
+
+    @Test("100,000 round trips Python → Swift → Python retain nothing")
+    func roundTripsDoNotLeak() async throws {
+        let retained = try await python {
+            try fetching {
+                let roundTrip = try NativeFunction.make("round_trip") { arguments in
+                    try PythonValue(python: arguments.positional[0]).toPython()
+                }
+                return try Self.retainedBlocks(
+                    calling: roundTrip, argument: "{'v': i, 'tags': ['x', ('y', 2**70)], 'ok': True, 'b': b'xy', 'f': 0.5}",
+                    count: 100_000)
+            }
+        }
+        #expect(retained < 50, "\(retained) blocks retained after 100,000 round trips")
+    }
+
+    @Test("negative control: the same audit sees 10,000 references that are kept")
+    func auditSeesALeak() async throws {
+        let retained = try await python {
+            try fetching {
+                final class Keeper { var kept: [PyRef] = [] }
+                let keeper = Keeper()
+                let leaky = try NativeFunction.make("leaky") { arguments in
+                    keeper.kept.append(try PythonValue(python: arguments.positional[0]).toPython())
+                    return .none
+                }
+                return try Self.retainedBlocks(calling: leaky, argument: "[i, 'x']", count: 10_000)
+            }
+        }
+        #expect(retained >= 10_000, "the audit saw only \(retained) retained blocks")
+    }
+
+    @Test("90,000 native calls, error paths included, retain nothing")
+    func nativeCallsDoNotLeak() async throws {
+        let retained = try await python {
+            try fetching {
+                let echo = try NativeFunction.make("echo") { arguments in
+                    let slots = try arguments.bind("echo", ["value", "mode"], required: 1)
+                    switch try slots[1].map({ try PythonValue(python: $0) }) {
+                    case .some(.int(1)): throw ConversionError.expected("no failure", got: "int")
+                    case .some(.int(2)): return try PythonValue(python: try Interpreter.eval("{1}", globals: Interpreter.newGlobals())).toPython()
+                    default: return try PythonValue(python: slots[0] ?? .none).toPython()
+                    }
+                }
+                let calls = "{'a': [i]}, mode=i % 4 if i % 4 < 3 else None"
+                return try Self.retainedBlocks(calling: echo, argument: calls, count: 90_000)
+            }
+        }
+        #expect(retained < 50, "\(retained) blocks retained after 90,000 calls")
+    }
+}
