@@ -1,0 +1,112 @@
+import PythonBridge
+
+/// The native module `_apimacro`: what the bundled `apimacro` package
+/// re-exports. Later issues add the HTTP clients here.
+enum ApimacroModule {
+    /// The version apimacro reports (`apimacro --version`, `User-Agent`).
+    static let version = "0.1.0"
+
+    /// Builds `_apimacro` and registers it in `sys.modules` (GIL held).
+    static func install(settings: Settings) throws -> NativeModule {
+        let module = try NativeModule(
+            name: "_apimacro",
+            doc: "Native half of apimacro: exceptions, clients and helpers. Import `apimacro` instead.")
+        try module.set("__version__", PyRef(string: version))
+        try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
+        try module.exec(exceptionSource)
+        try module.addFunction(
+            "sleep",
+            doc: "sleep(seconds)\n\nWaits without holding the GIL; Ctrl-C and the macro timeout interrupt it."
+        ) { arguments in
+            let slots = try arguments.bind("sleep", ["seconds"], required: 1)
+            let seconds: Double
+            switch try PythonValue(python: slots[0] ?? .none) {
+            case .int(let value): seconds = Double(value)
+            case .float(let value): seconds = value
+            default: throw ConversionError.expected("a number of seconds", got: slots[0]?.typeName ?? "None")
+            }
+            guard seconds.isFinite, seconds >= 0 else {
+                throw ArgumentError("sleep() needs a finite, non-negative number of seconds")
+            }
+            try withoutGIL { try await Task.sleep(for: .seconds(seconds)) }
+            return .none
+        }
+        try module.register()
+        return module
+    }
+
+    /// The exception classes of SPEC §3, defined once when the module loads.
+    /// They live in Python so macros can subclass, raise and catch them like
+    /// any other exception; `__module__` is `apimacro` so tracebacks read well.
+    static let exceptionSource = #"""
+        class APIError(Exception):
+            """Base class of every apimacro API error.
+
+            Attributes: status (int or None), url (redacted), api (client name),
+            body (response text or None, at most 4 KiB).
+            """
+            def __init__(self, message="", *, status=None, url=None, api=None, body=None):
+                super().__init__(message)
+                self.message = message
+                self.status = status
+                self.url = url
+                self.api = api
+                if body is not None and not isinstance(body, str):
+                    body = bytes(body).decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
+                self.body = body[:4096] if body is not None else None
+
+            def __repr__(self):
+                parts = [repr(self.message)]
+                for name in ("status", "url", "api"):
+                    value = getattr(self, name, None)
+                    if value is not None:
+                        parts.append(f"{name}={value!r}")
+                return f"{type(self).__name__}({', '.join(parts)})"
+
+        class NetworkError(APIError):
+            """No HTTP response: connection refused or reset, DNS or TLS failure."""
+
+        class Timeout(NetworkError):
+            """The request's deadline passed."""
+
+        class HTTPError(APIError):
+            """A non-2xx status not covered by a more specific class."""
+
+        class NotFound(HTTPError):
+            """404 Not Found."""
+
+        class Unauthorized(HTTPError):
+            """401, or an OAuth token error in an API envelope."""
+
+        class Forbidden(HTTPError):
+            """403 that is not a rate limit."""
+
+        class RateLimited(HTTPError):
+            """429, or 403 with x-ratelimit-remaining: 0 or retry-after.
+
+            reset_at: epoch seconds when the limit resets, or None.
+            retry_after: seconds to wait, or None.
+            """
+            def __init__(self, message="", *, reset_at=None, retry_after=None, **kwargs):
+                super().__init__(message, **kwargs)
+                self.reset_at = reset_at
+                self.retry_after = retry_after
+
+        class ParseError(APIError):
+            """A 2xx body that is not the JSON the client expects."""
+
+        class AuthError(APIError):
+            """Login failed, or a call needs credentials that are missing."""
+
+        class OfflineError(APIError):
+            """--offline or --replay, and neither the cache nor the recording has the response."""
+
+        class MacroTimeout(BaseException):
+            """The macro ran past --timeout. A BaseException, so `except Exception` does not swallow it."""
+
+        for _cls in (APIError, NetworkError, Timeout, HTTPError, NotFound, Unauthorized, Forbidden,
+                     RateLimited, ParseError, AuthError, OfflineError, MacroTimeout):
+            _cls.__module__ = "apimacro"
+        del _cls
+        """#
+}

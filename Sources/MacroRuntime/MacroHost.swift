@@ -1,0 +1,58 @@
+import Foundation
+import PythonBridge
+
+/// The embedded interpreter with apimacro loaded: `_apimacro`, the bundled
+/// package, and the user's virtualenv when one of the same Python is active.
+public final class MacroHost: Sendable {
+    /// The settings this host was started with.
+    public let settings: Settings
+    let redactor: Redactor
+    /// Writes a line to stderr (tests capture it).
+    let warn: @Sendable (String) -> Void
+
+    /// Starts Python (once per process) and loads apimacro into it.
+    public init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
+        self.settings = settings
+        self.redactor = Redactor(secrets: settings.secrets)
+        self.warn = warn
+        try Interpreter.start()
+        try withGIL {
+            do {
+                _ = try ApimacroModule.install(settings: settings)
+                try PythonPackage.install(warn: warn)
+                try addVirtualEnvironment()
+            } catch is PythonErrorSet {
+                let failure = PythonException.fetch()?.description ?? "unknown error"
+                throw MacroError("cannot load apimacro into Python: \(failure)")
+            }
+        }
+    }
+
+    /// Writes `line` and a newline to stderr.
+    public static let standardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Makes an active virtualenv's packages importable when it was made with
+    /// the same Python minor version; warns and ignores it otherwise.
+    private func addVirtualEnvironment() throws {
+        guard let venv = settings.environment["VIRTUAL_ENV"], !venv.isEmpty else { return }
+        let root = URL(fileURLWithPath: venv)
+        let minor = Interpreter.minorVersion
+        let config = (try? String(contentsOf: root.appendingPathComponent("pyvenv.cfg"), encoding: .utf8)) ?? ""
+        let version = config.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, ["version", "version_info"].contains(parts[0]) else { return nil }
+            return parts[1]
+        }.first
+        let sitePackages = root.appendingPathComponent("lib/python\(minor)/site-packages")
+        let sameMinor = version.map { $0 == minor || $0.hasPrefix(minor + ".") } ?? false
+        guard sameMinor, FileManager.default.fileExists(atPath: sitePackages.path) else {
+            warn(
+                "apimacro: ignoring VIRTUAL_ENV=\(venv): it is not a Python \(minor) virtualenv "
+                    + "(apimacro embeds Python \(Interpreter.version)); create one with /usr/bin/python3 -m venv")
+            return
+        }
+        try Interpreter.import("site").callMethod("addsitedir", [PyRef(string: sitePackages.path)])
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import PythonBridge
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs one macro file as `__main__` in the embedded interpreter and turns
+/// how it ended into an exit code (SPEC §1).
+public struct MacroRunner {
+    let host: MacroHost
+
+    public init(host: MacroHost) {
+        self.host = host
+    }
+
+    /// Exit codes of SPEC §1.
+    public enum ExitCode {
+        public static let success: Int32 = 0
+        public static let failure: Int32 = 1
+        public static let usage: Int32 = 2
+        public static let interrupted: Int32 = 130
+    }
+
+    /// Runs `file` with `arguments` and returns the exit code: 0 success, 1
+    /// the macro raised (traceback on stderr, secrets redacted) or timed out,
+    /// `n` for `sys.exit(n)`, 130 on Ctrl-C. `name` is how the user called it.
+    ///
+    /// Call on the main thread (Python delivers Ctrl-C and the deadline there).
+    public func run(file: URL, arguments: [String], name: String) throws -> Int32 {
+        let source: Data
+        do {
+            source = try Data(contentsOf: file)
+        } catch {
+            throw MacroError("cannot read \(file.path): \(error.localizedDescription)")
+        }
+        return withGIL {
+            var deadline: Deadline?
+            defer { deadline?.disarm() }
+            let code: Int32
+            do {
+                let namespace = try prepare(file: file, arguments: arguments)
+                if let seconds = host.settings.timeout {
+                    deadline = try Deadline.arm(seconds: seconds, macro: name, warn: host.warn)
+                }
+                code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
+            } catch {
+                code = report(error, name: name)
+            }
+            finish()
+            deadline?.restore()
+            return code
+        }
+    }
+
+    /// Sets `sys.argv`, `sys.path[0]` and a fresh `__main__` module.
+    private func prepare(file: URL, arguments: [String]) throws -> PyRef {
+        let sys = try Interpreter.import("sys")
+        try sys.setAttribute("argv", PythonValue.list(([file.path] + arguments).map { .string($0) }).toPython())
+        let folder = try PyRef(string: file.deletingLastPathComponent().path)
+        let path = try sys.attribute("path")
+        let first = try path.callMethod("__getitem__", [PythonValue.int(0).toPython()])
+        if try first.str() != file.deletingLastPathComponent().path {
+            try path.callMethod("insert", [PythonValue.int(0).toPython(), folder])
+        }
+        let module = try Interpreter.import("types").callMethod("ModuleType", [PyRef(string: "__main__")])
+        try module.setAttribute("__file__", PyRef(string: file.path))
+        try module.setAttribute("__builtins__", Interpreter.import("builtins"))
+        try module.setAttribute("__cached__", .none)
+        try sys.attribute("modules").setItem("__main__", module)
+        return try module.attribute("__dict__")
+    }
+
+    /// Compiles and runs the macro, then its `main(...)` when it has one and
+    /// does not call it itself behind `if __name__ == "__main__"`.
+    private func execute(source: Data, file: URL, namespace: PyRef, arguments: [String], name: String) throws -> Int32 {
+        let builtins = try Interpreter.import("builtins")
+        let code = try builtins.callMethod(
+            "compile", [PythonValue.bytes(Array(source)).toPython(), PyRef(string: file.path), PyRef(string: "exec")],
+            kwargs: [("dont_inherit", .bool(true))])
+        try builtins.callMethod("exec", [code, namespace])
+        guard let main = try namespace.item("main"), main.isCallable else { return ExitCode.success }
+        let text = String(decoding: source, as: UTF8.self)
+        if text.range(of: #"__name__\s*==\s*['"]__main__['"]"#, options: .regularExpression) != nil {
+            return ExitCode.success
+        }
+        let result: PyRef
+        if let runner = try? Interpreter.import("apimacro._main") {
+            let argv = try PythonValue.list(arguments.map { .string($0) }).toPython()
+            result = try runner.callMethod("call_main", [main, argv, PyRef(string: "apimacro run \(name)")])
+        } else {
+            PythonRaise.clear()
+            result = try main.call(arguments.map { try PyRef(string: $0) })
+        }
+        // `return 3` from main() exits 3, as `sys.exit(main())` would.
+        if case .int(let status) = (try? PythonValue(python: result)) ?? .none {
+            return Int32(truncatingIfNeeded: status)
+        }
+        PythonRaise.clear()
+        return ExitCode.success
+    }
+
+    /// Maps how the macro ended to an exit code, printing what the user needs.
+    private func report(_ error: any Error, name: String) -> Int32 {
+        guard error is PythonErrorSet, let (type, value, traceback) = PythonException.fetchRaw() else {
+            writeError("apimacro: \(error)")
+            return error is MacroError ? ExitCode.usage : ExitCode.failure
+        }
+        if PythonRaise.matches(type, .systemExit) {
+            return exitStatus(of: value)
+        }
+        if PythonRaise.matches(type, .keyboardInterrupt) {
+            writeError("apimacro: \(name) interrupted")
+            return ExitCode.interrupted
+        }
+        let described = PythonException.describe(type: type, value: value, traceback: traceback)
+        writeError(described.traceback, newline: false)
+        return ExitCode.failure
+    }
+
+    /// `sys.exit(code)`: None → 0, an int passes through, anything else is
+    /// printed and gives 1, as `python3` does.
+    private func exitStatus(of exception: PyRef?) -> Int32 {
+        guard let code = exception?.attributeIfPresent("code"), !code.isNone else { return ExitCode.success }
+        if case .int(let status) = (try? PythonValue(python: code)) ?? .none {
+            return Int32(truncatingIfNeeded: status)
+        }
+        if case .bool(let flag) = (try? PythonValue(python: code)) ?? .none { return flag ? 1 : 0 }
+        writeError((try? code.str()) ?? "")
+        PythonRaise.clear()
+        return ExitCode.failure
+    }
+
+    /// Writes redacted text to Python's `sys.stderr` (so it stays in order
+    /// with what the macro printed), falling back to the process's stderr.
+    func writeError(_ text: String, newline: Bool = true) {
+        let line = host.redactor.redact(text) + (newline ? "\n" : "")
+        Interpreter.flushStandardStreams()
+        if let stderr = try? Interpreter.import("sys").attribute("stderr"), !stderr.isNone,
+            (try? stderr.callMethod("write", [PyRef(string: line)])) != nil
+        {
+            Interpreter.flushStandardStreams()
+            return
+        }
+        PythonRaise.clear()
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// What `python3` does after the script: wait for non-daemon threads, run
+    /// `atexit` handlers, flush the streams.
+    private func finish() {
+        let globals = try? Interpreter.newGlobals()
+        if let globals {
+            do {
+                try Interpreter.exec(
+                    """
+                    import sys, atexit
+                    if 'threading' in sys.modules:
+                        _threading = sys.modules['threading']
+                        for _t in _threading.enumerate():
+                            if _t is not _threading.main_thread() and not _t.daemon:
+                                _t.join()
+                    atexit._run_exitfuncs()
+                    """, globals: globals)
+            } catch {
+                if let exception = PythonException.fetch() {
+                    writeError(exception.traceback, newline: false)
+                }
+            }
+        }
+        Interpreter.flushStandardStreams()
+    }
+}
+
+/// A macro's `--timeout`: at the deadline Python raises `MacroTimeout` in the
+/// main thread (through SIGALRM, which also wakes a blocking sleep, and the
+/// interrupt counter, which wakes native waits); a macro that swallows it is
+/// stopped one second later.
+final class Deadline {
+    /// Shared with the timer callbacks: whether the run ended first.
+    private final class Clock: Sendable {
+        let done = Atomic<Bool>(false)
+    }
+
+    private let clock = Clock()
+    private let previousHandler: PyRef
+
+    /// How long a macro may ignore `MacroTimeout` before the process ends.
+    static let grace = 1.0
+
+    private init(previousHandler: PyRef) {
+        self.previousHandler = previousHandler
+    }
+
+    /// Installs the SIGALRM handler and starts the clock (GIL held, main thread).
+    static func arm(seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void) throws -> Deadline {
+        let signal = try Interpreter.import("signal")
+        let seconds = max(0, seconds)
+        let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        let message = "\(macro) ran longer than its --timeout of \(limit) s"
+        let handler = try NativeFunction.make("_on_deadline") { _ in
+            let timeout = try Interpreter.import("_apimacro").attribute("MacroTimeout")
+            PythonRaise.type(timeout, message)
+            throw PythonErrorSet()
+        }
+        let previous = try signal.callMethod("signal", [signal.attribute("SIGALRM"), handler])
+        let deadline = Deadline(previousHandler: previous)
+        let clock = deadline.clock
+        let when = DispatchTime.now() + seconds
+        DispatchQueue.global().asyncAfter(deadline: when) {
+            guard !clock.done.load(ordering: .acquiring) else { return }
+            Interrupts.signalMainThread(SIGALRM)
+        }
+        DispatchQueue.global().asyncAfter(deadline: when + grace) {
+            guard !clock.done.load(ordering: .acquiring) else { return }
+            warn("apimacro: \(message), and did not stop when interrupted; ending it")
+            _exit(MacroRunner.ExitCode.failure)
+        }
+        return deadline
+    }
+
+    /// Stops the clock.
+    func disarm() {
+        clock.done.store(true, ordering: .releasing)
+    }
+
+    /// Puts back the SIGALRM handler that was there before (GIL held).
+    func restore() {
+        guard let signal = try? Interpreter.import("signal"), let number = try? signal.attribute("SIGALRM"),
+            (try? signal.callMethod("signal", [number, previousHandler])) != nil
+        else {
+            PythonRaise.clear()
+            return
+        }
+    }
+}

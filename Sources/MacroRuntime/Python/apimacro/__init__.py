@@ -1,0 +1,83 @@
+"""apimacro: the API available to macros.
+
+Everything public in the native ``_apimacro`` module (exceptions, ``sleep``,
+API clients, ...) is available here, plus:
+
+* ``apimacro.args`` -- the macro's arguments (``sys.argv[1:]`` when read);
+* ``apimacro.output(rows, columns=None, format=None, file=None)`` -- print rows;
+* ``apimacro.format_rows(rows, columns=None, format="table")`` -- render rows.
+
+Callables, classes and modules of ``_apimacro`` are copied into this module
+at import; any other name (for example ``default_format``, which the host
+changes between runs, or a name the host adds later) is looked up on
+``_apimacro`` each time it is read.
+"""
+
+import sys as _sys
+import types as _types
+
+import _apimacro
+
+__version__ = _apimacro.__version__
+
+
+def _reexport() -> None:
+    """Copy the public callables, classes and modules of ``_apimacro`` here.
+
+    Plain data attributes are not copied: they stay live through
+    ``__getattr__`` below.
+    """
+    namespace = globals()
+    for name in dir(_apimacro):
+        if not name.startswith("_"):
+            value = getattr(_apimacro, name)
+            if callable(value) or isinstance(value, _types.ModuleType):
+                namespace[name] = value
+
+
+_reexport()
+
+
+def output(rows, columns=None, format=None, file=None):
+    """Print rows (a list of dicts) as a table, json, csv or ndjson.
+
+    See ``apimacro._output.output``; the formatter is imported on first use,
+    so macros that never print rows do not pay for csv, json and unicodedata.
+    """
+    from ._output import output as _output
+
+    return _output(rows, columns=columns, format=format, file=file)
+
+
+def format_rows(rows, columns=None, format="table"):
+    """Render rows to a string without printing (see ``output``)."""
+    from ._output import format_rows as _format_rows
+
+    return _format_rows(rows, columns=columns, format=format)
+
+_OWN_NAMES = ("args", "format_rows", "output")
+
+
+def _public_names() -> list:
+    names = {n for n in dir(_apimacro) if not n.startswith("_")}
+    names.update(_OWN_NAMES)
+    return sorted(names)
+
+
+def __getattr__(name: str):
+    """Compute ``args`` on access and forward other names to ``_apimacro``."""
+    if name == "args":
+        return list(getattr(_sys, "argv", [])[1:])
+    if name == "__all__":
+        return _public_names()
+    if not name.startswith("_"):
+        try:
+            return getattr(_apimacro, name)
+        except AttributeError:
+            pass
+    raise AttributeError(f"module 'apimacro' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    """List this module's names together with every public ``_apimacro`` name."""
+    return sorted(set(globals()) | set(_public_names()))

@@ -1,0 +1,360 @@
+"""Command-line support for a macro's ``main()`` function.
+
+The host executes the macro's module, then calls
+``call_main(module.main, argv, prog)``, which turns ``main``'s signature into
+an ``argparse`` parser, parses ``argv`` and calls ``main`` with the values:
+
+* parameters without a default are positional arguments;
+* parameters with a default, and keyword-only parameters, are options
+  ``--name VALUE`` (``max_items`` → ``--max-items``; ``--max_items`` is
+  accepted too); a keyword-only parameter without a default is a required
+  option.  Positional-only parameters with a default are optional positionals;
+* ``*args`` is a positional taking zero or more values; ``**kwargs`` is ignored;
+* annotations ``int``, ``float``, ``str``, ``bool``, ``pathlib.Path``,
+  ``list[X]`` and ``Optional[X]`` / ``X | None`` convert the values; an
+  unannotated parameter takes the type of its default when that is an int,
+  float or bool, and is a str otherwise;
+* a bool option defaulting to False is a flag ``--name``; one defaulting to
+  True is ``--no-name``; one defaulting to None accepts both; a bool
+  positional takes true/false/yes/no/1/0;
+* a list positional takes zero or more values; a list option is repeated
+  once per value (``--tag a --tag b``).
+
+``--help`` prints the usage, the docstring and the arguments to stdout and
+raises ``SystemExit(0)``; a bad command line prints the usage and an error to
+stderr and raises ``SystemExit(2)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections.abc
+import inspect
+import pathlib
+import sys
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable
+
+_TRUE = ("true", "yes", "1")
+_FALSE = ("false", "no", "0")
+_SCALARS = (int, float, str, bool)
+
+
+def parse_bool(text: str) -> bool:
+    """Parse true/false/yes/no/1/0 (any case); raise ArgumentTypeError otherwise."""
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(
+        f"invalid bool value: {text!r} (expected true/false, yes/no or 1/0)"
+    )
+
+
+@dataclass
+class _ValueType:
+    """How the command-line strings of one parameter are converted."""
+
+    convert: Callable[[str], Any]
+    name: str
+    is_bool: bool = False
+    is_list: bool = False
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    """``Optional[X]`` / ``X | None`` → ``X``; anything else unchanged."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def _scalar_type(annotation: Any) -> _ValueType:
+    annotation = _unwrap_optional(annotation)
+    if annotation is bool:
+        return _ValueType(parse_bool, "bool", is_bool=True)
+    if annotation in _SCALARS:
+        return _ValueType(annotation, annotation.__name__)
+    if isinstance(annotation, type) and issubclass(annotation, pathlib.PurePath):
+        return _ValueType(annotation, "path")
+    return _ValueType(str, "str")
+
+
+_LIST_ORIGINS = (list, collections.abc.Sequence, collections.abc.Iterable)
+
+
+def _value_type(annotation: Any, default: Any) -> _ValueType:
+    """Work out the conversion for a parameter from its annotation/default."""
+    if annotation is inspect.Parameter.empty:
+        if type(default) in (int, float, bool):
+            return _scalar_type(type(default))
+        return _ValueType(str, "str")
+    annotation = _unwrap_optional(annotation)
+    if annotation is list:
+        return _ValueType(str, "list of str", is_list=True)
+    if typing.get_origin(annotation) in _LIST_ORIGINS:
+        arguments = typing.get_args(annotation)
+        element = _scalar_type(arguments[0] if arguments else str)
+        return _ValueType(element.convert, f"list of {element.name}", is_list=True)
+    return _scalar_type(annotation)
+
+
+def _resolve_annotations(func: Callable[..., Any], signature: inspect.Signature) -> dict:
+    """Resolve string annotations (``from __future__ import annotations``).
+
+    Uses ``typing.get_type_hints``; if that fails (one unresolvable name makes
+    it fail for the whole function), each string annotation is evaluated on
+    its own, and the raw annotation is kept when that fails too.
+    """
+    try:
+        return typing.get_type_hints(func)
+    except Exception:
+        pass
+    namespace = getattr(inspect.unwrap(func), "__globals__", {})
+    resolved = {}
+    for name, parameter in signature.parameters.items():
+        annotation = parameter.annotation
+        if isinstance(annotation, str):
+            try:
+                annotation = eval(annotation, dict(namespace))  # noqa: S307
+            except Exception:
+                pass
+        resolved[name] = annotation
+    return resolved
+
+
+def _docstring(func: Any) -> str | None:
+    doc = getattr(func, "__doc__", None)
+    if not isinstance(doc, str) or not doc.strip():
+        return None
+    return inspect.cleandoc(doc)
+
+
+def _first_line(doc: Any) -> str:
+    if not isinstance(doc, str):
+        return ""
+    for line in doc.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _show_default(value: Any) -> str:
+    if isinstance(value, pathlib.PurePath):
+        return str(value)
+    return repr(value)
+
+
+def _help(text: str) -> str:
+    """Escape ``%`` for argparse, which %-formats help strings."""
+    return text.replace("%", "%%")
+
+
+def _dashed(name: str) -> str:
+    """``max_items`` → ``max-items`` (the option spelling of a parameter)."""
+    return name.strip("_").replace("_", "-") or name
+
+
+class _MacroArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser that also accepts the underscore spelling of options.
+
+    ``--max_items`` is rewritten to ``--max-items`` before parsing, so the help
+    lists only the dashed spelling.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.underscore_aliases: dict[str, str] = {}
+
+    def add_option(self, name: str, prefix: str = "", **kwargs: Any) -> str:
+        """Add the option for parameter ``name`` and return its flag."""
+        flag = f"--{prefix}{_dashed(name)}"
+        underscored = f"--{prefix.replace('-', '_')}{name}"
+        if underscored != flag:
+            self.underscore_aliases[underscored] = flag
+        self.add_argument(flag, **kwargs)
+        return flag
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is None:
+            args = sys.argv[1:]
+        rewritten = []
+        arguments = list(args)
+        for index, argument in enumerate(arguments):
+            if argument == "--":
+                rewritten.extend(arguments[index:])
+                break
+            option, equals, value = argument.partition("=")
+            if option in self.underscore_aliases:
+                argument = self.underscore_aliases[option] + equals + value
+            rewritten.append(argument)
+        return super().parse_known_args(rewritten, namespace)
+
+
+def _add_positional(
+    parser: _MacroArgumentParser, parameter: inspect.Parameter, value_type: _ValueType
+) -> None:
+    name = parameter.name
+    if parameter.kind is inspect.Parameter.VAR_POSITIONAL or value_type.is_list:
+        parser.add_argument(
+            name, nargs="*", type=value_type.convert, metavar=name,
+            help=_help(f"({value_type.name}, zero or more)"),
+        )
+    elif parameter.default is not inspect.Parameter.empty:  # positional-only
+        parser.add_argument(
+            name, nargs="?", type=value_type.convert, default=parameter.default,
+            metavar=name,
+            help=_help(f"({value_type.name}, default: {_show_default(parameter.default)})"),
+        )
+    else:
+        parser.add_argument(
+            name, type=value_type.convert, metavar=name,
+            help=_help(f"({value_type.name})"),
+        )
+
+
+def _add_option(
+    parser: _MacroArgumentParser, parameter: inspect.Parameter, value_type: _ValueType
+) -> None:
+    name = parameter.name
+    default = parameter.default
+    required = default is inspect.Parameter.empty
+    shown = "required" if required else f"default: {_show_default(default)}"
+    if value_type.is_bool and not value_type.is_list and not required:
+        if default is False:
+            parser.add_option(
+                name, dest=name, action="store_true",
+                help=_help(f"(bool flag, {shown})"),
+            )
+            return
+        if default is True:
+            negated = "--no-" + _dashed(name)
+            parser.add_option(
+                name, "no-", dest=name, action="store_false",
+                help=_help(f"(bool, {shown}; {negated} sets it to False)"),
+            )
+            return
+        parser.add_option(
+            name, dest=name, action="store_const", const=True, default=default,
+            help=_help(f"(bool, {shown}; sets it to True)"),
+        )
+        parser.add_option(
+            name, "no-", dest=name, action="store_const", const=False, default=default,
+            help=_help("(bool; sets it to False)"),
+        )
+        return
+    if value_type.is_list:
+        flag = "--" + _dashed(name)
+        # argparse's "append" would add to the default list itself, so the
+        # default is filled in after parsing (see call_main).
+        parser.add_option(
+            name, dest=name, action="append", type=value_type.convert,
+            required=required, default=None,
+            help=_help(
+                f"({value_type.name}; repeat the option for each value, "
+                f"e.g. {flag} A {flag} B; {shown})"
+            ),
+        )
+        return
+    parser.add_option(
+        name, dest=name, type=value_type.convert,
+        required=required, default=None if required else default,
+        help=_help(f"({value_type.name}, {shown})"),
+    )
+
+
+def _signature(func: Callable[..., Any]) -> inspect.Signature:
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"cannot build a command line for {func!r}: {error}") from None
+
+
+def build_parser(func: Callable[..., Any], prog: str | None = None) -> argparse.ArgumentParser:
+    """Build the ``argparse`` parser for ``func``'s signature (see module doc)."""
+    signature = _signature(func)
+    hints = _resolve_annotations(func, signature)
+    parser = _MacroArgumentParser(
+        prog=prog,
+        description=_docstring(func),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for parameter in signature.parameters.values():
+        kind = parameter.kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            continue
+        value_type = _value_type(hints.get(parameter.name, parameter.annotation), parameter.default)
+        is_option = kind is inspect.Parameter.KEYWORD_ONLY or (
+            kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            and parameter.default is not inspect.Parameter.empty
+        )
+        if is_option:
+            if parameter.name == "help":
+                raise TypeError(
+                    f"parameter 'help' of {getattr(func, '__name__', func)!r} "
+                    "would clash with --help; please rename it"
+                )
+            _add_option(parser, parameter, value_type)
+        else:
+            _add_positional(parser, parameter, value_type)
+    return parser
+
+
+def call_main(func: Callable[..., Any], argv: list[str] | None = None, prog: str | None = None) -> Any:
+    """Parse ``argv`` according to ``func``'s signature and call ``func``.
+
+    Returns ``func``'s return value (a coroutine returned by an ``async def``
+    main is run to completion with ``asyncio.run``).  ``--help`` raises
+    ``SystemExit(0)`` after printing the help to stdout; an invalid command
+    line raises ``SystemExit(2)`` after printing the error to stderr.
+    ``argv`` defaults to ``sys.argv[1:]``.
+    """
+    if argv is None:
+        argv = sys.argv[1:]
+    signature = _signature(func)
+    parser = build_parser(func, prog)
+    values = vars(parser.parse_args(list(argv)))
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        kind = parameter.kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            continue
+        value = values[parameter.name]
+        if value is None and parameter.default is not inspect.Parameter.empty:
+            default = parameter.default
+            value = list(default) if isinstance(default, list) else default
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            positional.extend(value)
+        elif kind is inspect.Parameter.KEYWORD_ONLY:
+            keywords[parameter.name] = value
+        else:
+            positional.append(value)
+    result = func(*positional, **keywords)
+    if inspect.iscoroutine(result):
+        import asyncio
+
+        result = asyncio.run(result)
+    return result
+
+
+def describe(func: Any) -> str:
+    """Return the one-line help of a callable: the first non-empty line of its
+    docstring, or "" if it has none."""
+    return _first_line(_docstring(func))
+
+
+def module_help(module_globals: typing.Mapping[str, Any]) -> str:
+    """Return the one-line help of a macro module from its globals: the first
+    line of the module docstring, else that of its ``main``, else ""."""
+    line = _first_line(module_globals.get("__doc__"))
+    if line:
+        return line
+    main = module_globals.get("main")
+    if callable(main):
+        return describe(main)
+    return ""

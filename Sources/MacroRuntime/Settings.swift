@@ -1,0 +1,56 @@
+import Foundation
+
+/// Everything a macro run needs to know about its configuration, resolved once
+/// (flags > environment > defaults) and passed down explicitly.
+public struct Settings: Sendable {
+    /// How `apimacro.output` prints when the macro does not say; nil means
+    /// "table on a terminal, else json".
+    public var format: OutputFormat?
+    /// Wall-clock limit per macro in seconds; nil for none (the default).
+    public var timeout: Double?
+    /// `$APIMACRO_HOME`: `$XDG_CONFIG_HOME/apimacro`, else `~/.config/apimacro`.
+    public var home: URL
+    /// The working directory, where `./macros/` is looked up.
+    public var workingDirectory: URL
+    /// The environment of the process, passed in so tests never call `setenv`.
+    public var environment: [String: String]
+
+    /// Resolves settings from command-line values and the environment.
+    public init(
+        format: OutputFormat? = nil, timeout: Double? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    ) {
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.timeout = timeout
+        self.format = format ?? environment["APIMACRO_FORMAT"].flatMap(OutputFormat.init(rawValue:))
+        self.home = Settings.home(environment: environment)
+    }
+
+    static func home(environment: [String: String]) -> URL {
+        if let home = environment["APIMACRO_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
+        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
+            return URL(fileURLWithPath: config).appendingPathComponent("apimacro")
+        }
+        let user = environment["HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return user.appendingPathComponent(".config/apimacro")
+    }
+
+    /// Values that must never be printed: every non-trivial environment value
+    /// whose name says it is a credential (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*_PASSWORD`).
+    public var secrets: [String] {
+        let markers = ["TOKEN", "_KEY", "SECRET", "PASSWORD"]
+        return environment.compactMap { name, value in
+            let upper = name.uppercased()
+            guard value.count >= 4, markers.contains(where: { upper.hasSuffix($0) }) else { return nil }
+            return value
+        }
+    }
+}
+
+/// The formats `apimacro.output` knows.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    case table, json, csv, ndjson
+}

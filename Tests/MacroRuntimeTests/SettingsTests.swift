@@ -1,0 +1,55 @@
+import Foundation
+import MacroRuntime
+import Testing
+
+@Suite("settings, macro lookup and redaction")
+struct SettingsTests {
+    @Test("APIMACRO_HOME, else XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro")
+    func home() {
+        #expect(Settings(environment: ["APIMACRO_HOME": "/a", "XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/a")
+        #expect(Settings(environment: ["XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/b/apimacro")
+        #expect(Settings(environment: ["HOME": "/c"]).home.path == "/c/.config/apimacro")
+    }
+
+    @Test("the --format flag beats APIMACRO_FORMAT, which beats the default")
+    func formatPrecedence() {
+        #expect(Settings(format: .csv, environment: ["APIMACRO_FORMAT": "json"]).format == .csv)
+        #expect(Settings(environment: ["APIMACRO_FORMAT": "json"]).format == .json)
+        #expect(Settings(environment: [:]).format == nil)
+    }
+
+    @Test("credentials in the environment are redacted, longest first")
+    func redaction() {
+        let settings = Settings(environment: [
+            "APIMACRO_GITHUB_TOKEN": "ghp_abcdef123456", "GITHUB_TOKEN": "ghp_abc", "APIMACRO_SHORTENER_KEY": "AIzaKEY99",
+            "PATH": "/usr/bin", "SHORT_KEY": "ab",
+        ])
+        let redactor = Redactor(secrets: settings.secrets)
+        #expect(
+            redactor.redact("token ghp_abcdef123456 and ghp_abc and AIzaKEY99 in /usr/bin ab")
+                == "token REDACTED and REDACTED and REDACTED in /usr/bin ab")
+    }
+
+    @Test("a macro name is looked up in ./macros, then $APIMACRO_HOME/macros; paths are used as given")
+    func lookup() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-lookup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let work = root.appendingPathComponent("work")
+        let home = root.appendingPathComponent("home")
+        for folder in [work.appendingPathComponent("macros"), home.appendingPathComponent("macros")] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        try Data().write(to: work.appendingPathComponent("macros/both.py"))
+        try Data().write(to: home.appendingPathComponent("macros/both.py"))
+        try Data().write(to: home.appendingPathComponent("macros/homeonly.py"))
+        try Data().write(to: work.appendingPathComponent("direct.py"))
+        let settings = Settings(environment: ["APIMACRO_HOME": home.path], workingDirectory: work)
+        let locator = MacroLocator(settings: settings)
+        #expect(try locator.locate("both", relativeTo: work).path == work.appendingPathComponent("macros/both.py").path)
+        #expect(try locator.locate("homeonly", relativeTo: work).path == home.appendingPathComponent("macros/homeonly.py").path)
+        #expect(try locator.locate("direct.py", relativeTo: work).path == work.appendingPathComponent("direct.py").path)
+        #expect(throws: MacroError.self) { try locator.locate("missing", relativeTo: work) }
+        #expect(throws: MacroError.self) { try locator.locate("missing.py", relativeTo: work) }
+        #expect(throws: MacroError.self) { try locator.locate("macros", relativeTo: work) }
+    }
+}

@@ -1,0 +1,321 @@
+"""Tests for apimacro.output / apimacro.format_rows."""
+
+import contextlib
+import csv
+import io
+import json
+import unicodedata
+import unittest
+
+import _apimacro
+import apimacro
+from apimacro._output import display_width
+
+# One CJK row, a combining accent, an emoji, None, bools, nested values,
+# a newline and a tab.
+ROWS = [
+    {"name": "東京", "count": 14, "ok": True, "meta": {"a": [1, 2]}, "note": None},
+    {"name": "e\u0301cole", "count": 2.5, "ok": False, "meta": None, "note": "line1\nline2"},
+    {"name": "party 🎉", "count": -3, "ok": None, "meta": [], "note": "tab\there"},
+]
+COLUMNS = ["name", "count", "ok", "meta", "note"]
+
+# Cell texts as the table must show them (control characters escaped).
+TABLE_CELLS = [
+    ["東京", "14", "true", '{"a":[1,2]}', ""],
+    ["e\u0301cole", "2.5", "false", "", "line1\\nline2"],
+    ["party 🎉", "-3", "", "[]", "tab\\there"],
+]
+NUMERIC_COLUMNS = {"count"}
+
+# The same rows as csv.DictReader must read them back.
+CSV_ROWS = [
+    {"name": "東京", "count": "14", "ok": "true", "meta": '{"a":[1,2]}', "note": ""},
+    {"name": "e\u0301cole", "count": "2.5", "ok": "false", "meta": "", "note": "line1\nline2"},
+    {"name": "party 🎉", "count": "-3", "ok": "", "meta": "[]", "note": "tab\there"},
+]
+
+
+def spec_width(char):
+    """The display-width rule of the spec, written independently for the tests."""
+    if unicodedata.combining(char) or char in "\u200b\u200c\u200d\ufeff":
+        return 0
+    if "\ufe00" <= char <= "\ufe0f":
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_cells(line):
+    """Split a line into terminal cells: one string per display column.
+
+    A wide character fills its cell and leaves an empty string in the next;
+    zero-width characters join the preceding cell.
+    """
+    cells = []
+    for char in line:
+        width = spec_width(char)
+        if width == 0:
+            if cells:
+                cells[-1] += char
+            else:
+                cells.append(char)
+        else:
+            cells.append(char)
+            if width == 2:
+                cells.append("")
+    return cells
+
+
+def column_spans(dash_line):
+    """(start, end) display columns of each run of dashes."""
+    spans = []
+    start = None
+    for index, char in enumerate(dash_line + " "):
+        if char == "-" and start is None:
+            start = index
+        elif char != "-" and start is not None:
+            spans.append((start, index))
+            start = None
+    return spans
+
+
+class TTYStringIO(io.StringIO):
+    """A StringIO that claims to be a terminal."""
+
+    def isatty(self):
+        return True
+
+
+class FlushCountingStringIO(io.StringIO):
+    """A StringIO that counts flush() calls."""
+
+    flushes = 0
+
+    def flush(self):
+        self.flushes += 1
+        super().flush()
+
+
+class OutputTestCase(unittest.TestCase):
+    def setUp(self):
+        self._saved_format = _apimacro.default_format
+        _apimacro.default_format = None
+
+    def tearDown(self):
+        _apimacro.default_format = self._saved_format
+
+
+class DisplayWidthTests(unittest.TestCase):
+    def test_widths(self):
+        self.assertEqual(display_width("abc"), 3)
+        self.assertEqual(display_width("東京"), 4)
+        self.assertEqual(display_width("ｘ"), 2)  # fullwidth
+        self.assertEqual(display_width("e\u0301"), 1)  # combining accent
+        self.assertEqual(display_width("é"), 1)  # precomposed
+        self.assertEqual(display_width("🎉"), 2)
+        self.assertEqual(display_width("a\u200bb\ufeff"), 2)
+        self.assertEqual(display_width("\u2764\ufe0f"), 1)  # variation selector is 0
+        self.assertEqual(display_width(""), 0)
+
+
+class TableTests(OutputTestCase):
+    def test_exact_ascii_table(self):
+        text = apimacro.format_rows(
+            [{"name": "a", "n": 1}, {"name": "bbb", "n": 22}], format="table"
+        )
+        self.assertEqual(text, "name   n\n----  --\na      1\nbbb   22\n")
+
+    def test_exact_cjk_table(self):
+        text = apimacro.format_rows(
+            [{"city": "東京", "pop": 14}, {"city": "Paris", "pop": 2}], format="table"
+        )
+        self.assertEqual(text, "city   pop\n-----  ---\n東京    14\nParis    2\n")
+
+    def test_alignment_by_display_width(self):
+        text = apimacro.format_rows(ROWS, format="table")
+        self.assertTrue(text.endswith("\n"))
+        lines = text[:-1].split("\n")
+        self.assertEqual(len(lines), 2 + len(ROWS), "a cell broke a line")
+        for line in lines:
+            self.assertFalse(line.endswith(" "), f"trailing space in {line!r}")
+        self.assertEqual(set(lines[1]), {"-", " "})
+        spans = column_spans(lines[1])
+        self.assertEqual(len(spans), len(COLUMNS))
+        # Two spaces between columns.
+        for (_, end), (next_start, _) in zip(spans, spans[1:]):
+            self.assertEqual(next_start - end, 2)
+        total = spans[-1][1]
+        expected_lines = [COLUMNS] + TABLE_CELLS
+        for line, expected in zip([lines[0]] + lines[2:], expected_lines):
+            cells = display_cells(line)
+            self.assertLessEqual(len(cells), total)
+            cells += [" "] * (total - len(cells))
+            # Separators are blank on every line: the columns line up.
+            for (_, end), (next_start, _) in zip(spans, spans[1:]):
+                self.assertEqual(cells[end:next_start], [" ", " "], line)
+            for column, (start, end), want in zip(COLUMNS, spans, expected):
+                got = "".join(cells[start:end])
+                self.assertEqual(got.strip(" "), want, line)
+                if column in NUMERIC_COLUMNS:
+                    self.assertTrue(got.endswith(want), f"{want!r} not right-aligned")
+                else:
+                    self.assertTrue(got.startswith(want), f"{want!r} not left-aligned")
+
+    def test_control_characters_escaped(self):
+        text = apimacro.format_rows([{"a": "x\x1by\r"}], format="table")
+        self.assertEqual(text, "a\n--------\nx\\x1by\\r\n")
+
+    def test_columns_order_and_missing_keys(self):
+        rows = [{"b": 1}, {"a": "x", "b": 2}, {"c": "z"}]
+        lines = apimacro.format_rows(rows, format="table").splitlines()
+        self.assertEqual(lines[0].split(), ["b", "a", "c"])
+        self.assertEqual(lines[2].split(), ["1"])
+        self.assertEqual(lines[4].split(), ["z"])
+        lines = apimacro.format_rows(rows, columns=["c", "b"], format="table").splitlines()
+        self.assertEqual(lines[0].split(), ["c", "b"])
+        self.assertEqual(len(lines), 5)
+        self.assertNotIn("a", lines[0])
+
+    def test_empty_table_prints_nothing(self):
+        self.assertEqual(apimacro.format_rows([], format="table"), "")
+        self.assertEqual(apimacro.format_rows([], columns=["a"], format="table"), "")
+        out = TTYStringIO()
+        apimacro.output([], file=out)
+        self.assertEqual(out.getvalue(), "")
+
+
+class OtherFormatTests(OutputTestCase):
+    def test_json(self):
+        text = apimacro.format_rows(ROWS, format="json")
+        self.assertEqual(json.loads(text), ROWS)
+        self.assertIn("東京", text)  # ensure_ascii=False
+        self.assertTrue(text.startswith('[\n  {\n    "name"'))  # indent=2
+        self.assertTrue(text.endswith("]\n"))
+
+    def test_json_with_columns_fills_nulls_in_order(self):
+        rows = [{"b": 1, "a": 2}, {"a": 3}]
+        data = json.loads(apimacro.format_rows(rows, columns=["a", "b", "z"], format="json"))
+        self.assertEqual(data, [{"a": 2, "b": 1, "z": None}, {"a": 3, "b": None, "z": None}])
+        self.assertEqual(list(data[0]), ["a", "b", "z"])
+        # Without columns, rows are written as they are.
+        data = json.loads(apimacro.format_rows(rows, format="json"))
+        self.assertEqual(data, rows)
+        self.assertEqual(list(data[0]), ["b", "a"])
+
+    def test_json_default_str(self):
+        class Thing:
+            def __str__(self):
+                return "thing!"
+
+        data = json.loads(apimacro.format_rows([{"t": Thing()}], format="json"))
+        self.assertEqual(data, [{"t": "thing!"}])
+
+    def test_ndjson(self):
+        text = apimacro.format_rows(ROWS, format="ndjson")
+        self.assertTrue(text.endswith("\n"))
+        lines = text[:-1].split("\n")
+        self.assertEqual(len(lines), len(ROWS))
+        self.assertEqual([json.loads(line) for line in lines], ROWS)
+        self.assertIn("東京", text)
+        self.assertNotIn(": ", lines[0])  # compact separators
+        data = json.loads(apimacro.format_rows([{"b": 1}], columns=["a", "b"], format="ndjson"))
+        self.assertEqual(data, {"a": None, "b": 1})
+
+    def test_csv_round_trip(self):
+        text = apimacro.format_rows(ROWS, format="csv")
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        self.assertEqual(reader.fieldnames, COLUMNS)
+        self.assertEqual(list(reader), CSV_ROWS)
+        self.assertTrue(text.startswith("name,count,ok,meta,note\n"))
+        self.assertNotIn("\r", text)
+
+    def test_csv_columns_and_empty(self):
+        text = apimacro.format_rows([{"a": 1, "b": 2}, {"b": 3}], columns=["b", "a"], format="csv")
+        self.assertEqual(text, "b,a\n2,1\n3,\n")
+        self.assertEqual(apimacro.format_rows([], columns=["x", "y"], format="csv"), "x,y\n")
+        self.assertEqual(apimacro.format_rows([], format="csv"), "")
+
+    def test_empty_json_and_ndjson(self):
+        self.assertEqual(apimacro.format_rows([], format="json"), "[]\n")
+        self.assertEqual(apimacro.format_rows([], format="ndjson"), "")
+
+
+class InputTests(OutputTestCase):
+    def test_generator_input(self):
+        expected = apimacro.format_rows(ROWS, format="table")
+        self.assertEqual(apimacro.format_rows((row for row in ROWS), format="table"), expected)
+        out = io.StringIO()
+        apimacro.output((row for row in ROWS), format="json", file=out)
+        self.assertEqual(json.loads(out.getvalue()), ROWS)
+
+    def test_single_dict_is_one_row(self):
+        self.assertEqual(json.loads(apimacro.format_rows({"a": 1}, format="json")), [{"a": 1}])
+        self.assertEqual(apimacro.format_rows({"a": 1}, format="table"), "a\n-\n1\n")
+
+    def test_non_dict_row_raises_type_error(self):
+        with self.assertRaises(TypeError) as caught:
+            apimacro.format_rows([{"a": 1}, 5], format="json")
+        self.assertIn("row 1", str(caught.exception))
+        self.assertIn("int", str(caught.exception))
+        with self.assertRaises(TypeError) as caught:
+            apimacro.output(iter([["a", 1]]), file=io.StringIO())
+        self.assertIn("row 0", str(caught.exception))
+        self.assertIn("list", str(caught.exception))
+        with self.assertRaises(TypeError):
+            apimacro.format_rows("not rows")
+        with self.assertRaises(TypeError):
+            apimacro.format_rows([{"a": 1}], columns="a")
+
+    def test_unknown_format_raises_value_error(self):
+        out = io.StringIO()
+        with self.assertRaises(ValueError) as caught:
+            apimacro.output(ROWS, format="xml", file=out)
+        for name in ("table", "json", "csv", "ndjson"):
+            self.assertIn(name, str(caught.exception))
+        self.assertEqual(out.getvalue(), "")
+        _apimacro.default_format = "yaml"
+        with self.assertRaises(ValueError):
+            apimacro.output(ROWS, file=out)
+
+
+class FormatPrecedenceTests(OutputTestCase):
+    def test_not_a_tty_gives_json(self):
+        out = io.StringIO()
+        apimacro.output(ROWS, file=out)
+        self.assertEqual(json.loads(out.getvalue()), ROWS)
+
+    def test_tty_gives_table(self):
+        out = TTYStringIO()
+        apimacro.output(ROWS, file=out)
+        self.assertEqual(out.getvalue(), apimacro.format_rows(ROWS, format="table"))
+
+    def test_default_format_beats_tty_detection(self):
+        _apimacro.default_format = "csv"
+        for out in (io.StringIO(), TTYStringIO()):
+            apimacro.output(ROWS, file=out)
+            self.assertEqual(out.getvalue(), apimacro.format_rows(ROWS, format="csv"))
+
+    def test_default_format_read_at_call_time(self):
+        out = io.StringIO()
+        _apimacro.default_format = "ndjson"
+        apimacro.output({"a": 1}, file=out)
+        _apimacro.default_format = "csv"
+        apimacro.output({"a": 1}, file=out)
+        self.assertEqual(out.getvalue(), '{"a":1}\na\n1\n')
+
+    def test_argument_beats_default_format(self):
+        _apimacro.default_format = "csv"
+        out = TTYStringIO()
+        apimacro.output(ROWS, format="ndjson", file=out)
+        self.assertEqual(out.getvalue(), apimacro.format_rows(ROWS, format="ndjson"))
+
+    def test_writes_to_current_stdout_and_flushes(self):
+        out = FlushCountingStringIO()
+        with contextlib.redirect_stdout(out):
+            apimacro.output(ROWS)
+        self.assertEqual(json.loads(out.getvalue()), ROWS)
+        self.assertGreaterEqual(out.flushes, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
