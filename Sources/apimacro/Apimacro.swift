@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import MacroRuntime
+
+/// The `apimacro` command: argument parsing and wiring only.
+@main
+struct Apimacro: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apimacro",
+        abstract: "Script web APIs in Python: run macros against GitHub and other APIs with native HTTP, auth and errors.",
+        discussion: """
+            A macro is a Python file that uses the module `apimacro` (import apimacro).
+            Exit codes: 0 success, 1 the macro raised or timed out, n for sys.exit(n),
+            2 usage or configuration error, 130 interrupted (Ctrl-C).
+            """,
+        version: VersionText.text,
+        subcommands: [Run.self]
+    )
+
+    /// Parses, runs, and turns every error into one message and an exit code.
+    static func main() {
+        let code: Int32
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            code = 0
+        } catch {
+            code = ErrorReport.exitCode(for: error, command: self)
+        }
+        Foundation.exit(code)
+    }
+}
+
+/// The single place where errors become what the user sees (SPEC §1: usage
+/// errors are one line and exit 2; help and version exit 0).
+enum ErrorReport {
+    static func exitCode(for error: any Error, command: Apimacro.Type) -> Int32 {
+        if let exit = error as? ExitCode { return exit.rawValue }
+        if let macroError = error as? MacroError {
+            printError("apimacro: \(macroError.description)")
+            return MacroRunner.ExitCode.usage
+        }
+        let status = command.exitCode(for: error)
+        let message = command.fullMessage(for: error)
+        if status == .success {
+            print(message)
+            return 0
+        }
+        if status.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
+            let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let trimmed = line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line
+            printError("apimacro: \(trimmed) (see 'apimacro --help')")
+            return MacroRunner.ExitCode.usage
+        }
+        printError("apimacro: \(message)")
+        return status.rawValue == 0 ? 1 : status.rawValue
+    }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// `apimacro --version`: apimacro's version and the Python it embeds (read
+/// from the linked libpython without starting it: every command builds this).
+enum VersionText {
+    static var text: String {
+        "apimacro \(MacroHostInfo.version)\nembedded \(MacroHostInfo.python)"
+    }
+}

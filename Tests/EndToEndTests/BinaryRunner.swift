@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// What a run of the `apimacro` binary printed and how it ended.
+struct RunResult: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    let seconds: Double
+    /// When the process ended, as seconds since 1970 (to compare with a macro's `time.time()`).
+    let ended: Double
+}
+
+/// Runs the built `apimacro` binary the way a user would.
+enum Binary {
+    /// The binary next to the test bundle in `.build/<config>/`.
+    static var url: URL {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("apimacro")
+    }
+
+    /// A clean environment: no credentials or Python variables from the developer's shell.
+    static func environment(_ extra: [String: String] = [:], home: URL) -> [String: String] {
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8"]
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    /// Runs `apimacro ARGS` in `directory`; `whileRunning` gets the process once it has started.
+    static func run(
+        _ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
+        stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 60,
+        whileRunning: (@Sendable (Process) async -> Void)? = nil
+    ) async throws -> RunResult {
+        let process = Process()
+        if defaultSIGINT {
+            // A test runner started from a script may have SIGINT ignored, and Python keeps an
+            // ignored SIGINT ignored; give the child the default disposition, as a terminal would.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["--default-signal=INT", url.path] + arguments
+        } else {
+            process.executableURL = url
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = directory
+        process.environment = environment(extra, home: directory)
+        // Files, not pipes: a chatty process can never block on a full pipe.
+        let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        if let stdin {
+            let inURL = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
+            try Data(stdin.utf8).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        let started = Date()
+        let finished = AsyncStream<Void> { continuation in
+            process.terminationHandler = { _ in
+                continuation.yield()
+                continuation.finish()
+            }
+        }
+        try process.run()
+        // Never let a hung child hang the suite: end it after `limit` seconds.
+        let pid = process.processIdentifier
+        let guardTask = Task.detached {
+            try await Task.sleep(for: .seconds(limit))
+            kill(pid, SIGKILL)
+        }
+        if let whileRunning { await whileRunning(process) }
+        for await _ in finished { break }
+        guardTask.cancel()
+        let seconds = Date().timeIntervalSince(started)
+        let ended = Date().timeIntervalSince1970
+        try out.close()
+        try err.close()
+        return RunResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8),
+            seconds: seconds, ended: ended)
+    }
+}
+
+/// A temporary folder with files in it, removed by `remove()`.
+struct Workspace {
+    let url: URL
+
+    init(files: [String: String] = [:]) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for (name, text) in files { try write(name, text) }
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+    }
+
+    func run(
+        _ arguments: String..., environment: [String: String] = [:], stdin: String? = nil, defaultSIGINT: Bool = false,
+        whileRunning: (@Sendable (Process) async -> Void)? = nil
+    ) async throws -> RunResult {
+        try await Binary.run(
+            arguments, in: url, environment: environment, stdin: stdin, defaultSIGINT: defaultSIGINT,
+            whileRunning: whileRunning)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
