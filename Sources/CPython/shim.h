@@ -3,6 +3,22 @@
 #ifndef APIMACRO_CPYTHON_SHIM_H
 #define APIMACRO_CPYTHON_SHIM_H
 
+// pyconfig.h turns on _GNU_SOURCE and _XOPEN_SOURCE before it includes the
+// C library. Swift's Glibc module reads the same headers without them, and
+// some structs differ (fd_set names its member __fds_bits or fds_bits), so
+// the two modules would disagree. Include the C library first, as Glibc sees it.
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+#include <wchar.h>
+
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
