@@ -3,12 +3,15 @@ import PackageDescription
 
 let package = Package(
     name: "apimacro",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "apimacro", targets: ["apimacro"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Debian's libpython3 (the interpreter apimacro embeds), found through pkg-config.
@@ -19,9 +22,21 @@ let package = Package(
         ),
         // The only target that imports CPython (ARCHITECTURE rule 1).
         .target(name: "PythonBridge", dependencies: ["CPython"]),
+        // Requests, the pipeline stages, the transport: knows nothing of Python.
+        .target(
+            name: "WebAPI",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // GitHub, Instagram, shortener: routers and credentials on WebAPI.
+        .target(name: "Clients", dependencies: ["WebAPI"]),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge"],
+            dependencies: ["PythonBridge", "Clients"],
             resources: [.copy("Python/apimacro")]
         ),
         .executableTarget(
@@ -31,10 +46,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A real HTTP server on 127.0.0.1 that speaks the APIs' shapes and injects faults (tests only).
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
+        .executableTarget(name: "apimacro-testserver", dependencies: ["TestSupport"], path: "Tests/TestServerMain"),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
-        .testTarget(name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge"]),
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport"]),
+        .testTarget(name: "ClientsTests", dependencies: ["Clients", "TestSupport"]),
+        .testTarget(name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.
-        .testTarget(name: "EndToEndTests", dependencies: ["apimacro"], exclude: ["Snapshots"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

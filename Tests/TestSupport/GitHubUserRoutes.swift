@@ -1,0 +1,75 @@
+/// `GET /users/{login}` and its paginated lists (repos, followers, following).
+struct GitHubUserRoutes: RouteHandler {
+    static let docs = "https://docs.github.com/rest"
+
+    func respond(to request: RouteRequest) -> Response? {
+        if let captures = request.match("GET", "/users/{login}"), let login = captures["login"] {
+            return user(login, request: request)
+        }
+        if let captures = request.match("GET", "/users/{login}/{list}"), let login = captures["login"] {
+            switch captures["list"] ?? "" {
+            case "repos": return repos(login, request: request)
+            case "followers": return people(login, followers: true, request: request)
+            case "following": return people(login, followers: false, request: request)
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// GitHub's 404 body, pointing at the documentation of the endpoint asked for.
+    static func notFound(_ documentation: String) -> Response {
+        .json(
+            .object([
+                ("message", .string("Not Found")),
+                ("documentation_url", .string(docs + documentation)),
+                ("status", .string("404")),
+            ]), status: 404)
+    }
+
+    private func user(_ login: String, request: RouteRequest) -> Response {
+        guard let profile = GitHubProfile.named(login) else {
+            return GitHubUserRoutes.notFound("/users/users#get-a-user")
+        }
+        return build { .json(try GitHubObjects.fullUser(profile, origin: request.origin)) }
+    }
+
+    private func repos(_ login: String, request: RouteRequest) -> Response {
+        guard let profile = GitHubProfile.named(login) else {
+            return GitHubUserRoutes.notFound("/repos/repos#list-repositories-for-a-user")
+        }
+        let pagination = Pagination(request: request, total: profile.publicRepos)
+        return build {
+            let items = try pagination.indices.map {
+                try GitHubObjects.repository(number: $0 + 1, owner: profile, origin: request.origin)
+            }
+            return pagination.response(items: items, request: request)
+        }
+    }
+
+    private func people(_ login: String, followers: Bool, request: RouteRequest) -> Response {
+        guard let profile = GitHubProfile.named(login) else {
+            return GitHubUserRoutes.notFound(
+                followers
+                    ? "/users/followers#list-followers-of-a-user" : "/users/followers#list-the-people-a-user-follows"
+            )
+        }
+        let pagination = Pagination(request: request, total: followers ? profile.followers : profile.following)
+        return build {
+            let items = try pagination.indices.map { index in
+                try GitHubObjects.simpleUser(
+                    login: "user\(index + 1)", id: 1_000_000 + index + 1, origin: request.origin)
+            }
+            return pagination.response(items: items, request: request)
+        }
+    }
+
+    /// Runs a builder that reads fixtures; a missing fixture becomes a 500 naming it.
+    private func build(_ body: () throws -> Response) -> Response {
+        do {
+            return try body()
+        } catch {
+            return .message("fixture unavailable: \(error)", status: 500)
+        }
+    }
+}

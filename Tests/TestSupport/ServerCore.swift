@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+
+/// Everything the listeners share: routes, the request log, fault queues and rate-limit counters.
+final class ServerCore: Sendable {
+    static let rateLimit = 5000
+
+    let router: Router
+    /// `x-ratelimit-reset` of normal responses: server start + 3600 s.
+    let resetEpoch: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var requests: [RecordedRequest] = []
+        var queuedFaults: [String: [Fault]] = [:]
+        var randomGenerator: SplitMix64?
+        var randomRates: [(Fault, Double)] = []
+        var remaining: [String: Int] = [:]
+        var endpoints = Endpoints(baseURL: "", otherHostURL: "")
+        var listenerURLs: [String: String] = [:]
+    }
+
+    init(router: Router) {
+        self.router = router
+        self.resetEpoch = ServerCore.now() + 3600
+    }
+
+    /// Seconds since 1970.
+    static func now() -> Int { Int(Date().timeIntervalSince1970) }
+
+    // MARK: addresses
+
+    var endpoints: Endpoints { state.withLock { $0.endpoints } }
+
+    func setListener(_ address: String, url: String) {
+        state.withLock { $0.listenerURLs[address] = url }
+    }
+
+    func setEndpoints(_ endpoints: Endpoints) {
+        state.withLock { $0.endpoints = endpoints }
+    }
+
+    /// `http://address:port` of the listener bound to `address`.
+    func listenerURL(_ address: String) -> String {
+        state.withLock { $0.listenerURLs[address] } ?? "http://\(address)"
+    }
+
+    // MARK: request log
+
+    func record(_ request: RecordedRequest) {
+        state.withLock { $0.requests.append(request) }
+    }
+
+    var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    func clearRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
+    // MARK: faults
+
+    func inject(_ faults: [Fault], path: String) {
+        state.withLock { $0.queuedFaults[path, default: []].append(contentsOf: faults) }
+    }
+
+    func setRandomFaults(_ configuration: RandomFaults?) {
+        state.withLock { state in
+            state.randomGenerator = configuration.map { SplitMix64(seed: $0.seed) }
+            state.randomRates = configuration?.rates ?? []
+        }
+    }
+
+    /// The fault for this request: the next queued one for its path, else a random draw (if on).
+    func takeFault(for request: RecordedRequest) -> Fault? {
+        let rawPath = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
+        return state.withLock { state -> Fault? in
+            for key in [request.path, rawPath] {
+                if var queue = state.queuedFaults[key], !queue.isEmpty {
+                    let fault = queue.removeFirst()
+                    state.queuedFaults[key] = queue.isEmpty ? nil : queue
+                    return fault
+                }
+            }
+            guard var generator = state.randomGenerator else { return nil }
+            let draw = generator.nextUnit()
+            state.randomGenerator = generator
+            var threshold = 0.0
+            for (fault, rate) in state.randomRates {
+                threshold += max(0, rate)
+                if draw < threshold { return fault }
+            }
+            return nil
+        }
+    }
+
+    // MARK: rate limit
+
+    /// The listener's remaining count after this request (decremented unless `consume` is false).
+    func remaining(listener: String, consume: Bool) -> Int {
+        state.withLock { state in
+            var value = state.remaining[listener] ?? ServerCore.rateLimit
+            if consume { value = max(0, value - 1) }
+            state.remaining[listener] = value
+            return value
+        }
+    }
+
+    /// Adds the headers every answer carries, and turns a matching conditional GET into a 304.
+    func finalize(_ response: Response, for request: RecordedRequest) -> Response {
+        var response = response
+        var notModified = false
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        if response.status == 200 && isRead {
+            let etag = response.etag ?? ETag.of(response.body)
+            response.setHeader("ETag", etag)
+            if let condition = request.header("if-none-match"), ETag.matches(ifNoneMatch: condition, etag: etag) {
+                notModified = true
+                response.status = 304
+                response.body = []
+                response.removeHeader("Content-Type")
+            }
+        }
+        if response.header("x-ratelimit-remaining") == nil {
+            let remaining = remaining(listener: request.listener, consume: !notModified)
+            response.headers += [
+                ("x-ratelimit-limit", String(ServerCore.rateLimit)),
+                ("x-ratelimit-remaining", String(remaining)),
+                ("x-ratelimit-reset", String(resetEpoch)),
+                ("x-ratelimit-used", String(ServerCore.rateLimit - remaining)),
+                ("x-ratelimit-resource", "core"),
+            ]
+        }
+        if response.status != 304 && response.status != 204 {
+            response.addDefaultHeader("Content-Type", Response.jsonContentType)
+        }
+        return response
+    }
+}
