@@ -1,16 +1,49 @@
 import Foundation
 
-/// Replaces known secret values by `REDACTED` in text bound for the user.
+/// Replaces secrets by `REDACTED` in anything bound for the user: URLs,
+/// headers, log lines, error messages, recordings.
 public struct Redactor: Sendable {
     /// The secrets, longest first so a secret that contains another is caught whole.
     public let secrets: [String]
+    /// Query parameters whose values are always redacted in URLs.
+    public let sensitiveParameters: Set<String>
 
-    public init(secrets: [String]) {
-        self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
+    /// Query parameters that carry credentials in the APIs apimacro speaks.
+    public static let defaultSensitiveParameters: Set<String> = [
+        "access_token", "key", "api_key", "apikey", "appid", "client_secret", "token", "oauth_token", "password",
+    ]
+
+    public init(secrets: [String], sensitiveParameters: Set<String> = Redactor.defaultSensitiveParameters) {
+        self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
+        self.sensitiveParameters = sensitiveParameters
     }
 
-    /// `text` with every secret replaced.
+    /// A redactor that also knows these secrets.
+    public func adding(_ more: [String]) -> Redactor {
+        Redactor(secrets: secrets + more, sensitiveParameters: sensitiveParameters)
+    }
+
+    /// `text` with every secret replaced (also in percent-encoded form).
     public func redact(_ text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "REDACTED") }
+        var result = text
+        for secret in secrets {
+            result = result.replacingOccurrences(of: secret, with: "REDACTED")
+            let escaped = FormEncoding.escape(secret)
+            if escaped != secret { result = result.replacingOccurrences(of: escaped, with: "REDACTED") }
+        }
+        return result
+    }
+
+    /// A URL with secrets, sensitive query values and any user:password removed.
+    public func redactURL(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return redact(url) }
+        if components.password != nil { components.password = "REDACTED" }
+        if let items = components.percentEncodedQueryItems {
+            components.percentEncodedQueryItems = items.map { item in
+                sensitiveParameters.contains(item.name.lowercased()) && item.value != nil
+                    ? URLQueryItem(name: item.name, value: "REDACTED") : item
+            }
+        }
+        return redact(components.string ?? url)
     }
 }

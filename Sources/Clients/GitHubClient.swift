@@ -1,0 +1,68 @@
+/// Settings of the GitHub client (SPEC §2).
+public struct GitHubConfiguration: Sendable {
+    /// `APIMACRO_GITHUB_URL`, default `https://api.github.com`.
+    public var baseURL: String
+    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; optional.
+    public var token: Secret?
+    /// `X-GitHub-Api-Version`: `APIMACRO_GITHUB_API_VERSION`, default 2022-11-28.
+    public var apiVersion: String
+    /// Per-request timeout, seconds. Default 30.
+    public var timeout: Double
+    /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds. Default 60.
+    public var maxWait: Double
+
+    public static let defaultBaseURL = "https://api.github.com"
+    public static let defaultAPIVersion = "2022-11-28"
+
+    public init(
+        baseURL: String = GitHubConfiguration.defaultBaseURL, token: Secret? = nil,
+        apiVersion: String = GitHubConfiguration.defaultAPIVersion, timeout: Double = 30, maxWait: Double = 60
+    ) {
+        self.baseURL = baseURL
+        self.token = token
+        self.apiVersion = apiVersion
+        self.timeout = timeout
+        self.maxWait = maxWait
+    }
+
+    /// Reads the environment variables of SPEC §2 over these defaults.
+    public static func fromEnvironment(_ environment: [String: String], timeout: Double = 30, maxWait: Double = 60) -> GitHubConfiguration {
+        let token = [environment["APIMACRO_GITHUB_TOKEN"], environment["GITHUB_TOKEN"]].compactMap { $0 }.first { !$0.isEmpty }
+        return GitHubConfiguration(
+            baseURL: environment["APIMACRO_GITHUB_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
+            token: token.map(Secret.init),
+            apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultAPIVersion,
+            timeout: timeout, maxWait: maxWait)
+    }
+
+    /// The client configuration for the pipeline.
+    public var client: ClientConfiguration {
+        ClientConfiguration(
+            name: "github", baseURL: baseURL, credential: token.map { .bearer($0) },
+            defaultHeaders: [("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", apiVersion)],
+            timeout: timeout, maxWait: maxWait)
+    }
+}
+
+/// The GitHub client: the router's requests through the pipeline.
+public final class GitHubClient: Sendable {
+    /// The pipeline connection (base URL, credential, rate limit).
+    public let api: APIClient
+    public let configuration: GitHubConfiguration
+
+    public init(configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+        self.configuration = configuration
+        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor)
+    }
+
+    /// GitHub lists link their pages with `Link` headers.
+    public static let pagination = Pagination.linkHeader
+
+    /// Sends one endpoint's request.
+    public func send(_ route: GitHubRouter) async throws -> Response {
+        try await api.send(route.request)
+    }
+
+    /// The rate limit as last seen.
+    public var rateLimit: RateLimitInfo? { api.rateLimit }
+}

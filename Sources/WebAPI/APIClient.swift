@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// One API's connection to the pipeline: resolves requests against the base
+/// URL, sends them through the stages, and remembers the last rate-limit
+/// headers. Every client (GitHub, Instagram, plugins) is built on one.
+public final class APIClient: Sendable {
+    public let configuration: ClientConfiguration
+    public let redactor: Redactor
+    private let pipeline: Pipeline
+    private let unvalidated: Pipeline
+    private let lastRateLimit = Mutex<RateLimitInfo?>(nil)
+
+    /// Builds the pipeline: status → rate limit → redirects → retries →
+    /// credentials → exchange log → transport.
+    public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+        self.configuration = configuration
+        var secrets: [String] = []
+        if let credential = configuration.credential { secrets.append(credential.secret.revealed) }
+        self.redactor = redactor.adding(secrets)
+        let logStage = ExchangeLogStage(log: log, redactor: self.redactor)
+        func stages(validating: Bool) -> [any Stage] {
+            [
+                StatusStage(api: configuration.name, validates: validating, message: configuration.errorMessage),
+                RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
+                RedirectStage(),
+                RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)),
+                CredentialStage(credential: configuration.credential, baseURL: configuration.baseURL),
+                logStage,
+            ]
+        }
+        pipeline = Pipeline(stages: stages(validating: true), transport: transport)
+        unvalidated = Pipeline(stages: stages(validating: false), transport: transport)
+    }
+
+    /// The rate limit as last seen in response headers, or nil before the first response.
+    public var rateLimit: RateLimitInfo? { lastRateLimit.withLock { $0 } }
+
+    /// Sends a request and returns the response. Errors are `APIError`s whose
+    /// URLs and messages are redacted.
+    public func send(_ request: Request) async throws -> Response {
+        let exchange = try prepare(request)
+        do {
+            let response = try await (request.validatesStatus ? pipeline : unvalidated).send(exchange)
+            if let info = RateLimitInfo(headers: response.headers) { lastRateLimit.withLock { $0 = info } }
+            return Response(
+                status: response.status, headers: response.headers, body: response.body,
+                url: redactor.redactURL(response.url), source: response.source)
+        } catch let error as APIError {
+            throw redacted(error)
+        } catch is CancellationError {
+            throw APIError(.cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
+        }
+    }
+
+    /// The same error with every URL and text redacted and the client named.
+    func redacted(_ error: APIError) -> APIError {
+        APIError(
+            error.kind, redactor.redact(redactURLs(in: error.message)), status: error.status,
+            url: error.url.map { redactor.redactURL($0) }, api: error.api ?? configuration.name,
+            body: error.body.map { redactor.redact($0) }, resetAt: error.resetAt, retryAfter: error.retryAfter)
+    }
+
+    /// Redacts sensitive query parameters in every URL found in `text`.
+    func redactURLs(in text: String) -> String {
+        text.split(separator: " ", omittingEmptySubsequences: false).map { word in
+            word.hasPrefix("http://") || word.hasPrefix("https://") ? redactor.redactURL(String(word)) : String(word)
+        }.joined(separator: " ")
+    }
+
+    /// Resolves a request into an exchange: absolute URL, headers, body.
+    public func prepare(_ request: Request) throws -> Exchange {
+        var url = try absoluteURL(request.target)
+        if !request.query.isEmpty {
+            url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(request.query)
+        }
+        var headers = Headers(configuration.defaultHeaders)
+        for (name, value) in request.headers { headers.set(name, value) }
+        let boundary = "apimacro-" + UUID().uuidString
+        let (body, contentType) = request.body.encoded(boundary: boundary)
+        if let contentType, headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
+        if let auth = request.basicAuth {
+            guard let origin = Origin(url: url), origin.isSecureForCredentials else {
+                throw APIError(
+                    .auth, "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
+                    url: redactor.redactURL(url), api: configuration.name)
+            }
+            headers.set("Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
+        }
+        return Exchange(method: request.method, url: url, headers: headers, body: body, timeout: request.timeout ?? configuration.timeout)
+    }
+
+    /// `target` if it is an absolute http(s) URL, else the base URL joined with it.
+    func absoluteURL(_ target: String) throws -> String {
+        let lower = target.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            guard Origin(url: target) != nil else {
+                throw APIError(.invalidRequest, "not a valid URL: \(redactor.redactURL(target))", api: configuration.name)
+            }
+            return target
+        }
+        if target.contains("://") {
+            throw APIError(.invalidRequest, "only http and https URLs are supported, not \(redactor.redactURL(target))", api: configuration.name)
+        }
+        guard !configuration.baseURL.isEmpty else {
+            throw APIError(.invalidRequest, "\(target) is not an absolute http(s) URL", api: configuration.name)
+        }
+        return configuration.baseURL + (target.hasPrefix("/") ? target : "/" + target)
+    }
+}

@@ -1,0 +1,40 @@
+/// What one API client needs: its name, base URL, credential, defaults and
+/// limits. Resolved once from settings and passed down.
+public struct ClientConfiguration: Sendable {
+    /// The client's name in errors and logs (`github`).
+    public var name: String
+    /// The base URL requests are relative to, without a trailing slash.
+    public var baseURL: String
+    /// The credential, sent only to the base URL's host over https or loopback.
+    public var credential: Credential?
+    /// Headers sent with every request (a request's own headers win).
+    public var defaultHeaders: [(String, String)]
+    /// Per-request timeout in seconds. Default 30.
+    public var timeout: Double
+    /// The longest rate-limit wait before `RateLimited` is raised instead. Default 60.
+    public var maxWait: Double
+    /// At most this many retries of an idempotent request. Default 3.
+    public var maxRetries: Int
+    /// Finds the human message in an error body (GitHub: `message`).
+    public var errorMessage: @Sendable (Response) -> String?
+
+    public init(
+        name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],
+        timeout: Double = 30, maxWait: Double = 60, maxRetries: Int = 3,
+        errorMessage: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage
+    ) {
+        self.name = name
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.credential = credential
+        self.defaultHeaders = defaultHeaders
+        self.timeout = timeout
+        self.maxWait = maxWait
+        self.maxRetries = maxRetries
+        self.errorMessage = errorMessage
+    }
+
+    /// The `message` member of a JSON error body, as GitHub and many APIs send.
+    public static let jsonMessage: @Sendable (Response) -> String? = { response in
+        JSONPath.string(in: response.body, path: ["message"])
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Puts the client's credential on an exchange — the last stage before the
+/// wire, so nothing above it ever holds the secret in a URL or header. Only
+/// for the client's own origin, and only over https or to a loopback host; a
+/// pagination link or redirect to anywhere else goes without it.
+public struct CredentialStage: Stage {
+    public let credential: Credential?
+    public let home: Origin?
+
+    public init(credential: Credential?, baseURL: String) {
+        self.credential = credential
+        self.home = Origin(url: baseURL)
+    }
+
+    /// Whether the credential may be attached to a request for `url`.
+    public func allows(_ url: String) -> Bool {
+        guard let home, let target = Origin(url: url) else { return false }
+        return target == home && target.isSecureForCredentials
+    }
+
+    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        guard let credential, allows(exchange.url) else { return try await next(exchange) }
+        var exchange = exchange
+        switch credential {
+        case .bearer(let token):
+            exchange.headers.set("Authorization", "Bearer \(token.revealed)")
+        case .header(let name, let value):
+            exchange.headers.set(name, value.revealed)
+        case .basic(let user, let password):
+            exchange.headers.set("Authorization", BasicAuthorization.header(user: user, password: password.revealed))
+        case .query(let name, let value):
+            let separator = exchange.url.contains("?") ? "&" : "?"
+            exchange.url += "\(separator)\(FormEncoding.escape(name))=\(FormEncoding.escape(value.revealed))"
+        }
+        return try await next(exchange)
+    }
+}
+
+/// `Authorization: Basic …`.
+public enum BasicAuthorization {
+    public static func header(user: String, password: String) -> String {
+        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A request resolved against its client and ready for the wire: an absolute
+/// URL, the final headers and body bytes. Stages pass it down and may change it.
+public struct Exchange: Sendable {
+    public var method: String
+    /// Absolute `http(s)` URL.
+    public var url: String
+    public var headers: Headers
+    public var body: [UInt8]
+    /// Seconds before the request fails with `Timeout`.
+    public var timeout: Double
+    /// Whether a retry cannot repeat a side effect.
+    public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
+
+    public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// Scheme, host and port of the URL (lower-cased; default ports filled in).
+    public var origin: Origin? { Origin(url: url) }
+}
+
+/// The scheme, host and port a URL points at.
+public struct Origin: Sendable, Equatable {
+    public let scheme: String
+    public let host: String
+    public let port: Int
+
+    public init?(url: String) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = components.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost: credentials may go there over plain http.
+    public var isLoopback: Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if bare == "localhost" || bare == "::1" || bare.hasSuffix(".localhost") { return true }
+        let octets = bare.split(separator: ".")
+        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Whether a credential may travel to this origin: https, or loopback.
+    public var isSecureForCredentials: Bool { scheme == "https" || isLoopback }
+}
+
+/// One step of the pipeline: it gets the exchange and the rest of the
+/// pipeline, and returns the response (or throws `APIError`).
+public protocol Stage: Sendable {
+    func handle(_ exchange: Exchange, next: Next) async throws -> Response
+}
+
+/// The rest of the pipeline below a stage.
+public struct Next: Sendable {
+    let run: @Sendable (Exchange) async throws -> Response
+    /// Sends `exchange` through the remaining stages.
+    public func callAsFunction(_ exchange: Exchange) async throws -> Response { try await run(exchange) }
+}
+
+/// Sends an exchange over the network (or pretends to).
+public protocol Transport: Sendable {
+    func send(_ exchange: Exchange) async throws -> Response
+}
+
+/// Stages in order (outermost first) in front of a transport.
+public struct Pipeline: Sendable {
+    public let stages: [any Stage]
+    public let transport: any Transport
+
+    public init(stages: [any Stage], transport: any Transport) {
+        self.stages = stages
+        self.transport = transport
+    }
+
+    /// Runs `exchange` through every stage, then the transport.
+    public func send(_ exchange: Exchange) async throws -> Response {
+        try await run(exchange, from: 0)
+    }
+
+    private func run(_ exchange: Exchange, from index: Int) async throws -> Response {
+        guard index < stages.count else { return try await transport.send(exchange) }
+        let next = Next { [self] in try await self.run($0, from: index + 1) }
+        return try await stages[index].handle(exchange, next: next)
+    }
+}

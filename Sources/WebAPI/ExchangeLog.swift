@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Counts exchanges and, with `-v`, logs one line per exchange on stderr:
+/// method, redacted URL, status, milliseconds, where the answer came from.
+public final class ExchangeLog: Sendable {
+    private let counters = Mutex((requests: 0, cacheHits: 0))
+    let logger: Logger?
+
+    /// - Parameter logger: where `-v` lines go; nil to count only.
+    public init(logger: Logger?) {
+        self.logger = logger
+    }
+
+    /// Requests sent over the network so far.
+    public var requests: Int { counters.withLock { $0.requests } }
+    /// Responses served from the cache so far.
+    public var cacheHits: Int { counters.withLock { $0.cacheHits } }
+
+    /// Records one exchange.
+    public func record(
+        method: String, url: String, status: Int?, milliseconds: Int, source: String, failure: String? = nil,
+        redactor: Redactor
+    ) {
+        counters.withLock {
+            if source == Response.Source.cacheHit.rawValue || source == Response.Source.stale.rawValue {
+                $0.cacheHits += 1
+            } else if source != Response.Source.replay.rawValue {
+                $0.requests += 1
+            }
+        }
+        guard let logger else { return }
+        let outcome = status.map(String.init) ?? "---"
+        var line = "\(method) \(redactor.redactURL(url)) \(outcome) \(milliseconds)ms \(source)"
+        if let failure { line += " (\(redactor.redact(failure)))" }
+        logger.info("\(line)")
+    }
+}
+
+/// Records every exchange that passes below it, redacted with its client's redactor.
+public struct ExchangeLogStage: Stage {
+    let log: ExchangeLog
+    let redactor: Redactor
+
+    public init(log: ExchangeLog, redactor: Redactor) {
+        self.log = log
+        self.redactor = redactor
+    }
+
+    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        let start = ContinuousClock.now
+        func elapsed() -> Int {
+            let duration = ContinuousClock.now - start
+            return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        do {
+            let response = try await next(exchange)
+            log.record(method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(), source: response.source.rawValue, redactor: redactor)
+            return response
+        } catch let error as APIError where error.kind != .cancelled {
+            log.record(method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network", failure: error.kind.description, redactor: redactor)
+            throw error
+        }
+    }
+}
+
+/// A swift-log handler that writes bare lines to stderr (the `-v` format).
+public struct StderrLineHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let prefix: String
+
+    public init(prefix: String = "apimacro: ") { self.prefix = prefix }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        FileHandle.standardError.write(Data((prefix + event.message.description + "\n").utf8))
+    }
+}

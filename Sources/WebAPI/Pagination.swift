@@ -1,0 +1,41 @@
+import Foundation
+
+/// How an API links one page of a list to the next.
+public enum Pagination: Sendable, Equatable {
+    /// No pages: the payload is the whole list.
+    case none
+    /// RFC 8288 `Link: <…>; rel="next"` (GitHub).
+    case linkHeader
+    /// A URL inside the JSON body at this path (Instagram's `pagination.next_url`).
+    case nextURL(path: [String])
+    /// A page-number query parameter, starting at `first`; a page with no items ends the list.
+    case pageParameter(name: String, first: Int)
+
+    /// The request for the page after `response`, or nil at the end.
+    ///
+    /// - Parameters:
+    ///   - request: the request that fetched `response`.
+    ///   - itemCount: how many items that page held (for `pageParameter`).
+    ///   - nextURL: for `nextURL`, the value found at the path (callers that
+    ///     already decoded the body pass it; otherwise it is read here).
+    public func next(after response: Response, request: Request, itemCount: Int?, nextURL: String?? = nil) -> Request? {
+        switch self {
+        case .none:
+            return nil
+        case .linkHeader:
+            guard let url = LinkHeader.next(response.headers["link"]) else { return nil }
+            return Request(request.method, url, headers: request.headers, timeout: request.timeout)
+        case .nextURL(let path):
+            let found = nextURL ?? JSONPath.string(in: response.body, path: path)
+            guard let url = found, !url.isEmpty else { return nil }
+            return Request(request.method, url, headers: request.headers, timeout: request.timeout)
+        case .pageParameter(let name, let first):
+            guard let itemCount, itemCount > 0 else { return nil }
+            var next = request
+            let current = next.query.last { $0.0 == name }.flatMap { Int($0.1) } ?? first
+            next.query.removeAll { $0.0 == name }
+            next.query.append((name, String(current + 1)))
+            return next
+        }
+    }
+}

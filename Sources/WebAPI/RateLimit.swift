@@ -1,0 +1,105 @@
+import Foundation
+
+/// The rate-limit state an API reported in its last response headers
+/// (`x-ratelimit-limit`, `-remaining`, `-reset`, `-used`, `-resource`).
+public struct RateLimitInfo: Sendable, Equatable {
+    public var limit: Int?
+    public var remaining: Int?
+    /// Epoch seconds when the window resets.
+    public var reset: Int?
+    public var used: Int?
+    public var resource: String?
+
+    /// Reads the headers; nil when the response carries none.
+    public init?(headers: Headers) {
+        limit = headers["x-ratelimit-limit"].flatMap { Int($0) }
+        remaining = headers["x-ratelimit-remaining"].flatMap { Int($0) }
+        reset = headers["x-ratelimit-reset"].flatMap { Int($0) }
+        used = headers["x-ratelimit-used"].flatMap { Int($0) }
+        resource = headers["x-ratelimit-resource"]
+        if limit == nil, remaining == nil, reset == nil { return nil }
+    }
+}
+
+/// Decides what to do with a rate-limited response: wait and try again, or
+/// give up with `RateLimited`. Pure: no I/O, the clock is passed in.
+public struct RateLimitPolicy: Sendable {
+    /// The longest wait accepted (`APIMACRO_MAX_WAIT`, default 60 s).
+    public var maxWait: Double
+
+    public init(maxWait: Double) { self.maxWait = maxWait }
+
+    /// What a response means for the request that got it.
+    public enum Decision: Sendable, Equatable {
+        /// Not a rate limit.
+        case proceed
+        /// Wait this many seconds, then send again.
+        case wait(Double)
+        /// Too long to wait (or not retryable): raise with these facts.
+        case fail(retryAfter: Double?, resetAt: Int?)
+    }
+
+    /// Whether `response` is a rate limit: 429, or 403 with
+    /// `x-ratelimit-remaining: 0` or `retry-after`.
+    public static func isRateLimit(_ response: Response) -> Bool {
+        if response.status == 429 { return true }
+        guard response.status == 403 else { return false }
+        return response.headers["x-ratelimit-remaining"] == "0" || response.headers["retry-after"] != nil
+    }
+
+    /// The decision for `response` at time `now` (epoch seconds).
+    public func decide(_ response: Response, now: Double, canRetry: Bool) -> Decision {
+        guard RateLimitPolicy.isRateLimit(response) else { return .proceed }
+        let resetAt = response.headers["x-ratelimit-reset"].flatMap { Int($0) }
+        var wait: Double?
+        if let retryAfter = response.headers["retry-after"].flatMap({ RateLimitPolicy.seconds(retryAfter: $0, now: now) }) {
+            wait = retryAfter
+        } else if let resetAt {
+            // The reset time is in whole seconds; one more second avoids arriving just before it.
+            wait = max(0, Double(resetAt) - now) + 1
+        }
+        guard canRetry, let seconds = wait, seconds <= maxWait else {
+            return .fail(retryAfter: wait, resetAt: resetAt)
+        }
+        return .wait(seconds)
+    }
+
+    /// `Retry-After` as seconds: a number, or an HTTP date.
+    static func seconds(retryAfter value: String, now: Double) -> Double? {
+        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, date.timeIntervalSince1970 - now)
+    }
+}
+
+/// Exponential backoff with full jitter for retrying idempotent requests on
+/// connection errors, 502, 503 and 504. Pure: the random source is passed in.
+public struct RetryPolicy: Sendable {
+    /// At most this many retries (SPEC: 3).
+    public var maxRetries: Int
+    /// The first backoff ceiling in seconds; it doubles each retry.
+    public var baseDelay: Double
+    /// The largest backoff ceiling.
+    public var maxDelay: Double
+
+    public init(maxRetries: Int = 3, baseDelay: Double = 0.2, maxDelay: Double = 5) {
+        self.maxRetries = maxRetries
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+    }
+
+    /// Statuses worth another try.
+    public static let retryableStatuses: Set<Int> = [502, 503, 504]
+
+    /// The delay before retry number `attempt` (1-based), or nil when retries are used up.
+    /// `random` returns a value in 0..<1.
+    public func delay(attempt: Int, random: () -> Double) -> Double? {
+        guard attempt <= maxRetries else { return nil }
+        let ceiling = min(maxDelay, baseDelay * pow(2, Double(attempt - 1)))
+        return ceiling * random()
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Follows redirects itself (the transport never does), so that each hop goes
+/// back through the credential stage: a redirect to another host arrives
+/// there without the client's credential, and any `Authorization` or `Cookie`
+/// header the request carried is dropped when the origin changes.
+public struct RedirectStage: Stage {
+    /// At most this many hops. Default 10.
+    public let maxRedirects: Int
+
+    public init(maxRedirects: Int = 10) { self.maxRedirects = maxRedirects }
+
+    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        var current = exchange
+        for _ in 0...maxRedirects {
+            let response = try await next(current)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
+                let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString,
+                Origin(url: target) != nil
+            else { return response }
+            if Origin(url: target) != Origin(url: current.url) {
+                current.headers.remove("Authorization")
+                current.headers.remove("Cookie")
+            }
+            if response.status == 303 || ([301, 302].contains(response.status) && current.method == "POST") {
+                current.method = "GET"
+                current.body = []
+                current.headers.remove("Content-Type")
+            }
+            current.url = target
+        }
+        throw APIError(.http, "\(exchange.method) \(exchange.url): more than \(maxRedirects) redirects")
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// One HTTP request, as a client or a macro describes it: everything the old
+/// iOS clients let a caller set per request. Unset fields take the client's
+/// defaults (`ClientConfiguration`).
+public struct Request: Sendable {
+    /// `GET`, `POST`, … (upper case).
+    public var method: String
+    /// An absolute `http(s)` URL, or a path relative to the client's base URL.
+    public var target: String
+    /// Query parameters, appended in order after any already in `target`.
+    public var query: [(String, String)]
+    /// Extra headers; they override the client's default headers of the same name.
+    public var headers: [(String, String)]
+    /// The body.
+    public var body: Body
+    /// HTTP basic credentials for this request only.
+    public var basicAuth: BasicAuth?
+    /// The deadline for this request (default: the client's, 30 s).
+    public var timeout: Double?
+    /// Whether a non-2xx status becomes an `APIError` (default true).
+    public var validatesStatus: Bool
+
+    public init(
+        _ method: String = "GET", _ target: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+        body: Body = .none, basicAuth: BasicAuth? = nil, timeout: Double? = nil, validatesStatus: Bool = true
+    ) {
+        self.method = method.uppercased()
+        self.target = target
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.basicAuth = basicAuth
+        self.timeout = timeout
+        self.validatesStatus = validatesStatus
+    }
+
+    /// Whether a retry cannot repeat a side effect (GET, HEAD, OPTIONS).
+    public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
+
+    /// A request body.
+    public enum Body: Sendable {
+        case none
+        /// JSON bytes, sent as `application/json`.
+        case json([UInt8])
+        /// Form fields, sent as `application/x-www-form-urlencoded`.
+        case form([(String, String)])
+        /// Fields and files, sent as `multipart/form-data`.
+        case multipart([MultipartPart])
+        /// Bytes sent as they are, with an optional content type.
+        case raw([UInt8], contentType: String?)
+    }
+
+    /// HTTP basic credentials.
+    public struct BasicAuth: Sendable {
+        public let user: String
+        public let password: Secret
+        public init(user: String, password: Secret) {
+            self.user = user
+            self.password = password
+        }
+    }
+}
+
+/// One part of a multipart body.
+public struct MultipartPart: Sendable {
+    public let name: String
+    public let filename: String?
+    public let contentType: String?
+    public let data: [UInt8]
+
+    public init(name: String, filename: String? = nil, contentType: String? = nil, data: [UInt8]) {
+        self.name = name
+        self.filename = filename
+        self.contentType = contentType
+        self.data = data
+    }
+}
+
+extension Request.Body {
+    /// The bytes and content type to send.
+    func encoded(boundary: String) -> (bytes: [UInt8], contentType: String?) {
+        switch self {
+        case .none:
+            return ([], nil)
+        case .json(let bytes):
+            return (bytes, "application/json")
+        case .form(let fields):
+            return (Array(FormEncoding.encode(fields).utf8), "application/x-www-form-urlencoded")
+        case .raw(let bytes, let contentType):
+            return (bytes, contentType)
+        case .multipart(let parts):
+            var out: [UInt8] = []
+            func add(_ text: String) { out.append(contentsOf: text.utf8) }
+            for part in parts {
+                add("--\(boundary)\r\n")
+                var disposition = "Content-Disposition: form-data; name=\"\(FormEncoding.quoted(part.name))\""
+                if let filename = part.filename { disposition += "; filename=\"\(FormEncoding.quoted(filename))\"" }
+                add(disposition + "\r\n")
+                if let type = part.contentType ?? (part.filename != nil ? "application/octet-stream" : nil) {
+                    add("Content-Type: \(type)\r\n")
+                }
+                add("\r\n")
+                out.append(contentsOf: part.data)
+                add("\r\n")
+            }
+            add("--\(boundary)--\r\n")
+            return (out, "multipart/form-data; boundary=\(boundary)")
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` and URL query encoding.
+public enum FormEncoding {
+    /// Characters left as they are in a query component (RFC 3986 unreserved).
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// Percent-encodes one query or form component.
+    public static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment).
+    public static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// `a=1&b=two%20words`.
+    public static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    /// Escapes a quoted-string value in a header parameter.
+    static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+    }
+}

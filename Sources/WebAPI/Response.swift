@@ -1,0 +1,71 @@
+/// HTTP headers: ordered, repeatable, looked up without regard to case.
+public struct Headers: Sendable, Sequence {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of `name`, any case.
+    public subscript(name: String) -> String? {
+        let lower = name.lowercased()
+        return fields.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// Every value of `name`, any case.
+    public func values(_ name: String) -> [String] {
+        let lower = name.lowercased()
+        return fields.filter { $0.name.lowercased() == lower }.map(\.value)
+    }
+
+    /// Replaces every field of `name` with one value.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field of `name`.
+    public mutating func remove(_ name: String) {
+        let lower = name.lowercased()
+        fields.removeAll { $0.name.lowercased() == lower }
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+/// A response as it came back, after redirects.
+public struct Response: Sendable {
+    /// The status code.
+    public let status: Int
+    /// The response headers.
+    public let headers: Headers
+    /// The body, decompressed.
+    public let body: [UInt8]
+    /// The URL that answered (after redirects), with credentials redacted.
+    public let url: String
+    /// How the response was obtained (for `-v` and statistics).
+    public var source: Source
+
+    public init(status: Int, headers: Headers, body: [UInt8], url: String, source: Source = .network) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.source = source
+    }
+
+    /// Where a response came from.
+    public enum Source: String, Sendable {
+        case network
+        case cacheHit = "cache hit"
+        case revalidated = "revalidated (304)"
+        case stale
+        case replay
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The body as UTF-8 text (invalid bytes replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

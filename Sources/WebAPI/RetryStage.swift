@@ -1,0 +1,36 @@
+import Foundation
+
+/// Retries idempotent requests on connection errors, 502, 503 and 504 with
+/// backoff and jitter. Never retries a POST (its body may have been sent),
+/// a timeout (a slow server would only be asked again), or a cancellation.
+public struct RetryStage: Stage {
+    public let policy: RetryPolicy
+    /// Waits between attempts (tests pass a recorder).
+    let sleep: @Sendable (Double) async throws -> Void
+
+    public init(policy: RetryPolicy, sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep) {
+        self.policy = policy
+        self.sleep = sleep
+    }
+
+    public static let taskSleep: @Sendable (Double) async throws -> Void = { seconds in
+        try await Task.sleep(for: .seconds(seconds))
+    }
+
+    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        var attempt = 0
+        while true {
+            do {
+                let response = try await next(exchange)
+                guard exchange.isIdempotent, RetryPolicy.retryableStatuses.contains(response.status) else { return response }
+                attempt += 1
+                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { return response }
+                try await sleep(delay)
+            } catch let error as APIError where error.kind == .network && exchange.isIdempotent {
+                attempt += 1
+                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { throw error }
+                try await sleep(delay)
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Testing
+import WebAPI
+
+@Suite("pure pieces of the pipeline: links, retries, rate limits, origins")
+struct PolicyTests {
+    @Test("Link headers: GitHub's format, several relations, commas inside quotes")
+    func linkHeader() {
+        let header =
+            #"<https://api.github.com/repositories/1000/issues?per_page=3&page=2>; rel="next", <https://api.github.com/repositories/1000/issues?per_page=3&page=5>; rel="last""#
+        let links = LinkHeader.parse(header)
+        #expect(links["next"] == "https://api.github.com/repositories/1000/issues?per_page=3&page=2")
+        #expect(links["last"] == "https://api.github.com/repositories/1000/issues?per_page=3&page=5")
+        #expect(LinkHeader.next(#"<http://a/1>; rel="prev first", <http://a/3>; title="x, y"; rel="next""#) == "http://a/3")
+        #expect(LinkHeader.next(#"<http://a/1>; rel="prev""#) == nil)
+        #expect(LinkHeader.next("garbage <unclosed") == nil)
+        #expect(LinkHeader.next(nil) == nil)
+    }
+
+    @Test("retry backoff doubles with full jitter, capped, and stops after max retries")
+    func retryPolicy() {
+        let policy = RetryPolicy(maxRetries: 3, baseDelay: 0.2, maxDelay: 0.5)
+        #expect(policy.delay(attempt: 1, random: { 0.999 })! < 0.2)
+        #expect(policy.delay(attempt: 2, random: { 0.5 }) == 0.2)
+        #expect(policy.delay(attempt: 3, random: { 1.0 }) == 0.5)
+        #expect(policy.delay(attempt: 4, random: { 0.5 }) == nil)
+        #expect(policy.delay(attempt: 1, random: { 0 }) == 0)
+    }
+
+    func response(_ status: Int, _ headers: [(String, String)]) -> Response {
+        Response(status: status, headers: Headers(headers), body: [], url: "https://api.github.com/x")
+    }
+
+    @Test("rate limits: retry-after, reset time, the max wait, and what is not a rate limit")
+    func rateLimitPolicy() {
+        let policy = RateLimitPolicy(maxWait: 60)
+        let now = 1_700_000_000.0
+        #expect(policy.decide(response(429, [("retry-after", "5")]), now: now, canRetry: true) == .wait(5))
+        #expect(
+            policy.decide(response(403, [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1700000010")]), now: now, canRetry: true)
+                == .wait(11))
+        #expect(
+            policy.decide(response(403, [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1700003600")]), now: now, canRetry: true)
+                == .fail(retryAfter: 3601, resetAt: 1_700_003_600))
+        #expect(policy.decide(response(429, [("retry-after", "5")]), now: now, canRetry: false) == .fail(retryAfter: 5, resetAt: nil))
+        #expect(policy.decide(response(403, [("x-ratelimit-remaining", "10")]), now: now, canRetry: true) == .proceed)
+        #expect(policy.decide(response(403, []), now: now, canRetry: true) == .proceed)
+        #expect(policy.decide(response(200, [("retry-after", "5")]), now: now, canRetry: true) == .proceed)
+        #expect(policy.decide(response(429, []), now: now, canRetry: true) == .fail(retryAfter: nil, resetAt: nil))
+    }
+
+    @Test("origins: loopback hosts, default ports, what may carry credentials")
+    func origins() throws {
+        #expect(try #require(Origin(url: "http://127.0.0.5:8080/x")).isLoopback)
+        #expect(try #require(Origin(url: "http://localhost/x")).isSecureForCredentials)
+        #expect(try #require(Origin(url: "http://[::1]:9/x")).isLoopback)
+        #expect(try #require(Origin(url: "https://api.github.com")).isSecureForCredentials)
+        #expect(try #require(Origin(url: "http://api.github.com")).isSecureForCredentials == false)
+        #expect(try #require(Origin(url: "http://127.0.0.1.evil.com/")).isLoopback == false)
+        #expect(Origin(url: "https://api.github.com") == Origin(url: "https://API.github.com:443/users"))
+        #expect(Origin(url: "not a url") == nil)
+    }
+
+    @Test("the credential stage allows only the client's own origin over https or loopback")
+    func credentialScope() {
+        let https = CredentialStage(credential: .bearer(Secret("t")), baseURL: "https://api.github.com")
+        #expect(https.allows("https://api.github.com/users/x"))
+        #expect(!https.allows("https://evil.example/users/x"))
+        #expect(!https.allows("http://api.github.com/users/x"))
+        #expect(!https.allows("https://api.github.com:8443/users/x"))
+        let plain = CredentialStage(credential: .bearer(Secret("t")), baseURL: "http://api.example.com")
+        #expect(!plain.allows("http://api.example.com/x"), "never over plain http to a non-loopback host")
+        let loopback = CredentialStage(credential: .bearer(Secret("t")), baseURL: "http://127.0.0.1:8080")
+        #expect(loopback.allows("http://127.0.0.1:8080/x"))
+        #expect(!loopback.allows("http://127.0.0.2:8080/x"))
+    }
+
+    @Test("secrets print as REDACTED; URLs lose credential parameters and passwords")
+    func redaction() {
+        let secret = Secret("ghp_supersecret")
+        #expect("\(secret)" == "REDACTED")
+        #expect(String(reflecting: secret) == "REDACTED")
+        #expect("\(Credential.query(name: "key", value: secret))" == "query key=REDACTED")
+        let redactor = Redactor(secrets: ["ghp_supersecret", "a b/c"])
+        #expect(redactor.redact("token ghp_supersecret!") == "token REDACTED!")
+        #expect(redactor.redact("q=a%20b%2Fc") == "q=REDACTED")
+        #expect(
+            redactor.redactURL("https://u:pw@api.example.com/v1/x?access_token=abc&q=1&KEY=zzz")
+                == "https://u:REDACTED@api.example.com/v1/x?access_token=REDACTED&q=1&KEY=REDACTED")
+    }
+
+    @Test("API errors keep at most 4 KiB of body, cut on a character boundary")
+    func bodyTruncation() {
+        let error = APIError(.http, "x", body: String(repeating: "é", count: 3000))
+        #expect(error.body?.utf8.count ?? 0 <= 4096)
+        #expect(error.body?.count == 2048)
+    }
+}
