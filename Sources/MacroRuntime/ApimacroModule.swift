@@ -7,13 +7,20 @@ enum ApimacroModule {
     static let version = "0.1.0"
 
     /// Builds `_apimacro` and registers it in `sys.modules` (GIL held).
-    static func install(settings: Settings) throws -> NativeModule {
+    static func install(settings: Settings, runtime: Runtime) throws -> NativeModule {
         let module = try NativeModule(
             name: "_apimacro",
             doc: "Native half of apimacro: exceptions, clients and helpers. Import `apimacro` instead.")
         try module.set("__version__", PyRef(string: version))
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
         try module.exec(exceptionSource)
+        try module.exec(helperSource)
+        let decoder = try JSONDecoding()
+        let parallel = ParallelMethods()
+        let iterators = try PageIteratorClass.make()
+        try GitHubBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
+        try HTTPBinding.install(in: module, runtime: runtime, decoder: decoder)
+        try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try module.addFunction(
             "sleep",
             doc: "sleep(seconds)\n\nWaits without holding the GIL; Ctrl-C and the macro timeout interrupt it."
@@ -34,6 +41,89 @@ enum ApimacroModule {
         try module.register()
         return module
     }
+
+    /// Small pure-Python parts of the module: the case-insensitive headers
+    /// mapping, `get`/`post`, and `map` for callables that are not client methods.
+    static let helperSource = #"""
+        import collections.abc as _abc
+
+        class Headers(_abc.Mapping):
+            """HTTP headers: a read-only mapping looked up without regard to case.
+
+            Repeated headers are joined with ", "; get_all(name) lists them one by one.
+            """
+            def __init__(self, pairs=()):
+                self._pairs = [(str(k), str(v)) for k, v in pairs]
+                self._index = {}
+                self._names = {}
+                for key, value in self._pairs:
+                    lower = key.lower()
+                    if lower in self._index:
+                        self._index[lower] += ", " + value
+                    else:
+                        self._index[lower] = value
+                        self._names[lower] = key
+
+            def __getitem__(self, key):
+                return self._index[key.lower()]
+
+            def __contains__(self, key):
+                return isinstance(key, str) and key.lower() in self._index
+
+            def __iter__(self):
+                return iter(self._names.values())
+
+            def __len__(self):
+                return len(self._index)
+
+            def get_all(self, key):
+                lower = key.lower()
+                return [v for k, v in self._pairs if k.lower() == lower]
+
+            def __repr__(self):
+                return f"Headers({dict(self.items())!r})"
+
+        Headers.__module__ = "apimacro"
+
+        def get(url, **kwargs):
+            """get(url, **kwargs) -> Response: request("GET", url, **kwargs)."""
+            return request("GET", url, **kwargs)
+
+        def post(url, **kwargs):
+            """post(url, **kwargs) -> Response: request("POST", url, **kwargs)."""
+            return request("POST", url, **kwargs)
+
+        def _map_threads(func, items, concurrency):
+            """map() for any callable: a pool of Python threads, results in input order,
+            the first exception raised once the calls in flight have finished."""
+            from concurrent.futures import ThreadPoolExecutor, FIRST_EXCEPTION, wait
+            results = [None] * len(items)
+            if not items:
+                return results
+            first_error = None
+            with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
+                pending = {}
+                position = 0
+                while position < len(items) and len(pending) < concurrency:
+                    pending[pool.submit(func, items[position])] = position
+                    position += 1
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_EXCEPTION)
+                    for future in done:
+                        index = pending.pop(future)
+                        error = future.exception()
+                        if error is not None:
+                            if first_error is None:
+                                first_error = error
+                        else:
+                            results[index] = future.result()
+                    while first_error is None and position < len(items) and len(pending) < concurrency:
+                        pending[pool.submit(func, items[position])] = position
+                        position += 1
+            if first_error is not None:
+                raise first_error
+            return results
+        """#
 
     /// The exception classes of SPEC §3, defined once when the module loads.
     /// They live in Python so macros can subclass, raise and catch them like

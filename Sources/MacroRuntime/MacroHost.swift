@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import PythonBridge
 
@@ -7,18 +8,22 @@ public final class MacroHost: Sendable {
     /// The settings this host was started with.
     public let settings: Settings
     let redactor: Redactor
+    /// The transport, clients and exchange log shared by every macro of this process.
+    let runtime: Runtime
     /// Writes a line to stderr (tests capture it).
     let warn: @Sendable (String) -> Void
 
     /// Starts Python (once per process) and loads apimacro into it.
     public init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
         self.settings = settings
-        self.redactor = Redactor(secrets: settings.secrets)
+        let runtime = Runtime(settings: settings)
+        self.runtime = runtime
+        self.redactor = runtime.redactor
         self.warn = warn
         try Interpreter.start()
         try withGIL {
             do {
-                _ = try ApimacroModule.install(settings: settings)
+                _ = try ApimacroModule.install(settings: settings, runtime: runtime)
                 try PythonPackage.install(warn: warn)
                 try addVirtualEnvironment()
             } catch is PythonErrorSet {

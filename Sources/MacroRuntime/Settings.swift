@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 
 /// Everything a macro run needs to know about its configuration, resolved once
@@ -14,10 +15,18 @@ public struct Settings: Sendable {
     public var workingDirectory: URL
     /// The environment of the process, passed in so tests never call `setenv`.
     public var environment: [String: String]
+    /// `-v`: one line per HTTP exchange on stderr.
+    public var verbose: Bool
+    /// The default per-request timeout in seconds (30).
+    public var requestTimeout: Double
+    /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait in seconds (60).
+    public var maxWait: Double
+    /// The GitHub client's settings (SPEC §2).
+    public var github: GitHubConfiguration
 
     /// Resolves settings from command-line values and the environment.
     public init(
-        format: OutputFormat? = nil, timeout: Double? = nil,
+        format: OutputFormat? = nil, timeout: Double? = nil, verbose: Bool = false,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -26,6 +35,10 @@ public struct Settings: Sendable {
         self.timeout = timeout
         self.format = format ?? environment["APIMACRO_FORMAT"].flatMap(OutputFormat.init(rawValue:))
         self.home = Settings.home(environment: environment)
+        self.verbose = verbose
+        self.requestTimeout = 30
+        self.maxWait = environment["APIMACRO_MAX_WAIT"].flatMap(Double.init).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } ?? 60
+        self.github = GitHubConfiguration.fromEnvironment(environment, timeout: requestTimeout, maxWait: maxWait)
     }
 
     static func home(environment: [String: String]) -> URL {

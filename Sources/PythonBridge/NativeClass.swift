@@ -22,13 +22,28 @@ public final class NativeClass<State: AnyObject> {
     }
 
     /// Adds a method; `body` receives the instance's state and the arguments after `self`.
+    /// Returns the underlying function (what `instance.method.__func__` is).
+    @discardableResult
     public func method(
         _ name: String, doc: String? = nil, _ body: @escaping (State, PyArguments) throws -> PyRef
-    ) throws {
+    ) throws -> PyRef {
         let className = self.name
         let function = try NativeFunction.make(name, doc: doc, module: module) { arguments in
             let (state, rest) = try NativeClass.split(arguments, className: className)
             return try body(state, rest)
+        }
+        members.append((name, try PyRef.checked(PyInstanceMethod_New(function.pointer))))
+        return function
+    }
+
+    /// Adds a method that returns the instance itself (such as `__iter__` of an iterator).
+    public func returnsSelf(_ name: String) throws {
+        let className = self.name
+        let function = try NativeFunction.make(name, module: module) { arguments in
+            guard let instance = arguments.positional.first else {
+                throw ArgumentError("\(className).\(name)() called without an instance")
+            }
+            return instance
         }
         members.append((name, try PyRef.checked(PyInstanceMethod_New(function.pointer))))
     }
@@ -96,7 +111,8 @@ public final class NativeClass<State: AnyObject> {
 }
 
 extension PyArguments {
-    init(positional: [PyRef], keywords: [(String, PyRef)]) {
+    /// Arguments made in Swift (to bind a subset of another call's arguments).
+    public init(positional: [PyRef], keywords: [(String, PyRef)]) {
         self.positional = positional
         self.keywords = keywords
     }

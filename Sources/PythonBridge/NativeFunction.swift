@@ -98,7 +98,11 @@ private let trampoline:
         let box = Unmanaged<FunctionBox>.fromOpaque(raw).takeUnretainedValue()
         do {
             let arguments = try PyArguments(args: args, kwargs: kwargs)
-            return try box.body(arguments).release()
+            // A new reference for CPython; the PyRef (which may be cached by
+            // the callee, like a Response's headers) keeps its own.
+            let result = try box.body(arguments)
+            Py_IncRef(result.pointer)
+            return result.pointer
         } catch {
             PythonRaise.error(error)
             return nil

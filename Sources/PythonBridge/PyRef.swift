@@ -168,3 +168,31 @@ extension String {
         }
     }
 }
+
+/// List and sequence access for code outside the bridge.
+public enum PySequence {
+    /// Whether `object` is a list (or subclass).
+    public static func isList(_ object: PyRef) -> Bool { apimacro_ListCheck(object.pointer) != 0 }
+
+    /// `len(object)` for a list, or -1 for anything else.
+    public static func count(_ object: PyRef) -> Int {
+        apimacro_ListCheck(object.pointer) != 0 ? PyList_Size(object.pointer) : -1
+    }
+
+    /// `object[index]` for a list (a new reference), or NULL with `IndexError` set.
+    public static func item(_ object: PyRef, _ index: Int) -> PyPointer? {
+        guard let item = PyList_GetItem(object.pointer, index) else { return nil }
+        Py_IncRef(item)
+        return item
+    }
+
+    /// A new list of the given items.
+    public static func list(_ items: [PyRef]) throws -> PyRef {
+        let list = try PyRef.checked(PyList_New(items.count))
+        for (index, item) in items.enumerated() {
+            Py_IncRef(item.pointer)
+            apimacro_ListSetItem(list.pointer, index, item.pointer)
+        }
+        return list
+    }
+}

@@ -72,6 +72,12 @@ public struct PythonException: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// Ends an iteration: raises `StopIteration` in Python.
+public struct StopIterationSignal: Error, PythonRaisable {
+    public init() {}
+    public func raiseInPython() { PythonRaise.builtin(.stopIteration, "") }
+}
+
 /// Sets a Python exception of a built-in class by name (GIL held).
 public enum PythonRaise {
     /// The built-in exception classes the bridge raises.

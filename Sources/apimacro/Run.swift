@@ -10,6 +10,9 @@ struct MacroOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Stop the macro after this many seconds (exit 1).", valueName: "seconds"))
     var timeout: Double?
 
+    @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
+    var verbose = false
+
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             throw ValidationError("--timeout needs a positive number of seconds, not \(timeout)")
@@ -17,7 +20,7 @@ struct MacroOptions: ParsableArguments {
     }
 
     func settings() -> Settings {
-        Settings(format: format, timeout: timeout)
+        Settings(format: format, timeout: timeout, verbose: verbose)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("examples")
@@ -10,13 +11,61 @@ struct ExampleTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []).filter { $0.hasSuffix(".py") }.sorted()
     }
 
-    @Test("every example runs and prints something", arguments: offlineExamples)
+    @Test("every example runs against the loopback server and prints JSON rows", arguments: offlineExamples)
     func example(name: String) async throws {
+        let server = try await TestServer.start()
         let space = try Workspace()
         defer { space.remove() }
-        let result = try await space.run("run", "--format", "json", Self.examples.appendingPathComponent(name).path)
+        let result = try await space.run(
+            "run", "--format", "json", Self.examples.appendingPathComponent(name).path,
+            environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+        try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(!result.stdout.isEmpty)
+        let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        #expect((rows?.count ?? 0) > 0, "\(result.stdout)")
+    }
+
+    func runExample(_ name: String, _ arguments: String...) async throws -> RunResult {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let result = try await Binary.run(
+            ["run", "--format", "csv", Self.examples.appendingPathComponent(name).path] + arguments, in: space.url,
+            environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+        try await server.shutdown()
+        return result
+    }
+
+    @Test("github-profile prints the profile card")
+    func profile() async throws {
+        let result = try await runExample("github-profile.py", "--login", "octocat")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first == "login,name,company,location,public_repos,followers,following,avatar_url")
+        #expect(lines.dropFirst().first?.hasPrefix("octocat,The Octocat,@github,San Francisco,8,3,2,") == true, "\(result.stdout)")
+        let missing = try await runExample("github-profile.py", "--login", "nobody-here")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "no GitHub user named 'nobody-here'\n")
+    }
+
+    @Test("github-top-repos sorts every page of repos by stars")
+    func topRepos() async throws {
+        let result = try await runExample("github-top-repos.py", "--login", "many", "--top", "3")
+        let rows = result.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+        #expect(rows.count == 3, "\(result.stdout)\(result.stderr)")
+        let stars = rows.compactMap { Int($0[1]) }
+        #expect(stars == stars.sorted(by: >))
+        // The server gives repo-N (N * 7919) % 5000 stars.
+        #expect(stars.first == (1...2000).map { ($0 * 7919) % 5000 }.max())
+    }
+
+    @Test("github-followers lists followers with profile URLs, or whom a user follows")
+    func followers() async throws {
+        let result = try await runExample("github-followers.py", "--login", "many", "--limit", "120")
+        let rows = result.stdout.split(separator: "\n").dropFirst()
+        #expect(rows.count == 120)
+        #expect(rows.first?.hasPrefix("user1,http") == true, "\(result.stdout.prefix(200))")
+        let following = try await runExample("github-followers.py", "--login", "octocat", "--following")
+        #expect(following.stdout.split(separator: "\n").count == 3)
     }
 
     @Test("the README's hello example prints its table")

@@ -1,24 +1,37 @@
 import Foundation
 import MacroRuntime
 import PythonBridge
+import TestSupport
 import Testing
 
 /// The project root (this file is Tests/MacroRuntimeTests/HostTests.swift).
 let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// One host for the test process (the interpreter is per process).
-let sharedHost: MacroHost = {
-    do {
-        return try MacroHost(settings: Settings(environment: ["HOME": NSTemporaryDirectory(), "APIMACRO_TEST_TOKEN": "s3cr3t-token-value"]))
-    } catch {
-        fatalError("cannot start the test host: \(error)")
-    }
-}()
+/// The host for the test process (the interpreter is per process), with its
+/// GitHub client pointed at a loopback test server.
+struct Fixture: Sendable {
+    let host: MacroHost
+    let server: TestServer
+    static let token = "ghp_fixtureToken0123456789"
+}
+
+private let fixtureTask = Task<Fixture, any Error> {
+    let server = try await TestServer.start()
+    let host = try MacroHost(
+        settings: Settings(environment: [
+            "HOME": NSTemporaryDirectory(), "APIMACRO_TEST_TOKEN": "s3cr3t-token-value",
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Fixture.token, "APIMACRO_MAX_WAIT": "5",
+        ]))
+    return Fixture(host: host, server: server)
+}
+
+/// The shared host and server.
+func fixture() async throws -> Fixture { try await fixtureTask.value }
 
 /// Runs Python code with apimacro loaded and returns the value of `result`.
 func runPython(_ source: String) async throws -> PythonValue {
-    _ = sharedHost
+    _ = try await fixture()
     return try await onPythonThread {
         let globals = try Interpreter.newGlobals()
         do {
@@ -140,7 +153,7 @@ struct MacroRunnerTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("macro.py")
         try Data(source.utf8).write(to: file)
-        let host = sharedHost
+        let host = try await fixture().host
         return try await onPythonThread { try MacroRunner(host: host).run(file: file, arguments: arguments, name: "macro.py") }
     }
 
@@ -171,9 +184,10 @@ struct MacroRunnerTests {
     }
 
     @Test("a missing macro file is a usage error")
-    func missingFile() throws {
+    func missingFile() async throws {
+        let host = try await fixture().host
         #expect(throws: MacroError.self) {
-            _ = try MacroRunner(host: sharedHost).run(
+            _ = try MacroRunner(host: host).run(
                 file: URL(fileURLWithPath: "/nonexistent/macro.py"), arguments: [], name: "macro.py")
         }
     }

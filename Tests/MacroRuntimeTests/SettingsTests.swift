@@ -1,4 +1,5 @@
 import Foundation
+import Clients
 import MacroRuntime
 import Testing
 

@@ -1,0 +1,51 @@
+import Clients
+import PythonBridge
+
+/// The one table from WebAPI's error kinds to the exception classes of SPEC §3.
+extension APIError: PythonRaisable {
+    /// The `_apimacro` class name for each kind; invalid requests are `ValueError`.
+    static func pythonClass(for kind: Kind) -> String? {
+        switch kind {
+        case .network: "NetworkError"
+        case .timeout: "Timeout"
+        case .notFound: "NotFound"
+        case .unauthorized: "Unauthorized"
+        case .forbidden: "Forbidden"
+        case .rateLimited: "RateLimited"
+        case .parse: "ParseError"
+        case .auth: "AuthError"
+        case .offline: "OfflineError"
+        case .http: "HTTPError"
+        default: nil
+        }
+    }
+
+    public func raiseInPython() {
+        if kind == .cancelled {
+            // A request cancelled by Ctrl-C: Python sees the interrupt, never a network error.
+            PythonRaise.builtin(.keyboardInterrupt, "")
+            return
+        }
+        guard let className = APIError.pythonClass(for: kind) else {
+            PythonRaise.builtin(.valueError, message)
+            return
+        }
+        do {
+            let type = try Interpreter.import("_apimacro").attribute(className)
+            var keywords: [(String, PyRef)] = [
+                ("status", try status.map { try PythonValue.int($0).toPython() } ?? .none),
+                ("url", try url.map { try PyRef(string: $0) } ?? .none),
+                ("api", try api.map { try PyRef(string: $0) } ?? .none),
+                ("body", try body.map { try PyRef(string: $0) } ?? .none),
+            ]
+            if kind == .rateLimited {
+                keywords.append(("reset_at", try resetAt.map { try PythonValue.int($0).toPython() } ?? .none))
+                keywords.append(("retry_after", try retryAfter.map { try PythonValue.float($0).toPython() } ?? .none))
+            }
+            let instance = try type.call([try PyRef(string: message)], kwargs: keywords)
+            PythonRaise.instance(instance)
+        } catch {
+            PythonRaise.builtin(.runtimeError, message)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Clients
+import PythonBridge
+
+/// Reading Python arguments of the native functions into Swift values, with
+/// the `TypeError`s a Python user expects.
+enum Arguments {
+    /// A required `str`.
+    static func string(_ value: PyRef?, _ name: String, in function: String) throws -> String {
+        guard let value, case .string(let text) = try PythonValue(python: value) else {
+            throw ArgumentError("\(function)() argument '\(name)' must be str, not \(value?.typeName ?? "missing")")
+        }
+        return text
+    }
+
+    /// An optional non-negative `int` (None → nil).
+    static func limit(_ value: PyRef?, in function: String) throws -> Int? {
+        guard let value, !value.isNone else { return nil }
+        guard case .int(let number) = try PythonValue(python: value), number >= 0 else {
+            throw ArgumentError("\(function)() argument 'limit' must be a non-negative int or None, not \(value.typeName)")
+        }
+        return number
+    }
+
+    /// An optional number of seconds (None → nil).
+    static func seconds(_ value: PyRef?, _ name: String, in function: String) throws -> Double? {
+        guard let value, !value.isNone else { return nil }
+        switch try PythonValue(python: value) {
+        case .int(let number) where number > 0: return Double(number)
+        case .float(let number) where number > 0 && number.isFinite: return number
+        default: throw ArgumentError("\(function)() argument '\(name)' must be a positive number of seconds")
+        }
+    }
+
+    /// Query parameters from a dict, a list of pairs, or None. Values become
+    /// text: bools as `true`/`false`, None values are left out, lists repeat the key.
+    static func pairs(_ value: PyRef?, _ name: String, in function: String) throws -> [(String, String)] {
+        guard let value, !value.isNone else { return [] }
+        let entries: [(PythonValue, PythonValue)]
+        switch try PythonValue(python: value) {
+        case .dict(let items):
+            entries = items.map { ($0.key, $0.value) }
+        case .list(let items), .tuple(let items):
+            entries = try items.map { item in
+                guard case .tuple(let pair) = item, pair.count == 2 else {
+                    throw ArgumentError("\(function)() argument '\(name)' must be a dict or a list of (key, value) pairs")
+                }
+                return (pair[0], pair[1])
+            }
+        default:
+            throw ArgumentError("\(function)() argument '\(name)' must be a dict or a list of (key, value) pairs")
+        }
+        var result: [(String, String)] = []
+        for (key, item) in entries {
+            let keyText = try text(key, name, function)
+            switch item {
+            case .none: continue
+            case .list(let values), .tuple(let values):
+                for element in values { result.append((keyText, try text(element, name, function))) }
+            default:
+                result.append((keyText, try text(item, name, function)))
+            }
+        }
+        return result
+    }
+
+    static func text(_ value: PythonValue, _ name: String, _ function: String) throws -> String {
+        switch value {
+        case .string(let text): return text
+        case .int(let number): return String(number)
+        case .bigInt(let digits): return digits
+        case .float(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+        default: throw ArgumentError("\(function)() argument '\(name)': values must be str, int, float or bool")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Clients
+import PythonBridge
+
+/// `apimacro.github`: SPEC §3's GitHub API, as methods of one object.
+final class GitHubBinding {
+    let client: GitHubClient
+    let decoder: JSONDecoding
+    let iterators: NativeClass<PageState>
+
+    init(client: GitHubClient, decoder: JSONDecoding, iterators: NativeClass<PageState>) {
+        self.client = client
+        self.decoder = decoder
+        self.iterators = iterators
+    }
+
+    /// One request, decoded (GIL held; the wait releases it).
+    func fetch(_ route: GitHubRouter) throws -> PyRef {
+        let client = self.client
+        let response = try withoutGIL { try await client.send(route) }
+        return try decoder.decode(response, api: "github")
+    }
+
+    /// A lazy iterator over every page of a list endpoint.
+    func iterate(_ route: GitHubRouter, limit: Int?) throws -> PyRef {
+        try iterators.instance(
+            PageState(client: client.api, first: route.firstPage(limit: limit), pagination: GitHubClient.pagination,
+                      limit: limit, decoder: decoder))
+    }
+
+    /// `github.rate_limit`: a dict as last seen, or None.
+    func rateLimit() throws -> PyRef {
+        guard let info = client.rateLimit else { return .none }
+        func number(_ value: Int?) -> PythonValue { value.map { .int($0) } ?? .none }
+        return try PythonValue.object([
+            ("limit", number(info.limit)), ("remaining", number(info.remaining)), ("reset", number(info.reset)),
+            ("used", number(info.used)), ("resource", info.resource.map { .string($0) } ?? .none),
+        ]).toPython()
+    }
+
+    /// Builds the `github` object and registers its natively parallel methods with `map`.
+    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>, parallel: ParallelMethods) throws {
+        let binding = GitHubBinding(client: runtime.github, decoder: decoder, iterators: iterators)
+        let builder = NativeClass<GitHubBinding>(
+            name: "GitHub", module: "apimacro",
+            doc: "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN).")
+        let user = try builder.method("user", doc: "user(login) -> dict\n\nGET users/{login}.") { binding, arguments in
+            let slots = try arguments.bind("user", ["login"], required: 1)
+            return try binding.fetch(.user(login: Arguments.string(slots[0], "login", in: "user")))
+        }
+        try builder.method(
+            "repos", doc: "repos(login, limit=None, **params) -> iterator of dicts\n\nGET users/{login}/repos, every page."
+        ) { binding, arguments in
+            let known = PyArguments(positional: arguments.positional, keywords: arguments.keywords.filter { ["login", "limit"].contains($0.0) })
+            let slots = try known.bind("repos", ["login", "limit"], required: 1)
+            let extra = arguments.keywords.filter { !["login", "limit"].contains($0.0) }
+            let parameters = try extra.flatMap { key, value in
+                try Arguments.pairs(PythonValue.object([(key, try PythonValue(python: value))]).toPython(), key, in: "repos")
+            }
+            return try binding.iterate(
+                .repos(login: Arguments.string(slots[0], "login", in: "repos"), parameters: parameters),
+                limit: Arguments.limit(slots[1], in: "repos"))
+        }
+        for (name, path) in [("followers", "followers"), ("following", "following")] {
+            try builder.method(name, doc: "\(name)(login, limit=None) -> iterator of dicts\n\nGET users/{login}/\(path), every page.") { binding, arguments in
+                let slots = try arguments.bind(name, ["login", "limit"], required: 1)
+                let login = try Arguments.string(slots[0], "login", in: name)
+                return try binding.iterate(name == "followers" ? .followers(login: login) : .following(login: login), limit: Arguments.limit(slots[1], in: name))
+            }
+        }
+        let get = try builder.method(
+            "get", doc: "get(path, params=None, headers=None) -> decoded JSON\n\nOne GET relative to the base URL."
+        ) { binding, arguments in
+            let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)
+            return try binding.fetch(
+                .get(path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get"),
+                     headers: Arguments.pairs(slots[2], "headers", in: "get")))
+        }
+        try builder.method(
+            "paginate", doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
+        ) { binding, arguments in
+            let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
+            return try binding.iterate(
+                .paginate(path: Arguments.string(slots[0], "path", in: "paginate"), parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
+                limit: Arguments.limit(slots[2], in: "paginate"))
+        }
+        try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") { try $0.rateLimit() }
+        try builder.method("__repr__") { binding, _ in
+            let token = binding.client.configuration.token == nil ? "no token" : "token set"
+            return try PyRef(string: "<apimacro.github \(binding.client.configuration.baseURL) (\(token))>")
+        }
+        try builder.build()
+        try module.set("github", builder.instance(binding))
+        let client = runtime.github
+        parallel.register(user) { item in
+            let login = try Arguments.string(item, "login", in: "user")
+            return ParallelCall(api: "github") { try await client.send(.user(login: login)) }
+        }
+        parallel.register(get) { item in
+            let path = try Arguments.string(item, "path", in: "get")
+            return ParallelCall(api: "github") { try await client.send(.get(path: path, parameters: [], headers: [])) }
+        }
+    }
+}

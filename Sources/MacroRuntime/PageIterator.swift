@@ -1,0 +1,81 @@
+import Clients
+import PythonBridge
+
+/// The state behind a lazy iterator over every item of every page: a page
+/// is fetched (without the GIL) only when the previous one is used up, and
+/// `limit` stops early without fetching another page.
+final class PageState {
+    let client: APIClient
+    let pagination: Pagination
+    let decoder: JSONDecoding
+    /// The list inside a decoded page (GitHub: the page itself).
+    let items: (PyRef) throws -> PyRef
+    /// For `next_url` pagination: the next URL inside a decoded page.
+    let nextURL: ((PyRef) throws -> String?)?
+    private var next: Request?
+    private var buffer: PyRef?
+    private var index = 0
+    private var count = 0
+    private var yielded = 0
+    let limit: Int?
+
+    init(
+        client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
+        items: @escaping (PyRef) throws -> PyRef = { $0 }, nextURL: ((PyRef) throws -> String?)? = nil
+    ) {
+        self.client = client
+        self.next = first
+        self.pagination = pagination
+        self.limit = limit
+        self.decoder = decoder
+        self.items = items
+        self.nextURL = nextURL
+    }
+
+    /// The next item, or nil at the end (GIL held).
+    func advance() throws -> PyRef? {
+        if let limit, yielded >= limit { return nil }
+        while true {
+            if let buffer, index < count {
+                let item = try PyRef.checked(PySequence.item(buffer, index))
+                index += 1
+                yielded += 1
+                return item
+            }
+            guard let request = next else { return nil }
+            let client = self.client
+            let response = try withoutGIL { try await client.send(request) }
+            let payload = try decoder.decode(response, api: client.configuration.name)
+            let list = try items(payload)
+            guard PySequence.isList(list) else {
+                throw APIError(
+                    .parse, "\(response.url) did not answer with a list of items", status: response.status,
+                    url: response.url, api: client.configuration.name, body: response.text)
+            }
+            buffer = list
+            index = 0
+            count = PySequence.count(list)
+            let found: String?? = try nextURL.map { try $0(payload) }
+            self.next = pagination.next(after: response, request: request, itemCount: count, nextURL: found)
+        }
+    }
+}
+
+/// The Python class of page iterators (`github.repos(...)` returns one).
+enum PageIteratorClass {
+    static func make() throws -> NativeClass<PageState> {
+        let builder = NativeClass<PageState>(
+            name: "PageIterator", module: "apimacro",
+            doc: "A lazy iterator over every item of every page; a page is fetched when the previous one is used up.")
+        try builder.returnsSelf("__iter__")
+        try builder.method("__next__") { state, _ in
+            guard let item = try state.advance() else { throw StopIterationSignal() }
+            return item
+        }
+        try builder.method("__repr__") { state, _ in
+            try PyRef(string: "<apimacro page iterator over \(state.client.configuration.name)\(state.limit.map { ", limit \($0)" } ?? "")>")
+        }
+        try builder.build()
+        return builder
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("network behaviour through the binary", .serialized)
+struct NetworkTests {
+    static let token = "ghp_e2eSecretToken987654321"
+
+    @Test("-v prints one redacted line per exchange; no token in -v, errors or tracebacks")
+    func verboseIsRedacted() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "fetch.py": """
+            from apimacro import github
+            import apimacro
+            print(github.user('octocat')['login'])
+            apimacro.get(\(String(reflecting: server.baseURL)) + '/echo/x', params={'access_token': 'querysecret1234'})
+            github.user('nobody-here')
+            """
+        ])
+        defer { space.remove() }
+        server.inject([.status(503)], path: "/users/octocat")
+        let result = try await space.run("run", "-v", "fetch.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token])
+        try await server.shutdown()
+        #expect(result.status == 1)
+        #expect(result.stdout == "octocat\n")
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("apimacro: GET ") }
+        #expect(lines.count == 4, "\(result.stderr)")
+        #expect(lines[0].hasPrefix("apimacro: GET \(server.baseURL)/users/octocat 503 "))
+        #expect(lines[1].hasPrefix("apimacro: GET \(server.baseURL)/users/octocat 200 "))
+        #expect(lines[1].hasSuffix("ms network"))
+        #expect(lines[2].contains("access_token=REDACTED"))
+        #expect(result.stderr.contains("apimacro.NotFound: GET \(server.baseURL)/users/nobody-here → 404 Not Found"))
+        for secret in [Self.token, "querysecret1234"] {
+            #expect(!result.stderr.contains(secret))
+            #expect(!result.stdout.contains(secret))
+        }
+        #expect(server.requests.first { $0.path == "/users/octocat" }?.header("authorization") == "Bearer \(Self.token)")
+    }
+
+    @Test("Ctrl-C during a slow request exits 130 quickly, not as a network error")
+    func interruptSlowRequest() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "slow.py": "import apimacro\nprint('ready', flush=True)\napimacro.get(\(String(reflecting: server.baseURL)) + '/slow?ms=20000')\n"
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "slow.py", defaultSIGINT: true) { process in
+            try? await Task.sleep(for: .milliseconds(1_500))
+            kill(process.processIdentifier, SIGINT)
+        }
+        try await server.shutdown()
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.seconds < 5)
+        #expect(!result.stderr.contains("NetworkError"))
+    }
+
+    @Test("--timeout interrupts a macro waiting on the network")
+    func timeoutDuringRequest() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "slow.py": "import apimacro\napimacro.get(\(String(reflecting: server.baseURL)) + '/slow?ms=20000')\n"
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "--timeout", "1", "slow.py")
+        try await server.shutdown()
+        #expect(result.status == 1)
+        #expect(result.seconds < 4)
+        #expect(result.stderr.contains("ran longer than its --timeout of 1 s"))
+    }
+}
