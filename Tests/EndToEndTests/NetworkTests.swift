@@ -25,7 +25,7 @@ struct NetworkTests {
         #expect(result.status == 1)
         #expect(result.stdout == "octocat\n")
         let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("apimacro: GET ") }
-        #expect(lines.count == 4, "\(result.stderr)")
+        try #require(lines.count == 4, "\(result.stderr)")
         #expect(lines[0].hasPrefix("apimacro: GET \(server.baseURL)/users/octocat 503 "))
         #expect(lines[1].hasPrefix("apimacro: GET \(server.baseURL)/users/octocat 200 "))
         #expect(lines[1].hasSuffix("ms network"))
