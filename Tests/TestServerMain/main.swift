@@ -74,6 +74,8 @@ func run() async -> Int32 {
         return 1
     }
     emit("APIMACRO_GITHUB_URL=\(server.baseURL)", to: .standardOutput)
+    emit("APIMACRO_INSTAGRAM_URL=\(server.baseURL)/instagram/v1", to: .standardOutput)
+    emit("APIMACRO_SHORTENER_URL=\(server.baseURL)/urlshortener/v1", to: .standardOutput)
     emit("apimacro-testserver: other host \(server.otherHostURL); Ctrl-C to stop", to: .standardError)
     await waitForTerminationSignal()
     do {

@@ -70,15 +70,21 @@ protocol RouteHandler: Sendable {
 struct Router: Sendable {
     let handlers: [any RouteHandler]
 
-    static let standard = Router(handlers: [
-        GitHubFixtureRoutes(),
-        GitHubUserRoutes(),
-        CrossHostRoutes(),
-        AuthRoutes(),
-        EchoRoutes(),
-        CommonRoutes(),
-        FeedRoutes(),
-    ])
+    /// A fresh set of routes for each server, so state such as the shortener's codes is per server.
+    static var standard: Router {
+        Router(handlers: [
+            GitHubFixtureRoutes(),
+            GitHubUserRoutes(),
+            CrossHostRoutes(),
+            AuthRoutes(),
+            EchoRoutes(),
+            CommonRoutes(),
+            FeedRoutes(),
+            InstagramRoutes(),
+            OAuthRoutes(),
+            ShortenerRoutes(),
+        ])
+    }
 
     func respond(to request: RouteRequest) -> Response {
         for handler in handlers {
