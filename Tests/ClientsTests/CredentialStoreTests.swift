@@ -1,0 +1,127 @@
+import Clients
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A fresh folder under the system's temporary directory, deleted afterwards.
+func withTemporaryFolder(_ body: (URL) throws -> Void) throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-test-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try body(folder)
+}
+
+/// The permission bits of the file at `url`.
+func mode(of url: URL) throws -> Int {
+    try #require(FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+}
+
+@Suite("the credential store", .serialized)
+struct CredentialStoreTests {
+    let token = "IGQVJ-secret-token-0123456789"
+
+    @Test("save, read, list and remove round-trip, keeping the other entries")
+    func roundTrip() throws {
+        try withTemporaryFolder { folder in
+            let home = folder.appendingPathComponent("home")
+            let store = CredentialStore(home: home)
+            #expect(try store.token(for: "instagram") == nil)
+            #expect(try store.names().isEmpty)
+            try store.save(Secret(token), for: "instagram", kind: "access_token", scope: "basic")
+            try store.save(Secret("sk-api-key-42"), for: "shortener", kind: "api_key")
+            #expect(try store.token(for: "instagram")?.revealed == token)
+            #expect(try store.names() == ["instagram", "shortener"])
+            let entry = try #require(try store.entry(for: "instagram"))
+            #expect(entry.kind == "access_token" && entry.scope == "basic")
+            #expect(abs(entry.obtainedAt - Int(Date().timeIntervalSince1970)) < 60)
+            try store.save(Secret("replaced-token"), for: "instagram", kind: "access_token")
+            #expect(try store.token(for: "instagram")?.revealed == "replaced-token")
+            #expect(try store.remove("instagram"))
+            #expect(try !store.remove("instagram"))
+            #expect(try store.names() == ["shortener"])
+            #expect(store.path == home.appendingPathComponent("credentials.json"))
+        }
+    }
+
+    @Test("the file is 0600 and the folder 0700 even with umask 000")
+    func permissions() throws {
+        let previous = umask(0)
+        defer { umask(previous) }
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder.appendingPathComponent("a/b"))
+            try store.save(Secret(token), for: "instagram", kind: "access_token")
+            #expect(try mode(of: store.path) == 0o600)
+            #expect(try mode(of: store.home) == 0o700)
+            try store.save(Secret(token), for: "github", kind: "access_token")
+            #expect(try mode(of: store.path) == 0o600)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.home.path)
+            #expect(leftovers == ["credentials.json"])
+        }
+    }
+
+    @Test("a file others can read is refused with the chmod hint")
+    func refusesOpenFile() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder)
+            try store.save(Secret(token), for: "instagram", kind: "access_token")
+            #expect(chmod(store.path.path, 0o644) == 0)
+            let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
+            #expect(error.kind == .auth)
+            #expect(error.message.contains("refusing to read \(store.path.path)"))
+            #expect(error.message.contains("(mode 0644)"))
+            #expect(error.message.contains("chmod 600 \(store.path.path)"))
+            #expect(!error.message.contains(token))
+            #expect(throws: APIError.self) { try store.save(Secret("x-token"), for: "github", kind: "access_token") }
+            #expect(chmod(store.path.path, 0o600) == 0)
+            #expect(try store.token(for: "instagram")?.revealed == token)
+        }
+    }
+
+    @Test("a corrupt file is an auth error naming the file, never its contents")
+    func corruptFile() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder)
+            try store.save(Secret(token), for: "instagram", kind: "access_token")
+            try Data("{\"instagram\": {\"token\": \"\(token)\"".utf8).write(to: store.path)
+            #expect(chmod(store.path.path, 0o600) == 0)
+            let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
+            #expect(error.kind == .auth)
+            #expect(error.message.contains(store.path.path) && error.message.contains("apimacro logout"))
+            #expect(!error.message.contains(token) && !String(describing: error).contains(token))
+            #expect(try store.remove("instagram"))
+            #expect(try store.names().isEmpty)
+        }
+    }
+
+    @Test("a corrupt entry names itself and can be logged out")
+    func corruptEntry() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder)
+            try store.save(Secret(token), for: "github", kind: "access_token")
+            try Data("{\"github\": {\"token\": \"\(token)\"}, \"instagram\": 7}".utf8).write(to: store.path)
+            #expect(chmod(store.path.path, 0o600) == 0)
+            let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
+            #expect(error.kind == .auth && error.message.contains("apimacro logout instagram"))
+            #expect(try store.remove("instagram"))
+            #expect(try store.token(for: "github")?.revealed == token)
+        }
+    }
+
+    @Test("tokens never appear in descriptions")
+    func descriptions() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder)
+            try store.save(Secret(token), for: "instagram", kind: "access_token")
+            let secret = try #require(try store.token(for: "instagram"))
+            let entry = try #require(try store.entry(for: "instagram"))
+            for text in [String(describing: store), String(describing: secret), "\(secret)", String(describing: entry)]
+            {
+                #expect(!text.contains(token))
+            }
+        }
+    }
+}
