@@ -19,6 +19,8 @@ enum ApimacroModule {
         let parallel = ParallelMethods()
         let iterators = try PageIteratorClass.make()
         try GitHubBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
+        try InstagramBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
+        try ShortenerBinding.install(in: module, runtime: runtime, decoder: decoder)
         try HTTPBinding.install(in: module, runtime: runtime, decoder: decoder)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try module.addFunction(

@@ -11,8 +11,14 @@ final class Runtime: Sendable {
     let log: ExchangeLog
     let redactor: Redactor
     let github: GitHubClient
+    let instagram: InstagramClient
+    let shortener: ShortenerClient
     /// The client behind `apimacro.request`: no base URL, no credential.
     let http: APIClient
+    /// Tokens saved by `apimacro login` (mode 0600 under `$APIMACRO_HOME`).
+    let credentials: CredentialStore
+    /// Why the stored tokens could not be read, if they could not.
+    let credentialProblem: APIError?
 
     init(settings: Settings) {
         self.settings = settings
@@ -23,6 +29,27 @@ final class Runtime: Sendable {
         redactor = Redactor(secrets: settings.secrets)
         transport = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
+        let store = CredentialStore(home: settings.home)
+        credentials = store
+        var problem: APIError?
+        func stored(_ name: String) -> Secret? {
+            do {
+                return try store.token(for: name)
+            } catch let error as APIError {
+                problem = problem ?? error
+            } catch {
+                problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(error)")
+            }
+            return nil
+        }
+        let environment = settings.environment
+        instagram = InstagramClient(
+            configuration: .fromEnvironment(environment, storedToken: stored("instagram"), timeout: settings.requestTimeout, maxWait: settings.maxWait),
+            transport: transport, log: log, redactor: redactor)
+        shortener = ShortenerClient(
+            configuration: .fromEnvironment(environment, storedKey: stored("shortener"), timeout: settings.requestTimeout, maxWait: settings.maxWait),
+            transport: transport, log: log, redactor: redactor)
+        credentialProblem = problem
         http = APIClient(
             configuration: ClientConfiguration(name: "http", baseURL: "", timeout: settings.requestTimeout, maxWait: settings.maxWait),
             transport: transport, log: log, redactor: redactor)

@@ -7,7 +7,8 @@ import Synchronization
 /// headers. Every client (GitHub, Instagram, plugins) is built on one.
 public final class APIClient: Sendable {
     public let configuration: ClientConfiguration
-    public let redactor: Redactor
+    private let baseRedactor: Redactor
+    private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let unvalidated: Pipeline
     private let lastRateLimit = Mutex<RateLimitInfo?>(nil)
@@ -16,23 +17,38 @@ public final class APIClient: Sendable {
     /// credentials → exchange log → transport.
     public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
-        var secrets: [String] = []
-        if let credential = configuration.credential { secrets.append(credential.secret.revealed) }
-        self.redactor = redactor.adding(secrets)
-        let logStage = ExchangeLogStage(log: log, redactor: self.redactor)
+        baseRedactor = redactor
+        let slot = CredentialSlot(configuration.credential)
+        credentialSlot = slot
+        let secrets = configuration.credential.map { [$0.secret.revealed] } ?? []
+        let logStage = ExchangeLogStage(log: log, redactor: redactor.adding(secrets), slot: slot)
         func stages(validating: Bool) -> [any Stage] {
             [
-                StatusStage(api: configuration.name, validates: validating, message: configuration.errorMessage),
+                StatusStage(
+                    api: configuration.name, validates: validating, message: configuration.errorMessage,
+                    kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
                 RedirectStage(),
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)),
-                CredentialStage(credential: configuration.credential, baseURL: configuration.baseURL),
+                CredentialStage(slot: slot, baseURL: configuration.baseURL),
                 logStage,
             ]
         }
         pipeline = Pipeline(stages: stages(validating: true), transport: transport)
         unvalidated = Pipeline(stages: stages(validating: false), transport: transport)
     }
+
+    /// Redacts everything this client knows to be secret, its current credential included.
+    public var redactor: Redactor {
+        guard let credential = credentialSlot.value else { return baseRedactor }
+        return baseRedactor.adding([credential.secret.revealed])
+    }
+
+    /// The credential now (a login may set it later).
+    public var credential: Credential? { credentialSlot.value }
+
+    /// Sets or clears the credential (after a login or logout).
+    public func setCredential(_ credential: Credential?) { credentialSlot.set(credential) }
 
     /// The rate limit as last seen in response headers, or nil before the first response.
     public var rateLimit: RateLimitInfo? { lastRateLimit.withLock { $0 } }

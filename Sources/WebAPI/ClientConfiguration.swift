@@ -17,11 +17,16 @@ public struct ClientConfiguration: Sendable {
     public var maxRetries: Int
     /// Finds the human message in an error body (GitHub: `message`).
     public var errorMessage: @Sendable (Response) -> String?
+    /// Decides the error kind from the body when the status alone does not
+    /// (Instagram names `OAuthAccessTokenException` in its envelope); nil
+    /// means "by status".
+    public var errorKind: @Sendable (Response) -> APIError.Kind?
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],
         timeout: Double = 30, maxWait: Double = 60, maxRetries: Int = 3,
-        errorMessage: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage
+        errorMessage: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage,
+        errorKind: @escaping @Sendable (Response) -> APIError.Kind? = { _ in nil }
     ) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -31,6 +36,7 @@ public struct ClientConfiguration: Sendable {
         self.maxWait = maxWait
         self.maxRetries = maxRetries
         self.errorMessage = errorMessage
+        self.errorKind = errorKind
     }
 
     /// The `message` member of a JSON error body, as GitHub and many APIs send.

@@ -1,15 +1,21 @@
 import Foundation
+import Synchronization
 
 /// Puts the client's credential on an exchange — the last stage before the
 /// wire, so nothing above it ever holds the secret in a URL or header. Only
 /// for the client's own origin, and only over https or to a loopback host; a
 /// pagination link or redirect to anywhere else goes without it.
 public struct CredentialStage: Stage {
-    public let credential: Credential?
+    private let slot: CredentialSlot
     public let home: Origin?
 
     public init(credential: Credential?, baseURL: String) {
-        self.credential = credential
+        self.init(slot: CredentialSlot(credential), baseURL: baseURL)
+    }
+
+    /// A stage that reads the credential from `slot` at each request (it may change after a login).
+    public init(slot: CredentialSlot, baseURL: String) {
+        self.slot = slot
         self.home = Origin(url: baseURL)
     }
 
@@ -20,7 +26,7 @@ public struct CredentialStage: Stage {
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
-        guard let credential, allows(exchange.url) else { return try await next(exchange) }
+        guard let credential = slot.value, allows(exchange.url) else { return try await next(exchange) }
         var exchange = exchange
         switch credential {
         case .bearer(let token):
@@ -35,6 +41,19 @@ public struct CredentialStage: Stage {
         }
         return try await next(exchange)
     }
+}
+
+/// A client's credential, which a login may set while the client is in use.
+public final class CredentialSlot: Sendable {
+    private let stored: Mutex<Credential?>
+
+    public init(_ credential: Credential?) { stored = Mutex(credential) }
+
+    /// The credential now.
+    public var value: Credential? { stored.withLock { $0 } }
+
+    /// Replaces the credential.
+    public func set(_ credential: Credential?) { stored.withLock { $0 = credential } }
 }
 
 /// `Authorization: Basic …`.

@@ -41,11 +41,19 @@ public final class ExchangeLog: Sendable {
 /// Records every exchange that passes below it, redacted with its client's redactor.
 public struct ExchangeLogStage: Stage {
     let log: ExchangeLog
-    let redactor: Redactor
+    let baseRedactor: Redactor
+    let slot: CredentialSlot?
 
-    public init(log: ExchangeLog, redactor: Redactor) {
+    /// - Parameter slot: the client's credential, redacted as it is at each exchange.
+    public init(log: ExchangeLog, redactor: Redactor, slot: CredentialSlot? = nil) {
         self.log = log
-        self.redactor = redactor
+        self.baseRedactor = redactor
+        self.slot = slot
+    }
+
+    var redactor: Redactor {
+        guard let secret = slot?.value?.secret.revealed else { return baseRedactor }
+        return baseRedactor.adding([secret])
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import Clients
 import MacroRuntime
 
 /// The `apimacro` command: argument parsing and wiring only.
 @main
-struct Apimacro: ParsableCommand {
+struct Apimacro: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apimacro",
         abstract: "Script web APIs in Python: run macros against GitHub and other APIs with native HTTP, auth and errors.",
@@ -14,15 +15,21 @@ struct Apimacro: ParsableCommand {
             2 usage or configuration error, 130 interrupted (Ctrl-C).
             """,
         version: VersionText.text,
-        subcommands: [Run.self]
+        subcommands: [Run.self, Login.self, Logout.self, Auth.self]
     )
 
     /// Parses, runs, and turns every error into one message and an exit code.
-    static func main() {
+    /// `run` stays on the main thread (Python delivers Ctrl-C and deadlines
+    /// there); commands that wait on the network run as async commands.
+    static func main() async {
         let code: Int32
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
             code = 0
         } catch {
             code = ErrorReport.exitCode(for: error, command: self)
@@ -36,6 +43,10 @@ struct Apimacro: ParsableCommand {
 enum ErrorReport {
     static func exitCode(for error: any Error, command: Apimacro.Type) -> Int32 {
         if let exit = error as? ExitCode { return exit.rawValue }
+        if let apiError = error as? APIError {
+            printError("apimacro: \(apiError.message)")
+            return apiError.kind == .auth || apiError.kind == .invalidRequest ? MacroRunner.ExitCode.usage : MacroRunner.ExitCode.failure
+        }
         if let macroError = error as? MacroError {
             printError("apimacro: \(macroError.description)")
             return MacroRunner.ExitCode.usage

@@ -14,6 +14,8 @@ struct Fixture: Sendable {
     let host: MacroHost
     let server: TestServer
     static let token = "ghp_fixtureToken0123456789"
+    /// `$APIMACRO_HOME` of the test host (where logins are stored).
+    static let home = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-host-\(UUID().uuidString)")
 }
 
 private let fixtureTask = Task<Fixture, any Error> {
@@ -22,9 +24,17 @@ private let fixtureTask = Task<Fixture, any Error> {
         settings: Settings(environment: [
             "HOME": NSTemporaryDirectory(), "APIMACRO_TEST_TOKEN": "s3cr3t-token-value",
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Fixture.token, "APIMACRO_MAX_WAIT": "5",
+            "APIMACRO_HOME": Fixture.home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
+            "APIMACRO_SHORTENER_KEY": "AIza-test-key",
         ]))
     return Fixture(host: host, server: server)
 }
+
+/// Every suite that runs Python in the shared host: they change process-wide
+/// interpreter state (`sys.argv`, `sys.stderr`, `__main__`), so they never overlap.
+@Suite("the embedded interpreter with apimacro", .serialized)
+struct EmbeddedPython {}
 
 /// The shared host and server.
 func fixture() async throws -> Fixture { try await fixtureTask.value }
@@ -43,152 +53,156 @@ func runPython(_ source: String) async throws -> PythonValue {
     }
 }
 
-@Suite("the apimacro module in the embedded interpreter", .serialized)
-struct HostTests {
-    @Test("the package's own unittest suite passes against the real _apimacro")
-    func packageTests() async throws {
-        let folder = projectRoot.appendingPathComponent("Tests/PythonPackageTests").path
-        let result = try await runPython(
-            """
-            import io, unittest
-            suite = unittest.defaultTestLoader.discover(\(try pythonLiteral(folder)), top_level_dir=\(try pythonLiteral(folder)))
-            stream = io.StringIO()
-            outcome = unittest.TextTestRunner(stream=stream, verbosity=1).run(suite)
-            result = (outcome.testsRun, len(outcome.failures) + len(outcome.errors), stream.getvalue()[-3000:])
-            """)
-        guard case .tuple(let parts) = result, parts.count == 3, case .int(let run) = parts[0],
-            case .int(let failed) = parts[1], case .string(let log) = parts[2]
-        else {
-            Issue.record("unexpected result \(result)")
-            return
+extension EmbeddedPython {
+    @Suite("the apimacro module in the embedded interpreter", .serialized)
+    struct HostTests {
+        @Test("the package's own unittest suite passes against the real _apimacro")
+        func packageTests() async throws {
+            let folder = projectRoot.appendingPathComponent("Tests/PythonPackageTests").path
+            let result = try await runPython(
+                """
+                import io, unittest
+                suite = unittest.defaultTestLoader.discover(\(try pythonLiteral(folder)), top_level_dir=\(try pythonLiteral(folder)))
+                stream = io.StringIO()
+                outcome = unittest.TextTestRunner(stream=stream, verbosity=1).run(suite)
+                result = (outcome.testsRun, len(outcome.failures) + len(outcome.errors), stream.getvalue()[-3000:])
+                """)
+            guard case .tuple(let parts) = result, parts.count == 3, case .int(let run) = parts[0],
+                case .int(let failed) = parts[1], case .string(let log) = parts[2]
+            else {
+                Issue.record("unexpected result \(result)")
+                return
+            }
+            #expect(run >= 50, "only \(run) tests ran")
+            #expect(failed == 0, "\(log)")
         }
-        #expect(run >= 50, "only \(run) tests ran")
-        #expect(failed == 0, "\(log)")
-    }
 
-    @Test("every exception class of SPEC §3 exists with its attributes and hierarchy")
-    func exceptions() async throws {
-        let result = try await runPython(
-            """
-            import apimacro as a
-            names = ['APIError', 'NetworkError', 'Timeout', 'HTTPError', 'NotFound', 'Unauthorized',
-                     'Forbidden', 'RateLimited', 'ParseError', 'AuthError', 'OfflineError']
-            bases = {n: getattr(a, n).__mro__[1].__name__ for n in names}
-            e = a.RateLimited('slow down', status=429, url='https://x/y', api='github', body='b' * 5000,
-                              reset_at=1700000000, retry_after=30)
-            result = [
-                bases,
-                [e.status, e.url, e.api, len(e.body), e.reset_at, e.retry_after, str(e)],
-                [a.NotFound('x').status, a.NotFound('x').body, issubclass(a.APIError, Exception)],
-                issubclass(a.MacroTimeout, Exception),
-                a.NotFound.__module__,
-            ]
-            """)
-        #expect(
-            result
-                == .list([
-                    .object([
-                        ("APIError", .string("Exception")), ("NetworkError", .string("APIError")),
-                        ("Timeout", .string("NetworkError")), ("HTTPError", .string("APIError")),
-                        ("NotFound", .string("HTTPError")), ("Unauthorized", .string("HTTPError")),
-                        ("Forbidden", .string("HTTPError")), ("RateLimited", .string("HTTPError")),
-                        ("ParseError", .string("APIError")), ("AuthError", .string("APIError")),
-                        ("OfflineError", .string("APIError")),
-                    ]),
-                    .list([.int(429), .string("https://x/y"), .string("github"), .int(4096), .int(1_700_000_000), .int(30), .string("slow down")]),
-                    .list([.none, .none, .bool(true)]),
-                    .bool(false),
-                    .string("apimacro"),
-                ]))
-    }
+        @Test("every exception class of SPEC §3 exists with its attributes and hierarchy")
+        func exceptions() async throws {
+            let result = try await runPython(
+                """
+                import apimacro as a
+                names = ['APIError', 'NetworkError', 'Timeout', 'HTTPError', 'NotFound', 'Unauthorized',
+                         'Forbidden', 'RateLimited', 'ParseError', 'AuthError', 'OfflineError']
+                bases = {n: getattr(a, n).__mro__[1].__name__ for n in names}
+                e = a.RateLimited('slow down', status=429, url='https://x/y', api='github', body='b' * 5000,
+                                  reset_at=1700000000, retry_after=30)
+                result = [
+                    bases,
+                    [e.status, e.url, e.api, len(e.body), e.reset_at, e.retry_after, str(e)],
+                    [a.NotFound('x').status, a.NotFound('x').body, issubclass(a.APIError, Exception)],
+                    issubclass(a.MacroTimeout, Exception),
+                    a.NotFound.__module__,
+                ]
+                """)
+            #expect(
+                result
+                    == .list([
+                        .object([
+                            ("APIError", .string("Exception")), ("NetworkError", .string("APIError")),
+                            ("Timeout", .string("NetworkError")), ("HTTPError", .string("APIError")),
+                            ("NotFound", .string("HTTPError")), ("Unauthorized", .string("HTTPError")),
+                            ("Forbidden", .string("HTTPError")), ("RateLimited", .string("HTTPError")),
+                            ("ParseError", .string("APIError")), ("AuthError", .string("APIError")),
+                            ("OfflineError", .string("APIError")),
+                        ]),
+                        .list([.int(429), .string("https://x/y"), .string("github"), .int(4096), .int(1_700_000_000), .int(30), .string("slow down")]),
+                        .list([.none, .none, .bool(true)]),
+                        .bool(false),
+                        .string("apimacro"),
+                    ]))
+        }
 
-    @Test("apimacro.sleep waits without the GIL: a Python thread runs meanwhile")
-    func sleepReleasesGIL() async throws {
-        let result = try await runPython(
-            """
-            import threading, apimacro
-            state = {'n': 0, 'stop': False}
-            def spin():
-                while not state['stop']:
-                    state['n'] += 1
-            t = threading.Thread(target=spin)
-            t.start()
-            apimacro.sleep(0.3)
-            state['stop'] = True
-            t.join()
-            errors = []
-            for bad in (-1, float('nan'), 'x'):
+        @Test("apimacro.sleep waits without the GIL: a Python thread runs meanwhile")
+        func sleepReleasesGIL() async throws {
+            let result = try await runPython(
+                """
+                import threading, apimacro
+                state = {'n': 0, 'stop': False}
+                def spin():
+                    while not state['stop']:
+                        state['n'] += 1
+                t = threading.Thread(target=spin)
+                t.start()
+                apimacro.sleep(0.3)
+                state['stop'] = True
+                t.join()
+                errors = []
+                for bad in (-1, float('nan'), 'x'):
+                    try:
+                        apimacro.sleep(bad)
+                    except (TypeError, ValueError) as e:
+                        errors.append(type(e).__name__)
+                result = (state['n'] > 10000, errors)
+                """)
+            #expect(result == .tuple([.bool(true), .list([.string("TypeError"), .string("TypeError"), .string("TypeError")])]))
+        }
+
+        @Test("apimacro.output honours the --format setting when the macro does not choose")
+        func defaultFormat() async throws {
+            let result = try await runPython(
+                """
+                import io, _apimacro, apimacro
+                buffer = io.StringIO()
+                old = _apimacro.default_format
+                _apimacro.default_format = 'ndjson'
                 try:
-                    apimacro.sleep(bad)
-                except (TypeError, ValueError) as e:
-                    errors.append(type(e).__name__)
-            result = (state['n'] > 10000, errors)
-            """)
-        #expect(result == .tuple([.bool(true), .list([.string("TypeError"), .string("TypeError"), .string("TypeError")])]))
-    }
-
-    @Test("apimacro.output honours the --format setting when the macro does not choose")
-    func defaultFormat() async throws {
-        let result = try await runPython(
-            """
-            import io, _apimacro, apimacro
-            buffer = io.StringIO()
-            old = _apimacro.default_format
-            _apimacro.default_format = 'ndjson'
-            try:
-                apimacro.output([{'a': 1}, {'a': 2}], file=buffer)
-            finally:
-                _apimacro.default_format = old
-            result = buffer.getvalue()
-            """)
-        #expect(result == .string("{\"a\":1}\n{\"a\":2}\n"))
+                    apimacro.output([{'a': 1}, {'a': 2}], file=buffer)
+                finally:
+                    _apimacro.default_format = old
+                result = buffer.getvalue()
+                """)
+            #expect(result == .string("{\"a\":1}\n{\"a\":2}\n"))
+        }
     }
 }
 
-@Suite("running macros", .serialized)
-struct MacroRunnerTests {
-    func run(_ source: String, _ arguments: [String] = []) async throws -> Int32 {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-runner-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("macro.py")
-        try Data(source.utf8).write(to: file)
-        let host = try await fixture().host
-        return try await onPythonThread { try MacroRunner(host: host).run(file: file, arguments: arguments, name: "macro.py") }
-    }
+extension EmbeddedPython {
+    @Suite("running macros", .serialized)
+    struct MacroRunnerTests {
+        func run(_ source: String, _ arguments: [String] = []) async throws -> Int32 {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-runner-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("macro.py")
+            try Data(source.utf8).write(to: file)
+            let host = try await fixture().host
+            return try await onPythonThread { try MacroRunner(host: host).run(file: file, arguments: arguments, name: "macro.py") }
+        }
 
-    @Test("exit codes: success, raise, sys.exit(n), sys.exit(None), sys.exit('message'), main() returning n")
-    func exitCodes() async throws {
-        #expect(try await run("x = 1") == 0)
-        #expect(try await run("raise ValueError('boom')") == 1)
-        #expect(try await run("import sys\nsys.exit(3)") == 3)
-        #expect(try await run("import sys\nsys.exit(None)") == 0)
-        #expect(try await run("import sys\nsys.exit('bye')") == 1)
-        #expect(try await run("def main():\n    return 4") == 4)
-        #expect(try await run("syntax error here(") == 1)
-    }
+        @Test("exit codes: success, raise, sys.exit(n), sys.exit(None), sys.exit('message'), main() returning n")
+        func exitCodes() async throws {
+            #expect(try await run("x = 1") == 0)
+            #expect(try await run("raise ValueError('boom')") == 1)
+            #expect(try await run("import sys\nsys.exit(3)") == 3)
+            #expect(try await run("import sys\nsys.exit(None)") == 0)
+            #expect(try await run("import sys\nsys.exit('bye')") == 1)
+            #expect(try await run("def main():\n    return 4") == 4)
+            #expect(try await run("syntax error here(") == 1)
+        }
 
-    @Test("main() receives typed arguments; a guarded main() is not called twice")
-    func mainArguments() async throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-main-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: out) }
-        let macro = """
-            def main(user: str, limit: int = 5):
-                with open(\(try pythonLiteral(out.path)), 'a') as f:
-                    f.write(f'{user!r} {limit!r}\\n')
-            """
-        #expect(try await run(macro, ["octocat", "--limit", "2"]) == 0)
-        #expect(try await run(macro + "\nif __name__ == '__main__':\n    main('guarded', 1)") == 0)
-        #expect(try await run(macro, ["octocat", "--limit", "x"]) == 2)
-        #expect(try String(contentsOf: out, encoding: .utf8) == "'octocat' 2\n'guarded' 1\n")
-    }
+        @Test("main() receives typed arguments; a guarded main() is not called twice")
+        func mainArguments() async throws {
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-main-\(UUID().uuidString).txt")
+            defer { try? FileManager.default.removeItem(at: out) }
+            let macro = """
+                def main(user: str, limit: int = 5):
+                    with open(\(try pythonLiteral(out.path)), 'a') as f:
+                        f.write(f'{user!r} {limit!r}\\n')
+                """
+            #expect(try await run(macro, ["octocat", "--limit", "2"]) == 0)
+            #expect(try await run(macro + "\nif __name__ == '__main__':\n    main('guarded', 1)") == 0)
+            #expect(try await run(macro, ["octocat", "--limit", "x"]) == 2)
+            #expect(try String(contentsOf: out, encoding: .utf8) == "'octocat' 2\n'guarded' 1\n")
+        }
 
-    @Test("a missing macro file is a usage error")
-    func missingFile() async throws {
-        let host = try await fixture().host
-        #expect(throws: MacroError.self) {
-            _ = try MacroRunner(host: host).run(
-                file: URL(fileURLWithPath: "/nonexistent/macro.py"), arguments: [], name: "macro.py")
+        @Test("a missing macro file is a usage error")
+        func missingFile() async throws {
+            let host = try await fixture().host
+            #expect(throws: MacroError.self) {
+                _ = try MacroRunner(host: host).run(
+                    file: URL(fileURLWithPath: "/nonexistent/macro.py"), arguments: [], name: "macro.py")
+            }
         }
     }
 }

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Settings of the Instagram v1 client (SPEC §2).
+public struct InstagramConfiguration: Sendable {
+    /// `APIMACRO_INSTAGRAM_URL`, default `https://api.instagram.com/v1`.
+    public var baseURL: String
+    /// `APIMACRO_INSTAGRAM_TOKEN`, else the stored login.
+    public var token: Secret?
+    /// Where the token came from, for `auth status` (`env`, `login`).
+    public var tokenSource: String?
+    /// `APIMACRO_INSTAGRAM_CLIENT_ID`: the registered app's client id (needed to log in).
+    public var clientID: String?
+    /// `APIMACRO_INSTAGRAM_REDIRECT_URI`: the registered redirect URI. Default `http://127.0.0.1:8765/callback`.
+    public var redirectURI: String
+    /// `APIMACRO_INSTAGRAM_AUTHORIZE_URL`; default: the base URL without `/v1`, plus `/oauth/authorize/`.
+    public var authorizeURL: String
+    public var timeout: Double
+    public var maxWait: Double
+
+    public static let defaultBaseURL = "https://api.instagram.com/v1"
+    public static let defaultRedirectURI = "http://127.0.0.1:8765/callback"
+
+    public init(
+        baseURL: String = InstagramConfiguration.defaultBaseURL, token: Secret? = nil, tokenSource: String? = nil,
+        clientID: String? = nil, redirectURI: String = InstagramConfiguration.defaultRedirectURI, authorizeURL: String? = nil,
+        timeout: Double = 30, maxWait: Double = 60
+    ) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.token = token
+        self.tokenSource = tokenSource
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        let root = self.baseURL.hasSuffix("/v1") ? String(self.baseURL.dropLast(3)) : self.baseURL
+        self.authorizeURL = authorizeURL ?? root + "/oauth/authorize/"
+        self.timeout = timeout
+        self.maxWait = maxWait
+    }
+
+    /// Reads SPEC §2's variables; the stored login is the fallback token.
+    public static func fromEnvironment(
+        _ environment: [String: String], storedToken: Secret?, timeout: Double = 30, maxWait: Double = 60
+    ) -> InstagramConfiguration {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let envToken = value("APIMACRO_INSTAGRAM_TOKEN").map(Secret.init)
+        return InstagramConfiguration(
+            baseURL: value("APIMACRO_INSTAGRAM_URL") ?? defaultBaseURL, token: envToken ?? storedToken,
+            tokenSource: envToken != nil ? "env APIMACRO_INSTAGRAM_TOKEN" : (storedToken != nil ? "stored login" : nil),
+            clientID: value("APIMACRO_INSTAGRAM_CLIENT_ID"), redirectURI: value("APIMACRO_INSTAGRAM_REDIRECT_URI") ?? defaultRedirectURI,
+            authorizeURL: value("APIMACRO_INSTAGRAM_AUTHORIZE_URL"), timeout: timeout, maxWait: maxWait)
+    }
+
+    /// The OAuth implicit-grant flow for this app, or `AuthError` when no client id is configured.
+    public func loginFlow() throws -> OAuthImplicitFlow {
+        guard let clientID else {
+            throw APIError(
+                .auth, "set APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values to log in",
+                api: "instagram")
+        }
+        return OAuthImplicitFlow(authorizeURL: authorizeURL, clientID: clientID, redirectURI: redirectURI, name: "instagram")
+    }
+
+    /// The pipeline configuration: the token travels as `access_token`, as v1 requires.
+    public var client: ClientConfiguration {
+        ClientConfiguration(
+            name: "instagram", baseURL: baseURL, credential: token.map { .query(name: "access_token", value: $0) },
+            defaultHeaders: [("Accept", "application/json")], timeout: timeout, maxWait: maxWait,
+            errorMessage: InstagramEnvelope.message,
+            errorKind: { response in
+                InstagramEnvelope.kind(
+                    errorType: JSONPath.string(in: response.body, path: ["meta", "error_type"]),
+                    code: JSONPath.string(in: response.body, path: ["meta", "code"]).flatMap { Int($0) })
+            })
+    }
+}
+
+/// The Instagram v1 client.
+public final class InstagramClient: Sendable {
+    public let api: APIClient
+    public let configuration: InstagramConfiguration
+
+    public init(configuration: InstagramConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+        self.configuration = configuration
+        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor)
+    }
+
+    /// v1 lists link pages with `pagination.next_url` in the body.
+    public static let pagination = Pagination.nextURL(path: InstagramEnvelope.nextURLPath)
+
+    /// Whether a token is set (from the environment or a login).
+    public var loggedIn: Bool { api.credential != nil }
+
+    /// Uses `token` from now on (after a login).
+    public func setToken(_ token: Secret?) {
+        api.setCredential(token.map { .query(name: "access_token", value: $0) })
+    }
+
+    /// `AuthError` unless a token is set.
+    public func requireToken() throws {
+        guard loggedIn else {
+            throw APIError(
+                .auth, "instagram needs a login: run `apimacro login instagram`, or set APIMACRO_INSTAGRAM_TOKEN",
+                api: "instagram")
+        }
+    }
+
+    /// Sends one endpoint's request (a token is required).
+    public func send(_ request: Request) async throws -> Response {
+        try requireToken()
+        return try await api.send(request)
+    }
+
+    /// The OAuth flow for this app, or `AuthError` when no client id is configured.
+    public func loginFlow() throws -> OAuthImplicitFlow {
+        try configuration.loginFlow()
+    }
+}

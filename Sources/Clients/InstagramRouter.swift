@@ -1,0 +1,63 @@
+/// The Instagram v1 endpoints apimacro knows, one case each.
+public enum InstagramRouter: Sendable {
+    /// `GET users/self`.
+    case me
+    /// `GET users/self/followed-by` (a list).
+    case followedBy
+    /// `GET users/self/follows` (a list).
+    case follows
+    /// `GET users/{id}/media/recent` (a list).
+    case recentMedia(userID: String)
+    /// `GET {path}` relative to the base URL.
+    case get(path: String, parameters: [(String, String)])
+
+    /// The request for this endpoint; a user id is one escaped path segment.
+    public var request: Request {
+        switch self {
+        case .me: Request("GET", "/users/self")
+        case .followedBy: Request("GET", "/users/self/followed-by")
+        case .follows: Request("GET", "/users/self/follows")
+        case .recentMedia(let userID): Request("GET", "/users/\(FormEncoding.pathSegment(userID))/media/recent")
+        case .get(let path, let parameters): Request("GET", path, query: parameters)
+        }
+    }
+
+    /// The first page's request, asking for `min(limit, 100)` items.
+    public func firstPage(limit: Int?) -> Request {
+        var request = self.request
+        if let limit, !request.query.contains(where: { $0.0 == "count" }) {
+            request.query.append(("count", String(min(100, max(1, limit)))))
+        }
+        return request
+    }
+}
+
+/// Instagram v1's envelope: `{"meta": {"code", "error_type", "error_message"}, "data", "pagination": {"next_url"}}`.
+public enum InstagramEnvelope {
+    /// Where a page's items and the next page are.
+    public static let dataPath = ["data"]
+    public static let nextURLPath = ["pagination", "next_url"]
+
+    /// The exception kind for a `meta.error_type`.
+    public static func kind(errorType: String?, code: Int?) -> APIError.Kind? {
+        switch errorType {
+        case "OAuthAccessTokenException", "OAuthPermissionsException", "OAuthException": return .unauthorized
+        case "OAuthRateLimitException": return .rateLimited
+        case "APINotFoundError": return .notFound
+        case .some: return .http
+        case .none: return code.map { $0 == 200 ? nil : .http } ?? nil
+        }
+    }
+
+    /// `meta.error_type: meta.error_message`, for error messages.
+    public static func message(_ response: Response) -> String? {
+        let type = JSONPath.string(in: response.body, path: ["meta", "error_type"])
+        let text = JSONPath.string(in: response.body, path: ["meta", "error_message"])
+        switch (type, text) {
+        case let (type?, text?): return "\(type): \(text)"
+        case let (nil, text?): return text
+        case let (type?, nil): return type
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Clients
+import Foundation
+import PythonBridge
+
+/// `apimacro.instagram`: the v1 API of SPEC §3 and its OAuth login.
+final class InstagramBinding {
+    let client: InstagramClient
+    let decoder: JSONDecoding
+    let iterators: NativeClass<PageState>
+    let store: CredentialStore
+    /// A stored-token problem (say, a file others can read) reported when a call needs the token.
+    let storeProblem: APIError?
+    /// The `state` of an `authorize_url()` made in this session.
+    private var pendingState: String?
+
+    init(client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore, storeProblem: APIError?) {
+        self.client = client
+        self.decoder = decoder
+        self.iterators = iterators
+        self.store = store
+        self.storeProblem = storeProblem
+    }
+
+    func requireToken() throws {
+        if !client.loggedIn, let storeProblem { throw storeProblem }
+        try client.requireToken()
+    }
+
+    /// The envelope's `data`, after checking `meta.code` (GIL held).
+    func data(of payload: PyRef, response: Response) throws -> PyRef {
+        guard let meta = try? payload.item("meta"), let data = try? payload.item("data") else {
+            PythonRaise.clear()
+            throw APIError(
+                .parse, "\(response.url) did not answer with the v1 envelope (meta, data)", status: response.status,
+                url: response.url, api: "instagram", body: response.text)
+        }
+        if let code = try? meta.item("code"), case .int(let value) = (try? PythonValue(python: code)) ?? .none, value != 200 {
+            let type = (try? meta.item("error_type")).flatMap { try? $0?.str() }
+            let message = (try? meta.item("error_message")).flatMap { try? $0?.str() } ?? "meta.code \(value)"
+            throw APIError(
+                InstagramEnvelope.kind(errorType: type, code: value) ?? .http, "\(response.url): \(type.map { "\($0): " } ?? "")\(message)",
+                status: value, url: response.url, api: "instagram", body: response.text)
+        }
+        return data
+    }
+
+    func fetch(_ route: InstagramRouter) throws -> PyRef {
+        try requireToken()
+        let client = self.client
+        let response = try withoutGIL { try await client.send(route.request) }
+        return try data(of: decoder.decode(response, api: "instagram"), response: response)
+    }
+
+    func iterate(_ route: InstagramRouter, limit: Int?) throws -> PyRef {
+        try requireToken()
+        return try iterators.instance(
+            PageState(
+                client: client.api, first: route.firstPage(limit: limit), pagination: InstagramClient.pagination, limit: limit,
+                decoder: decoder,
+                items: { payload in
+                    guard let data = try? payload.item("data") else {
+                        PythonRaise.clear()
+                        throw APIError(.parse, "an Instagram page without `data`", api: "instagram")
+                    }
+                    return data
+                },
+                nextURL: { payload in
+                    guard let pagination = try? payload.item("pagination"), let next = try? pagination.item("next_url"),
+                        !next.isNone
+                    else {
+                        PythonRaise.clear()
+                        return nil
+                    }
+                    return try next.str()
+                }))
+    }
+
+    /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
+    func authorizeURL(state: String?) throws -> String {
+        let flow = try client.loginFlow()
+        let state = state ?? OAuthImplicitFlow.newState()
+        pendingState = state
+        return flow.authorizationURL(state: state)
+    }
+
+    /// `complete_login(redirect_url)`: checks the redirect, stores the token (mode 0600), uses it from now on.
+    func completeLogin(redirect: String) throws {
+        let flow = try client.loginFlow()
+        let expected = try pendingState ?? flow.takePendingState(for: "instagram", in: store.home)
+        let token = try flow.complete(redirect: redirect, expectedState: expected)
+        pendingState = nil
+        try store.save(token, for: "instagram", kind: "access_token")
+        client.setToken(token)
+    }
+
+    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>) throws {
+        let binding = InstagramBinding(
+            client: runtime.instagram, decoder: decoder, iterators: iterators, store: runtime.credentials,
+            storeProblem: runtime.credentialProblem)
+        let builder = NativeClass<InstagramBinding>(
+            name: "Instagram", module: "apimacro",
+            doc: "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`).")
+        try builder.method("authorize_url", doc: "authorize_url(state=None) -> str\n\nThe OAuth2 URL (response_type=token) to open in a browser.") { binding, arguments in
+            let slots = try arguments.bind("authorize_url", ["state"])
+            let state = try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url") }
+            return try PyRef(string: binding.authorizeURL(state: state))
+        }
+        try builder.method(
+            "complete_login", doc: "complete_login(redirect_url)\n\nStores the access_token from the redirect URL's fragment; AuthError on error= or a state mismatch."
+        ) { binding, arguments in
+            let slots = try arguments.bind("complete_login", ["redirect_url"], required: 1)
+            try binding.completeLogin(redirect: Arguments.string(slots[0], "redirect_url", in: "complete_login"))
+            return .none
+        }
+        try builder.property("logged_in", doc: "Whether a token is set.") { .bool($0.client.loggedIn) }
+        try builder.method("me", doc: "me() -> dict\n\nGET users/self.") { binding, _ in try binding.fetch(.me) }
+        try builder.method("followed_by", doc: "followed_by(limit=None) -> iterator of users") { binding, arguments in
+            let slots = try arguments.bind("followed_by", ["limit"])
+            return try binding.iterate(.followedBy, limit: Arguments.limit(slots[0], in: "followed_by"))
+        }
+        try builder.method("follows", doc: "follows(limit=None) -> iterator of users") { binding, arguments in
+            let slots = try arguments.bind("follows", ["limit"])
+            return try binding.iterate(.follows, limit: Arguments.limit(slots[0], in: "follows"))
+        }
+        try builder.method(
+            "recent_media", doc: "recent_media(user_id='self', limit=None) -> iterator of media dicts (filter, link, images, caption, …)"
+        ) { binding, arguments in
+            let slots = try arguments.bind("recent_media", ["user_id", "limit"])
+            let user = try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: "recent_media") } ?? "self"
+            return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[1], in: "recent_media"))
+        }
+        try builder.method("get", doc: "get(path, params=None) -> the `data` member of the envelope") { binding, arguments in
+            let slots = try arguments.bind("get", ["path", "params"], required: 1)
+            return try binding.fetch(.get(path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get")))
+        }
+        try builder.method("__repr__") { binding, _ in
+            try PyRef(string: "<apimacro.instagram \(binding.client.configuration.baseURL) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>")
+        }
+        try builder.build()
+        try module.set("instagram", builder.instance(binding))
+    }
+}
+
+/// `apimacro.shortener`: Google URL Shortener v1 (SPEC §3).
+enum ShortenerBinding {
+    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding) throws {
+        let builder = NativeClass<ShortenerClient>(
+            name: "Shortener", module: "apimacro", doc: "Google URL Shortener v1 (key from APIMACRO_SHORTENER_KEY).")
+        try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") { client, arguments in
+            let slots = try arguments.bind("shorten", ["long_url"], required: 1)
+            let url = try Arguments.string(slots[0], "long_url", in: "shorten")
+            try ShortenerClient.validate(url, argument: "shorten() long_url")
+            let response = try withoutGIL { try await client.shorten(url) }
+            return try decoder.decode(response, api: "shortener")
+        }
+        try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") { client, arguments in
+            let slots = try arguments.bind("expand", ["short_url"], required: 1)
+            let url = try Arguments.string(slots[0], "short_url", in: "expand")
+            try ShortenerClient.validate(url, argument: "expand() short_url")
+            let response = try withoutGIL { try await client.expand(url) }
+            return try decoder.decode(response, api: "shortener")
+        }
+        try builder.method("__repr__") { client, _ in
+            try PyRef(string: "<apimacro.shortener \(client.configuration.baseURL) (\(client.api.credential == nil ? "no key" : "key set"))>")
+        }
+        try builder.build()
+        try module.set("shortener", builder.instance(runtime.shortener))
+    }
+}

@@ -1,0 +1,116 @@
+import Clients
+import Foundation
+
+/// `apimacro login`, `logout` and `auth status`: getting, storing and
+/// describing credentials without ever printing one.
+public struct Logins: Sendable {
+    let settings: Settings
+    let store: CredentialStore
+
+    public init(settings: Settings) {
+        self.settings = settings
+        store = CredentialStore(home: settings.home)
+    }
+
+    /// The clients `login` knows.
+    public static let loginNames = ["instagram", "shortener"]
+
+    /// One line of `auth status`.
+    public struct Status: Sendable, Equatable {
+        public let name: String
+        /// Where the credential comes from (`env APIMACRO_GITHUB_TOKEN`, `stored login`), or nil for none.
+        public let source: String?
+        /// A problem reading it, if any.
+        public let problem: String?
+    }
+
+    /// Which clients have credentials and where from.
+    public func status() -> [Status] {
+        let environment = settings.environment
+        func env(_ names: String...) -> String? {
+            names.first { !(environment[$0] ?? "").isEmpty }.map { "env \($0)" }
+        }
+        func stored(_ name: String) -> (String?, String?) {
+            do {
+                return (try store.token(for: name) != nil ? "stored login (\(store.path.path))" : nil, nil)
+            } catch {
+                return (nil, String(describing: error))
+            }
+        }
+        let instagram = stored("instagram")
+        let shortener = stored("shortener")
+        return [
+            Status(name: "github", source: env("APIMACRO_GITHUB_TOKEN", "GITHUB_TOKEN"), problem: nil),
+            Status(name: "instagram", source: env("APIMACRO_INSTAGRAM_TOKEN") ?? instagram.0, problem: instagram.1),
+            Status(name: "shortener", source: env("APIMACRO_SHORTENER_KEY") ?? shortener.0, problem: shortener.1),
+        ]
+    }
+
+    /// Removes a stored credential; false when there was none.
+    public func logout(_ name: String) throws -> Bool {
+        try store.remove(name)
+    }
+
+    /// How `login` gets the redirect.
+    public enum Mode: Sendable {
+        /// The user pastes the redirect URL (read by `prompt`; nil means "later, with --redirect-url").
+        case paste
+        /// The redirect URL given on the command line (completes an earlier `login`).
+        case redirectURL(String)
+        /// Serve the redirect URI on 127.0.0.1:port and catch the fragment.
+        case listen(port: Int)
+    }
+
+    /// Logs in to `name`. `say` prints a line for the user; `prompt` reads one.
+    public func login(
+        _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+    ) async throws {
+        switch name {
+        case "instagram":
+            try await loginInstagram(mode: mode, say: say, prompt: prompt)
+        case "shortener":
+            say("Paste your Google API key (it is stored in \(store.path.path), mode 0600):")
+            guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
+                throw APIError(.auth, "no key given; nothing stored")
+            }
+            try store.save(Secret(key), for: "shortener", kind: "api_key")
+            say("shortener: key stored.")
+        default:
+            throw MacroError("no login for '\(name)': apimacro can log in to \(Logins.loginNames.joined(separator: ", ")); github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN")
+        }
+    }
+
+    private func loginInstagram(mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
+        let configuration = InstagramConfiguration.fromEnvironment(settings.environment, storedToken: nil)
+        var flow = try configuration.loginFlow()
+        let token: Secret
+        switch mode {
+        case .redirectURL(let redirect):
+            let expected = try flow.takePendingState(for: "instagram", in: settings.home)
+            token = try flow.complete(redirect: redirect, expectedState: expected)
+        case .listen(let port):
+            let listener = try LoopbackListener(port: port)
+            defer { listener.close() }
+            flow.redirectURI = "http://127.0.0.1:\(listener.port)/callback"
+            let state = OAuthImplicitFlow.newState()
+            say("Open this URL in a browser and allow access (waiting up to 5 minutes on 127.0.0.1:\(listener.port)):")
+            say(flow.authorizationURL(state: state))
+            let redirect = try await listener.waitForRedirect(timeout: 300, callbackPath: "/callback")
+            token = try flow.complete(redirect: redirect, expectedState: state)
+        case .paste:
+            let state = OAuthImplicitFlow.newState()
+            try flow.savePendingState(state, for: "instagram", in: settings.home)
+            say("Open this URL in a browser and allow access:")
+            say(flow.authorizationURL(state: state))
+            say("Then paste the address your browser was sent to (or run: apimacro login instagram --redirect-url URL):")
+            guard let line = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
+                say("No address given; finish later with: apimacro login instagram --redirect-url URL")
+                return
+            }
+            _ = try flow.takePendingState(for: "instagram", in: settings.home)
+            token = try flow.complete(redirect: line, expectedState: state)
+        }
+        try store.save(token, for: "instagram", kind: "access_token")
+        say("instagram: logged in; the token is stored in \(store.path.path) (mode 0600).")
+    }
+}

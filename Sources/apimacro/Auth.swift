@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import MacroRuntime
+
+/// `apimacro login NAME [--redirect-url URL | --listen PORT]`.
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log in to an API and store its token under $APIMACRO_HOME (mode 0600).",
+        discussion: """
+            instagram: prints the OAuth2 authorize URL (response_type=token), then either reads the
+            address your browser was redirected to (pasted, or --redirect-url URL), or with --listen PORT
+            serves the redirect URI on 127.0.0.1:PORT and catches the token itself. Needs
+            APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI for the paste flow).
+            shortener: reads an API key from standard input.
+            """)
+
+    @Argument(help: "The client: instagram or shortener.")
+    var name: String
+
+    @Option(help: ArgumentHelp("The address the browser was redirected to, to finish a login.", valueName: "url"))
+    var redirectURL: String?
+
+    @Option(help: ArgumentHelp("Serve the redirect on 127.0.0.1:PORT and wait for it (0: any free port).", valueName: "port"))
+    var listen: Int?
+
+    func validate() throws {
+        if redirectURL != nil, listen != nil { throw ValidationError("give --redirect-url or --listen, not both") }
+        if let listen, !(0...65535).contains(listen) { throw ValidationError("--listen needs a port from 0 to 65535") }
+    }
+
+    func run() async throws {
+        let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
+        try await Logins(settings: Settings()).login(
+            name, mode: mode,
+            say: { line in
+                // Unbuffered, so a test or a script reading our output sees the URL at once.
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            },
+            prompt: { readLine() })
+    }
+}
+
+/// `apimacro logout NAME`.
+struct Logout: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove a stored token.")
+
+    @Argument(help: "The client: instagram or shortener.")
+    var name: String
+
+    func run() throws {
+        let removed = try Logins(settings: Settings()).logout(name)
+        print(removed ? "\(name): logged out (stored token removed)." : "\(name): no stored token.")
+    }
+}
+
+/// `apimacro auth status`.
+struct Auth: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self])
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Which clients have credentials, and where from.")
+
+        func run() throws {
+            for line in Logins(settings: Settings()).status() {
+                let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
+                print("\(line.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(state)\(line.problem.map { " — \($0)" } ?? "")")
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `apimacro login`, `logout` and `auth status` as a user runs them.
+@Suite("login, logout and auth status", .serialized)
+struct LoginTests {
+    func environment(_ server: TestServer, home: URL) -> [String: String] {
+        [
+            "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
+        ]
+    }
+
+    /// A tiny blocking HTTP/1.1 client for the "browser" side (raw sockets: no redirect following).
+    static func http(_ method: String, _ url: String, body: String = "") throws -> (status: Int, headers: [String: String], body: String) {
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+            throw URLError(.badURL)
+        }
+        let path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+            + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw URLError(.cannotConnectToHost) }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        if !body.isEmpty {
+            request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+        }
+        request += "\r\n" + body
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts.first?.components(separatedBy: "\r\n") ?? []
+        let status = head.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            let pair = line.split(separator: ":", maxSplits: 1)
+            if pair.count == 2 { headers[pair[0].lowercased()] = pair[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test("login --listen: the test plays the browser; the token is stored 0600 and used by a macro")
+    func listenFlow() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: ["me.py": "from apimacro import instagram\nprint(instagram.logged_in, instagram.me()['username'])\n"])
+        defer { space.remove() }
+        let home = space.url.appendingPathComponent("home")
+        let outFile = space.url.appendingPathComponent("login-out.txt")
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = ["login", "instagram", "--listen", "0"]
+        process.environment = Binary.environment(environment(server, home: home), home: space.url)
+        process.standardOutput = try FileHandle(forWritingTo: outFile)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Wait for the authorize URL on the login's stdout.
+        var authorize: String?
+        for _ in 0..<100 where authorize == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            let text = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
+            authorize = text.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init)
+        }
+        let url = try #require(authorize)
+        #expect(url.contains("response_type=token") && url.contains("client_id=test-client"))
+        // The "browser": the provider redirects with the token in the fragment…
+        let provider = try await runBlocking { try Self.http("GET", url) }
+        #expect(provider.status == 302)
+        let location = try #require(provider.headers["location"])
+        let fragment = try #require(location.split(separator: "#", maxSplits: 1).last.map(String.init))
+        let callback = String(location.split(separator: "#")[0])
+        // …the callback page is loaded (its script would post the fragment)…
+        let page = try await runBlocking { try Self.http("GET", callback) }
+        #expect(page.status == 200 && page.body.contains("location.hash"))
+        // …and the fragment is posted back.
+        let origin = callback.components(separatedBy: "/callback")[0]
+        let encoded = fragment.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? fragment
+        let posted = try await runBlocking { try Self.http("POST", origin + "/token", body: "fragment=\(encoded)&query=") }
+        #expect(posted.status == 200)
+        try await runBlocking { process.waitUntilExit() }
+        #expect(process.terminationStatus == 0)
+        let store = home.appendingPathComponent("credentials.json")
+        let mode = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let macro = try await space.run("run", "me.py", environment: environment(server, home: home))
+        #expect(macro.stdout == "True shayne\n", "\(macro.stderr)")
+        let status = try await space.run("auth", "status", environment: environment(server, home: home))
+        #expect(status.stdout.contains("instagram  credentials from stored login"))
+        #expect(status.stdout.contains("github     no credentials"))
+        #expect(!status.stdout.contains("ig-token-1"))
+        let logout = try await space.run("logout", "instagram", environment: environment(server, home: home))
+        #expect(logout.stdout == "instagram: logged out (stored token removed).\n")
+        let after = try await space.run("run", "me.py", environment: environment(server, home: home))
+        #expect(after.status == 1)
+        #expect(after.stderr.contains("apimacro.AuthError: instagram needs a login"))
+        try await server.shutdown()
+    }
+
+    @Test("login then --redirect-url completes the paste flow; a state mismatch and access_denied are refused")
+    func pasteFlow() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let home = space.url.appendingPathComponent("home")
+        let env = environment(server, home: home)
+        let start = try await space.run("login", "instagram", environment: env)
+        #expect(start.status == 0)
+        let url = try #require(start.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init))
+        let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
+        let wrong = try await space.run(
+            "login", "instagram", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=ig-token-1&state=forged", environment: env)
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("state mismatch"))
+        _ = try await space.run("login", "instagram", environment: env)
+        let denied = try await space.run(
+            "login", "instagram", "--redirect-url",
+            "http://127.0.0.1:8765/callback?error=access_denied&error_reason=user_denied&error_description=The+user+denied+your+request.",
+            environment: env)
+        #expect(denied.status == 2)
+        #expect(denied.stderr.contains("access_denied"))
+        let again = try await space.run("login", "instagram", environment: env)
+        let newState = try #require(
+            again.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.flatMap { URLComponents(string: String($0))?.queryItems?.first { $0.name == "state" }?.value })
+        #expect(newState != state)
+        let done = try await space.run(
+            "login", "instagram", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=ig-token-1&state=\(newState)", environment: env)
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.contains("instagram: logged in"))
+        try await server.shutdown()
+    }
+
+    @Test("a token file others can read is refused with the chmod to run")
+    func insecureTokenFile() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: ["me.py": "from apimacro import instagram\ninstagram.me()\n"])
+        defer { space.remove() }
+        let home = space.url.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let store = home.appendingPathComponent("credentials.json")
+        try Data(#"{"instagram": {"token": "ig-token-1", "kind": "access_token", "obtained_at": 0}}"#.utf8).write(to: store)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: store.path)
+        let result = try await space.run("run", "me.py", environment: environment(server, home: home))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("chmod 600"), "\(result.stderr)")
+        #expect(!result.stderr.contains("ig-token-1"))
+        let status = try await space.run("auth", "status", environment: environment(server, home: home))
+        #expect(status.stdout.contains("chmod 600"))
+        try await server.shutdown()
+    }
+}
