@@ -11,14 +11,23 @@ struct ExampleTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []).filter { $0.hasSuffix(".py") }.sorted()
     }
 
+    /// Every client pointed at the loopback server, with test credentials.
+    static func environment(_ server: TestServer) -> [String: String] {
+        [
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
+            "APIMACRO_INSTAGRAM_TOKEN": "ig-token-1", "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
+            "APIMACRO_SHORTENER_KEY": "AIza-test-key",
+        ]
+    }
+
     @Test("every example runs against the loopback server and prints JSON rows", arguments: offlineExamples)
     func example(name: String) async throws {
         let server = try await TestServer.start()
         let space = try Workspace()
         defer { space.remove() }
         let result = try await space.run(
-            "run", "--format", "json", Self.examples.appendingPathComponent(name).path,
-            environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+            "run", "--format", "json", Self.examples.appendingPathComponent(name).path, environment: Self.environment(server),
+            stdin: "https://example.com/from-stdin\n")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
@@ -31,7 +40,7 @@ struct ExampleTests {
         defer { space.remove() }
         let result = try await Binary.run(
             ["run", "--format", "csv", Self.examples.appendingPathComponent(name).path] + arguments, in: space.url,
-            environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+            environment: Self.environment(server))
         try await server.shutdown()
         return result
     }
@@ -74,5 +83,33 @@ struct ExampleTests {
         defer { space.remove() }
         let result = try await space.run("run", "--format", "table", Self.examples.appendingPathComponent("hello.py").path, "--name", "Ada", "--times", "2")
         #expect(result.stdout == "n  greeting       length\n-  -------------  ------\n1  Hello, Ada!         3\n2  Bonjour, Ada!       3\n")
+    }
+
+    @Test("instagram-friends lists followers with their pictures")
+    func instagramFriends() async throws {
+        let result = try await runExample("instagram-friends.py", "--limit", "30")
+        let rows = result.stdout.split(separator: "\n")
+        #expect(rows.first == "username,name,picture")
+        #expect(rows.count == 31, "\(result.stderr)")
+        #expect(rows.dropFirst().allSatisfy { $0.contains("http") })
+    }
+
+    @Test("instagram-filters prints a histogram of all 41 photos' filters")
+    func instagramFilters() async throws {
+        let result = try await runExample("instagram-filters.py")
+        let counts = result.stdout.split(separator: "\n").dropFirst().compactMap { Int($0.split(separator: ",")[1]) }
+        #expect(counts.reduce(0, +) == 41, "\(result.stdout)\(result.stderr)")
+        #expect(counts == counts.sorted(by: >))
+    }
+
+    @Test("shorten round-trips every URL; a string that is not a URL is skipped")
+    func shorten() async throws {
+        let result = try await runExample("shorten.py", "https://example.com/a", "http://www.google.com/", "not a url")
+        let rows = result.stdout.split(separator: "\n")
+        try #require(rows.count == 4, "\(result.stdout)\(result.stderr)")
+        #expect(rows[1].hasPrefix("https://example.com/a,https://goo.gl/") && rows[1].hasSuffix(",ok"))
+        #expect(rows[2].hasPrefix("http://www.google.com/,https://goo.gl/") && rows[2].hasSuffix(",ok"))
+        #expect(rows[3].hasPrefix("not a url,,\"skipped: shorten() long_url must be an absolute http(s) URL"))
+        #expect(result.status == 1, "a skipped URL makes the run fail, so scripts notice")
     }
 }
