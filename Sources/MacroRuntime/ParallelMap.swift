@@ -69,32 +69,41 @@ enum ParallelMap {
 
     /// Runs the calls with at most `concurrency` in flight; after the first
     /// error no new call starts, and it is thrown once the others finish.
+    /// Results are collected as (index, response) pairs and put in input
+    /// order at the end.
     static func run(_ calls: [ParallelCall], concurrency: Int) async throws -> [Response] {
-        var results = [Response?](repeating: nil, count: calls.count)
+        var collected: [(index: Int, response: Response)] = []
+        collected.reserveCapacity(calls.count)
         var firstError: (any Error)?
         await withTaskGroup(of: (Int, Result<Response, any Error>).self) { group in
-            var launched = 0
-            func launch() {
-                let index = launched
-                let call = calls[index]
-                group.addTask {
-                    do { return (index, .success(try await call.run())) } catch { return (index, .failure(error)) }
-                }
-                launched += 1
+            var next = 0
+            while next < min(concurrency, calls.count) {
+                group.addTask { [index = next, call = calls[next]] in await outcome(index, call) }
+                next += 1
             }
-            while launched < min(concurrency, calls.count) { launch() }
             while let (index, result) = await group.next() {
                 switch result {
-                case .success(let response): results[index] = response
+                case .success(let response): collected.append((index, response))
                 case .failure(let error): if firstError == nil { firstError = error }
                 }
-                if firstError == nil, launched < calls.count, !Task.isCancelled { launch() }
+                if firstError == nil, next < calls.count, !Task.isCancelled {
+                    group.addTask { [index = next, call = calls[next]] in await outcome(index, call) }
+                    next += 1
+                }
             }
         }
         if let firstError { throw firstError }
         try Task.checkCancellation()
-        let responses = results.compactMap { $0 }
-        guard responses.count == calls.count else { throw CancellationError() }
-        return responses
+        guard collected.count == calls.count else { throw CancellationError() }
+        return collected.sorted { $0.index < $1.index }.map(\.response)
+    }
+
+    /// One call's result, never thrown: the group keeps going until it decides to stop.
+    private static func outcome(_ index: Int, _ call: ParallelCall) async -> (Int, Result<Response, any Error>) {
+        do {
+            return (index, .success(try await call.run()))
+        } catch {
+            return (index, .failure(error))
+        }
     }
 }

@@ -239,6 +239,19 @@ extension EmbeddedPython {
                     ]))
         }
 
+        @Test("a wide native fan-out: 2,000 calls, 32 in flight, in order (a release-build crash once lived here)")
+        func wideFanOut() async throws {
+            let result = try await runPython(
+                """
+                import apimacro
+                from apimacro import github
+                logins = ['user%d' % (i % 50) for i in range(2000)]
+                users = apimacro.map(github.user, logins, concurrency=32)
+                result = [len(users), [u['login'] for u in users] == logins]
+                """)
+            #expect(result == .list([.int(2000), .bool(true)]))
+        }
+
         @Test("plain Python threads calling github.user run concurrently")
         func pythonThreads() async throws {
             let result = try await runPython(
