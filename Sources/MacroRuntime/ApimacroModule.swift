@@ -15,7 +15,7 @@ enum ApimacroModule {
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
         try module.exec(exceptionSource)
         try module.exec(helperSource)
-        let decoder = try JSONDecoding()
+        let decoder = JSONDecoding()
         let parallel = ParallelMethods()
         let iterators = try PageIteratorClass.make()
         try GitHubBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)

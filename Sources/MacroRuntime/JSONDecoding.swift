@@ -4,18 +4,19 @@ import PythonBridge
 /// Turns JSON response bodies into Python objects with CPython's own C
 /// decoder (`json.loads` on the bytes): no intermediate Swift tree, and
 /// measured in Benchmarks/ against `json.loads` and `orjson`.
-struct JSONDecoding {
-    private let loads: PyRef
+final class JSONDecoding {
+    /// `json.loads`, looked up at the first decode: a macro that makes no
+    /// request does not pay for importing json (and re, enum) at start-up.
+    private var loads: PyRef?
 
-    /// Looks up `json.loads` (GIL held).
-    init() throws {
-        loads = try Interpreter.import("json").attribute("loads")
-    }
+    init() {}
 
     /// The body as Python objects, or `ParseError` carrying the status, the
     /// URL and the first 4 KiB of the body.
     func decode(_ response: Response, api: String?) throws -> PyRef {
         let bytes = try PythonValue.bytes(response.body).toPython()
+        let loads = try self.loads ?? Interpreter.import("json").attribute("loads")
+        self.loads = loads
         do {
             return try loads.call([bytes])
         } catch is PythonErrorSet {

@@ -69,3 +69,31 @@ struct NetworkTests {
         #expect(result.stderr.contains("ran longer than its --timeout of 1 s"))
     }
 }
+
+@Suite("shortener keys through the binary")
+struct ShortenerKeyTests {
+    @Test("a bad key raises Unauthorized with Google's message; a missing key is AuthError before any request")
+    func keys() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "short.py": """
+            import apimacro
+            from apimacro import shortener
+            try:
+                shortener.shorten('https://example.com/x')
+            except apimacro.APIError as e:
+                print(type(e).__name__, e.status, str(e).split(': ', 1)[-1])
+            """
+        ])
+        defer { space.remove() }
+        let url = server.baseURL + "/urlshortener/v1"
+        let bad = try await space.run("run", "short.py", environment: ["APIMACRO_SHORTENER_URL": url, "APIMACRO_SHORTENER_KEY": "AIza-bad-key"])
+        #expect(bad.stdout == "Unauthorized 400 Bad Request (keyInvalid)\n", "\(bad.stderr)")
+        #expect(!bad.stdout.contains("AIza-bad-key"))
+        let before = server.requests.count
+        let missing = try await space.run("run", "short.py", environment: ["APIMACRO_SHORTENER_URL": url])
+        #expect(missing.stdout == "AuthError None set APIMACRO_SHORTENER_KEY\n")
+        #expect(server.requests.count == before)
+        try await server.shutdown()
+    }
+}
