@@ -102,6 +102,21 @@ def seq_httpx(base, count, warmup):
 CONCURRENCY = 32
 
 
+
+async def timed_gather(one, count, warmup):
+    """Run `one()` `warmup` times, then `count` times timed, all at once through asyncio.gather;
+    checks every user and returns the timed seconds."""
+    import asyncio
+
+    async def run(n):
+        for user in await asyncio.gather(*(one() for _ in range(n))):
+            check_user(user)
+
+    await run(warmup)
+    start = time.perf_counter()
+    await run(count)
+    return time.perf_counter() - start
+
 def fan_aiohttp(base, count, warmup):
     import asyncio
     import aiohttp
@@ -118,13 +133,7 @@ def fan_aiohttp(base, count, warmup):
                         r.raise_for_status()
                         return await r.json()
 
-            async def run(n):
-                for user in await asyncio.gather(*(one() for _ in range(n))):
-                    check_user(user)
-            await run(warmup)
-            start = time.perf_counter()
-            await run(count)
-            return time.perf_counter() - start
+            return await timed_gather(one, count, warmup)
     return asyncio.run(main())
 
 
@@ -144,13 +153,7 @@ def fan_httpx(base, count, warmup):
                     r.raise_for_status()
                     return r.json()
 
-            async def run(n):
-                for user in await asyncio.gather(*(one() for _ in range(n))):
-                    check_user(user)
-            await run(warmup)
-            start = time.perf_counter()
-            await run(count)
-            return time.perf_counter() - start
+            return await timed_gather(one, count, warmup)
     return asyncio.run(main())
 
 
