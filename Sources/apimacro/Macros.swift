@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import MacroRuntime
+
+/// `apimacro macros list`.
+struct Macros: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Macros found on the macro path (./macros/, then $APIMACRO_HOME/macros/).",
+        subcommands: [List.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the macros with their one-line help (they are not run).")
+
+        func run() throws {
+            let settings = Settings()
+            let entries = try MacroCatalog(settings: settings).entries()
+            guard !entries.isEmpty else {
+                let folders = MacroLocator(settings: settings).searchPath.map(\.path).joined(separator: ", ")
+                print("No macros found in \(folders).")
+                return
+            }
+            let width = entries.map(\.name.count).max() ?? 0
+            for entry in entries {
+                let name = entry.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                let help = entry.shadowed ? "(shadowed by an earlier folder) \(entry.help)" : entry.help
+                print("\(name)  \(help)".trimmingCharacters(in: .whitespaces) + "  [\(entry.path)]")
+            }
+        }
+    }
+}
