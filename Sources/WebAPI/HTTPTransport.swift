@@ -48,14 +48,12 @@ public final class HTTPTransport: Transport {
         }
         let seconds = exchange.timeout
         let deadline = NIODeadline.now() + .nanoseconds(Int64(seconds * 1e9))
-        let prepared = request
         do {
-            return try await withDeadline(seconds: seconds) { [client, maximumBodySize] in
-                let response = try await client.execute(prepared, deadline: deadline)
-                let body = try await response.body.collect(upTo: maximumBodySize)
-                let headers = Headers(response.headers.map { ($0.name, $0.value) })
-                return Response(status: Int(response.status.code), headers: headers, body: Array(buffer: body), url: exchange.url)
-            }
+            // AsyncHTTPClient's deadline covers the head and the body stream alike.
+            let response = try await client.execute(request, deadline: deadline)
+            let body = try await response.body.collect(upTo: maximumBodySize)
+            let headers = Headers(response.headers.map { ($0.name, $0.value) })
+            return Response(status: Int(response.status.code), headers: headers, body: Array(buffer: body), url: exchange.url)
         } catch {
             throw HTTPTransport.translate(error, exchange: exchange)
         }
@@ -92,21 +90,5 @@ public final class HTTPTransport: Transport {
 
     static func formatSeconds(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
-    }
-}
-
-/// Runs `body`, failing with `.deadlineExceeded` if it takes longer than `seconds`.
-func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw HTTPClientError.deadlineExceeded
-        }
-        return value
     }
 }
