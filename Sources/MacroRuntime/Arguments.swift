@@ -49,6 +49,16 @@ enum Arguments {
         default:
             throw ArgumentError("\(function)() argument '\(name)' must be a dict or a list of (key, value) pairs")
         }
+        return try pairs(entries, name, in: function)
+    }
+
+    /// Query parameters from keyword arguments (`github.repos(login, type="owner")`).
+    static func pairs(keywords: [(String, PyRef)], in function: String) throws -> [(String, String)] {
+        try pairs(keywords.map { (.string($0.0), try PythonValue(python: $0.1)) }, "params", in: function)
+    }
+
+    /// Key–value entries as text pairs: bools as `true`/`false`, None left out, lists repeat the key.
+    static func pairs(_ entries: [(PythonValue, PythonValue)], _ name: String, in function: String) throws -> [(String, String)] {
         var result: [(String, String)] = []
         for (key, item) in entries {
             let keyText = try text(key, name, function)

@@ -52,10 +52,8 @@ final class GitHubBinding {
         ) { binding, arguments in
             let known = PyArguments(positional: arguments.positional, keywords: arguments.keywords.filter { ["login", "limit"].contains($0.0) })
             let slots = try known.bind("repos", ["login", "limit"], required: 1)
-            let extra = arguments.keywords.filter { !["login", "limit"].contains($0.0) }
-            let parameters = try extra.flatMap { key, value in
-                try Arguments.pairs(PythonValue.object([(key, try PythonValue(python: value))]).toPython(), key, in: "repos")
-            }
+            let parameters = try Arguments.pairs(
+                keywords: arguments.keywords.filter { !["login", "limit"].contains($0.0) }, in: "repos")
             return try binding.iterate(
                 .repos(login: Arguments.string(slots[0], "login", in: "repos"), parameters: parameters),
                 limit: Arguments.limit(slots[1], in: "repos"))

@@ -7,7 +7,6 @@ import Synchronization
 /// headers. Every client (GitHub, Instagram, plugins) is built on one.
 public final class APIClient: Sendable {
     public let configuration: ClientConfiguration
-    private let baseRedactor: Redactor
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let unvalidated: Pipeline
@@ -17,11 +16,9 @@ public final class APIClient: Sendable {
     /// credentials → exchange log → transport.
     public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
-        baseRedactor = redactor
-        let slot = CredentialSlot(configuration.credential)
+        let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
-        let secrets = configuration.credential.map { [$0.secret.revealed] } ?? []
-        let logStage = ExchangeLogStage(log: log, redactor: redactor.adding(secrets), slot: slot)
+        let logStage = ExchangeLogStage(log: log, slot: slot)
         func stages(validating: Bool) -> [any Stage] {
             [
                 StatusStage(
@@ -39,10 +36,7 @@ public final class APIClient: Sendable {
     }
 
     /// Redacts everything this client knows to be secret, its current credential included.
-    public var redactor: Redactor {
-        guard let credential = credentialSlot.value else { return baseRedactor }
-        return baseRedactor.adding([credential.secret.revealed])
-    }
+    public var redactor: Redactor { credentialSlot.redactor }
 
     /// The credential now (a login may set it later).
     public var credential: Credential? { credentialSlot.value }

@@ -43,17 +43,34 @@ public struct CredentialStage: Stage {
     }
 }
 
-/// A client's credential, which a login may set while the client is in use.
+/// A client's credential, which a login may set while the client is in use,
+/// and the redactor that knows it (rebuilt only when the credential changes,
+/// not on every request).
 public final class CredentialSlot: Sendable {
-    private let stored: Mutex<Credential?>
+    private let base: Redactor
+    private let stored: Mutex<(credential: Credential?, redactor: Redactor)>
 
-    public init(_ credential: Credential?) { stored = Mutex(credential) }
+    /// - Parameter base: what to redact besides the credential itself.
+    public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
+        self.base = base
+        stored = Mutex((credential, CredentialSlot.redactor(base, credential)))
+    }
+
+    private static func redactor(_ base: Redactor, _ credential: Credential?) -> Redactor {
+        credential.map { base.adding([$0.secret.revealed]) } ?? base
+    }
 
     /// The credential now.
-    public var value: Credential? { stored.withLock { $0 } }
+    public var value: Credential? { stored.withLock { $0.credential } }
+
+    /// Redacts the base secrets and the current credential.
+    public var redactor: Redactor { stored.withLock { $0.redactor } }
 
     /// Replaces the credential.
-    public func set(_ credential: Credential?) { stored.withLock { $0 = credential } }
+    public func set(_ credential: Credential?) {
+        let redactor = CredentialSlot.redactor(base, credential)
+        stored.withLock { $0 = (credential, redactor) }
+    }
 }
 
 /// `Authorization: Basic …`.

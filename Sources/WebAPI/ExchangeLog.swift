@@ -21,7 +21,7 @@ public final class ExchangeLog: Sendable {
     /// Records one exchange.
     public func record(
         method: String, url: String, status: Int?, milliseconds: Int, source: String, failure: String? = nil,
-        redactor: Redactor
+        redactor: @autoclosure () -> Redactor
     ) {
         counters.withLock {
             if source == Response.Source.cacheHit.rawValue || source == Response.Source.stale.rawValue {
@@ -31,6 +31,7 @@ public final class ExchangeLog: Sendable {
             }
         }
         guard let logger else { return }
+        let redactor = redactor()
         let outcome = status.map(String.init) ?? "---"
         var line = "\(method) \(redactor.redactURL(url)) \(outcome) \(milliseconds)ms \(source)"
         if let failure { line += " (\(redactor.redact(failure)))" }
@@ -41,19 +42,12 @@ public final class ExchangeLog: Sendable {
 /// Records every exchange that passes below it, redacted with its client's redactor.
 public struct ExchangeLogStage: Stage {
     let log: ExchangeLog
-    let baseRedactor: Redactor
-    let slot: CredentialSlot?
+    let slot: CredentialSlot
 
-    /// - Parameter slot: the client's credential, redacted as it is at each exchange.
-    public init(log: ExchangeLog, redactor: Redactor, slot: CredentialSlot? = nil) {
+    /// - Parameter slot: the client's credential and redactor, as they are at each exchange.
+    public init(log: ExchangeLog, slot: CredentialSlot) {
         self.log = log
-        self.baseRedactor = redactor
         self.slot = slot
-    }
-
-    var redactor: Redactor {
-        guard let secret = slot?.value?.secret.revealed else { return baseRedactor }
-        return baseRedactor.adding([secret])
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
@@ -64,10 +58,10 @@ public struct ExchangeLogStage: Stage {
         }
         do {
             let response = try await next(exchange)
-            log.record(method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(), source: response.source.rawValue, redactor: redactor)
+            log.record(method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(), source: response.source.rawValue, redactor: slot.redactor)
             return response
         } catch let error as APIError where error.kind != .cancelled {
-            log.record(method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network", failure: error.kind.description, redactor: redactor)
+            log.record(method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network", failure: error.kind.description, redactor: slot.redactor)
             throw error
         }
     }
