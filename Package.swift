@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Debian's libpython3 (the interpreter apimacro embeds), found through pkg-config.
@@ -30,13 +32,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The persistent HTTP cache (SQLite, shared safely by concurrent processes).
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.
         .target(name: "Clients", dependencies: ["WebAPI"]),
+        // plugin.toml (and config.toml): the manifest model, validation, discovery, manifest clients.
+        .target(
+            name: "PluginHost",
+            dependencies: ["WebAPI", "Clients", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge", "Clients"],
+            dependencies: ["PythonBridge", "Clients", "PluginHost"],
             resources: [.copy("Python/apimacro")]
         ),
         .executableTarget(
@@ -61,6 +70,7 @@ let package = Package(
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport"]),
         .testTarget(name: "ClientsTests", dependencies: ["Clients", "TestSupport"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "TestSupport"]),
         .testTarget(name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.
         .testTarget(name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots"]),

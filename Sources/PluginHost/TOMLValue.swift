@@ -1,0 +1,48 @@
+import TOMLKit
+
+/// Parses TOML text into plain Swift values (String, Int, Double, Bool, [Any], [String: Any]
+/// are avoided: see `TOMLValue`), so the rest of PluginHost never touches TOMLKit's types.
+public indirect enum TOMLValue: Equatable, Sendable {
+    case string(String)
+    case integer(Int)
+    case double(Double)
+    case bool(Bool)
+    case array([TOMLValue])
+    case table([String: TOMLValue])
+    case other(String)
+
+    /// Parses a whole document; the error text is TOMLKit's, with line and column.
+    public static func parse(_ text: String) throws -> [String: TOMLValue] {
+        let table = try TOMLTable(string: text)
+        return convert(table)
+    }
+
+    static func convert(_ table: TOMLTable) -> [String: TOMLValue] {
+        var out: [String: TOMLValue] = [:]
+        for (key, value) in table { out[key] = convert(value) }
+        return out
+    }
+
+    static func convert(_ value: TOMLValueConvertible) -> TOMLValue {
+        if let s = value.string { return .string(s) }
+        if let b = value.bool { return .bool(b) }
+        if let i = value.int { return .integer(i) }
+        if let d = value.double { return .double(d) }
+        if let a = value.array { return .array(a.map { convert($0) }) }
+        if let t = value.table { return .table(convert(t)) }
+        return .other(String(describing: value))
+    }
+
+    /// The TOML type's name, for error messages ("expected a string, found an integer").
+    public var typeName: String {
+        switch self {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .double: "a float"
+        case .bool: "a boolean"
+        case .array: "an array"
+        case .table: "a table"
+        case .other: "a date or time"
+        }
+    }
+}
