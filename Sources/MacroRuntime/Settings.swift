@@ -23,10 +23,21 @@ public struct Settings: Sendable {
     public var maxWait: Double
     /// The GitHub client's settings (SPEC §2).
     public var github: GitHubConfiguration
+    /// `--record FILE.har`: write every exchange to this HAR file (secrets redacted).
+    public var record: URL?
+    /// `--replay FILE.har`: answer requests from this HAR file, with no network.
+    public var replay: URL?
+    /// `--offline`: answer only from the cache or the replay file.
+    public var offline: Bool
+    /// False with `--no-cache`: neither read nor write the HTTP cache.
+    public var useCache: Bool
+    /// The HTTP cache's folder: `$XDG_CACHE_HOME/apimacro`, else `~/.cache/apimacro`.
+    public var cacheDirectory: URL
 
     /// Resolves settings from command-line values and the environment.
     public init(
         format: OutputFormat? = nil, timeout: Double? = nil, verbose: Bool = false,
+        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -39,6 +50,20 @@ public struct Settings: Sendable {
         self.requestTimeout = 30
         self.maxWait = environment["APIMACRO_MAX_WAIT"].flatMap(Double.init).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } ?? 60
         self.github = GitHubConfiguration.fromEnvironment(environment, timeout: requestTimeout, maxWait: maxWait)
+        self.record = record
+        self.replay = replay
+        self.offline = offline
+        self.useCache = useCache
+        self.cacheDirectory = Settings.cacheDirectory(environment: environment)
+    }
+
+    static func cacheDirectory(environment: [String: String]) -> URL {
+        if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty {
+            return URL(fileURLWithPath: cache).appendingPathComponent("apimacro")
+        }
+        let user = environment["HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return user.appendingPathComponent(".cache/apimacro")
     }
 
     static func home(environment: [String: String]) -> URL {

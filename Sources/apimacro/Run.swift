@@ -13,6 +13,18 @@ struct MacroOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
     var verbose = false
 
+    @Option(name: .long, help: ArgumentHelp("Write every HTTP exchange to a HAR 1.2 file, secrets redacted.", valueName: "file.har"), completion: .file(extensions: ["har"]))
+    var record: String?
+
+    @Option(name: .long, help: ArgumentHelp("Answer HTTP requests from a HAR file, with no network.", valueName: "file.har"), completion: .file(extensions: ["har"]))
+    var replay: String?
+
+    @Flag(name: .long, help: "No network: answer only from the HTTP cache or the replay file.")
+    var offline = false
+
+    @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
+    var noCache = false
+
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             throw ValidationError("--timeout needs a positive number of seconds, not \(timeout)")
@@ -20,7 +32,23 @@ struct MacroOptions: ParsableArguments {
     }
 
     func settings() -> Settings {
-        Settings(format: format, timeout: timeout, verbose: verbose)
+        Settings(
+            format: format, timeout: timeout, verbose: verbose,
+            record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
+            offline: offline, useCache: !noCache)
+    }
+
+    /// These options as command-line arguments again, for child processes (`batch`).
+    var forwardedArguments: [String] {
+        var arguments: [String] = []
+        if let format { arguments += ["--format", format.rawValue] }
+        if let timeout { arguments += ["--timeout", String(timeout)] }
+        if verbose { arguments.append("--verbose") }
+        if let record { arguments += ["--record", record] }
+        if let replay { arguments += ["--replay", replay] }
+        if offline { arguments.append("--offline") }
+        if noCache { arguments.append("--no-cache") }
+        return arguments
     }
 }
 
