@@ -30,7 +30,7 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
-        try await Logins(settings: Settings()).login(
+        try await Logins(settings: Settings(environment: try Settings.environment())).login(
             name, mode: mode,
             say: { line in
                 // Unbuffered, so a test or a script reading our output sees the URL at once.
@@ -48,7 +48,7 @@ struct Logout: ParsableCommand {
     var name: String
 
     func run() throws {
-        let removed = try Logins(settings: Settings()).logout(name)
+        let removed = try Logins(settings: Settings(environment: try Settings.environment())).logout(name)
         print(removed ? "\(name): logged out (stored token removed)." : "\(name): no stored token.")
     }
 }
@@ -62,7 +62,7 @@ struct Auth: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Which clients have credentials, and where from.")
 
         func run() throws {
-            for line in Logins(settings: Settings()).status() {
+            for line in Logins(settings: Settings(environment: try Settings.environment())).status() {
                 let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
                 print("\(line.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(state)\(line.problem.map { " — \($0)" } ?? "")")
             }

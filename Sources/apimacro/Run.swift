@@ -31,11 +31,12 @@ struct MacroOptions: ParsableArguments {
         }
     }
 
-    func settings() -> Settings {
+    /// Flags over the environment over `config.toml`.
+    func settings() throws -> Settings {
         Settings(
             format: format, timeout: timeout, verbose: verbose,
             record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
-            offline: offline, useCache: !noCache)
+            offline: offline, useCache: !noCache, environment: try Settings.environment())
     }
 
     /// These options as command-line arguments again, for child processes (`batch`).
@@ -74,7 +75,7 @@ struct Run: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let settings = options.settings()
+        let settings = try options.settings()
         let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
         let host = try MacroHost(settings: settings)
         let code = try MacroRunner(host: host).run(file: file, arguments: arguments, name: macro)

@@ -1,0 +1,69 @@
+import Foundation
+import MacroRuntime
+import Testing
+
+@Suite("config.toml: flags > environment > config.toml > defaults")
+struct ConfigFileTests {
+    /// A fresh `$APIMACRO_HOME` holding `config.toml` with `text`.
+    private func home(with text: String?) throws -> URL {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        if let text { try text.write(to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8) }
+        return home
+    }
+
+    @Test("keys and one level of tables become APIMACRO_ variables")
+    func mapping() throws {
+        let home = try home(with: """
+            format = "csv"
+            max_wait = 5
+            plugins = ["/a", "/b"]
+            [github]
+            url = "http://127.0.0.1:9/api"
+            api-version = "2022-11-28"
+            [instagram]
+            client_id = "abc"
+            """)
+        let variables = try ConfigFile(home: home).variables()
+        #expect(variables == [
+            "APIMACRO_FORMAT": "csv", "APIMACRO_MAX_WAIT": "5", "APIMACRO_PLUGINS": "/a:/b",
+            "APIMACRO_GITHUB_URL": "http://127.0.0.1:9/api", "APIMACRO_GITHUB_API_VERSION": "2022-11-28",
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "abc",
+        ])
+    }
+
+    @Test("the environment wins over the file, and the flag over both")
+    func precedence() throws {
+        let home = try home(with: "format = \"csv\"\nmax_wait = 5\n[github]\nurl = \"http://127.0.0.1:9\"\n")
+        let environment = try Settings.environment(["APIMACRO_HOME": home.path, "APIMACRO_FORMAT": "json"])
+        let settings = Settings(environment: environment)
+        #expect(settings.format == .json)
+        #expect(settings.maxWait == 5)
+        #expect(settings.github.baseURL == "http://127.0.0.1:9")
+        #expect(Settings(format: .ndjson, environment: environment).format == .ndjson)
+        #expect(Settings(environment: try Settings.environment(["APIMACRO_HOME": home.path])).format == .csv)
+    }
+
+    @Test("no file: nothing changes")
+    func missing() throws {
+        let home = try home(with: nil)
+        #expect(try ConfigFile(home: home).variables().isEmpty)
+        #expect(try Settings.environment(["APIMACRO_HOME": home.path]) == ["APIMACRO_HOME": home.path])
+    }
+
+    @Test(
+        "a file that cannot be used is one message naming the file and the problem",
+        arguments: [
+            ("format = ", "is not valid TOML: "),
+            ("[a.b]\nc = 1\n", "'a.b' is a table; write a string, number, boolean or list of strings"),
+            ("plugins = [1]\n", "'plugins' must be a list of strings, found an integer in it"),
+            ("when = 1979-05-27\n", "'when' is a date or time; write a string, number, boolean or list of strings"),
+        ])
+    func broken(text: String, message: String) throws {
+        let home = try home(with: text)
+        let error = #expect(throws: MacroError.self) { try ConfigFile(home: home).variables() }
+        let description = error?.description ?? ""
+        #expect(description.hasPrefix(home.appendingPathComponent("config.toml").path))
+        #expect(description.contains(message), "\(description)")
+    }
+}
