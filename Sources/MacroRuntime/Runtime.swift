@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import Logging
+import PluginHost
 
 /// The services every macro in this process shares: one transport (one
 /// connection pool), one exchange log, the redactor and the clients. Built
@@ -19,6 +20,10 @@ final class Runtime: Sendable {
     let credentials: CredentialStore
     /// Why the stored tokens could not be read, if they could not.
     let credentialProblem: APIError?
+    /// The plugins found in the plugin folders (and those that failed to load).
+    let plugins: PluginRegistry
+    /// One client per loaded plugin, on the shared transport.
+    let pluginClients: [PluginClient]
 
     init(settings: Settings) {
         self.settings = settings
@@ -49,6 +54,16 @@ final class Runtime: Sendable {
         shortener = ShortenerClient(
             configuration: .fromEnvironment(environment, storedKey: stored("shortener"), timeout: settings.requestTimeout, maxWait: settings.maxWait),
             transport: transport, log: log, redactor: redactor)
+        let registry = PluginRegistry.load(folders: settings.pluginFolders)
+        plugins = registry
+        var clients: [PluginClient] = []
+        for manifest in registry.plugins {
+            clients.append(
+                PluginClient(
+                    manifest: manifest, environment: environment, storedToken: manifest.auth == .none ? nil : stored(manifest.name),
+                    transport: transport, log: log, redactor: redactor, timeout: settings.requestTimeout, maxWait: settings.maxWait))
+        }
+        pluginClients = clients
         credentialProblem = problem
         http = APIClient(
             configuration: ClientConfiguration(name: "http", baseURL: "", timeout: settings.requestTimeout, maxWait: settings.maxWait),
