@@ -112,6 +112,25 @@ struct PluginTests {
         try await server.shutdown()
     }
 
+    @Test("a plugin key in a variable of any name is redacted in tracebacks")
+    func keyRedactedInTraceback() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "plugins/odd/plugin.toml": Self.goodManifest("odd", "show", "auth = { kind = \"query_key\", param = \"appid\", env = \"ODD_APPID\" }")
+                + "path = \"/echo/show\"\n",
+            "leak.py": "import apimacro\nraise RuntimeError('the key is ' + apimacro.client('odd').show()['query']['appid'])\n",
+        ])
+        defer { space.remove() }
+        let result = try await space.run(
+            "run", "leak.py",
+            environment: ["APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path, "APIMACRO_ODD_URL": server.baseURL, "ODD_APPID": "odd-secret-value"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("RuntimeError: the key is REDACTED"), "\(result.stderr)")
+        #expect(!result.stderr.contains("odd-secret-value"))
+        #expect(server.requests.first?.query["appid"] == "odd-secret-value")
+        try await server.shutdown()
+    }
+
     @Test("login foursquare (oauth2_implicit) stores the token; auth status and the example use it; logout forgets it")
     func foursquareLogin() async throws {
         let server = try await TestServer.start()
