@@ -10,6 +10,7 @@ public struct PluginCatalog: Sendable {
     /// The plugins found, loaded once.
     public let registry: PluginRegistry
 
+    /// Loads the plugins of `settings.pluginFolders`.
     public init(settings: Settings) {
         self.settings = settings
         registry = PluginRegistry.load(folders: settings.pluginFolders)

@@ -4,6 +4,7 @@ import Foundation
 /// A client built from a manifest, on the same pipeline as the built-in
 /// ones: the manifest's endpoints are its router, checked before any request.
 public final class PluginClient: Sendable {
+    /// The manifest the client was built from.
     public let manifest: PluginManifest
     /// The pipeline connection (base URL, credential, rate limit).
     public let api: APIClient

@@ -75,7 +75,9 @@ public struct PluginEndpoint: Sendable, Equatable {
 
 /// A declared parameter: `q = "string!"`.
 public struct PluginParameter: Sendable, Equatable {
+    /// The name as written in `params` (and as a Python keyword).
     public let name: String
+    /// The declared type (`string`, `int`, `float`, `bool`).
     public let type: ParameterType
     /// Written with `!`; path parameters always are.
     public let required: Bool

@@ -9,6 +9,7 @@ public struct PluginError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The problem and the fix.
     public let problem: String
 
+    /// An error about `key` of `file` (nil for the whole file).
     public init(file: String, key: String?, _ problem: String) {
         self.file = file
         self.key = key

@@ -9,11 +9,13 @@ public struct PluginManifest: Sendable {
     public let description: String
     /// The default base URL (`APIMACRO_<NAME>_URL` overrides it), without a trailing slash.
     public let baseURL: String
+    /// How requests are authenticated (`auth`, default none).
     public let auth: PluginAuth
     /// Headers sent with every request.
     public let headers: [(String, String)]
     /// Query parameters sent with every endpoint request (an API version such as Foursquare's `v`).
     public let query: [(String, String)]
+    /// How list endpoints link their pages (`pagination`, default none).
     public let pagination: Pagination
     /// Where the message of an error body is (`message`, `meta.errorDetail`).
     public let errorMessage: [String]?

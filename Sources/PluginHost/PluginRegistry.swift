@@ -7,7 +7,9 @@ public struct PluginRegistry: Sendable {
     public struct Failure: Sendable {
         /// The plugin's name as far as it could be read (its `name`, else its folder's name).
         public let name: String
+        /// The plugin's folder.
         public let folder: URL
+        /// What is wrong, with the file and the key.
         public let error: PluginError
     }
 

@@ -53,9 +53,12 @@ public indirect enum TOMLValue: Equatable, Sendable {
 
 /// A TOML document that does not parse: TOMLKit's message and where.
 public struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// TOMLKit's message.
     public let message: String
+    /// Where the error starts (1-based).
     public let line: Int
     public let column: Int
 
+    /// `line L, column C: MESSAGE`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
