@@ -21,6 +21,7 @@ enum ApimacroModule {
         try GitHubBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
         try InstagramBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ShortenerBinding.install(in: module, runtime: runtime, decoder: decoder)
+        try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try HTTPBinding.install(in: module, runtime: runtime, decoder: decoder)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try module.addFunction(

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import PluginHost
 
 /// `apimacro login`, `logout` and `auth status`: getting, storing and
 /// describing credentials without ever printing one.
@@ -39,11 +40,16 @@ public struct Logins: Sendable {
         }
         let instagram = stored("instagram")
         let shortener = stored("shortener")
+        let plugins = PluginRegistry.load(folders: settings.pluginFolders).plugins.filter { $0.auth != .none }.map { manifest in
+            let token = stored(manifest.name)
+            let fromEnvironment = PluginCredential(manifest: manifest, environment: environment, storedToken: nil).source
+            return Status(name: manifest.name, source: fromEnvironment ?? token.0, problem: token.1)
+        }
         return [
             Status(name: "github", source: env("APIMACRO_GITHUB_TOKEN", "GITHUB_TOKEN"), problem: nil),
             Status(name: "instagram", source: env("APIMACRO_INSTAGRAM_TOKEN") ?? instagram.0, problem: instagram.1),
             Status(name: "shortener", source: env("APIMACRO_SHORTENER_KEY") ?? shortener.0, problem: shortener.1),
-        ]
+        ] + plugins
     }
 
     /// Removes a stored credential; false when there was none.
@@ -76,17 +82,51 @@ public struct Logins: Sendable {
             try store.save(Secret(key), for: "shortener", kind: "api_key")
             say("shortener: key stored.")
         default:
-            throw MacroError("no login for '\(name)': apimacro can log in to \(Logins.loginNames.joined(separator: ", ")); github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN")
+            try await loginPlugin(name, mode: mode, say: say, prompt: prompt)
+        }
+    }
+
+    /// `login NAME` for a plugin: the OAuth implicit flow for `oauth2_implicit`,
+    /// a pasted key for `query_key`, `header_key` and `bearer`.
+    private func loginPlugin(_ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
+        let registry = PluginRegistry.load(folders: settings.pluginFolders)
+        guard let manifest = registry.plugin(named: name) else {
+            if let failure = registry.failure(named: name) { throw MacroError("plugin '\(name)' did not load: \(failure.error)") }
+            let names = Logins.loginNames + registry.plugins.filter { $0.auth != .none }.map(\.name)
+            throw MacroError(
+                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN")
+        }
+        switch manifest.auth {
+        case .oauth2Implicit:
+            try await loginImplicit(name, flow: PluginClient.loginFlow(manifest, environment: settings.environment), mode: mode, say: say, prompt: prompt)
+        case .queryKey(_, let variable), .headerKey(_, let variable), .bearer(let variable):
+            say("Paste your \(name) key (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
+            guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
+                throw APIError(.auth, "no key given; nothing stored")
+            }
+            try store.save(Secret(key), for: name, kind: "api_key")
+            say("\(name): key stored.")
+        case .basic(let user, let password):
+            throw MacroError("\(name) uses HTTP basic auth: set \(user) and \(password); there is nothing to log in to")
+        case .none:
+            throw MacroError("\(name) needs no credentials; there is nothing to log in to")
         }
     }
 
     private func loginInstagram(mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
         let configuration = InstagramConfiguration.fromEnvironment(settings.environment, storedToken: nil)
-        var flow = try configuration.loginFlow()
+        try await loginImplicit("instagram", flow: configuration.loginFlow(), mode: mode, say: say, prompt: prompt)
+    }
+
+    /// The OAuth 2 implicit grant for `name` (Instagram, `oauth2_implicit` plugins): the token is stored under `name`.
+    private func loginImplicit(
+        _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+    ) async throws {
+        var flow = flow
         let token: Secret
         switch mode {
         case .redirectURL(let redirect):
-            let expected = try flow.takePendingState(for: "instagram", in: settings.home)
+            let expected = try flow.takePendingState(for: name, in: settings.home)
             token = try flow.complete(redirect: redirect, expectedState: expected)
         case .listen(let port):
             let listener = try LoopbackListener(port: port)
@@ -99,18 +139,18 @@ public struct Logins: Sendable {
             token = try flow.complete(redirect: redirect, expectedState: state)
         case .paste:
             let state = OAuthImplicitFlow.newState()
-            try flow.savePendingState(state, for: "instagram", in: settings.home)
+            try flow.savePendingState(state, for: name, in: settings.home)
             say("Open this URL in a browser and allow access:")
             say(flow.authorizationURL(state: state))
-            say("Then paste the address your browser was sent to (or run: apimacro login instagram --redirect-url URL):")
+            say("Then paste the address your browser was sent to (or run: apimacro login \(name) --redirect-url URL):")
             guard let line = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
-                say("No address given; finish later with: apimacro login instagram --redirect-url URL")
+                say("No address given; finish later with: apimacro login \(name) --redirect-url URL")
                 return
             }
-            _ = try flow.takePendingState(for: "instagram", in: settings.home)
+            _ = try flow.takePendingState(for: name, in: settings.home)
             token = try flow.complete(redirect: line, expectedState: state)
         }
-        try store.save(token, for: "instagram", kind: "access_token")
-        say("instagram: logged in; the token is stored in \(store.path.path) (mode 0600).")
+        try store.save(token, for: name, kind: "access_token")
+        say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
     }
 }

@@ -1,17 +1,19 @@
 import Foundation
+import PluginHost
 
 /// Resolves what a user typed after `apimacro run` to a macro file.
 public struct MacroLocator: Sendable {
     /// Folders searched for a macro given by name, in order.
     public let searchPath: [URL]
 
-    /// `./macros/`, then `$APIMACRO_HOME/macros/`, then extra folders (plugins' `macros/`).
+    /// `./macros/`, then `$APIMACRO_HOME/macros/`, then each loaded plugin's
+    /// `macros/` (in plugin name order), then `extraFolders`.
     public init(settings: Settings, extraFolders: [URL] = []) {
         searchPath =
             [
                 settings.workingDirectory.appendingPathComponent("macros"),
                 settings.home.appendingPathComponent("macros"),
-            ] + extraFolders
+            ] + PluginRegistry.load(folders: settings.pluginFolders).macroFolders + extraFolders
     }
 
     /// The file for `name`: a path when it names an existing file (or has a

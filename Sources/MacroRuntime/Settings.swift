@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import PluginHost
 
 /// Everything a macro run needs to know about its configuration, resolved once
 /// (flags > environment > defaults) and passed down explicitly.
@@ -33,6 +34,11 @@ public struct Settings: Sendable {
     public var useCache: Bool
     /// The HTTP cache's folder: `$XDG_CACHE_HOME/apimacro`, else `~/.cache/apimacro`.
     public var cacheDirectory: URL
+    /// Folders holding plugin folders, in search order: `APIMACRO_PLUGINS`
+    /// (colon-separated), `$APIMACRO_HOME/plugins`, then the checkout's
+    /// `plugins/` found by walking up from the executable's real path (or an
+    /// installed `PREFIX/share/apimacro/plugins`).
+    public var pluginFolders: [URL]
 
     /// Resolves settings from command-line values and the environment.
     public init(
@@ -55,6 +61,7 @@ public struct Settings: Sendable {
         self.offline = offline
         self.useCache = useCache
         self.cacheDirectory = Settings.cacheDirectory(environment: environment)
+        self.pluginFolders = PluginRegistry.folders(environment: environment, home: home, executable: PythonPackage.executable)
     }
 
     static func cacheDirectory(environment: [String: String]) -> URL {

@@ -1,7 +1,7 @@
 import TOMLKit
 
-/// Parses TOML text into plain Swift values (String, Int, Double, Bool, [Any], [String: Any]
-/// are avoided: see `TOMLValue`), so the rest of PluginHost never touches TOMLKit's types.
+/// Parses TOML text into plain Swift values, so the rest of PluginHost never
+/// touches TOMLKit's types.
 public indirect enum TOMLValue: Equatable, Sendable {
     case string(String)
     case integer(Int)
@@ -11,10 +11,14 @@ public indirect enum TOMLValue: Equatable, Sendable {
     case table([String: TOMLValue])
     case other(String)
 
-    /// Parses a whole document; the error text is TOMLKit's, with line and column.
+    /// Parses a whole document; a syntax error is a `TOMLSyntaxError` with TOMLKit's text, line and column.
     public static func parse(_ text: String) throws -> [String: TOMLValue] {
-        let table = try TOMLTable(string: text)
-        return convert(table)
+        do {
+            return convert(try TOMLTable(string: text))
+        } catch let error as TOMLParseError {
+            throw TOMLSyntaxError(
+                message: error.description, line: error.source.begin.line, column: error.source.begin.column)
+        }
     }
 
     static func convert(_ table: TOMLTable) -> [String: TOMLValue] {
@@ -45,4 +49,16 @@ public indirect enum TOMLValue: Equatable, Sendable {
         case .other: "a date or time"
         }
     }
+}
+
+/// A TOML document that does not parse: TOMLKit's message and where.
+public struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// TOMLKit's message.
+    public let message: String
+    /// Where the error starts (1-based).
+    public let line: Int
+    public let column: Int
+
+    /// `line L, column C: MESSAGE`.
+    public var description: String { "line \(line), column \(column): \(message)" }
 }

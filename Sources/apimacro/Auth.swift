@@ -12,9 +12,11 @@ struct Login: AsyncParsableCommand {
             serves the redirect URI on 127.0.0.1:PORT and catches the token itself. Needs
             APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI for the paste flow).
             shortener: reads an API key from standard input.
+            A plugin: oauth2_implicit plugins log in like instagram (with APIMACRO_<NAME>_CLIENT_ID);
+            plugins with a key (query_key, header_key, bearer) read it from standard input.
             """)
 
-    @Argument(help: "The client: instagram or shortener.")
+    @Argument(help: "The client: instagram, shortener or a plugin.")
     var name: String
 
     @Option(help: ArgumentHelp("The address the browser was redirected to, to finish a login.", valueName: "url"))
@@ -64,7 +66,7 @@ struct Auth: ParsableCommand {
         func run() throws {
             for line in Logins(settings: Settings(environment: try Settings.environment())).status() {
                 let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
-                print("\(line.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(state)\(line.problem.map { " — \($0)" } ?? "")")
+                print("\(line.name.padding(toLength: max(10, line.name.count), withPad: " ", startingAt: 0)) \(state)\(line.problem.map { " — \($0)" } ?? "")")
             }
         }
     }

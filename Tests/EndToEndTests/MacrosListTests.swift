@@ -16,12 +16,17 @@ struct MacrosListTests {
         defer { space.remove() }
         let result = try await space.run("macros", "list", environment: ["APIMACRO_HOME": space.url.appendingPathComponent("home").path])
         #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n").map(String.init)
-        try #require(lines.count == 5, "\(result.stdout)")
-        #expect(lines[0].hasPrefix("broken    (does not parse: invalid syntax, line 1)"))
-        #expect(lines[1].hasPrefix("profile   Show a user's profile.  ["))
+        // Names are padded to the longest on the path (the plugins' macros included): compare with one gap.
+        let lines = result.stdout.split(separator: "\n").map {
+            $0.replacingOccurrences(of: "^([^ ]+) {2,}", with: "$1  ", options: .regularExpression)
+        }
+        // Then the shipped plugins' macros (plugins/*/macros/), on the path after $APIMACRO_HOME/macros.
+        try #require(lines.count == 8, "\(result.stdout)")
+        #expect(lines[5...].map { String($0.prefix { $0 != " " }) } == ["foursquare-venues", "hackernews-search", "openweather-now"])
+        #expect(lines[0].hasPrefix("broken  (does not parse: invalid syntax, line 1)"))
+        #expect(lines[1].hasPrefix("profile  Show a user's profile.  ["))
         #expect(lines[2].hasPrefix("withmain  Greet USER.  ["))
         #expect(lines[3].hasPrefix("plain  ["))
-        #expect(lines[4].hasPrefix("profile   (shadowed by an earlier folder) The home copy."))
+        #expect(lines[4].hasPrefix("profile  (shadowed by an earlier folder) The home copy."))
     }
 }

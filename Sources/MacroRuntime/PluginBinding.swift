@@ -1,0 +1,364 @@
+import Clients
+import PluginHost
+import PythonBridge
+
+/// The plugins in Python: `apimacro.plugins` (name → client), `apimacro.client(name)`,
+/// and one client per loaded manifest with `.call`, `.get`, `.paginate` and one
+/// method per endpoint (built in Python, with the manifest's help as docstrings).
+final class PluginBinding {
+    let client: PluginClient
+    let decoder: JSONDecoding
+    let iterators: NativeClass<PageState>
+
+    init(client: PluginClient, decoder: JSONDecoding, iterators: NativeClass<PageState>) {
+        self.client = client
+        self.decoder = decoder
+        self.iterators = iterators
+    }
+
+    var name: String { client.manifest.name }
+
+    /// `call(endpoint, **params)`: `limit` is the iteration limit unless the endpoint declares a `limit`.
+    func call(_ arguments: PyArguments) throws -> PyRef {
+        guard arguments.positional.count == 1 else {
+            throw ArgumentError("call() takes the endpoint's name, then its parameters as keywords")
+        }
+        let endpointName = try Arguments.string(arguments.positional[0], "endpoint", in: "call")
+        let declared = client.manifest.endpoint(endpointName)
+        let takesLimit = declared?.parameters.contains { $0.name == "limit" } ?? false
+        var limit: Int?
+        var values: [(String, ParameterValue)] = []
+        for (key, value) in arguments.keywords {
+            if key == "limit", !takesLimit {
+                limit = try Arguments.limit(value, in: "\(name).\(endpointName)")
+            } else if !value.isNone {
+                values.append((key, try parameterValue(value, key, endpoint: endpointName)))
+            }
+        }
+        let (endpoint, request) = try client.request(endpointName, values)
+        return try fetch(request, format: endpoint.response, result: endpoint.result, limit: limit)
+    }
+
+    private func parameterValue(_ value: PyRef, _ key: String, endpoint: String) throws -> ParameterValue {
+        switch try PythonValue(python: value) {
+        case .string(let text): return .string(text)
+        case .int(let number): return .int(number)
+        case .float(let number): return .double(number)
+        case .bool(let flag): return .bool(flag)
+        default:
+            throw APIError(
+                .invalidRequest, "\(name).\(endpoint)() parameter '\(key)' must be a str, int, float or bool, not \(value.typeName)",
+                api: name)
+        }
+    }
+
+    /// One request; the payload at `result` as Python, a lazy iterator over every page when it is a list.
+    func fetch(_ request: Request, format: PluginEndpoint.ResponseFormat, result: [String], limit: Int?) throws -> PyRef {
+        let client = self.client
+        let response = try withoutGIL { try await client.send(request) }
+        switch format {
+        case .text:
+            return try PyRef(string: response.text)
+        case .xml:
+            do {
+                return try Interpreter.import("xml.etree.ElementTree").callMethod("fromstring", [PythonValue.bytes(response.body).toPython()])
+            } catch is PythonErrorSet {
+                let reason = PythonException.fetch()?.message ?? "invalid XML"
+                throw APIError(.parse, "\(response.url) did not answer with XML (\(reason))", status: response.status, url: response.url, api: name, body: response.text)
+            }
+        case .json:
+            let payload = try decoder.decode(response, api: name)
+            guard let value = Self.pick(payload, result) else {
+                throw APIError(
+                    .parse, "\(response.url) answered without \(result.joined(separator: "."))", status: response.status, url: response.url,
+                    api: name, body: response.text)
+            }
+            guard PySequence.isList(value) else { return value }
+            return try pages(first: value, payload: payload, response: response, request: request, result: result, limit: limit)
+        }
+    }
+
+    /// The first page's items, then (lazily) the items of every next page.
+    private func pages(first: PyRef, payload: PyRef, response: Response, request: Request, result: [String], limit: Int?) throws -> PyRef {
+        let count = PySequence.count(first)
+        let itertools = try Interpreter.import("itertools")
+        var next: Request?
+        if limit.map({ $0 > count }) ?? true {
+            next = client.nextPage(after: response, request: request, itemCount: count, nextURL: try nextURL(payload))
+        }
+        guard let next else {
+            let items = try Interpreter.import("builtins").attribute("iter").call([first])
+            return try limit.map { try itertools.attribute("islice").call([items, PythonValue.int($0).toPython()]) } ?? items
+        }
+        let rest = try iterators.instance(
+            PageState(
+                client: client.api, first: next, pagination: client.manifest.pagination, limit: limit.map { $0 - count }, decoder: decoder,
+                items: { payload in
+                    guard let items = Self.pick(payload, result) else {
+                        throw APIError(.parse, "a page without \(result.joined(separator: "."))", api: self.name)
+                    }
+                    return items
+                },
+                nextURL: Self.isNextURL(client.manifest.pagination) ? { payload in try self.nextURL(payload) ?? nil } : nil))
+        return try itertools.attribute("chain").call([first, rest])
+    }
+
+    private static func isNextURL(_ pagination: Pagination) -> Bool {
+        if case .nextURL = pagination { return true }
+        return false
+    }
+
+    /// For `next_url` pagination, the URL at the manifest's path in a decoded page.
+    private func nextURL(_ payload: PyRef) throws -> String?? {
+        guard case .nextURL(let path) = client.manifest.pagination else { return .none }
+        guard let found = Self.pick(payload, path), !found.isNone else { return .some(nil) }
+        return .some(try found.str())
+    }
+
+    /// The value at a JSON path (keys, or indices into lists) of decoded JSON, or nil.
+    static func pick(_ payload: PyRef, _ path: [String]) -> PyRef? {
+        var cursor = payload
+        for key in path {
+            if PySequence.isList(cursor) {
+                guard let index = Int(key), index >= 0, index < PySequence.count(cursor),
+                    let item = try? PyRef.checked(PySequence.item(cursor, index))
+                else { return nil }
+                cursor = item
+            } else {
+                guard let item = try? cursor.item(key) else {
+                    PythonRaise.clear()
+                    return nil
+                }
+                cursor = item
+            }
+        }
+        return cursor
+    }
+
+    /// `get(path, params=None, headers=None)`: the whole decoded body.
+    func get(path: String, parameters: [(String, String)], headers: [(String, String)]) throws -> PyRef {
+        var built = client.request(path: path, parameters: parameters)
+        built.headers = headers
+        let request = built
+        let client = self.client
+        let response = try withoutGIL { try await client.send(request) }
+        return try decoder.decode(response, api: name)
+    }
+
+    /// `paginate(path, params=None, limit=None, result=None)`: every item of every page.
+    func paginate(path: String, parameters: [(String, String)], limit: Int?, result: [String]) throws -> PyRef {
+        try client.requireCredential()
+        return try fetch(client.request(path: path, parameters: parameters), format: .json, result: result, limit: limit)
+    }
+
+    /// Builds the native class, one client per loaded plugin, and the Python side (`plugins`, `client`).
+    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>) throws {
+        try module.exec(pythonSource)
+        let builder = NativeClass<PluginBinding>(
+            name: "PluginNative", module: "apimacro", doc: "The native half of a plugin client (use apimacro.client(name)).")
+        try builder.method("call") { binding, arguments in try binding.call(arguments) }
+        try builder.method("get") { binding, arguments in
+            let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)
+            return try binding.get(
+                path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get"),
+                headers: Arguments.pairs(slots[2], "headers", in: "get"))
+        }
+        try builder.method("paginate") { binding, arguments in
+            let slots = try arguments.bind("paginate", ["path", "params", "limit", "result"], required: 1)
+            let result = try slots[3].flatMap { $0.isNone ? nil : try Arguments.string($0, "result", in: "paginate") } ?? ""
+            return try binding.paginate(
+                path: Arguments.string(slots[0], "path", in: "paginate"), parameters: Arguments.pairs(slots[1], "params", in: "paginate"),
+                limit: Arguments.limit(slots[2], in: "paginate"), result: JSONPath.split(result))
+        }
+        try builder.method("__repr__") { binding, _ in
+            let manifest = binding.client.manifest
+            let credentials = manifest.auth == .none ? "" : binding.client.hasCredential ? " (credentials set)" : " (no credentials)"
+            return try PyRef(string: "<apimacro plugin \(manifest.name) \(binding.client.api.configuration.baseURL)\(credentials)>")
+        }
+        try builder.build()
+        var natives: [PyRef] = []
+        var specs: [PythonValue] = []
+        for client in runtime.pluginClients {
+            let manifest = client.manifest
+            natives.append(try builder.instance(PluginBinding(client: client, decoder: decoder, iterators: iterators)))
+            let endpoints: [PythonValue] = manifest.endpoints.map { endpoint in
+                .tuple([
+                    .string(endpoint.name), .list(endpoint.parameters.map { .string($0.name) }),
+                    .list(endpoint.parameters.map { .bool($0.required) }),
+                    .bool(!endpoint.parameters.contains { $0.name == "limit" }), .string(endpoint.help(plugin: manifest.name)),
+                ])
+            }
+            specs.append(
+                .tuple([
+                    .string(manifest.name), .string(classDoc(manifest, baseURL: client.api.configuration.baseURL)), .list(endpoints),
+                    manifest.pythonFile.map { .string($0.path) } ?? .none,
+                ]))
+        }
+        let failures = PythonValue.object(runtime.plugins.failures.map { ($0.name, .string($0.error.description)) })
+        try module.object.attribute("_install_plugins").call([PySequence.list(natives), PythonValue.list(specs).toPython(), failures.toPython()])
+    }
+
+    static func classDoc(_ manifest: PluginManifest, baseURL: String) -> String {
+        """
+        \(manifest.description)
+
+        Plugin \(manifest.name) (\(manifest.file.path)); base URL \(baseURL) (APIMACRO_\(manifest.name.uppercased())_URL); auth \(manifest.auth.kind).
+        Endpoints: \(manifest.endpoints.map(\.signature).joined(separator: ", ")).
+        Also: call(endpoint, **params), get(path, params=None, headers=None), paginate(path, params=None, limit=None, result=None).
+        """
+    }
+
+    /// The Python half: the client base class, one generated subclass per
+    /// plugin (built the first time the plugin is used, so start-up pays
+    /// nothing), `plugin.py` functions as methods, `plugins` and `client`.
+    static let pythonSource = #"""
+        import collections.abc as _abc
+
+        class PluginClient:
+            """A web API declared by a plugin's plugin.toml (see `apimacro plugins show NAME`)."""
+
+            _endpoint_names = ()
+
+            def __init__(self, native, name, plugin_py):
+                self._native = native
+                self._name = name
+                self._plugin_py = plugin_py
+                self._functions = None
+
+            @property
+            def name(self):
+                """The plugin's name."""
+                return self._name
+
+            @property
+            def endpoints(self):
+                """The names of the declared endpoints."""
+                return list(self._endpoint_names)
+
+            def call(self, endpoint, /, **params):
+                """call(endpoint, **params) -> a dict, or a lazy iterator over every page when the payload is a list.
+
+                limit=N stops an iterator early (unless the endpoint declares a parameter named limit)."""
+                return self._native.call(endpoint, **params)
+
+            def get(self, path, params=None, headers=None):
+                """get(path, params=None, headers=None) -> the decoded JSON of one GET relative to the base URL."""
+                return self._native.get(path, params, headers)
+
+            def paginate(self, path, params=None, limit=None, result=None):
+                """paginate(path, params=None, limit=None, result=None) -> iterator over every item of every page.
+
+                result is the JSON path of the list in each page ("data.items"); None means the body itself."""
+                return self._native.paginate(path, params, limit, result)
+
+            def _plugin_functions(self):
+                if self._functions is None:
+                    functions = {}
+                    if self._plugin_py:
+                        import importlib.util, inspect, sys
+                        module_name = "apimacro_plugin_" + self._name
+                        spec = importlib.util.spec_from_file_location(module_name, self._plugin_py)
+                        module = importlib.util.module_from_spec(spec)
+                        sys.modules[module_name] = module
+                        spec.loader.exec_module(module)
+                        for attribute, value in vars(module).items():
+                            if attribute.startswith("_") or not inspect.isfunction(value) or value.__module__ != module_name:
+                                continue
+                            if hasattr(type(self), attribute):
+                                raise ImportError(f"{self._plugin_py}: {attribute}() has the name of an endpoint or a client method; rename it")
+                            functions[attribute] = value
+                    self._functions = functions
+                return self._functions
+
+            def __getattr__(self, attribute):
+                if attribute.startswith("_"):
+                    raise AttributeError(attribute)
+                function = self._plugin_functions().get(attribute)
+                if function is None:
+                    raise AttributeError(f"plugin client {self._name!r} has no attribute {attribute!r}")
+                import types
+                return types.MethodType(function, self)
+
+            def __dir__(self):
+                return sorted(set(super().__dir__()) | set(self._plugin_functions()))
+
+            def __repr__(self):
+                return repr(self._native)
+
+        PluginClient.__module__ = "apimacro"
+
+        def _endpoint_method(class_name, name, params, required, takes_limit, doc):
+            import inspect, keyword
+            self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            if all(p.isidentifier() and not keyword.iskeyword(p) for p in params):
+                parameters = [self_parameter] + [
+                    inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, **({} if r else {"default": None}))
+                    for p, r in zip(params, required)
+                ]
+                if takes_limit:
+                    parameters.append(inspect.Parameter("limit", inspect.Parameter.KEYWORD_ONLY, default=None))
+                keywords = None
+            else:
+                parameters = [self_parameter, inspect.Parameter("params", inspect.Parameter.VAR_KEYWORD)]
+                keywords = "params"
+            signature = inspect.Signature(parameters)
+
+            def method(self, *args, **kwargs):
+                arguments = dict(signature.bind_partial(self, *args, **kwargs).arguments)
+                del arguments["self"]
+                if keywords:
+                    arguments = arguments.get(keywords, {})
+                return self._native.call(name, **arguments)
+
+            method.__name__ = name
+            method.__qualname__ = f"{class_name}.{name}"
+            method.__doc__ = doc
+            method.__signature__ = signature
+            method.__module__ = "apimacro"
+            return method
+
+        def _make_plugin_client(native, name, doc, endpoints, plugin_py):
+            class_name = "".join(part.capitalize() for part in name.split("_")) + "Client"
+            namespace = {"__doc__": doc, "__module__": "apimacro", "_endpoint_names": tuple(e[0] for e in endpoints)}
+            for endpoint, params, required, takes_limit, help_text in endpoints:
+                namespace[endpoint] = _endpoint_method(class_name, endpoint, params, required, takes_limit, help_text)
+            return type(class_name, (PluginClient,), namespace)(native, name, plugin_py)
+
+        class _Plugins(_abc.Mapping):
+            """The loaded plugins: name -> client (each built the first time it is used)."""
+
+            def __init__(self, specs):
+                self._specs = specs
+                self._clients = {}
+
+            def __getitem__(self, name):
+                client = self._clients.get(name)
+                if client is None:
+                    client = self._clients[name] = _make_plugin_client(*self._specs[name])
+                return client
+
+            def __iter__(self):
+                return iter(sorted(self._specs))
+
+            def __len__(self):
+                return len(self._specs)
+
+            def __repr__(self):
+                return f"<apimacro plugins: {', '.join(sorted(self._specs)) or 'none'}>"
+
+        def _install_plugins(natives, specs, failures):
+            global plugins, _plugin_failures
+            plugins = _Plugins({spec[0]: (native,) + tuple(spec) for native, spec in zip(natives, specs)})
+            _plugin_failures = dict(failures)
+
+        def client(name):
+            """client(name) -> the client of the plugin called name (see `apimacro plugins list`).
+
+            ImportError when the plugin did not load (the message says why), LookupError when there is none."""
+            if name in plugins:
+                return plugins[name]
+            if name in _plugin_failures:
+                raise ImportError(f"plugin {name!r} did not load: {_plugin_failures[name]}")
+            raise LookupError(f"no plugin named {name!r}; loaded plugins: {', '.join(plugins) or 'none'} (see apimacro plugins list)")
+        """#
+}

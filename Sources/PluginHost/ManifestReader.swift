@@ -1,0 +1,287 @@
+import Clients
+import Foundation
+
+/// Reads a parsed `plugin.toml` strictly: every unknown key, wrong type,
+/// bad name or kind is a `PluginError` naming the file, the key and what to
+/// write instead. The only place that knows the manifest's keys.
+struct ManifestReader {
+    let file: String
+
+    /// Names built into the module, which a plugin may not take.
+    static let builtInClients: Set<String> = ["github", "instagram", "shortener", "http"]
+    /// Client methods every plugin has, which an endpoint may not be named.
+    static let reservedMethods: Set<String> = ["call", "get", "paginate", "endpoints", "name"]
+    static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    static let topKeys = ["name", "description", "base_url", "auth", "headers", "query", "pagination", "errors", "endpoints"]
+    static let endpointKeys = ["method", "path", "params", "result", "response", "description"]
+
+    func fail(_ key: String?, _ problem: String) -> PluginError { PluginError(file: file, key: key, problem) }
+
+    func read(_ text: String, folder: URL) throws -> PluginManifest {
+        let root: [String: TOMLValue]
+        do {
+            root = try TOMLValue.parse(text)
+        } catch let error as TOMLSyntaxError {
+            var message = error.message.replacingOccurrences(of: "\n", with: "\\n")
+            if message.hasPrefix("Error while parsing"), let colon = message.range(of: ": ") {
+                message = String(message[colon.upperBound...])
+            }
+            var problem = "line \(error.line): \(message)"
+            if message.contains("redefine") {
+                problem += "; each key and each [endpoints.NAME] may appear once: rename or remove the second one"
+            } else {
+                problem += "; fix the TOML syntax (strings in double quotes, one key = value per line)"
+            }
+            throw fail(nil, problem)
+        }
+        try allowOnly(root, in: nil, keys: Self.topKeys, what: "a manifest")
+        let name = try string(root, "name", in: nil, example: "\"myapi\"")
+        guard Self.isIdentifier(name) else {
+            throw fail("name", "\"\(name)\" is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")")
+        }
+        guard !Self.builtInClients.contains(name) else {
+            throw fail("name", "\"\(name)\" is a built-in client; choose another name (e.g. \"\(name)_plugin\")")
+        }
+        let description = try string(root, "description", in: nil, example: "\"What this API gives\"")
+        let baseURL = try string(root, "base_url", in: nil, example: "\"https://api.example.com/v1\"")
+        guard let components = URLComponents(string: baseURL), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+            !(components.host ?? "").isEmpty
+        else {
+            throw fail("base_url", "\"\(baseURL)\" is not an http(s) URL; write base_url = \"https://api.example.com/v1\"")
+        }
+        let errors = try table(root, "errors", in: nil) ?? [:]
+        try allowOnly(errors, in: "errors", keys: ["message", "code"], what: "errors")
+        let manifest = PluginManifest(
+            name: name, description: description,
+            baseURL: baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL,
+            auth: try auth(root), headers: try strings(root, "headers", example: "{ Accept = \"application/json\" }"),
+            query: try strings(root, "query", example: "{ v = \"20240101\" }"), pagination: try pagination(root),
+            errorMessage: try path(errors, "message", in: "errors"), errorCode: try path(errors, "code", in: "errors"),
+            endpoints: try endpoints(root), folder: folder)
+        return manifest
+    }
+
+    // MARK: sections
+
+    private func auth(_ root: [String: TOMLValue]) throws -> PluginAuth {
+        guard let auth = try table(root, "auth", in: nil) else { return .none }
+        let kind = try string(auth, "kind", in: "auth", example: "\"none\"")
+        let keys: [String]
+        switch kind {
+        case "none": keys = ["kind"]
+        case "query_key": keys = ["kind", "param", "env"]
+        case "header_key": keys = ["kind", "header", "env"]
+        case "bearer": keys = ["kind", "env"]
+        case "basic": keys = ["kind", "user_env", "env"]
+        case "oauth2_implicit": keys = ["kind", "authorize_url", "param", "scope"]
+        default:
+            throw fail("auth.kind", "unknown kind \"\(kind)\"; use one of \(PluginAuth.kinds.joined(separator: ", "))")
+        }
+        try allowOnly(auth, in: "auth", keys: keys, what: "a \(kind) auth")
+        func env(_ key: String) throws -> String {
+            let value = try string(auth, key, in: "auth", example: "\"APIMACRO_MYAPI_KEY\"")
+            guard !value.isEmpty, value.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }),
+                !(value.first?.isNumber ?? true)
+            else {
+                throw fail("auth.\(key)", "\"\(value)\" is not an environment variable name; use letters, digits and _ (e.g. \"APIMACRO_MYAPI_KEY\")")
+            }
+            return value
+        }
+        switch kind {
+        case "query_key": return .queryKey(param: try string(auth, "param", in: "auth", example: "\"api_key\""), env: try env("env"))
+        case "header_key": return .headerKey(header: try string(auth, "header", in: "auth", example: "\"X-API-Key\""), env: try env("env"))
+        case "bearer": return .bearer(env: try env("env"))
+        case "basic": return .basic(userEnv: try env("user_env"), env: try env("env"))
+        case "oauth2_implicit":
+            let url = try string(auth, "authorize_url", in: "auth", example: "\"https://example.com/oauth2/authenticate\"")
+            guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
+                throw fail("auth.authorize_url", "\"\(url)\" is not an http(s) URL; write authorize_url = \"https://example.com/oauth2/authenticate\"")
+            }
+            return .oauth2Implicit(
+                .init(authorizeURL: url, param: try optionalString(auth, "param", in: "auth", example: "\"oauth_token\""),
+                      scope: try optionalString(auth, "scope", in: "auth", example: "\"read\"")))
+        default: return .none
+        }
+    }
+
+    private func pagination(_ root: [String: TOMLValue]) throws -> Pagination {
+        guard let pagination = try table(root, "pagination", in: nil) else { return .none }
+        let kinds = ["none", "link_header", "next_url", "page_param"]
+        let kind = try string(pagination, "kind", in: "pagination", example: "\"none\"")
+        switch kind {
+        case "none", "link_header":
+            try allowOnly(pagination, in: "pagination", keys: ["kind"], what: "\(kind) pagination")
+            return kind == "none" ? .none : .linkHeader
+        case "next_url":
+            try allowOnly(pagination, in: "pagination", keys: ["kind", "path"], what: "next_url pagination")
+            guard let path = try path(pagination, "path", in: "pagination"), !path.isEmpty else {
+                throw fail("pagination.path", "missing; next_url pagination needs path = \"pagination.next_url\" (where the next page's URL is in the body)")
+            }
+            return .nextURL(path: path)
+        case "page_param":
+            try allowOnly(pagination, in: "pagination", keys: ["kind", "param", "first"], what: "page_param pagination")
+            let param = try string(pagination, "param", in: "pagination", example: "\"page\"")
+            var first = 1
+            switch pagination["first"] {
+            case nil: break
+            case .integer(let value)?: first = value
+            case let other?: throw fail("pagination.first", "expected an integer, found \(other.typeName); write first = 1 (the number of the first page)")
+            }
+            return .pageParameter(name: param, first: first)
+        default:
+            throw fail("pagination.kind", "unknown kind \"\(kind)\"; use one of \(kinds.joined(separator: ", "))")
+        }
+    }
+
+    private func endpoints(_ root: [String: TOMLValue]) throws -> [PluginEndpoint] {
+        guard let endpoints = try table(root, "endpoints", in: nil), !endpoints.isEmpty else {
+            throw fail("endpoints", "missing; declare at least one endpoint: [endpoints.NAME] with path = \"/things\"")
+        }
+        return try endpoints.keys.sorted().map { name in
+            let key = "endpoints.\(name)"
+            guard case .table(let table)? = endpoints[name] else {
+                throw fail(key, "expected a table, found \(endpoints[name]?.typeName ?? "nothing"); write [\(key)] then path = \"/things\"")
+            }
+            guard Self.isIdentifier(name) else {
+                throw fail(key, "\"\(name)\" is not a valid endpoint name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")")
+            }
+            guard !Self.reservedMethods.contains(name) else {
+                throw fail(key, "\"\(name)\" is reserved (every client has \(Self.reservedMethods.sorted().joined(separator: ", "))); rename the endpoint (e.g. \"\(name)_item\")")
+            }
+            return try endpoint(name, table, key: key)
+        }
+    }
+
+    private func endpoint(_ name: String, _ fields: [String: TOMLValue], key: String) throws -> PluginEndpoint {
+        try allowOnly(fields, in: key, keys: Self.endpointKeys, what: "an endpoint")
+        let method = try optionalString(fields, "method", in: key, example: "\"GET\"")?.uppercased() ?? "GET"
+        guard Self.methods.contains(method) else {
+            throw fail("\(key).method", "unknown method \"\(method)\"; use GET, POST, PUT, PATCH or DELETE")
+        }
+        let path = try string(fields, "path", in: key, example: "\"/things\"")
+        guard path.hasPrefix("/") else {
+            throw fail("\(key).path", "\"\(path)\" must start with /; write path = \"/\(path)\"")
+        }
+        let placeholders = PluginEndpoint.placeholders(in: path)
+        let declared = try table(fields, "params", in: key) ?? [:]
+        var parameters: [PluginParameter] = []
+        for (parameterName, value) in declared {
+            let parameterKey = "\(key).params.\(parameterName)"
+            guard case .string(let spelled) = value else {
+                throw fail(parameterKey, "expected a string, found \(value.typeName); write \(parameterName) = \"string\" (or int, float, bool; add ! when required)")
+            }
+            let required = spelled.hasSuffix("!")
+            guard let type = PluginParameter.ParameterType(rawValue: required ? String(spelled.dropLast()) : spelled) else {
+                throw fail(parameterKey, "unknown type \"\(spelled)\"; use string, int, float or bool, with ! for required (e.g. \"int!\")")
+            }
+            let inPath = placeholders.contains(parameterName)
+            if inPath, !required {
+                throw fail(parameterKey, "a path parameter is always required; write \(parameterName) = \"\(type.rawValue)!\"")
+            }
+            parameters.append(PluginParameter(name: parameterName, type: type, required: required, inPath: inPath))
+        }
+        for placeholder in placeholders where declared[placeholder] == nil {
+            throw fail("\(key).path", "path parameter {\(placeholder)} is not declared; add \(placeholder) = \"string!\" to \(key).params")
+        }
+        let responseName = try optionalString(fields, "response", in: key, example: "\"json\"") ?? "json"
+        guard let response = PluginEndpoint.ResponseFormat(rawValue: responseName) else {
+            throw fail("\(key).response", "unknown response \"\(responseName)\"; use json, xml or text")
+        }
+        let result = try self.path(fields, "result", in: key) ?? []
+        if !result.isEmpty, response != .json {
+            throw fail("\(key).result", "only a json response has a result path; remove result or write response = \"json\"")
+        }
+        parameters.sort { ($0.required ? 0 : 1, $0.name) < ($1.required ? 0 : 1, $1.name) }
+        return PluginEndpoint(
+            name: name, method: method, path: path, parameters: parameters, result: result, response: response,
+            summary: try optionalString(fields, "description", in: key, example: "\"What it returns\""))
+    }
+
+    // MARK: typed keys
+
+    private func dotted(_ key: String, in prefix: String?) -> String { prefix.map { "\($0).\(key)" } ?? key }
+
+    /// Throws for the first key not in `keys`, suggesting the nearest allowed one.
+    private func allowOnly(_ table: [String: TOMLValue], in prefix: String?, keys: [String], what: String) throws {
+        for key in table.keys.sorted() where !keys.contains(key) {
+            let nearest = keys.min { Self.distance(key, $0) < Self.distance(key, $1) }
+            let hint = nearest.flatMap { Self.distance(key, $0) <= 2 ? "did you mean \($0)? " : nil } ?? ""
+            throw fail(dotted(key, in: prefix), "unknown key; \(hint)\(what) takes \(keys.joined(separator: ", "))")
+        }
+    }
+
+    private func string(_ table: [String: TOMLValue], _ key: String, in prefix: String?, example: String) throws -> String {
+        guard let value = try optionalString(table, key, in: prefix, example: example) else {
+            throw fail(dotted(key, in: prefix), "missing; write \(key) = \(example)")
+        }
+        return value
+    }
+
+    private func optionalString(_ table: [String: TOMLValue], _ key: String, in prefix: String?, example: String) throws -> String? {
+        switch table[key] {
+        case nil: return nil
+        case .string(let value)?: return value
+        case let other?: throw fail(dotted(key, in: prefix), "expected a string, found \(other.typeName); write \(key) = \(example)")
+        }
+    }
+
+    private func table(_ table: [String: TOMLValue], _ key: String, in prefix: String?) throws -> [String: TOMLValue]? {
+        switch table[key] {
+        case nil: return nil
+        case .table(let value)?: return value
+        case let other?:
+            throw fail(dotted(key, in: prefix), "expected a table, found \(other.typeName); write \(key) = { … } or a [\(dotted(key, in: prefix))] section")
+        }
+    }
+
+    /// A table of strings (`headers`, `query`), sorted by name.
+    private func strings(_ root: [String: TOMLValue], _ key: String, example: String) throws -> [(String, String)] {
+        guard let table = try table(root, key, in: nil) else { return [] }
+        return try table.keys.sorted().map { name in
+            guard case .string(let value)? = table[name] else {
+                throw fail("\(key).\(name)", "expected a string, found \(table[name]?.typeName ?? "nothing"); write \(key) = \(example)")
+            }
+            return (name, value)
+        }
+    }
+
+    /// A dotted JSON path (`meta.errorDetail`); "" is the whole body.
+    private func path(_ table: [String: TOMLValue], _ key: String, in prefix: String) throws -> [String]? {
+        guard let text = try optionalString(table, key, in: prefix, example: "\"data.items\"") else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if text.isEmpty { return [] }
+        guard !parts.contains(where: \.isEmpty) else {
+            throw fail("\(prefix).\(key)", "\"\(text)\" is not a JSON path; write keys joined by dots (e.g. \"response.venues\")")
+        }
+        return parts
+    }
+
+    // MARK: names
+
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.first, first.isASCII, first.isLowercase else { return false }
+        return name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLowercase || $0.isNumber)) }
+    }
+
+    static func suggestedName(_ name: String) -> String {
+        let cleaned = String(name.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+        let trimmed = cleaned.drop { !$0.isLetter }
+        return trimmed.isEmpty ? "myapi" : String(trimmed)
+    }
+
+    /// Levenshtein distance, for "did you mean".
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let saved = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = saved
+            }
+        }
+        return row[b.count]
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The plugins found in the plugin folders: those that loaded, and those that
+/// did not with the reason. A plugin that fails never stops the others.
+public struct PluginRegistry: Sendable {
+    /// A plugin folder that could not be loaded.
+    public struct Failure: Sendable {
+        /// The plugin's name as far as it could be read (its `name`, else its folder's name).
+        public let name: String
+        /// The plugin's folder.
+        public let folder: URL
+        /// What is wrong, with the file and the key.
+        public let error: PluginError
+    }
+
+    /// The folders searched, in order.
+    public let folders: [URL]
+    /// The plugins that loaded, sorted by name.
+    public let plugins: [PluginManifest]
+    /// The plugin folders that did not load, in the order found.
+    public let failures: [Failure]
+
+    /// No plugins.
+    public static let empty = PluginRegistry(folders: [], plugins: [], failures: [])
+
+    /// Loads every plugin folder (a folder holding `plugin.toml`) found in
+    /// `folders`, in order; missing folders are skipped. When two plugins
+    /// share a name, the first one found wins and the other is a failure.
+    public static func load(folders: [URL]) -> PluginRegistry {
+        var plugins: [PluginManifest] = []
+        var failures: [Failure] = []
+        let fileManager = FileManager.default
+        for folder in folders {
+            var candidates: [URL]
+            if fileManager.fileExists(atPath: folder.appendingPathComponent("plugin.toml").path) {
+                candidates = [folder]
+            } else {
+                let names = (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
+                candidates = names.filter { !$0.hasPrefix(".") && !$0.hasPrefix("_") }.sorted().map { folder.appendingPathComponent($0) }
+                    .filter { url in
+                        var isDirectory: ObjCBool = false
+                        return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+                    }
+            }
+            for candidate in candidates {
+                do {
+                    let manifest = try PluginManifest.load(folder: candidate)
+                    if let first = plugins.first(where: { $0.name == manifest.name }) {
+                        throw PluginError(
+                            file: manifest.file.path, key: "name",
+                            "plugin \"\(manifest.name)\" is already loaded from \(first.file.path); rename this one (name = \"\(manifest.name)_2\") or remove one of the folders")
+                    }
+                    plugins.append(manifest)
+                } catch let error as PluginError {
+                    failures.append(Failure(name: guessName(candidate), folder: candidate, error: error))
+                } catch {
+                    failures.append(Failure(name: guessName(candidate), folder: candidate, error: PluginError(file: candidate.path, key: nil, "\(error)")))
+                }
+            }
+        }
+        return PluginRegistry(folders: folders, plugins: plugins.sorted { $0.name < $1.name }, failures: failures)
+    }
+
+    /// The loaded plugin called `name`.
+    public func plugin(named name: String) -> PluginManifest? { plugins.first { $0.name == name } }
+
+    /// Why the plugin called `name` (or in a folder called `name`) did not load, if it did not.
+    public func failure(named name: String) -> Failure? { failures.first { $0.name == name } }
+
+    /// Every loaded plugin's `macros/` folder, in name order.
+    public var macroFolders: [URL] { plugins.compactMap(\.macrosFolder) }
+
+    /// The declared name when the file parses that far, else the folder's name.
+    private static func guessName(_ folder: URL) -> String {
+        if let data = FileManager.default.contents(atPath: folder.appendingPathComponent("plugin.toml").path),
+            let text = String(data: data, encoding: .utf8), case .string(let name)? = (try? TOMLValue.parse(text))?["name"]
+        {
+            return name
+        }
+        return folder.lastPathComponent
+    }
+
+    /// The plugin folders in search order (SPEC §2): each entry of
+    /// `APIMACRO_PLUGINS` (colon-separated), `<home>/plugins`, then the
+    /// repository's `plugins/` when apimacro runs from a checkout.
+    public static func folders(environment: [String: String], home: URL, executable: URL) -> [URL] {
+        let extra = (environment["APIMACRO_PLUGINS"] ?? "").split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        return extra + [home.appendingPathComponent("plugins")] + [repositoryFolder(executable: executable)].compactMap { $0 }
+    }
+
+    /// The plugins shipped with apimacro: walking up from the real path of
+    /// the executable, the first folder holding both `Package.swift` and
+    /// `plugins/` (a checkout, with the binary in `.build/…`); else an
+    /// installed `PREFIX/share/apimacro/plugins` beside `PREFIX/bin/apimacro`.
+    public static func repositoryFolder(executable: URL) -> URL? {
+        let fileManager = FileManager.default
+        let binDirectory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = binDirectory
+        for _ in 0..<8 {
+            let plugins = folder.appendingPathComponent("plugins")
+            if fileManager.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
+                fileManager.fileExists(atPath: plugins.path)
+            {
+                return plugins
+            }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path { break }
+            folder = parent
+        }
+        let installed = binDirectory.deletingLastPathComponent().appendingPathComponent("share/apimacro/plugins")
+        return fileManager.fileExists(atPath: installed.path) ? installed : nil
+    }
+}

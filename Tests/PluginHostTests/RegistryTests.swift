@@ -1,0 +1,87 @@
+import Clients
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PluginHost
+
+@Suite("plugin discovery: folders, failures, duplicates")
+struct RegistryTests {
+    static func manifest(_ name: String, prefix: String = "/hn/api/v1") -> String {
+        """
+        name = "\(name)"
+        description = "Plugin \(name)"
+        base_url = "https://example.com"
+        pagination = { kind = "page_param", param = "page", first = 0 }
+
+        [endpoints.search]
+        path = "\(prefix)/search"
+        params = { query = "string!" }
+        result = "hits"
+        """
+    }
+
+    @Test("one broken plugin beside two good ones: both good ones load and answer, the broken one is reported once")
+    func brokenBesideGood() async throws {
+        let folder = PluginFolder()
+        defer { folder.remove() }
+        try folder.write("alpha", Self.manifest("alpha"))
+        let broken = try folder.write("broken", Self.manifest("broken").replacingOccurrences(of: "page_param", with: "cursor"))
+        try folder.write("gamma", Self.manifest("gamma"))
+        try folder.write(".hidden", Self.manifest("hidden"))
+        let registry = PluginRegistry.load(folders: [folder.url, folder.url.appendingPathComponent("missing")])
+        #expect(registry.plugins.map(\.name) == ["alpha", "gamma"])
+        #expect(registry.failures.count == 1)
+        let failure = try #require(registry.failure(named: "broken"))
+        #expect(failure.error.description == "\(broken.path): pagination.kind: unknown kind \"cursor\"; use one of none, link_header, next_url, page_param")
+        let server = try await TestServer.start()
+        let transport = HTTPTransport(userAgent: "apimacro/test")
+        for manifest in registry.plugins {
+            let client = PluginClient(
+                manifest: manifest, environment: ["APIMACRO_\(manifest.name.uppercased())_URL": server.baseURL], storedToken: nil,
+                transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
+            let response = try await client.send(try client.request("search", [("query", .string(manifest.name))]).1)
+            #expect(JSONPath.value(in: response.body, path: ["hits", "0", "title"]) as? String == "\(manifest.name) story 1")
+        }
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("two plugins with one name: the first folder wins, the second is an error naming both files")
+    func duplicateNames() throws {
+        let first = PluginFolder()
+        let second = PluginFolder()
+        defer {
+            first.remove()
+            second.remove()
+        }
+        let kept = try first.write("one", Self.manifest("same"))
+        let dropped = try second.write("two", Self.manifest("same"))
+        let registry = PluginRegistry.load(folders: [first.url, second.url])
+        #expect(registry.plugins.map(\.file.path) == [kept.path])
+        #expect(
+            registry.failures.map(\.error.description) == [
+                "\(dropped.path): name: plugin \"same\" is already loaded from \(kept.path); rename this one (name = \"same_2\") or remove one of the folders"
+            ])
+    }
+
+    @Test("search order: APIMACRO_PLUGINS entries, $APIMACRO_HOME/plugins, then the checkout's plugins/ found from the executable")
+    func folders() throws {
+        let checkout = PluginFolder()
+        defer { checkout.remove() }
+        try checkout.write("plugins/demo", Self.manifest("demo"))
+        try checkout.write(".", "// swift-tools-version: 6.0", file: "Package.swift")
+        let executable = checkout.url.appendingPathComponent(".build/debug/apimacro")
+        try FileManager.default.createDirectory(at: executable.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let repository = try #require(PluginRegistry.repositoryFolder(executable: executable))
+        #expect(repository.standardizedFileURL.path == checkout.url.appendingPathComponent("plugins").standardizedFileURL.path)
+        let folders = PluginRegistry.folders(
+            environment: ["APIMACRO_PLUGINS": "/a:/b"], home: URL(fileURLWithPath: "/home/x/.config/apimacro"), executable: executable)
+        #expect(folders.map(\.path) == ["/a", "/b", "/home/x/.config/apimacro/plugins", repository.path])
+        #expect(PluginRegistry.repositoryFolder(executable: URL(fileURLWithPath: "/usr/local/bin/apimacro")) == nil)
+        // A folder that is itself a plugin is accepted too.
+        let registry = PluginRegistry.load(folders: [repository.appendingPathComponent("demo")])
+        #expect(registry.plugins.map(\.name) == ["demo"])
+        #expect(registry.macroFolders.isEmpty)
+    }
+}
