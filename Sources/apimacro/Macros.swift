@@ -5,7 +5,7 @@ import MacroRuntime
 /// `apimacro macros list`.
 struct Macros: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Macros found on the macro path (./macros/, then $APIMACRO_HOME/macros/).",
+        abstract: "Macros found on the macro path (./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/).",
         subcommands: [List.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {

@@ -13,7 +13,7 @@ struct Plugins: ParsableCommand {
             abstract: "List the plugins: name, endpoints, credentials present or not, description; and load errors.")
 
         func run() throws {
-            print(PluginCatalog(settings: Settings()).list())
+            print(PluginCatalog(settings: Settings(environment: try Settings.environment())).list())
         }
     }
 
@@ -24,7 +24,7 @@ struct Plugins: ParsableCommand {
         var name: String
 
         func run() throws {
-            print(try PluginCatalog(settings: Settings()).show(name))
+            print(try PluginCatalog(settings: Settings(environment: try Settings.environment())).show(name))
         }
     }
 }

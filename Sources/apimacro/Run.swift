@@ -58,7 +58,7 @@ extension OutputFormat: ExpressibleByArgument {}
 /// `apimacro run MACRO [ARGS...]`.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run one macro: a path to a .py file, or a name looked up in ./macros/ and $APIMACRO_HOME/macros/.",
+        abstract: "Run one macro: a path to a .py file, or a name looked up in ./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/.",
         discussion: """
             Everything after MACRO goes to the macro (sys.argv[1:], apimacro.args).
             A macro that defines main(...) is called with arguments parsed from its

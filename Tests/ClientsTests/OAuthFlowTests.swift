@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -229,7 +230,13 @@ enum RawHTTP {
         let text: String
     }
 
+    /// Sends `request` (in `segments` pieces 50 ms apart) and reads the reply to the end, on a
+    /// thread of its own: the listener under test needs the cooperative pool meanwhile.
     static func exchange(port: Int, _ request: String, segments: Int = 1) async throws -> Reply {
+        try await runBlocking { try blockingExchange(port: port, request, segments: segments) }
+    }
+
+    private static func blockingExchange(port: Int, _ request: String, segments: Int) throws -> Reply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }
@@ -251,7 +258,7 @@ enum RawHTTP {
             let piece = Array(bytes[start..<min(bytes.count, start + size)])
             let sent = piece.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             try #require(sent == piece.count)
-            if segments > 1 { try await Task.sleep(for: .milliseconds(50)) }
+            if segments > 1 { usleep(50_000) }
         }
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
