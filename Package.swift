@@ -77,3 +77,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzzers (libFuzzer through `-sanitize=fuzzer`), only with APIMACRO_FUZZ=1: `scripts/fuzz`
+// builds them in their own scratch folder. Our own modules are instrumented (coverage and
+// AddressSanitizer); the dependencies are not, which keeps the build short.
+if Context.environment["APIMACRO_FUZZ"] == "1" {
+    let sanitize = ["-sanitize=fuzzer,address"]
+    let instrumented: Set<String> = ["PythonBridge", "WebAPI", "Clients", "PluginHost"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitize)]
+    }
+    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
+        ("LinkHeader", ["WebAPI"]),
+        ("NextURL", ["WebAPI"]),
+        ("RedirectURL", ["Clients"]),
+        ("JSONPython", ["PythonBridge"]),
+    ]
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
+    for fuzzer in fuzzers {
+        package.targets.append(
+            .executableTarget(
+                name: "fuzz-\(fuzzer.name)", dependencies: fuzzer.dependencies + ["FuzzSupport"],
+                path: "Fuzz/\(fuzzer.name)", swiftSettings: [.unsafeFlags(sanitize)],
+                linkerSettings: [.unsafeFlags(sanitize + ["-use-ld=lld"])]))
+    }
+}

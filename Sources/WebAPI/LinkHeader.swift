@@ -9,7 +9,8 @@ public enum LinkHeader {
         var rest = Substring(header)
         while let open = rest.firstIndex(of: "<") {
             guard let close = rest[open...].firstIndex(of: ">") else { break }
-            let url = String(rest[rest.index(after: open)..<close])
+            // An empty target (`<>`) would mean "this page again": a pagination loop.
+            let url = String(rest[rest.index(after: open)..<close]).trimmingCharacters(in: .whitespaces)
             var parameters = rest[rest.index(after: close)...]
             // The parameters run to the next link (a comma outside quotes).
             var end = parameters.endIndex
@@ -27,7 +28,7 @@ public enum LinkHeader {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else { continue }
                 let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                for relation in value.split(separator: " ") where links[relation.lowercased()] == nil {
+                for relation in value.split(separator: " ") where !url.isEmpty && links[relation.lowercased()] == nil {
                     links[relation.lowercased()] = url
                 }
             }

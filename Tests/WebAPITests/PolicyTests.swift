@@ -14,6 +14,9 @@ struct PolicyTests {
         #expect(LinkHeader.next(#"<http://a/1>; rel="prev""#) == nil)
         #expect(LinkHeader.next("garbage <unclosed") == nil)
         #expect(LinkHeader.next(nil) == nil)
+        // Found by fuzzing: an empty target would send the iterator back to the same page forever.
+        #expect(LinkHeader.next(#"<>; rel="next""#) == nil)
+        #expect(LinkHeader.parse("< >; rel=next, <http://a/2>; rel=last") == ["last": "http://a/2"])
     }
 
     @Test("retry backoff doubles with full jitter, capped, and stops after max retries")

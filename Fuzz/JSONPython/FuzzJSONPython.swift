@@ -1,0 +1,101 @@
+import FuzzSupport
+import PythonBridge
+
+/// libFuzzer entry: any bytes as a JSON response body, decoded the way macros get them
+/// (CPython's `json.loads`), then converted to Swift values and back. Must not crash, leak
+/// or hang on any input (deep nesting, huge numbers, bad UTF-8, NaN), and the round trip
+/// must give an equal document.
+@main
+enum Fuzzer {
+    static func main() { runFuzzer(fuzzerTestOneInput) }
+}
+
+/// libFuzzer's callback (also exported under its C name for libFuzzer's own `main`).
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { fuzzJSONPython(fuzzInput(data, size)) }
+
+func fuzzJSONPython(_ input: UnsafeBufferPointer<UInt8>) -> CInt {
+    let bytes = Array(input)
+    JSONPythonFuzzer.shared.run(bytes)
+    return 0
+}
+
+/// The interpreter, started once for the whole fuzzing run, and a leak check: Python's live
+/// memory blocks, measured every `interval` inputs after a warm-up, must not keep growing.
+final class JSONPythonFuzzer: @unchecked Sendable {
+    static let shared = JSONPythonFuzzer()
+    private var runs = 0
+    private var baseline: Int?
+    private let interval = 5_000
+    /// Growth allowed over the baseline: caches (interned strings, free lists) settle, a leak of
+    /// even one object per input does not.
+    private let allowance = 4_000
+
+    private init() {
+        do {
+            try Interpreter.start()
+        } catch {
+            preconditionFailure("cannot start Python: \(error)")
+        }
+    }
+
+    func run(_ bytes: [UInt8]) {
+        withGIL {
+            do {
+                let loads = try Interpreter.import("json").attribute("loads")
+                let document: PyRef
+                do {
+                    document = try loads.call([try PythonValue.bytes(bytes).toPython()])
+                } catch is PythonErrorSet {
+                    _ = PythonException.fetch()
+                    return
+                }
+                let value: PythonValue
+                do {
+                    value = try PythonValue(python: document)
+                } catch is PythonErrorSet {
+                    // Only a cycle or an unconvertible object may refuse; json gives neither.
+                    let message = PythonException.fetch()?.message ?? "?"
+                    preconditionFailure("json.loads output did not convert: \(message)")
+                }
+                let back = try value.toPython()
+                let again = try PythonValue(python: back)
+                precondition(again == value || value.containsNaN, "round trip changed the document")
+                runs += 1
+                if runs % interval == 0 { try checkLiveBlocks() }
+            } catch {
+                preconditionFailure("unexpected error: \(error)")
+            }
+        }
+    }
+}
+
+extension JSONPythonFuzzer {
+    /// Fails when Python holds more live blocks than after the first `interval` inputs, plus the allowance.
+    func checkLiveBlocks() throws {
+        _ = try Interpreter.import("gc").callMethod("collect")
+        let blocks = try PythonValue(python: try Interpreter.import("sys").callMethod("getallocatedblocks"))
+        guard case .int(let live) = blocks else { return }
+        guard let baseline else {
+            self.baseline = live
+            return
+        }
+        precondition(live - baseline < allowance, "Python's live blocks grew from \(baseline) to \(live): a leak")
+    }
+}
+
+extension PythonValue {
+    /// NaN is never equal to itself, so documents holding one cannot be compared.
+    var containsNaN: Bool {
+        var stack = [self]
+        while let value = stack.popLast() {
+            switch value {
+            case .float(let number) where number.isNaN: return true
+            case .list(let items), .tuple(let items): stack += items
+            case .dict(let entries): stack += entries.flatMap { [$0.key, $0.value] }
+            default: continue
+            }
+        }
+        return false
+    }
+}
