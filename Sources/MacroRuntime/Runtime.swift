@@ -7,7 +7,10 @@ import Logging
 /// once from the settings and passed down explicitly.
 final class Runtime: Sendable {
     let settings: Settings
-    let transport: HTTPTransport
+    /// The network: one connection pool for the process.
+    let network: HTTPTransport
+    /// What clients send through: the cache, `--record`, `--replay`, `--offline` in front of `network`.
+    let transport: ExchangeStore
     let log: ExchangeLog
     let redactor: Redactor
     let github: GitHubClient
@@ -20,14 +23,16 @@ final class Runtime: Sendable {
     /// Why the stored tokens could not be read, if they could not.
     let credentialProblem: APIError?
 
-    init(settings: Settings) {
+    /// - Throws: `APIError` (a usage error) when the `--replay` file cannot be read.
+    init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
         self.settings = settings
         let logger: Logger? =
             settings.verbose
             ? Logger(label: "apimacro.http") { _ in StderrLineHandler() } : nil
         log = ExchangeLog(logger: logger)
         redactor = Redactor(secrets: settings.secrets)
-        transport = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
+        network = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
+        transport = try Runtime.exchangeStore(settings: settings, network: network, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         let store = CredentialStore(home: settings.home)
         credentials = store
@@ -53,5 +58,32 @@ final class Runtime: Sendable {
         http = APIClient(
             configuration: ClientConfiguration(name: "http", baseURL: "", timeout: settings.requestTimeout, maxWait: settings.maxWait),
             transport: transport, log: log, redactor: redactor)
+    }
+
+    /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.
+    static func exchangeStore(
+        settings: Settings, network: HTTPTransport, warn: @escaping @Sendable (String) -> Void
+    ) throws -> ExchangeStore {
+        let replay = try settings.replay.map { try HARReplay(file: $0) }
+        var cache: HTTPCache?
+        if settings.useCache, replay == nil {
+            do {
+                cache = try HTTPCache(directory: settings.cacheDirectory)
+            } catch {
+                warn("apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it")
+            }
+        }
+        let recorder = settings.record.map { HARRecorder(file: $0, version: ApimacroModule.version) }
+        return ExchangeStore(network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, warn: warn)
+    }
+
+    /// Writes the `--record` file, if any (the runner calls it however the macro ended).
+    func writeRecording() {
+        guard let recorder = transport.recorder else { return }
+        do {
+            try recorder.write()
+        } catch {
+            MacroHost.standardError("apimacro: \(error)")
+        }
     }
 }

@@ -83,6 +83,7 @@ struct Router: Sendable {
             InstagramRoutes(),
             OAuthRoutes(),
             ShortenerRoutes(),
+            CacheRoutes(),
         ])
     }
 
