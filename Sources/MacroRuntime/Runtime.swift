@@ -31,8 +31,10 @@ final class Runtime: Sendable {
             ? Logger(label: "apimacro.http") { _ in StderrLineHandler() } : nil
         log = ExchangeLog(logger: logger)
         redactor = Redactor(secrets: settings.secrets)
+        // Read first: an unreadable file is a usage error, before any connection pool exists.
+        let replay = try settings.replay.map { try HARReplay(file: $0) }
         network = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
-        transport = try Runtime.exchangeStore(settings: settings, network: network, warn: warn)
+        transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         let store = CredentialStore(home: settings.home)
         credentials = store
@@ -62,9 +64,8 @@ final class Runtime: Sendable {
 
     /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.
     static func exchangeStore(
-        settings: Settings, network: HTTPTransport, warn: @escaping @Sendable (String) -> Void
-    ) throws -> ExchangeStore {
-        let replay = try settings.replay.map { try HARReplay(file: $0) }
+        settings: Settings, network: HTTPTransport, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
+    ) -> ExchangeStore {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {
             do {

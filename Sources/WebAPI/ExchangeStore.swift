@@ -10,6 +10,8 @@
 public final class ExchangeStore: Transport {
     /// The transport below the stages: the network, or `OfflineTransport`.
     public let wire: any Transport
+    /// The network transport, kept even when unused (its owner shuts it down, or the process ends).
+    public let network: any Transport
     public let cache: HTTPCache?
     public let recorder: HARRecorder?
     public let replay: HARReplay?
@@ -24,6 +26,7 @@ public final class ExchangeStore: Transport {
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,
         warn: @escaping @Sendable (String) -> Void
     ) {
+        self.network = network
         if replay != nil {
             wire = OfflineTransport(hint: "replaying never uses the network")
         } else if offline {
