@@ -82,6 +82,9 @@ def write_data(www, base_url):
         return len(data)
 
     facts = {"user_bytes": dump("users/octocat.json", user_object("octocat", 583231, base_url))}
+    # The same user under /fresh/, which nginx serves with Cache-Control: max-age (the cache benchmark).
+    os.makedirs(os.path.join(www, "fresh", "users"), exist_ok=True)
+    dump("fresh/users/octocat.json", user_object("octocat", 583231, base_url + "/fresh"))
     dump("users/many.json", user_object("many", 1000, base_url))
 
     with open(FIXTURE) as f:
@@ -197,6 +200,11 @@ http {{
         location = /users/many/repos {{
             try_files /pages/page-$page.json =404;
             add_header Link $link always;
+            {ratelimit}
+        }}
+        location /fresh/users/ {{
+            try_files $uri $uri.json =404;
+            add_header Cache-Control "private, max-age=3600" always;
             {ratelimit}
         }}
         location = /big.json {{ }}
@@ -404,7 +412,7 @@ def main():
     ap.add_argument("--with-apimacro", action="store_true",
                     help="build the release apimacro first (swift build -c release --product apimacro)")
     ap.add_argument("--reps", type=int, help="repetitions of each measurement (default 3, quick 1)")
-    ap.add_argument("--only", help="comma-separated benchmarks: sequential,fan-out,pagination,decoding,start-up")
+    ap.add_argument("--only", help="comma-separated benchmarks: sequential,fan-out,pagination,decoding,start-up,cache")
     args = ap.parse_args()
 
     quick = args.quick
@@ -477,6 +485,20 @@ def main():
                 return rate_of(result, unit)
             return measure
 
+        def cached_macro(name, flags, base, *margs, unit):
+            # The HTTP cache on (or off with flags=["--no-cache"]), a fresh cache folder per process.
+            def measure(rep):
+                if apimacro_missing:
+                    raise Failed(apimacro_missing)
+                cache_dir = tempfile.mkdtemp(prefix="cache.", dir=tmp)
+                env = dict(am_env, APIMACRO_GITHUB_URL=base, XDG_CACHE_HOME=cache_dir)
+                try:
+                    result = run_json([binary, "run", *flags, os.path.join(MACROS, name), *margs], env)
+                finally:
+                    shutil.rmtree(cache_dir, ignore_errors=True)
+                return rate_of(result, unit)
+            return measure
+
         def wrk(connections, threads):
             warmed = []
 
@@ -530,6 +552,19 @@ def main():
                     macro("decode_big.py", url + "/big.json", str(decode_n), "2", unit="MB/s"), True),
                 Row("decoding", "json.loads", "MB/s", peer("decoding", "json", decode_n, 2, "MB/s")),
                 Row("decoding", "orjson.loads", "MB/s", peer("decoding", "orjson", decode_n, 2, "MB/s")),
+            ]),
+            ("cache", f"{requests_n} GETs of one user, one at a time, through the HTTP cache "
+                      f"(the warm-up fills it)", "req/s", [
+                Row("cache", "apimacro github.user, cache hit", "req/s",
+                    cached_macro("seq_user.py", [], url + "/fresh", n, w, unit="req/s"), True,
+                    "Cache-Control: max-age, no request"),
+                Row("cache", "apimacro --no-cache (network GET)", "req/s",
+                    cached_macro("seq_user.py", ["--no-cache"], url, n, w, unit="req/s"),
+                    note="the same macro, cache off"),
+                Row("cache", "apimacro, revalidated (304)", "req/s",
+                    cached_macro("seq_user.py", [], url, n, w, unit="req/s"),
+                    note="ETag from nginx, If-None-Match each time"),
+                Row("cache", "http.client", "req/s", peer("sequential", "http.client", requests_n, warm_n, "req/s")),
             ]),
             ("start-up", f"fresh process, median of {startup_runs} runs (lower is better)", "ms", [
                 Row("start-up", "apimacro run empty.py", "ms",

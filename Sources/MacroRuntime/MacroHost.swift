@@ -16,7 +16,7 @@ public final class MacroHost: Sendable {
     /// Starts Python (once per process) and loads apimacro into it.
     public init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
         self.settings = settings
-        let runtime = Runtime(settings: settings)
+        let runtime = try Runtime(settings: settings, warn: warn)
         self.runtime = runtime
         self.redactor = runtime.redactor
         self.warn = warn

@@ -43,13 +43,17 @@ public struct MacroRunner {
             do {
                 let namespace = try prepare(file: file, arguments: arguments)
                 if let seconds = host.settings.timeout {
-                    deadline = try Deadline.arm(seconds: seconds, macro: name, warn: host.warn)
+                    let runtime = host.runtime
+                    deadline = try Deadline.arm(
+                        seconds: seconds, macro: name, warn: host.warn, beforeExit: { runtime.writeRecording() })
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
                 code = report(error, name: name)
             }
             finish()
+            // However the macro ended, the --record file holds what it fetched.
+            host.runtime.writeRecording()
             deadline?.restore()
             return code
         }
@@ -195,7 +199,11 @@ final class Deadline {
     }
 
     /// Installs the SIGALRM handler and starts the clock (GIL held, main thread).
-    static func arm(seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void) throws -> Deadline {
+    /// `beforeExit` runs just before a hard exit (it writes the `--record` file).
+    static func arm(
+        seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void,
+        beforeExit: @escaping @Sendable () -> Void = {}
+    ) throws -> Deadline {
         let signal = try Interpreter.import("signal")
         let seconds = max(0, seconds)
         let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
@@ -216,6 +224,7 @@ final class Deadline {
         DispatchQueue.global().asyncAfter(deadline: when + grace) {
             guard !clock.done.load(ordering: .acquiring) else { return }
             warn("apimacro: \(message), and did not stop when interrupted; ending it")
+            beforeExit()
             _exit(MacroRunner.ExitCode.failure)
         }
         return deadline

@@ -8,7 +8,10 @@ import PluginHost
 /// once from the settings and passed down explicitly.
 final class Runtime: Sendable {
     let settings: Settings
-    let transport: HTTPTransport
+    /// The network: one connection pool for the process.
+    let network: HTTPTransport
+    /// What clients send through: the cache, `--record`, `--replay`, `--offline` in front of `network`.
+    let transport: ExchangeStore
     let log: ExchangeLog
     let redactor: Redactor
     let github: GitHubClient
@@ -25,7 +28,8 @@ final class Runtime: Sendable {
     /// One client per loaded plugin, on the shared transport.
     let pluginClients: [PluginClient]
 
-    init(settings: Settings) {
+    /// - Throws: `APIError` (a usage error) when the `--replay` file cannot be read.
+    init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
         self.settings = settings
         let logger: Logger? =
             settings.verbose
@@ -53,7 +57,10 @@ final class Runtime: Sendable {
             PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret.revealed
         }
         redactor = Redactor(secrets: settings.secrets + pluginSecrets)
-        transport = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
+        // Read first: an unreadable file is a usage error, before any connection pool exists.
+        let replay = try settings.replay.map { try HARReplay(file: $0) }
+        network = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
+        transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         instagram = InstagramClient(
             configuration: .fromEnvironment(environment, storedToken: stored("instagram"), timeout: settings.requestTimeout, maxWait: settings.maxWait),
@@ -73,5 +80,31 @@ final class Runtime: Sendable {
         http = APIClient(
             configuration: ClientConfiguration(name: "http", baseURL: "", timeout: settings.requestTimeout, maxWait: settings.maxWait),
             transport: transport, log: log, redactor: redactor)
+    }
+
+    /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.
+    static func exchangeStore(
+        settings: Settings, network: HTTPTransport, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
+    ) -> ExchangeStore {
+        var cache: HTTPCache?
+        if settings.useCache, replay == nil {
+            do {
+                cache = try HTTPCache(directory: settings.cacheDirectory)
+            } catch {
+                warn("apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it")
+            }
+        }
+        let recorder = settings.record.map { HARRecorder(file: $0, version: ApimacroModule.version) }
+        return ExchangeStore(network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, warn: warn)
+    }
+
+    /// Writes the `--record` file, if any (the runner calls it however the macro ended).
+    func writeRecording() {
+        guard let recorder = transport.recorder else { return }
+        do {
+            try recorder.write()
+        } catch {
+            MacroHost.standardError("apimacro: \(error)")
+        }
     }
 }

@@ -12,13 +12,15 @@ public final class APIClient: Sendable {
     private let unvalidated: Pipeline
     private let lastRateLimit = Mutex<RateLimitInfo?>(nil)
 
-    /// Builds the pipeline: status → rate limit → redirects → retries →
+    /// Builds the pipeline: status → rate limit → redirects → [recording →
+    /// cache or replay, when the transport is an `ExchangeStore`] → retries →
     /// credentials → exchange log → transport.
     public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
         let logStage = ExchangeLogStage(log: log, slot: slot)
+        let stored = (transport as? ExchangeStore)?.stages(slot: slot, baseURL: configuration.baseURL, log: log) ?? []
         func stages(validating: Bool) -> [any Stage] {
             [
                 StatusStage(
@@ -26,6 +28,7 @@ public final class APIClient: Sendable {
                     kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
                 RedirectStage(),
+            ] + stored + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)),
                 CredentialStage(slot: slot, baseURL: configuration.baseURL),
                 logStage,

@@ -84,6 +84,7 @@ struct Router: Sendable {
             OAuthRoutes(),
             ShortenerRoutes(),
             PluginRoutes(),
+            CacheRoutes(),
         ])
     }
 

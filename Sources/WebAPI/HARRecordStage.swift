@@ -1,0 +1,30 @@
+import Foundation
+
+/// Records every exchange that passes it into a `HARRecorder` (`--record`).
+///
+/// It sits above the cache, so an answer the cache gave is recorded too and the
+/// file alone replays the run; the request is recorded as the wire would carry
+/// it, with the credential `CredentialStage` would attach shown as `REDACTED`.
+/// An exchange that ends without any response (refused, timed out) is not recorded.
+public struct HARRecordStage: Stage {
+    let recorder: HARRecorder
+    let credentials: CredentialStage
+    let slot: CredentialSlot
+
+    public init(recorder: HARRecorder, slot: CredentialSlot, baseURL: String) {
+        self.recorder = recorder
+        self.credentials = CredentialStage(slot: slot, baseURL: baseURL)
+        self.slot = slot
+    }
+
+    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        let started = Date()
+        let clock = ContinuousClock.now
+        let response = try await next(exchange)
+        let duration = ContinuousClock.now - clock
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let wire = await credentials.injected(exchange)
+        recorder.add(wire, response, started: started, milliseconds: (milliseconds * 1000).rounded() / 1000, redactor: slot.redactor)
+        return response
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+
+/// Collects the exchanges of a run (`--record FILE.har`) and writes them as
+/// HAR 1.2 with every credential replaced by `REDACTED`. Entries are kept in
+/// memory and written by `write()`, which the runner calls when the macro
+/// ends, however it ends (also before a hard exit on `--timeout`).
+public final class HARRecorder: Sendable {
+    /// Where the file goes.
+    public let file: URL
+    private let creator: HAR.Creator
+    private let entries = Mutex<[HAR.Entry]>([])
+
+    /// Header names whose values are credentials whatever they hold.
+    static let credentialHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
+    ]
+
+    /// - Parameter version: apimacro's version, for `creator`.
+    public init(file: URL, version: String) {
+        self.file = file
+        self.creator = HAR.Creator(name: "apimacro", version: version)
+    }
+
+    /// How many exchanges are recorded so far.
+    public var count: Int { entries.withLock { $0.count } }
+
+    /// Records one exchange, redacted with `redactor`.
+    public func add(
+        _ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor
+    ) {
+        let entry = HARRecorder.entry(exchange, response, started: started, milliseconds: milliseconds, redactor: redactor)
+        entries.withLock { $0.append(entry) }
+    }
+
+    /// Writes the file (atomically: a reader never sees half of it).
+    public func write() throws {
+        let har = HAR(log: HAR.Log(version: "1.2", creator: creator, entries: entries.withLock { $0 }))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            try encoder.encode(har).write(to: file, options: .atomic)
+        } catch {
+            throw APIError(.invalidRequest, "cannot write the HAR file \(file.path): \(error.localizedDescription)")
+        }
+    }
+
+    static func entry(_ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor) -> HAR.Entry {
+        let url = redactor.redactURL(exchange.url)
+        let query = URLComponents(string: url)?.percentEncodedQueryItems?.map {
+            HAR.NameValue(name: $0.name, value: $0.value ?? "")
+        }
+        let requestBody = body(exchange.body, redactor: redactor)
+        let postData = exchange.body.isEmpty && !["POST", "PUT", "PATCH"].contains(exchange.method)
+            ? nil : HAR.PostData(mimeType: exchange.headers["Content-Type"] ?? "", text: requestBody.text, encoding: requestBody.encoding)
+        let responseBody = body(response.body, redactor: redactor)
+        let dateFormatter = ISO8601DateFormatter()
+        dateFormatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return HAR.Entry(
+            startedDateTime: dateFormatter.string(from: started),
+            time: milliseconds,
+            request: HAR.Request(
+                method: exchange.method, url: url, httpVersion: "HTTP/1.1", cookies: [],
+                headers: headers(exchange.headers, redactor: redactor), queryString: query ?? [], postData: postData,
+                headersSize: -1, bodySize: exchange.body.count),
+            response: HAR.Response(
+                status: response.status, statusText: HTTPStatus.reason(response.status), httpVersion: "HTTP/1.1", cookies: [],
+                headers: headers(response.headers, redactor: redactor),
+                content: HAR.Content(
+                    size: response.body.count, mimeType: response.headers["Content-Type"] ?? "", text: responseBody.text,
+                    encoding: responseBody.encoding),
+                redirectURL: response.headers["Location"].map { redactor.redactURL($0) } ?? "", headersSize: -1,
+                bodySize: response.source == .network ? response.body.count : 0),
+            cache: HAR.Cache(),
+            timings: HAR.Timings(send: 0, wait: milliseconds, receive: 0),
+            comment: response.source == .network ? nil : response.source.rawValue)
+    }
+
+    /// Header values redacted: credential headers keep only their scheme (`Bearer REDACTED`).
+    static func headers(_ headers: Headers, redactor: Redactor) -> [HAR.NameValue] {
+        headers.map { field in
+            guard credentialHeaders.contains(field.name.lowercased()) else {
+                return HAR.NameValue(name: field.name, value: redactor.redact(field.value))
+            }
+            let parts = field.value.split(separator: " ", maxSplits: 1)
+            let scheme = parts.count == 2 && ["basic", "bearer", "token"].contains(parts[0].lowercased()) ? "\(parts[0]) " : ""
+            return HAR.NameValue(name: field.name, value: scheme + "REDACTED")
+        }
+    }
+
+    /// A body as HAR text: redacted UTF-8, or base64 when it is not UTF-8.
+    static func body(_ bytes: [UInt8], redactor: Redactor) -> (text: String?, encoding: String?) {
+        if bytes.isEmpty { return ("", nil) }
+        if let text = utf8Text(bytes) {
+            return (redactor.redact(text), nil)
+        }
+        return (Data(bytes).base64EncodedString(), "base64")
+    }
+
+    /// The bytes as text when they are valid UTF-8 without NULs, else nil.
+    static func utf8Text(_ bytes: [UInt8]) -> String? {
+        guard !bytes.contains(0), let text = String(bytes: bytes, encoding: .utf8) else { return nil }
+        return text
+    }
+}
