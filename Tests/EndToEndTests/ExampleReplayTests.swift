@@ -14,6 +14,30 @@ struct ExampleReplayTests {
         let example: String
         let arguments: [String]
         var description: String { name }
+
+        /// A name or example with a `/` is a path from the repository's root (a plugin's own
+        /// cassette and macro); a bare one lives in examples/ and examples/cassettes/.
+        var cassette: URL {
+            name.contains("/") ? ExampleReplayTests.repository.appendingPathComponent(name)
+                : ExampleReplayTests.cassettes.appendingPathComponent(name)
+        }
+        var macro: URL {
+            example.contains("/") ? ExampleReplayTests.repository.appendingPathComponent(example)
+                : ExampleTests.examples.appendingPathComponent(example)
+        }
+    }
+
+    static let repository = ExampleTests.examples.deletingLastPathComponent()
+
+    /// The shipped plugins' example macros, as paths from the repository's root.
+    static var pluginExamples: [String] {
+        let plugins = repository.appendingPathComponent("plugins")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+        return names.flatMap { plugin in
+            let macros = plugins.appendingPathComponent(plugin).appendingPathComponent("macros")
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: macros.path)) ?? []
+            return files.filter { $0.hasSuffix(".py") }.map { "plugins/\(plugin)/macros/\($0)" }
+        }
     }
 
     static var all: [Cassette] {
@@ -25,9 +49,10 @@ struct ExampleReplayTests {
         }
     }
 
-    @Test("every example has a cassette")
+    @Test("every example, and every shipped plugin's example, has a cassette")
     func coverage() {
-        #expect(Set(Self.all.map(\.example)) == Set(ExampleTests.offlineExamples))
+        #expect(Set(Self.all.map(\.example)) == Set(ExampleTests.offlineExamples + Self.pluginExamples))
+        #expect(Self.pluginExamples.count >= 3)
     }
 
     @Test("each example replays from its cassette and prints what the recording printed", arguments: all)
@@ -35,12 +60,14 @@ struct ExampleReplayTests {
         let space = try Workspace()
         defer { space.remove() }
         let result = try await Binary.run(
-            ["run", "--format", "csv", "--replay", Self.cassettes.appendingPathComponent(cassette.name + ".har").path,
-             ExampleTests.examples.appendingPathComponent(cassette.example).path] + cassette.arguments,
+            ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path] + cassette.arguments,
             in: space.url,
             // Clients need some credential to start a request; the cassette holds none, and needs none.
-            environment: ["APIMACRO_INSTAGRAM_TOKEN": "replay-token-0000", "APIMACRO_SHORTENER_KEY": "replay-key-0000"])
-        let expected = try String(contentsOf: Self.cassettes.appendingPathComponent(cassette.name + ".out"), encoding: .utf8)
+            environment: [
+                "APIMACRO_INSTAGRAM_TOKEN": "replay-token-0000", "APIMACRO_SHORTENER_KEY": "replay-key-0000",
+                "APIMACRO_OPENWEATHER_KEY": "replay-key-0000", "APIMACRO_FOURSQUARE_TOKEN": "replay-token-0000",
+            ])
+        let expected = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".out"), encoding: .utf8)
         #expect(result.status == cassette.status, "\(result.stderr)")
         #expect(result.stdout == expected)
         #expect(!expected.isEmpty)
@@ -55,10 +82,12 @@ struct ExampleReplayTests {
         #expect(try output("github-profile").hasPrefix("login,name,company,location,public_repos,followers,following,avatar_url\noctocat,The Octocat,"))
         #expect(try output("github-followers").split(separator: "\n").count == 121)
         #expect(try output("instagram-friends").split(separator: "\n").count == 31)
-        for name in ["github-top-repos", "github-followers", "instagram-friends", "instagram-filters", "shorten"] {
-            let har = try String(contentsOf: Self.cassettes.appendingPathComponent(name + ".har"), encoding: .utf8)
-            #expect(!har.contains("127.0.0.1"), "\(name).har still points at the loopback server")
-            #expect(!har.contains("ig-token-1") && !har.contains("ghp_cassette") && !har.contains("AIza-test-key"))
+        for cassette in Self.all {
+            let har = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".har"), encoding: .utf8)
+            #expect(!har.contains("127.0.0.1"), "\(cassette.name).har still points at the loopback server")
+            for secret in ["ig-token-1", "ghp_cassette", "AIza-test-key", "ow-test-key", "fsq-token-1"] {
+                #expect(!har.contains(secret), "\(cassette.name).har holds a recording credential")
+            }
         }
     }
 }
