@@ -96,7 +96,7 @@ public final class InstagramClient: Sendable {
 
     /// `AuthError` unless a token is set.
     public func requireToken() throws {
-        guard loggedIn else {
+        guard loggedIn || !api.needsCredentials else {
             throw APIError(
                 .auth, "instagram needs a login: run `apimacro login instagram`, or set APIMACRO_INSTAGRAM_TOKEN",
                 api: "instagram")

@@ -89,7 +89,7 @@ public final class ShortenerClient: Sendable {
     /// Shortens `longURL` (needs a key).
     public func shorten(_ longURL: String) async throws -> Response {
         try ShortenerClient.validate(longURL, argument: "shorten() long_url")
-        guard api.credential != nil else {
+        guard api.credential != nil || !api.needsCredentials else {
             throw APIError(.auth, "shortener.shorten needs an API key: set APIMACRO_SHORTENER_KEY", api: "shortener")
         }
         return try await api.send(ShortenerRouter.shorten(longURL: longURL).request)

@@ -58,7 +58,7 @@ public final class PluginClient: Sendable {
 
     /// `AuthError` when the plugin needs a credential and has none.
     public func requireCredential() throws {
-        guard api.credential == nil, let credentialHint else { return }
+        guard api.credential == nil, api.needsCredentials, let credentialHint else { return }
         throw APIError(.auth, "\(manifest.name) needs credentials: \(credentialHint)", api: manifest.name)
     }
 

@@ -11,12 +11,16 @@ public final class APIClient: Sendable {
     private let pipeline: Pipeline
     private let unvalidated: Pipeline
     private let lastRateLimit = Mutex<RateLimitInfo?>(nil)
+    /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
+    /// need none, so a client that requires one lets its calls through.
+    public let needsCredentials: Bool
 
     /// Builds the pipeline: status → rate limit → redirects → [recording →
     /// cache or replay, when the transport is an `ExchangeStore`] → retries →
     /// credentials → exchange log → transport.
     public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
+        needsCredentials = (transport as? ExchangeStore)?.replay == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
         let logStage = ExchangeLogStage(log: log, slot: slot)

@@ -74,6 +74,21 @@ struct ExampleReplayTests {
         #expect(!result.stderr.contains("OfflineError"), "\(result.stderr)")
     }
 
+    @Test("a replay needs no credential: the recording holds none (plugin key, shortener key)")
+    func replayWithoutCredentials() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        for cassette in Self.all where ["openweather-now", "shorten"].contains(cassette.macro.deletingPathExtension().lastPathComponent) {
+            let result = try await Binary.run(
+                ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path] + cassette.arguments,
+                in: space.url, environment: [:])
+            let expected = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".out"), encoding: .utf8)
+            #expect(result.status == cassette.status, "\(result.stderr)")
+            #expect(result.stdout == expected)
+            #expect(!result.stderr.contains("AuthError"), "\(result.stderr)")
+        }
+    }
+
     @Test("the recorded outputs are the examples' real answers, against the real hosts")
     func contents() throws {
         func output(_ name: String) throws -> String {
