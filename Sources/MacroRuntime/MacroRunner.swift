@@ -43,7 +43,9 @@ public struct MacroRunner {
             do {
                 let namespace = try prepare(file: file, arguments: arguments)
                 if let seconds = host.settings.timeout {
-                    deadline = try Deadline.arm(seconds: seconds, macro: name, warn: host.warn)
+                    deadline = try Deadline.arm(
+                        seconds: seconds, macro: name, warn: host.warn,
+                        beforeExit: { [host] in MacroStats(host: host).write(to: host.settings.statsFile) })
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
@@ -195,7 +197,11 @@ final class Deadline {
     }
 
     /// Installs the SIGALRM handler and starts the clock (GIL held, main thread).
-    static func arm(seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void) throws -> Deadline {
+    /// `beforeExit` runs just before the hard exit (a `batch` child writes its counts).
+    static func arm(
+        seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void,
+        beforeExit: @escaping @Sendable () -> Void = {}
+    ) throws -> Deadline {
         let signal = try Interpreter.import("signal")
         let seconds = max(0, seconds)
         let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
@@ -216,6 +222,7 @@ final class Deadline {
         DispatchQueue.global().asyncAfter(deadline: when + grace) {
             guard !clock.done.load(ordering: .acquiring) else { return }
             warn("apimacro: \(message), and did not stop when interrupted; ending it")
+            beforeExit()
             _exit(MacroRunner.ExitCode.failure)
         }
         return deadline

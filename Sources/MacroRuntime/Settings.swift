@@ -33,6 +33,12 @@ public struct Settings: Sendable {
     public var useCache: Bool
     /// The HTTP cache's folder: `$XDG_CACHE_HOME/apimacro`, else `~/.cache/apimacro`.
     public var cacheDirectory: URL
+    /// Where a `batch` child writes its request and cache-hit counts when it
+    /// ends (the hidden `run --stats-file`); nil (the default) for none.
+    public var statsFile: URL?
+    /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
+    /// formatted line per exchange while off, so only the REPL sets it. False by default.
+    public var switchableVerbose = false
 
     /// Resolves settings from command-line values and the environment.
     public init(
