@@ -20,11 +20,14 @@ final class Runtime: Sendable {
     /// Why the stored tokens could not be read, if they could not.
     let credentialProblem: APIError?
 
+    /// Whether `-v` lines print now (the REPL's `:verbose` turns it on and off).
+    let verbosity: VerboseSwitch
+
     init(settings: Settings) {
         self.settings = settings
+        verbosity = VerboseSwitch(on: settings.verbose)
         let logger: Logger? =
-            settings.verbose
-            ? Logger(label: "apimacro.http") { _ in StderrLineHandler() } : nil
+            settings.verbose || settings.switchableVerbose ? verbosity.logger() : nil
         log = ExchangeLog(logger: logger)
         redactor = Redactor(secrets: settings.secrets)
         transport = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
