@@ -166,4 +166,19 @@ struct BatchTests {
         #expect(missing.stderr.hasPrefix("apimacro: no macro named 'nosuch'"), "\(missing.stderr)")
         #expect(missing.stdout.isEmpty)
     }
+
+    @Test("on a terminal a live progress line counts done, running and failed, and is erased before the summary")
+    func progressLine() async throws {
+        let space = try Workspace(files: [
+            "slow1.py": "import time\ntime.sleep(1)\n", "slow2.py": "import time\ntime.sleep(1)\nraise SystemExit(2)\n",
+        ])
+        defer { space.remove() }
+        let terminal = try PseudoTerminal(["batch", "-j", "2", "slow1.py", "slow2.py"], in: space.url, environment: [:])
+        defer { terminal.close() }
+        try await terminal.expect("batch: 0 done, 2 running, 0 failed, ", timeout: 60)
+        let end = try await terminal.expect("2 macros: 1 ok, 1 failed in ", timeout: 60)
+        #expect(try await terminal.waitForExit() == 1)
+        let output = String(decoding: Array(terminal.output.utf8)[..<end], as: UTF8.self)
+        #expect(output.contains("\r\u{1B}[KMACRO "), "the progress line is erased before the summary: \(output)")
+    }
 }
