@@ -181,4 +181,19 @@ struct BatchTests {
         let output = String(decoding: Array(terminal.output.utf8)[..<end], as: UTF8.self)
         #expect(output.contains("\r\u{1B}[KMACRO "), "the progress line is erased before the summary: \(output)")
     }
+
+    @Test("Ctrl-C interrupts the running macros, skips the rest, still summarizes, and exits 130")
+    func interrupt() async throws {
+        let slow = "import time\nprint('start', flush=True)\ntime.sleep(60)\n"
+        let space = try Workspace(files: ["s1.py": slow, "s2.py": slow, "s3.py": slow])
+        defer { space.remove() }
+        let result = try await space.run("batch", "-j", "2", "s1.py", "s2.py", "s3.py", defaultSIGINT: true) { process in
+            try? await Task.sleep(for: .milliseconds(2_500))
+            kill(process.processIdentifier, SIGINT)
+        }
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stdout.contains("3 macros: 0 ok, 2 interrupted, 1 not run in "), "\(result.stdout)")
+        #expect(result.stderr.contains("apimacro: s1.py interrupted"))
+        #expect(result.seconds < 20)
+    }
 }

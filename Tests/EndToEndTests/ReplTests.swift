@@ -172,4 +172,25 @@ struct ReplScriptTests {
         #expect(clean.status == 0)
         #expect(clean.stdout == "ok\n")
     }
+
+    @Test(":verbose on prints one line per exchange, :verbose off stops them")
+    func verbose() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let session = """
+            github.user("octocat")["login"]
+            :verbose on
+            github.user("many")["login"]
+            :verbose off
+            github.user("octocat")["id"]
+            """
+        let result = try await space.run("repl", environment: ["APIMACRO_GITHUB_URL": server.baseURL], stdin: session + "\n")
+        try await server.shutdown()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "'octocat'\nverbose on.\n'many'\nverbose off.\n583231\n")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("apimacro: GET \(server.baseURL)/users/many 200 ") == true, "\(result.stderr)")
+    }
 }
