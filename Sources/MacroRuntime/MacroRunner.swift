@@ -45,7 +45,11 @@ public struct MacroRunner {
                 if let seconds = host.settings.timeout {
                     let runtime = host.runtime
                     deadline = try Deadline.arm(
-                        seconds: seconds, macro: name, warn: host.warn, beforeExit: { runtime.writeRecording() })
+                        seconds: seconds, macro: name, warn: host.warn,
+                        beforeExit: { [host] in
+                            runtime.writeRecording()
+                            MacroStats(host: host).write(to: host.settings.statsFile)
+                        })
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
@@ -199,7 +203,7 @@ final class Deadline {
     }
 
     /// Installs the SIGALRM handler and starts the clock (GIL held, main thread).
-    /// `beforeExit` runs just before a hard exit (it writes the `--record` file).
+    /// `beforeExit` runs just before a hard exit (it writes the `--record` file and a `batch` child's counts).
     static func arm(
         seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void,
         beforeExit: @escaping @Sendable () -> Void = {}

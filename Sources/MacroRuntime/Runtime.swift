@@ -28,12 +28,15 @@ final class Runtime: Sendable {
     /// One client per loaded plugin, on the shared transport.
     let pluginClients: [PluginClient]
 
+    /// Whether `-v` lines print now (the REPL's `:verbose` turns it on and off).
+    let verbosity: VerboseSwitch
+
     /// - Throws: `APIError` (a usage error) when the `--replay` file cannot be read.
     init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
         self.settings = settings
+        verbosity = VerboseSwitch(on: settings.verbose)
         let logger: Logger? =
-            settings.verbose
-            ? Logger(label: "apimacro.http") { _ in StderrLineHandler() } : nil
+            settings.verbose || settings.switchableVerbose ? verbosity.logger() : nil
         log = ExchangeLog(logger: logger)
         let store = CredentialStore(home: settings.home)
         credentials = store

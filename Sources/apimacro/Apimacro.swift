@@ -15,7 +15,7 @@ struct Apimacro: AsyncParsableCommand {
             2 usage or configuration error, 130 interrupted (Ctrl-C).
             """,
         version: VersionText.text,
-        subcommands: [Run.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self]
+        subcommands: [Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self]
     )
 
     /// Parses, runs, and turns every error into one message and an exit code.

@@ -68,6 +68,10 @@ struct Run: ParsableCommand {
 
     @OptionGroup var options: MacroOptions
 
+    /// Internal to `batch`: where this child writes its request counts when it ends.
+    @Option(name: .customLong("stats-file"), help: .private)
+    var statsFile: String?
+
     @Argument(help: "The macro, then its arguments.", completion: .file(extensions: ["py"]))
     var macro: String
 
@@ -75,10 +79,14 @@ struct Run: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let settings = try options.settings()
+        var settings = try options.settings()
+        settings.statsFile = statsFile.map { URL(fileURLWithPath: $0) }
+        var host: MacroHost?
+        defer { MacroStats(host: host).write(to: settings.statsFile) }
         let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
-        let host = try MacroHost(settings: settings)
-        let code = try MacroRunner(host: host).run(file: file, arguments: arguments, name: macro)
+        let started = try MacroHost(settings: settings)
+        host = started
+        let code = try MacroRunner(host: started).run(file: file, arguments: arguments, name: macro)
         throw ExitCode(code)
     }
 }

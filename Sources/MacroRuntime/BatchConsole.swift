@@ -1,0 +1,82 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `apimacro batch` prints: a live progress line on a terminal, each
+/// macro's output whole under a header as it ends, and the summary table.
+public struct BatchConsole {
+    /// Whether to print each macro's output (false with `--output-dir`).
+    let printOutputs: Bool
+    /// Whether stderr is a terminal (the progress line is drawn only then).
+    let live: Bool
+    private let out: (String) -> Void
+    private let err: (String) -> Void
+
+    /// A console writing to the process's stdout and stderr.
+    public init(printOutputs: Bool) {
+        self.printOutputs = printOutputs
+        self.live = isatty(STDERR_FILENO) == 1
+        self.out = { FileHandle.standardOutput.write(Data($0.utf8)) }
+        self.err = { FileHandle.standardError.write(Data($0.utf8)) }
+    }
+
+    /// Handles one event of `BatchRunner.run`.
+    public func show(_ event: BatchRunner.Event) {
+        switch event {
+        case .progress(let done, let running, let failed, let seconds):
+            guard live else { return }
+            err("\r\u{1B}[Kbatch: \(done) done, \(running) running, \(failed) failed, \(String(format: "%.1f", seconds)) s")
+        case .finished(let result):
+            clearProgress()
+            guard printOutputs, result.status != .notRun else { return }
+            let header = "==> \(result.name): \(result.status.label)\(result.exitCode.map { ", exit \($0)" } ?? "") <==\n"
+            if !result.stdout.isEmpty { out(header + terminated(result.stdout)) }
+            if !result.stderr.isEmpty { err(header + terminated(result.stderr)) }
+        }
+    }
+
+    /// Erases the progress line.
+    public func clearProgress() {
+        if live { err("\r\u{1B}[K") }
+    }
+
+    /// Prints the summary table.
+    public func summarize(_ results: [BatchResult], seconds: Double) {
+        clearProgress()
+        out(Self.summary(results, seconds: seconds))
+    }
+
+    /// The summary: one row per macro (name, status, exit code, seconds,
+    /// requests, cache hits; "-" where unknown), then a line of totals.
+    public static func summary(_ results: [BatchResult], seconds: Double) -> String {
+        let header = ["MACRO", "STATUS", "EXIT", "SECONDS", "REQUESTS", "CACHE HITS"]
+        let rows = results.map { result in
+            [
+                result.name, result.status.label, result.exitCode.map(String.init) ?? "-",
+                result.status == .notRun ? "-" : String(format: "%.2f", result.seconds),
+                result.stats.map { String($0.requests) } ?? "-", result.stats.map { String($0.cacheHits) } ?? "-",
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.indices.map { column in
+                let cell = cells[column]
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                return column < 2 ? cell + pad : pad + cell
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+        }
+        var text = ([header] + rows).map(line).joined()
+        var labels = ["ok"]
+        for result in results where !labels.contains(result.status.label) { labels.append(result.status.label) }
+        let tally = labels.map { label in "\(results.filter { $0.status.label == label }.count) \(label)" }
+            .joined(separator: ", ")
+        text += "\(results.count) macro\(results.count == 1 ? "" : "s"): \(tally) in \(String(format: "%.1f", seconds)) s\n"
+        return text
+    }
+
+    private func terminated(_ text: String) -> String {
+        text.hasSuffix("\n") ? text : text + "\n"
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Set by the SIGINT handler `BatchRunner` installs while it runs.
+private let batchInterrupted = Atomic<Bool>(false)
+
+/// Runs many macros, each in its own process of the apimacro binary
+/// (`apimacro run`), up to `jobs` at once: a crash, `os._exit` or a hung macro
+/// affects nothing else. Single-threaded: one loop starts children, polls them
+/// every few milliseconds, kills the ones past their time and reports.
+public struct BatchRunner {
+    /// What a batch needs besides the list of macros.
+    public struct Configuration: Sendable {
+        /// The apimacro binary the children run (`/proc/self/exe`).
+        public var executable: String
+        /// Options passed to every child's `run` (`--format`, `--timeout`, `-v`, `--replay`, ...),
+        /// without `--record`.
+        public var runOptions: [String]
+        /// How many macros run at once (at least 1).
+        public var jobs: Int
+        /// `--timeout` per macro; a child still alive `killGrace` seconds after
+        /// it is killed with SIGKILL. Nil: no limit.
+        public var timeout: Double?
+        /// Stop starting macros after the first one that does not succeed, and interrupt the running ones.
+        public var failFast: Bool
+        /// `--record FILE.har`: each macro records to its own `FILE.NAME.har` next to it.
+        public var record: URL?
+        /// Where each macro's stdout and stderr go as `NAME.out` and `NAME.err`; nil: a temporary folder.
+        public var outputDirectory: URL?
+
+        /// Seconds past `timeout` before SIGKILL: the child's own deadline, its one-second
+        /// hard stop, and slack for a loaded machine.
+        public static let killGrace = 3.0
+
+        /// A configuration; `jobs` defaults to 1.
+        public init(
+            executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil, failFast: Bool = false,
+            record: URL? = nil, outputDirectory: URL? = nil
+        ) {
+            self.executable = executable
+            self.runOptions = runOptions
+            self.jobs = max(1, jobs)
+            self.timeout = timeout
+            self.failFast = failFast
+            self.record = record
+            self.outputDirectory = outputDirectory
+        }
+    }
+
+    /// What the batch reports while it runs.
+    public enum Event {
+        /// Counts so far (sent every 200 ms or so).
+        case progress(done: Int, running: Int, failed: Int, seconds: Double)
+        /// One macro ended (or was skipped).
+        case finished(BatchResult)
+    }
+
+    /// A started child and what the loop knows about it.
+    private struct Running {
+        let index: Int
+        let child: ChildProcess
+        let started: UInt64
+        let files: Files
+        var killAt: Double?
+        var killedForTimeout = false
+        var interrupted = false
+    }
+
+    /// The files of one macro.
+    private struct Files {
+        let stdout: URL
+        let stderr: URL
+        let stats: URL
+    }
+
+    let configuration: Configuration
+
+    /// A runner for `configuration`.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The summary names of `macros`: the file name without `.py`, made unique with `-2`, `-3`, ...
+    public static func names(for macros: [String]) -> [String] {
+        var seen: [String: Int] = [:]
+        return macros.map { macro in
+            var base = URL(fileURLWithPath: macro).lastPathComponent
+            if base.hasSuffix(".py") { base.removeLast(3) }
+            let safe = String(base.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+            let count = (seen[safe] ?? 0) + 1
+            seen[safe] = count
+            return count == 1 ? safe : "\(safe)-\(count)"
+        }
+    }
+
+    /// Runs `macros` and returns one result per macro, in the order given.
+    /// `events` is called on this thread as macros end, and for progress.
+    public func run(_ macros: [String], events: (Event) -> Void) throws -> [BatchResult] {
+        let names = Self.names(for: macros)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        if let folder = configuration.outputDirectory {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+
+        var previous = Self.catchInterrupts()
+        defer { sigaction(SIGINT, &previous, nil) }
+
+        var environment = ProcessInfo.processInfo.environment
+        // A macro that segfaults is reported as "crashed (SIGSEGV)"; the Swift runtime's
+        // multi-second backtrace of the host would only bury its output (unless asked for).
+        environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
+        let begin = DispatchTime.now().uptimeNanoseconds
+        func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        var results = [BatchResult?](repeating: nil, count: macros.count)
+        var pending = Array(macros.indices.reversed())
+        var running: [Running] = []
+        var stopping = false
+        var failed = 0
+        var lastProgress = 0.0
+
+        func stop() {
+            guard !stopping else { return }
+            stopping = true
+            for position in running.indices {
+                running[position].interrupted = true
+                running[position].killAt = seconds(since: begin) + Configuration.killGrace
+                running[position].child.send(SIGINT)
+            }
+        }
+
+        while !running.isEmpty || (!stopping && !pending.isEmpty) {
+            if batchInterrupted.load(ordering: .relaxed) { stop() }
+            while !stopping, running.count < configuration.jobs, let index = pending.popLast() {
+                let files = self.files(name: names[index], index: index, work: work)
+                do {
+                    let child = try ChildProcess.spawn(
+                        executable: configuration.executable, arguments: arguments(macros[index], name: names[index], files: files),
+                        environment: environment, stdout: files.stdout, stderr: files.stderr)
+                    let now = seconds(since: begin)
+                    running.append(
+                        Running(
+                            index: index, child: child, started: DispatchTime.now().uptimeNanoseconds, files: files,
+                            killAt: configuration.timeout.map { now + $0 + Configuration.killGrace }))
+                } catch {
+                    let result = BatchResult(
+                        name: names[index], macro: macros[index], status: .failed, exitCode: nil, seconds: 0, stats: nil,
+                        stdout: "", stderr: "apimacro: \(error)\n")
+                    results[index] = result
+                    failed += 1
+                    events(.finished(result))
+                    if configuration.failFast { stop() }
+                }
+            }
+            var position = 0
+            while position < running.count {
+                let item = running[position]
+                if let termination = item.child.poll() {
+                    running.remove(at: position)
+                    let result = finish(item, termination, name: names[item.index], macro: macros[item.index])
+                    results[item.index] = result
+                    if result.status != .ok { failed += 1 }
+                    events(.finished(result))
+                    if result.status != .ok, configuration.failFast { stop() }
+                    continue
+                }
+                if let killAt = item.killAt, seconds(since: begin) >= killAt {
+                    item.child.send(SIGKILL)
+                    running[position].killAt = nil
+                    running[position].killedForTimeout = !item.interrupted
+                }
+                position += 1
+            }
+            let now = seconds(since: begin)
+            if now - lastProgress >= 0.2 {
+                lastProgress = now
+                let done = results.lazy.compactMap { $0 }.count
+                events(.progress(done: done, running: running.count, failed: failed, seconds: now))
+            }
+            usleep(5_000)
+        }
+        for index in pending.reversed() {
+            let result = BatchResult(
+                name: names[index], macro: macros[index], status: .notRun, exitCode: nil, seconds: 0, stats: nil,
+                stdout: "", stderr: "")
+            results[index] = result
+            events(.finished(result))
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// Whether Ctrl-C stopped the last batch.
+    public static var wasInterrupted: Bool { batchInterrupted.load(ordering: .relaxed) }
+
+    private func files(name: String, index: Int, work: URL) -> Files {
+        let stats = work.appendingPathComponent("\(index).stats.json")
+        guard let folder = configuration.outputDirectory else {
+            return Files(
+                stdout: work.appendingPathComponent("\(index).out"), stderr: work.appendingPathComponent("\(index).err"),
+                stats: stats)
+        }
+        return Files(
+            stdout: folder.appendingPathComponent("\(name).out"), stderr: folder.appendingPathComponent("\(name).err"),
+            stats: stats)
+    }
+
+    /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO`.
+    private func arguments(_ macro: String, name: String, files: Files) -> [String] {
+        var arguments = ["run"] + configuration.runOptions + ["--stats-file", files.stats.path]
+        if let record = configuration.record {
+            arguments += ["--record", Self.recordFile(record, name: name).path]
+        }
+        return arguments + [macro]
+    }
+
+    /// `out.har` → `out.NAME.har` in the same folder: children never share a HAR file.
+    public static func recordFile(_ record: URL, name: String) -> URL {
+        let folder = record.deletingLastPathComponent()
+        let stem = record.deletingPathExtension().lastPathComponent
+        let ext = record.pathExtension.isEmpty ? "har" : record.pathExtension
+        return folder.appendingPathComponent("\(stem).\(name).\(ext)")
+    }
+
+    private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String) -> BatchResult {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - item.started) / 1e9
+        let stdout = String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self)
+        let stderr = String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self)
+        let stats = MacroStats.read(from: item.files.stats)
+        let status: BatchResult.Status
+        var exitCode: Int32?
+        switch termination {
+        case .exited(let code):
+            exitCode = code
+            if code == 0 {
+                status = .ok
+            } else if item.interrupted {
+                status = .interrupted
+            } else if let timeout = configuration.timeout, code == MacroRunner.ExitCode.failure, elapsed >= timeout,
+                stderr.contains("ran longer than its --timeout")
+            {
+                status = .timeout
+            } else {
+                status = .failed
+            }
+        case .signaled(let signal):
+            if item.killedForTimeout {
+                status = .timeout
+            } else if item.interrupted {
+                status = .interrupted
+            } else {
+                status = .crashed(signal: signal)
+            }
+        }
+        return BatchResult(
+            name: name, macro: macro, status: status, exitCode: exitCode, seconds: elapsed, stats: stats,
+            stdout: stdout, stderr: stderr)
+    }
+
+    /// Ctrl-C sets a flag the loop reads (it then interrupts the children); returns the old action.
+    private static func catchInterrupts() -> sigaction {
+        batchInterrupted.store(false, ordering: .relaxed)
+        var previous = sigaction()
+        var action = sigaction()
+        #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = { _ in batchInterrupted.store(true, ordering: .relaxed) }
+        #endif
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGINT, &action, &previous)
+        return previous
+    }
+}

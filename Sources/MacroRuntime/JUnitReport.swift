@@ -1,0 +1,108 @@
+import Clients
+import Foundation
+
+/// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
+/// GitHub Actions reporters) read: one `<testcase>` per macro. A non-zero
+/// exit is a `<failure>`; a timeout, a crash or an interruption is an
+/// `<error>`; a macro that never ran is `<skipped>`. Each case keeps the
+/// macro's output in `<system-out>` / `<system-err>`, secrets redacted.
+public struct JUnitReport {
+    let results: [BatchResult]
+    let seconds: Double
+    let timestamp: Date
+    let redactor: Redactor
+
+    /// A report of `results`, which took `seconds` and started at `timestamp`.
+    public init(results: [BatchResult], seconds: Double, timestamp: Date, secrets: [String]) {
+        self.results = results
+        self.seconds = seconds
+        self.timestamp = timestamp
+        self.redactor = Redactor(secrets: secrets)
+    }
+
+    /// The XML document.
+    public var xml: String {
+        let failures = results.filter { $0.status == .failed }.count
+        let skipped = results.filter { $0.status == .notRun }.count
+        let errors = results.count - failures - skipped - results.filter { $0.status == .ok }.count
+        let time = Self.seconds(seconds)
+        let counts = #"tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(time)""#
+        let stamp = ISO8601DateFormatter().string(from: timestamp)
+        var lines = [
+            #"<?xml version="1.0" encoding="UTF-8"?>"#,
+            #"<testsuites name="apimacro batch" \#(counts)>"#,
+            #"  <testsuite name="apimacro batch" \#(counts) timestamp="\#(stamp)">"#,
+        ]
+        for result in results {
+            lines.append(contentsOf: testcase(result))
+        }
+        lines += ["  </testsuite>", "</testsuites>", ""]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Writes the report to `file`.
+    public func write(to file: URL) throws {
+        try Data(xml.utf8).write(to: file, options: .atomic)
+    }
+
+    private func testcase(_ result: BatchResult) -> [String] {
+        let name = escape(result.name)
+        let file = escape(result.macro)
+        var lines = [
+            #"    <testcase name="\#(name)" classname="apimacro.batch" file="\#(file)" time="\#(Self.seconds(result.seconds))">"#
+        ]
+        var properties: [(String, String)] = []
+        if let code = result.exitCode { properties.append(("exit_code", String(code))) }
+        if let stats = result.stats {
+            properties += [("requests", String(stats.requests)), ("cache_hits", String(stats.cacheHits))]
+        }
+        if !properties.isEmpty {
+            lines.append("      <properties>")
+            for (key, value) in properties {
+                lines.append(#"        <property name="\#(key)" value="\#(value)"/>"#)
+            }
+            lines.append("      </properties>")
+        }
+        let lastLines = result.stderr.split(separator: "\n").suffix(20).joined(separator: "\n")
+        switch result.status {
+        case .ok:
+            break
+        case .failed:
+            let message = "exit code \(result.exitCode.map(String.init) ?? "-")"
+            lines.append(#"      <failure type="failed" message="\#(escape(message))">\#(escape(lastLines))</failure>"#)
+        case .timeout, .crashed, .interrupted:
+            let type = result.status == .timeout ? "timeout" : result.status == .interrupted ? "interrupted" : "crashed"
+            lines.append(
+                #"      <error type="\#(type)" message="\#(escape(result.status.label))">\#(escape(lastLines))</error>"#)
+        case .notRun:
+            lines.append(#"      <skipped message="not run: the batch stopped first"/>"#)
+        }
+        if !result.stdout.isEmpty { lines.append("      <system-out>\(escape(result.stdout))</system-out>") }
+        if !result.stderr.isEmpty { lines.append("      <system-err>\(escape(result.stderr))</system-err>") }
+        lines.append("    </testcase>")
+        return lines
+    }
+
+    /// Redacted, XML-escaped text; characters XML 1.0 forbids (terminal escapes,
+    /// other control characters) become U+FFFD.
+    private func escape(_ text: String) -> String {
+        var escaped = ""
+        for scalar in redactor.redact(text).unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value):
+                escaped += "\u{FFFD}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        String(format: "%.3f", value)
+    }
+}

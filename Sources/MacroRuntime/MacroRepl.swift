@@ -1,0 +1,109 @@
+import Foundation
+import PythonBridge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `apimacro repl`: CPython's interactive console (`apimacro._repl`, a
+/// `code.InteractiveConsole` with readline and rlcompleter) in the embedded
+/// interpreter. The `:` commands that need the host call the native module
+/// `_apimacro_repl` built here: `run`, `macros`, `login`, `verbose`.
+public struct MacroRepl {
+    let host: MacroHost
+
+    /// A REPL on `host` (build the host with `settings.switchableVerbose` for `:verbose`).
+    public init(host: MacroHost) {
+        self.host = host
+    }
+
+    /// The history file: `$APIMACRO_HOME/history` (mode 0600).
+    public var historyFile: URL { host.settings.home.appendingPathComponent("history") }
+
+    /// Runs the console until Ctrl-D, `:quit` or `exit()` and returns the exit
+    /// status. On a terminal the session prompts and edits lines; otherwise
+    /// it reads lines from stdin with no prompt (and exits 1 when one failed).
+    ///
+    /// Call on the main thread (Python delivers Ctrl-C there).
+    public func run() throws -> Int32 {
+        let interactive = isatty(STDIN_FILENO) == 1
+        return try withGIL {
+            do {
+                let native = try nativeModule()
+                let console = try Interpreter.import("apimacro._repl")
+                let status = try console.callMethod(
+                    "main", [native.object, PyRef(string: historyFile.path), PyRef.bool(interactive)])
+                Interpreter.flushStandardStreams()
+                if case .int(let code) = try PythonValue(python: status) { return Int32(truncatingIfNeeded: code) }
+                return MacroRunner.ExitCode.success
+            } catch is PythonErrorSet {
+                let failure = PythonException.fetch()?.description ?? "unknown error"
+                throw MacroError("cannot start the REPL: \(failure)")
+            }
+        }
+    }
+
+    /// `_apimacro_repl`: the host side of the `:` commands (GIL held).
+    private func nativeModule() throws -> NativeModule {
+        let module = try NativeModule(name: "_apimacro_repl", doc: "Host side of the REPL's : commands.")
+        let host = self.host
+        try module.addFunction("run", doc: "run(macro, args) -> exit status: runs a macro as `apimacro run` would.") {
+            arguments in
+            let slots = try arguments.bind("run", ["macro", "args"], required: 2)
+            let name = try String(pythonString: slots[0] ?? .none)
+            guard case .list(let items) = try PythonValue(python: slots[1] ?? .none) else {
+                throw ArgumentError("run() needs a list of arguments")
+            }
+            let words = items.compactMap { item -> String? in
+                if case .string(let word) = item { return word }
+                return nil
+            }
+            let runner = MacroRunner(host: host)
+            let status: Int32
+            do {
+                let file = try MacroLocator(settings: host.settings).locate(
+                    name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                status = try runner.run(file: file, arguments: words, name: name)
+            } catch let error as MacroError {
+                runner.writeError("apimacro: \(error.description)")
+                status = MacroRunner.ExitCode.usage
+            }
+            return try PythonValue.int(Int(status)).toPython()
+        }
+        try module.addFunction("macros", doc: "macros() -> [(name, help, path)] on the macro path.") { _ in
+            let entries = try MacroCatalog(settings: host.settings).entries().filter { !$0.shadowed }
+            return try PythonValue.list(
+                entries.map { .tuple([.string($0.name), .string($0.help), .string($0.path)]) }
+            ).toPython()
+        }
+        try module.addFunction("login", doc: "login(name, secret): stores a key read by the REPL (shortener).") {
+            arguments in
+            let slots = try arguments.bind("login", ["name", "secret"], required: 2)
+            let name = try String(pythonString: slots[0] ?? .none)
+            let secret = try String(pythonString: slots[1] ?? .none)
+            let settings = host.settings
+            Interpreter.flushStandardStreams()
+            try withoutGIL {
+                try await Logins(settings: settings).login(
+                    name, mode: .paste,
+                    say: { line in
+                        // The REPL has asked for the key already: skip the login's own prompt.
+                        guard !line.hasSuffix(":") else { return }
+                        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                    },
+                    prompt: { secret })
+            }
+            return .none
+        }
+        try module.addFunction("verbose", doc: "verbose(on): turns the -v lines on or off.") { arguments in
+            let slots = try arguments.bind("verbose", ["on"], required: 1)
+            guard case .bool(let on) = try PythonValue(python: slots[0] ?? .none) else {
+                throw ArgumentError("verbose() needs True or False")
+            }
+            host.runtime.verbosity.isOn = on
+            return .none
+        }
+        try module.register()
+        return module
+    }
+}

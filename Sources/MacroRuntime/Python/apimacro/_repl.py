@@ -1,0 +1,316 @@
+"""``apimacro repl``: CPython's own interactive console with apimacro loaded.
+
+The host calls ``main(native, history, interactive)`` on the main thread.
+``native`` is the ``_apimacro_repl`` module: the ``:`` commands that need the
+host (``run``, ``login``, ``verbose``, ``macros``).  Everything else is
+``code.InteractiveConsole``: an exception prints its traceback and the session
+goes on with its variables; Ctrl-C raises ``KeyboardInterrupt`` in whatever
+runs (the host cancels in-flight requests) and returns to the prompt.
+
+On a terminal, ``readline`` gives line editing, history kept in ``history``
+(mode 0600: lines may hold tokens) and tab completion of Python names and
+client methods (``rlcompleter``), plus ``:`` commands and macro names.  When
+stdin is not a terminal, lines are read from it with no prompt or banner, so
+``apimacro repl < session.txt`` runs as a script.
+"""
+
+import builtins
+import code
+import os
+import shlex
+import sys
+
+COMMANDS = {
+    "run": ":run MACRO [ARGS]    run a macro in a fresh namespace (its sys.exit does not leave the REPL)",
+    "macros": ":macros              list the macros on the macro path",
+    "plugins": ":plugins             list the loaded plugins and their clients",
+    "login": ":login NAME          log in to instagram or shortener",
+    "format": ":format table|json|csv|ndjson   how apimacro.output prints from now on",
+    "verbose": ":verbose on|off      one line per HTTP exchange on stderr",
+    "help": ":help                this list",
+    "quit": ":quit                leave (Ctrl-D too)",
+}
+FORMATS = ("table", "json", "csv", "ndjson")
+HISTORY_LENGTH = 1000
+
+
+def _plugins():
+    """The ``apimacro.plugins`` mapping, or None when plugins are not available."""
+    import apimacro
+
+    try:
+        plugins = getattr(apimacro, "plugins")
+    except Exception:
+        return None
+    return plugins if hasattr(plugins, "items") else None
+
+
+def namespace():
+    """The console's globals: apimacro, its three clients and each plugin's client."""
+    import apimacro
+
+    names = {"__name__": "__console__", "__doc__": None, "__builtins__": builtins, "apimacro": apimacro}
+    for name in ("github", "instagram", "shortener"):
+        client = getattr(apimacro, name, None)
+        if client is not None:
+            names[name] = client
+    for name, client in (_plugins() or {}).items():
+        names.setdefault(name, client)
+    return names
+
+
+class Console(code.InteractiveConsole):
+    """An InteractiveConsole whose lines starting with ``:`` are apimacro commands."""
+
+    def __init__(self, native, interactive, names=None):
+        super().__init__(names if names is not None else namespace(), filename="<repl>")
+        self.native = native
+        self.interactive = interactive
+        self.failed = False
+        self.quitting = False
+
+    # -- input -------------------------------------------------------------------------
+
+    def raw_input(self, prompt=""):
+        if self.quitting:
+            raise EOFError
+        return input(prompt)
+
+    def push(self, line):
+        if not self.buffer and line.lstrip().startswith(":"):
+            self.command(line.strip()[1:])
+            return False
+        return super().push(line)
+
+    # -- errors: remember them, so a script on stdin can exit 1 ------------------------
+
+    def showtraceback(self):
+        self.failed = True
+        super().showtraceback()
+
+    def showsyntaxerror(self, filename=None):
+        self.failed = True
+        super().showsyntaxerror(filename)
+
+    # -- the : commands ----------------------------------------------------------------
+
+    def command(self, text):
+        try:
+            words = shlex.split(text)
+        except ValueError as error:
+            self.complain(f"cannot read that command: {error}")
+            return
+        if not words:
+            self.complain("a command name goes after ':' (see :help)")
+            return
+        name, args = words[0], words[1:]
+        handler = getattr(self, "do_" + name, None)
+        if name not in COMMANDS or handler is None:
+            self.complain(f"no command ':{name}' (see :help)")
+            return
+        try:
+            handler(args)
+        except KeyboardInterrupt:
+            self.write("\nKeyboardInterrupt\n")
+        except Exception as error:  # a command's failure is one line, not a traceback
+            self.complain(str(error))
+
+    def complain(self, message):
+        self.failed = True
+        self.write(f"apimacro: {message}\n")
+
+    def do_help(self, args):
+        print("Python with apimacro loaded: github, instagram, shortener, apimacro and the plugins' clients.")
+        for line in COMMANDS.values():
+            print("  " + line)
+
+    def do_quit(self, args):
+        self.quitting = True
+
+    def do_run(self, args):
+        if not args:
+            raise ValueError("usage: :run MACRO [ARGS]")
+        saved_argv, saved_path = list(sys.argv), list(sys.path)
+        saved_main = sys.modules.get("__main__")
+        try:
+            status = self.native.run(args[0], args[1:])
+        finally:
+            sys.argv[:] = saved_argv
+            sys.path[:] = saved_path
+            if saved_main is not None:
+                sys.modules["__main__"] = saved_main
+        if status:
+            self.failed = True
+            self.write(f"[{args[0]} exited {status}]\n")
+
+    def do_macros(self, args):
+        entries = self.native.macros()
+        if not entries:
+            print("No macros found on the macro path.")
+            return
+        width = max(len(name) for name, _, _ in entries)
+        for name, help_text, path in entries:
+            print(f"{name.ljust(width)}  {help_text}  [{path}]")
+
+    def do_plugins(self, args):
+        plugins = _plugins()
+        if not plugins:
+            print("No plugins are loaded.")
+            return
+        for name, client in sorted(plugins.items()):
+            doc = (getattr(client, "__doc__", None) or "").strip().splitlines()
+            print(f"{name}  {doc[0] if doc else ''}".rstrip())
+
+    def do_login(self, args):
+        if len(args) != 1:
+            raise ValueError("usage: :login NAME (instagram or shortener)")
+        if args[0] == "instagram":
+            # In-process, so the session's client uses the token at once.
+            import apimacro
+
+            print("Open this URL in a browser and allow access:")
+            print(apimacro.instagram.authorize_url())
+            redirect = input("Then paste the address your browser was sent to: ").strip()
+            if not redirect:
+                print("No address given; nothing stored.")
+                return
+            apimacro.instagram.complete_login(redirect)
+            print("instagram: logged in; the token is stored under $APIMACRO_HOME (mode 0600).")
+            return
+        import getpass
+
+        prompt = f"Paste the key for {args[0]} (not echoed; stored under $APIMACRO_HOME, mode 0600): "
+        key = getpass.getpass(prompt) if self.interactive else input()
+        self.native.login(args[0], key)
+        print("(new sessions and batch runs use it)")
+
+    def do_format(self, args):
+        import _apimacro
+
+        if len(args) != 1 or args[0] not in FORMATS:
+            raise ValueError("usage: :format " + "|".join(FORMATS))
+        _apimacro.default_format = args[0]
+        print(f"apimacro.output prints {args[0]} from now on.")
+
+    def do_verbose(self, args):
+        if len(args) != 1 or args[0] not in ("on", "off"):
+            raise ValueError("usage: :verbose on|off")
+        self.native.verbose(args[0] == "on")
+        print(f"verbose {args[0]}.")
+
+
+class Completer:
+    """rlcompleter for Python, plus ``:`` commands, formats and macro names."""
+
+    def __init__(self, console):
+        import rlcompleter
+
+        self.console = console
+        self.python = rlcompleter.Completer(console.locals)
+        self.matches = []
+
+    def complete(self, text, state):
+        import readline
+
+        line = readline.get_line_buffer()
+        if not line.lstrip().startswith(":") or self.console.buffer:
+            return self.python.complete(text, state)
+        if state == 0:
+            self.matches = self.command_matches(line.lstrip()[1:], text)
+        return self.matches[state] if state < len(self.matches) else None
+
+    def command_matches(self, line, text):
+        words = line.split()
+        if len(words) <= 1 and not line.endswith(" "):
+            prefix = ":" if text.startswith(":") else ""
+            stem = text[len(prefix):]
+            return [prefix + name + " " for name in COMMANDS if name.startswith(stem)]
+        choices = {"format": FORMATS, "verbose": ("on", "off"), "login": ("instagram", "shortener")}.get(words[0], ())
+        if words[0] == "run":
+            try:
+                choices = [name for name, _, _ in self.console.native.macros()]
+            except Exception:
+                choices = ()
+        return [choice + " " for choice in choices if choice.startswith(text)]
+
+
+def _setup_readline(console, history):
+    """Line editing, completion and history; False when readline is missing."""
+    try:
+        import readline
+    except ImportError:
+        return False
+    readline.set_completer(Completer(console).complete)
+    readline.set_completer_delims(" \t\n`~!@#$%^&*()-=+[{]}\\|;'\",<>/?")
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+    readline.set_history_length(HISTORY_LENGTH)
+    if history and os.path.exists(history):
+        try:
+            readline.read_history_file(history)
+        except OSError as error:
+            console.write(f"apimacro: cannot read the history {history}: {error}\n")
+    return True
+
+
+def _save_history(history):
+    import readline
+
+    folder = os.path.dirname(history)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        # Created owner-only: a typed line may hold a token.
+        os.close(os.open(history, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.chmod(history, 0o600)
+        readline.write_history_file(history)
+    except OSError as error:
+        sys.stderr.write(f"apimacro: cannot save the history to {history}: {error}\n")
+
+
+def main(native, history, interactive):
+    """Runs the console until Ctrl-D, ``:quit`` or ``exit()``; returns the exit status.
+
+    Interactive sessions end 0.  With stdin not a terminal, the status is 1
+    when any line raised or any command failed, so a script's failure shows.
+    """
+    sys.argv = [""]
+    console = Console(native, interactive)
+    has_readline = interactive and _setup_readline(console, history)
+    banner = ""
+    if interactive:
+        banner = (f"apimacro {sys.modules['_apimacro'].__version__} (Python {sys.version.split()[0]}): "
+                  "github, instagram, shortener and apimacro are imported. :help for commands, Ctrl-D to leave.")
+        sys.ps1, sys.ps2 = ">>> ", "... "
+    status = 0
+    try:
+        if interactive:
+            console.interact(banner=banner, exitmsg="")
+        else:
+            _run_lines(console)
+    except SystemExit as exit:
+        code_ = exit.code
+        status = code_ if isinstance(code_, int) else (0 if code_ is None else 1)
+    except KeyboardInterrupt:
+        sys.stderr.write("apimacro: repl interrupted\n")
+        status = 130
+    finally:
+        if has_readline and history:
+            _save_history(history)
+    if status == 0 and not interactive and console.failed:
+        status = 1
+    return status
+
+
+def _run_lines(console):
+    """The console fed from a file or pipe: no prompt, no banner; a block
+    still open at the end of the input is run as a blank line would."""
+    more = False
+    while not console.quitting:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        more = console.push(line.rstrip("\n"))
+    if more:
+        console.push("")

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import MacroRuntime
+
+/// `apimacro batch MACRO... [-j N] [--junit FILE] [--fail-fast] [--output-dir DIR]`.
+struct Batch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run many macros, each in its own process, up to N at once, and summarize.",
+        discussion: """
+            Each macro runs as `apimacro run MACRO` in a process of its own: a crash, os._exit or a hung
+            macro affects nothing else. --timeout applies to each macro (a child still alive 3 s later is
+            killed). Each macro's stdout and stderr are printed whole under a header when it ends, or written
+            to --output-dir DIR as NAME.out and NAME.err. A summary table always follows (status, exit code,
+            seconds, HTTP requests, cache hits). --record FILE.har writes one HAR per macro, FILE.NAME.har.
+            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C).
+            """)
+
+    @OptionGroup var options: MacroOptions
+
+    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many macros run at once.", valueName: "n"))
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: ArgumentHelp("Write a JUnit XML report (for CI) to this file.", valueName: "file"))
+    var junit: String?
+
+    @Flag(help: "Stop after the first macro that does not succeed (running ones are interrupted).")
+    var failFast = false
+
+    @Option(help: ArgumentHelp("Write each macro's output to DIR/NAME.out and DIR/NAME.err instead of printing it.", valueName: "dir"))
+    var outputDir: String?
+
+    @Argument(help: "The macros: paths to .py files or names on the macro path.", completion: .file(extensions: ["py"]))
+    var macros: [String]
+
+    func validate() throws {
+        if jobs < 1 { throw ValidationError("-j needs at least 1, not \(jobs)") }
+        if macros.isEmpty { throw ValidationError("give at least one macro") }
+    }
+
+    func run() throws {
+        let settings = try options.settings()
+        // Every macro must exist before any runs: a typo is a usage error, not one failed row.
+        let locator = MacroLocator(settings: settings)
+        for macro in macros { _ = try locator.locate(macro, relativeTo: settings.workingDirectory) }
+        var forwarded = options
+        forwarded.record = nil
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let runner = BatchRunner(
+            configuration: .init(
+                executable: executable, runOptions: forwarded.forwardedArguments, jobs: jobs, timeout: options.timeout,
+                failFast: failFast, record: settings.record, outputDirectory: outputDir.map { URL(fileURLWithPath: $0) }))
+        let console = BatchConsole(printOutputs: outputDir == nil)
+        let started = Date()
+        let results = try runner.run(macros) { console.show($0) }
+        let seconds = Date().timeIntervalSince(started)
+        console.summarize(results, seconds: seconds)
+        if let junit {
+            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: settings.secrets)
+                .write(to: URL(fileURLWithPath: junit))
+        }
+        if BatchRunner.wasInterrupted { throw ExitCode(MacroRunner.ExitCode.interrupted) }
+        throw ExitCode(results.allSatisfy { $0.status == .ok } ? 0 : 1)
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+@Suite("apimacro batch, end to end", .serialized)
+struct BatchTests {
+    /// A macro that makes one request and prints numbered lines to both
+    /// streams, slowly enough that four of them run side by side.
+    static func okMacro(_ name: String) -> String {
+        """
+        import sys, time
+        from apimacro import github
+        for i in range(40):
+            print("\(name) out", i, flush=True)
+            if i % 4 == 0:
+                print("\(name) err", i, file=sys.stderr, flush=True)
+            time.sleep(0.002)
+        print("\(name)", github.user("octocat")["login"])
+        """
+    }
+
+    static func expectedOut(_ name: String) -> [String] {
+        (0..<40).map { "\(name) out \($0)" } + ["\(name) octocat"]
+    }
+
+    static func expectedErr(_ name: String) -> [String] {
+        stride(from: 0, to: 40, by: 4).map { "\(name) err \($0)" }
+    }
+
+    /// Each macro's block under its `==> NAME: ... <==` header, up to the next header or the summary.
+    static func blocks(_ text: String) -> [String: [String]] {
+        var blocks: [String: [String]] = [:]
+        var current: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("==> "), let colon = line.firstIndex(of: ":") {
+                current = String(line[line.index(line.startIndex, offsetBy: 4)..<colon])
+                #expect(blocks[current ?? ""] == nil, "two blocks for \(line)")
+                blocks[current ?? ""] = []
+            } else if line.hasPrefix("MACRO ") {
+                current = nil
+            } else if let name = current, !line.isEmpty {
+                blocks[name, default: []].append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// Counts elements and keeps the attributes of the first of each kind while parsing XML.
+    final class JUnitReader: NSObject, XMLParserDelegate {
+        var counts: [String: Int] = [:]
+        var attributes: [String: [String: String]] = [:]
+        var errorTypes: [String] = []
+
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String]
+        ) {
+            counts[name, default: 0] += 1
+            if self.attributes[name] == nil { self.attributes[name] = attributes }
+            if name == "error" { errorTypes.append(attributes["type"] ?? "") }
+        }
+    }
+
+    @Test("20 macros with -j 4: 16 succeed, 2 fail, one hangs past --timeout, one segfaults; nothing lost or interleaved")
+    func twentyMacros() async throws {
+        let server = try await TestServer.start()
+        let okNames = (1...16).map { String(format: "ok%02d", $0) }
+        var files: [String: String] = [:]
+        for name in okNames { files["\(name).py"] = Self.okMacro(name) }
+        files["raises.py"] = "print('about to fail', flush=True)\nraise ValueError('boom')\n"
+        files["exits3.py"] = "import sys\nprint('exiting 3')\nsys.exit(3)\n"
+        files["hangs.py"] = "import time\nwhile True:\n    try:\n        time.sleep(100)\n    except BaseException:\n        pass\n"
+        files["segfault.py"] = "import ctypes\nprint('crashing', flush=True)\nctypes.string_at(0)\n"
+        let space = try Workspace(files: files)
+        defer { space.remove() }
+        let order = Array(okNames[0..<5]) + ["raises", "hangs"] + Array(okNames[5..<10]) + ["segfault", "exits3"]
+            + Array(okNames[10...])
+        let arguments = ["batch", "-j", "4", "--timeout", "4", "--no-cache", "--junit", "report.xml"] + order.map { "\($0).py" }
+        let result = try await Binary.run(
+            arguments, in: space.url, environment: ["APIMACRO_GITHUB_URL": server.baseURL], limit: 120)
+        try await server.shutdown()
+
+        #expect(result.status == 1, "\(result.stderr)")
+        // The summary: one row per macro in the order given, then the tally.
+        let summary = try #require(result.stdout.range(of: "MACRO ").map { String(result.stdout[$0.lowerBound...]) })
+        let rows = summary.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        try #require(rows.count == 22, "\(summary)")
+        #expect(rows[0] == ["MACRO", "STATUS", "EXIT", "SECONDS", "REQUESTS", "CACHE", "HITS"])
+        for (row, name) in zip(rows[1...20], order) {
+            #expect(row.first == name)
+            switch name {
+            case "raises": #expect(row[1...2] == ["failed", "1"], "\(row)")
+            case "exits3": #expect(row[1...2] == ["failed", "3"], "\(row)")
+            case "hangs": #expect(row[1...2] == ["timeout", "1"], "\(row)")
+            case "segfault": #expect(Array(row[1...]).filter { $0 != row[4] } == ["crashed", "(SIGSEGV)", "-", "-", "-"], "\(row)")
+            default:
+                #expect(row[1...2] == ["ok", "0"], "\(row)")
+                #expect(row[4...5] == ["1", "0"], "\(name): one request, no cache hit: \(row)")
+            }
+        }
+        #expect(rows[21].joined(separator: " ").hasPrefix("20 macros: 16 ok, 2 failed, 1 timeout, 1 crashed (SIGSEGV) in "))
+
+        // Every macro's output whole and in order under its own header, on each stream.
+        let out = Self.blocks(String(result.stdout[..<(result.stdout.range(of: "MACRO ")?.lowerBound ?? result.stdout.endIndex)]))
+        let err = Self.blocks(result.stderr)
+        for name in okNames {
+            #expect(out[name] == Self.expectedOut(name), "\(name) stdout: \(out[name] ?? [])")
+            #expect(err[name] == Self.expectedErr(name), "\(name) stderr: \(err[name] ?? [])")
+        }
+        #expect(out["raises"] == ["about to fail"])
+        #expect(err["raises"]?.last == "ValueError: boom")
+        #expect(out["exits3"] == ["exiting 3"])
+        #expect(out["segfault"] == ["crashing"])
+        #expect(err["hangs"]?.contains { $0.contains("ran longer than its --timeout of 4 s") } == true)
+
+        // The JUnit report says the same.
+        let reader = JUnitReader()
+        let parser = XMLParser(data: try Data(contentsOf: space.url.appendingPathComponent("report.xml")))
+        parser.delegate = reader
+        #expect(parser.parse(), "report.xml is not well-formed XML")
+        let suite = reader.attributes["testsuite"] ?? [:]
+        #expect(suite["tests"] == "20")
+        #expect(suite["failures"] == "2")
+        #expect(suite["errors"] == "2")
+        #expect(suite["skipped"] == "0")
+        #expect(reader.counts["testcase"] == 20)
+        #expect(reader.counts["failure"] == 2)
+        #expect(reader.errorTypes.sorted() == ["crashed", "timeout"])
+    }
+
+    @Test("a macro that stops itself (SIGSTOP) past --timeout is killed by the batch and reported as timeout")
+    func stoppedChildIsKilled() async throws {
+        let space = try Workspace(files: [
+            "stops.py": "import os, signal\nprint('stopping', flush=True)\nos.kill(os.getpid(), signal.SIGSTOP)\n",
+            "fine.py": "print('fine')\n",
+        ])
+        defer { space.remove() }
+        let result = try await space.run("batch", "-j", "2", "--timeout", "1", "--output-dir", "out", "stops.py", "fine.py")
+        #expect(result.status == 1)
+        let rows = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.first { $0.first == "stops" }?[1...2] == ["timeout", "-"], "\(result.stdout)")
+        #expect(rows.first { $0.first == "fine" }?[1...2] == ["ok", "0"], "\(result.stdout)")
+        // --output-dir: nothing printed but the summary; the files hold each stream.
+        #expect(!result.stdout.contains("==>"))
+        #expect(try String(contentsOf: space.url.appendingPathComponent("out/stops.out"), encoding: .utf8) == "stopping\n")
+        #expect(try String(contentsOf: space.url.appendingPathComponent("out/fine.out"), encoding: .utf8) == "fine\n")
+        #expect(result.seconds < 30)
+    }
+
+    @Test("--fail-fast stops at the first failure; a missing macro is a usage error before any runs")
+    func failFastAndUsage() async throws {
+        let space = try Workspace(files: [
+            "bad.py": "raise SystemExit(4)\n", "later.py": "print('should not run')\n",
+        ])
+        defer { space.remove() }
+        let result = try await space.run("batch", "-j", "1", "--fail-fast", "bad.py", "later.py")
+        #expect(result.status == 1)
+        #expect(!result.stdout.contains("should not run"))
+        #expect(result.stdout.contains("2 macros: 0 ok, 1 failed, 1 not run in "), "\(result.stdout)")
+        let missing = try await space.run("batch", "later.py", "nosuch")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("apimacro: no macro named 'nosuch'"), "\(missing.stderr)")
+        #expect(missing.stdout.isEmpty)
+    }
+
+    @Test("on a terminal a live progress line counts done, running and failed, and is erased before the summary")
+    func progressLine() async throws {
+        let space = try Workspace(files: [
+            "slow1.py": "import time\ntime.sleep(1)\n", "slow2.py": "import time\ntime.sleep(1)\nraise SystemExit(2)\n",
+        ])
+        defer { space.remove() }
+        let terminal = try PseudoTerminal(["batch", "-j", "2", "slow1.py", "slow2.py"], in: space.url, environment: [:])
+        defer { terminal.close() }
+        try await terminal.expect("batch: 0 done, 2 running, 0 failed, ", timeout: 60)
+        let end = try await terminal.expect("2 macros: 1 ok, 1 failed in ", timeout: 60)
+        #expect(try await terminal.waitForExit() == 1)
+        let output = String(decoding: Array(terminal.output.utf8)[..<end], as: UTF8.self)
+        #expect(output.contains("\r\u{1B}[KMACRO "), "the progress line is erased before the summary: \(output)")
+    }
+
+    @Test("Ctrl-C interrupts the running macros, skips the rest, still summarizes, and exits 130")
+    func interrupt() async throws {
+        let slow = "import time\nprint('start', flush=True)\ntime.sleep(60)\n"
+        let space = try Workspace(files: ["s1.py": slow, "s2.py": slow, "s3.py": slow])
+        defer { space.remove() }
+        let result = try await space.run("batch", "-j", "2", "s1.py", "s2.py", "s3.py", defaultSIGINT: true) { process in
+            try? await Task.sleep(for: .milliseconds(2_500))
+            kill(process.processIdentifier, SIGINT)
+        }
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stdout.contains("3 macros: 0 ok, 2 interrupted, 1 not run in "), "\(result.stdout)")
+        #expect(result.stderr.contains("apimacro: s1.py interrupted"))
+        #expect(result.seconds < 20)
+    }
+}
