@@ -92,6 +92,8 @@ if Context.environment["APIMACRO_FUZZ"] == "1" {
         ("NextURL", ["WebAPI"]),
         ("RedirectURL", ["Clients"]),
         ("JSONPython", ["PythonBridge"]),
+        ("HAR", ["WebAPI"]),
+        ("Manifest", ["PluginHost"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for fuzzer in fuzzers {

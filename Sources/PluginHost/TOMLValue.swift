@@ -13,6 +13,7 @@ public indirect enum TOMLValue: Equatable, Sendable {
 
     /// Parses a whole document; a syntax error is a `TOMLSyntaxError` with TOMLKit's text, line and column.
     public static func parse(_ text: String) throws -> [String: TOMLValue] {
+        try TOMLPrecheck.check(text)
         do {
             return convert(try TOMLTable(string: text))
         } catch let error as TOMLParseError {

@@ -113,14 +113,19 @@ extension HAR {
         } catch {
             throw APIError(.invalidRequest, "cannot read the HAR file \(file.path): \(error.localizedDescription)")
         }
+        return try decode(data, name: file.path)
+    }
+
+    /// Decodes a HAR document; `name` (its path) goes in the error message.
+    public static func decode(_ data: Data, name: String) throws -> HAR {
         do {
             return try JSONDecoder().decode(HAR.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
-            throw APIError(.invalidRequest, "\(file.path) is not a HAR file: \(path(context.codingPath + [key])) is missing")
+            throw APIError(.invalidRequest, "\(name) is not a HAR file: \(path(context.codingPath + [key])) is missing")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw APIError(.invalidRequest, "\(file.path) is not a HAR file: \(path(context.codingPath)) has the wrong type")
+            throw APIError(.invalidRequest, "\(name) is not a HAR file: \(path(context.codingPath)) has the wrong type")
         } catch {
-            throw APIError(.invalidRequest, "\(file.path) is not a HAR file (not JSON)")
+            throw APIError(.invalidRequest, "\(name) is not a HAR file (not JSON)")
         }
     }
 

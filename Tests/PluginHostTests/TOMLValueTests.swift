@@ -19,4 +19,31 @@ import Testing
     @Test func reportsSyntaxErrors() {
         #expect(throws: (any Error).self) { try TOMLValue.parse("name = ") }
     }
+
+    /// Found by `scripts/fuzz Manifest`: toml++ aborts on these (an internal assertion) instead of
+    /// reporting them; they must be syntax errors like any other.
+    @Test(arguments: ["[!\"\n", "[[ =a]]\n", "x = 1\n  [ ]\n", "[\n", "[[\n"])
+    func headersWithoutANameAreSyntaxErrors(text: String) {
+        #expect(throws: TOMLSyntaxError.self) { try TOMLValue.parse(text) }
+    }
+
+    @Test func bracketsInsideValuesAndStringsAreNotHeaders() throws {
+        let doc = try TOMLValue.parse(#"""
+            a = [
+              [1, 2],
+              [],
+              [{ x = 1 }],
+            ]
+            b = "[!not a header"
+            c = """
+            [!"still a string
+            """
+            d = '[ '  # [! a comment
+            ["quoted key"]
+            e = 1
+            """#)
+        #expect(doc["b"] == .string("[!not a header"))
+        #expect(doc["quoted key"] == .table(["e": .integer(1)]))
+        #expect(doc["a"] == .array([.array([.integer(1), .integer(2)]), .array([]), .array([.table(["x": .integer(1)])])]))
+    }
 }
