@@ -50,14 +50,14 @@ enum HTTPBinding {
                 """
         ) { arguments in
             let slots = try arguments.bind("request", parameters, required: 2)
-            let request = try makeRequest(slots)
+            let request = try makeRequest(slots, secrets: runtime.secrets)
             let response = try withoutGIL { try await client.send(request) }
             return try responses.instance(ResponseState(response: response, method: request.method))
         }
     }
 
     /// Builds the request from the bound arguments (GIL held).
-    static func makeRequest(_ slots: [PyRef?]) throws -> Request {
+    static func makeRequest(_ slots: [PyRef?], secrets: SecretRegistry) throws -> Request {
         let method = try Arguments.string(slots[0], "method", in: "request")
         let url = try Arguments.string(slots[1], "url", in: "request")
         let lower = url.lowercased()
@@ -76,6 +76,7 @@ enum HTTPBinding {
                 case .string(let user) = pair[0], case .string(let password) = pair[1]
             else { throw ArgumentError("request() argument 'auth' must be a (user, password) tuple of str") }
             request.basicAuth = Request.BasicAuth(user: user, password: Secret(password))
+            secrets.add(password)
         }
         request.body = try body(json: slots[4], data: slots[5], files: slots[6])
         return request

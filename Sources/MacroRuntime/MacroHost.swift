@@ -7,7 +7,8 @@ import PythonBridge
 public final class MacroHost: Sendable {
     /// The settings this host was started with.
     public let settings: Settings
-    let redactor: Redactor
+    /// Redacts what apimacro prints (tracebacks): every secret known so far.
+    var redactor: Redactor { runtime.secrets.redactor }
     /// The transport, clients and exchange log shared by every macro of this process.
     let runtime: Runtime
     /// Writes a line to stderr (tests capture it).
@@ -18,7 +19,6 @@ public final class MacroHost: Sendable {
         self.settings = settings
         let runtime = try Runtime(settings: settings, warn: warn)
         self.runtime = runtime
-        self.redactor = runtime.redactor
         self.warn = warn
         try Interpreter.start()
         try withGIL {

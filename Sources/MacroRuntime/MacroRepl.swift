@@ -95,6 +95,11 @@ public struct MacroRepl {
             }
             return .none
         }
+        try module.addFunction("redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED.") {
+            arguments in
+            let slots = try arguments.bind("redact", ["text"], required: 1)
+            return try PyRef(string: host.redactor.redact(try String(pythonString: slots[0] ?? .none)))
+        }
         try module.addFunction("verbose", doc: "verbose(on): turns the -v lines on or off.") { arguments in
             let slots = try arguments.bind("verbose", ["on"], required: 1)
             guard case .bool(let on) = try PythonValue(python: slots[0] ?? .none) else {

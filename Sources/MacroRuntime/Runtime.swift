@@ -14,6 +14,8 @@ final class Runtime: Sendable {
     let transport: ExchangeStore
     let log: ExchangeLog
     let redactor: Redactor
+    /// The redactor for what apimacro prints itself, which also learns secrets handed over later.
+    let secrets: SecretRegistry
     let github: GitHubClient
     let instagram: InstagramClient
     let shortener: ShortenerClient
@@ -60,6 +62,7 @@ final class Runtime: Sendable {
             PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret.revealed
         }
         redactor = Redactor(secrets: settings.secrets + pluginSecrets)
+        secrets = SecretRegistry(redactor)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         network = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")

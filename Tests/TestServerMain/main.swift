@@ -1,4 +1,4 @@
-// apimacro-testserver [--port N]
+// apimacro-testserver [--port N] [--soak SEED]
 //
 // Runs the loopback test server until SIGINT or SIGTERM, so the example macros can be tried
 // without the internet:
@@ -23,11 +23,20 @@ func emit(_ line: String, to handle: FileHandle) {
     handle.write(Data((line + "\n").utf8))
 }
 
-let usage = "usage: apimacro-testserver [--port N]"
+let usage = "usage: apimacro-testserver [--port N] [--soak SEED]"
 
-/// The `--port` value (0: a free port), or nil after printing a usage error.
-func parsePort(_ arguments: [String]) -> Int? {
+/// The faults of the fault soak (Benchmarks/soak.py), each with its probability per request:
+/// 5 % 503, 2 % connection resets, 2 % answers 1.5 s late (past the soak's 1 s timeout),
+/// 1 % truncated bodies, 1 % 429 with `retry-after: 1`.
+let soakFaults: [(Fault, Double)] = [
+    (.status(503), 0.05), (.reset, 0.02), (.delay(milliseconds: 1500), 0.02), (.truncated, 0.01),
+    (.rateLimited(retryAfter: 1), 0.01),
+]
+
+/// The command line: the port (0: a free one) and the soak seed, or nil after a usage error.
+func parseArguments(_ arguments: [String]) -> (port: Int, soak: UInt64?)? {
     var port = 0
+    var soak: UInt64?
     var remaining = arguments.makeIterator()
     while let argument = remaining.next() {
         switch argument {
@@ -37,6 +46,12 @@ func parsePort(_ arguments: [String]) -> Int? {
                 return nil
             }
             port = number
+        case "--soak":
+            guard let value = remaining.next(), let seed = UInt64(value) else {
+                emit("apimacro-testserver: --soak needs a seed (a whole number)\n\(usage)", to: .standardError)
+                return nil
+            }
+            soak = seed
         case "-h", "--help":
             emit(usage, to: .standardOutput)
             exit(0)
@@ -45,7 +60,7 @@ func parsePort(_ arguments: [String]) -> Int? {
             return nil
         }
     }
-    return port
+    return (port, soak)
 }
 
 /// Resolves when the process receives SIGINT or SIGTERM.
@@ -65,13 +80,17 @@ func waitForTerminationSignal() async {
 
 /// Serves until a termination signal; returns the exit status.
 func run() async -> Int32 {
-    guard let port = parsePort(Array(CommandLine.arguments.dropFirst())) else { return 2 }
+    guard let arguments = parseArguments(Array(CommandLine.arguments.dropFirst())) else { return 2 }
     let server: TestServer
     do {
-        server = try await TestServer.start(port: port)
+        server = try await TestServer.start(port: arguments.port)
     } catch {
         emit("apimacro-testserver: cannot listen: \(error)", to: .standardError)
         return 1
+    }
+    if let seed = arguments.soak {
+        server.setRandomFaults(seed: seed, rates: soakFaults)
+        emit("apimacro-testserver: soak mode (seed \(seed)): random 503s, resets, delays, truncations, 429s", to: .standardError)
     }
     emit("APIMACRO_GITHUB_URL=\(server.baseURL)", to: .standardOutput)
     emit("APIMACRO_INSTAGRAM_URL=\(server.baseURL)/instagram/v1", to: .standardOutput)

@@ -84,6 +84,10 @@ class Console(code.InteractiveConsole):
 
     # -- errors: remember them, so a script on stdin can exit 1 ------------------------
 
+    def write(self, data):
+        """Tracebacks and syntax errors, with every secret known to apimacro redacted."""
+        sys.stderr.write(self.native.redact(data))
+
     def showtraceback(self):
         self.failed = True
         super().showtraceback()
@@ -277,6 +281,7 @@ def main(native, history, interactive):
     """
     sys.argv = [""]
     console = Console(native, interactive)
+    sys.displayhook = _redacting_displayhook(native)
     has_readline = interactive and _setup_readline(console, history)
     banner = ""
     if interactive:
@@ -301,6 +306,19 @@ def main(native, history, interactive):
     if status == 0 and not interactive and console.failed:
         status = 1
     return status
+
+
+def _redacting_displayhook(native):
+    """The echo of an expression's value (``repr``), with secrets redacted, kept in ``_``."""
+
+    def displayhook(value):
+        if value is None:
+            return
+        builtins._ = None
+        sys.stdout.write(native.redact(repr(value)) + "\n")
+        builtins._ = value
+
+    return displayhook
 
 
 def _run_lines(console):
