@@ -46,7 +46,9 @@ enum HTTPBinding {
                 One HTTP request through apimacro's pipeline (retries, rate limits, redaction, -v).
                 data: a dict (form-encoded) or bytes/str (sent raw). files: name -> bytes, a path, or
                 (filename, bytes, content_type) (multipart). auth: (user, password), sent only over https or
-                to loopback. A non-2xx status raises HTTPError (or a subclass) unless check=False.
+                to loopback. cache=False neither reads nor stores this request in the HTTP cache (it is
+                sent with Cache-Control: no-store). A non-2xx status raises HTTPError (or a subclass)
+                unless check=False.
                 """
         ) { arguments in
             let slots = try arguments.bind("request", parameters, required: 2)
@@ -70,6 +72,12 @@ enum HTTPBinding {
         request.timeout = try Arguments.seconds(slots[8], "timeout", in: "request")
         if let check = slots[10], !check.isNone, case .bool(let flag) = try PythonValue(python: check) {
             request.validatesStatus = flag
+        }
+        // The cache stage honours a request's `no-store`, as any HTTP cache must.
+        if let cache = slots[9], !cache.isNone, case .bool(false) = try PythonValue(python: cache),
+            !request.headers.contains(where: { $0.0.lowercased() == "cache-control" })
+        {
+            request.headers.append(("Cache-Control", "no-store"))
         }
         if let auth = slots[7], !auth.isNone {
             guard case .tuple(let pair) = try PythonValue(python: auth), pair.count == 2,

@@ -8,7 +8,8 @@
 enum TOMLPrecheck {
     static func check(_ text: String) throws {
         let characters = Array(text.unicodeScalars)
-        var index = 0
+        // A byte-order mark is not content: toml++ skips it, so the first line still starts after it.
+        var index = characters.first == "\u{FEFF}" ? 1 : 0
         var line = 1
         var depth = 0  // open [ and { of values
         var lineStart = true

@@ -203,6 +203,28 @@ struct CacheEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent(".cache/apimacro/cache.sqlite").path))
     }
 
+    @Test("request(cache=False) skips the cache for that request only")
+    func cacheFalse() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "mix.py": """
+            import apimacro, sys
+            url = sys.argv[1] + "/cache/max-age/600"
+            apimacro.get(url)
+            apimacro.get(url)
+            apimacro.get(url, cache=False)
+            apimacro.get(url, cache=False)
+            apimacro.get(url)
+            """
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "-v", "mix.py", server.baseURL)
+        try await server.shutdown()
+        let sources = exchanges(result).map { line in line.split(separator: " ", maxSplits: 5).last.map(String.init) ?? "" }
+        #expect(sources == ["network", "cache hit", "network", "network", "cache hit"], "\(result.stderr)")
+        #expect(server.requests.count == 3)
+    }
+
     @Test("a HAR exported from Chrome replays an example")
     func browserHAR() async throws {
         let space = try Workspace()

@@ -22,7 +22,7 @@ import Testing
 
     /// Found by `scripts/fuzz Manifest`: toml++ aborts on these (an internal assertion) instead of
     /// reporting them; they must be syntax errors like any other.
-    @Test(arguments: ["[!\"\n", "[[ =a]]\n", "x = 1\n  [ ]\n", "[\n", "[[\n"])
+    @Test(arguments: ["[!\"\n", "[[ =a]]\n", "x = 1\n  [ ]\n", "[\n", "[[\n", "\u{FEFF}[\u{FFFD}[$'[", "\u{FEFF}[!x]"])
     func headersWithoutANameAreSyntaxErrors(text: String) {
         #expect(throws: TOMLSyntaxError.self) { try TOMLValue.parse(text) }
     }
