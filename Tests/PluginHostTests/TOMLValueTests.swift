@@ -22,7 +22,11 @@ import Testing
 
     /// Found by `scripts/fuzz Manifest`: toml++ aborts on these (an internal assertion) instead of
     /// reporting them; they must be syntax errors like any other.
-    @Test(arguments: ["[!\"\n", "[[ =a]]\n", "x = 1\n  [ ]\n", "[\n", "[[\n", "\u{FEFF}[\u{FFFD}[$'[", "\u{FEFF}[!x]"])
+    @Test(arguments: [
+        "[!\"\n", "[[ =a]]\n", "x = 1\n  [ ]\n", "[\n", "[[\n", "\u{FEFF}[\u{FFFD}[$'[", "\u{FEFF}[!x]",
+        "n =[}\n", "a = }\n", "a = [1, ,]\n", "a = # no value\n", "a = {!b = 1}\n", "a = {b = 1,}\n", "a = [1}\n",
+        "a = {b = 1]\n", "a = \u{3000}1\n",
+    ])
     func headersWithoutANameAreSyntaxErrors(text: String) {
         #expect(throws: TOMLSyntaxError.self) { try TOMLValue.parse(text) }
     }
