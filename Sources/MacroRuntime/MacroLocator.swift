@@ -3,17 +3,23 @@ import PluginHost
 
 /// Resolves what a user typed after `apimacro run` to a macro file.
 public struct MacroLocator: Sendable {
-    /// Folders searched for a macro given by name, in order.
-    public let searchPath: [URL]
+    private let settings: Settings
+    private let extraFolders: [URL]
 
-    /// `./macros/`, then `$APIMACRO_HOME/macros/`, then each loaded plugin's
-    /// `macros/` (in plugin name order), then `extraFolders`.
+    /// Folders searched for a macro given by name, in order: `./macros/`, then
+    /// `$APIMACRO_HOME/macros/`, then each loaded plugin's `macros/` (in plugin
+    /// name order), then the extra folders. Reading it reads the plugins' manifests,
+    /// so a macro given as a path never does.
+    public var searchPath: [URL] {
+        [
+            settings.workingDirectory.appendingPathComponent("macros"),
+            settings.home.appendingPathComponent("macros"),
+        ] + PluginRegistry.load(folders: settings.pluginFolders).macroFolders + extraFolders
+    }
+
     public init(settings: Settings, extraFolders: [URL] = []) {
-        searchPath =
-            [
-                settings.workingDirectory.appendingPathComponent("macros"),
-                settings.home.appendingPathComponent("macros"),
-            ] + PluginRegistry.load(folders: settings.pluginFolders).macroFolders + extraFolders
+        self.settings = settings
+        self.extraFolders = extraFolders
     }
 
     /// The file for `name`: a path when it names an existing file (or has a
@@ -29,6 +35,7 @@ public struct MacroLocator: Sendable {
             return direct
         }
         if isPath { throw MacroError("no such macro file: \(name)") }
+        let searchPath = self.searchPath
         for folder in searchPath {
             let candidate = folder.appendingPathComponent(name + ".py")
             if fileManager.fileExists(atPath: candidate.path) { return candidate }
