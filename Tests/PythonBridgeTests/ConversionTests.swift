@@ -55,6 +55,15 @@ struct ConversionTests {
         #expect(equal == .bool(true), "\(expression)")
     }
 
+    @Test("a str holding a lone surrogate (json.loads gives one for \"\\ud82d\") is a UnicodeEncodeError, not a crash")
+    func loneSurrogate() async throws {
+        // Found by `scripts/fuzz JSONPython`: such a str cannot become a Swift String.
+        let error = await #expect(throws: PythonException.self) {
+            try await python { try fetching { try PythonValue(python: evaluate(#"__import__('json').loads('["a\\ud82db"]')"#)) } }
+        }
+        #expect(error?.typeName == "UnicodeEncodeError", "\(String(describing: error))")
+    }
+
     @Test("NaN survives both ways")
     func nan() async throws {
         let isNaN = try await python {
