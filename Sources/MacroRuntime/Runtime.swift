@@ -1,6 +1,5 @@
 import Clients
 import Foundation
-import Logging
 import PluginHost
 
 /// The services every macro in this process shares: one transport (one
@@ -36,10 +35,9 @@ final class Runtime: Sendable {
     /// - Throws: `APIError` (a usage error) when the `--replay` file cannot be read.
     init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
         self.settings = settings
-        verbosity = VerboseSwitch(on: settings.verbose)
-        let logger: Logger? =
-            settings.verbose || settings.switchableVerbose ? verbosity.logger() : nil
-        log = ExchangeLog(logger: logger)
+        let verbosity = VerboseSwitch(on: settings.verbose)
+        self.verbosity = verbosity
+        log = settings.verbose || settings.switchableVerbose ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()
         let store = CredentialStore(home: settings.home)
         credentials = store
         var problem: APIError?

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Clients
 import MacroRuntime
 
 /// The `apimacro` command: argument parsing and wiring only.
@@ -43,13 +42,9 @@ struct Apimacro: AsyncParsableCommand {
 enum ErrorReport {
     static func exitCode(for error: any Error, command: Apimacro.Type) -> Int32 {
         if let exit = error as? ExitCode { return exit.rawValue }
-        if let apiError = error as? APIError {
-            printError("apimacro: \(apiError.message)")
-            return apiError.kind == .auth || apiError.kind == .invalidRequest ? MacroRunner.ExitCode.usage : MacroRunner.ExitCode.failure
-        }
-        if let macroError = error as? MacroError {
-            printError("apimacro: \(macroError.description)")
-            return MacroRunner.ExitCode.usage
+        if let failure = CommandFailure.report(error) {
+            printError("apimacro: \(failure.message)")
+            return failure.exitCode
         }
         let status = command.exitCode(for: error)
         let message = command.fullMessage(for: error)
