@@ -71,22 +71,21 @@ public struct Settings: Sendable {
     }
 
     static func cacheDirectory(environment: [String: String]) -> URL {
-        if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty {
-            return URL(fileURLWithPath: cache).appendingPathComponent("apimacro")
-        }
-        let user = environment["HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser
-        return user.appendingPathComponent(".cache/apimacro")
+        xdgFolder("XDG_CACHE_HOME", else: ".cache", environment: environment)
     }
 
     static func home(environment: [String: String]) -> URL {
         if let home = environment["APIMACRO_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
-            return URL(fileURLWithPath: config).appendingPathComponent("apimacro")
+        return xdgFolder("XDG_CONFIG_HOME", else: ".config", environment: environment)
+    }
+
+    /// `$VARIABLE/apimacro`, else `~/FALLBACK/apimacro` (the XDG base-directory rule).
+    private static func xdgFolder(_ variable: String, else fallback: String, environment: [String: String]) -> URL {
+        if let base = environment[variable], !base.isEmpty {
+            return URL(fileURLWithPath: base).appendingPathComponent("apimacro")
         }
-        let user = environment["HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser
-        return user.appendingPathComponent(".config/apimacro")
+        let user = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        return user.appendingPathComponent(fallback).appendingPathComponent("apimacro")
     }
 
     /// Values that must never be printed: every non-trivial environment value

@@ -21,6 +21,11 @@ struct ExampleReplayTests {
             name.contains("/") ? ExampleReplayTests.repository.appendingPathComponent(name)
                 : ExampleReplayTests.cassettes.appendingPathComponent(name)
         }
+        /// What the recorded run printed (NAME.out beside the cassette).
+        func expectedOutput() throws -> String {
+            try String(contentsOf: URL(fileURLWithPath: cassette.path + ".out"), encoding: .utf8)
+        }
+
         var macro: URL {
             example.contains("/") ? ExampleReplayTests.repository.appendingPathComponent(example)
                 : ExampleTests.examples.appendingPathComponent(example)
@@ -28,6 +33,13 @@ struct ExampleReplayTests {
     }
 
     static let repository = ExampleTests.examples.deletingLastPathComponent()
+
+    /// Runs the cassette's macro with `--replay` of its recording (csv output, no server).
+    static func replay(_ cassette: Cassette, in space: Workspace, environment: [String: String]) async throws -> RunResult {
+        try await Binary.run(
+            ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path] + cassette.arguments,
+            in: space.url, environment: environment)
+    }
 
     /// The shipped plugins' example macros, as paths from the repository's root.
     static var pluginExamples: [String] {
@@ -59,15 +71,14 @@ struct ExampleReplayTests {
     func replay(cassette: Cassette) async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let result = try await Binary.run(
-            ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path] + cassette.arguments,
-            in: space.url,
-            // Clients need some credential to start a request; the cassette holds none, and needs none.
+        // The examples that check for a login (instagram) need a token set; the cassette holds none.
+        let result = try await Self.replay(
+            cassette, in: space,
             environment: [
                 "APIMACRO_INSTAGRAM_TOKEN": "replay-token-0000", "APIMACRO_SHORTENER_KEY": "replay-key-0000",
                 "APIMACRO_OPENWEATHER_KEY": "replay-key-0000", "APIMACRO_FOURSQUARE_TOKEN": "replay-token-0000",
             ])
-        let expected = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".out"), encoding: .utf8)
+        let expected = try cassette.expectedOutput()
         #expect(result.status == cassette.status, "\(result.stderr)")
         #expect(result.stdout == expected)
         #expect(!expected.isEmpty)
@@ -79,10 +90,8 @@ struct ExampleReplayTests {
         let space = try Workspace()
         defer { space.remove() }
         for cassette in Self.all where ["openweather-now", "shorten"].contains(cassette.macro.deletingPathExtension().lastPathComponent) {
-            let result = try await Binary.run(
-                ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path] + cassette.arguments,
-                in: space.url, environment: [:])
-            let expected = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".out"), encoding: .utf8)
+            let result = try await Self.replay(cassette, in: space, environment: [:])
+            let expected = try cassette.expectedOutput()
             #expect(result.status == cassette.status, "\(result.stderr)")
             #expect(result.stdout == expected)
             #expect(!result.stderr.contains("AuthError"), "\(result.stderr)")
