@@ -55,7 +55,7 @@ extension SecretsAuditTests {
         let cache = space.url.appendingPathComponent(".cache/apimacro")
         let home = space.url.appendingPathComponent(".config/apimacro")
         let cacheFiles = try FileManager.default.contentsOfDirectory(at: cache, includingPropertiesForKeys: nil)
-        let homeFiles = try FileManager.default.contentsOfDirectory(at: home, includingPropertiesForKeys: nil)
+        let homeFiles = ((try? FileManager.default.contentsOfDirectory(at: home, includingPropertiesForKeys: nil)) ?? [])
             .filter { $0.lastPathComponent != "credentials.json" && !$0.hasDirectoryPath }
         #expect(cacheFiles.contains { $0.lastPathComponent == "cache.sqlite" }, "\(cacheFiles)")
         #expect(homeFiles.contains { $0.lastPathComponent == "cache.key" }, "\(homeFiles)")
