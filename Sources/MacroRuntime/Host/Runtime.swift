@@ -93,7 +93,7 @@ final class Runtime: Sendable {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {
             do {
-                cache = try HTTPCache(directory: settings.cacheDirectory)
+                cache = try HTTPCache(directory: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
             } catch {
                 warn("apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it")
             }

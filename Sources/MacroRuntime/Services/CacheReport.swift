@@ -3,16 +3,34 @@ import Foundation
 
 /// `apimacro cache info | clear`: what the HTTP cache holds, or emptying it.
 public struct CacheReport: Sendable {
-    private let cache: HTTPCache
+    private let directory: URL
 
-    /// Opens the cache the settings name (`$XDG_CACHE_HOME/apimacro`).
+    /// The cache the settings name (`$XDG_CACHE_HOME/apimacro`).
     public init(settings: Settings) throws {
-        cache = try HTTPCache(directory: settings.cacheDirectory)
+        directory = settings.cacheDirectory
+    }
+
+    /// The cache file's path.
+    var path: String { directory.appendingPathComponent(HTTPCache.fileName).path }
+
+    /// The cache, opened for counting and clearing: that reads no entry, so it needs no
+    /// `cache.key` (a throwaway one does; the real one is neither created nor read).
+    private func open() throws -> HTTPCache {
+        var generator = SystemRandomNumberGenerator()
+        let throwaway = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return try HTTPCache(directory: directory, secret: CacheSecret(bytes: throwaway))
     }
 
     /// Where the cache is, how many responses and bytes it holds, and how old they are: one line each.
     public func info(now: Double = Date().timeIntervalSince1970) throws -> [String] {
-        let summary = try cache.summary()
+        let cache: HTTPCache
+        let summary: HTTPCache.Summary
+        do {
+            cache = try open()
+            summary = try cache.summary()
+        } catch {
+            throw APIError(.invalidRequest, "the HTTP cache \(path) is damaged (\(error)); run: apimacro cache clear")
+        }
         func when(_ time: Double?) -> String {
             guard let time else { return "-" }
             let formatter = ISO8601DateFormatter()
@@ -29,10 +47,17 @@ public struct CacheReport: Sendable {
         ]
     }
 
-    /// Removes every stored response; says how many.
+    /// Removes every stored response; says how many. A database too damaged to open or
+    /// empty is removed and made again.
     public func clear() throws -> String {
-        let removed = try cache.clear()
-        return "removed \(removed) cached \(removed == 1 ? "response" : "responses") from \(cache.file.path)"
+        do {
+            let removed = try open().clear()
+            return "removed \(removed) cached \(removed == 1 ? "response" : "responses") from \(path)"
+        } catch {
+            try HTTPCache.destroy(directory: directory)
+            _ = try open()
+            return "the HTTP cache \(path) was damaged (\(error)); removed it and started an empty one"
+        }
     }
 
     static func megabytes(_ bytes: Int) -> String {

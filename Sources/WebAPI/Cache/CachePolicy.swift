@@ -1,107 +1,260 @@
 import Foundation
 
 /// The HTTP cache's decisions (RFC 9111, as a private cache): what may be
-/// stored, whether a stored response is fresh, which validators to send, and
-/// how a 304 updates the stored headers. Pure: no I/O, the clock passed in.
+/// stored, how old a stored response is, whether it may answer a request,
+/// which validators to send, how a 304 updates it and what an unsafe method
+/// invalidates. Pure: no I/O, the clock passed in, so every rule is tested
+/// without a server (`CachePolicyTests`).
+///
+/// Not followed, on purpose: heuristic freshness (§4.2.2: an API answer with no
+/// freshness information is revalidated, never guessed fresh) and the rules
+/// for shared caches only (`s-maxage`, `proxy-revalidate`, `public`/`private`
+/// restrictions, §3.5 on `Authorization`): this cache belongs to one user.
 public enum CachePolicy {
-    /// What to do with a stored response for a new request.
-    public enum Decision: Equatable, Sendable {
-        /// Serve it without asking the server.
-        case fresh
-        /// Ask the server with these conditional headers; a 304 means "serve it".
-        case revalidate([String: String])
-        /// It has no validators: ask the server plainly (the copy remains for stale-if-error).
-        case refetch
+    /// A stored response, as the decisions need it.
+    public struct Stored: Sendable, Equatable {
+        public var status: Int
+        public var headers: Headers
+        /// When the response was received (or last revalidated): `response_time` of §4.2.3.
+        public var storedAt: Double
+        /// Its `corrected_initial_age` (§4.2.3) at `storedAt`.
+        public var initialAge: Double
+
+        public init(status: Int, headers: Headers, storedAt: Double, initialAge: Double) {
+            self.status = status
+            self.headers = headers
+            self.storedAt = storedAt
+            self.initialAge = initialAge
+        }
+
+        public static func == (lhs: Stored, rhs: Stored) -> Bool {
+            lhs.status == rhs.status && lhs.storedAt == rhs.storedAt && lhs.initialAge == rhs.initialAge
+                && lhs.headers.fields.map { "\($0.name): \($0.value)" } == rhs.headers.fields.map { "\($0.name): \($0.value)" }
+        }
     }
 
-    /// Statuses stored: those RFC 9110 calls heuristically cacheable that an API answers with a body.
-    public static let storableStatuses: Set<Int> = [200, 203, 300, 301, 308, 410]
+    /// What to do with a request, given what is stored.
+    public enum Decision: Equatable, Sendable {
+        /// Answer with the stored response, this many seconds old (its `Age`).
+        /// `stale` says it is past its freshness lifetime (allowed by `max-stale` or `--offline`).
+        case serve(age: Double, stale: Bool)
+        /// Ask the server with these conditional headers; a 304 means "serve it".
+        case revalidate([String: String])
+        /// Ask the server plainly (nothing stored, or nothing to validate with).
+        case fetch
+        /// `only-if-cached` (§5.2.1.7) and nothing stored fits: answer 504 without the network.
+        case unsatisfiable
+    }
 
-    /// Whether a response may be stored: a GET, a storable status, and neither
-    /// side said `no-store`, nor `Vary: *`.
+    /// A request's `Cache-Control` directives (§5.2.1), and `Pragma: no-cache` (§5.4).
+    public struct RequestDirectives: Sendable, Equatable {
+        public var maxAge: Double?
+        /// `max-stale`: nil when absent, `.infinity` without a value.
+        public var maxStale: Double?
+        public var minFresh: Double?
+        public var noCache = false
+        public var noStore = false
+        public var onlyIfCached = false
+
+        public init(_ headers: Headers) {
+            let parsed = CachePolicy.directives(headers)
+            maxAge = parsed["max-age"].map { CachePolicy.deltaSeconds($0) ?? 0 }
+            if let value = parsed["max-stale"] { maxStale = value.isEmpty ? .infinity : CachePolicy.deltaSeconds(value) ?? 0 }
+            minFresh = parsed["min-fresh"].map { CachePolicy.deltaSeconds($0) ?? .infinity }
+            noStore = parsed["no-store"] != nil
+            onlyIfCached = parsed["only-if-cached"] != nil
+            let pragma = headers.values("Pragma").contains { $0.lowercased().contains("no-cache") }
+            noCache = parsed["no-cache"] != nil || (pragma && headers.values("Cache-Control").isEmpty)
+        }
+    }
+
+    // MARK: - Storing (§3)
+
+    /// Statuses that are heuristically cacheable (RFC 9110 §15.1): stored even without explicit
+    /// freshness (they are then revalidated every time, and serve `--offline` and stale-if-error).
+    public static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Whether a response may be stored (§3): a GET; a final status the cache understands (not
+    /// 206, whose ranges it does not combine, nor 304); no `no-store` on either side; not
+    /// `Vary: *`; and explicit freshness (`max-age`, `Expires`), or `public`/`private`, or a
+    /// heuristically cacheable status.
     public static func isStorable(method: String, requestHeaders: Headers, status: Int, responseHeaders: Headers) -> Bool {
-        guard method == "GET", storableStatuses.contains(status) else { return false }
-        if directives(requestHeaders)["no-store"] != nil || directives(responseHeaders)["no-store"] != nil { return false }
-        return !varyNames(responseHeaders).contains("*")
+        guard method == "GET", (200...599).contains(status), status != 206, status != 304 else { return false }
+        let response = directives(responseHeaders)
+        if RequestDirectives(requestHeaders).noStore || response["no-store"] != nil { return false }
+        if varyNames(responseHeaders).contains("*") { return false }
+        let explicit =
+            response["max-age"] != nil || !responseHeaders.values("Expires").isEmpty || response["public"] != nil
+            || response["private"] != nil
+        return explicit || heuristicallyCacheable.contains(status)
     }
 
     /// Whether the request asks not to use the cache at all (`Cache-Control: no-store`).
     public static func bypasses(requestHeaders: Headers) -> Bool {
-        directives(requestHeaders)["no-store"] != nil
+        RequestDirectives(requestHeaders).noStore
     }
 
-    /// Decides between serving a stored response and asking the server.
-    /// - Parameters:
-    ///   - storedAt: when the response was received (or last revalidated), seconds since 1970.
-    ///   - now: the current time, seconds since 1970.
-    public static func decide(requestHeaders: Headers, responseHeaders: Headers, storedAt: Double, now: Double) -> Decision {
-        let request = directives(requestHeaders)
-        let forbidsFresh = request["no-cache"] != nil || request["max-age"] == "0" || requestHeaders["Pragma"] == "no-cache"
-        if !forbidsFresh, let lifetime = freshnessLifetime(responseHeaders),
-            age(responseHeaders: responseHeaders, storedAt: storedAt, now: now) < lifetime
-        {
-            return .fresh
-        }
-        var conditions: [String: String] = [:]
-        if let etag = responseHeaders["ETag"] { conditions["If-None-Match"] = etag }
-        if let modified = responseHeaders["Last-Modified"] { conditions["If-Modified-Since"] = modified }
-        return conditions.isEmpty ? .refetch : .revalidate(conditions)
+    // MARK: - Age and freshness (§4.2)
+
+    /// `corrected_initial_age` (§4.2.3) of a response asked for at `requestTime`
+    /// and received at `responseTime`: the larger of the age its `Date` implies and
+    /// its `Age` plus the time the exchange took.
+    public static func initialAge(_ headers: Headers, requestTime: Double, responseTime: Double) -> Double {
+        let ageValue = age(headers) ?? 0
+        let dateValue = date(headers) ?? responseTime
+        let apparentAge = max(0, responseTime - dateValue)
+        let correctedAgeValue = ageValue + max(0, responseTime - requestTime)
+        return max(apparentAge, correctedAgeValue)
     }
 
-    /// How long a response stays fresh, in seconds: `max-age`, else `Expires`
-    /// minus `Date`; nil (stale at once) without either or with `no-cache`.
-    /// No heuristic freshness: API data changes, so an unlabelled answer is revalidated.
-    public static func freshnessLifetime(_ headers: Headers) -> Double? {
+    /// `current_age` (§4.2.3) at `now`.
+    public static func currentAge(_ stored: Stored, now: Double) -> Double {
+        stored.initialAge + max(0, now - stored.storedAt)
+    }
+
+    /// The `Age` field (§5.1): the first member of a list, a non-negative integer, else ignored (nil).
+    public static func age(_ headers: Headers) -> Double? {
+        guard let first = headers.values("Age").first else { return nil }
+        let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return deltaSeconds(member.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The `Date` field, when there is exactly one valid one.
+    static func date(_ headers: Headers) -> Double? {
+        let values = headers.values("Date")
+        guard values.count == 1 else { return nil }
+        return HTTPDate.parse(values[0])
+    }
+
+    /// How long a response stays fresh, in seconds (§4.2.1): `max-age`, else `Expires`
+    /// minus `Date` (or minus `responseTime` without a valid `Date`); 0 for an `Expires` that is
+    /// malformed or sent more than once (§5.3: already expired); nil without either (no
+    /// heuristic freshness: API data changes, so an unlabelled answer is revalidated).
+    public static func freshnessLifetime(_ headers: Headers, responseTime: Double = 0) -> Double? {
+        if let maxAge = directives(headers)["max-age"] { return deltaSeconds(maxAge) ?? 0 }
+        let expires = headers.values("Expires")
+        guard !expires.isEmpty else { return nil }
+        guard expires.count == 1, let expiry = HTTPDate.parse(expires[0]) else { return 0 }
+        return max(0, expiry - (date(headers) ?? responseTime))
+    }
+
+    /// Whether the origin forbids serving this response stale (§4.2.4): `must-revalidate`
+    /// (§5.2.2.2) or `no-cache` (§5.2.2.4).
+    public static func forbidsStale(_ headers: Headers) -> Bool {
         let response = directives(headers)
-        if response["no-cache"] != nil { return nil }
-        if let maxAge = response["max-age"].flatMap(Double.init) { return maxAge }
-        guard let expires = headers["Expires"] else { return nil }
-        guard let expiry = httpDate(expires) else { return 0 }  // an invalid Expires means "already expired"
-        let date = headers["Date"].flatMap(httpDate) ?? expiry
-        return max(0, expiry.timeIntervalSince(date))
+        return response["must-revalidate"] != nil || response["no-cache"] != nil
     }
 
-    /// The response's age now: the `Age` it arrived with plus the time since it was stored.
-    public static func age(responseHeaders: Headers, storedAt: Double, now: Double) -> Double {
-        let initial = responseHeaders["Age"].flatMap(Double.init) ?? 0
-        return max(0, initial) + max(0, now - storedAt)
+    /// Decides between answering from `stored` and asking the server (§4, §5.2).
+    /// - Parameter disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
+    public static func decide(request: Headers, stored: Stored?, now: Double, disconnected: Bool = false) -> Decision {
+        let asked = RequestDirectives(request)
+        guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
+        let age = currentAge(stored, now: now)
+        let lifetime = freshnessLifetime(stored.headers, responseTime: stored.storedAt) ?? 0
+        let fresh = age < lifetime
+        let response = directives(stored.headers)
+        let mustValidate = asked.noCache || response["no-cache"] != nil
+        let staleAllowed = !forbidsStale(stored.headers)
+        var usable = !mustValidate
+        if let maxAge = asked.maxAge, maxAge == 0 || age > maxAge { usable = false }
+        if usable {
+            if fresh {
+                if let minFresh = asked.minFresh, lifetime - age < minFresh { usable = false }
+            } else {
+                usable = staleAllowed && (asked.maxStale.map { age - lifetime <= $0 } ?? false)
+            }
+        }
+        if usable { return .serve(age: age, stale: !fresh) }
+        if disconnected && staleAllowed { return .serve(age: age, stale: !fresh) }
+        if asked.onlyIfCached { return .unsatisfiable }
+        var conditions: [String: String] = [:]
+        if let etag = stored.headers["ETag"] { conditions["If-None-Match"] = etag }
+        if let modified = stored.headers["Last-Modified"] { conditions["If-Modified-Since"] = modified }
+        return conditions.isEmpty ? .fetch : .revalidate(conditions)
     }
 
-    /// The stored headers updated by a 304's headers (RFC 9111 §3.2): every
-    /// field the 304 sends replaces the stored one, except those that describe the body.
+    /// Whether a stored copy may stand in for a failed exchange (stale-if-error): only when the
+    /// origin did not forbid serving it stale (§4.2.4).
+    public static func mayServeOnError(_ stored: Stored) -> Bool {
+        !forbidsStale(stored.headers)
+    }
+
+    // MARK: - Updating and invalidating (§3.2, §4.4)
+
+    /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
+    /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
+        let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie"]
         let fresh = notModified.fields.filter { !bodyFields.contains($0.name.lowercased()) }
         let replaced = Set(fresh.map { $0.name.lowercased() })
         let kept = stored.fields.filter { !replaced.contains($0.name.lowercased()) }
         return Headers((kept + fresh).map { ($0.name, $0.value) })
     }
 
-    /// The lower-cased header names a response varies on (`Vary`).
-    public static func varyNames(_ headers: Headers) -> [String] {
-        headers.values("Vary").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }.sorted()
+    /// Whether a response to `method` invalidates stored responses (§4.4): an unsafe method
+    /// answered with a non-error status (2xx or 3xx).
+    public static func invalidates(method: String, status: Int) -> Bool {
+        !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method.uppercased()) && (200..<400).contains(status)
     }
 
-    /// `Cache-Control` directives, lower-cased, with their values unquoted (nil value → "").
+    /// The URLs an unsafe method's answer invalidates (§4.4): the target, and its `Location`
+    /// and `Content-Location` when they are of the same origin.
+    public static func invalidatedURLs(target: String, responseHeaders: Headers) -> [String] {
+        var urls = [target]
+        guard let origin = Origin(url: target), let base = URL(string: target) else { return urls }
+        for name in ["Location", "Content-Location"] {
+            guard let value = responseHeaders[name], let resolved = URL(string: value, relativeTo: base)?.absoluteString,
+                Origin(url: resolved) == origin, !urls.contains(resolved)
+            else { continue }
+            urls.append(resolved)
+        }
+        return urls
+    }
+
+    // MARK: - Vary (§4.1)
+
+    /// The lower-cased header names a response varies on (`Vary`), sorted, without duplicates.
+    public static func varyNames(_ headers: Headers) -> [String] {
+        Array(
+            Set(
+                headers.values("Vary").flatMap { $0.split(separator: ",") }
+                    .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+        ).sorted()
+    }
+
+    /// The text that identifies a variant: the request's values of the `names` a response
+    /// varies on, normalised (field lines joined, spaces around commas removed); an absent
+    /// field differs from an empty one. Hash it before storing: the values may be credentials.
+    public static func variantText(_ names: [String], _ request: Headers) -> String {
+        guard !names.isEmpty else { return "" }
+        return names.map { name -> String in
+            let values = request.values(name)
+            guard !values.isEmpty else { return "\(name)\u{0}" }
+            let joined = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            return "\(name): \(joined.joined(separator: ","))"
+        }.joined(separator: "\n")
+    }
+
+    // MARK: - Parsing
+
+    /// `Cache-Control` directives, lower-cased, with their values unquoted (no value → "");
+    /// the first of a repeated directive wins (§4.2.1).
     public static func directives(_ headers: Headers) -> [String: String] {
         var result: [String: String] = [:]
         for value in headers.values("Cache-Control") {
             for part in value.split(separator: ",") {
                 let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard let name = pair.first?.lowercased(), !name.isEmpty else { continue }
+                guard let name = pair.first?.lowercased(), !name.isEmpty, result[name] == nil else { continue }
                 result[name] = pair.count == 2 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
             }
         }
         return result
     }
 
-    /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    public static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
+    /// `delta-seconds` (§1.2.2): digits only; too large a value is 2147483648.
+    static func deltaSeconds(_ text: some StringProtocol) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return text.count > 10 ? 2_147_483_648 : min(Double(text) ?? 2_147_483_648, 2_147_483_648)
     }
 }

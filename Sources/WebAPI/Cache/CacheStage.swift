@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// It sits above `RetryStage`, so a cache hit costs no retry and stale-if-error
 /// sees the failure only after the retries; and above `CredentialStage`, so it
-/// keys entries with a SHA-256 of the credential that stage would attach.
+/// keys entries with a keyed hash (HMAC) of the credential that stage would attach.
 public struct CacheStage: Stage {
     let cache: HTTPCache
     /// `--offline`: serve any stored copy, fresh or not, and never ask the network first.
@@ -41,51 +41,58 @@ public struct CacheStage: Stage {
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        if exchange.method != "GET" && exchange.method != "HEAD" { return try await unsafe(exchange, next: next) }
         let ownConditions = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
         guard exchange.method == "GET", !ownConditions, !CachePolicy.bypasses(requestHeaders: exchange.headers) else {
             return try await next(exchange)
         }
         let start = ContinuousClock.now
+        let secret = cache.secret
         let wire = await credentials.injected(exchange)
-        let key = CacheStage.key(for: wire)
+        let key = CacheStage.key(for: wire, credentialHeader: CacheStage.headerName(of: slot.value), secret: secret)
         var stored: HTTPCache.Entry?
         do {
-            stored = try await cache.entry(key: key)
+            stored = try await cache.entries(key: key).first { entry in
+                entry.variant == CacheStage.variant(entry.varyNames, wire.headers, secret: secret)
+            }
         } catch {
             report(error)
         }
-        if let entry = stored, entry.varyDigest != CacheStage.varyDigest(entry.varyNames, wire.headers) { stored = nil }
         var request = exchange
         var conditional = false
-        if let entry = stored {
-            let decision = CachePolicy.decide(
-                requestHeaders: exchange.headers, responseHeaders: entry.headers, storedAt: entry.storedAt, now: now())
-            if decision == .fresh || offline {
-                return serve(entry, exchange, source: decision == .fresh ? .cacheHit : .stale, since: start)
-            }
-            if case .revalidate(let conditions) = decision {
-                for (name, value) in conditions { request.headers.set(name, value) }
-                conditional = true
-            }
+        switch CachePolicy.decide(request: exchange.headers, stored: stored?.stored, now: now(), disconnected: offline) {
+        case .serve(let age, let stale):
+            if let entry = stored { return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start) }
+        case .unsatisfiable:
+            return unsatisfiable(exchange, since: start)
+        case .revalidate(let conditions):
+            for (name, value) in conditions { request.headers.set(name, value) }
+            conditional = true
+        case .fetch:
+            break
         }
+        let requestTime = now()
         let response: Response
         do {
             response = try await next(request)
         } catch let error as APIError where error.kind == .network || error.kind == .timeout {
-            guard let entry = stored else { throw error }
+            guard let entry = stored, CachePolicy.mayServeOnError(entry.stored) else { throw error }
             return stale(entry, exchange, because: error.kind == .timeout ? "timed out" : "no response", since: start)
         }
-        if let entry = stored, response.status >= 500 {
+        let responseTime = now()
+        if let entry = stored, response.status >= 500, CachePolicy.mayServeOnError(entry.stored) {
             return stale(entry, exchange, because: "\(response.status) \(HTTPStatus.reason(response.status))", since: start)
         }
-        if conditional, response.status == 304, let entry = stored {
-            let headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
+        if conditional, response.status == 304, var entry = stored {
+            entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
+            entry.storedAt = responseTime
+            entry.initialAge = CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime)
             do {
-                try await cache.refresh(key: key, headers: headers, storedAt: now())
+                try await cache.refresh(entry)
             } catch {
                 report(error)
             }
-            return Response(status: entry.status, headers: headers, body: entry.body, url: response.url, source: .revalidated)
+            return Response(status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
         }
         if CachePolicy.isStorable(
             method: exchange.method, requestHeaders: exchange.headers, status: response.status, responseHeaders: response.headers)
@@ -93,9 +100,12 @@ public struct CacheStage: Stage {
             let names = CachePolicy.varyNames(response.headers)
             var headers = response.headers
             headers.remove("Set-Cookie")
+            headers.remove("Set-Cookie2")
             let entry = HTTPCache.Entry(
-                key: key, url: slot.redactor.redactURL(exchange.url), status: response.status, headers: headers,
-                body: response.body, varyNames: names, varyDigest: CacheStage.varyDigest(names, wire.headers), storedAt: now())
+                key: key, variant: CacheStage.variant(names, wire.headers, secret: secret),
+                target: CacheStage.target(exchange.url, secret: secret), status: response.status, headers: headers,
+                body: response.body, varyNames: names, storedAt: responseTime,
+                initialAge: CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime))
             do {
                 try await cache.store(entry)
             } catch {
@@ -105,17 +115,48 @@ public struct CacheStage: Stage {
         return response
     }
 
-    private func serve(_ entry: HTTPCache.Entry, _ exchange: Exchange, source: Response.Source, since start: ContinuousClock.Instant) -> Response {
+    /// An unsafe method (POST, PUT, DELETE, PATCH, …) goes to the server; a non-error
+    /// answer invalidates what is stored for its URL and the same-origin `Location` and
+    /// `Content-Location` it names (RFC 9111 §4.4), for every credential and variant.
+    private func unsafe(_ exchange: Exchange, next: Next) async throws -> Response {
+        let response = try await next(exchange)
+        if CachePolicy.invalidates(method: exchange.method, status: response.status) {
+            let urls = CachePolicy.invalidatedURLs(target: exchange.url, responseHeaders: response.headers)
+            do {
+                try await cache.invalidate(targets: urls.map { CacheStage.target($0, secret: cache.secret) })
+            } catch {
+                report(error)
+            }
+        }
+        return response
+    }
+
+    private func serve(
+        _ entry: HTTPCache.Entry, _ exchange: Exchange, age: Double, source: Response.Source, since start: ContinuousClock.Instant
+    ) -> Response {
         log.record(
             method: exchange.method, url: exchange.url, status: entry.status, milliseconds: Self.milliseconds(since: start),
             source: source.rawValue, redactor: slot.redactor)
-        return Response(status: entry.status, headers: entry.headers, body: entry.body, url: exchange.url, source: source)
+        var headers = entry.headers
+        headers.set("Age", String(Int(min(max(0, age), 2_147_483_648))))  // §5.1: a cache answering sends its Age
+        return Response(status: entry.status, headers: headers, body: entry.body, url: exchange.url, source: source)
+    }
+
+    /// `only-if-cached` with nothing that fits: 504 without the network (RFC 9111 §5.2.1.7).
+    private func unsatisfiable(_ exchange: Exchange, since start: ContinuousClock.Instant) -> Response {
+        log.record(
+            method: exchange.method, url: exchange.url, status: 504, milliseconds: Self.milliseconds(since: start),
+            source: Response.Source.cacheHit.rawValue, redactor: slot.redactor)
+        let message = "Cache-Control: only-if-cached, and the HTTP cache holds no response that fits this request"
+        return Response(
+            status: 504, headers: Headers([("Content-Type", "text/plain; charset=utf-8")]), body: Array(message.utf8),
+            url: exchange.url, source: .cacheHit)
     }
 
     private func stale(_ entry: HTTPCache.Entry, _ exchange: Exchange, because reason: String, since start: ContinuousClock.Instant) -> Response {
-        let age = CacheStage.describeAge(now() - entry.storedAt)
-        warn("apimacro: warning: \(exchange.method) \(slot.redactor.redactURL(exchange.url)): \(reason); using the cached copy from \(age) ago")
-        return serve(entry, exchange, source: .stale, since: start)
+        let age = CachePolicy.currentAge(entry.stored, now: now())
+        warn("apimacro: warning: \(exchange.method) \(slot.redactor.redactURL(exchange.url)): \(reason); using the cached copy from \(CacheStage.describeAge(now() - entry.storedAt)) ago")
+        return serve(entry, exchange, age: age, source: .stale, since: start)
     }
 
     private func report(_ error: any Error) {
@@ -123,21 +164,47 @@ public struct CacheStage: Stage {
         warn("apimacro: warning: the HTTP cache \(cache.file.path) is not usable (\(error)); continuing without it")
     }
 
-    /// The cache key: method, URL and credential as the wire would see them, hashed.
-    static func key(for wire: Exchange) -> String {
-        let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
-        var text = "v1\n\(wire.method)\n\(wire.url)\n"
-        for field in wire.headers where secretHeaders.contains(field.name.lowercased()) {
-            text += "\(field.name.lowercased()): \(field.value)\n"
-        }
-        return SHA256.hex(text)
+    /// Whether a request header's name says it carries a credential: `Authorization`, `Cookie`,
+    /// `X-Api-Key`, `X-Auth-Token`, `*-Session`, …; such headers are part of the cache key.
+    public static func isCredentialHeader(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        let markers = ["auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf", "xsrf"]
+        return markers.contains { lower.contains($0) }
     }
 
-    /// A digest of the request's values of the headers a response varies on
-    /// (the values may be credentials, so only their digest is stored).
-    static func varyDigest(_ names: [String], _ headers: Headers) -> String {
-        guard !names.isEmpty else { return "" }
-        return SHA256.hex(names.map { "\($0): \(headers.values($0).joined(separator: ", "))" }.joined(separator: "\n"))
+    /// The cache key: a keyed hash of the method, the URL as the wire sees it (a query
+    /// credential included), every credential-looking header and the client credential's own
+    /// header whatever its name, and the body (a GET rarely has one, but it may carry a secret).
+    static func key(for wire: Exchange, credentialHeader: String?, secret: CacheSecret) -> [UInt8] {
+        let own = credentialHeader?.lowercased()
+        var fields: [String] = []
+        for field in wire.headers {
+            let name = field.name.lowercased()
+            if name == own || isCredentialHeader(name) { fields.append("\(name): \(field.value)") }
+        }
+        var text = "v2\n\(wire.method)\n\(wire.url)\n" + fields.sorted().joined(separator: "\n")
+        if !wire.body.isEmpty { text += "\nbody " + Data(wire.body).base64EncodedString() }
+        return secret.name(text)
+    }
+
+    /// The header a credential travels in, whatever its name (nil for a query credential).
+    static func headerName(of credential: Credential?) -> String? {
+        switch credential {
+        case .bearer, .basic: "Authorization"
+        case .header(let name, _): name
+        case .query, nil: nil
+        }
+    }
+
+    /// A keyed hash of the request's values of the headers a response varies on
+    /// (the values may be credentials); empty when it varies on none.
+    static func variant(_ names: [String], _ headers: Headers, secret: CacheSecret) -> [UInt8] {
+        names.isEmpty ? [] : secret.name("variant\n" + CachePolicy.variantText(names, headers))
+    }
+
+    /// A keyed hash of the URL alone, which an unsafe method's answer invalidates.
+    static func target(_ url: String, secret: CacheSecret) -> [UInt8] {
+        secret.name("target\n" + url)
     }
 
     /// "12 s", "5 min", "3 h", "2 days".

@@ -6,37 +6,52 @@ import GRDB
 /// concurrent apimacro processes (WAL mode, immediate write transactions, a
 /// busy timeout). Bounded in size; the least recently used entries go first.
 ///
-/// Keys are SHA-256 digests made by `CacheStage` (they cover the credential,
-/// which is never stored); the URL column is redacted and only for people.
+/// Nothing in the file is readable without the `CacheSecret` (kept beside the
+/// credential store): entries are named by keyed hashes of the request and its
+/// credentials, and each entry's status, headers and body are sealed
+/// (ChaChaPoly) — bodies and headers may echo tokens. An entry that does not
+/// open (another key, an older format, tampering) is a miss.
+///
+/// One URL may hold several variants (`Vary`): rows share the `key` and differ
+/// by `variant`. A hit is one indexed read; a 304 rewrites only the small sealed
+/// header record, never the body.
 public final class HTTPCache: Sendable {
     /// One stored response.
     public struct Entry: Sendable {
-        /// The digest that names the request.
-        public var key: String
-        /// The request's URL, credentials redacted (for `cache info` and warnings).
-        public var url: String
+        /// The keyed hash that names the request (method, URL, credentials).
+        public var key: [UInt8]
+        /// The keyed hash of the request's values of the `Vary` headers (empty when none).
+        public var variant: [UInt8]
+        /// The keyed hash of the URL alone, for invalidation after unsafe methods (RFC 9111 §4.4).
+        public var target: [UInt8]
         public var status: Int
         public var headers: Headers
         public var body: [UInt8]
         /// The lower-cased request header names the response varies on.
         public var varyNames: [String]
-        /// A digest of the request's values of those headers.
-        public var varyDigest: String
         /// When the response was received or last revalidated, seconds since 1970.
         public var storedAt: Double
+        /// Its corrected initial age (RFC 9111 §4.2.3) at `storedAt`.
+        public var initialAge: Double
 
         public init(
-            key: String, url: String, status: Int, headers: Headers, body: [UInt8], varyNames: [String],
-            varyDigest: String, storedAt: Double
+            key: [UInt8], variant: [UInt8] = [], target: [UInt8], status: Int, headers: Headers, body: [UInt8],
+            varyNames: [String] = [], storedAt: Double, initialAge: Double = 0
         ) {
             self.key = key
-            self.url = url
+            self.variant = variant
+            self.target = target
             self.status = status
             self.headers = headers
             self.body = body
             self.varyNames = varyNames
-            self.varyDigest = varyDigest
             self.storedAt = storedAt
+            self.initialAge = initialAge
+        }
+
+        /// What `CachePolicy` needs to decide.
+        public var stored: CachePolicy.Stored {
+            CachePolicy.Stored(status: status, headers: headers, storedAt: storedAt, initialAge: initialAge)
         }
     }
 
@@ -61,43 +76,69 @@ public final class HTTPCache: Sendable {
     public let file: URL
     /// The size bound in bytes (headers and bodies). Default 100 MB.
     public let maximumBytes: Int
+    /// Names and seals the entries.
+    public let secret: CacheSecret
     private let pool: DatabasePool
 
     /// A recently used entry's last-use time is refreshed at most this often
     /// (seconds), so most cache hits need no write.
     static let touchInterval = 60.0
 
+    /// The file name inside the cache folder.
+    public static let fileName = "cache.sqlite"
+
     /// Opens (creating if needed) the cache in `directory`.
-    /// - Parameter maximumBytes: the size bound; default 100 MB.
-    public init(directory: URL, maximumBytes: Int = 100_000_000) throws {
+    /// - Parameters:
+    ///   - secret: the key that names and seals entries (`CacheSecret(folder: APIMACRO_HOME)`).
+    ///   - maximumBytes: the size bound; default 100 MB.
+    public init(directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        file = directory.appendingPathComponent("cache.sqlite")
+        file = directory.appendingPathComponent(HTTPCache.fileName)
         self.maximumBytes = maximumBytes
+        self.secret = secret
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "apimacro.cache"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Replaced and evicted entries are overwritten with zeros, not left in free pages.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let path = file.path
         if !FileManager.default.fileExists(atPath: path) {
-            // Bodies may echo what the user sent: readable by the owner only (the WAL files inherit it).
+            // Owner-only even though sealed (the WAL files inherit it).
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         pool = try HTTPCache.retryingBusy {
             let pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.write { db in
+            let hadClearText = try pool.write { db -> Bool in
+                // Versions before sealing kept bodies and headers in clear in `response`: drop it.
+                let old = try db.tableExists("response")
                 try db.execute(
                     sql: """
-                        CREATE TABLE IF NOT EXISTS response (
-                            key TEXT PRIMARY KEY, url TEXT NOT NULL, status INTEGER NOT NULL,
-                            headers BLOB NOT NULL, body BLOB NOT NULL, vary TEXT NOT NULL, vary_digest TEXT NOT NULL,
-                            stored_at REAL NOT NULL, last_used REAL NOT NULL, size INTEGER NOT NULL);
-                        CREATE INDEX IF NOT EXISTS response_last_used ON response(last_used);
+                        DROP TABLE IF EXISTS response;
+                        CREATE TABLE IF NOT EXISTS entry (
+                            key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                            meta BLOB NOT NULL, body BLOB NOT NULL,
+                            stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                            size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+                        CREATE INDEX IF NOT EXISTS entry_target ON entry(target);
+                        CREATE INDEX IF NOT EXISTS entry_last_used ON entry(last_used);
                         """)
+                return old
             }
+            if hadClearText { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } }
             return pool
+        }
+    }
+
+    /// Removes the cache files in `directory` (the database and its WAL and shared-memory
+    /// files): for `cache clear` on a database too damaged to open.
+    public static func destroy(directory: URL) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let path = directory.appendingPathComponent(fileName + suffix).path
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
         }
     }
 
@@ -116,52 +157,82 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// The entry stored under `key`, if any; marks it used at `now`.
-    public func entry(key: String, now: Double = Date().timeIntervalSince1970) async throws -> Entry? {
-        let found = try await pool.read { db -> (Entry, Double)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM response WHERE key = ?", arguments: [key]) else {
-                return nil
+    /// The variants stored under `key` that open with the secret; marks them used at `now`
+    /// (a write only when the last mark is older than a minute).
+    public func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws -> [Entry] {
+        let secret = secret
+        let (found, stale) = try await pool.read { db -> ([Entry], [[UInt8]]) in
+            let statement = try db.cachedStatement(
+                sql: "SELECT variant, target, meta, body, stored_at, initial_age, last_used FROM entry WHERE key = ?")
+            var entries: [Entry] = []
+            var untouched: [[UInt8]] = []
+            let rows = try Row.fetchCursor(statement, arguments: [Data(key)])
+            while let row = try rows.next() {
+                let variant = Array(row[0] as Data)
+                guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { continue }
+                entries.append(entry)
+                if now - (row[6] as Double) > HTTPCache.touchInterval { untouched.append(variant) }
             }
-            return (try HTTPCache.entry(row), row["last_used"] as Double)
+            return (entries, untouched)
         }
-        guard let (entry, lastUsed) = found else { return nil }
-        if now - lastUsed > HTTPCache.touchInterval {
+        if !stale.isEmpty {
             try await pool.write { db in
-                try db.execute(sql: "UPDATE response SET last_used = ? WHERE key = ?", arguments: [now, key])
+                let statement = try db.cachedStatement(sql: "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
+                for variant in stale { try statement.execute(arguments: [now, Data(key), Data(variant)]) }
             }
         }
-        return entry
+        return found
     }
 
-    /// Stores `entry` (replacing what was under its key), then evicts the least
+    /// Stores `entry` (replacing the variant under its key), then evicts the least
     /// recently used entries while the cache is over its bound.
     public func store(_ entry: Entry, now: Double = Date().timeIntervalSince1970) async throws {
-        let headers = try HTTPCache.encode(entry.headers)
-        let size = headers.count + entry.body.count
+        let meta = try secret.seal(
+            HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
+            context: HTTPCache.context(entry.key, entry.variant, "meta"))
+        let body = try secret.seal(entry.body, context: HTTPCache.context(entry.key, entry.variant, "body"))
+        let size = meta.count + body.count
         let limit = maximumBytes
         guard size <= limit else { return }
         try await pool.write { db in
-            try db.execute(
+            let statement = try db.cachedStatement(
                 sql: """
-                    INSERT OR REPLACE INTO response
-                    (key, url, status, headers, body, vary, vary_digest, stored_at, last_used, size)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    entry.key, entry.url, entry.status, headers, Data(entry.body), entry.varyNames.joined(separator: ","),
-                    entry.varyDigest, entry.storedAt, now, size,
-                ])
+                    INSERT OR REPLACE INTO entry
+                    (key, variant, target, meta, body, stored_at, initial_age, last_used, size)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            try statement.execute(arguments: [
+                Data(entry.key), Data(entry.variant), Data(entry.target), Data(meta), Data(body), entry.storedAt,
+                entry.initialAge, now, size,
+            ])
             try HTTPCache.evict(db, limit: limit)
         }
     }
 
-    /// After a 304: the stored headers updated, the freshness clock restarted.
-    public func refresh(key: String, headers: Headers, storedAt: Double) async throws {
-        let encoded = try HTTPCache.encode(headers)
+    /// After a 304: the variant's sealed headers replaced and its freshness clock restarted;
+    /// the body is not touched.
+    public func refresh(_ entry: Entry) async throws {
+        let meta = try secret.seal(
+            HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
+            context: HTTPCache.context(entry.key, entry.variant, "meta"))
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE response SET headers = ?, stored_at = ?, last_used = ?, size = length(body) + ? WHERE key = ?",
-                arguments: [encoded, storedAt, storedAt, encoded.count, key])
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE entry SET meta = ?, stored_at = ?, initial_age = ?, last_used = ?, size = length(body) + ?
+                    WHERE key = ? AND variant = ?
+                    """)
+            try statement.execute(arguments: [
+                Data(meta), entry.storedAt, entry.initialAge, entry.storedAt, meta.count, Data(entry.key), Data(entry.variant),
+            ])
+        }
+    }
+
+    /// Removes every entry stored for these URL hashes (any credential, any variant).
+    public func invalidate(targets: [[UInt8]]) async throws {
+        guard !targets.isEmpty else { return }
+        try await pool.write { db in
+            let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE target = ?")
+            for target in targets { try statement.execute(arguments: [Data(target)]) }
         }
     }
 
@@ -169,7 +240,7 @@ public final class HTTPCache: Sendable {
     public func summary() throws -> Summary {
         try pool.read { db in
             let row = try Row.fetchOne(
-                db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(stored_at) AS oldest, max(stored_at) AS newest FROM response")
+                db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(stored_at) AS oldest, max(stored_at) AS newest FROM entry")
             return Summary(
                 entries: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0, oldest: row?["oldest"], newest: row?["newest"])
         }
@@ -179,7 +250,7 @@ public final class HTTPCache: Sendable {
     @discardableResult
     public func clear() throws -> Int {
         let removed = try pool.write { db -> Int in
-            try db.execute(sql: "DELETE FROM response")
+            try db.execute(sql: "DELETE FROM entry")
             return db.changesCount
         }
         try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
@@ -188,34 +259,85 @@ public final class HTTPCache: Sendable {
 
     /// Deletes least recently used entries until the total is at most 90 % of `limit`.
     private static func evict(_ db: Database, limit: Int) throws {
-        var total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(size), 0) FROM response") ?? 0
+        var total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(size), 0) FROM entry") ?? 0
         guard total > limit else { return }
         let target = limit / 10 * 9
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM response ORDER BY last_used")
-        var doomed: [String] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, variant, size FROM entry ORDER BY last_used")
+        var doomed: [(Data, Data)] = []
         while total > target, let row = try rows.next() {
-            doomed.append(row["key"])
-            total -= row["size"] as Int
+            doomed.append((row[0], row[1]))
+            total -= row[2] as Int
         }
-        for key in doomed {
-            try db.execute(sql: "DELETE FROM response WHERE key = ?", arguments: [key])
+        for (key, variant) in doomed {
+            try db.execute(sql: "DELETE FROM entry WHERE key = ? AND variant = ?", arguments: [key, variant])
         }
     }
 
-    private static func entry(_ row: Row) throws -> Entry {
-        let vary: String = row["vary"]
+    /// The entry in `row`, or nil when it does not open with `secret` or its record is damaged.
+    private static func open(_ row: Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
+        guard let meta = secret.unseal(Array(row[2] as Data), context: context(key, variant, "meta")),
+            let (status, varyNames, headers) = decode(meta),
+            let body = secret.unseal(Array(row[3] as Data), context: context(key, variant, "body"))
+        else { return nil }
         return Entry(
-            key: row["key"], url: row["url"], status: row["status"], headers: try decode(row["headers"]),
-            body: Array(row["body"] as Data), varyNames: vary.split(separator: ",").map(String.init),
-            varyDigest: row["vary_digest"], storedAt: row["stored_at"])
+            key: key, variant: variant, target: Array(row[1] as Data), status: status, headers: headers, body: body,
+            varyNames: varyNames, storedAt: row[4], initialAge: row[5])
     }
 
-    private static func encode(_ headers: Headers) throws -> Data {
-        try JSONEncoder().encode(headers.fields.map { [$0.name, $0.value] })
+    /// What a sealed value is bound to: its entry and its role.
+    private static func context(_ key: [UInt8], _ variant: [UInt8], _ role: String) -> [UInt8] {
+        key + [UInt8(variant.count)] + variant + Array(role.utf8)
     }
 
-    private static func decode(_ data: Data) throws -> Headers {
-        let pairs = try JSONDecoder().decode([[String]].self, from: data)
-        return Headers(pairs.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
+    /// Status, vary names and headers as length-prefixed strings (no JSON on the hit path).
+    static func encode(status: Int, varyNames: [String], headers: Headers) -> [UInt8] {
+        var out: [UInt8] = []
+        func append(_ value: Int) {
+            let v = UInt32(clamping: value)
+            out += [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
+        }
+        func append(_ text: String) {
+            append(text.utf8.count)
+            out += text.utf8
+        }
+        append(status)
+        append(varyNames.count)
+        for name in varyNames { append(name) }
+        append(headers.fields.count)
+        for field in headers.fields {
+            append(field.name)
+            append(field.value)
+        }
+        return out
+    }
+
+    /// The inverse of `encode`; nil when the record is damaged.
+    static func decode(_ bytes: [UInt8]) -> (Int, [String], Headers)? {
+        var index = 0
+        func number() -> Int? {
+            guard index + 4 <= bytes.count else { return nil }
+            let value = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            index += 4
+            return value
+        }
+        func text() -> String? {
+            guard let count = number(), count <= bytes.count - index else { return nil }
+            defer { index += count }
+            return String(decoding: bytes[index..<(index + count)], as: UTF8.self)
+        }
+        guard let status = number(), let varyCount = number(), varyCount <= bytes.count else { return nil }
+        var names: [String] = []
+        for _ in 0..<varyCount {
+            guard let name = text() else { return nil }
+            names.append(name)
+        }
+        guard let fieldCount = number(), fieldCount <= bytes.count else { return nil }
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(fieldCount)
+        for _ in 0..<fieldCount {
+            guard let name = text(), let value = text() else { return nil }
+            fields.append((name, value))
+        }
+        return (status, names, Headers(fields))
     }
 }

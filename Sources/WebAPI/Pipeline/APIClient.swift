@@ -10,12 +10,12 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let unvalidated: Pipeline
-    private let lastRateLimit = Mutex<RateLimitInfo?>(nil)
+    private let lastRateLimit: RateLimitMemoryStage.Memory
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
 
-    /// Builds the pipeline: status → rate limit → redirects → [recording →
+    /// Builds the pipeline: status → rate limit → rate-limit memory → redirects → [recording →
     /// cache or replay, when the transport is an `ExchangeStore`] → retries →
     /// credentials → exchange log → transport.
     public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
@@ -23,6 +23,8 @@ public final class APIClient: Sendable {
         needsCredentials = (transport as? ExchangeStore)?.replay == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
+        let memory = RateLimitMemoryStage.Memory()
+        lastRateLimit = memory
         let logStage = ExchangeLogStage(log: log, slot: slot)
         let stored = (transport as? ExchangeStore)?.stages(slot: slot, baseURL: configuration.baseURL, log: log) ?? []
         func stages(validating: Bool) -> [any Stage] {
@@ -31,6 +33,7 @@ public final class APIClient: Sendable {
                     api: configuration.name, validates: validating, message: configuration.errorMessage,
                     kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
+                RateLimitMemoryStage(memory: memory),
                 RedirectStage(),
             ] + stored + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)),
@@ -52,7 +55,7 @@ public final class APIClient: Sendable {
     public func setCredential(_ credential: Credential?) { credentialSlot.set(credential) }
 
     /// The rate limit as last seen in response headers, or nil before the first response.
-    public var rateLimit: RateLimitInfo? { lastRateLimit.withLock { $0 } }
+    public var rateLimit: RateLimitInfo? { lastRateLimit.value }
 
     /// Sends a request and returns the response. Errors are `APIError`s whose
     /// URLs and messages are redacted.
@@ -60,7 +63,6 @@ public final class APIClient: Sendable {
         let exchange = try prepare(request)
         do {
             let response = try await (request.validatesStatus ? pipeline : unvalidated).send(exchange)
-            if let info = RateLimitInfo(headers: response.headers) { lastRateLimit.withLock { $0 = info } }
             return Response(
                 status: response.status, headers: response.headers, body: response.body,
                 url: redactor.redactURL(response.url), source: response.source)

@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The HTTP cache's secret: 32 random bytes in `<APIMACRO_HOME>/cache.key`
+/// (mode 0600, beside the credential store, not beside the cache), created
+/// once. From it come two keys: one that names entries (HMAC-SHA256 of the
+/// request and its credentials, so the cache file cannot be used to test
+/// guesses of a password) and one that seals what is stored (ChaChaPoly:
+/// bodies and headers may echo tokens, so the file holds none in clear).
+///
+/// Losing the key file loses nothing but the cache: a new key is made and
+/// the old entries, unreadable, count as misses and are replaced.
+public struct CacheSecret: Sendable {
+    /// The file name inside `APIMACRO_HOME`.
+    public static let fileName = "cache.key"
+
+    private let naming: SymmetricKey
+    private let sealing: SymmetricKey
+
+    /// Reads `folder/cache.key`, creating it (and `folder`, mode 0700) when missing.
+    /// Refuses a key file that is not a regular file or that others may read.
+    public init(folder: URL) throws {
+        self.init(bytes: try CacheSecret.load(folder.appendingPathComponent(CacheSecret.fileName)))
+    }
+
+    /// A secret from its 32 bytes (tests; `init(folder:)` for real use).
+    public init(bytes: [UInt8]) {
+        let master = SymmetricKey(data: bytes)
+        naming = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, info: Data("apimacro cache names v1".utf8), outputByteCount: 32)
+        sealing = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, info: Data("apimacro cache contents v1".utf8), outputByteCount: 32)
+    }
+
+    /// A keyed digest of `text` (HMAC-SHA256), 32 bytes.
+    public func name(_ text: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: naming))
+    }
+
+    /// `bytes` encrypted and authenticated, bound to `context` (the entry's name,
+    /// so a sealed value moved to another entry does not open).
+    public func seal(_ bytes: [UInt8], context: [UInt8]) throws -> [UInt8] {
+        Array(try ChaChaPoly.seal(bytes, using: sealing, authenticating: context).combined)
+    }
+
+    /// What `seal` sealed, or nil when it was sealed with another key or for another context, or altered.
+    public func unseal(_ sealed: [UInt8], context: [UInt8]) -> [UInt8]? {
+        guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
+            let plain = try? ChaChaPoly.open(box, using: sealing, authenticating: context)
+        else { return nil }
+        return Array(plain)
+    }
+
+    /// The key file's 32 bytes, made atomically when missing: written under a
+    /// temporary name, then linked into place, so two processes starting at once
+    /// agree on one key and neither reads a half-written file.
+    static func load(_ file: URL) throws -> [UInt8] {
+        for _ in 0..<3 {
+            if let bytes = try readKey(file) { return bytes }
+            try makeFolder(file.deletingLastPathComponent())
+            var fresh = [UInt8](repeating: 0, count: 32)
+            var generator = SystemRandomNumberGenerator()
+            for index in fresh.indices { fresh[index] = UInt8.random(in: .min ... .max, using: &generator) }
+            let temporary = file.path + ".\(getpid()).\(UInt32.random(in: .min ... .max))"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw problem(file, "cannot create it", errno: errno) }
+            let written = fresh.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            _ = fsync(descriptor)
+            _ = close(descriptor)
+            defer { _ = unlink(temporary) }
+            guard written == fresh.count else { throw problem(file, "cannot write it") }
+            if link(temporary, file.path) == 0 { return fresh }
+            guard errno == EEXIST else { throw problem(file, "cannot create it", errno: errno) }
+            // Another process made it first: use theirs.
+        }
+        throw problem(file, "it keeps changing")
+    }
+
+    /// The key in `file`; nil when there is none.
+    private static func readKey(_ file: URL) throws -> [UInt8]? {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw problem(file, "cannot read it", errno: errno)
+        }
+        defer { _ = close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw problem(file, "it is not a regular file; remove it")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw problem(file, "others may read it; run: chmod 600 \(file.path)")
+        }
+        var bytes = [UInt8](repeating: 0, count: 33)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count == 32 else { throw problem(file, "it is not a cache key (32 bytes); remove it and the cache starts afresh") }
+        return Array(bytes.prefix(32))
+    }
+
+    /// Creates `folder` (mode 0700) and missing parents.
+    private static func makeFolder(_ folder: URL) throws {
+        var info = stat()
+        if stat(folder.path, &info) == 0 { return }
+        let parent = folder.deletingLastPathComponent()
+        if parent.path != folder.path { try makeFolder(parent) }
+        if mkdir(folder.path, 0o700) != 0, errno != EEXIST {
+            throw problem(folder, "cannot create the folder; check APIMACRO_HOME", errno: errno)
+        }
+    }
+
+    private static func problem(_ file: URL, _ reason: String, errno code: Int32? = nil) -> APIError {
+        let cause = code.map { " (\(String(cString: strerror($0))))" } ?? ""
+        return APIError(.invalidRequest, "the HTTP cache key \(file.path): \(reason)\(cause)")
+    }
+}
