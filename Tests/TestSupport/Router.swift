@@ -85,6 +85,7 @@ struct Router: Sendable {
             ShortenerRoutes(),
             PluginRoutes(),
             CacheRoutes(),
+            HostileRoutes(),
         ])
     }
 
