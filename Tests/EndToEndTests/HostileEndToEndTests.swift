@@ -12,7 +12,8 @@ struct HostileEndToEndTests {
 
     /// What the macro itself prints of a body is its own business (SECURITY.md); what apimacro
     /// prints or records (exception bodies, tracebacks, -v, HAR) is redacted.
-    @Test("auth=(user, password): neither the password nor its base64 reaches stdout, stderr (-v, traceback) or the HAR")
+    @Test(
+        "auth=(user, password): neither the password nor its base64 reaches stdout, stderr (-v, traceback) or the HAR")
     func basicCredentialsNeverPrinted() async throws {
         let server = try await TestServer.start()
         let base = String(reflecting: server.baseURL)
@@ -91,7 +92,8 @@ struct HostileEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(uris.contains("/users/%2E%2E"), "\(uris)")
         #expect(uris.contains("/users/%2E"), "\(uris)")
-        #expect(!uris.contains { $0.hasPrefix("/users/..") || $0 == "/users/." || $0 == "/users/" || $0 == "/" }, "\(uris)")
+        #expect(
+            !uris.contains { $0.hasPrefix("/users/..") || $0 == "/users/." || $0 == "/users/" || $0 == "/" }, "\(uris)")
     }
 
     @Test("apimacro.get(url, timeout=1) on a stalled body raises Timeout after one attempt", .timeLimit(.minutes(2)))
@@ -141,7 +143,9 @@ struct HostileEndToEndTests {
         let result = try await space.run("run", "docker.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.components(separatedBy: "NetworkError refused to follow the redirect to http+unix://").count == 3, "\(result.stdout)")
+        #expect(
+            result.stdout.components(separatedBy: "NetworkError refused to follow the redirect to http+unix://").count
+                == 3, "\(result.stdout)")
         #expect(trap.connections() == 0, "a request reached the Unix socket")
     }
 }

@@ -17,7 +17,8 @@ enum HostileBody: Sendable {
     func write(_ response: Response, version: HTTPVersion, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers)
         headers.replaceOrAdd(name: "Content-Length", value: String(HostileBody.announcedLength))
-        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        let head = HTTPResponseHead(
+            version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
         switch self {
         case .stall(let prefix):

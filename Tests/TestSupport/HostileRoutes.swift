@@ -53,10 +53,15 @@ struct HostileRoutes: RouteHandler {
         }
         if let captures = request.match("*", "/hostile/echo-status/{status}") {
             let status = Int(captures["status"] ?? "") ?? 400
-            let headers = request.recorded.headers.map { (name: String, value: String) in (name.lowercased(), JSON.string(value)) }
+            let headers = request.recorded.headers.map { (name: String, value: String) in
+                (name.lowercased(), JSON.string(value))
+            }
             let query = request.query.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }
             return .json(
-                .object([("message", .string("echoed with status \(status)")), ("headers", .object(headers)), ("query", .object(query))]),
+                .object([
+                    ("message", .string("echoed with status \(status)")), ("headers", .object(headers)),
+                    ("query", .object(query)),
+                ]),
                 status: (400...599).contains(status) ? status : 400)
         }
         if request.match("GET", "/hostile/stall") != nil {
@@ -73,7 +78,8 @@ struct HostileRoutes: RouteHandler {
             let size = max(2, min(request.queryInt("bytes") ?? 1024, 64 << 20))
             return Response(
                 status: 200, headers: [("Content-Type", Response.jsonContentType)],
-                body: [UInt8](repeating: UInt8(ascii: "\""), count: 1) + [UInt8](repeating: UInt8(ascii: "x"), count: size - 2)
+                body: [UInt8](repeating: UInt8(ascii: "\""), count: 1)
+                    + [UInt8](repeating: UInt8(ascii: "x"), count: size - 2)
                     + [UInt8(ascii: "\"")])
         }
         if request.match("GET", "/hostile/gzip-bomb") != nil {
@@ -85,7 +91,9 @@ struct HostileRoutes: RouteHandler {
     }
 
     private func redirect(_ status: Int, to location: String) -> Response {
-        Response(status: status, headers: [("Location", location), ("Content-Type", "text/plain")], body: Array("redirecting".utf8))
+        Response(
+            status: status, headers: [("Location", location), ("Content-Type", "text/plain")],
+            body: Array("redirecting".utf8))
     }
 
     /// `gzip.compress(b"0" * 262144, 9, mtime=0)`: 290 bytes that inflate about 900 times.

@@ -28,7 +28,9 @@ public final class UnixSocketTrap: Sendable {
             for (index, byte) in bytes.enumerated() where index < raw.count - 1 { raw[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
@@ -58,4 +60,3 @@ public final class UnixSocketTrap: Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
-

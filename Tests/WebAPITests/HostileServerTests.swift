@@ -5,9 +5,11 @@ import WebAPI
 
 @Suite("a hostile server: no redirect or link off http(s), no endless body")
 struct HostileServerTests {
-    @Test("a 307 to http+unix:// after a POST and a 302 after a GET are refused; nothing reaches the socket", arguments: [
-        ("POST", 307), ("GET", 302),
-    ])
+    @Test(
+        "a 307 to http+unix:// after a POST and a 302 after a GET are refused; nothing reaches the socket",
+        arguments: [
+            ("POST", 307), ("GET", 302),
+        ])
     func redirectToUnixSocket(method: String, status: Int) async throws {
         let trap = try UnixSocketTrap()
         defer { trap.remove() }
@@ -18,13 +20,17 @@ struct HostileServerTests {
                     Request(method, "/hostile/redirect/unix?socket=\(trap.queryValue)&status=\(status)", body: body))
             }
             #expect(error?.kind == .network, "\(String(describing: error))")
-            #expect(error?.message.contains("refused to follow the redirect to http+unix://") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("refused to follow the redirect to http+unix://") == true,
+                "\(String(describing: error))")
             #expect(trap.connections() == 0, "a request reached the Unix socket")
             #expect(loop.requests("/hostile/redirect/unix").count == 1)
         }
     }
 
-    @Test("redirects to file:// and ftp:// are NetworkErrors, never followed", arguments: ["/hostile/redirect/file", "/hostile/redirect/ftp"])
+    @Test(
+        "redirects to file:// and ftp:// are NetworkErrors, never followed",
+        arguments: ["/hostile/redirect/file", "/hostile/redirect/ftp"])
     func redirectOffHTTP(path: String) async throws {
         try await withLoopback { loop in
             let error = await apiError { _ = try await loop.client().send(Request("GET", path)) }
@@ -54,13 +60,18 @@ struct HostileServerTests {
         try await withLoopback { loop in
             let target = "http+unix://\(trap.queryValue)/containers/create"
             let client = loop.client(timeout: 5)
-            for (path, pagination) in [("/hostile/link-next", Pagination.linkHeader), ("/hostile/next-url", .nextURL(path: ["pagination", "next_url"]))] {
+            for (path, pagination) in [
+                ("/hostile/link-next", Pagination.linkHeader),
+                ("/hostile/next-url", .nextURL(path: ["pagination", "next_url"])),
+            ] {
                 let first = Request("GET", path, query: [("to", target)])
                 let page = try await client.send(first)
                 let next = try #require(pagination.next(after: page, request: first, itemCount: 1))
                 let error = await apiError { _ = try await client.send(next) }
                 #expect(error?.kind == .network, "\(path): \(String(describing: error))")
-                #expect(error?.message.contains("refused to follow the next page link") == true, "\(String(describing: error))")
+                #expect(
+                    error?.message.contains("refused to follow the next page link") == true,
+                    "\(String(describing: error))")
             }
             #expect(trap.connections() == 0, "a request reached the Unix socket")
         }
@@ -71,9 +82,11 @@ struct HostileServerTests {
         try await withLoopback { loop in
             let client = loop.client(baseURL: "https://api.example.com")
             let page = Response(
-                status: 200, headers: Headers([("Link", "<http://api.example.com/items?page=2>; rel=\"next\"")]), body: Array("[1]".utf8),
+                status: 200, headers: Headers([("Link", "<http://api.example.com/items?page=2>; rel=\"next\"")]),
+                body: Array("[1]".utf8),
                 url: "https://api.example.com/items")
-            let next = try #require(Pagination.linkHeader.next(after: page, request: Request("GET", "/items"), itemCount: 1))
+            let next = try #require(
+                Pagination.linkHeader.next(after: page, request: Request("GET", "/items"), itemCount: 1))
             #expect(throws: APIError.self) { _ = try client.prepare(next) }
             var loopback = next
             loopback.target = "http://127.0.0.1:9/items?page=2"
@@ -112,7 +125,8 @@ struct HostileServerTests {
         try await withLoopback { loop in
             let start = ContinuousClock.now
             let error = await apiError {
-                _ = try await loop.client(timeout: 1).send(Request("GET", "/hostile/trickle", query: [("interval_ms", "100")]))
+                _ = try await loop.client(timeout: 1).send(
+                    Request("GET", "/hostile/trickle", query: [("interval_ms", "100")]))
             }
             #expect(error?.kind == .timeout, "\(String(describing: error))")
             #expect(ContinuousClock.now - start < .seconds(30))
@@ -125,9 +139,12 @@ struct HostileServerTests {
         let server = try await TestServer.start()
         let transport = HTTPTransport(userAgent: "apimacro/test", maximumBodySize: 1024)
         let client = APIClient(
-            configuration: ClientConfiguration(name: "test", baseURL: server.baseURL), transport: transport, log: ExchangeLog(logger: nil),
+            configuration: ClientConfiguration(name: "test", baseURL: server.baseURL), transport: transport,
+            log: ExchangeLog(logger: nil),
             redactor: Redactor(secrets: []))
-        let error = await apiError { _ = try await client.send(Request("GET", "/hostile/big", query: [("bytes", "4096")])) }
+        let error = await apiError {
+            _ = try await client.send(Request("GET", "/hostile/big", query: [("bytes", "4096")]))
+        }
         let attempts = server.requests.filter { $0.path == "/hostile/big" }.count
         try await transport.shutdown()
         try await server.shutdown()
@@ -171,7 +188,9 @@ struct HostileServerTests {
     @Test("a basic credential of a client (plugin kind = basic) is redacted in its base64 forms too")
     func basicCredentialRedacted() {
         let slot = CredentialSlot(.basic(user: "alice", password: Secret("Sup3rS3cretPw")))
-        for text in ["Basic YWxpY2U6U3VwM3JTM2NyZXRQdw==", "YWxpY2U6U3VwM3JTM2NyZXRQdw", "YWxpY2U6U3VwM3JTM2NyZXRQdw%3D%3D"] {
+        for text in [
+            "Basic YWxpY2U6U3VwM3JTM2NyZXRQdw==", "YWxpY2U6U3VwM3JTM2NyZXRQdw", "YWxpY2U6U3VwM3JTM2NyZXRQdw%3D%3D",
+        ] {
             #expect(!slot.redactor.redact(text).contains("YWxpY2U6U3VwM3JTM2NyZXRQdw"), "\(text)")
         }
     }

@@ -39,7 +39,9 @@ public enum SchemeRule {
     /// - Parameters:
     ///   - what: what named the URL (`redirect`, `next page link`), for the message.
     ///   - redactor: redacts the URLs in the message.
-    public static func check(_ target: String, from previous: String?, what: String, method: String, redactor: Redactor) throws {
+    public static func check(_ target: String, from previous: String?, what: String, method: String, redactor: Redactor)
+        throws
+    {
         guard let why = violation(target, from: previous) else { return }
         let shownTarget = redactor.redactURL(target)
         let shownPrevious = previous.map { redactor.redactURL($0) }
