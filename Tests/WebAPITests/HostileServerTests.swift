@@ -94,6 +94,24 @@ struct HostileServerTests {
         }
     }
 
+    @Test("the transport alone never follows a redirect (AsyncHTTPClient's own following is off) nor sends off http(s)")
+    func transportFollowsNothing() async throws {
+        let trap = try UnixSocketTrap()
+        defer { trap.remove() }
+        try await withLoopback { loop in
+            let exchange = Exchange(
+                method: "POST", url: loop.server.baseURL + "/hostile/redirect/unix?socket=\(trap.queryValue)",
+                headers: Headers(), body: Array("{}".utf8), timeout: 5)
+            let response = try await loop.transport.send(exchange)
+            #expect(response.status == 307)
+            var direct = exchange
+            direct.url = "http+unix://\(trap.queryValue)/containers/create"
+            let error = await apiError { _ = try await loop.transport.send(direct) }
+            #expect(error?.kind == .network, "\(String(describing: error))")
+            #expect(trap.connections() == 0, "a request reached the Unix socket")
+        }
+    }
+
     @Test("the scheme rule: http(s) only; https to http only towards loopback")
     func schemeRule() {
         #expect(SchemeRule.violation("http+unix://%2Ftmp%2Fx.sock/a", from: nil) != nil)
