@@ -118,6 +118,10 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         _ response: Response, for requestHead: HTTPRequestHead, keepAlive: Bool, truncate: Bool,
         context: ChannelHandlerContext
     ) {
+        if let hostile = response.hostile, requestHead.method != .HEAD {
+            hostile.write(response, version: requestHead.version, context: context)
+            return
+        }
         var headers = HTTPHeaders(response.headers)
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         if !keepAlive {

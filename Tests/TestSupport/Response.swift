@@ -9,6 +9,8 @@ struct Response: Sendable {
     var etag: String?
     /// Wait this long before sending (scheduled on the event loop).
     var delayMilliseconds: Int
+    /// A body that never ends (hostile routes); replaces `body`.
+    var hostile: HostileBody?
 
     init(
         status: Int, headers: [(String, String)] = [], body: [UInt8] = [], etag: String? = nil,

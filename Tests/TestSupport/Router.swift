@@ -86,6 +86,7 @@ struct Router: Sendable {
             PluginRoutes(),
             CacheRoutes(),
             CacheConformanceRoutes(),
+            HostileRoutes(),
         ])
     }
 

@@ -88,7 +88,7 @@ struct PolicyTests {
         #expect(redactor.redact("q=a%20b%2Fc") == "q=REDACTED")
         #expect(
             redactor.redactURL("https://u:pw@api.example.com/v1/x?access_token=abc&q=1&KEY=zzz")
-                == "https://u:REDACTED@api.example.com/v1/x?access_token=REDACTED&q=1&KEY=REDACTED")
+                == "https://REDACTED@api.example.com/v1/x?access_token=REDACTED&q=1&KEY=REDACTED")
     }
 
     @Test("API errors keep at most 4 KiB of body, cut on a character boundary")

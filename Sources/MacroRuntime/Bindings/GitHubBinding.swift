@@ -84,7 +84,7 @@ final class GitHubBinding {
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") { try $0.rateLimit() }
         try builder.method("__repr__") { binding, _ in
             let token = binding.client.configuration.token == nil ? "no token" : "token set"
-            return try PyRef(string: "<apimacro.github \(binding.client.configuration.baseURL) (\(token))>")
+            return try PyRef(string: "<apimacro.github \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(token))>")
         }
         try builder.build()
         try module.set("github", builder.instance(binding))

@@ -84,7 +84,7 @@ enum HTTPBinding {
                 case .string(let user) = pair[0], case .string(let password) = pair[1]
             else { throw ArgumentError("request() argument 'auth' must be a (user, password) tuple of str") }
             request.basicAuth = Request.BasicAuth(user: user, password: Secret(password))
-            secrets.add(password)
+            for form in BasicAuthorization.wireForms(user: user, password: password) { secrets.add(form) }
         }
         request.body = try body(json: slots[4], data: slots[5], files: slots[6])
         return request

@@ -134,7 +134,7 @@ final class InstagramBinding {
             return try binding.fetch(.get(path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get")))
         }
         try builder.method("__repr__") { binding, _ in
-            try PyRef(string: "<apimacro.instagram \(binding.client.configuration.baseURL) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>")
+            try PyRef(string: "<apimacro.instagram \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>")
         }
         try builder.build()
         try module.set("instagram", builder.instance(binding))
@@ -161,7 +161,7 @@ enum ShortenerBinding {
             return try decoder.decode(response, api: "shortener")
         }
         try builder.method("__repr__") { client, _ in
-            try PyRef(string: "<apimacro.shortener \(client.configuration.baseURL) (\(client.api.credential == nil ? "no key" : "key set"))>")
+            try PyRef(string: "<apimacro.shortener \(client.api.redactor.redactURL(client.configuration.baseURL)) (\(client.api.credential == nil ? "no key" : "key set"))>")
         }
         try builder.build()
         try module.set("shortener", builder.instance(runtime.shortener))

@@ -173,7 +173,7 @@ final class PluginBinding {
         try builder.method("__repr__") { binding, _ in
             let manifest = binding.client.manifest
             let credentials = manifest.auth == .none ? "" : binding.client.hasCredential ? " (credentials set)" : " (no credentials)"
-            return try PyRef(string: "<apimacro plugin \(manifest.name) \(binding.client.api.configuration.baseURL)\(credentials)>")
+            return try PyRef(string: "<apimacro plugin \(manifest.name) \(binding.client.api.redactor.redactURL(binding.client.api.configuration.baseURL))\(credentials)>")
         }
         try builder.build()
         var natives: [PyRef] = []
@@ -190,7 +190,7 @@ final class PluginBinding {
             }
             specs.append(
                 .tuple([
-                    .string(manifest.name), .string(classDoc(manifest, baseURL: client.api.configuration.baseURL)), .list(endpoints),
+                    .string(manifest.name), .string(classDoc(manifest, baseURL: client.api.redactor.redactURL(client.api.configuration.baseURL))), .list(endpoints),
                     manifest.pythonFile.map { .string($0.path) } ?? .none,
                 ]))
         }

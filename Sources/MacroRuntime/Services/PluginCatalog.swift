@@ -66,7 +66,7 @@ public struct PluginCatalog: Sendable {
         var lines = [
             "\(manifest.name): \(manifest.description)",
             "  manifest:     \(manifest.file.path)",
-            "  base URL:     \(baseURL) (\(variable) overrides it)",
+            "  base URL:     \(Redactor(secrets: []).redactURL(baseURL)) (\(variable) overrides it)",
             "  auth:         \(Self.describe(manifest.auth, manifest: manifest))",
             "  credentials:  \(credentials(manifest))",
             "  pagination:   \(Self.describe(manifest.pagination))",

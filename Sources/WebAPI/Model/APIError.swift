@@ -42,6 +42,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
     public let resetAt: Int?
     /// For rate limits: how long to wait, in seconds.
     public let retryAfter: Double?
+    /// False for a network failure that sending again cannot cure (a body over the size cap,
+    /// a decompression bomb): `RetryStage` gives up at once.
+    public var isRetryable = true
 
     public init(
         _ kind: Kind, _ message: String, status: Int? = nil, url: String? = nil, api: String? = nil,

@@ -20,6 +20,9 @@ public struct Request: Sendable {
     public var timeout: Double?
     /// Whether a non-2xx status becomes an `APIError` (default true).
     public var validatesStatus: Bool
+    /// The URL of the page whose answer named `target` (a `Link: rel="next"` or a `next_url`),
+    /// or nil for a target the caller chose: a server-chosen target must keep to `SchemeRule`.
+    public var linkedFrom: String?
 
     public init(
         _ method: String = "GET", _ target: String, query: [(String, String)] = [], headers: [(String, String)] = [],
@@ -120,9 +123,12 @@ public enum FormEncoding {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment).
+    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment). A segment of
+    /// exactly `.` or `..` becomes `%2E` / `%2E%2E`, so it is never a dot segment that a
+    /// server or proxy would resolve (`/users/..` is `/`).
     public static func pathSegment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
     /// `a=1&b=two%20words`.

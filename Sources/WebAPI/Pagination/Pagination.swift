@@ -11,7 +11,9 @@ public enum Pagination: Sendable, Equatable {
     /// A page-number query parameter, starting at `first`; a page with no items ends the list.
     case pageParameter(name: String, first: Int)
 
-    /// The request for the page after `response`, or nil at the end.
+    /// The request for the page after `response`, or nil at the end. A URL the server
+    /// named keeps `response.url` in `linkedFrom`, so `APIClient` refuses it unless it
+    /// keeps to `SchemeRule` (http(s) only; from https to http only towards loopback).
     ///
     /// - Parameters:
     ///   - request: the request that fetched `response`.
@@ -24,11 +26,15 @@ public enum Pagination: Sendable, Equatable {
             return nil
         case .linkHeader:
             guard let url = LinkHeader.next(response.headers["link"]) else { return nil }
-            return Request(request.method, url, headers: request.headers, timeout: request.timeout)
+            var next = Request(request.method, url, headers: request.headers, timeout: request.timeout)
+            next.linkedFrom = response.url
+            return next
         case .nextURL(let path):
             let found = nextURL ?? JSONPath.string(in: response.body, path: path)
             guard let url = found, !url.isEmpty else { return nil }
-            return Request(request.method, url, headers: request.headers, timeout: request.timeout)
+            var next = Request(request.method, url, headers: request.headers, timeout: request.timeout)
+            next.linkedFrom = response.url
+            return next
         case .pageParameter(let name, let first):
             guard let itemCount, itemCount > 0 else { return nil }
             var next = request

@@ -90,6 +90,11 @@ public final class APIClient: Sendable {
 
     /// Resolves a request into an exchange: absolute URL, headers, body.
     public func prepare(_ request: Request) throws -> Exchange {
+        if let previous = request.linkedFrom, SchemeRule.scheme(of: request.target) != nil {
+            // A next-page URL the server chose: http(s) only, never from https down to plain http
+            // on a host other than loopback.
+            try SchemeRule.check(request.target, from: previous, what: "next page link", method: request.method, redactor: redactor)
+        }
         var url = try absoluteURL(request.target)
         if !request.query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(request.query)
@@ -105,6 +110,9 @@ public final class APIClient: Sendable {
                     .auth, "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
                     url: redactor.redactURL(url), api: configuration.name)
             }
+            // The password and its base64 may come back in a body (an echo): this client's
+            // redactor (-v, errors, HAR) knows them from now on.
+            credentialSlot.remember(BasicAuthorization.wireForms(user: auth.user, password: auth.password.revealed))
             headers.set("Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
         return Exchange(method: request.method, url: url, headers: headers, body: body, timeout: request.timeout ?? configuration.timeout)
@@ -124,6 +132,13 @@ public final class APIClient: Sendable {
         }
         guard !configuration.baseURL.isEmpty else {
             throw APIError(.invalidRequest, "\(target) is not an absolute http(s) URL", api: configuration.name)
+        }
+        // The base URL comes from a manifest or an `APIMACRO_*_URL` variable: http(s) only.
+        guard SchemeRule.violation(configuration.baseURL, from: nil) == nil else {
+            throw APIError(
+                .invalidRequest,
+                "the base URL of \(configuration.name), \(redactor.redactURL(configuration.baseURL)), is not an http(s) URL: "
+                    + "set it to one such as https://api.example.com", api: configuration.name)
         }
         return configuration.baseURL + (target.hasPrefix("/") ? target : "/" + target)
     }

@@ -95,6 +95,13 @@ public struct RetryPolicy: Sendable {
     /// Statuses worth another try.
     public static let retryableStatuses: Set<Int> = [502, 503, 504]
 
+    /// The longest the waits between attempts can add up to: the sum of every retry's
+    /// ceiling (0.2 + 0.4 + 0.8 = 1.4 s for the default 3 retries).
+    public var maximumTotalDelay: Double {
+        guard maxRetries > 0 else { return 0 }
+        return (1...maxRetries).reduce(0) { $0 + min(maxDelay, baseDelay * pow(2, Double($1 - 1))) }
+    }
+
     /// The delay before retry number `attempt` (1-based), or nil when retries are used up.
     /// `random` returns a value in 0..<1.
     public func delay(attempt: Int, random: () -> Double) -> Double? {

@@ -34,10 +34,14 @@ public struct Redactor: Sendable {
         return result
     }
 
-    /// A URL with secrets, sensitive query values and any user:password removed.
+    /// A URL with secrets, sensitive query values and any user:password removed (the whole
+    /// userinfo: `https://TOKEN@host` carries a token as the user name).
     public func redactURL(_ url: String) -> String {
         guard var components = URLComponents(string: url) else { return redact(url) }
-        if components.password != nil { components.password = "REDACTED" }
+        if components.user != nil || components.password != nil {
+            components.password = nil
+            components.user = "REDACTED"
+        }
         if let items = components.percentEncodedQueryItems {
             components.percentEncodedQueryItems = items.map { item in
                 sensitiveParameters.contains(item.name.lowercased()) && item.value != nil

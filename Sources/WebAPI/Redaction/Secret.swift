@@ -28,6 +28,15 @@ public enum Credential: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every form the credential takes on the wire, for redaction: the secret, and for
+    /// basic the base64 of `user:password` that the `Authorization` header carries.
+    public var wireForms: [String] {
+        switch self {
+        case .basic(let user, let password): BasicAuthorization.wireForms(user: user, password: password.revealed)
+        default: [secret.revealed]
+        }
+    }
+
     /// The query parameter that carries the secret, if any (redacted in URLs).
     public var queryParameter: String? {
         if case .query(let name, _) = self { return name }

@@ -47,17 +47,26 @@ public struct CredentialStage: Stage {
 /// and the redactor that knows it (rebuilt only when the credential changes,
 /// not on every request).
 public final class CredentialSlot: Sendable {
-    private let base: Redactor
-    private let stored: Mutex<(credential: Credential?, redactor: Redactor)>
+    private let stored: Mutex<(credential: Credential?, base: Redactor, redactor: Redactor)>
 
     /// - Parameter base: what to redact besides the credential itself.
     public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
-        self.base = base
-        stored = Mutex((credential, CredentialSlot.redactor(base, credential)))
+        stored = Mutex((credential, base, CredentialSlot.redactor(base, credential)))
     }
 
     private static func redactor(_ base: Redactor, _ credential: Credential?) -> Redactor {
-        credential.map { base.adding([$0.secret.revealed]) } ?? base
+        credential.map { base.adding($0.wireForms) } ?? base
+    }
+
+    /// Redacts `secrets` too from now on, whatever the credential: the forms of a per-request
+    /// credential (`auth=(user, password)`), which may come back in a body that echoes it.
+    public func remember(_ secrets: [String]) {
+        stored.withLock { state in
+            let new = secrets.filter { $0.count >= 4 && !state.base.secrets.contains($0) }
+            guard !new.isEmpty else { return }
+            state.base = state.base.adding(new)
+            state.redactor = CredentialSlot.redactor(state.base, state.credential)
+        }
     }
 
     /// The credential now.
@@ -68,14 +77,31 @@ public final class CredentialSlot: Sendable {
 
     /// Replaces the credential.
     public func set(_ credential: Credential?) {
-        let redactor = CredentialSlot.redactor(base, credential)
-        stored.withLock { $0 = (credential, redactor) }
+        stored.withLock { state in
+            state.credential = credential
+            state.redactor = CredentialSlot.redactor(state.base, credential)
+        }
     }
 }
 
 /// `Authorization: Basic …`.
 public enum BasicAuthorization {
     public static func header(user: String, password: String) -> String {
-        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        "Basic " + encoded(user: user, password: password)
+    }
+
+    /// The base64 of `user:password`, as the header carries it.
+    static func encoded(user: String, password: String) -> String {
+        Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
+    /// What a redactor must know to keep these credentials out of output: the password and
+    /// the base64 the header carries (with and without its `=` padding, and in its URL-safe
+    /// alphabet, as a server may echo it back in any of these).
+    public static func wireForms(user: String, password: String) -> [String] {
+        let standard = encoded(user: user, password: password)
+        let unpadded = String(standard.reversed().drop { $0 == "=" }.reversed())
+        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Array(Set([password, standard, unpadded, urlSafe]))
     }
 }

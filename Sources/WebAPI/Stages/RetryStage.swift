@@ -2,7 +2,11 @@ import Foundation
 
 /// Retries idempotent requests on connection errors, 502, 503 and 504 with
 /// backoff and jitter. Never retries a POST (its body may have been sent),
-/// a timeout (a slow server would only be asked again), or a cancellation.
+/// a timeout (a slow server would only be asked again), a body over the size
+/// limit or a decompression bomb (`APIError.isRetryable`), or a cancellation.
+/// Each attempt is bounded by the exchange's timeout (body included), so one
+/// request takes at most `timeout × (maxRetries + 1)` plus the backoff
+/// (`RetryPolicy.maximumTotalDelay`).
 public struct RetryStage: Stage {
     public let policy: RetryPolicy
     /// Waits between attempts (tests pass a recorder).
@@ -26,7 +30,7 @@ public struct RetryStage: Stage {
                 attempt += 1
                 guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { return response }
                 try await sleep(delay)
-            } catch let error as APIError where error.kind == .network && exchange.isIdempotent {
+            } catch let error as APIError where error.kind == .network && error.isRetryable && exchange.isIdempotent {
                 attempt += 1
                 guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { throw error }
                 try await sleep(delay)

@@ -1,0 +1,53 @@
+/// Which URLs apimacro ever sends a request to: `http` and `https` only, and
+/// a URL a server chose (a redirect's `Location`, a `Link: rel="next"`, a
+/// `next_url` in a body) may go from https down to plain http only towards a
+/// loopback host. Anything else (`http+unix://`, `file://`, `ftp://`, an
+/// https page linking to `http://elsewhere`) is refused before a byte is sent:
+/// AsyncHTTPClient would otherwise connect `http+unix://%2Fvar%2Frun%2Fdocker.sock/…`
+/// to a local socket.
+public enum SchemeRule {
+    /// The schemes a request may use.
+    public static let allowedSchemes: Set<String> = ["http", "https"]
+
+    /// The lower-cased scheme of `url` (the text before the first `:`), or nil when it has none.
+    public static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon]
+        guard let first = scheme.first, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// Why a request to `target` must not be sent, or nil when it may.
+    ///
+    /// - Parameter previous: the URL whose answer named `target` (the redirecting or
+    ///   linking page), or nil for a URL the user or the configuration gave.
+    public static func violation(_ target: String, from previous: String?) -> String? {
+        guard let targetScheme = scheme(of: target), allowedSchemes.contains(targetScheme) else {
+            return "only http and https URLs are followed"
+        }
+        guard let origin = Origin(url: target) else { return "it is not a valid http(s) URL" }
+        if targetScheme == "http", let previous, scheme(of: previous) == "https", !origin.isLoopback {
+            return "an https request may not continue over plain http (only to a loopback host)"
+        }
+        return nil
+    }
+
+    /// Throws a `NetworkError`-kind `APIError` when a server-chosen `target` breaks the rule.
+    ///
+    /// - Parameters:
+    ///   - what: what named the URL (`redirect`, `next page link`), for the message.
+    ///   - redactor: redacts the URLs in the message.
+    public static func check(_ target: String, from previous: String?, what: String, method: String, redactor: Redactor)
+        throws
+    {
+        guard let why = violation(target, from: previous) else { return }
+        let shownTarget = redactor.redactURL(target)
+        let shownPrevious = previous.map { redactor.redactURL($0) }
+        var message = "refused to follow the \(what) to \(shownTarget)"
+        if let shownPrevious { message += " (from \(method) \(shownPrevious))" }
+        message += ": \(why); nothing was sent there"
+        throw APIError(.network, message, url: shownTarget)
+    }
+}

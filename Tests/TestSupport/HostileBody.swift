@@ -1,0 +1,42 @@
+import NIOCore
+import NIOHTTP1
+
+/// A body the server never finishes, for the hostile routes: the head goes out with a
+/// `Content-Length` far larger than what follows, then the body stalls or trickles until the
+/// client closes the connection (or the server shuts down).
+enum HostileBody: Sendable {
+    /// Send `prefix`, then nothing more.
+    case stall(prefix: [UInt8])
+    /// Send one byte of `filler` every `intervalMilliseconds`, without end.
+    case trickle(intervalMilliseconds: Int)
+
+    /// The `Content-Length` announced: a promise the body never keeps.
+    static let announcedLength = 1 << 20
+
+    /// Writes the head of `response` (its status and headers), then the never-ending body.
+    func write(_ response: Response, version: HTTPVersion, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(response.headers)
+        headers.replaceOrAdd(name: "Content-Length", value: String(HostileBody.announcedLength))
+        let head = HTTPResponseHead(
+            version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        switch self {
+        case .stall(let prefix):
+            let buffer = context.channel.allocator.buffer(bytes: prefix)
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
+        case .trickle(let interval):
+            context.flush()
+            HostileBody.trickle(every: Int64(max(1, interval)), context: context)
+        }
+    }
+
+    /// One space now and then, while the connection is open.
+    private static func trickle(every milliseconds: Int64, context: ChannelHandlerContext) {
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(milliseconds)) {
+            guard context.channel.isActive else { return }
+            let byte = context.channel.allocator.buffer(bytes: Array(" ".utf8))
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(byte))), promise: nil)
+            trickle(every: milliseconds, context: context)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Routes that attack the client (`/hostile/…`), so the defences stay covered:
+///
+/// - `ANY /hostile/redirect/unix?socket=PATH[&status=307]`: a redirect (307 by default; any 3xx
+///   given) to `http+unix://<PATH percent-encoded>/containers/create?name=pwned`, the Docker-socket
+///   attack; a client that follows it connects to the Unix socket at PATH.
+/// - `ANY /hostile/redirect/file`: 302 to `file:///etc/passwd`.
+/// - `ANY /hostile/redirect/ftp`: 302 to `ftp://127.0.0.1/pub/file`.
+/// - `ANY /hostile/redirect/downgrade[?to=URL]`: 302 to plain `http://` on a host that is not
+///   loopback (default `http://downgrade.invalid/landed`), for a client that arrived over https.
+/// - `GET /hostile/link-next?to=URL`: `[{"id": 1}]` with `Link: <URL>; rel="next"`.
+/// - `GET /hostile/next-url?to=URL`: an Instagram-style page whose `pagination.next_url` is URL.
+/// - `ANY /hostile/echo-status/N`: the request headers and query echoed back (`{"message", "headers",
+///   "query"}`) with error status N (400–599), so they land in an exception's `body`.
+/// - `GET /hostile/stall[?prefix=TEXT]`: 200, `Content-Length: 1048576`, the body `[1,` (or TEXT),
+///   then silence until the client gives up.
+/// - `GET /hostile/trickle[?interval_ms=N]`: 200, `Content-Length: 1048576`, then one byte every
+///   N ms (default 1000) without end.
+/// - `GET /hostile/big?bytes=N`: a complete JSON string body of N bytes (for size limits).
+/// - `GET /hostile/gzip-bomb`: 290 bytes of gzip (`Content-Encoding: gzip`) that inflate to 256 KiB.
+///
+/// Every request header and the query string come back from `/echo` (`EchoRoutes`).
+struct HostileRoutes: RouteHandler {
+    func respond(to request: RouteRequest) -> Response? {
+        guard request.segments.first == "hostile" else { return nil }
+        if request.match("*", "/hostile/redirect/unix") != nil {
+            guard let socket = request.query["socket"], !socket.isEmpty else {
+                return .badRequest("give the socket path: /hostile/redirect/unix?socket=/tmp/x.sock")
+            }
+            let host = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket
+            return redirect(request.queryInt("status") ?? 307, to: "http+unix://\(host)/containers/create?name=pwned")
+        }
+        if request.match("*", "/hostile/redirect/file") != nil { return redirect(302, to: "file:///etc/passwd") }
+        if request.match("*", "/hostile/redirect/ftp") != nil { return redirect(302, to: "ftp://127.0.0.1/pub/file") }
+        if request.match("*", "/hostile/redirect/downgrade") != nil {
+            return redirect(302, to: request.query["to"] ?? "http://downgrade.invalid/landed")
+        }
+        if request.match("GET", "/hostile/link-next") != nil {
+            guard let target = request.query["to"] else { return .badRequest("give the next URL: ?to=URL") }
+            var response = Response.json(.array([.object([("id", .int(1))])]))
+            response.setHeader("Link", "<\(target)>; rel=\"next\"")
+            return response
+        }
+        if request.match("GET", "/hostile/next-url") != nil {
+            guard let target = request.query["to"] else { return .badRequest("give the next URL: ?to=URL") }
+            return .json(
+                .object([
+                    ("meta", .object([("code", .int(200))])),
+                    ("data", .array([.object([("id", .string("1"))])])),
+                    ("pagination", .object([("next_url", .string(target))])),
+                ]))
+        }
+        if let captures = request.match("*", "/hostile/echo-status/{status}") {
+            let status = Int(captures["status"] ?? "") ?? 400
+            let headers = request.recorded.headers.map { (name: String, value: String) in
+                (name.lowercased(), JSON.string(value))
+            }
+            let query = request.query.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }
+            return .json(
+                .object([
+                    ("message", .string("echoed with status \(status)")), ("headers", .object(headers)),
+                    ("query", .object(query)),
+                ]),
+                status: (400...599).contains(status) ? status : 400)
+        }
+        if request.match("GET", "/hostile/stall") != nil {
+            var response = Response(status: 200, headers: [("Content-Type", Response.jsonContentType)])
+            response.hostile = .stall(prefix: Array((request.query["prefix"] ?? "[1,").utf8))
+            return response
+        }
+        if request.match("GET", "/hostile/trickle") != nil {
+            var response = Response(status: 200, headers: [("Content-Type", Response.jsonContentType)])
+            response.hostile = .trickle(intervalMilliseconds: request.queryInt("interval_ms") ?? 1000)
+            return response
+        }
+        if request.match("GET", "/hostile/big") != nil {
+            let size = max(2, min(request.queryInt("bytes") ?? 1024, 64 << 20))
+            return Response(
+                status: 200, headers: [("Content-Type", Response.jsonContentType)],
+                body: [UInt8](repeating: UInt8(ascii: "\""), count: 1)
+                    + [UInt8](repeating: UInt8(ascii: "x"), count: size - 2)
+                    + [UInt8(ascii: "\"")])
+        }
+        if request.match("GET", "/hostile/gzip-bomb") != nil {
+            return Response(
+                status: 200, headers: [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")],
+                body: Array(Data(base64Encoded: HostileRoutes.gzipBomb) ?? Data()))
+        }
+        return nil
+    }
+
+    private func redirect(_ status: Int, to location: String) -> Response {
+        Response(
+            status: status, headers: [("Location", location), ("Content-Type", "text/plain")],
+            body: Array("redirecting".utf8))
+    }
+
+    /// `gzip.compress(b"0" * 262144, 9, mtime=0)`: 290 bytes that inflate about 900 times.
+    static let gzipBomb =
+        "H4sIAAAAAAACA+3BMQEAAADCoErrn87bDkABAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAALwBPwU/qgAABAA="
+}
