@@ -23,6 +23,7 @@ struct Apimacro: AsyncParsableCommand {
     static func main() async {
         let code: Int32
         do {
+            try checkCommandName(Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -34,6 +35,23 @@ struct Apimacro: AsyncParsableCommand {
             code = ErrorReport.exitCode(for: error, command: self)
         }
         Foundation.exit(code)
+    }
+}
+
+extension Apimacro {
+    /// The commands, as typed.
+    static var commandNames: [String] {
+        configuration.subcommands.map { $0._commandName } + ["help"]
+    }
+
+    /// A first word that is no command is a usage error naming the command meant
+    /// (`apimacro rnu x.py`: "did you mean 'run'?"), or listing the commands.
+    static func checkCommandName(_ arguments: [String]) throws {
+        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return }
+        if let guess = NearMiss.suggestion(for: first, among: commandNames) {
+            throw ValidationError("unknown command '\(first)'; did you mean '\(guess)'?")
+        }
+        throw ValidationError("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", "))")
     }
 }
 

@@ -16,7 +16,7 @@ struct Login: AsyncParsableCommand {
             plugins with a key (query_key, header_key, bearer) read it from standard input.
             """)
 
-    @Argument(help: "The client: instagram, shortener or a plugin.")
+    @Argument(help: "The client: instagram, shortener or a plugin.", completion: .custom(Completions.loginNames))
     var name: String
 
     @Option(help: ArgumentHelp("The address the browser was redirected to, to finish a login.", valueName: "url"))
@@ -32,7 +32,7 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
-        try await Logins(settings: Settings(environment: try Settings.environment())).login(
+        try await Logins(settings: try Settings.load()).login(
             name, mode: mode,
             say: { line in
                 // Unbuffered, so a test or a script reading our output sees the URL at once.
@@ -44,13 +44,14 @@ struct Login: AsyncParsableCommand {
 
 /// `apimacro logout NAME`.
 struct Logout: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove a stored token.")
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a stored token (of instagram, shortener or a plugin).")
 
-    @Argument(help: "The client: instagram or shortener.")
+    @Argument(help: "The client: instagram, shortener or a plugin.", completion: .custom(Completions.loginNames))
     var name: String
 
     func run() throws {
-        let removed = try Logins(settings: Settings(environment: try Settings.environment())).logout(name)
+        let removed = try Logins(settings: try Settings.load()).logout(name)
         print(removed ? "\(name): logged out (stored token removed)." : "\(name): no stored token.")
     }
 }
@@ -64,9 +65,12 @@ struct Auth: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Which clients have credentials, and where from.")
 
         func run() throws {
-            for line in Logins(settings: Settings(environment: try Settings.environment())).status() {
+            let lines = Logins(settings: try Settings.load()).status()
+            // One width for the name column, so the second column lines up however long a plugin's name is.
+            let width = lines.map(\.name.count).max() ?? 0
+            for line in lines {
                 let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
-                print("\(line.name.padding(toLength: max(10, line.name.count), withPad: " ", startingAt: 0)) \(state)\(line.problem.map { " — \($0)" } ?? "")")
+                print("\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\(line.problem.map { " — \($0)" } ?? "")")
             }
         }
     }

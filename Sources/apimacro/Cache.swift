@@ -13,7 +13,7 @@ struct Cache: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Where the cache is, how many responses and bytes it holds, and how old they are.")
 
         func run() throws {
-            let report = try CacheReport(settings: Settings(environment: try Settings.environment()))
+            let report = try CacheReport(settings: try Settings.load())
             for line in try report.info() { print(line) }
         }
     }
@@ -23,7 +23,7 @@ struct Cache: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove every stored response.")
 
         func run() throws {
-            print(try CacheReport(settings: Settings(environment: try Settings.environment())).clear())
+            print(try CacheReport(settings: try Settings.load()).clear())
         }
     }
 }

@@ -12,7 +12,7 @@ struct Macros: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the macros with their one-line help (they are not run).")
 
         func run() throws {
-            let settings = Settings(environment: try Settings.environment())
+            let settings = try Settings.load()
             let entries = try MacroCatalog(settings: settings).entries()
             guard !entries.isEmpty else {
                 let folders = MacroLocator(settings: settings).searchPath.map(\.path).joined(separator: ", ")

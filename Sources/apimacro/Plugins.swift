@@ -10,21 +10,25 @@ struct Plugins: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the plugins: name, endpoints, credentials present or not, description; and load errors.")
+            abstract: "List the plugins: name, endpoints, credentials present or not, description; and load errors.",
+            discussion: "Exit code 1 when a plugin failed to load (the others are still listed and usable).")
 
         func run() throws {
-            print(PluginCatalog(settings: Settings(environment: try Settings.environment())).list())
+            let catalog = PluginCatalog(settings: try Settings.load())
+            print(catalog.list())
+            // The others are listed and work; the exit code tells a script that one did not load.
+            if !catalog.registry.failures.isEmpty { throw ExitCode.failure }
         }
     }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a plugin's settings and its endpoints with their parameters.")
 
-        @Argument(help: "The plugin's name.")
+        @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
         var name: String
 
         func run() throws {
-            print(try PluginCatalog(settings: Settings(environment: try Settings.environment())).show(name))
+            print(try PluginCatalog(settings: try Settings.load()).show(name))
         }
     }
 }

@@ -7,11 +7,13 @@ struct Repl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Interactive Python with apimacro, github, instagram, shortener and the plugins' clients imported.",
         discussion: """
-            Line editing, history in $APIMACRO_HOME/history and tab completion on a terminal.
-            Commands: :run MACRO [ARGS], :macros, :plugins, :login NAME, :format table|json|csv|ndjson,
-            :verbose on|off, :help, :quit. Ctrl-C cancels the running call; Ctrl-D leaves.
-            With stdin not a terminal, lines are read from it with no prompt (apimacro repl < session.txt);
-            the exit code is then 1 if any line raised.
+            Line editing, history in $APIMACRO_HOME/history and tab completion on a terminal. \
+            Commands: :run MACRO [ARGS], :macros, :plugins, :login NAME, \
+            :format table|json|csv|ndjson, :verbose on|off, :help, :quit. \
+            Ctrl-C cancels the running call; Ctrl-D leaves.
+
+            With stdin not a terminal, lines are read from it with no prompt \
+            (apimacro repl < session.txt); the exit code is then 1 if any line raised.
             """)
 
     @OptionGroup var options: MacroOptions

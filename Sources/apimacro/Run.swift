@@ -4,11 +4,17 @@ import MacroRuntime
 
 /// Options shared by the commands that run macros.
 struct MacroOptions: ParsableArguments {
-    @Option(name: .long, help: "How apimacro.output prints rows: table, json, csv or ndjson. (default: table on a terminal, else json)")
-    var format: OutputFormat?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How apimacro.output prints rows: table, json, csv or ndjson. (default: table on a terminal, else json)", valueName: "format"))
+    var format: String?
 
     @Option(name: .long, help: ArgumentHelp("Stop the macro after this many seconds (exit 1).", valueName: "seconds"))
     var timeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
+    var requestTimeout: Double?
 
     @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
     var verbose = false
@@ -25,25 +31,56 @@ struct MacroOptions: ParsableArguments {
     @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
     var noCache = false
 
-    func validate() throws {
-        if let timeout, !(timeout > 0 && timeout.isFinite) {
-            throw ValidationError("--timeout needs a positive number of seconds, not \(timeout)")
-        }
+    /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
+    func settings() throws -> Settings {
+        try Settings.load(
+            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose,
+            record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
+            offline: offline, useCache: !noCache)
     }
 
-    /// Flags over the environment over `config.toml`.
-    func settings() throws -> Settings {
-        Settings(
-            format: format, timeout: timeout, verbose: verbose,
-            record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
-            offline: offline, useCache: !noCache, environment: try Settings.environment())
+    /// The run options as they may follow the macro's name (`apimacro run stars octocat --format table`):
+    /// each spelling, and whether it takes a value.
+    static let runOptions: [(spelling: String, takesValue: Bool)] = [
+        ("--format", true), ("--timeout", true), ("--request-timeout", true), ("--record", true), ("--replay", true),
+        ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false),
+    ]
+
+    /// Splits what follows the macro's name into apimacro's run options and the macro's
+    /// arguments: a run option is apimacro's unless the macro's `main()` takes an option of
+    /// that spelling (`macroFlags`); `--` and everything after it are the macro's.
+    static func split(_ arguments: [String], macroFlags: Set<String>) -> (own: [String], macro: [String]) {
+        var own: [String] = []
+        var macro: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                // Kept: the macro's own parser (or sys.argv) sees the `--` too, as it would under python.
+                macro += arguments[(index - 1)...]
+                break
+            }
+            let spelling = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            guard let option = runOptions.first(where: { $0.spelling == spelling }), !macroFlags.contains(spelling) else {
+                macro.append(argument)
+                continue
+            }
+            own.append(argument)
+            if option.takesValue, !argument.contains("="), index < arguments.count {
+                own.append(arguments[index])
+                index += 1
+            }
+        }
+        return (own, macro)
     }
 
     /// These options as command-line arguments again, for child processes (`batch`).
     var forwardedArguments: [String] {
         var arguments: [String] = []
-        if let format { arguments += ["--format", format.rawValue] }
+        if let format { arguments += ["--format", format] }
         if let timeout { arguments += ["--timeout", String(timeout)] }
+        if let requestTimeout { arguments += ["--request-timeout", String(requestTimeout)] }
         if verbose { arguments.append("--verbose") }
         if let record { arguments += ["--record", record] }
         if let replay { arguments += ["--replay", replay] }
@@ -53,16 +90,18 @@ struct MacroOptions: ParsableArguments {
     }
 }
 
-extension OutputFormat: ExpressibleByArgument {}
-
 /// `apimacro run MACRO [ARGS...]`.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run one macro: a path to a .py file, or a name looked up in ./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/.",
         discussion: """
-            Everything after MACRO goes to the macro (sys.argv[1:], apimacro.args).
-            A macro that defines main(...) is called with arguments parsed from its
-            signature; `apimacro run MACRO --help` shows them.
+            What follows MACRO goes to the macro (sys.argv[1:], apimacro.args), except apimacro's own \
+            options above, which may also come after it (apimacro run stars octocat --format table). \
+            An option is the macro's instead when its main() has a parameter of that name (a parameter \
+            format takes --format; cache or no_cache takes --no-cache); everything after -- is the macro's.
+
+            A macro that defines main(...) is called with arguments parsed from its signature; \
+            `apimacro run MACRO --help` shows them.
             """
     )
 
@@ -72,7 +111,7 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("stats-file"), help: .private)
     var statsFile: String?
 
-    @Argument(help: "The macro, then its arguments.", completion: .file(extensions: ["py"]))
+    @Argument(help: "The macro, then its arguments.", completion: .custom(Completions.macroNames))
     var macro: String
 
     @Argument(parsing: .captureForPassthrough, help: "Arguments passed to the macro.")
@@ -80,13 +119,18 @@ struct Run: ParsableCommand {
 
     func run() throws {
         var settings = try options.settings()
+        let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
+        // apimacro's options after the macro's name: the macro's main() decides which are its own.
+        let (own, macroArguments) = MacroOptions.split(arguments, macroFlags: try MacroSignature.optionFlags(of: file))
+        if !own.isEmpty {
+            settings = try MacroOptions.parse(options.forwardedArguments + own).settings()
+        }
         settings.statsFile = statsFile.map { URL(fileURLWithPath: $0) }
         var host: MacroHost?
         defer { MacroStats(host: host).write(to: settings.statsFile) }
-        let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
         let started = try MacroHost(settings: settings)
         host = started
-        let code = try MacroRunner(host: started).run(file: file, arguments: arguments, name: macro)
+        let code = try MacroRunner(host: started).run(file: file, arguments: macroArguments, name: macro)
         throw ExitCode(code)
     }
 }

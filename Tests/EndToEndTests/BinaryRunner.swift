@@ -119,4 +119,27 @@ struct Workspace {
     }
 
     func remove() { try? FileManager.default.removeItem(at: url) }
+
+    /// Waits until the file `name` exists in the workspace (a macro creates it to say it has
+    /// started): an event, not a duration. Throws after `limit` seconds, a margin load cannot eat.
+    func waitFor(_ name: String, limit: Double = 60) async throws {
+        let file = url.appendingPathComponent(name)
+        let deadline = Date().addingTimeInterval(limit)
+        while !FileManager.default.fileExists(atPath: file.path) {
+            guard Date() < deadline else { throw WorkspaceError("\(name) did not appear within \(limit) s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
 }
+
+/// A test workspace's wait that never saw its event.
+struct WorkspaceError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A line of Python that creates the file `name` in the working directory (see `Workspace.waitFor`).
+func pythonTouch(_ name: String) -> String {
+    "open(\(String(reflecting: name)), 'w').close()\n"
+}
+

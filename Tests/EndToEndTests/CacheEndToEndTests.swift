@@ -169,6 +169,8 @@ struct CacheEndToEndTests {
             environment: environment)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("OfflineError: offline: GET \(server.baseURL)/users/mona is not in the replay file"), "\(missing.stderr)")
+        // A miss names the hosts the file does hold, so a wrong --replay file or URL shows at once.
+        #expect(missing.stderr.contains("fail.har (it holds requests to \(server.baseURL))"), "\(missing.stderr)")
         let bad = try await space.run("run", "--replay", "nothing.har", "fail.py")
         #expect(bad.status == 2 && bad.stderr.hasPrefix("apimacro: cannot read the HAR file"), "\(bad.stderr)")
     }

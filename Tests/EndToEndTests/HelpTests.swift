@@ -6,7 +6,7 @@ import Testing
 struct HelpTests {
     static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
 
-    @Test("help text matches its snapshot", arguments: [["--help"], ["run", "--help"], ["help", "run"]])
+    @Test("help text matches its snapshot", arguments: [["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"]])
     func help(arguments: [String]) async throws {
         let space = try Workspace()
         defer { space.remove() }

@@ -149,8 +149,8 @@ struct PluginTests {
         #expect(finish.status == 0, "\(finish.stderr)")
         #expect(finish.stdout.hasPrefix("foursquare: logged in; the token is stored in "))
         let status = try await space.run("auth", "status", environment: environment)
-        #expect(status.stdout.contains("foursquare credentials from stored login"))
-        #expect(status.stdout.contains("openweather no credentials"))
+        #expect(status.stdout.contains("foursquare   credentials from stored login"), "\(status.stdout)")
+        #expect(status.stdout.contains("openweather  no credentials"), "aligned columns: \(status.stdout)")
         #expect(!status.stdout.contains("fsq-token-1"))
         let venues = try rows(try await space.run("run", "--format", "json", "foursquare-venues", "--near", "Nashville, TN", "--query", "coffee", environment: environment))
         #expect(!venues.isEmpty)
@@ -195,7 +195,8 @@ struct PluginTests {
         let brokenFile = space.url.appendingPathComponent("more/broken/plugin.toml").path
         let problem = "\(brokenFile): auth.kind: unknown kind \"magic\"; use one of none, query_key, header_key, bearer, basic, oauth2_implicit"
         let list = try await space.run("plugins", "list", environment: environment)
-        #expect(list.status == 0)
+        // The others are listed, but a script sees that one failed.
+        #expect(list.status == 1)
         #expect(list.stdout.contains("\nalpha "))
         #expect(list.stdout.contains("\ngamma "))
         #expect(list.stdout.hasSuffix("Failed to load (the other plugins work):\n  broken: \(problem)\n"), "\(list.stdout)")

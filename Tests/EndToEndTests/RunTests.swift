@@ -65,7 +65,7 @@ struct RunTests {
         return result.ended - start
     }
 
-    @Test("--timeout 1 stops a busy loop, a blocking sleep and a native wait within 2 s", arguments: [
+    @Test("--timeout 1 stops a busy loop, a blocking sleep and a native wait", arguments: [
         "while True:\n    pass\n", "import time\ntime.sleep(100)\n", "import apimacro\napimacro.sleep(100)\n",
         "while True:\n    try:\n        while True: pass\n    except Exception:\n        pass\n",
     ])
@@ -74,8 +74,10 @@ struct RunTests {
         defer { space.remove() }
         let result = try await space.run("run", "--timeout", "1", "slow.py")
         #expect(result.status == 1)
-        #expect(secondsSinceMacroStart(result) < 2, "stopped \(secondsSinceMacroStart(result)) s after it started")
+        // Unstopped, each would run 100 s or for ever: 30 s is a margin load cannot eat.
+        #expect(secondsSinceMacroStart(result) < 30, "stopped \(secondsSinceMacroStart(result)) s after it started")
         #expect(result.stderr.contains("slow.py ran longer than its --timeout of 1 s"), "\(result.stderr)")
+        #expect(!result.stderr.contains("did not stop when interrupted"), "stopped by the interrupt, not the hard stop")
     }
 
     @Test("a macro that defeats the timeout (its own SIGALRM handler) is ended after a grace second")
@@ -84,24 +86,23 @@ struct RunTests {
         defer { space.remove() }
         let result = try await space.run("run", "--timeout", "1", "stubborn.py")
         #expect(result.status == 1)
-        #expect(secondsSinceMacroStart(result) < 3, "stopped \(secondsSinceMacroStart(result)) s after it started")
+        #expect(secondsSinceMacroStart(result) < 30, "stopped \(secondsSinceMacroStart(result)) s after it started")
         #expect(result.stderr.contains("did not stop when interrupted"))
     }
 
     @Test("Ctrl-C exits 130, also during a native wait", arguments: [
-        "import sys\nprint('ready', flush=True)\nwhile True:\n    pass\n",
-        "import apimacro\nprint('ready', flush=True)\napimacro.sleep(100)\n",
+        "import sys\nprint('ready', flush=True)\n" + pythonTouch("ready") + "while True:\n    pass\n",
+        "import apimacro\nprint('ready', flush=True)\n" + pythonTouch("ready") + "apimacro.sleep(100)\n",
     ])
     func interrupt(source: String) async throws {
         let space = try Workspace(files: ["wait.py": source])
         defer { space.remove() }
-        let result = try await space.run("run", "wait.py", defaultSIGINT: true) { process in
-            // Give the macro time to start, then press Ctrl-C.
-            try? await Task.sleep(for: .milliseconds(1_500))
+        let result = try await space.run("run", "wait.py", defaultSIGINT: true) { [space] process in
+            // Ctrl-C once the macro says it has started (an event, not a delay).
+            try? await space.waitFor("ready")
             kill(process.processIdentifier, SIGINT)
         }
         #expect(result.status == 130, "\(result.stderr)")
-        #expect(result.seconds < 4, "took \(result.seconds) s")
         #expect(result.stdout == "ready\n")
     }
 

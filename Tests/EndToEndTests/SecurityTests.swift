@@ -53,7 +53,9 @@ struct SecurityTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("apimacro.NotFound"), "\(result.stderr)")
         #expect(result.stderr.contains("access_token=REDACTED"))
-        #expect(status.stdout.contains("github     credentials from env APIMACRO_GITHUB_TOKEN"))
+        #expect(
+            status.stdout.range(of: #"(?m)^github +credentials from env APIMACRO_GITHUB_TOKEN$"#, options: .regularExpression) != nil,
+            "\(status.stdout)")
         for secret in Array(Self.secrets.values) + ["pw-SECRET-basic"] {
             #expect(!result.stdout.contains(secret), "stdout holds \(secret)")
             #expect(!result.stderr.contains(secret), "stderr holds \(secret)")

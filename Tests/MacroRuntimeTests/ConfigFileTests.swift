@@ -36,12 +36,12 @@ struct ConfigFileTests {
     func precedence() throws {
         let home = try home(with: "format = \"csv\"\nmax_wait = 5\n[github]\nurl = \"http://127.0.0.1:9\"\n")
         let environment = try Settings.environment(["APIMACRO_HOME": home.path, "APIMACRO_FORMAT": "json"])
-        let settings = Settings(environment: environment)
+        let settings = try Settings(environment: environment)
         #expect(settings.format == .json)
         #expect(settings.maxWait == 5)
         #expect(settings.github.baseURL == "http://127.0.0.1:9")
-        #expect(Settings(format: .ndjson, environment: environment).format == .ndjson)
-        #expect(Settings(environment: try Settings.environment(["APIMACRO_HOME": home.path])).format == .csv)
+        #expect(try Settings(format: "ndjson", environment: environment).format == .ndjson)
+        #expect(try Settings(environment: try Settings.environment(["APIMACRO_HOME": home.path])).format == .csv)
     }
 
     @Test("no file: nothing changes")

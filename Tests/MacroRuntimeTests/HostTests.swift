@@ -21,7 +21,7 @@ struct Fixture: Sendable {
 private let fixtureTask = Task<Fixture, any Error> {
     let server = try await TestServer.start()
     let host = try MacroHost(
-        settings: Settings(environment: [
+        settings: try Settings(environment: [
             "HOME": NSTemporaryDirectory(), "APIMACRO_TEST_TOKEN": "s3cr3t-token-value",
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Fixture.token, "APIMACRO_MAX_WAIT": "5",
             "APIMACRO_HOME": Fixture.home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",

@@ -6,22 +6,22 @@ import Testing
 @Suite("settings, macro lookup and redaction")
 struct SettingsTests {
     @Test("APIMACRO_HOME, else XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro")
-    func home() {
-        #expect(Settings(environment: ["APIMACRO_HOME": "/a", "XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/a")
-        #expect(Settings(environment: ["XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/b/apimacro")
-        #expect(Settings(environment: ["HOME": "/c"]).home.path == "/c/.config/apimacro")
+    func home() throws {
+        #expect(try Settings(environment: ["APIMACRO_HOME": "/a", "XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/a")
+        #expect(try Settings(environment: ["XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/b/apimacro")
+        #expect(try Settings(environment: ["HOME": "/c"]).home.path == "/c/.config/apimacro")
     }
 
     @Test("the --format flag beats APIMACRO_FORMAT, which beats the default")
-    func formatPrecedence() {
-        #expect(Settings(format: .csv, environment: ["APIMACRO_FORMAT": "json"]).format == .csv)
-        #expect(Settings(environment: ["APIMACRO_FORMAT": "json"]).format == .json)
-        #expect(Settings(environment: [:]).format == nil)
+    func formatPrecedence() throws {
+        #expect(try Settings(format: "csv", environment: ["APIMACRO_FORMAT": "json"]).format == .csv)
+        #expect(try Settings(environment: ["APIMACRO_FORMAT": "json"]).format == .json)
+        #expect(try Settings(environment: [:]).format == nil)
     }
 
     @Test("credentials in the environment are redacted, longest first")
-    func redaction() {
-        let settings = Settings(environment: [
+    func redaction() throws {
+        let settings = try Settings(environment: [
             "APIMACRO_GITHUB_TOKEN": "ghp_abcdef123456", "GITHUB_TOKEN": "ghp_abc", "APIMACRO_SHORTENER_KEY": "AIzaKEY99",
             "PATH": "/usr/bin", "SHORT_KEY": "ab",
         ])
@@ -44,7 +44,7 @@ struct SettingsTests {
         try Data().write(to: home.appendingPathComponent("macros/both.py"))
         try Data().write(to: home.appendingPathComponent("macros/homeonly.py"))
         try Data().write(to: work.appendingPathComponent("direct.py"))
-        let settings = Settings(environment: ["APIMACRO_HOME": home.path], workingDirectory: work)
+        let settings = try Settings(environment: ["APIMACRO_HOME": home.path], workingDirectory: work)
         let locator = MacroLocator(settings: settings)
         #expect(try locator.locate("both", relativeTo: work).path == work.appendingPathComponent("macros/both.py").path)
         #expect(try locator.locate("homeonly", relativeTo: work).path == home.appendingPathComponent("macros/homeonly.py").path)

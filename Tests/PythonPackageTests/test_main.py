@@ -9,7 +9,7 @@ import unittest
 
 import _apimacro
 import apimacro
-from apimacro._main import call_main, describe, module_help
+from apimacro._main import call_main, describe, module_help, option_flags
 
 
 def run(func, argv, prog="demo"):
@@ -320,6 +320,37 @@ class PackageSurfaceTests(unittest.TestCase):
             self.assertIn(name, namespace)
         self.assertNotIn("_apimacro", namespace)
         self.assertIs(namespace["output"], apimacro.output)
+
+
+
+class OptionFlagsTests(unittest.TestCase):
+    """option_flags: which --options a macro's main() takes, read without running it."""
+
+    def test_options_of_main(self):
+        source = (
+            "import sys\n"
+            "raise SystemExit('never run')\n"
+            "async def main(user, /, limit=5, *items, max_items: int = 3, cache: bool = True, **extra):\n"
+            "    pass\n"
+        )
+        flags = option_flags(source)
+        for flag in ["--limit", "--max-items", "--max_items", "--cache", "--no-cache", "--no_cache"]:
+            self.assertIn(flag, flags)
+        for flag in ["--user", "--items", "--extra", "--format"]:
+            self.assertNotIn(flag, flags)
+
+    def test_positional_only_defaults_stay_positionals(self):
+        self.assertEqual(option_flags("def main(a, b=1, /, c=2):\n    pass\n"),
+                         ["--c", "--no-c", "--no_c"])
+
+    def test_no_main_or_no_parse(self):
+        self.assertEqual(option_flags("print('x')\n"), [])
+        self.assertEqual(option_flags("def main(:\n"), [])
+        self.assertEqual(option_flags("class A:\n    def main(self, x=1): pass\n"), [])
+
+    def test_last_top_level_main_wins(self):
+        self.assertEqual(option_flags("def main(a=1): pass\ndef main(b=1): pass\n"),
+                         ["--b", "--no-b", "--no_b"])
 
 
 if __name__ == "__main__":

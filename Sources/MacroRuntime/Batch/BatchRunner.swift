@@ -97,10 +97,17 @@ public struct BatchRunner {
         }
     }
 
-    /// Runs `macros` and returns one result per macro, in the order given.
+    /// Runs `macros` (with no arguments) and returns one result per macro, in the order given.
     /// `events` is called on this thread as macros end, and for progress.
     public func run(_ macros: [String], events: (Event) -> Void) throws -> [BatchResult] {
-        let names = Self.names(for: macros)
+        try run(jobs: BatchJob.jobs(for: macros), events: events)
+    }
+
+    /// Runs `jobs` and returns one result per job, in the order given.
+    /// `events` is called on this thread as jobs end, and for progress.
+    public func run(jobs: [BatchJob], events: (Event) -> Void) throws -> [BatchResult] {
+        let names = jobs.map(\.name)
+        let macros = jobs.map(\.macro)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -140,7 +147,7 @@ public struct BatchRunner {
                 let files = self.files(name: names[index], index: index, work: work)
                 do {
                     let child = try ChildProcess.spawn(
-                        executable: configuration.executable, arguments: arguments(macros[index], name: names[index], files: files),
+                        executable: configuration.executable, arguments: arguments(jobs[index], files: files),
                         environment: environment, stdout: files.stdout, stderr: files.stderr)
                     let now = seconds(since: begin)
                     running.append(
@@ -209,13 +216,13 @@ public struct BatchRunner {
             stats: stats)
     }
 
-    /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO`.
-    private func arguments(_ macro: String, name: String, files: Files) -> [String] {
+    /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO [ARGS...]`.
+    private func arguments(_ job: BatchJob, files: Files) -> [String] {
         var arguments = ["run"] + configuration.runOptions + ["--stats-file", files.stats.path]
         if let record = configuration.record {
-            arguments += ["--record", Self.recordFile(record, name: name).path]
+            arguments += ["--record", Self.recordFile(record, name: job.name).path]
         }
-        return arguments + [macro]
+        return arguments + [job.macro] + job.arguments
     }
 
     /// `out.har` → `out.NAME.har` in the same folder: children never share a HAR file.

@@ -6,6 +6,13 @@ import Foundation
 /// exit is a `<failure>`; a timeout, a crash or an interruption is an
 /// `<error>`; a macro that never ran is `<skipped>`. Each case keeps the
 /// macro's output in `<system-out>` / `<system-err>`, secrets redacted.
+///
+/// The document validates against `junit-10.xsd`, the schema of Jenkins' xUnit
+/// plugin that pytest's xunit2 output follows: `<testsuites>` carries only
+/// tests, failures, errors and time; `<testcase>` only name, classname and
+/// time, with no `<properties>`. Each macro's path, exit code and request
+/// counts are therefore `<property name="NAME.macro">` (`.exit_code`,
+/// `.requests`, `.cache_hits`) in the suite's `<properties>`.
 public struct JUnitReport {
     let results: [BatchResult]
     let seconds: Double
@@ -26,13 +33,14 @@ public struct JUnitReport {
         let skipped = results.filter { $0.status == .notRun }.count
         let errors = results.count - failures - skipped - results.filter { $0.status == .ok }.count
         let time = Self.seconds(seconds)
-        let counts = #"tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(time)""#
+        let counts = #"tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)""#
         let stamp = ISO8601DateFormatter().string(from: timestamp)
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
-            #"<testsuites name="apimacro batch" \#(counts)>"#,
-            #"  <testsuite name="apimacro batch" \#(counts) timestamp="\#(stamp)">"#,
+            #"<testsuites name="apimacro batch" \#(counts) time="\#(time)">"#,
+            #"  <testsuite name="apimacro batch" \#(counts) skipped="\#(skipped)" time="\#(time)" timestamp="\#(stamp)">"#,
         ]
+        lines.append(contentsOf: properties())
         for result in results {
             lines.append(contentsOf: testcase(result))
         }
@@ -45,24 +53,28 @@ public struct JUnitReport {
         try Data(xml.utf8).write(to: file, options: .atomic)
     }
 
+    /// The suite's `<properties>`: each macro's path, exit code and request counts, keyed by its name.
+    private func properties() -> [String] {
+        var lines = ["    <properties>"]
+        for result in results {
+            var properties = [("macro", result.macro)]
+            if let code = result.exitCode { properties.append(("exit_code", String(code))) }
+            if let stats = result.stats {
+                properties += [("requests", String(stats.requests)), ("cache_hits", String(stats.cacheHits))]
+            }
+            for (key, value) in properties {
+                lines.append(#"      <property name="\#(escape(result.name)).\#(key)" value="\#(escape(value))"/>"#)
+            }
+        }
+        lines.append("    </properties>")
+        return lines
+    }
+
     private func testcase(_ result: BatchResult) -> [String] {
         let name = escape(result.name)
-        let file = escape(result.macro)
         var lines = [
-            #"    <testcase name="\#(name)" classname="apimacro.batch" file="\#(file)" time="\#(Self.seconds(result.seconds))">"#
+            #"    <testcase name="\#(name)" classname="apimacro.batch" time="\#(Self.seconds(result.seconds))">"#
         ]
-        var properties: [(String, String)] = []
-        if let code = result.exitCode { properties.append(("exit_code", String(code))) }
-        if let stats = result.stats {
-            properties += [("requests", String(stats.requests)), ("cache_hits", String(stats.cacheHits))]
-        }
-        if !properties.isEmpty {
-            lines.append("      <properties>")
-            for (key, value) in properties {
-                lines.append(#"        <property name="\#(key)" value="\#(value)"/>"#)
-            }
-            lines.append("      </properties>")
-        }
         let lastLines = result.stderr.split(separator: "\n").suffix(20).joined(separator: "\n")
         switch result.status {
         case .ok:

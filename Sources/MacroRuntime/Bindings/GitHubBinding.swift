@@ -44,8 +44,7 @@ final class GitHubBinding {
             name: "GitHub", module: "apimacro",
             doc: "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN).")
         let user = try builder.method("user", doc: "user(login) -> dict\n\nGET users/{login}.") { binding, arguments in
-            let slots = try arguments.bind("user", ["login"], required: 1)
-            return try binding.fetch(.user(login: Arguments.string(slots[0], "login", in: "user")))
+            try binding.fetch(userRoute(arguments))
         }
         try builder.method(
             "repos", doc: "repos(login, limit=None, **params) -> iterator of dicts\n\nGET users/{login}/repos, every page."
@@ -68,10 +67,7 @@ final class GitHubBinding {
         let get = try builder.method(
             "get", doc: "get(path, params=None, headers=None) -> decoded JSON\n\nOne GET relative to the base URL."
         ) { binding, arguments in
-            let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)
-            return try binding.fetch(
-                .get(path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get"),
-                     headers: Arguments.pairs(slots[2], "headers", in: "get")))
+            try binding.fetch(getRoute(arguments))
         }
         try builder.method(
             "paginate", doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
@@ -88,14 +84,27 @@ final class GitHubBinding {
         }
         try builder.build()
         try module.set("github", builder.instance(binding))
+        // `map` builds each request with the same route builders as the direct calls.
         let client = runtime.github
-        parallel.register(user) { item in
-            let login = try Arguments.string(item, "login", in: "user")
-            return ParallelCall(api: "github") { try await client.send(.user(login: login)) }
+        for (function, route) in [(user, userRoute), (get, getRoute)] {
+            parallel.register(function) { arguments in
+                let built = try route(arguments)
+                return ParallelCall(api: "github") { try await client.send(built) }
+            }
         }
-        parallel.register(get) { item in
-            let path = try Arguments.string(item, "path", in: "get")
-            return ParallelCall(api: "github") { try await client.send(.get(path: path, parameters: [], headers: [])) }
-        }
+    }
+
+    /// `user(login)`'s request.
+    static func userRoute(_ arguments: PyArguments) throws -> GitHubRouter {
+        let slots = try arguments.bind("user", ["login"], required: 1)
+        return .user(login: try Arguments.string(slots[0], "login", in: "user"))
+    }
+
+    /// `get(path, params=None, headers=None)`'s request.
+    static func getRoute(_ arguments: PyArguments) throws -> GitHubRouter {
+        let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)
+        return .get(
+            path: try Arguments.string(slots[0], "path", in: "get"), parameters: try Arguments.pairs(slots[1], "params", in: "get"),
+            headers: try Arguments.pairs(slots[2], "headers", in: "get"))
     }
 }

@@ -9,18 +9,58 @@ struct ParallelCall: Sendable {
 }
 
 /// The client methods `apimacro.map` runs natively: their function object
-/// (what a bound method's `__func__` is) → how to turn one item into a call.
+/// (what a bound method's `__func__` is) → how to turn the method's arguments
+/// into a call. A registration builds its request with the very route builder
+/// the sequential method uses, so a call through `map` sends what the same call
+/// made directly would: every argument, `params` and `headers` included.
 final class ParallelMethods {
-    private var table: [Int: (function: PyRef, make: (PyRef) throws -> ParallelCall)] = [:]
+    private var table: [Int: (function: PyRef, make: (PyArguments) throws -> ParallelCall)] = [:]
 
-    func register(_ function: PyRef, _ make: @escaping (PyRef) throws -> ParallelCall) {
+    func register(_ function: PyRef, _ make: @escaping (PyArguments) throws -> ParallelCall) {
         table[Int(bitPattern: function.pointer)] = (function, make)
     }
 
-    /// The maker for `callable` if it is a registered client method.
+    /// How one item becomes a call, if `callable` is a registered client method or a
+    /// `functools.partial` of one (`partial(github.get, params={...})`): the partial's
+    /// arguments come first, then the item, then the partial's keywords.
     func maker(for callable: PyRef) -> ((PyRef) throws -> ParallelCall)? {
-        let function = callable.attributeIfPresent("__func__") ?? callable
-        return table[Int(bitPattern: function.pointer)]?.make
+        var target = callable
+        var leading: [PyRef] = []
+        var keywords: [(String, PyRef)] = []
+        if let partial = try? Interpreter.import("functools").attribute("partial"), (try? callable.isInstance(of: partial)) == true {
+            guard let function = callable.attributeIfPresent("func"), let bound = Self.partialArguments(callable) else {
+                PythonRaise.clear()
+                return nil
+            }
+            target = function
+            (leading, keywords) = bound
+        }
+        PythonRaise.clear()
+        let function = target.attributeIfPresent("__func__") ?? target
+        guard let make = table[Int(bitPattern: function.pointer)]?.make else { return nil }
+        return { item in try make(PyArguments(positional: leading + [item], keywords: keywords)) }
+    }
+
+    /// A partial's positional arguments and keywords, or nil when they cannot be read.
+    private static func partialArguments(_ partial: PyRef) -> (positional: [PyRef], keywords: [(String, PyRef)])? {
+        do {
+            let list = try Interpreter.import("builtins").attribute("list")
+            let positional = try list.call([partial.attribute("args")])
+            let items = try list.call([partial.attribute("keywords").callMethod("items")])
+            var arguments: [PyRef] = []
+            for index in 0..<max(0, PySequence.count(positional)) {
+                arguments.append(try PyRef.checked(PySequence.item(positional, index)))
+            }
+            var keywords: [(String, PyRef)] = []
+            for index in 0..<max(0, PySequence.count(items)) {
+                let pair = try list.call([PyRef.checked(PySequence.item(items, index))])
+                let key = try String(pythonString: PyRef.checked(PySequence.item(pair, 0)))
+                keywords.append((key, try PyRef.checked(PySequence.item(pair, 1))))
+            }
+            return (arguments, keywords)
+        } catch {
+            return nil
+        }
     }
 }
 
@@ -33,8 +73,9 @@ enum ParallelMap {
                 map(func, items, concurrency=8) -> list
 
                 Calls func(item) for every item with up to `concurrency` calls in flight and returns the
-                results in input order. Client methods such as github.user run natively in parallel; any
-                other callable runs on a pool of Python threads. The first exception is raised after the
+                results in input order. Client methods such as github.user and github.get (also wrapped in
+                functools.partial, e.g. partial(github.get, params={...})) run natively in parallel, with
+                every argument the direct call takes; any other callable runs on a pool of Python threads. The first exception is raised after the
                 calls in flight have finished; no new call starts after it.
                 """
         ) { arguments in

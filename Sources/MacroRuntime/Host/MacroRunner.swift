@@ -53,7 +53,7 @@ public struct MacroRunner {
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
-                code = report(error, name: name)
+                code = report(error, name: name, file: file)
             }
             finish()
             // However the macro ended, the --record file holds what it fetched.
@@ -111,7 +111,7 @@ public struct MacroRunner {
     }
 
     /// Maps how the macro ended to an exit code, printing what the user needs.
-    private func report(_ error: any Error, name: String) -> Int32 {
+    private func report(_ error: any Error, name: String, file: URL) -> Int32 {
         guard error is PythonErrorSet, let (type, value, traceback) = PythonException.fetchRaw() else {
             writeError("apimacro: \(error)")
             return error is MacroError ? ExitCode.usage : ExitCode.failure
@@ -123,9 +123,39 @@ public struct MacroRunner {
             writeError("apimacro: \(name) interrupted")
             return ExitCode.interrupted
         }
-        let described = PythonException.describe(type: type, value: value, traceback: traceback)
+        let described = PythonException.describe(type: type, value: value, traceback: macroFrames(traceback, file: file))
         writeError(described.traceback, newline: false)
         return ExitCode.failure
+    }
+
+    /// The traceback as `python script.py` shows it: from the macro's first frame on (not
+    /// apimacro's `_main.py` calling `main()`), without the frames of apimacro's own Python
+    /// code (`<apimacro>`, `<_apimacro>`) in between. Unchanged when no frame is the macro's.
+    private func macroFrames(_ traceback: PyRef?, file: URL) -> PyRef? {
+        func filename(_ entry: PyRef) -> String? {
+            try? entry.attribute("tb_frame").attribute("f_code").attribute("co_filename").str()
+        }
+        func next(_ entry: PyRef) -> PyRef? {
+            guard let following = entry.attributeIfPresent("tb_next"), !following.isNone else { return nil }
+            return following
+        }
+        var first = traceback
+        while let entry = first, filename(entry) != file.path { first = next(entry) }
+        guard let start = first else {
+            PythonRaise.clear()
+            return traceback
+        }
+        var previous = start
+        while let following = next(previous) {
+            if ["<apimacro>", "<_apimacro>"].contains(filename(following)) {
+                // Unlink the internal frame (tb_next is writable since Python 3.7).
+                try? previous.setAttribute("tb_next", following.attributeIfPresent("tb_next") ?? .none)
+            } else {
+                previous = following
+            }
+        }
+        PythonRaise.clear()
+        return start
     }
 
     /// `sys.exit(code)`: None → 0, an int passes through, anything else is

@@ -67,10 +67,10 @@ final class Runtime: Sendable {
         transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         instagram = InstagramClient(
-            configuration: .fromEnvironment(environment, storedToken: stored("instagram"), timeout: settings.requestTimeout, maxWait: settings.maxWait),
+            configuration: settings.instagram(storedToken: stored("instagram")),
             transport: transport, log: log, redactor: redactor)
         shortener = ShortenerClient(
-            configuration: .fromEnvironment(environment, storedKey: stored("shortener"), timeout: settings.requestTimeout, maxWait: settings.maxWait),
+            configuration: settings.shortener(storedKey: stored("shortener")),
             transport: transport, log: log, redactor: redactor)
         var clients: [PluginClient] = []
         for (manifest, token) in zip(registry.plugins, pluginTokens) {

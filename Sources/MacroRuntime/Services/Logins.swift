@@ -114,7 +114,7 @@ public struct Logins: Sendable {
     }
 
     private func loginInstagram(mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
-        let configuration = InstagramConfiguration.fromEnvironment(settings.environment, storedToken: nil)
+        let configuration = settings.instagram(storedToken: nil)
         try await loginImplicit("instagram", flow: configuration.loginFlow(), mode: mode, say: say, prompt: prompt)
     }
 

@@ -8,6 +8,7 @@ import PluginHost
 /// ```toml
 /// format = "table"            # APIMACRO_FORMAT
 /// max_wait = 30               # APIMACRO_MAX_WAIT
+/// request_timeout = 10        # APIMACRO_REQUEST_TIMEOUT
 /// plugins = ["/opt/plugins"]  # APIMACRO_PLUGINS (joined with ':')
 ///
 /// [github]
@@ -15,6 +16,7 @@ import PluginHost
 /// ```
 ///
 /// A variable set in the environment wins over the file (flags > env > config.toml > defaults).
+/// A key apimacro does not know stops every command (`Settings.load`), as a bad value does.
 public struct ConfigFile: Sendable {
     /// Where the file is (it need not exist).
     public let path: URL
@@ -23,10 +25,32 @@ public struct ConfigFile: Sendable {
         path = home.appendingPathComponent("config.toml")
     }
 
+    /// One setting of the file: its key as written (`format`, `github.url`), the
+    /// variable it stands for and its value as the variable would hold it.
+    public struct Entry: Sendable, Equatable {
+        public let key: String
+        public let variable: String
+        public let value: String
+    }
+
+    /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
+    /// Any other table must be named after a plugin found in the plugin folders.
+    static let knownKeys = ["format", "max_wait", "request_timeout", "plugins"]
+    static let knownTables = [
+        "github": ["url", "token", "api_version"],
+        "instagram": ["url", "token", "client_id", "redirect_uri", "authorize_url"],
+        "shortener": ["url", "key"],
+    ]
+
     /// The file's settings as environment variables; empty when there is no file.
     /// Throws `MacroError` naming the file, the line and the key for a file that cannot be used.
     public func variables() throws -> [String: String] {
-        guard FileManager.default.fileExists(atPath: path.path) else { return [:] }
+        Dictionary(try entries().map { ($0.variable, $0.value) }) { _, last in last }
+    }
+
+    /// The file's settings in order of key; empty when there is no file.
+    public func entries() throws -> [Entry] {
+        guard FileManager.default.fileExists(atPath: path.path) else { return [] }
         let text: String
         do {
             text = try String(contentsOf: path, encoding: .utf8)
@@ -39,17 +63,65 @@ public struct ConfigFile: Sendable {
         } catch {
             throw MacroError("\(path.path) is not valid TOML: \(error)")
         }
-        var variables: [String: String] = [:]
-        for (key, value) in document {
+        var entries: [Entry] = []
+        for (key, value) in document.sorted(by: { $0.key < $1.key }) {
             if case .table(let table) = value {
-                for (innerKey, innerValue) in table {
-                    variables[Self.variableName(key, innerKey)] = try string(innerValue, key: "\(key).\(innerKey)")
+                for (innerKey, innerValue) in table.sorted(by: { $0.key < $1.key }) {
+                    entries.append(
+                        Entry(
+                            key: "\(key).\(innerKey)", variable: Self.variableName(key, innerKey),
+                            value: try string(innerValue, key: "\(key).\(innerKey)")))
                 }
             } else {
-                variables[Self.variableName(key)] = try string(value, key: key)
+                entries.append(Entry(key: key, variable: Self.variableName(key), value: try string(value, key: key)))
             }
         }
-        return variables
+        return entries
+    }
+
+    /// Throws a one-line `MacroError` for the first key apimacro does not know, with
+    /// "did you mean" for a near miss; a table other than a built-in client's must be
+    /// named after a plugin in `pluginFolders`.
+    public func checkKeys(_ entries: [Entry], pluginFolders: [URL]) throws {
+        let plugins = Self.pluginNames(in: pluginFolders)
+        for entry in entries {
+            let parts = entry.key.split(separator: ".", maxSplits: 1).map { $0.lowercased().replacingOccurrences(of: "-", with: "_") }
+            if parts.count == 1 {
+                guard Self.knownKeys.contains(parts[0]) else {
+                    let tables = Self.knownTables.keys.sorted() + plugins
+                    let hint = SettingCheck.didYouMean(parts[0], Self.knownKeys + tables)
+                    throw MacroError(
+                        "\(path.path): unknown key '\(entry.key)'\(hint) (known keys: \(Self.knownKeys.joined(separator: ", ")); "
+                            + "tables: \(tables.map { "[\($0)]" }.joined(separator: ", ")))")
+                }
+                continue
+            }
+            if let keys = Self.knownTables[parts[0]] {
+                guard keys.contains(parts[1]) else {
+                    throw MacroError(
+                        "\(path.path): unknown key '\(parts[1])' in [\(parts[0])]\(SettingCheck.didYouMean(parts[1], keys)) "
+                            + "(known keys: \(keys.joined(separator: ", ")))")
+                }
+                continue
+            }
+            guard plugins.contains(parts[0]) else {
+                let tables = Self.knownTables.keys.sorted() + plugins
+                throw MacroError(
+                    "\(path.path): unknown table [\(parts[0])]: no client or plugin of that name\(SettingCheck.didYouMean(parts[0], tables)) "
+                        + "(tables: \(tables.map { "[\($0)]" }.joined(separator: ", ")))")
+            }
+        }
+    }
+
+    /// The names of the plugin folders (those holding a `plugin.toml`) in `folders`.
+    static func pluginNames(in folders: [URL]) -> [String] {
+        let fileManager = FileManager.default
+        let names = folders.flatMap { folder in
+            ((try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+                fileManager.fileExists(atPath: folder.appendingPathComponent($0).appendingPathComponent("plugin.toml").path)
+            }
+        }
+        return Array(Set(names)).sorted()
     }
 
     /// `APIMACRO_` and the key path in capitals: `[github] url` is `APIMACRO_GITHUB_URL`.

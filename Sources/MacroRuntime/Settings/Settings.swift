@@ -3,7 +3,8 @@ import Foundation
 import PluginHost
 
 /// Everything a macro run needs to know about its configuration, resolved once
-/// (flags > environment > defaults) and passed down explicitly.
+/// (flags > environment > config.toml > defaults) and passed down explicitly to
+/// every client and plugin.
 public struct Settings: Sendable {
     /// How `apimacro.output` prints when the macro does not say; nil means
     /// "table on a terminal, else json".
@@ -18,7 +19,8 @@ public struct Settings: Sendable {
     public var environment: [String: String]
     /// `-v`: one line per HTTP exchange on stderr.
     public var verbose: Bool
-    /// The default per-request timeout in seconds (30).
+    /// The default per-request timeout in seconds: `--request-timeout`,
+    /// `APIMACRO_REQUEST_TIMEOUT`, `request_timeout` in config.toml (30).
     public var requestTimeout: Double
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait in seconds (60).
     public var maxWait: Double
@@ -46,28 +48,78 @@ public struct Settings: Sendable {
     /// formatted line per exchange while off, so only the REPL sets it. False by default.
     public var switchableVerbose = false
 
-    /// Resolves settings from command-line values and the environment.
+    /// Resolves settings from command-line values and the environment (with
+    /// `config.toml` already merged beneath it, see `load`). Every value is
+    /// checked: a bad one throws a one-line `MacroError` naming where it came from
+    /// (`origins` maps a variable to its `config.toml` key; otherwise the variable
+    /// itself is named), the key and the accepted values.
     public init(
-        format: OutputFormat? = nil, timeout: Double? = nil, verbose: Bool = false,
+        format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        origins: [String: String] = [:],
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    ) {
+    ) throws {
+        let check = SettingCheck(environment: environment, origins: origins)
         self.environment = environment
         self.workingDirectory = workingDirectory
+        if let timeout { try SettingCheck.positive(timeout, source: "--timeout") }
         self.timeout = timeout
-        self.format = format ?? environment["APIMACRO_FORMAT"].flatMap(OutputFormat.init(rawValue:))
+        if let format {
+            self.format = try SettingCheck.format(format, source: "--format")
+        } else {
+            self.format = try check.value("APIMACRO_FORMAT").map { try SettingCheck.format($0.value, source: $0.source) }
+        }
         self.home = Settings.home(environment: environment)
         self.verbose = verbose
-        self.requestTimeout = 30
-        self.maxWait = environment["APIMACRO_MAX_WAIT"].flatMap(Double.init).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } ?? 60
-        self.github = GitHubConfiguration.fromEnvironment(environment, timeout: requestTimeout, maxWait: maxWait)
+        if let requestTimeout {
+            try SettingCheck.positive(requestTimeout, source: "--request-timeout")
+            self.requestTimeout = requestTimeout
+        } else {
+            self.requestTimeout = try check.seconds("APIMACRO_REQUEST_TIMEOUT", zeroAllowed: false) ?? 30
+        }
+        self.maxWait = try check.seconds("APIMACRO_MAX_WAIT", zeroAllowed: true) ?? 60
+        try check.clientVariables()
+        self.github = GitHubConfiguration.fromEnvironment(environment, timeout: self.requestTimeout, maxWait: self.maxWait)
         self.record = record
         self.replay = replay
         self.offline = offline
         self.useCache = useCache
         self.cacheDirectory = Settings.cacheDirectory(environment: environment)
         self.pluginFolders = PluginRegistry.folders(environment: environment, home: home, executable: PythonPackage.executable)
+    }
+
+    /// The settings of a command: `flags` over the process environment over
+    /// `$APIMACRO_HOME/config.toml` over the defaults, resolved and checked once.
+    /// An unknown key in `config.toml` is an error too (with "did you mean").
+    public static func load(
+        format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
+        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
+        process: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Settings {
+        let file = ConfigFile(home: home(environment: process))
+        let entries = try file.entries()
+        var environment = process
+        var origins: [String: String] = [:]
+        for entry in entries where process[entry.variable] == nil {
+            environment[entry.variable] = entry.value
+            origins[entry.variable] = "\(file.path.path): \(entry.key)"
+        }
+        let settings = try Settings(
+            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record, replay: replay,
+            offline: offline, useCache: useCache, environment: environment, origins: origins)
+        try file.checkKeys(entries, pluginFolders: settings.pluginFolders)
+        return settings
+    }
+
+    /// Instagram's configuration from these settings; `storedToken` (from `apimacro login`) is the fallback token.
+    public func instagram(storedToken: Secret?) -> InstagramConfiguration {
+        .fromEnvironment(environment, storedToken: storedToken, timeout: requestTimeout, maxWait: maxWait)
+    }
+
+    /// The shortener's configuration from these settings; `storedKey` is the fallback key.
+    public func shortener(storedKey: Secret?) -> ShortenerConfiguration {
+        .fromEnvironment(environment, storedKey: storedKey, timeout: requestTimeout, maxWait: maxWait)
     }
 
     static func cacheDirectory(environment: [String: String]) -> URL {

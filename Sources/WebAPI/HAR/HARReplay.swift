@@ -12,6 +12,8 @@ public final class HARReplay: Sendable {
     private let answers: [String: [HAR.Entry]]
     private let used = Mutex<[String: Int]>([:])
     private let sensitiveParameters: Set<String>
+    /// The origins (`scheme://host[:port]`) the file holds requests to, sorted: a miss names them.
+    public let hosts: [String]
 
     /// Reads `file` (see `HAR.read` for its errors).
     public convenience init(file: URL) throws {
@@ -31,6 +33,12 @@ public final class HARReplay: Sendable {
             answers[key, default: []].append(entry)
         }
         self.answers = answers
+        hosts = Set(har.log.entries.compactMap { entry -> String? in
+            guard let components = URLComponents(string: entry.request.url), let scheme = components.scheme,
+                let host = components.host, !host.isEmpty
+            else { return nil }
+            return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+        }).sorted()
     }
 
     /// The number of recorded exchanges.

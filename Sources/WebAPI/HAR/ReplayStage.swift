@@ -23,7 +23,8 @@ public struct ReplayStage: Stage {
         let wire = await credentials.injected(exchange)
         guard let answer = replay.answer(to: wire, redactor: slot.redactor) else {
             let url = slot.redactor.redactURL(exchange.url)
-            throw APIError(.offline, "offline: \(exchange.method) \(url) is not in the replay file \(replay.name)", url: url)
+            let held = replay.hosts.isEmpty ? "it holds no requests" : "it holds requests to \(replay.hosts.joined(separator: ", "))"
+            throw APIError(.offline, "offline: \(exchange.method) \(url) is not in the replay file \(replay.name) (\(held))", url: url)
         }
         log.record(
             method: exchange.method, url: exchange.url, status: answer.status,

@@ -28,6 +28,7 @@ stderr and raises ``SystemExit(2)``.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections.abc
 import inspect
 import pathlib
@@ -340,6 +341,39 @@ def call_main(func: Callable[..., Any], argv: list[str] | None = None, prog: str
 
         result = asyncio.run(result)
     return result
+
+
+def option_flags(source: str | bytes, filename: str = "<macro>") -> list[str]:
+    """Return the option flags the ``main()`` of a macro's ``source`` takes, read
+    with ``ast`` without running anything: for each parameter that becomes an
+    option (see the module doc), ``--name``, its underscore spelling, and the
+    ``--no-name`` spellings a bool option may have.  The host uses them to tell
+    apimacro's own options after the macro's name from the macro's.  Returns
+    ``[]`` when there is no top-level ``main`` or the source does not parse.
+    """
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return []
+    main = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+            main = node
+    if main is None:
+        return []
+    arguments = main.args
+    plain = arguments.args
+    defaults = len(arguments.defaults)
+    # Defaults belong to the last positional parameters; positional-only ones stay positionals.
+    first_default = len(arguments.posonlyargs) + len(plain) - defaults
+    names = [a.arg for i, a in enumerate(plain, len(arguments.posonlyargs)) if i >= first_default]
+    names += [a.arg for a in arguments.kwonlyargs]
+    flags = []
+    for name in names:
+        for prefix in ("", "no-"):
+            flags.append(f"--{prefix}{_dashed(name)}")
+            flags.append(f"--{prefix.replace('-', '_')}{name}")
+    return sorted(set(flags))
 
 
 def describe(func: Any) -> str:

@@ -264,7 +264,8 @@ def _save_history(history):
 
     folder = os.path.dirname(history)
     try:
-        os.makedirs(folder, exist_ok=True)
+        # $APIMACRO_HOME is owner-only (0700), as `apimacro login` creates it.
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         # Created owner-only: a typed line may hold a token.
         os.close(os.open(history, os.O_WRONLY | os.O_CREAT, 0o600))
         os.chmod(history, 0o600)

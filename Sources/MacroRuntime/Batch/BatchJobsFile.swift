@@ -1,0 +1,142 @@
+import Foundation
+
+/// `apimacro batch --file jobs.txt`: one job per line, words quoted as in a
+/// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts
+/// a comment, blank lines are skipped; a first word `name=NAME` names the job
+/// (to tell two jobs of one macro apart in the summary). Every line is checked
+/// before anything runs: a bad one is a `MacroError` naming the file and line.
+public struct BatchJobsFile {
+    /// How the file is named in messages (its path, or `<stdin>`).
+    public let label: String
+    public let text: String
+
+    public init(label: String, text: String) {
+        self.label = label
+        self.text = text
+    }
+
+    /// Reads `path`, or standard input for `-`.
+    public static func read(_ path: String) throws -> BatchJobsFile {
+        if path == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            return BatchJobsFile(label: "<stdin>", text: String(decoding: data, as: UTF8.self))
+        }
+        do {
+            return BatchJobsFile(label: path, text: try String(contentsOfFile: path, encoding: .utf8))
+        } catch {
+            throw MacroError("cannot read the jobs file \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The jobs, in order. Names come from `name=` or the macro's file name; `taken`
+    /// holds the names already used by jobs given on the command line.
+    public func jobs(after taken: [BatchJob] = []) throws -> [BatchJob] {
+        var parsed: [(line: Int, name: String?, words: [String])] = []
+        for (offset, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+            let number = offset + 1
+            let words: [String]
+            do {
+                words = try Self.words(String(line))
+            } catch let error as MacroError {
+                throw MacroError("\(label):\(number): \(error.description)")
+            }
+            guard var first = words.first else { continue }
+            var rest = Array(words.dropFirst())
+            var name: String?
+            if first.hasPrefix("name=") {
+                let given = String(first.dropFirst(5))
+                guard !given.isEmpty, given.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), !given.hasPrefix(".") else {
+                    throw MacroError("\(label):\(number): name=\(given) is not a usable name; use letters, digits, '-', '_' and '.'")
+                }
+                guard let macro = rest.first else {
+                    throw MacroError("\(label):\(number): name=\(given) names no job; write 'name=\(given) MACRO [ARGS...]'")
+                }
+                name = given
+                first = macro
+                rest.removeFirst()
+            }
+            parsed.append((number, name, [first] + rest))
+        }
+        var jobs: [BatchJob] = []
+        var used = Dictionary(taken.map { ($0.name, $0.origin ?? "the command line") }) { first, _ in first }
+        // Named jobs first, so a generated name never takes a name given on a later line.
+        for entry in parsed {
+            guard let name = entry.name else { continue }
+            if let earlier = used[name] {
+                throw MacroError("\(label):\(entry.line): the name '\(name)' is already used by \(earlier); give each job its own name=")
+            }
+            used[name] = "\(label):\(entry.line)"
+        }
+        for entry in parsed {
+            let name = entry.name ?? Self.freeName(BatchRunner.names(for: [entry.words[0]])[0], used: &used, origin: "\(label):\(entry.line)")
+            jobs.append(BatchJob(name: name, macro: entry.words[0], arguments: Array(entry.words.dropFirst()), origin: "\(label):\(entry.line)"))
+        }
+        return jobs
+    }
+
+    /// `base`, else `base-2`, `base-3`, ... : the first not in `used` (which it joins).
+    static func freeName(_ base: String, used: inout [String: String], origin: String) -> String {
+        var name = base
+        var count = 1
+        while used[name] != nil {
+            count += 1
+            name = "\(base)-\(count)"
+        }
+        used[name] = origin
+        return name
+    }
+
+    /// The words of one line as a POSIX shell splits them: whitespace separates words;
+    /// '...' is literal; "..." keeps `\"`, `\\`, `\$` and `` \` `` escapes; a backslash
+    /// outside quotes escapes the next character; `#` at the start of a word begins a comment.
+    static func words(_ line: String) throws -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var characters = line[...]
+        while let character = characters.popFirst() {
+            switch character {
+            case " ", "\t", "\r":
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            case "#" where !inWord:
+                return words
+            case "'":
+                inWord = true
+                guard let end = characters.firstIndex(of: "'") else {
+                    throw MacroError("unbalanced ' (a quote that is never closed)")
+                }
+                current += characters[..<end]
+                characters = characters[characters.index(after: end)...]
+            case "\"":
+                inWord = true
+                var closed = false
+                while let inner = characters.popFirst() {
+                    if inner == "\"" {
+                        closed = true
+                        break
+                    }
+                    if inner == "\\", let next = characters.first, "\"\\$`".contains(next) {
+                        current.append(next)
+                        characters = characters.dropFirst()
+                    } else {
+                        current.append(inner)
+                    }
+                }
+                guard closed else { throw MacroError("unbalanced \" (a quote that is never closed)") }
+            case "\\":
+                inWord = true
+                guard let next = characters.popFirst() else {
+                    throw MacroError("a backslash ends the line; jobs cannot continue on the next line")
+                }
+                current.append(next)
+            default:
+                inWord = true
+                current.append(character)
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Checks the value of one setting and says, in one line, where a bad value
+/// came from (the flag, the variable, or the `config.toml` key), what was
+/// wrong and what is accepted — with "did you mean" for a near miss.
+struct SettingCheck {
+    let environment: [String: String]
+    /// Variable → where it came from when not from the environment (`/path/config.toml: format`).
+    let origins: [String: String]
+
+    /// The variables holding a URL of a built-in client (plugins' `APIMACRO_<NAME>_URL` are checked too).
+    static let urlVariables = [
+        "APIMACRO_INSTAGRAM_REDIRECT_URI", "APIMACRO_INSTAGRAM_AUTHORIZE_URL",
+    ]
+
+    /// The value of `variable` and where it came from; nil when unset or empty.
+    func value(_ variable: String) -> (value: String, source: String)? {
+        guard let value = environment[variable], !value.isEmpty else { return nil }
+        return (value, origins[variable] ?? variable)
+    }
+
+    /// A number of seconds (`zeroAllowed`: 0 is accepted), or nil when unset.
+    func seconds(_ variable: String, zeroAllowed: Bool) throws -> Double? {
+        guard let found = value(variable) else { return nil }
+        let (text, source) = found
+        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, zeroAllowed ? number >= 0 : number > 0
+        else {
+            throw MacroError(
+                "\(source): '\(text)' is not a number of seconds; accepted: a number \(zeroAllowed ? "of 0 or more" : "above 0") (such as 30 or 2.5)"
+            )
+        }
+        return number
+    }
+
+    /// Every client URL (`APIMACRO_*_URL`, Instagram's redirect and authorize URLs) is an http(s) URL;
+    /// GitHub's API version is a date.
+    func clientVariables() throws {
+        let urls = environment.keys.filter { $0.hasPrefix("APIMACRO_") && $0.hasSuffix("_URL") } + Self.urlVariables
+        for variable in urls.sorted() {
+            guard let found = value(variable) else { continue }
+            let (text, source) = found
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false
+            else {
+                throw MacroError("\(source): '\(text)' is not an http:// or https:// URL; accepted: a URL such as https://api.example.com/v1")
+            }
+        }
+        if let found = value("APIMACRO_GITHUB_API_VERSION"),
+            found.value.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) == nil
+        {
+            throw MacroError("\(found.source): '\(found.value)' is not a GitHub API version; accepted: a date such as 2022-11-28")
+        }
+    }
+
+    /// A flag's or variable's output format.
+    static func format(_ text: String, source: String) throws -> OutputFormat {
+        if let format = OutputFormat(rawValue: text) { return format }
+        let names = OutputFormat.allCases.map(\.rawValue)
+        throw MacroError(
+            "\(source): '\(text)' is not an output format; accepted: \(names.joined(separator: ", "))\(Self.didYouMean(text, names))")
+    }
+
+    /// A positive, finite number of seconds given as a flag.
+    static func positive(_ number: Double, source: String) throws {
+        guard number > 0, number.isFinite else {
+            throw MacroError("\(source): \(number) is not a number of seconds; accepted: a number above 0 (such as 30 or 2.5)")
+        }
+    }
+
+    /// `"; did you mean 'X'?"` for a near miss among `known`, else "".
+    static func didYouMean(_ word: String, _ known: [String]) -> String {
+        NearMiss.suggestion(for: word, among: known).map { "; did you mean '\($0)'?" } ?? ""
+    }
+}
