@@ -43,6 +43,24 @@ final class CurlSink {
     var body: [UInt8] = []
     var tooBig = false
 
+    /// One line of a response head, as libcurl hands it over (with its CR LF). Parsed as
+    /// bytes: Foundation's trimming cost more than the whole exchange in libcurl.
+    func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if line.starts(with: "HTTP/".utf8) {
+            headers.removeAll(keepingCapacity: true)  // a new response head (1xx, then the final one)
+            return
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }  // the blank line
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1
+        var end = line.count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        headers.append((name, value))
+    }
+
     func reset() {
         headers.removeAll(keepingCapacity: true)
         body.removeAll(keepingCapacity: true)
@@ -86,15 +104,8 @@ final class CurlEasy {
             let total = size * count
             guard let user, let data else { return total }
             let sink = Unmanaged<CurlSink>.fromOpaque(user).takeUnretainedValue()
-            let line = data.withMemoryRebound(to: UInt8.self, capacity: total) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: total), as: UTF8.self)
-            }
-            if line.hasPrefix("HTTP/") {
-                sink.headers.removeAll(keepingCapacity: true)  // a new response head (1xx, then the final one)
-            } else if let colon = line.firstIndex(of: ":") {
-                let name = String(line[..<colon])
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-                sink.headers.append((name, value))
+            data.withMemoryRebound(to: UInt8.self, capacity: total) {
+                sink.headerLine(UnsafeBufferPointer(start: $0, count: total))
             }
             return total
         }
