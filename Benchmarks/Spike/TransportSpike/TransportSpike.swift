@@ -126,7 +126,8 @@ final class CurlEasy {
     /// The response after a transfer ended with `code`.
     func finish(_ code: CURLcode, url: String) throws -> Response {
         guard code == CURLE_OK else {
-            let reason = sink.tooBig ? "body larger than \(maximumBodySize) bytes" : String(cString: curl_easy_strerror(code))
+            let reason =
+                sink.tooBig ? "body larger than \(maximumBodySize) bytes" : String(cString: curl_easy_strerror(code))
             throw SpikeFailure("GET \(url): \(reason)")
         }
         var status = 0
@@ -325,7 +326,8 @@ enum TransportSpike {
         let url = arguments[4]
         let received = Mutex(0)
         let check: @Sendable (Response) throws -> Void = { response in
-            guard response.status == 200, response.body.first == UInt8(ascii: "{"), response.headers["content-type"] != nil
+            guard response.status == 200, response.body.first == UInt8(ascii: "{"),
+                response.headers["content-type"] != nil
             else {
                 throw SpikeFailure("unexpected response: \(response.status), \(response.body.count) bytes")
             }
