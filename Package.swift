@@ -107,3 +107,23 @@ if Context.environment["APIMACRO_FUZZ"] == "1" {
                 linkerSettings: [.unsafeFlags(sanitize + ["-use-ld=lld"])]))
     }
 }
+
+// The transport spike of issue 13 (Benchmarks/SPIKE-transport.md), only with APIMACRO_SPIKE=1:
+// libcurl (Debian's libcurl4-openssl-dev) against AsyncHTTPClient driven from a plain thread
+// and today's Task-based path. `Benchmarks/spike.py` builds it in release mode and measures it.
+if Context.environment["APIMACRO_SPIKE"] == "1" {
+    package.targets.append(
+        .systemLibrary(
+            name: "CCurl", path: "Benchmarks/Spike/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]))
+    package.targets.append(
+        .executableTarget(
+            name: "transport-spike",
+            dependencies: [
+                "CCurl", "WebAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Spike/TransportSpike"))
+}

@@ -212,7 +212,7 @@ final class PluginBinding {
     /// plugin (built the first time the plugin is used, so start-up pays
     /// nothing), `plugin.py` functions as methods, `plugins` and `client`.
     static let pythonSource = #"""
-        import collections.abc as _abc
+        import _collections_abc as _abc  # what collections.abc re-exports; already loaded, unlike collections
 
         class PluginClient:
             """A web API declared by a plugin's plugin.toml (see `apimacro plugins show NAME`)."""

@@ -73,7 +73,9 @@ public struct MacroRunner {
         if try first.str() != file.deletingLastPathComponent().path {
             try path.callMethod("insert", [PythonValue.int(0).toPython(), folder])
         }
-        let module = try Interpreter.import("types").callMethod("ModuleType", [PyRef(string: "__main__")])
+        // type(sys) is types.ModuleType, without importing types at start-up.
+        let moduleType = try Interpreter.import("builtins").attribute("type").call([sys])
+        let module = try moduleType.call([PyRef(string: "__main__")])
         try module.setAttribute("__file__", PyRef(string: file.path))
         try module.setAttribute("__builtins__", Interpreter.import("builtins"))
         try module.setAttribute("__cached__", .none)

@@ -7,8 +7,8 @@ import PluginHost
 /// once from the settings and passed down explicitly.
 final class Runtime: Sendable {
     let settings: Settings
-    /// The network: one connection pool for the process.
-    let network: HTTPTransport
+    /// The network: one connection pool for the process, built on the first request that needs it.
+    let network: LazyNetwork
     /// What clients send through: the cache, `--record`, `--replay`, `--offline` in front of `network`.
     let transport: ExchangeStore
     let log: ExchangeLog
@@ -63,7 +63,7 @@ final class Runtime: Sendable {
         secrets = SecretRegistry(redactor)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
-        network = HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)")
+        network = LazyNetwork { HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)") }
         transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         instagram = InstagramClient(
@@ -88,7 +88,7 @@ final class Runtime: Sendable {
 
     /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.
     static func exchangeStore(
-        settings: Settings, network: HTTPTransport, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
+        settings: Settings, network: LazyNetwork, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
     ) -> ExchangeStore {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {

@@ -48,7 +48,7 @@ enum ApimacroModule {
     /// Small pure-Python parts of the module: the case-insensitive headers
     /// mapping, `get`/`post`, and `map` for callables that are not client methods.
     static let helperSource = #"""
-        import collections.abc as _abc
+        import _collections_abc as _abc  # what collections.abc re-exports; already loaded, unlike collections
 
         class Headers(_abc.Mapping):
             """HTTP headers: a read-only mapping looked up without regard to case.

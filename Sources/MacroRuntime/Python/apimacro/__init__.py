@@ -14,7 +14,6 @@ changes between runs, or a name the host adds later) is looked up on
 """
 
 import sys as _sys
-import types as _types
 
 import _apimacro
 
@@ -31,7 +30,7 @@ def _reexport() -> None:
     for name in dir(_apimacro):
         if not name.startswith("_"):
             value = getattr(_apimacro, name)
-            if callable(value) or isinstance(value, _types.ModuleType):
+            if callable(value) or isinstance(value, type(_sys)):  # type(sys): ModuleType, no types import
                 namespace[name] = value
 
 

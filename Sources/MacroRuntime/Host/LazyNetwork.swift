@@ -1,0 +1,31 @@
+import Clients
+import Synchronization
+
+/// The network transport, built on the first request that reaches the wire:
+/// a macro that sends nothing (or is answered by the cache or a replay file)
+/// starts no event-loop threads and no connection pool.
+final class LazyNetwork: Transport {
+    private let make: @Sendable () -> HTTPTransport
+    private let built = Mutex<HTTPTransport?>(nil)
+
+    init(_ make: @escaping @Sendable () -> HTTPTransport) {
+        self.make = make
+    }
+
+    /// The transport, built now if this is the first use.
+    var transport: HTTPTransport {
+        built.withLock { stored in
+            if let stored { return stored }
+            let made = make()
+            stored = made
+            return made
+        }
+    }
+
+    /// Whether the transport has been built (tests, and shutting down only what exists).
+    var isBuilt: Bool { built.withLock { $0 != nil } }
+
+    func send(_ exchange: Exchange) async throws -> Response {
+        try await transport.send(exchange)
+    }
+}
