@@ -12,7 +12,7 @@ struct Batch: ParsableCommand {
             killed). Each macro's stdout and stderr are printed whole under a header when it ends, or written
             to --output-dir DIR as NAME.out and NAME.err. A summary table always follows (status, exit code,
             seconds, HTTP requests, cache hits). --record FILE.har writes one HAR per macro, FILE.NAME.har.
-            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C).
+            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP).
             """)
 
     @OptionGroup var options: MacroOptions
@@ -58,6 +58,7 @@ struct Batch: ParsableCommand {
             try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: settings.secrets)
                 .write(to: URL(fileURLWithPath: junit))
         }
+        if let signal = BatchRunner.terminationSignal { throw ExitCode(128 + signal) }
         if BatchRunner.wasInterrupted { throw ExitCode(MacroRunner.ExitCode.interrupted) }
         throw ExitCode(results.allSatisfy { $0.status == .ok } ? 0 : 1)
     }

@@ -8,6 +8,9 @@ import Synchronization
 /// Set by the SIGINT handler `BatchRunner` installs while it runs.
 private let batchInterrupted = Atomic<Bool>(false)
 
+/// Set by the SIGTERM / SIGHUP handler `BatchRunner` installs while it runs: the signal, 0 for none.
+private let batchTerminatedBy = Atomic<Int32>(0)
+
 /// Runs many macros, each in its own process of the apimacro binary
 /// (`apimacro run`), up to `jobs` at once: a crash, `os._exit` or a hung macro
 /// affects nothing else. Single-threaded: one loop starts children, polls them
@@ -110,6 +113,8 @@ public struct BatchRunner {
 
         var previous = Self.catchInterrupts()
         defer { sigaction(SIGINT, &previous, nil) }
+        let previousTermination = Self.catchTermination()
+        defer { Self.restoreTermination(previousTermination) }
 
         var environment = ProcessInfo.processInfo.environment
         // A macro that segfaults is reported as "crashed (SIGSEGV)"; the Swift runtime's
@@ -135,7 +140,7 @@ public struct BatchRunner {
         }
 
         while !running.isEmpty || (!stopping && !pending.isEmpty) {
-            if batchInterrupted.load(ordering: .relaxed) { stop() }
+            if batchInterrupted.load(ordering: .relaxed) || batchTerminatedBy.load(ordering: .relaxed) != 0 { stop() }
             while !stopping, running.count < configuration.jobs, let index = pending.popLast() {
                 let files = self.files(name: names[index], index: index, work: work)
                 do {
@@ -196,6 +201,12 @@ public struct BatchRunner {
 
     /// Whether Ctrl-C stopped the last batch.
     public static var wasInterrupted: Bool { batchInterrupted.load(ordering: .relaxed) }
+
+    /// The signal (SIGTERM or SIGHUP) that stopped the last batch, if one did: exit 128 + it.
+    public static var terminationSignal: Int32? {
+        let signal = batchTerminatedBy.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
 
     private func files(name: String, index: Int, work: URL) -> Files {
         let stats = work.appendingPathComponent("\(index).stats.json")
@@ -259,6 +270,41 @@ public struct BatchRunner {
         return BatchResult(
             name: name, macro: macro, status: status, exitCode: exitCode, seconds: elapsed, stats: stats,
             stdout: stdout, stderr: stderr)
+    }
+
+    /// SIGTERM and SIGHUP stop the batch as Ctrl-C does (children interrupted, then killed after
+    /// `killGrace`; the temporary folder removed; the summary printed). Only signals with the default
+    /// disposition are caught: one ignored when apimacro started (`nohup`) stays ignored.
+    /// Returns the old actions to put back.
+    private static func catchTermination() -> [(Int32, sigaction)] {
+        batchTerminatedBy.store(0, ordering: .relaxed)
+        var saved: [(Int32, sigaction)] = []
+        for signal in [SIGTERM, SIGHUP] {
+            var current = sigaction()
+            guard sigaction(signal, nil, &current) == 0, current.sa_flags & SA_SIGINFO == 0 else { continue }
+            #if canImport(Glibc)
+                guard current.__sigaction_handler.sa_handler == nil else { continue }
+            #endif
+            var action = sigaction()
+            #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = { signal in batchTerminatedBy.store(signal, ordering: .relaxed) }
+            #endif
+            sigemptyset(&action.sa_mask)
+            var previous = sigaction()
+            if sigaction(signal, &action, &previous) == 0 { saved.append((signal, previous)) }
+        }
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for (signal, _) in saved { sigaddset(&unblock, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        return saved
+    }
+
+    private static func restoreTermination(_ saved: [(Int32, sigaction)]) {
+        for (signal, action) in saved {
+            var action = action
+            sigaction(signal, &action, nil)
+        }
     }
 
     /// Ctrl-C sets a flag the loop reads (it then interrupts the children); returns the old action.
