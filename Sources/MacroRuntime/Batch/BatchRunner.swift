@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import Synchronization
 
@@ -32,8 +33,11 @@ public struct BatchRunner {
         public var failFast: Bool
         /// `--record FILE.har`: each macro records to its own `FILE.NAME.har` next to it.
         public var record: URL?
-        /// Where each macro's stdout and stderr go as `NAME.out` and `NAME.err`; nil: a temporary folder.
+        /// Where each macro's stdout and stderr go as `NAME.out` and `NAME.err` (mode 0600, secrets
+        /// redacted, written when it ends); nil: only the temporary folder.
         public var outputDirectory: URL?
+        /// The secrets to redact from each macro's output (printed, in `--output-dir` files, in results).
+        public var secrets: [String]
 
         /// Seconds past `timeout` before SIGKILL: the child's own deadline, its one-second
         /// hard stop, and slack for a loaded machine.
@@ -42,7 +46,7 @@ public struct BatchRunner {
         /// A configuration; `jobs` defaults to 1.
         public init(
             executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil, failFast: Bool = false,
-            record: URL? = nil, outputDirectory: URL? = nil
+            record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = []
         ) {
             self.executable = executable
             self.runOptions = runOptions
@@ -51,6 +55,7 @@ public struct BatchRunner {
             self.failFast = failFast
             self.record = record
             self.outputDirectory = outputDirectory
+            self.secrets = secrets
         }
     }
 
@@ -78,6 +83,8 @@ public struct BatchRunner {
         let stdout: URL
         let stderr: URL
         let stats: URL
+        /// `--output-dir`'s `NAME.out` and `NAME.err`, written redacted when the macro ends.
+        var kept: (stdout: URL, stderr: URL)?
     }
 
     let configuration: Configuration
@@ -210,14 +217,38 @@ public struct BatchRunner {
 
     private func files(name: String, index: Int, work: URL) -> Files {
         let stats = work.appendingPathComponent("\(index).stats.json")
-        guard let folder = configuration.outputDirectory else {
-            return Files(
-                stdout: work.appendingPathComponent("\(index).out"), stderr: work.appendingPathComponent("\(index).err"),
-                stats: stats)
-        }
-        return Files(
-            stdout: folder.appendingPathComponent("\(name).out"), stderr: folder.appendingPathComponent("\(name).err"),
+        // The child writes into the private work folder; `--output-dir` gets redacted copies.
+        var files = Files(
+            stdout: work.appendingPathComponent("\(index).out"), stderr: work.appendingPathComponent("\(index).err"),
             stats: stats)
+        if let folder = configuration.outputDirectory {
+            files.kept = (folder.appendingPathComponent("\(name).out"), folder.appendingPathComponent("\(name).err"))
+        }
+        return files
+    }
+
+    /// The secrets taken out of `text`, and the redacted text written to the `--output-dir` file, if any.
+    private func keep(_ text: String, in file: URL?, redactor: Redactor) -> String {
+        let redacted = redactor.redact(text)
+        guard let file else { return redacted }
+        do {
+            try Self.writeOwnerOnly(redacted, to: file)
+        } catch {
+            return redacted + "apimacro: \(error)\n"
+        }
+        return redacted
+    }
+
+    /// Writes `text` to `file` with mode 0600, whatever the umask and whatever mode it had.
+    static func writeOwnerOnly(_ text: String, to file: URL) throws {
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        guard fchmod(fd, 0o600) == 0 else {
+            throw ChildProcess.SpawnError(description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
+        }
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
     }
 
     /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO`.
@@ -239,8 +270,13 @@ public struct BatchRunner {
 
     private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String) -> BatchResult {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - item.started) / 1e9
-        let stdout = String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self)
-        let stderr = String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self)
+        let redactor = Redactor(secrets: configuration.secrets)
+        let stdout = keep(
+            String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self), in: item.files.kept?.stdout,
+            redactor: redactor)
+        let stderr = keep(
+            String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self), in: item.files.kept?.stderr,
+            redactor: redactor)
         let stats = MacroStats.read(from: item.files.stats)
         let status: BatchResult.Status
         var exitCode: Int32?
