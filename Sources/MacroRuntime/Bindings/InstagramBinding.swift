@@ -161,7 +161,11 @@ enum ShortenerBinding {
     static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding) throws {
         let builder = NativeClass<ShortenerClient>(
             name: "Shortener", module: "apimacro", doc: "Google URL Shortener v1 (key from APIMACRO_SHORTENER_KEY).")
+        // No key from the environment and a credential store that cannot be read: say so rather
+        // than send requests without the stored key.
+        let storeProblem = runtime.shortener.api.credential == nil ? runtime.credentialProblem : nil
         try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") { client, arguments in
+            if let storeProblem { throw storeProblem }
             let slots = try arguments.bind("shorten", ["long_url"], required: 1)
             let url = try Arguments.string(slots[0], "long_url", in: "shorten")
             try ShortenerClient.validate(url, argument: "shorten() long_url")
@@ -169,6 +173,7 @@ enum ShortenerBinding {
             return try decoder.decode(response, api: "shortener")
         }
         try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") { client, arguments in
+            if let storeProblem { throw storeProblem }
             let slots = try arguments.bind("expand", ["short_url"], required: 1)
             let url = try Arguments.string(slots[0], "short_url", in: "expand")
             try ShortenerClient.validate(url, argument: "expand() short_url")
