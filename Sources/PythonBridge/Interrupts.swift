@@ -90,6 +90,13 @@ public enum Interrupts {
         #endif
     }
 
+    /// Whether this is the thread that initialised Python (the only one where
+    /// Python's `signal.signal` works).
+    public static var onMainThread: Bool {
+        guard let thread = mainThread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
     /// The thread that initialised Python; Python runs signal handlers there.
     nonisolated(unsafe) static var mainThread: pthread_t?
 

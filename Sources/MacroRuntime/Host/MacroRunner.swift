@@ -47,7 +47,7 @@ public struct MacroRunner {
             var termination: TerminationSignals?
             var code: Int32
             do {
-                termination = try TerminationSignals.arm()
+                termination = TerminationSignals.armIfPossible()
                 let namespace = try prepare(file: file, arguments: arguments)
                 if let seconds = host.settings.timeout {
                     let runtime = host.runtime

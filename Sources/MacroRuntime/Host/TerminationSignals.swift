@@ -33,6 +33,18 @@ final class TerminationSignals {
     /// The signals taken over.
     static let handled: [(name: String, number: Int32)] = [("SIGTERM", SIGTERM), ("SIGHUP", SIGHUP)]
 
+    /// Installs the handlers (GIL held), or nil off the thread that started Python, where Python
+    /// cannot install signal handlers (an embedding test calls the runner from a worker thread).
+    static func armIfPossible() -> TerminationSignals? {
+        guard Interrupts.onMainThread else { return nil }
+        do {
+            return try arm()
+        } catch {
+            PythonRaise.clear()
+            return nil
+        }
+    }
+
     /// Installs the handlers (GIL held, main thread).
     static func arm() throws -> TerminationSignals {
         let signals = TerminationSignals()
