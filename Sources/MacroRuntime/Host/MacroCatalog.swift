@@ -33,7 +33,7 @@ public struct MacroCatalog: Sendable {
             let globals = try Interpreter.newGlobals()
             try Interpreter.exec(MacroCatalog.helpSource, globals: globals)
             guard let helpOf = try globals.item("help_of") else { return [] }
-            return try files.map { file in
+            return files.map { file in
                 let name = String(file.lastPathComponent.dropLast(3))
                 let help: String
                 do {
