@@ -12,8 +12,21 @@ import Synchronization
 /// macro deadline. Native waits watch it (see `withoutGIL`).
 private let interruptGeneration = Atomic<Int>(0)
 
-/// Python's own C-level SIGINT handler, which `Interrupts.install()` chains to.
-nonisolated(unsafe) private var previousSIGINTHandler: (@convention(c) (Int32) -> Void)?
+/// The C-level handlers (Python's) that the chained handlers call after bumping
+/// the counter, indexed by signal number; nil where none is chained. Only ever
+/// written on the main thread before the chained handler is installed.
+nonisolated(unsafe) private let previousHandlers: UnsafeMutablePointer<(@convention(c) (Int32) -> Void)?> = {
+    let table = UnsafeMutablePointer<(@convention(c) (Int32) -> Void)?>.allocate(capacity: Interrupts.signalLimit)
+    table.initialize(repeating: nil, count: Interrupts.signalLimit)
+    return table
+}()
+
+/// Bumps the counter, then runs the handler it was chained in front of.
+private func chainedHandler(_ signal: Int32) {
+    interruptGeneration.add(1, ordering: .releasing)
+    guard signal > 0, signal < Interrupts.signalLimit, let previous = previousHandlers[Int(signal)] else { return }
+    previous(signal)
+}
 
 /// How Ctrl-C and macro deadlines reach Python code and native waits.
 ///
@@ -21,6 +34,9 @@ nonisolated(unsafe) private var previousSIGINTHandler: (@convention(c) (Int32) -
 /// native wait with the GIL released never sees. A chained handler bumps a
 /// counter first, so `withoutGIL` notices, takes the GIL and lets Python raise.
 public enum Interrupts {
+    /// Signal numbers below this can be chained.
+    static let signalLimit = 65
+
     /// A counter that changes on every interrupt; compare two readings.
     public static var generation: Int { interruptGeneration.load(ordering: .acquiring) }
 
@@ -31,6 +47,9 @@ public enum Interrupts {
 
     /// Chains a handler in front of Python's SIGINT handler. Call once, after
     /// the interpreter is initialised, on the main thread.
+    ///
+    /// A SIGINT ignored when apimacro started (`nohup`, a background job of a
+    /// script) stays ignored: Python leaves it so, and nothing is chained.
     static func install() {
         // A parent may hand us a signal mask that blocks these (test runners and
         // some process supervisors do); Ctrl-C and macro deadlines need them.
@@ -39,21 +58,43 @@ public enum Interrupts {
         sigaddset(&unblock, SIGINT)
         sigaddset(&unblock, SIGALRM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        chain(SIGINT)
+    }
+
+    /// Puts a handler in front of the C handler now installed for `signal` (one
+    /// Python installed) that bumps the counter first, so native waits notice
+    /// it. Returns false, changing nothing, when the disposition is not a plain
+    /// function: `SIG_IGN` stays ignored, `SIG_DFL` keeps its default action, a
+    /// three-argument (`SA_SIGINFO`) handler is left alone. Main thread only.
+    @discardableResult
+    public static func chain(_ signal: Int32) -> Bool {
+        guard signal > 0, signal < signalLimit else { return false }
         var current = sigaction()
-        guard sigaction(SIGINT, nil, &current) == 0 else { return }
+        guard sigaction(signal, nil, &current) == 0, current.sa_flags & SA_SIGINFO == 0 else { return false }
         #if canImport(Glibc)
-            previousSIGINTHandler = current.__sigaction_handler.sa_handler
+            guard let handler = current.__sigaction_handler.sa_handler else { return false }
+            // SIG_IGN is 1 and SIG_ERR is -1: dispositions, not functions to call.
+            let address = unsafeBitCast(handler, to: Int.self)
+            guard address != 1, address != -1 else { return false }
+            let ours: @convention(c) (Int32) -> Void = { chainedHandler($0) }
+            // Already chained (a second call): nothing to do.
+            if unsafeBitCast(ours, to: Int.self) == address { return true }
+            previousHandlers[Int(signal)] = handler
+            var chained = sigaction()
+            chained.__sigaction_handler.sa_handler = ours
+            chained.sa_flags = current.sa_flags
+            chained.sa_mask = current.sa_mask
+            return sigaction(signal, &chained, nil) == 0
+        #else
+            return false
         #endif
-        var chained = sigaction()
-        #if canImport(Glibc)
-            chained.__sigaction_handler.sa_handler = { signal in
-                interruptGeneration.add(1, ordering: .releasing)
-                previousSIGINTHandler?(signal)
-            }
-        #endif
-        chained.sa_flags = current.sa_flags
-        chained.sa_mask = current.sa_mask
-        sigaction(SIGINT, &chained, nil)
+    }
+
+    /// Whether this is the thread that initialised Python (the only one where
+    /// Python's `signal.signal` works).
+    public static var onMainThread: Bool {
+        guard let thread = mainThread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
     }
 
     /// The thread that initialised Python; Python runs signal handlers there.

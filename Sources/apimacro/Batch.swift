@@ -10,7 +10,7 @@ struct Batch: ParsableCommand {
             Each macro runs as `apimacro run MACRO` in a process of its own: a crash, os._exit or a hung \
             macro affects nothing else. --timeout applies to each macro (a child still alive 3 s later is \
             killed). Each macro's stdout and stderr are printed whole under a header when it ends, or \
-            written to --output-dir DIR as NAME.out and NAME.err. A summary table always follows (status, \
+            written to --output-dir DIR as NAME.out and NAME.err (mode 0600), secrets redacted either way. A summary table always follows (status, \
             exit code, seconds, HTTP requests, cache hits). --record FILE.har writes one HAR per macro, \
             FILE.NAME.har.
 
@@ -19,7 +19,7 @@ struct Batch: ParsableCommand {
             name=NAME names the job in the summary, the JUnit report and --output-dir. Every line is \
             checked before anything runs.
 
-            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C); 2 for a usage error.
+            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP); 2 for a usage error.
             """)
 
     @OptionGroup var options: MacroOptions
@@ -76,22 +76,26 @@ struct Batch: ParsableCommand {
         let settings = try options.settings()
         // Every macro must exist before any runs: a typo is a usage error, not one failed row.
         let batchJobs = try batchJobs(settings)
+        // Environment secrets and every token `apimacro login` stored: redacted from outputs and the report.
+        let secrets = settings.secrets + Logins(settings: settings).storedSecrets
         var forwarded = options
         forwarded.record = nil
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let runner = BatchRunner(
             configuration: .init(
                 executable: executable, runOptions: forwarded.forwardedArguments, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeout: options.timeout,
-                failFast: failFast, record: settings.record, outputDirectory: outputDir.map { URL(fileURLWithPath: $0) }))
+                failFast: failFast, record: settings.record, outputDirectory: outputDir.map { URL(fileURLWithPath: $0) },
+                secrets: secrets))
         let console = BatchConsole(printOutputs: outputDir == nil)
         let started = Date()
         let results = try runner.run(jobs: batchJobs) { console.show($0) }
         let seconds = Date().timeIntervalSince(started)
         console.summarize(results, seconds: seconds)
         if let junit {
-            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: settings.secrets)
+            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets)
                 .write(to: URL(fileURLWithPath: junit))
         }
+        if let signal = BatchRunner.terminationSignal { throw ExitCode(128 + signal) }
         if BatchRunner.wasInterrupted { throw ExitCode(MacroRunner.ExitCode.interrupted) }
         throw ExitCode(results.allSatisfy { $0.status == .ok } ? 0 : 1)
     }

@@ -49,6 +49,16 @@ struct MacroOptions: ParsableArguments {
     /// Splits what follows the macro's name into apimacro's run options and the macro's
     /// arguments: a run option is apimacro's unless the macro's `main()` takes an option of
     /// that spelling (`macroFlags`); `--` and everything after it are the macro's.
+    /// Whether any argument before a `--` is spelled like one of apimacro's run options.
+    static func mentionsRunOption(_ arguments: [String]) -> Bool {
+        for argument in arguments {
+            if argument == "--" { return false }
+            let spelling = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            if runOptions.contains(where: { $0.spelling == spelling }) { return true }
+        }
+        return false
+    }
+
     static func split(_ arguments: [String], macroFlags: Set<String>) -> (own: [String], macro: [String]) {
         var own: [String] = []
         var macro: [String] = []
@@ -121,7 +131,9 @@ struct Run: ParsableCommand {
         var settings = try options.settings()
         let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
         // apimacro's options after the macro's name: the macro's main() decides which are its own.
-        let (own, macroArguments) = MacroOptions.split(arguments, macroFlags: try MacroSignature.optionFlags(of: file))
+        // Reading main()'s signature loads argparse, ast and typing: only when an argument could be ours.
+        let macroFlags = MacroOptions.mentionsRunOption(arguments) ? try MacroSignature.optionFlags(of: file) : []
+        let (own, macroArguments) = MacroOptions.split(arguments, macroFlags: macroFlags)
         if !own.isEmpty {
             settings = try MacroOptions.parse(options.forwardedArguments + own).settings()
         }

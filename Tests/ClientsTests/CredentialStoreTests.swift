@@ -90,10 +90,28 @@ struct CredentialStoreTests {
             #expect(chmod(store.path.path, 0o600) == 0)
             let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
             #expect(error.kind == .auth)
-            #expect(error.message.contains(store.path.path) && error.message.contains("apimacro logout"))
+            #expect(error.message.contains(store.path.path) && error.message.contains("move it aside"))
             #expect(!error.message.contains(token) && !String(describing: error).contains(token))
-            #expect(try store.remove("instagram"))
-            #expect(try store.names().isEmpty)
+            // logout refuses with the same error and leaves the file (everyone's tokens) alone (issue 18, item 11).
+            let refused = try #require(throws: APIError.self) { try store.remove("instagram") }
+            #expect(refused.message == error.message)
+            #expect(FileManager.default.fileExists(atPath: store.path.path))
+        }
+    }
+
+    @Test("a FIFO or a device as credentials.json is refused at once, never opened blocking (issue 18, item 11)")
+    func notARegularFile() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            #expect(mkfifo(store.path.path, 0o600) == 0)
+            // Before the fix this open blocked forever (no writer): the test would hang, then be killed.
+            let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
+            #expect(error.kind == .auth && error.message.contains("not a regular file") && error.message.contains(store.path.path))
+            #expect(throws: APIError.self) { try store.remove("instagram") }
+            #expect(unlink(store.path.path) == 0)
+            #expect(symlink("/dev/zero", store.path.path) == 0)
+            #expect(throws: APIError.self) { try store.token(for: "instagram") }
         }
     }
 

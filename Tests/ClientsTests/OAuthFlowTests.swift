@@ -44,9 +44,30 @@ struct OAuthFlowTests {
         let fromQuery = try flow.complete(
             redirect: " https://example.com/cb?access_token=q-token&state=S2\n", expectedState: "S2")
         #expect(fromQuery.revealed == "q-token")
-        let unchecked = try flow.complete(
-            redirect: "https://example.com/cb#access_token=t-unchecked", expectedState: nil)
-        #expect(unchecked.revealed == "t-unchecked")
+    }
+
+    @Test("no pending state (none, used or expired) is a refusal saying to start again (issue 18, item 7)")
+    func noPendingState() throws {
+        for expected in [nil, ""] as [String?] {
+            let thrown = try #require(throws: APIError.self) {
+                try flow.complete(redirect: "https://example.com/cb#access_token=t-attacker&state=forged", expectedState: expected)
+            }
+            #expect(thrown.kind == .auth)
+            #expect(thrown.message.contains("no instagram login is pending"))
+            #expect(thrown.message.contains("apimacro login instagram"))
+            #expect(thrown.message.contains("instagram.authorize_url()"))
+            #expect(!thrown.message.contains("t-attacker"))
+        }
+    }
+
+    @Test("a login started in this process expires after 15 minutes, measured with the clock given")
+    func pendingLoginExpires() {
+        let created = Date(timeIntervalSince1970: 1_000_000)
+        let pending = OAuthImplicitFlow.PendingLogin(state: "S-1", created: created)
+        #expect(pending.state(at: created) == "S-1")
+        #expect(pending.state(at: created.addingTimeInterval(15 * 60)) == "S-1")
+        #expect(pending.state(at: created.addingTimeInterval(15 * 60 + 1)) == nil)
+        #expect(pending.state(at: created.addingTimeInterval(-3600)) == nil)
     }
 
     @Test("an error redirect is a refusal naming the error, reason and description")
@@ -88,7 +109,7 @@ struct OAuthFlowTests {
         #expect(thrown.message.contains("no access_token") && thrown.message.contains("code, state"))
         #expect(!thrown.message.contains("secret-code-99"))
         let bare = try #require(throws: APIError.self) {
-            try flow.complete(redirect: "https://x.test/cb", expectedState: nil)
+            try flow.complete(redirect: "https://x.test/cb", expectedState: "S")
         }
         #expect(bare.kind == .auth && bare.message.contains("after '#'"))
     }

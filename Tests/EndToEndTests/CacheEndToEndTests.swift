@@ -235,6 +235,6 @@ struct CacheEndToEndTests {
             "run", "--format", "csv", "--replay", Self.examples.appendingPathComponent("cassettes/browser-chrome-octocat.har").path,
             Self.examples.appendingPathComponent("github-profile.py").path)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("octocat,The Octocat,@github,San Francisco,8,21542,9,https://avatars.githubusercontent.com/u/583231?v=4"), "\(result.stdout)")
+        #expect(result.stdout.contains("octocat,The Octocat,'@github,San Francisco,8,21542,9,https://avatars.githubusercontent.com/u/583231?v=4"), "\(result.stdout)")
     }
 }

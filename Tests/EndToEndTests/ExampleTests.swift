@@ -50,7 +50,7 @@ struct ExampleTests {
         let result = try await runExample("github-profile.py", "--login", "octocat")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "login,name,company,location,public_repos,followers,following,avatar_url")
-        #expect(lines.dropFirst().first?.hasPrefix("octocat,The Octocat,@github,San Francisco,8,3,2,") == true, "\(result.stdout)")
+        #expect(lines.dropFirst().first?.hasPrefix("octocat,The Octocat,'@github,San Francisco,8,3,2,") == true, "\(result.stdout)")
         let missing = try await runExample("github-profile.py", "--login", "nobody-here")
         #expect(missing.status == 1)
         #expect(missing.stderr == "no GitHub user named 'nobody-here'\n")

@@ -149,6 +149,34 @@ struct LoginTests {
         try await server.shutdown()
     }
 
+    @Test("--redirect-url with no pending login, or an expired one, is refused and stores nothing (issue 18, item 7)")
+    func redirectWithoutPendingLogin() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let home = space.url.appendingPathComponent("home")
+        let env = environment(server, home: home)
+        let attack = "http://127.0.0.1:8765/callback#access_token=ATTACKER-token-7&state=forged"
+        let none = try await space.run("login", "instagram", "--redirect-url", attack, environment: env)
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("no instagram login is pending"), "\(none.stderr)")
+        #expect(none.stderr.contains("apimacro login instagram"))
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("credentials.json").path))
+
+        // A pending login saved 16 minutes ago, with the very state the redirect carries.
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let pending = home.appendingPathComponent("pending-login-instagram")
+        let old = Int(Date().timeIntervalSince1970) - 16 * 60
+        try Data("\(old)\nforged".utf8).write(to: pending)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: pending.path)
+        let expired = try await space.run("login", "instagram", "--redirect-url", attack, environment: env)
+        #expect(expired.status != 0)
+        #expect(expired.stderr.contains("no instagram login is pending"), "\(expired.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("credentials.json").path))
+        #expect(!(none.stdout + none.stderr + expired.stdout + expired.stderr).contains("ATTACKER-token-7"))
+        try await server.shutdown()
+    }
+
     @Test("a token file others can read is refused with the chmod to run")
     func insecureTokenFile() async throws {
         let server = try await TestServer.start()

@@ -65,12 +65,21 @@ struct SecretsAuditTests {
         var environment = Self.environment(server)
         var results: [(String, RunResult)] = []
 
-        // A stored login: foursquare's token goes through `login --redirect-url` into credentials.json.
+        // A stored login: foursquare's token goes through `login`, then `login --redirect-url` with
+        // the state the first half saved, into credentials.json.
         var loginEnvironment = environment
         loginEnvironment["APIMACRO_FOURSQUARE_CLIENT_ID"] = "audit-client"
+        loginEnvironment["APIMACRO_FOURSQUARE_REDIRECT_URI"] = "http://127.0.0.1:8765/callback"
+        let start = try await space.run("login", "foursquare", environment: loginEnvironment)
+        results.append(("login start", start))
+        let state = try #require(
+            start.stdout.split(separator: "\n").first { $0.hasPrefix("http") }
+                .flatMap { URLComponents(string: String($0))?.queryItems?.first { $0.name == "state" }?.value },
+            "\(start.stdout)\(start.stderr)")
         let login = try await space.run(
-            "login", "foursquare", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=fsq-token-1",
+            "login", "foursquare", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=\(state)",
             environment: loginEnvironment)
+        #expect(login.status == 0, "\(login.stderr)")
         results.append(("login", login))
 
         let macros =

@@ -44,6 +44,29 @@ extension EmbeddedPython {
                     ]))
         }
 
+        @Test("complete_login() with no authorize_url() before it is refused and stores nothing (issue 18, item 7)")
+        func completeLoginWithoutPendingState() async throws {
+            let credentials = Fixture.home.appendingPathComponent("credentials.json")
+            let result = try await runPython(
+                Self.login + """
+                try:
+                    instagram.complete_login('http://127.0.0.1:8765/callback#access_token=ATTACKER-token-7&state=forged')
+                    outcome = 'stored'
+                except apimacro.AuthError as e:
+                    outcome = str(e)
+                result = outcome
+                """)
+            guard case .string(let message) = result else {
+                Issue.record("unexpected result \(result)")
+                return
+            }
+            #expect(message.contains("no instagram login is pending"), "\(message)")
+            #expect(message.contains("instagram.authorize_url()"), "\(message)")
+            #expect(!message.contains("ATTACKER-token-7"))
+            let stored = (try? String(contentsOf: credentials, encoding: .utf8)) ?? ""
+            #expect(!stored.contains("ATTACKER-token-7"))
+        }
+
         @Test("me, followed_by across pages with next_url, recent_media with filters, get → data")
         func endpoints() async throws {
             let server = try await fixture().server

@@ -229,6 +229,23 @@ class OtherFormatTests(OutputTestCase):
         self.assertTrue(text.startswith("name,count,ok,meta,note\n"))
         self.assertNotIn("\r", text)
 
+    def test_csv_formula_injection_guard(self):
+        # Issue 18, item 12: cells a spreadsheet would run as formulas get a leading ' (OWASP).
+        rows = [
+            {"cell": "=HYPERLINK(\"http://evil\")"}, {"cell": "+cmd|' /C calc'!A0"}, {"cell": "-2+3"},
+            {"cell": "@SUM(1)"}, {"cell": "\tx"}, {"cell": -5}, {"cell": "-5"},
+            {"cell": "+1.5e3"}, {"cell": -2.5}, {"cell": "a=b"}, {"cell": "plain"},
+        ]
+        text = apimacro.format_rows(rows, format="csv")
+        cells = [row["cell"] for row in csv.DictReader(io.StringIO(text, newline=""))]
+        self.assertEqual(cells, [
+            "'=HYPERLINK(\"http://evil\")", "'+cmd|' /C calc'!A0", "'-2+3", "'@SUM(1)", "'\tx",
+            "-5", "-5", "+1.5e3", "-2.5", "a=b", "plain",
+        ])
+        header = apimacro.format_rows([{"=bad": 1}], format="csv").split("\n")[0]
+        self.assertEqual(header, "'=bad")
+        self.assertEqual(apimacro.format_rows([{"c": "\rx"}], format="csv"), "c\n'\rx\n")
+
     def test_csv_columns_and_empty(self):
         text = apimacro.format_rows([{"a": 1, "b": 2}, {"b": 3}], columns=["b", "a"], format="csv")
         self.assertEqual(text, "b,a\n2,1\n3,\n")

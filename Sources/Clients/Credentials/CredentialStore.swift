@@ -74,13 +74,11 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     }
 
     /// Forgets the credential of `name`; true if there was one. A file that is
-    /// not valid JSON at all cannot be used by anyone, so it is deleted.
+    /// not valid JSON is refused with `load`'s error and left alone: it may still
+    /// hold everyone else's tokens, for the user to repair.
     @discardableResult
     public func remove(_ name: String) throws -> Bool {
-        guard let all = try parsed() else {
-            try SecureFile.remove(path)
-            return true
-        }
+        let all = try load()
         guard all[name] != nil else { return false }
         var rest = all
         rest[name] = nil
@@ -93,8 +91,8 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         guard let object = try parsed() else {
             throw APIError(
                 .auth,
-                "cannot use the credential file \(path.path): it is not valid JSON; "
-                    + "run: apimacro logout NAME (which deletes it) or delete it, then log in again")
+                "cannot use the credential file \(path.path): it is not valid JSON (nothing was read from it or "
+                    + "changed in it); repair it, or move it aside (it may hold tokens you want to keep) and log in again")
         }
         return object
     }
@@ -116,10 +114,15 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
 
 /// Owner-only files: reads that refuse group/other access, atomic 0600 writes.
 enum SecureFile {
-    /// The file's bytes, or nil when it does not exist. Throws `.auth` when the
-    /// group or others may read or write it.
+    /// The largest file read: 1 MiB (a credential file is a few hundred bytes).
+    static let sizeLimit = 1 << 20
+
+    /// The file's bytes, or nil when it does not exist. Throws `.auth` when it
+    /// is not a regular file (a FIFO, a device: opened without blocking, never
+    /// read), is larger than `sizeLimit`, or the group or others may read or write it.
     static func contents(of url: URL) throws -> [UInt8]? {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer.
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw APIError(.auth, "cannot open \(url.path): \(errorText()); check its owner and permissions")
@@ -127,6 +130,15 @@ enum SecureFile {
         defer { _ = close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw APIError(.auth, "cannot inspect \(url.path): \(errorText())") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw APIError(
+                .auth, "refusing to read \(url.path): it is not a regular file (a FIFO, a device or a folder); "
+                    + "remove it, then log in again")
+        }
+        guard info.st_size <= sizeLimit else {
+            throw APIError(.auth, "refusing to read \(url.path): it is larger than 1 MiB; it is not a file apimacro wrote")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let mode = info.st_mode & 0o777
         if mode & 0o077 != 0 {
             throw APIError(

@@ -49,6 +49,9 @@ public struct OAuthImplicitFlow: Sendable {
     /// The access token carried by `redirect`, the URL the browser ended on
     /// (in its fragment, or its query). Throws `.auth` for a provider error,
     /// a state mismatch or a missing token, `.invalidRequest` for a non-URL.
+    /// `expectedState` is the state of the login this redirect finishes; nil
+    /// (no login pending, or an expired one) is a refusal: a token is only
+    /// ever taken for a login this user started.
     public func complete(redirect: String, expectedState: String?) throws -> Secret {
         let url = try RedirectURL(redirect)
         let parameters = url.parameters
@@ -58,7 +61,12 @@ public struct OAuthImplicitFlow: Sendable {
             if let description = parameters["error_description"], !description.isEmpty { message += ": \(description)" }
             throw APIError(.auth, Redactor(secrets: [parameters["access_token"] ?? ""]).redact(message))
         }
-        if let expectedState, parameters["state"] != expectedState {
+        // An address with no parameters at all was cut short: say how to paste it whole.
+        if url.names.isEmpty { throw APIError(.auth, missingTokenMessage(found: [])) }
+        guard let expectedState, !expectedState.isEmpty else {
+            throw APIError(.auth, noPendingLoginMessage)
+        }
+        if parameters["state"] != expectedState {
             throw APIError(
                 .auth,
                 "state mismatch: the redirect does not belong to this login (possible CSRF); "
@@ -68,6 +76,16 @@ public struct OAuthImplicitFlow: Sendable {
             throw APIError(.auth, missingTokenMessage(found: url.names))
         }
         return Secret(token)
+    }
+
+    /// Why a redirect is refused when no login is pending, and what to do.
+    var noPendingLoginMessage: String {
+        let login = name ?? "NAME"
+        var message =
+            "no \(login) login is pending (none was started, it was already used, or it is older than 15 minutes), "
+            + "so this redirect cannot be trusted and nothing was stored; start the login again with apimacro login \(login)"
+        if login == "instagram" { message += " (in a macro: instagram.authorize_url(), then instagram.complete_login(url))" }
+        return message
     }
 
     private func missingTokenMessage(found names: [String]) -> String {
@@ -88,6 +106,24 @@ public struct OAuthImplicitFlow: Sendable {
 extension OAuthImplicitFlow {
     /// How long a pending login's state stays valid: 15 minutes.
     public static let pendingStateLifetime: TimeInterval = 15 * 60
+
+    /// A login started in this process (`instagram.authorize_url()`): its state
+    /// is good for `pendingStateLifetime`, like one saved by `savePendingState`.
+    public struct PendingLogin: Sendable, Equatable {
+        public let state: String
+        public let created: Date
+
+        public init(state: String, created: Date) {
+            self.state = state
+            self.created = created
+        }
+
+        /// The state while it is young enough at `now`, else nil.
+        public func state(at now: Date) -> String? {
+            let age = now.timeIntervalSince(created)
+            return age >= -60 && age <= OAuthImplicitFlow.pendingStateLifetime ? state : nil
+        }
+    }
 
     /// Remembers `state` for the second half of a login in a later command
     /// (`apimacro login NAME --redirect-url URL`), in `<home>/pending-login-<name>` (mode 0600).

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import Synchronization
 
@@ -7,6 +8,9 @@ import Synchronization
 
 /// Set by the SIGINT handler `BatchRunner` installs while it runs.
 private let batchInterrupted = Atomic<Bool>(false)
+
+/// Set by the SIGTERM / SIGHUP handler `BatchRunner` installs while it runs: the signal, 0 for none.
+private let batchTerminatedBy = Atomic<Int32>(0)
 
 /// Runs many macros, each in its own process of the apimacro binary
 /// (`apimacro run`), up to `jobs` at once: a crash, `os._exit` or a hung macro
@@ -29,8 +33,11 @@ public struct BatchRunner {
         public var failFast: Bool
         /// `--record FILE.har`: each macro records to its own `FILE.NAME.har` next to it.
         public var record: URL?
-        /// Where each macro's stdout and stderr go as `NAME.out` and `NAME.err`; nil: a temporary folder.
+        /// Where each macro's stdout and stderr go as `NAME.out` and `NAME.err` (mode 0600, secrets
+        /// redacted, written when it ends); nil: only the temporary folder.
         public var outputDirectory: URL?
+        /// The secrets to redact from each macro's output (printed, in `--output-dir` files, in results).
+        public var secrets: [String]
 
         /// Seconds past `timeout` before SIGKILL: the child's own deadline, its one-second
         /// hard stop, and slack for a loaded machine.
@@ -39,7 +46,7 @@ public struct BatchRunner {
         /// A configuration; `jobs` defaults to 1.
         public init(
             executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil, failFast: Bool = false,
-            record: URL? = nil, outputDirectory: URL? = nil
+            record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = []
         ) {
             self.executable = executable
             self.runOptions = runOptions
@@ -48,6 +55,7 @@ public struct BatchRunner {
             self.failFast = failFast
             self.record = record
             self.outputDirectory = outputDirectory
+            self.secrets = secrets
         }
     }
 
@@ -75,6 +83,8 @@ public struct BatchRunner {
         let stdout: URL
         let stderr: URL
         let stats: URL
+        /// `--output-dir`'s `NAME.out` and `NAME.err`, written redacted when the macro ends.
+        var kept: (stdout: URL, stderr: URL)?
     }
 
     let configuration: Configuration
@@ -117,6 +127,8 @@ public struct BatchRunner {
 
         var previous = Self.catchInterrupts()
         defer { sigaction(SIGINT, &previous, nil) }
+        let previousTermination = Self.catchTermination()
+        defer { Self.restoreTermination(previousTermination) }
 
         var environment = ProcessInfo.processInfo.environment
         // A macro that segfaults is reported as "crashed (SIGSEGV)"; the Swift runtime's
@@ -142,7 +154,7 @@ public struct BatchRunner {
         }
 
         while !running.isEmpty || (!stopping && !pending.isEmpty) {
-            if batchInterrupted.load(ordering: .relaxed) { stop() }
+            if batchInterrupted.load(ordering: .relaxed) || batchTerminatedBy.load(ordering: .relaxed) != 0 { stop() }
             while !stopping, running.count < configuration.jobs, let index = pending.popLast() {
                 let files = self.files(name: names[index], index: index, work: work)
                 do {
@@ -204,16 +216,46 @@ public struct BatchRunner {
     /// Whether Ctrl-C stopped the last batch.
     public static var wasInterrupted: Bool { batchInterrupted.load(ordering: .relaxed) }
 
+    /// The signal (SIGTERM or SIGHUP) that stopped the last batch, if one did: exit 128 + it.
+    public static var terminationSignal: Int32? {
+        let signal = batchTerminatedBy.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
+
     private func files(name: String, index: Int, work: URL) -> Files {
         let stats = work.appendingPathComponent("\(index).stats.json")
-        guard let folder = configuration.outputDirectory else {
-            return Files(
-                stdout: work.appendingPathComponent("\(index).out"), stderr: work.appendingPathComponent("\(index).err"),
-                stats: stats)
-        }
-        return Files(
-            stdout: folder.appendingPathComponent("\(name).out"), stderr: folder.appendingPathComponent("\(name).err"),
+        // The child writes into the private work folder; `--output-dir` gets redacted copies.
+        var files = Files(
+            stdout: work.appendingPathComponent("\(index).out"), stderr: work.appendingPathComponent("\(index).err"),
             stats: stats)
+        if let folder = configuration.outputDirectory {
+            files.kept = (folder.appendingPathComponent("\(name).out"), folder.appendingPathComponent("\(name).err"))
+        }
+        return files
+    }
+
+    /// The secrets taken out of `text`, and the redacted text written to the `--output-dir` file, if any.
+    private func keep(_ text: String, in file: URL?, redactor: Redactor) -> String {
+        let redacted = redactor.redact(text)
+        guard let file else { return redacted }
+        do {
+            try Self.writeOwnerOnly(redacted, to: file)
+        } catch {
+            return redacted + "apimacro: \(error)\n"
+        }
+        return redacted
+    }
+
+    /// Writes `text` to `file` with mode 0600, whatever the umask and whatever mode it had.
+    static func writeOwnerOnly(_ text: String, to file: URL) throws {
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        guard fchmod(fd, 0o600) == 0 else {
+            throw ChildProcess.SpawnError(description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
+        }
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
     }
 
     /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO [ARGS...]`.
@@ -235,8 +277,13 @@ public struct BatchRunner {
 
     private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String) -> BatchResult {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - item.started) / 1e9
-        let stdout = String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self)
-        let stderr = String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self)
+        let redactor = Redactor(secrets: configuration.secrets)
+        let stdout = keep(
+            String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self), in: item.files.kept?.stdout,
+            redactor: redactor)
+        let stderr = keep(
+            String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self), in: item.files.kept?.stderr,
+            redactor: redactor)
         let stats = MacroStats.read(from: item.files.stats)
         let status: BatchResult.Status
         var exitCode: Int32?
@@ -266,6 +313,41 @@ public struct BatchRunner {
         return BatchResult(
             name: name, macro: macro, status: status, exitCode: exitCode, seconds: elapsed, stats: stats,
             stdout: stdout, stderr: stderr)
+    }
+
+    /// SIGTERM and SIGHUP stop the batch as Ctrl-C does (children interrupted, then killed after
+    /// `killGrace`; the temporary folder removed; the summary printed). Only signals with the default
+    /// disposition are caught: one ignored when apimacro started (`nohup`) stays ignored.
+    /// Returns the old actions to put back.
+    private static func catchTermination() -> [(Int32, sigaction)] {
+        batchTerminatedBy.store(0, ordering: .relaxed)
+        var saved: [(Int32, sigaction)] = []
+        for signal in [SIGTERM, SIGHUP] {
+            var current = sigaction()
+            guard sigaction(signal, nil, &current) == 0, current.sa_flags & SA_SIGINFO == 0 else { continue }
+            #if canImport(Glibc)
+                guard current.__sigaction_handler.sa_handler == nil else { continue }
+            #endif
+            var action = sigaction()
+            #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = { signal in batchTerminatedBy.store(signal, ordering: .relaxed) }
+            #endif
+            sigemptyset(&action.sa_mask)
+            var previous = sigaction()
+            if sigaction(signal, &action, &previous) == 0 { saved.append((signal, previous)) }
+        }
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for (signal, _) in saved { sigaddset(&unblock, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        return saved
+    }
+
+    private static func restoreTermination(_ saved: [(Int32, sigaction)]) {
+        for (signal, action) in saved {
+            var action = action
+            sigaction(signal, &action, nil)
+        }
     }
 
     /// Ctrl-C sets a flag the loop reads (it then interrupts the children); returns the old action.

@@ -10,15 +10,23 @@ final class InstagramBinding {
     let store: CredentialStore
     /// A stored-token problem (say, a file others can read) reported when a call needs the token.
     let storeProblem: APIError?
-    /// The `state` of an `authorize_url()` made in this session.
-    private var pendingState: String?
+    /// The login an `authorize_url()` started in this session (its state expires after 15 minutes).
+    private var pending: OAuthImplicitFlow.PendingLogin?
+    /// The clock the pending login's age is measured with (tests set it).
+    let now: @Sendable () -> Date
+    /// Registers a token obtained in this session with the redactor of tracebacks and the REPL's echo.
+    var remember: @Sendable (String) -> Void = { _ in }
 
-    init(client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore, storeProblem: APIError?) {
+    init(
+        client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore, storeProblem: APIError?,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.client = client
         self.decoder = decoder
         self.iterators = iterators
         self.store = store
         self.storeProblem = storeProblem
+        self.now = now
     }
 
     func requireToken() throws {
@@ -79,17 +87,22 @@ final class InstagramBinding {
     func authorizeURL(state: String?) throws -> String {
         let flow = try client.loginFlow()
         let state = state ?? OAuthImplicitFlow.newState()
-        pendingState = state
+        pending = OAuthImplicitFlow.PendingLogin(state: state, created: now())
         return flow.authorizationURL(state: state)
     }
 
-    /// `complete_login(redirect_url)`: checks the redirect, stores the token (mode 0600), uses it from now on.
+    /// `complete_login(redirect_url)`: checks the redirect against the pending login (this
+    /// session's `authorize_url()`, else one `apimacro login instagram` saved), stores the
+    /// token (mode 0600) and uses it from now on. No pending login, or an expired one, is an
+    /// `AuthError`: the token is not stored.
     func completeLogin(redirect: String) throws {
         let flow = try client.loginFlow()
-        let expected = try pendingState ?? flow.takePendingState(for: "instagram", in: store.home)
+        let time = now()
+        let expected = try pending?.state(at: time) ?? flow.takePendingState(for: "instagram", in: store.home, now: time)
         let token = try flow.complete(redirect: redirect, expectedState: expected)
-        pendingState = nil
+        pending = nil
         try store.save(token, for: "instagram", kind: "access_token")
+        remember(token.revealed)
         client.setToken(token)
     }
 
@@ -97,6 +110,8 @@ final class InstagramBinding {
         let binding = InstagramBinding(
             client: runtime.instagram, decoder: decoder, iterators: iterators, store: runtime.credentials,
             storeProblem: runtime.credentialProblem)
+        let secrets = runtime.secrets
+        binding.remember = { secrets.add($0) }
         let builder = NativeClass<InstagramBinding>(
             name: "Instagram", module: "apimacro",
             doc: "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`).")
@@ -146,7 +161,11 @@ enum ShortenerBinding {
     static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding) throws {
         let builder = NativeClass<ShortenerClient>(
             name: "Shortener", module: "apimacro", doc: "Google URL Shortener v1 (key from APIMACRO_SHORTENER_KEY).")
+        // No key from the environment and a credential store that cannot be read: say so rather
+        // than send requests without the stored key.
+        let storeProblem = runtime.shortener.api.credential == nil ? runtime.credentialProblem : nil
         try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") { client, arguments in
+            if let storeProblem { throw storeProblem }
             let slots = try arguments.bind("shorten", ["long_url"], required: 1)
             let url = try Arguments.string(slots[0], "long_url", in: "shorten")
             try ShortenerClient.validate(url, argument: "shorten() long_url")
@@ -154,6 +173,7 @@ enum ShortenerBinding {
             return try decoder.decode(response, api: "shortener")
         }
         try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") { client, arguments in
+            if let storeProblem { throw storeProblem }
             let slots = try arguments.bind("expand", ["short_url"], required: 1)
             let url = try Arguments.string(slots[0], "short_url", in: "expand")
             try ShortenerClient.validate(url, argument: "expand() short_url")

@@ -9,17 +9,22 @@ final class PluginBinding {
     let client: PluginClient
     let decoder: JSONDecoding
     let iterators: NativeClass<PageState>
+    /// Why the stored logins could not be read, when this plugin needs a credential and has none
+    /// from the environment: its calls raise it rather than go out without one.
+    let storeProblem: APIError?
 
-    init(client: PluginClient, decoder: JSONDecoding, iterators: NativeClass<PageState>) {
+    init(client: PluginClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, storeProblem: APIError? = nil) {
         self.client = client
         self.decoder = decoder
         self.iterators = iterators
+        self.storeProblem = client.manifest.auth != .none && !client.hasCredential ? storeProblem : nil
     }
 
     var name: String { client.manifest.name }
 
     /// `call(endpoint, **params)`: `limit` is the iteration limit unless the endpoint declares a `limit`.
     func call(_ arguments: PyArguments) throws -> PyRef {
+        if let storeProblem { throw storeProblem }
         guard arguments.positional.count == 1 else {
             throw ArgumentError("call() takes the endpoint's name, then its parameters as keywords")
         }
@@ -137,6 +142,7 @@ final class PluginBinding {
 
     /// `get(path, params=None, headers=None)`: the whole decoded body.
     func get(path: String, parameters: [(String, String)], headers: [(String, String)]) throws -> PyRef {
+        if let storeProblem { throw storeProblem }
         var built = client.request(path: path, parameters: parameters)
         built.headers = headers
         let request = built
@@ -147,6 +153,7 @@ final class PluginBinding {
 
     /// `paginate(path, params=None, limit=None, result=None)`: every item of every page.
     func paginate(path: String, parameters: [(String, String)], limit: Int?, result: [String]) throws -> PyRef {
+        if let storeProblem { throw storeProblem }
         try client.requireCredential()
         return try fetch(client.request(path: path, parameters: parameters), format: .json, result: result, limit: limit)
     }
@@ -180,7 +187,7 @@ final class PluginBinding {
         var specs: [PythonValue] = []
         for client in runtime.pluginClients {
             let manifest = client.manifest
-            natives.append(try builder.instance(PluginBinding(client: client, decoder: decoder, iterators: iterators)))
+            natives.append(try builder.instance(PluginBinding(client: client, decoder: decoder, iterators: iterators, storeProblem: runtime.credentialProblem)))
             let endpoints: [PythonValue] = manifest.endpoints.map { endpoint in
                 .tuple([
                     .string(endpoint.name), .list(endpoint.parameters.map { .string($0.name) }),

@@ -22,11 +22,16 @@ public struct MacroRunner {
         public static let failure: Int32 = 1
         public static let usage: Int32 = 2
         public static let interrupted: Int32 = 130
+        /// Ended by SIGTERM (128 + 15).
+        public static let terminated: Int32 = 143
+        /// Ended by SIGHUP (128 + 1).
+        public static let hungUp: Int32 = 129
     }
 
     /// Runs `file` with `arguments` and returns the exit code: 0 success, 1
     /// the macro raised (traceback on stderr, secrets redacted) or timed out,
-    /// `n` for `sys.exit(n)`, 130 on Ctrl-C. `name` is how the user called it.
+    /// `n` for `sys.exit(n)`, 130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP
+    /// (each ends the macro as Ctrl-C does). `name` is how the user called it.
     ///
     /// Call on the main thread (Python delivers Ctrl-C and the deadline there).
     public func run(file: URL, arguments: [String], name: String) throws -> Int32 {
@@ -39,8 +44,10 @@ public struct MacroRunner {
         return withGIL {
             var deadline: Deadline?
             defer { deadline?.disarm() }
-            let code: Int32
+            var termination: TerminationSignals?
+            var code: Int32
             do {
+                termination = TerminationSignals.armIfPossible()
                 let namespace = try prepare(file: file, arguments: arguments)
                 if let seconds = host.settings.timeout {
                     let runtime = host.runtime
@@ -53,12 +60,15 @@ public struct MacroRunner {
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
-                code = report(error, name: name, file: file)
+                code = report(error, name: name, file: file, signal: termination?.signal)
             }
             finish()
             // However the macro ended, the --record file holds what it fetched.
             host.runtime.writeRecording()
             deadline?.restore()
+            termination?.restore()
+            // SIGTERM or SIGHUP asked the process to end, even if the macro swallowed the interrupt.
+            if let signal = termination?.signal { code = 128 + signal }
             return code
         }
     }
@@ -113,7 +123,7 @@ public struct MacroRunner {
     }
 
     /// Maps how the macro ended to an exit code, printing what the user needs.
-    private func report(_ error: any Error, name: String, file: URL) -> Int32 {
+    private func report(_ error: any Error, name: String, file: URL, signal: Int32? = nil) -> Int32 {
         guard error is PythonErrorSet, let (type, value, traceback) = PythonException.fetchRaw() else {
             writeError("apimacro: \(error)")
             return error is MacroError ? ExitCode.usage : ExitCode.failure
@@ -122,6 +132,10 @@ public struct MacroRunner {
             return exitStatus(of: value)
         }
         if PythonRaise.matches(type, .keyboardInterrupt) {
+            if let signal {
+                writeError("apimacro: \(name) stopped by \(signal == SIGHUP ? "SIGHUP" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)")")
+                return 128 + signal
+            }
             writeError("apimacro: \(name) interrupted")
             return ExitCode.interrupted
         }

@@ -59,7 +59,11 @@ final class Runtime: Sendable {
         let pluginSecrets = zip(registry.plugins, pluginTokens).compactMap { manifest, token in
             PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret.revealed
         }
-        redactor = Redactor(secrets: settings.secrets + pluginSecrets)
+        // Tokens saved by `apimacro login` are secrets like those from the environment.
+        let instagramToken = stored("instagram")
+        let shortenerKey = stored("shortener")
+        let storedSecrets = ([instagramToken, shortenerKey] + pluginTokens).compactMap { $0?.revealed }
+        redactor = Redactor(secrets: settings.secrets + pluginSecrets + storedSecrets)
         secrets = SecretRegistry(redactor)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
@@ -67,10 +71,10 @@ final class Runtime: Sendable {
         transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         instagram = InstagramClient(
-            configuration: settings.instagram(storedToken: stored("instagram")),
+            configuration: settings.instagram(storedToken: instagramToken),
             transport: transport, log: log, redactor: redactor)
         shortener = ShortenerClient(
-            configuration: settings.shortener(storedKey: stored("shortener")),
+            configuration: settings.shortener(storedKey: shortenerKey),
             transport: transport, log: log, redactor: redactor)
         var clients: [PluginClient] = []
         for (manifest, token) in zip(registry.plugins, pluginTokens) {

@@ -52,9 +52,20 @@ public struct Logins: Sendable {
         ] + plugins
     }
 
-    /// Removes a stored credential; false when there was none.
+    /// Every token `apimacro login` stored, for redaction (reports, `--output-dir` files);
+    /// empty when the store cannot be read (commands that use it report why).
+    public var storedSecrets: [String] {
+        ((try? store.names()) ?? []).compactMap { try? store.token(for: $0)?.revealed }
+    }
+
+    /// Removes a stored credential; false when there was none. Lines of the REPL's
+    /// history that hold the token (a pasted redirect URL, a typed call) go too.
     public func logout(_ name: String) throws -> Bool {
-        try store.remove(name)
+        // A corrupt entry has no token to look for; a corrupt file stops `remove` with its error.
+        let token = (try? store.entry(for: name)) ?? nil
+        let removed = try store.remove(name)
+        if let token = token?.token { try ReplHistory(file: settings.home.appendingPathComponent("history")).scrub(token.revealed) }
+        return removed
     }
 
     /// How `login` gets the redirect.

@@ -193,14 +193,31 @@ def _render_ndjson(rows: list[Mapping[Any, Any]], columns: list[Any] | None) -> 
     )
 
 
+# A cell a spreadsheet would run as a formula (OWASP "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value: Any) -> str:
+    """One CSV cell: ``cell_text``, with a ``'`` put in front of text starting with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so a spreadsheet shows it
+    instead of running it as a formula (OWASP's advice).  Numbers are left alone:
+    ``-5`` and ``"+1.5e3"`` stay as they are.
+    """
+    text = cell_text(value)
+    if not text.startswith(_FORMULA_START) or _is_number(value) or _PLAIN_NUMBER_RE.fullmatch(text):
+        return text
+    return "'" + text
+
+
 def _render_csv(rows: list[Mapping[Any, Any]], columns: list[Any]) -> str:
     if not columns:
         return ""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([cell_text(column) for column in columns])
+    writer.writerow([csv_cell(column) for column in columns])
     for row in rows:
-        writer.writerow([cell_text(row.get(column)) for column in columns])
+        writer.writerow([csv_cell(row.get(column)) for column in columns])
     return buffer.getvalue()
 
 

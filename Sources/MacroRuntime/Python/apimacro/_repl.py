@@ -174,7 +174,10 @@ class Console(code.InteractiveConsole):
 
             print("Open this URL in a browser and allow access:")
             print(apimacro.instagram.authorize_url())
-            redirect = input("Then paste the address your browser was sent to: ").strip()
+            raw = input("Then paste the address your browser was sent to: ")
+            # It carries the access token: it must not reach the history file.
+            _forget_last_input(raw)
+            redirect = raw.strip()
             if not redirect:
                 print("No address given; nothing stored.")
                 return
@@ -259,9 +262,32 @@ def _setup_readline(console, history):
     return True
 
 
-def _save_history(history):
+def _forget_last_input(line):
+    """Removes ``line`` from readline's history when it is the last entry."""
+    try:
+        import readline
+    except ImportError:
+        return
+    length = readline.get_current_history_length()
+    if length and readline.get_history_item(length) == line:
+        readline.remove_history_item(length - 1)
+
+
+def _drop_secret_lines(redact):
+    """Removes the history entries that hold a secret apimacro knows (``redact`` changes them)."""
     import readline
 
+    for index in range(readline.get_current_history_length(), 0, -1):
+        item = readline.get_history_item(index)
+        if item is not None and redact(item) != item:
+            readline.remove_history_item(index - 1)
+
+
+def _save_history(history, redact=None):
+    import readline
+
+    if redact is not None:
+        _drop_secret_lines(redact)
     folder = os.path.dirname(history)
     try:
         # $APIMACRO_HOME is owner-only (0700), as `apimacro login` creates it.
@@ -303,7 +329,7 @@ def main(native, history, interactive):
         status = 130
     finally:
         if has_readline and history:
-            _save_history(history)
+            _save_history(history, native.redact)
     if status == 0 and not interactive and console.failed:
         status = 1
     return status
