@@ -10,7 +10,7 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let unvalidated: Pipeline
-    private let lastRateLimit = Mutex<RateLimitInfo?>(nil)
+    private let lastRateLimit: RateLimitMemory
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
@@ -18,8 +18,15 @@ public final class APIClient: Sendable {
     /// Builds the pipeline: status → rate limit → redirects → [recording →
     /// cache or replay, when the transport is an `ExchangeStore`] → retries →
     /// credentials → exchange log → transport.
-    public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+    ///
+    /// `rateLimits` is shared by clients that count against one limit (GitHub REST and GraphQL);
+    /// by default each client remembers its own.
+    public init(
+        configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
+        rateLimits: RateLimitMemory = RateLimitMemory()
+    ) {
         self.configuration = configuration
+        lastRateLimit = rateLimits
         needsCredentials = (transport as? ExchangeStore)?.replay == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
@@ -52,7 +59,7 @@ public final class APIClient: Sendable {
     public func setCredential(_ credential: Credential?) { credentialSlot.set(credential) }
 
     /// The rate limit as last seen in response headers, or nil before the first response.
-    public var rateLimit: RateLimitInfo? { lastRateLimit.withLock { $0 } }
+    public var rateLimit: RateLimitInfo? { lastRateLimit.value }
 
     /// Sends a request and returns the response. Errors are `APIError`s whose
     /// URLs and messages are redacted.
@@ -60,7 +67,7 @@ public final class APIClient: Sendable {
         let exchange = try prepare(request)
         do {
             let response = try await (request.validatesStatus ? pipeline : unvalidated).send(exchange)
-            if let info = RateLimitInfo(headers: response.headers) { lastRateLimit.withLock { $0 = info } }
+            if let info = RateLimitInfo(headers: response.headers) { lastRateLimit.record(info) }
             return Response(
                 status: response.status, headers: response.headers, body: response.body,
                 url: redactor.redactURL(response.url), source: response.source)
