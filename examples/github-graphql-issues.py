@@ -14,15 +14,21 @@ query($owner: String!, $name: String!, $pageSize: Int!, $cursor: String) {
 """
 
 
-def main(repo: str = "octocat/Hello-World", limit: int = 50, page_size: int = 50):
+def main(repo: str = "octokit-fixture-org/paginate-issues", limit: int = 50, page_size: int = 50):
     """List up to LIMIT open issues of REPO (OWNER/NAME), PAGE_SIZE a request, with their labels."""
     owner, _, name = repo.partition("/")
     if not owner or not name:
         raise SystemExit(f"--repo must be OWNER/NAME, not {repo!r}")
     issues = github.graphql_paginate(QUERY, "repository.issues", limit=limit, owner=owner, name=name,
                                      pageSize=max(1, min(page_size, 100)))
-    apimacro.output([
-        {"number": issue["number"], "title": issue["title"],
-         "labels": ", ".join(label["name"] for label in issue["labels"]["nodes"]), "url": issue["url"]}
-        for issue in issues
-    ])
+    try:
+        rows = [
+            {"number": issue["number"], "title": issue["title"],
+             "labels": ", ".join(label["name"] for label in issue["labels"]["nodes"]), "url": issue["url"]}
+            for issue in issues
+        ]
+    except apimacro.Unauthorized:
+        raise SystemExit("GitHub's GraphQL API needs a token: set APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN")
+    except apimacro.GraphQLError as error:
+        raise SystemExit(f"{repo}: {error}")
+    apimacro.output(rows)
