@@ -66,7 +66,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Tests/TestSupport"
+            path: "Tests/TestSupport",
+            // Recorded GraphQL answers, read from the source tree like ../shared/fixtures.
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .executableTarget(name: "apimacro-testserver", dependencies: ["TestSupport"], path: "Tests/TestServerMain"),

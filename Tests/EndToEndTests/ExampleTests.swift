@@ -16,7 +16,7 @@ struct ExampleTests {
         [
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
             "APIMACRO_INSTAGRAM_TOKEN": "ig-token-1", "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
-            "APIMACRO_SHORTENER_KEY": "AIza-test-key",
+            "APIMACRO_SHORTENER_KEY": "AIza-test-key", "APIMACRO_GITHUB_TOKEN": "ghp_exampleTestToken0000",
         ]
     }
 
@@ -54,6 +54,27 @@ struct ExampleTests {
         let missing = try await runExample("github-profile.py", "--login", "nobody-here")
         #expect(missing.status == 1)
         #expect(missing.stderr == "no GitHub user named 'nobody-here'\n")
+    }
+
+    @Test("github-graphql-issues pages through GraphQL; a missing repository or token says what to do")
+    func graphQLIssues() async throws {
+        let result = try await runExample("github-graphql-issues.py", "--limit", "7", "--page-size", "3")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first == "number,title,labels,url")
+        #expect(lines.count == 8, "\(result.stdout)\(result.stderr)")
+        let missing = try await runExample("github-graphql-issues.py", "--repo", "nobody/nothing")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "nobody/nothing: Could not resolve to a Repository with the name 'nobody/nothing'. (NOT_FOUND)\n")
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        var environment = Self.environment(server)
+        environment["APIMACRO_GITHUB_TOKEN"] = nil
+        let anonymous = try await Binary.run(
+            ["run", Self.examples.appendingPathComponent("github-graphql-issues.py").path], in: space.url, environment: environment)
+        try await server.shutdown()
+        #expect(anonymous.status == 1)
+        #expect(anonymous.stderr == "GitHub's GraphQL API needs a token: set APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN\n")
     }
 
     @Test("github-top-repos sorts every page of repos by stars")

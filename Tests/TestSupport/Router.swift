@@ -74,6 +74,7 @@ struct Router: Sendable {
     static var standard: Router {
         Router(handlers: [
             GitHubFixtureRoutes(),
+            GraphQLRoutes(),
             GitHubUserRoutes(),
             CrossHostRoutes(),
             AuthRoutes(),

@@ -10,19 +10,24 @@ public struct GitHubConfiguration: Sendable {
     public var timeout: Double
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds. Default 60.
     public var maxWait: Double
+    /// `APIMACRO_GITHUB_GRAPHQL_URL`: the GraphQL endpoint, when it is not where
+    /// `baseURL` implies (see `graphQLEndpoint`); nil to derive it.
+    public var graphQLURL: String?
 
     public static let defaultBaseURL = "https://api.github.com"
     public static let defaultAPIVersion = "2022-11-28"
 
     public init(
         baseURL: String = GitHubConfiguration.defaultBaseURL, token: Secret? = nil,
-        apiVersion: String = GitHubConfiguration.defaultAPIVersion, timeout: Double = 30, maxWait: Double = 60
+        apiVersion: String = GitHubConfiguration.defaultAPIVersion, timeout: Double = 30, maxWait: Double = 60,
+        graphQLURL: String? = nil
     ) {
         self.baseURL = baseURL
         self.token = token
         self.apiVersion = apiVersion
         self.timeout = timeout
         self.maxWait = maxWait
+        self.graphQLURL = graphQLURL
     }
 
     /// Reads the environment variables of SPEC §2 over these defaults.
@@ -32,7 +37,8 @@ public struct GitHubConfiguration: Sendable {
             baseURL: environment["APIMACRO_GITHUB_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
             token: token.map(Secret.init),
             apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultAPIVersion,
-            timeout: timeout, maxWait: maxWait)
+            timeout: timeout, maxWait: maxWait,
+            graphQLURL: environment["APIMACRO_GITHUB_GRAPHQL_URL"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The client configuration for the pipeline.
@@ -50,9 +56,16 @@ public final class GitHubClient: Sendable {
     public let api: APIClient
     public let configuration: GitHubConfiguration
 
+    /// The GraphQL endpoint's connection: the same token, sent only to that endpoint's host
+    /// (over https or to loopback), and the same rate-limit memory as `api`.
+    public let graphQLAPI: APIClient
+
     public init(configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
-        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor)
+        let rateLimits = RateLimitMemory()
+        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+        graphQLAPI = APIClient(
+            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
     }
 
     /// GitHub lists link their pages with `Link` headers.
@@ -63,6 +76,6 @@ public final class GitHubClient: Sendable {
         try await api.send(route.request)
     }
 
-    /// The rate limit as last seen.
+    /// The rate limit as last seen (REST or GraphQL, whichever answered last).
     public var rateLimit: RateLimitInfo? { api.rateLimit }
 }

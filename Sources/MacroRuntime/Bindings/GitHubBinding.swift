@@ -77,6 +77,7 @@ final class GitHubBinding {
                 .paginate(path: Arguments.string(slots[0], "path", in: "paginate"), parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
                 limit: Arguments.limit(slots[2], in: "paginate"))
         }
+        try GraphQLBinding.install(on: builder, module: module)
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") { try $0.rateLimit() }
         try builder.method("__repr__") { binding, _ in
             let token = binding.client.configuration.token == nil ? "no token" : "token set"

@@ -12,6 +12,9 @@ final class PageState {
     let items: (PyRef) throws -> PyRef
     /// For `next_url` pagination: the next URL inside a decoded page.
     let nextURL: ((PyRef) throws -> String?)?
+    /// For pages linked inside the body in other ways (GraphQL's `pageInfo`): the items of a
+    /// decoded page and the request for the next one; replaces `items` and `pagination`.
+    let page: ((PyRef, Response, Request) throws -> (items: PyRef, next: Request?))?
     private var next: Request?
     private var buffer: PyRef?
     private var index = 0
@@ -21,7 +24,8 @@ final class PageState {
 
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
-        items: @escaping (PyRef) throws -> PyRef = { $0 }, nextURL: ((PyRef) throws -> String?)? = nil
+        items: @escaping (PyRef) throws -> PyRef = { $0 }, nextURL: ((PyRef) throws -> String?)? = nil,
+        page: ((PyRef, Response, Request) throws -> (items: PyRef, next: Request?))? = nil
     ) {
         self.client = client
         self.next = first
@@ -30,6 +34,7 @@ final class PageState {
         self.decoder = decoder
         self.items = items
         self.nextURL = nextURL
+        self.page = page
     }
 
     /// The next item, or nil at the end (GIL held).
@@ -46,7 +51,8 @@ final class PageState {
             let client = self.client
             let response = try withoutGIL { try await client.send(request) }
             let payload = try decoder.decode(response, api: client.configuration.name)
-            let list = try items(payload)
+            let paged = try page?(payload, response, request)
+            let list = try paged?.items ?? items(payload)
             guard PySequence.isList(list) else {
                 throw APIError(
                     .parse, "\(response.url) did not answer with a list of items", status: response.status,
@@ -55,6 +61,10 @@ final class PageState {
             buffer = list
             index = 0
             count = PySequence.count(list)
+            if let paged {
+                self.next = paged.next
+                continue
+            }
             let found: String?? = try nextURL.map { try $0(payload) }
             self.next = pagination.next(after: response, request: request, itemCount: count, nextURL: found)
         }

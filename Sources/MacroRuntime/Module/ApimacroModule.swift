@@ -194,11 +194,22 @@ enum ApimacroModule {
         class OfflineError(APIError):
             """--offline or --replay, and neither the cache nor the recording has the response."""
 
+        class GraphQLError(APIError):
+            """A GraphQL answer that holds `errors` (GitHub sends them with HTTP 200).
+
+            errors: the list of errors as sent; data: the partial data sent with them, or None.
+            str() is the first error's message.
+            """
+            def __init__(self, message="", *, errors=None, data=None, **kwargs):
+                super().__init__(message, **kwargs)
+                self.errors = list(errors) if errors is not None else []
+                self.data = data
+
         class MacroTimeout(BaseException):
             """The macro ran past --timeout. A BaseException, so `except Exception` does not swallow it."""
 
         for _cls in (APIError, NetworkError, Timeout, HTTPError, NotFound, Unauthorized, Forbidden,
-                     RateLimited, ParseError, AuthError, OfflineError, MacroTimeout):
+                     RateLimited, ParseError, AuthError, OfflineError, GraphQLError, MacroTimeout):
             _cls.__module__ = "apimacro"
         del _cls
         """#

@@ -10,7 +10,7 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let unvalidated: Pipeline
-    private let lastRateLimit: RateLimitMemoryStage.Memory
+    private let lastRateLimit: RateLimitMemory
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
@@ -18,13 +18,18 @@ public final class APIClient: Sendable {
     /// Builds the pipeline: status → rate limit → rate-limit memory → redirects → [recording →
     /// cache or replay, when the transport is an `ExchangeStore`] → retries →
     /// credentials → exchange log → transport.
-    public init(configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+    ///
+    /// `rateLimits` is shared by clients that count against one limit (GitHub REST and GraphQL);
+    /// by default each client remembers its own.
+    public init(
+        configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
+        rateLimits: RateLimitMemory = RateLimitMemory()
+    ) {
         self.configuration = configuration
+        lastRateLimit = rateLimits
         needsCredentials = (transport as? ExchangeStore)?.replay == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
-        let memory = RateLimitMemoryStage.Memory()
-        lastRateLimit = memory
         let logStage = ExchangeLogStage(log: log, slot: slot)
         let stored = (transport as? ExchangeStore)?.stages(slot: slot, baseURL: configuration.baseURL, log: log) ?? []
         func stages(validating: Bool) -> [any Stage] {
@@ -33,7 +38,7 @@ public final class APIClient: Sendable {
                     api: configuration.name, validates: validating, message: configuration.errorMessage,
                     kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
-                RateLimitMemoryStage(memory: memory),
+                RateLimitMemoryStage(memory: rateLimits),
                 RedirectStage(),
             ] + stored + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)),

@@ -1,0 +1,173 @@
+import Clients
+import Foundation
+import PythonBridge
+
+/// `github.graphql(query, **variables)` and `github.graphql_paginate(query, path,
+/// limit=None, **variables)`: GitHub's GraphQL API as two more methods of the
+/// `github` object. Answers are checked and walked by the small Python helpers
+/// below (they see the decoded dicts directly); pages go through `PageState`.
+enum GraphQLBinding {
+    /// Adds the methods to the `github` class and the helpers to `module`.
+    static func install(on builder: NativeClass<GitHubBinding>, module: NativeModule) throws {
+        try module.exec(helperSource)
+        try builder.method(
+            "graphql",
+            doc: """
+                graphql(query, **variables) -> dict
+
+                POSTs the query and its variables to the GraphQL endpoint (APIMACRO_GITHUB_GRAPHQL_URL, else next to
+                APIMACRO_GITHUB_URL) with the GitHub token, and returns the answer's `data`. An answer holding `errors`
+                raises GraphQLError (.errors, .data); HTTP failures raise the usual classes.
+                """
+        ) { binding, arguments in
+            let slots = try own(arguments, ["query"]).bind("graphql", ["query"], required: 1)
+            let query = try Arguments.string(slots[0], "query", in: "graphql")
+            let variables = try variablesDict(arguments, reserved: ["query"])
+            let request = try request(binding.client, query: query, variables: variables)
+            let api = binding.client.graphQLAPI
+            let response = try withoutGIL { try await api.send(request) }
+            let payload = try binding.decoder.decode(response, api: api.configuration.name)
+            return try helper("_graphql_data").call(try [payload] + facts(response, api: api))
+        }
+        try builder.method(
+            "graphql_paginate",
+            doc: """
+                graphql_paginate(query, path, limit=None, **variables) -> iterator
+
+                Every node of the connection at `path` (e.g. "repository.issues": data.repository.issues.nodes, or
+                its edges[].node), one request per page: the query declares `$cursor` and passes it as `after:`, and
+                selects pageInfo { hasNextPage endCursor }. `limit` stops without asking for another page.
+                """
+        ) { binding, arguments in
+            let slots = try own(arguments, ["query", "path", "limit"]).bind("graphql_paginate", ["query", "path", "limit"], required: 2)
+            let query = try Arguments.string(slots[0], "query", in: "graphql_paginate")
+            let path = try Arguments.string(slots[1], "path", in: "graphql_paginate")
+            let limit = try Arguments.limit(slots[2], in: "graphql_paginate")
+            guard query.range(of: #"\$cursor\b"#, options: .regularExpression) != nil else {
+                throw APIError(
+                    .invalidRequest,
+                    "graphql_paginate() needs a query that declares $cursor and passes it on, e.g. "
+                        + "query($cursor: String) { repository(...) { issues(first: 50, after: $cursor) { ... } } }")
+            }
+            guard !path.isEmpty, !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
+                throw APIError(.invalidRequest, "graphql_paginate() needs a path such as \"repository.issues\", not \(path.debugDescription)")
+            }
+            let variables = try variablesDict(arguments, reserved: ["query", "path", "limit"])
+            if try variables.item("cursor") == nil { try variables.setItem("cursor", .none) }
+            let client = binding.client
+            let api = client.graphQLAPI
+            let pathObject = try PyRef(string: path)
+            let state = PageState(
+                client: api, first: try request(client, query: query, variables: variables), pagination: .none, limit: limit,
+                decoder: binding.decoder,
+                page: { payload, response, sent in
+                    let sentCursor = try variables.item("cursor") ?? .none
+                    let result = try helper("_graphql_page").call(try [payload, pathObject, sentCursor] + facts(response, api: api))
+                    let items = try PyRef.checked(PySequence.item(result, 0))
+                    let cursor = try PyRef.checked(PySequence.item(result, 1))
+                    guard !cursor.isNone else { return (items, nil) }
+                    try variables.setItem("cursor", cursor)
+                    var next = try request(client, query: query, variables: variables)
+                    next.timeout = sent.timeout
+                    return (items, next)
+                })
+            return try binding.iterators.instance(state)
+        }
+    }
+
+    /// The POST of `query` with `variables` (a dict) as JSON.
+    static func request(_ client: GitHubClient, query: String, variables: PyRef) throws -> Request {
+        let dumps = try Interpreter.import("json").attribute("dumps")
+        let text = try String(pythonString: dumps.call([variables], kwargs: [("ensure_ascii", .bool(false))]))
+        return GitHubGraphQL.request(endpoint: client.configuration.graphQLEndpoint, query: query, variablesJSON: Array(text.utf8))
+    }
+
+    /// The positional arguments and the method's own keywords (the rest are GraphQL variables).
+    static func own(_ arguments: PyArguments, _ names: Set<String>) -> PyArguments {
+        PyArguments(positional: arguments.positional, keywords: arguments.keywords.filter { names.contains($0.0) })
+    }
+
+    /// The keyword arguments that are not the method's own, as a new dict.
+    static func variablesDict(_ arguments: PyArguments, reserved: Set<String>) throws -> PyRef {
+        try Interpreter.import("builtins").attribute("dict").call(
+            [], kwargs: arguments.keywords.filter { !reserved.contains($0.0) })
+    }
+
+    /// Status, URL and (redacted) body of `response`, for the helpers' exceptions.
+    static func facts(_ response: Response, api: APIClient) throws -> [PyRef] {
+        [try PythonValue.int(response.status).toPython(), try PyRef(string: response.url), try PyRef(string: api.redactor.redact(response.text))]
+    }
+
+    static func helper(_ name: String) throws -> PyRef {
+        try Interpreter.import("_apimacro").attribute(name)
+    }
+
+    /// Checks a decoded answer and walks a connection, in Python (exec'd into `_apimacro`,
+    /// where `ParseError` and `GraphQLError` are defined).
+    static let helperSource = #"""
+        def _graphql_clean(text, limit=500):
+            """A server's text made safe to print: no control characters, at most `limit` characters."""
+            text = "".join(c if c.isprintable() else " " for c in str(text))
+            return text if len(text) <= limit else text[:limit] + "..."
+
+        def _graphql_message(errors):
+            first = errors[0]
+            message = first.get("message") if isinstance(first, dict) else None
+            message = _graphql_clean(message if isinstance(message, str) and message else repr(first))
+            if isinstance(first, dict) and isinstance(first.get("type"), str):
+                message += f" ({_graphql_clean(first['type'], 60)})"
+            if len(errors) > 1:
+                message += f" (and {len(errors) - 1} more)"
+            return message
+
+        def _graphql_data(payload, status, url, body):
+            """The answer's data, or GraphQLError when it holds errors."""
+            if not isinstance(payload, dict) or not ("data" in payload or "errors" in payload):
+                raise ParseError(f"{url} answered {status} with JSON that is not a GraphQL response (no 'data' or 'errors')",
+                                 status=status, url=url, api="github", body=body)
+            errors = payload.get("errors")
+            if errors:
+                if not isinstance(errors, list):
+                    errors = [errors]
+                raise GraphQLError(_graphql_message(errors), errors=errors, data=payload.get("data"),
+                                   status=status, url=url, api="github", body=body)
+            return payload.get("data")
+
+        def _graphql_page(payload, path, sent_cursor, status, url, body):
+            """[nodes, next cursor or None] of the connection at `path`."""
+            node = _graphql_data(payload, status, url, body)
+            keys = path.split(".")
+            if keys[0] == "data" and len(keys) > 1:
+                keys = keys[1:]
+            walked = []
+            for key in keys:
+                walked.append(key)
+                if not isinstance(node, dict) or key not in node:
+                    where = ".".join(walked[:-1]) or "data"
+                    have = ", ".join(sorted(map(str, node))) if isinstance(node, dict) else ("null" if node is None else type(node).__name__)
+                    raise ValueError(f"graphql_paginate: the answer has no {'.'.join(walked)!r} ({where} holds: {have}); "
+                                     "path names the connection, e.g. 'repository.issues'")
+                node = node[key]
+            if not isinstance(node, dict):
+                raise ValueError(f"graphql_paginate: {path!r} is {'null' if node is None else type(node).__name__} in the answer, "
+                                 "not a connection with pageInfo and nodes")
+            info = node.get("pageInfo")
+            if not isinstance(info, dict) or "hasNextPage" not in info or "endCursor" not in info:
+                raise ValueError(f"graphql_paginate: {path} has no pageInfo {{ hasNextPage endCursor }}: add it to the query")
+            if isinstance(node.get("nodes"), list):
+                items = node["nodes"]
+            elif isinstance(node.get("edges"), list):
+                items = [edge.get("node") if isinstance(edge, dict) else None for edge in node["edges"]]
+            else:
+                raise ValueError(f"graphql_paginate: {path} has neither nodes nor edges: select nodes {{ ... }} or edges {{ node {{ ... }} }}")
+            if info["hasNextPage"] is not True:
+                return [items, None]
+            cursor = info["endCursor"]
+            if not isinstance(cursor, str) or not cursor:
+                raise ParseError(f"{url}: {path}.pageInfo has hasNextPage but no endCursor", status=status, url=url, api="github", body=body)
+            if cursor == sent_cursor:
+                raise ParseError(f"{url}: {path}.pageInfo.endCursor is the cursor just sent; stopping rather than asking for the same page again",
+                                 status=status, url=url, api="github", body=body)
+            return [items, cursor]
+        """#
+}
