@@ -49,8 +49,9 @@ final class TerminationSignals {
     static func arm() throws -> TerminationSignals {
         let signals = TerminationSignals()
         let received = signals.received
-        let module = try Interpreter.import("signal")
-        let defaultAction = try module.attribute("SIG_DFL")
+        // `_signal`, the C module under `signal`: the same calls without loading enum, types and
+        // functools into every macro (an empty macro imports no more than `python3 -c pass`).
+        let module = try Interpreter.import("_signal")
         let handler = try NativeFunction.make("_on_termination") { arguments in
             var number: Int32 = SIGTERM
             if let first = arguments.positional.first, case .int(let value) = try PythonValue(python: first) {
@@ -63,8 +64,12 @@ final class TerminationSignals {
         }
         for (name, number) in handled {
             let pythonNumber = try module.attribute(name)
+            // SIG_DFL is 0 in `_signal`; an installed handler is a function, SIG_IGN is 1.
             let current = try module.callMethod("getsignal", [pythonNumber])
-            guard current.pointer == defaultAction.pointer else { continue }
+            guard case .int(0)? = try? PythonValue(python: current) else {
+                PythonRaise.clear()
+                continue
+            }
             // Unblock it too: a supervisor may hand us a mask that blocks it.
             var unblock = sigset_t()
             sigemptyset(&unblock)
@@ -79,7 +84,7 @@ final class TerminationSignals {
 
     /// Puts back the handlers that were there before (GIL held).
     func restore() {
-        guard let module = try? Interpreter.import("signal") else {
+        guard let module = try? Interpreter.import("_signal") else {
             PythonRaise.clear()
             return
         }
