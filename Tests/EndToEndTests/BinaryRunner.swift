@@ -4,6 +4,8 @@ import Testing
 /// What a run of the `apimacro` binary printed and how it ended.
 struct RunResult: Sendable {
     let status: Int32
+    /// Whether a signal ended the process (then `status` is the signal's number).
+    let signalled: Bool
     let stdout: String
     let stderr: String
     let seconds: Double
@@ -26,14 +28,19 @@ enum Binary {
         return environment
     }
 
-    /// Runs `apimacro ARGS` in `directory`; `whileRunning` gets the process once it has started.
+    /// Runs `apimacro ARGS` (or `executable ARGS`) in `directory`; `whileRunning` gets the
+    /// process once it has started. If `whileRunning` throws, the process is killed, reaped,
+    /// and the error rethrown.
     static func run(
         _ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
-        stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 60,
-        whileRunning: (@Sendable (Process) async -> Void)? = nil
+        stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 60, executable: URL? = nil,
+        whileRunning: (@Sendable (Process) async throws -> Void)? = nil
     ) async throws -> RunResult {
         let process = Process()
-        if defaultSIGINT {
+        if let executable {
+            process.executableURL = executable
+            process.arguments = arguments
+        } else if defaultSIGINT {
             // A test runner started from a script may have SIGINT ignored, and Python keeps an
             // ignored SIGINT ignored; give the child the default disposition, as a terminal would.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -78,15 +85,23 @@ enum Binary {
             try await Task.sleep(for: .seconds(limit))
             kill(pid, SIGKILL)
         }
-        if let whileRunning { await whileRunning(process) }
+        defer { guardTask.cancel() }
+        if let whileRunning {
+            do {
+                try await whileRunning(process)
+            } catch {
+                kill(pid, SIGKILL)
+                for await _ in finished { break }
+                throw error
+            }
+        }
         for await _ in finished { break }
-        guardTask.cancel()
         let seconds = Date().timeIntervalSince(started)
         let ended = Date().timeIntervalSince1970
         try out.close()
         try err.close()
         return RunResult(
-            status: process.terminationStatus,
+            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8),
             seconds: seconds, ended: ended)
@@ -111,7 +126,7 @@ struct Workspace {
 
     func run(
         _ arguments: String..., environment: [String: String] = [:], stdin: String? = nil, defaultSIGINT: Bool = false,
-        whileRunning: (@Sendable (Process) async -> Void)? = nil
+        whileRunning: (@Sendable (Process) async throws -> Void)? = nil
     ) async throws -> RunResult {
         try await Binary.run(
             arguments, in: url, environment: environment, stdin: stdin, defaultSIGINT: defaultSIGINT,
@@ -124,11 +139,17 @@ struct Workspace {
     /// started): an event, not a duration. Throws after `limit` seconds, a margin load cannot eat.
     func waitFor(_ name: String, limit: Double = 60) async throws {
         let file = url.appendingPathComponent(name)
-        let deadline = Date().addingTimeInterval(limit)
-        while !FileManager.default.fileExists(atPath: file.path) {
-            guard Date() < deadline else { throw WorkspaceError("\(name) did not appear within \(limit) s") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil("\(name) to appear", limit: limit) { FileManager.default.fileExists(atPath: file.path) }
+    }
+}
+
+/// Waits until `condition` holds (polled every 20 ms): an event, not a duration. Throws after
+/// `limit` seconds, a margin load cannot eat.
+func waitUntil(_ what: String, limit: Double = 60, _ condition: () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(limit)
+    while !condition() {
+        guard Date() < deadline else { throw WorkspaceError("gave up after \(Int(limit)) s waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(20))
     }
 }
 

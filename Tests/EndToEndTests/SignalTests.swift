@@ -7,69 +7,22 @@ import Testing
 /// it announced (a file it wrote), never after a guessed delay (issue 18, items 8 and 13).
 @Suite("signals: SIGTERM, SIGHUP, an inherited SIG_IGN")
 struct SignalTests {
-    /// Waits until `condition` holds (polled every 20 ms), up to a margin no load eats.
-    static func waitFor(_ what: String, limit: Double = 60, _ condition: () -> Bool) async throws {
-        let end = Date().addingTimeInterval(limit)
-        while !condition() {
-            guard Date() < end else { throw WaitError(description: "gave up after \(Int(limit)) s waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    struct WaitError: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Whether `pid` is still a process (a zombie counts: it was not reaped).
     static func alive(_ pid: pid_t) -> Bool {
         kill(pid, 0) == 0 || errno != ESRCH
     }
 
-    /// Starts `executable arguments` in `space` with stdout and stderr in files; `whileRunning`
-    /// gets the pid. Returns the exit status (128 + n for a signal n), stdout and stderr.
+    /// Runs `executable arguments` in `space` through `Binary.run`; `whileRunning` gets the pid.
+    /// The status is 128 + n for a signal n, as a shell reports it.
     static func run(
         _ executable: String, _ arguments: [String], in space: Workspace, environment: [String: String] = [:],
-        whileRunning: (pid_t) async throws -> Void
+        whileRunning: @escaping @Sendable (pid_t) async throws -> Void
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = space.url
-        process.environment = Binary.environment(environment, home: space.url)
-        let outURL = space.url.appendingPathComponent(".out-\(UUID().uuidString)")
-        let errURL = space.url.appendingPathComponent(".err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        let finished = AsyncStream<Void> { continuation in
-            process.terminationHandler = { _ in
-                continuation.yield()
-                continuation.finish()
-            }
-        }
-        try process.run()
-        let pid = process.processIdentifier
-        let guardTask = Task.detached {
-            try await Task.sleep(for: .seconds(120))
-            kill(pid, SIGKILL)
-        }
-        defer { guardTask.cancel() }
-        do {
-            try await whileRunning(pid)
-        } catch {
-            kill(pid, SIGKILL)
-            for await _ in finished { break }
-            throw error
-        }
-        for await _ in finished { break }
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return (
-            status, (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-        )
+        let result = try await Binary.run(
+            arguments, in: space.url, environment: environment, limit: 120,
+            executable: URL(fileURLWithPath: executable)
+        ) { process in try await whileRunning(process.processIdentifier) }
+        return (result.signalled ? 128 + result.status : result.status, result.stdout, result.stderr)
     }
 
     @Test(
@@ -89,7 +42,7 @@ struct SignalTests {
         let result = try await Self.run(
             Binary.url.path, ["run", "--no-cache", "--record", har.path, "wait.py", server.baseURL + "/text"], in: space
         ) { pid in
-            try await Self.waitFor("the macro's ready file") { FileManager.default.fileExists(atPath: ready.path) }
+            try await waitUntil("the macro's ready file") { FileManager.default.fileExists(atPath: ready.path) }
             kill(pid, signal)
         }
         #expect(result.status == 128 + signal, "\(result.stderr)")
@@ -117,7 +70,7 @@ struct SignalTests {
         defer { space.remove() }
         let temporary = space.url.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        func batchFolders() -> [String] {
+        @Sendable func batchFolders() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).filter { $0.hasPrefix("apimacro-batch-") }
         }
         let pidFiles = ["pid-a.py", "pid-b.py"].map { space.url.appendingPathComponent($0) }
@@ -125,7 +78,7 @@ struct SignalTests {
         let result = try await Self.run(
             Binary.url.path, ["batch", "-j", "2", "a.py", "b.py"], in: space, environment: ["TMPDIR": temporary.path]
         ) { pid in
-            try await Self.waitFor("both children's pid files") { pidFiles.allSatisfy { FileManager.default.fileExists(atPath: $0.path) } }
+            try await waitUntil("both children's pid files") { pidFiles.allSatisfy { FileManager.default.fileExists(atPath: $0.path) } }
             children.pids = try pidFiles.map { try #require(pid_t(String(contentsOf: $0, encoding: .utf8))) }
             #expect(batchFolders().count == 1, "the batch's temporary folder exists while it runs")
             #expect(children.pids.allSatisfy(Self.alive))
@@ -155,10 +108,10 @@ struct SignalTests {
         let result = try await Self.run(
             "/bin/sh", ["-c", #"trap "" INT; exec "$0" run wait.py"#, Binary.url.path], in: space
         ) { pid in
-            try await Self.waitFor("the macro's ready file") { FileManager.default.fileExists(atPath: ready.path) }
+            try await waitUntil("the macro's ready file") { FileManager.default.fileExists(atPath: ready.path) }
             kill(pid, SIGINT)
             // An ignored signal is dropped when sent; a caught one stays pending until a thread takes it.
-            try await Self.waitFor("SIGINT no longer pending") { !Self.pending(SIGINT, in: pid) }
+            try await waitUntil("SIGINT no longer pending") { !Self.pending(SIGINT, in: pid) }
             try Data().write(to: space.url.appendingPathComponent("proceed"))
         }
         #expect(result.status == 0, "\(result.stderr)")
