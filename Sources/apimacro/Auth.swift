@@ -5,6 +5,7 @@ import MacroRuntime
 /// `apimacro login NAME [--redirect-url URL | --listen PORT]`.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "login",
         abstract: "Log in to an API and store its token under $APIMACRO_HOME (mode 0600).",
         discussion: """
             instagram: prints the OAuth2 authorize URL (response_type=token), then either reads the
@@ -45,6 +46,7 @@ struct Login: AsyncParsableCommand {
 /// `apimacro logout NAME`.
 struct Logout: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "logout",
         abstract: "Remove a stored token (of instagram, shortener or a plugin).")
 
     @Argument(help: "The client: instagram, shortener or a plugin.", completion: .custom(Completions.loginNames))
@@ -59,10 +61,11 @@ struct Logout: ParsableCommand {
 /// `apimacro auth status`.
 struct Auth: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "auth",
         abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self])
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Which clients have credentials, and where from.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Which clients have credentials, and where from.")
 
         func run() throws {
             let lines = Logins(settings: try Settings.load()).status()

@@ -5,6 +5,7 @@ import MacroRuntime
 /// `apimacro batch [MACRO...] [--file JOBS] [-j N] [--junit FILE] [--fail-fast] [--output-dir DIR]`.
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "batch",
         abstract: "Run many macros, each in its own process, up to N at once, and summarize.",
         discussion: """
             Each macro runs as `apimacro run MACRO` in a process of its own: a crash, os._exit or a hung \

@@ -5,12 +5,13 @@ import MacroRuntime
 /// `apimacro cache info | clear`.
 struct Cache: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cache",
         abstract: "The HTTP cache under $XDG_CACHE_HOME/apimacro: what it holds, or empty it.",
         subcommands: [Info.self, Clear.self])
 
     /// `apimacro cache info`.
     struct Info: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Where the cache is, how many responses and bytes it holds, and how old they are.")
+        static let configuration = CommandConfiguration(commandName: "info", abstract: "Where the cache is, how many responses and bytes it holds, and how old they are.")
 
         func run() throws {
             let report = try CacheReport(settings: try Settings.load())
@@ -20,7 +21,7 @@ struct Cache: ParsableCommand {
 
     /// `apimacro cache clear`.
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every stored response.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove every stored response.")
 
         func run() throws {
             print(try CacheReport(settings: try Settings.load()).clear())

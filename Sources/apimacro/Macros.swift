@@ -5,11 +5,12 @@ import MacroRuntime
 /// `apimacro macros list`.
 struct Macros: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "macros",
         abstract: "Macros found on the macro path (./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/).",
         subcommands: [List.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the macros with their one-line help (they are not run).")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the macros with their one-line help (they are not run).")
 
         func run() throws {
             let settings = try Settings.load()

@@ -5,11 +5,13 @@ import MacroRuntime
 /// `apimacro plugins list | show NAME`.
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plugins",
         abstract: "Plugins (APIs added with a plugin.toml): list them, show their endpoints.",
         subcommands: [List.self, Show.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the plugins: name, endpoints, credentials present or not, description; and load errors.",
             discussion: "Exit code 1 when a plugin failed to load (the others are still listed and usable).")
 
@@ -22,7 +24,7 @@ struct Plugins: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a plugin's settings and its endpoints with their parameters.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a plugin's settings and its endpoints with their parameters.")
 
         @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
         var name: String

@@ -5,6 +5,7 @@ import MacroRuntime
 /// `apimacro repl`.
 struct Repl: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "repl",
         abstract: "Interactive Python with apimacro, github, instagram, shortener and the plugins' clients imported.",
         discussion: """
             Line editing, history in $APIMACRO_HOME/history and tab completion on a terminal. \

@@ -103,6 +103,7 @@ struct MacroOptions: ParsableArguments {
 /// `apimacro run MACRO [ARGS...]`.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run one macro: a path to a .py file, or a name looked up in ./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/.",
         discussion: """
             What follows MACRO goes to the macro (sys.argv[1:], apimacro.args), except apimacro's own \
