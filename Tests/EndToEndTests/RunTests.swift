@@ -106,6 +106,24 @@ struct RunTests {
         #expect(result.stdout == "ready\n")
     }
 
+    @Test("an interrupt that bypasses the signal counter (_thread.interrupt_main) still ends a native wait")
+    func interruptMainDuringNativeWait() async throws {
+        // Whether the interrupt lands before apimacro.sleep starts or during it, the macro must
+        // end with KeyboardInterrupt (exit 130); the old wait only saw real signals, so it slept
+        // on until the runner's 60 s guard killed it.
+        let space = try Workspace(files: [
+            "wait.py": """
+                import _thread, threading, time
+                import apimacro
+                threading.Thread(target=lambda: (time.sleep(0.3), _thread.interrupt_main()), daemon=True).start()
+                apimacro.sleep(600)
+                """
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "wait.py")
+        #expect(result.status == 130, "\(result.stderr)")
+    }
+
     @Test("main(user: str, limit: int = 5) gets typed arguments; --help shows them")
     func mainSignature() async throws {
         let space = try Workspace(files: [
