@@ -1,0 +1,54 @@
+import Foundation
+
+/// How the transport reaches the network: forward proxies and the certificate
+/// authorities it trusts. Resolved once (from the standard environment
+/// variables and config.toml, by `Settings`) and handed to the transport,
+/// which applies it to every client and plugin alike.
+public struct NetworkSettings: Sendable, Equatable {
+    /// Proxy for `http://` URLs (`HTTP_PROXY` / `http_proxy`), e.g. `http://user:pass@proxy:3128`.
+    public var httpProxy: String?
+    /// Proxy for `https://` URLs (`HTTPS_PROXY` / `https_proxy`); reached with CONNECT.
+    public var httpsProxy: String?
+    /// Hosts reached directly (`NO_PROXY` / `no_proxy`): host names (a name also
+    /// matches its subdomains), `.suffix`, IP addresses, `host:port`, or `*` for all.
+    public var noProxy: [String]
+    /// A PEM file of certificate authorities trusted instead of the system's
+    /// (`APIMACRO_CA_BUNDLE`, else `SSL_CERT_FILE`); nil means the system's.
+    public var caBundle: String?
+
+    public init(httpProxy: String? = nil, httpsProxy: String? = nil, noProxy: [String] = [], caBundle: String? = nil) {
+        self.httpProxy = httpProxy
+        self.httpsProxy = httpsProxy
+        self.noProxy = noProxy
+        self.caBundle = caBundle
+    }
+
+    /// No proxy, the system's certificate authorities.
+    public static let direct = NetworkSettings()
+
+    /// The proxy URL to use for `origin`, or nil to connect directly.
+    public func proxy(for origin: Origin) -> String? {
+        let chosen = origin.scheme == "https" ? httpsProxy : httpProxy
+        guard let chosen, !chosen.isEmpty else { return nil }
+        return bypassesProxy(origin) ? nil : chosen
+    }
+
+    /// Whether `NO_PROXY` names this origin.
+    public func bypassesProxy(_ origin: Origin) -> Bool {
+        let host = origin.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        for raw in noProxy {
+            var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            if entry.isEmpty { continue }
+            if entry == "*" { return true }
+            // `host:port` matches that port only (an IPv6 literal has several colons: no port then).
+            if let colon = entry.lastIndex(of: ":"), entry.filter({ $0 == ":" }).count == 1 {
+                guard Int(entry[entry.index(after: colon)...]) == origin.port else { continue }
+                entry = String(entry[..<colon])
+            }
+            entry = entry.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            if entry.hasPrefix(".") { entry.removeFirst() }
+            if host == entry || host.hasSuffix("." + entry) { return true }
+        }
+        return false
+    }
+}
