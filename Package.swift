@@ -129,3 +129,10 @@ if Context.environment["APIMACRO_SPIKE"] == "1" {
             ],
             path: "Benchmarks/Spike/TransportSpike"))
 }
+
+// The JSON decode comparison of issue 13 item 5 (Benchmarks/decode.sh builds it in release), only
+// with APIMACRO_BENCH_DECODE=1: it needs nothing but PythonBridge, so the release build is short.
+if Context.environment["APIMACRO_BENCH_DECODE"] == "1" {
+    package.targets.append(
+        .executableTarget(name: "json-decode-bench", dependencies: ["PythonBridge"], path: "Benchmarks/Spike/JSONDecode"))
+}

@@ -2,7 +2,8 @@ import FuzzSupport
 import PythonBridge
 
 /// libFuzzer entry: any bytes as a JSON response body, decoded the way macros get them
-/// (CPython's `json.loads`), then converted to Swift values and back. Must not crash, leak
+/// (the native `JSONToPython` fast path, checked against CPython's `json.loads`, the reference),
+/// then converted to Swift values and back. Must not crash, leak
 /// or hang on any input (deep nesting, huge numbers, bad UTF-8, NaN), and the round trip
 /// must give an equal document.
 @main
@@ -42,13 +43,25 @@ final class JSONPythonFuzzer: @unchecked Sendable {
     func run(_ bytes: [UInt8]) {
         withGIL {
             do {
-                let loads = try Interpreter.import("json").attribute("loads")
+                let json = try Interpreter.import("json")
+                let loads = try json.attribute("loads")
+                // The native fast path (what macros get first) must agree with json.loads whenever
+                // it answers: the same json.dumps text (types, key order, floats, NaN, surrogates).
+                let fast = bytes.withUnsafeBufferPointer { JSONToPython.parse($0) }
+                precondition(!PythonRaise.isSet, "JSONToPython.parse left an exception set")
                 let document: PyRef
                 do {
                     document = try loads.call([try PythonValue.bytes(bytes).toPython()])
                 } catch is PythonErrorSet {
                     _ = PythonException.fetch()
+                    precondition(fast == nil, "JSONToPython.parse took a document json.loads rejects")
                     return
+                }
+                if let fast {
+                    let dumps = try json.attribute("dumps")
+                    let mine = try dumps.call([fast]).str()
+                    let theirs = try dumps.call([document]).str()
+                    precondition(mine == theirs, "JSONToPython.parse and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
                 }
                 let value: PythonValue
                 do {

@@ -1,0 +1,448 @@
+import CPython
+
+/// JSON text in UTF-8 straight to Python objects, in one pass over the bytes.
+///
+/// `json.loads(bytes)` first decodes the whole body into a `str` and then
+/// scans that; this parser reads the bytes once and makes the objects
+/// directly. It is a fast path only: it accepts a subset of what `json.loads`
+/// accepts (plain UTF-8, no BOM, nesting up to `maxDepth`) and for anything
+/// else (including every malformed document) returns nil, so the caller asks
+/// `json.loads`, whose answer (value or exception) stays the reference. When
+/// it does return a value, that value equals what `json.loads` gives: the same
+/// types, the same `dict` key order, the same floats (`PyOS_string_to_double`,
+/// as CPython's scanner), `NaN`/`Infinity`, lone surrogates kept. The
+/// differential fuzzer (`Fuzz/JSONPython`) and `JSONToPythonTests` check it.
+public enum JSONToPython {
+    /// The document as Python objects, or nil when `json.loads` should decide.
+    /// Needs the GIL; leaves no Python exception set.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) -> PyRef? {
+        guard let base = bytes.baseAddress, takesFastPath(bytes) else { return nil }
+        var parser = Parser(start: base, count: bytes.count, maxDepth: maxDepth)
+        defer { parser.releaseMemo() }
+        guard let object = parser.document() else {
+            PyErr_Clear()
+            return nil
+        }
+        return PyRef(owned: object)
+    }
+
+    /// `json.detect_encoding` would say UTF-8 without a BOM.
+    static func takesFastPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, first != 0, first != 0xEF, first != 0xFE, first != 0xFF else { return false }
+        return bytes.count < 2 || bytes[1] != 0
+    }
+}
+
+/// One parse: a cursor over the bytes, the open containers, and the memo that
+/// makes repeated keys one `str` object (as `json.loads` does).
+private struct Parser {
+    let start: UnsafePointer<UInt8>
+    let end: UnsafePointer<UInt8>
+    var cursor: UnsafePointer<UInt8>
+    let maxDepth: Int
+    /// Open containers, innermost last; a dict's pending key beside it.
+    var stack: [(container: PyPointer, isObject: Bool, key: PyPointer?)] = []
+    var memo: PyPointer?
+    /// Scratch for strings with escapes and for numbers (NUL-terminated copies).
+    var scratch: [UInt8] = []
+
+    init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+        self.start = start
+        self.end = start + count
+        self.cursor = start
+        self.maxDepth = maxDepth
+        stack.reserveCapacity(16)
+    }
+
+    mutating func releaseMemo() {
+        if let memo { Py_DecRef(memo) }
+        memo = nil
+    }
+
+    /// Keys by their bytes in this document (borrowed: `memo` holds them).
+    var keys = KeyTable()
+
+    /// The whole document, or nil (containers still open are released).
+    mutating func document() -> PyPointer? {
+        guard let value = value() else {
+            unwind()
+            return nil
+        }
+        skipWhitespace()
+        guard cursor == end else {
+            Py_DecRef(value)
+            return nil
+        }
+        return value
+    }
+
+    /// Releases every open container and pending key after a failure.
+    mutating func unwind() {
+        while let open = stack.popLast() {
+            if let key = open.key { Py_DecRef(key) }
+            Py_DecRef(open.container)
+        }
+    }
+
+    /// Reads one value; containers are filled iteratively through `stack`.
+    mutating func value() -> PyPointer? {
+        let floor = stack.count
+        while true {
+            skipWhitespace()
+            guard cursor < end else { return nil }
+            var made: PyPointer
+            switch cursor.pointee {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = cursor.pointee == UInt8(ascii: "{")
+                cursor += 1
+                guard stack.count - floor < maxDepth, let container = isObject ? PyDict_New() : PyList_New(0) else {
+                    return nil
+                }
+                stack.append((container, isObject, nil))
+                skipWhitespace()
+                guard cursor < end else { return nil }
+                if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    cursor += 1
+                    made = stack.removeLast().container
+                } else if isObject {
+                    guard readKey() else { return nil }
+                    continue
+                } else {
+                    continue
+                }
+            default:
+                guard let scalar = scalar() else { return nil }
+                made = scalar
+            }
+            // Attach `made` to the innermost container, closing those that end here.
+            while stack.count > floor {
+                guard attach(made) else { return nil }
+                skipWhitespace()
+                guard cursor < end else { return nil }
+                let isObject = stack[stack.count - 1].isObject
+                let byte = cursor.pointee
+                cursor += 1
+                if byte == UInt8(ascii: ",") {
+                    if isObject {
+                        skipWhitespace()
+                        guard readKey() else { return nil }
+                    }
+                    break
+                }
+                guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
+                made = stack.removeLast().container
+            }
+            if stack.count == floor { return made }
+        }
+    }
+
+    /// Puts `value` (a new reference, consumed) into the innermost container.
+    mutating func attach(_ value: PyPointer) -> Bool {
+        let top = stack.count - 1
+        let container = stack[top].container
+        if let key = stack[top].key {
+            stack[top].key = nil
+            let status = PyDict_SetItem(container, key, value)
+            Py_DecRef(key)
+            Py_DecRef(value)
+            return status == 0
+        }
+        let status = PyList_Append(container, value)
+        Py_DecRef(value)
+        return status == 0
+    }
+
+    /// `"key" :` inside an object; the key (one `str` per distinct key, as
+    /// `json.loads` memoises them) waits on the stack for its value. A key
+    /// seen before, spelt with the same bytes, is found by those bytes: no
+    /// decoding, no hashing of a new `str`.
+    mutating func readKey() -> Bool {
+        guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
+        let first = cursor + 1
+        if let known = keys.find(from: first, end: end) {
+            cursor = known.after
+            Py_IncRef(known.object)
+            stack[stack.count - 1].key = known.object
+        } else {
+            guard var key = string() else { return false }
+            if memo == nil { memo = PyDict_New() }
+            guard let memo, let shared = PyDict_SetDefault(memo, key, key) else {
+                Py_DecRef(key)
+                return false
+            }
+            if shared != key {
+                Py_IncRef(shared)
+                Py_DecRef(key)
+                key = shared
+            }
+            keys.insert(from: first, count: cursor - 1 - first, object: key)
+            stack[stack.count - 1].key = key
+        }
+        skipWhitespace()
+        guard cursor < end, cursor.pointee == UInt8(ascii: ":") else { return false }
+        cursor += 1
+        return true
+    }
+
+    mutating func scalar() -> PyPointer? {
+        switch cursor.pointee {
+        case UInt8(ascii: "\""):
+            return string()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if cursor.pointee == UInt8(ascii: "-"), literal("-Infinity") { return PyFloat_FromDouble(-.infinity) }
+            return number()
+        case UInt8(ascii: "t"):
+            return literal("true") ? newReference(apimacro_True()) : nil
+        case UInt8(ascii: "f"):
+            return literal("false") ? newReference(apimacro_False()) : nil
+        case UInt8(ascii: "n"):
+            return literal("null") ? newReference(apimacro_None()) : nil
+        case UInt8(ascii: "N"):
+            return literal("NaN") ? PyFloat_FromDouble(.nan) : nil
+        case UInt8(ascii: "I"):
+            return literal("Infinity") ? PyFloat_FromDouble(.infinity) : nil
+        default:
+            return nil
+        }
+    }
+
+    func newReference(_ object: PyPointer) -> PyPointer {
+        Py_IncRef(object)
+        return object
+    }
+
+    /// Consumes `text` if the input continues with it.
+    mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard end - cursor >= count else { return false }
+        let expected = text.utf8Start
+        for offset in 0..<count where cursor[offset] != expected[offset] { return false }
+        cursor += count
+        return true
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as CPython's scanner
+    /// reads it: an int when there is no fraction or exponent.
+    mutating func number() -> PyPointer? {
+        let first = cursor
+        if cursor.pointee == UInt8(ascii: "-") { cursor += 1 }
+        guard cursor < end, isDigit(cursor.pointee) else { return nil }
+        if cursor.pointee == UInt8(ascii: "0") {
+            cursor += 1
+        } else {
+            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
+        }
+        var isFloat = false
+        if cursor + 1 < end, cursor.pointee == UInt8(ascii: "."), isDigit(cursor[1]) {
+            isFloat = true
+            cursor += 2
+            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
+        }
+        if cursor < end, cursor.pointee | 0x20 == UInt8(ascii: "e") {
+            var probe = cursor + 1
+            if probe < end, probe.pointee == UInt8(ascii: "+") || probe.pointee == UInt8(ascii: "-") { probe += 1 }
+            if probe < end, isDigit(probe.pointee) {
+                isFloat = true
+                cursor = probe
+                while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
+            }
+        }
+        let length = cursor - first
+        if !isFloat, length <= 18 {
+            var magnitude: Int64 = 0
+            var digit = first.pointee == UInt8(ascii: "-") ? first + 1 : first
+            while digit < cursor {
+                magnitude = magnitude * 10 + Int64(digit.pointee &- UInt8(ascii: "0"))
+                digit += 1
+            }
+            return PyLong_FromLongLong(first.pointee == UInt8(ascii: "-") ? -magnitude : magnitude)
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: first, count: length))
+        scratch.append(0)
+        return scratch.withUnsafeMutableBufferPointer { buffer -> PyPointer? in
+            buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
+                if isFloat {
+                    let value = PyOS_string_to_double(text, nil, nil)
+                    if value == -1, PyErr_Occurred() != nil { return nil }
+                    return PyFloat_FromDouble(value)
+                }
+                return PyLong_FromString(text, nil, 10)
+            }
+        }
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    func characters(_ bytes: UnsafePointer<UInt8>) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// A string at the cursor (on its opening quote); keys are memoised by the caller.
+    mutating func string() -> PyPointer? {
+        cursor += 1
+        let first = cursor
+        while cursor < end {
+            let byte = cursor.pointee
+            if byte == UInt8(ascii: "\"") {
+                let made = PyUnicode_DecodeUTF8(characters(first), cursor - first, "surrogatepass")
+                cursor += 1
+                return made
+            }
+            if byte == UInt8(ascii: "\\") { return escapedString(from: first) }
+            if byte < 0x20 { return nil }
+            cursor += 1
+        }
+        return nil
+    }
+
+    /// The rest of a string that holds escapes, decoded into `scratch` as
+    /// UTF-8 (a lone surrogate as its three-byte form, read back with
+    /// `surrogatepass`, as `json.loads` keeps it).
+    mutating func escapedString(from first: UnsafePointer<UInt8>) -> PyPointer? {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: first, count: cursor - first))
+        while cursor < end {
+            let byte = cursor.pointee
+            cursor += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return scratch.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress.flatMap { PyUnicode_DecodeUTF8(characters($0), buffer.count, "surrogatepass") }
+                }
+            case UInt8(ascii: "\\"):
+                guard cursor < end else { return nil }
+                let escape = cursor.pointee
+                cursor += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
+                case UInt8(ascii: "b"): scratch.append(0x08)
+                case UInt8(ascii: "f"): scratch.append(0x0C)
+                case UInt8(ascii: "n"): scratch.append(0x0A)
+                case UInt8(ascii: "r"): scratch.append(0x0D)
+                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard var scalar = hex4() else { return nil }
+                    // A high surrogate followed by an escaped low one is one code point.
+                    if (0xD800...0xDBFF).contains(scalar), end - cursor >= 6, cursor[0] == UInt8(ascii: "\\"),
+                        cursor[1] == UInt8(ascii: "u")
+                    {
+                        let mark = cursor
+                        cursor += 2
+                        if let low = hex4(), (0xDC00...0xDFFF).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            cursor = mark
+                        }
+                    }
+                    appendUTF8(scalar)
+                default:
+                    return nil
+                }
+            default:
+                if byte < 0x20 { return nil }
+                scratch.append(byte)
+            }
+        }
+        return nil
+    }
+
+    /// Four hex digits after `\u`.
+    mutating func hex4() -> UInt32? {
+        guard end - cursor >= 4 else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = cursor.pointee
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            cursor += 1
+        }
+        return value
+    }
+
+    mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    mutating func skipWhitespace() {
+        while cursor < end {
+            switch cursor.pointee {
+            case 0x20, 0x09, 0x0A, 0x0D: cursor += 1
+            default: return
+            }
+        }
+    }
+}
+
+/// Object keys by their raw bytes: an open-addressing table of the distinct
+/// keys met so far (plain ones only: a key with escapes is never entered),
+/// pointing into the document itself. References are borrowed from the memo.
+private struct KeyTable {
+    private var slots: [(start: UnsafePointer<UInt8>?, count: Int, hash: UInt32, object: PyPointer?)] =
+        Array(repeating: (nil, 0, 0, nil), count: 256)
+    private var used = 0
+
+    /// The key whose text starts at `first` (after its opening quote), and
+    /// where the input continues after its closing quote, when it was seen before.
+    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> (object: PyPointer, after: UnsafePointer<UInt8>)? {
+        var hash: UInt32 = 2_166_136_261
+        var probe = first
+        while probe < end {
+            let byte = probe.pointee
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+            probe += 1
+        }
+        guard probe < end else { return nil }
+        let count = probe - first
+        let mask = slots.count - 1
+        var index = Int(hash) & mask
+        while let start = slots[index].start {
+            if slots[index].hash == hash, slots[index].count == count, let object = slots[index].object,
+                memcmp(start, first, count) == 0
+            {
+                return (object, probe + 1)
+            }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    /// Enters a plain key (its bytes at `first`, `count` long) until the table is half full.
+    mutating func insert(from first: UnsafePointer<UInt8>, count: Int, object: PyPointer) {
+        guard used < slots.count / 2 else { return }
+        var hash: UInt32 = 2_166_136_261
+        for offset in 0..<count {
+            let byte = first[offset]
+            if byte == UInt8(ascii: "\\") { return }
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let mask = slots.count - 1
+        var index = Int(hash) & mask
+        while slots[index].start != nil { index = (index + 1) & mask }
+        slots[index] = (first, count, hash, object)
+        used += 1
+    }
+}
