@@ -106,10 +106,8 @@ public final class HTTPCache: Sendable {
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let path = file.path
-        if !FileManager.default.fileExists(atPath: path) {
-            // Owner-only even though sealed (the WAL files inherit it).
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-        }
+        // Owner-only even though sealed (the WAL files inherit it).
+        HTTPCache.createOwnerOnly(path)
         pool = try HTTPCache.retryingBusy {
             let pool = try DatabasePool(path: path, configuration: configuration)
             let hadClearText = try pool.write { db -> Bool in
@@ -131,6 +129,18 @@ public final class HTTPCache: Sendable {
             if hadClearText { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } }
             return pool
         }
+    }
+
+    /// Creates `path` empty with mode 0600 unless it exists, atomically, never
+    /// replacing a file another process has just made. (Foundation's
+    /// `createFile` writes a new file and renames it over the path: a process
+    /// that checked for the file a moment before another created and filled
+    /// the database swapped in an empty one, and the first lost its `entry`
+    /// table or got a disk I/O error — "two processes writing the cache at
+    /// once" failed that way under load.)
+    static func createOwnerOnly(_ path: String) {
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
     /// Removes the cache files in `directory` (the database and its WAL and shared-memory
