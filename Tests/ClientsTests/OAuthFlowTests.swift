@@ -215,18 +215,16 @@ extension OAuthFlowTests {
             #expect(try await redirect == "http://127.0.0.1:\(port)/callback#error=access_denied")
         }
 
-        @Test("no redirect within the timeout is an auth error")
+        @Test("no redirect within the timeout is an auth error", .timeLimit(.minutes(2)))
         func timeout() async throws {
+            // The error itself proves the deadline; the time limit only rules out a hang (a loaded
+            // 2-core machine delayed the wake-up past a 15-second bound once: no clock bound here).
             let listener = try LoopbackListener(port: 0)
-            let started = ContinuousClock.now
             let error = await #expect(throws: APIError.self) {
                 try await listener.waitForRedirect(timeout: 0.3, callbackPath: "/callback")
             }
             #expect(error?.kind == .auth)
             #expect(error?.message.hasPrefix("no redirect arrived within 0.3 s") == true)
-            // The error itself proves the deadline; the bound only rules out a hang (a loaded 2-core
-            // machine can delay any wake-up by seconds at the start of a full run).
-            #expect(ContinuousClock.now - started < .seconds(15))
             await #expect(throws: APIError.self) { try await listener.waitForRedirect(timeout: 1, callbackPath: "/") }
         }
 
@@ -261,7 +259,9 @@ enum RawHTTP {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // Only a hang may trip this: a full run on a busy 2-core machine once kept the listener's
+        // answer from a 10-second wait.
+        var timeout = timeval(tv_sec: 90, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -83,7 +83,7 @@ struct BatchTests {
         // (on a 2-core box at load 17, even a two-line macro took over 7 s to end).
         let arguments = ["batch", "-j", "4", "--timeout", "20", "--no-cache", "--junit", "report.xml"] + order.map { "\($0).py" }
         let result = try await Binary.run(
-            arguments, in: space.url, environment: ["APIMACRO_GITHUB_URL": server.baseURL], limit: 120)
+            arguments, in: space.url, environment: ["APIMACRO_GITHUB_URL": server.baseURL], limit: 240)
         try await server.shutdown()
 
         #expect(result.status == 1, "\(result.stderr)")

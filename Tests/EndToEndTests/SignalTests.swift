@@ -19,7 +19,7 @@ struct SignalTests {
         whileRunning: @escaping @Sendable (pid_t) async throws -> Void
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let result = try await Binary.run(
-            arguments, in: space.url, environment: environment, limit: 120,
+            arguments, in: space.url, environment: environment, limit: 240,
             executable: URL(fileURLWithPath: executable)
         ) { process in try await whileRunning(process.processIdentifier) }
         return (result.signalled ? 128 + result.status : result.status, result.stdout, result.stderr)
