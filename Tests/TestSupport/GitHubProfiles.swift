@@ -1,4 +1,4 @@
-/// The users the fake GitHub knows: a few named ones, and `userN` generated for any N.
+/// The users the fake GitHub knows: a few named ones, `userN` generated for any N, and `crowdN`.
 struct GitHubProfile: Sendable {
     let login: String
     let id: Int
@@ -59,7 +59,17 @@ struct GitHubProfile: Sendable {
     }
 
     /// `user` followed by 1–18 digits: "User N", 3 repositories, nobody following or followed.
+    /// `crowd` followed by a number up to 1,000,000: followed by that many users (the memory
+    /// benchmark paginates `crowd100000`'s followers against `crowd10000`'s).
     private static func generated(_ login: String) -> GitHubProfile? {
+        if login.hasPrefix("crowd"), let count = Int(login.dropFirst(5)), (0...1_000_000).contains(count),
+            login.dropFirst(5).allSatisfy({ $0.isASCII && $0.isNumber })
+        {
+            var profile = GitHubProfile(login: login, id: 3_000_000 + count)
+            profile.name = "Crowd of \(count)"
+            profile.followers = count
+            return profile
+        }
         guard login.hasPrefix("user") else { return nil }
         let digits = login.dropFirst(4)
         guard (1...18).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
