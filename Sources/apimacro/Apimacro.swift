@@ -1,4 +1,5 @@
 import ArgumentParser
+import Batch
 import Foundation
 import MacroRuntime
 
@@ -60,6 +61,10 @@ extension Apimacro {
 enum ErrorReport {
     static func exitCode(for error: any Error, command: Apimacro.Type) -> Int32 {
         if let exit = error as? ExitCode { return exit.rawValue }
+        if let batchError = error as? BatchError {
+            printError("apimacro: \(batchError.description)")
+            return MacroRunner.ExitCode.usage
+        }
         if let failure = CommandFailure.report(error) {
             printError("apimacro: \(failure.message)")
             return failure.exitCode

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Batch
 import Foundation
 import MacroRuntime
 
@@ -55,7 +56,7 @@ struct Batch: ParsableCommand {
     func batchJobs(_ settings: Settings) throws -> [BatchJob] {
         var all = BatchJob.jobs(for: macros)
         if let jobsFile { all += try BatchJobsFile.read(jobsFile).jobs(after: all) }
-        if all.isEmpty { throw MacroError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line") }
+        if all.isEmpty { throw BatchError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line") }
         let locator = MacroLocator(settings: settings)
         for job in all {
             do {
@@ -96,8 +97,6 @@ struct Batch: ParsableCommand {
             try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets)
                 .write(to: URL(fileURLWithPath: junit))
         }
-        if let signal = BatchRunner.terminationSignal { throw ExitCode(128 + signal) }
-        if BatchRunner.wasInterrupted { throw ExitCode(MacroRunner.ExitCode.interrupted) }
-        throw ExitCode(results.allSatisfy { $0.status == .ok } ? 0 : 1)
+        throw ExitCode(BatchExit.code(for: results))
     }
 }

@@ -11,6 +11,8 @@ public final class MacroHost: Sendable {
     var redactor: Redactor { runtime.secrets.redactor }
     /// The transport, clients and exchange log shared by every macro of this process.
     let runtime: Runtime
+    /// Requests sent over the network and responses served from the HTTP cache so far.
+    public var exchangeCounts: (requests: Int, cacheHits: Int) { (runtime.log.requests, runtime.log.cacheHits) }
     /// Writes a line to stderr (tests capture it).
     let warn: @Sendable (String) -> Void
 

@@ -1,4 +1,4 @@
-import Clients
+import WebAPI
 import Foundation
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
