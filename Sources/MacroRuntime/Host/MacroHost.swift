@@ -26,7 +26,7 @@ public final class MacroHost: Sendable {
         try withGIL {
             do {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)
-                try PythonPackage.install(warn: warn)
+                try PythonPackage.install()
                 try addVirtualEnvironment()
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"
