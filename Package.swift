@@ -51,10 +51,14 @@ let package = Package(
             dependencies: ["PythonBridge", "Clients", "PluginHost"],
             resources: [.copy("Python/apimacro")]
         ),
+        // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
+        // WebAPI only for redaction.
+        .target(name: "Batch", dependencies: ["WebAPI"]),
         .executableTarget(
             name: "apimacro",
             dependencies: [
                 "MacroRuntime",
+                "Batch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,6 +80,7 @@ let package = Package(
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport"]),
         .testTarget(name: "ClientsTests", dependencies: ["Clients", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch"]),
         .testTarget(name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.
         .testTarget(name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots"]),

@@ -55,36 +55,6 @@ extension Apimacro {
     }
 }
 
-/// The single place where errors become what the user sees (SPEC §1: usage
-/// errors are one line and exit 2; help and version exit 0).
-enum ErrorReport {
-    static func exitCode(for error: any Error, command: Apimacro.Type) -> Int32 {
-        if let exit = error as? ExitCode { return exit.rawValue }
-        if let failure = CommandFailure.report(error) {
-            printError("apimacro: \(failure.message)")
-            return failure.exitCode
-        }
-        let status = command.exitCode(for: error)
-        let message = command.fullMessage(for: error)
-        if status == .success {
-            print(message)
-            return 0
-        }
-        if status.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
-            let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-            let trimmed = line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line
-            printError("apimacro: \(trimmed) (see 'apimacro --help')")
-            return MacroRunner.ExitCode.usage
-        }
-        printError("apimacro: \(message)")
-        return status.rawValue == 0 ? 1 : status.rawValue
-    }
-
-    static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-}
-
 /// `apimacro --version`: apimacro's version and the Python it embeds (read
 /// from the linked libpython without starting it: every command builds this).
 enum VersionText {

@@ -1,8 +1,9 @@
 import ArgumentParser
+import Batch
 import Foundation
 import MacroRuntime
 
-/// `apimacro batch [MACRO...] [--file JOBS] [-j N] [--junit FILE] [--fail-fast] [--output-dir DIR]`.
+/// `apimacro batch [MACRO...] [--file JOBS] [-j N] [--junit FILE] [--fail-fast] [--output-dir DIR] [--shard K/N]`.
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
@@ -19,6 +20,12 @@ struct Batch: ParsableCommand {
             per line, quoted as in a shell (stars octocat --limit 5), # for comments; a first word \
             name=NAME names the job in the summary, the JUnit report and --output-dir. Every line is \
             checked before anything runs.
+
+            --shard K/N runs shard K of N: the jobs numbered K, K+N, K+2N, ... counting from 1 in the order \
+            given (macros, then the jobs file's lines), the same split on every machine; names are given over \
+            the whole batch. --shard auto takes K and N from a Kubernetes Indexed Job: K-1 from \
+            JOB_COMPLETION_INDEX, N from JOB_COMPLETIONS (set it to the Job's completions). With --shard, \
+            --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N").
 
             Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP); 2 for a usage error.
             """)
@@ -43,6 +50,9 @@ struct Batch: ParsableCommand {
         completion: .file())
     var jobsFile: String?
 
+    @Option(help: ArgumentHelp("Run only shard K of N of the jobs (K/N, or auto in a Kubernetes Indexed Job).", valueName: "K/N|auto"))
+    var shard: String?
+
     @Argument(help: "The macros: paths to .py files or names on the macro path.", completion: .custom(Completions.macroNames))
     var macros: [String] = []
 
@@ -55,7 +65,7 @@ struct Batch: ParsableCommand {
     func batchJobs(_ settings: Settings) throws -> [BatchJob] {
         var all = BatchJob.jobs(for: macros)
         if let jobsFile { all += try BatchJobsFile.read(jobsFile).jobs(after: all) }
-        if all.isEmpty { throw MacroError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line") }
+        if all.isEmpty { throw BatchError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line") }
         let locator = MacroLocator(settings: settings)
         for job in all {
             do {
@@ -75,8 +85,13 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         let settings = try options.settings()
+        let shard = try shard.map { try Shard.parse($0, environment: settings.environment) }
         // Every macro must exist before any runs: a typo is a usage error, not one failed row.
-        let batchJobs = try batchJobs(settings)
+        let allJobs = try batchJobs(settings)
+        let batchJobs = shard?.select(allJobs) ?? allJobs
+        if let shard {
+            FileHandle.standardError.write(Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
+        }
         // Environment secrets and every token `apimacro login` stored: redacted from outputs and the report.
         let secrets = settings.secrets + Logins(settings: settings).storedSecrets
         var forwarded = options
@@ -93,11 +108,9 @@ struct Batch: ParsableCommand {
         let seconds = Date().timeIntervalSince(started)
         console.summarize(results, seconds: seconds)
         if let junit {
-            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets)
-                .write(to: URL(fileURLWithPath: junit))
+            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard)
+                .write(to: URL(fileURLWithPath: shard?.fileName(junit) ?? junit))
         }
-        if let signal = BatchRunner.terminationSignal { throw ExitCode(128 + signal) }
-        if BatchRunner.wasInterrupted { throw ExitCode(MacroRunner.ExitCode.interrupted) }
-        throw ExitCode(results.allSatisfy { $0.status == .ok } ? 0 : 1)
+        throw ExitCode(BatchExit.code(for: results))
     }
 }

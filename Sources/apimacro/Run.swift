@@ -1,4 +1,5 @@
 import ArgumentParser
+import Batch
 import Foundation
 import MacroRuntime
 
@@ -138,12 +139,19 @@ struct Run: ParsableCommand {
         if !own.isEmpty {
             settings = try MacroOptions.parse(options.forwardedArguments + own).settings()
         }
-        settings.statsFile = statsFile.map { URL(fileURLWithPath: $0) }
+        let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
+        // A failure before Python started made no request: zeros.
         var host: MacroHost?
-        defer { MacroStats(host: host).write(to: settings.statsFile) }
+        defer { Self.stats(of: host).write(to: statsFile) }
         let started = try MacroHost(settings: settings)
         host = started
-        let code = try MacroRunner(host: started).run(file: file, arguments: macroArguments, name: macro)
-        throw ExitCode(code)
+        let runner = MacroRunner(host: started, beforeHardExit: { Self.stats(of: started).write(to: statsFile) })
+        throw ExitCode(try runner.run(file: file, arguments: macroArguments, name: macro))
+    }
+
+    /// What `host` did on the network, for the `batch` parent.
+    static func stats(of host: MacroHost?) -> MacroStats {
+        let counts = host?.exchangeCounts ?? (requests: 0, cacheHits: 0)
+        return MacroStats(requests: counts.requests, cacheHits: counts.cacheHits)
     }
 }

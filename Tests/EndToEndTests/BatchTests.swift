@@ -210,4 +210,59 @@ struct BatchTests {
         #expect(result.stdout.contains("3 macros: 0 ok, 2 interrupted, 1 not run in "), "\(result.stdout)")
         #expect(result.stderr.contains("apimacro: s1.py interrupted"))
     }
+
+    @Test("--shard 1/3, 2/3 and 3/3 together run every job exactly once, each with its own JUnit file")
+    func threeShards() async throws {
+        let lines = (1...7).map { "name=job\($0) echo.py \($0)" }.joined(separator: "\n") + "\n"
+        let space = try Workspace(files: ["echo.py": "import sys\nprint('ran', sys.argv[1])\n", "jobs.txt": lines])
+        defer { space.remove() }
+        async let first = space.run("batch", "--file", "jobs.txt", "--shard", "1/3", "--junit", "report.xml")
+        async let second = space.run("batch", "--file", "jobs.txt", "--shard", "2/3", "--junit", "report.xml")
+        async let third = space.run("batch", "--file", "jobs.txt", "--shard", "3/3", "--junit", "report.xml")
+        let results = try await [first, second, third]
+        var ran: [Int] = []
+        for (offset, result) in results.enumerated() {
+            let shard = offset + 1
+            #expect(result.status == 0, "\(result.stderr)")
+            let mine = result.stdout.split(separator: "\n").compactMap { $0.hasPrefix("ran ") ? Int($0.dropFirst(4)) : nil }
+            #expect(mine.sorted() == Array(stride(from: shard, through: 7, by: 3)), "shard \(shard) runs jobs \(shard), \(shard)+3, ...")
+            ran += mine
+            #expect(result.stderr.contains("apimacro: shard \(shard)/3: \(mine.count) of the batch's 7 jobs"), "\(result.stderr)")
+            let report = space.url.appendingPathComponent("report.shard-\(shard)-of-3.xml")
+            let xml = try Data(contentsOf: report)
+            #expect(JUnitSchemaCheck.problems(in: xml) == [])
+            let reader = JUnitReader()
+            let parser = XMLParser(data: xml)
+            parser.delegate = reader
+            #expect(parser.parse())
+            #expect(reader.attributes["testsuite"]?["name"] == "apimacro batch shard \(shard)/3")
+            #expect(reader.counts["testcase"] == mine.count)
+        }
+        #expect(ran.sorted() == Array(1...7), "every job ran exactly once: \(ran)")
+        #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("report.xml").path))
+    }
+
+    @Test("--shard auto reads JOB_COMPLETION_INDEX and JOB_COMPLETIONS, and says which is missing; a bad K/N says the form")
+    func autoShard() async throws {
+        let space = try Workspace(files: ["a.py": "print('a')\n", "b.py": "print('b')\n", "c.py": "print('c')\n"])
+        defer { space.remove() }
+        let pod = try await Binary.run(
+            ["batch", "--shard", "auto", "a.py", "b.py", "c.py"], in: space.url,
+            environment: ["JOB_COMPLETION_INDEX": "1", "JOB_COMPLETIONS": "3"])
+        #expect(pod.status == 0, "\(pod.stderr)")
+        #expect(pod.stdout.hasPrefix("==> b: ok, exit 0 <==\nb\n"), "the pod with index 1 runs shard 2/3: \(pod.stdout)")
+        #expect(pod.stdout.contains("1 macro: 1 ok in "))
+        let outside = try await space.run("batch", "--shard", "auto", "a.py", "b.py")
+        #expect(outside.status == 2)
+        #expect(outside.stderr.hasPrefix("apimacro: JOB_COMPLETION_INDEX and JOB_COMPLETIONS are not set: --shard auto reads"), "\(outside.stderr)")
+        #expect(outside.stdout.isEmpty, "nothing runs")
+        let half = try await Binary.run(["batch", "--shard", "auto", "a.py"], in: space.url, environment: ["JOB_COMPLETION_INDEX": "0"])
+        #expect(half.status == 2)
+        #expect(half.stderr.hasPrefix("apimacro: JOB_COMPLETIONS is not set"), "\(half.stderr)")
+        let bad = try await space.run("batch", "--shard", "3", "a.py")
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "apimacro: --shard 3 is not of the form K/N (shard K of N, 1 <= K <= N, e.g. 2/3) or auto\n")
+        let help = try await space.run("batch", "--help")
+        #expect(help.stdout.contains("--shard <K/N|auto>"), "\(help.stdout)")
+    }
 }

@@ -11,6 +11,8 @@ public final class MacroHost: Sendable {
     var redactor: Redactor { runtime.secrets.redactor }
     /// The transport, clients and exchange log shared by every macro of this process.
     let runtime: Runtime
+    /// Requests sent over the network and responses served from the HTTP cache so far.
+    public var exchangeCounts: (requests: Int, cacheHits: Int) { (runtime.log.requests, runtime.log.cacheHits) }
     /// Writes a line to stderr (tests capture it).
     let warn: @Sendable (String) -> Void
 
@@ -24,7 +26,7 @@ public final class MacroHost: Sendable {
         try withGIL {
             do {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)
-                try PythonPackage.install(warn: warn)
+                try PythonPackage.install()
                 try addVirtualEnvironment()
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"

@@ -11,9 +11,13 @@ import Synchronization
 /// how it ended into an exit code (SPEC §1).
 public struct MacroRunner {
     let host: MacroHost
+    /// Runs just before the process ends itself (a macro that ignored its `--timeout`):
+    /// the command line writes a `batch` child's counts there.
+    let beforeHardExit: @Sendable () -> Void
 
-    public init(host: MacroHost) {
+    public init(host: MacroHost, beforeHardExit: @escaping @Sendable () -> Void = {}) {
         self.host = host
+        self.beforeHardExit = beforeHardExit
     }
 
     /// Exit codes of SPEC §1.
@@ -53,9 +57,9 @@ public struct MacroRunner {
                     let runtime = host.runtime
                     deadline = try Deadline.arm(
                         seconds: seconds, macro: name, warn: host.warn,
-                        beforeExit: { [host] in
+                        beforeExit: { [beforeHardExit] in
                             runtime.writeRecording()
-                            MacroStats(host: host).write(to: host.settings.statsFile)
+                            beforeHardExit()
                         })
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)

@@ -14,7 +14,7 @@ enum ApimacroModule {
         try module.set("__version__", PyRef(string: version))
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
         try module.exec(exceptionSource)
-        try module.exec(helperSource)
+        try module.exec(PythonPackage.source("_native_helpers.py"))
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
         let iterators = try PageIteratorClass.make()
@@ -44,89 +44,6 @@ enum ApimacroModule {
         try module.register()
         return module
     }
-
-    /// Small pure-Python parts of the module: the case-insensitive headers
-    /// mapping, `get`/`post`, and `map` for callables that are not client methods.
-    static let helperSource = #"""
-        import _collections_abc as _abc  # what collections.abc re-exports; already loaded, unlike collections
-
-        class Headers(_abc.Mapping):
-            """HTTP headers: a read-only mapping looked up without regard to case.
-
-            Repeated headers are joined with ", "; get_all(name) lists them one by one.
-            """
-            def __init__(self, pairs=()):
-                self._pairs = [(str(k), str(v)) for k, v in pairs]
-                self._index = {}
-                self._names = {}
-                for key, value in self._pairs:
-                    lower = key.lower()
-                    if lower in self._index:
-                        self._index[lower] += ", " + value
-                    else:
-                        self._index[lower] = value
-                        self._names[lower] = key
-
-            def __getitem__(self, key):
-                return self._index[key.lower()]
-
-            def __contains__(self, key):
-                return isinstance(key, str) and key.lower() in self._index
-
-            def __iter__(self):
-                return iter(self._names.values())
-
-            def __len__(self):
-                return len(self._index)
-
-            def get_all(self, key):
-                lower = key.lower()
-                return [v for k, v in self._pairs if k.lower() == lower]
-
-            def __repr__(self):
-                return f"Headers({dict(self.items())!r})"
-
-        Headers.__module__ = "apimacro"
-
-        def get(url, **kwargs):
-            """get(url, **kwargs) -> Response: request("GET", url, **kwargs)."""
-            return request("GET", url, **kwargs)
-
-        def post(url, **kwargs):
-            """post(url, **kwargs) -> Response: request("POST", url, **kwargs)."""
-            return request("POST", url, **kwargs)
-
-        def _map_threads(func, items, concurrency):
-            """map() for any callable: a pool of Python threads, results in input order,
-            the first exception raised once the calls in flight have finished."""
-            from concurrent.futures import ThreadPoolExecutor, FIRST_EXCEPTION, wait
-            results = [None] * len(items)
-            if not items:
-                return results
-            first_error = None
-            with ThreadPoolExecutor(max_workers=min(concurrency, len(items))) as pool:
-                pending = {}
-                position = 0
-                while position < len(items) and len(pending) < concurrency:
-                    pending[pool.submit(func, items[position])] = position
-                    position += 1
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_EXCEPTION)
-                    for future in done:
-                        index = pending.pop(future)
-                        error = future.exception()
-                        if error is not None:
-                            if first_error is None:
-                                first_error = error
-                        else:
-                            results[index] = future.result()
-                    while first_error is None and position < len(items) and len(pending) < concurrency:
-                        pending[pool.submit(func, items[position])] = position
-                        position += 1
-            if first_error is not None:
-                raise first_error
-            return results
-        """#
 
     /// The exception classes of SPEC §3, defined once when the module loads.
     /// They live in Python so macros can subclass, raise and catch them like

@@ -29,22 +29,30 @@ enum PythonPackage {
         return URL(fileURLWithPath: CommandLine.arguments.first ?? "apimacro")
     }
 
-    /// Puts the package on `sys.path` (GIL held). When it cannot be found, says
-    /// so once on stderr and makes `import apimacro` give the native module, so
-    /// macros that use only native parts keep working.
-    static func install(warn: (String) -> Void) throws {
-        let sys = try Interpreter.import("sys")
-        let path = try sys.attribute("path")
-        if let folder = locate() {
-            try path.callMethod("insert", [PythonValue.int(0).toPython(), PyRef(string: folder.path)])
-            return
+    /// Puts the package on `sys.path` (GIL held).
+    /// - Throws: `MacroError` when the package cannot be found.
+    static func install() throws {
+        let folder = try located()
+        let path = try Interpreter.import("sys").attribute("path")
+        try path.callMethod("insert", [PythonValue.int(0).toPython(), PyRef(string: folder.path)])
+    }
+
+    /// The text of the package's file `name` (`_native_helpers.py`): Python the host executes
+    /// itself, kept in `.py` files where the Python tests and linters see it.
+    /// - Throws: `MacroError` when the package or the file cannot be read.
+    static func source(_ name: String) throws -> String {
+        let file = try located().appendingPathComponent("apimacro").appendingPathComponent(name)
+        do {
+            return try String(contentsOf: file, encoding: .utf8)
+        } catch {
+            throw MacroError("cannot read \(file.path), part of apimacro's bundled Python package: \(error.localizedDescription); reinstall apimacro")
         }
+    }
+
+    /// The package's folder, or a `MacroError` saying where it was looked for.
+    private static func located() throws -> URL {
+        if let folder = locate() { return folder }
         let looked = candidates(executable: executable).map(\.path).joined(separator: ", ")
-        warn(
-            "apimacro: the bundled Python package was not found (looked in \(looked)); "
-                + "macros get only the native module (no apimacro.output or main() arguments). Reinstall apimacro with its share/ folder."
-        )
-        let modules = try sys.attribute("modules")
-        try modules.setItem("apimacro", Interpreter.import("_apimacro"))
+        throw MacroError("the bundled Python package was not found (looked in \(looked)); reinstall apimacro with its share/ folder")
     }
 }

@@ -41,9 +41,6 @@ public struct Settings: Sendable {
     /// `plugins/` found by walking up from the executable's real path (or an
     /// installed `PREFIX/share/apimacro/plugins`).
     public var pluginFolders: [URL]
-    /// Where a `batch` child writes its request and cache-hit counts when it
-    /// ends (the hidden `run --stats-file`); nil (the default) for none.
-    public var statsFile: URL?
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
     /// formatted line per exchange while off, so only the REPL sets it. False by default.
     public var switchableVerbose = false

@@ -1,4 +1,4 @@
-import Clients
+import WebAPI
 import Foundation
 import Synchronization
 
@@ -294,7 +294,7 @@ public struct BatchRunner {
                 status = .ok
             } else if item.interrupted {
                 status = .interrupted
-            } else if let timeout = configuration.timeout, code == MacroRunner.ExitCode.failure, elapsed >= timeout,
+            } else if let timeout = configuration.timeout, code == BatchExit.failure, elapsed >= timeout,
                 stderr.contains("ran longer than its --timeout")
             {
                 status = .timeout

@@ -1,8 +1,8 @@
+import Batch
 import Foundation
-import MacroRuntime
 import Testing
 
-@Suite("batch jobs files and near misses")
+@Suite("batch jobs files")
 struct BatchJobsFileTests {
     @Test("lines split as a shell splits them; comments, blank lines and name= ")
     func parsing() throws {
@@ -21,7 +21,7 @@ struct BatchJobsFileTests {
     func names() throws {
         let jobs = try BatchJobsFile(label: "j", text: "stars a\nname=stars stars b\n").jobs(after: [BatchJob(name: "x", macro: "x")])
         #expect(jobs.map(\.name) == ["stars-2", "stars"])
-        let clash = #expect(throws: MacroError.self) {
+        let clash = #expect(throws: BatchError.self) {
             try BatchJobsFile(label: "j", text: "name=x stars\n").jobs(after: [BatchJob(name: "x", macro: "x")])
         }
         #expect(clash?.description == "j:1: the name 'x' is already used by the command line; give each job its own name=")
@@ -29,16 +29,7 @@ struct BatchJobsFileTests {
 
     @Test("unbalanced quotes and a trailing backslash name the line", arguments: ["a 'b\n", "a \"b\n", "a b\\\n"])
     func unbalanced(text: String) {
-        let error = #expect(throws: MacroError.self) { try BatchJobsFile(label: "jobs.txt", text: "ok\n" + text).jobs() }
+        let error = #expect(throws: BatchError.self) { try BatchJobsFile(label: "jobs.txt", text: "ok\n" + text).jobs() }
         #expect(error?.description.hasPrefix("jobs.txt:2: ") == true, "\(String(describing: error))")
-    }
-
-    @Test("near misses: one step for short words, two for longer; a swap of neighbours is one step")
-    func nearMiss() {
-        #expect(NearMiss.distance("rnu", "run") == 1)
-        #expect(NearMiss.suggestion(for: "rnu", among: ["run", "repl", "batch"]) == "run")
-        #expect(NearMiss.suggestion(for: "fromat", among: ["format", "max_wait"]) == "format")
-        #expect(NearMiss.suggestion(for: "yaml", among: ["table", "json", "csv", "ndjson"]) == nil)
-        #expect(NearMiss.suggestion(for: "xyz", among: ["csv"]) == nil)
     }
 }

@@ -1,5 +1,5 @@
+import Batch
 import Foundation
-import MacroRuntime
 import Testing
 
 @Suite("batch names, summary and JUnit report")

@@ -4,7 +4,7 @@ import Foundation
 /// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts
 /// a comment, blank lines are skipped; a first word `name=NAME` names the job
 /// (to tell two jobs of one macro apart in the summary). Every line is checked
-/// before anything runs: a bad one is a `MacroError` naming the file and line.
+/// before anything runs: a bad one is a `BatchError` naming the file and line.
 public struct BatchJobsFile {
     /// How the file is named in messages (its path, or `<stdin>`).
     public let label: String
@@ -24,7 +24,7 @@ public struct BatchJobsFile {
         do {
             return BatchJobsFile(label: path, text: try String(contentsOfFile: path, encoding: .utf8))
         } catch {
-            throw MacroError("cannot read the jobs file \(path): \(error.localizedDescription)")
+            throw BatchError("cannot read the jobs file \(path): \(error.localizedDescription)")
         }
     }
 
@@ -37,8 +37,8 @@ public struct BatchJobsFile {
             let words: [String]
             do {
                 words = try Self.words(String(line))
-            } catch let error as MacroError {
-                throw MacroError("\(label):\(number): \(error.description)")
+            } catch let error as BatchError {
+                throw BatchError("\(label):\(number): \(error.description)")
             }
             guard var first = words.first else { continue }
             var rest = Array(words.dropFirst())
@@ -46,10 +46,10 @@ public struct BatchJobsFile {
             if first.hasPrefix("name=") {
                 let given = String(first.dropFirst(5))
                 guard !given.isEmpty, given.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), !given.hasPrefix(".") else {
-                    throw MacroError("\(label):\(number): name=\(given) is not a usable name; use letters, digits, '-', '_' and '.'")
+                    throw BatchError("\(label):\(number): name=\(given) is not a usable name; use letters, digits, '-', '_' and '.'")
                 }
                 guard let macro = rest.first else {
-                    throw MacroError("\(label):\(number): name=\(given) names no job; write 'name=\(given) MACRO [ARGS...]'")
+                    throw BatchError("\(label):\(number): name=\(given) names no job; write 'name=\(given) MACRO [ARGS...]'")
                 }
                 name = given
                 first = macro
@@ -63,7 +63,7 @@ public struct BatchJobsFile {
         for entry in parsed {
             guard let name = entry.name else { continue }
             if let earlier = used[name] {
-                throw MacroError("\(label):\(entry.line): the name '\(name)' is already used by \(earlier); give each job its own name=")
+                throw BatchError("\(label):\(entry.line): the name '\(name)' is already used by \(earlier); give each job its own name=")
             }
             used[name] = "\(label):\(entry.line)"
         }
@@ -105,7 +105,7 @@ public struct BatchJobsFile {
             case "'":
                 inWord = true
                 guard let end = characters.firstIndex(of: "'") else {
-                    throw MacroError("unbalanced ' (a quote that is never closed)")
+                    throw BatchError("unbalanced ' (a quote that is never closed)")
                 }
                 current += characters[..<end]
                 characters = characters[characters.index(after: end)...]
@@ -124,11 +124,11 @@ public struct BatchJobsFile {
                         current.append(inner)
                     }
                 }
-                guard closed else { throw MacroError("unbalanced \" (a quote that is never closed)") }
+                guard closed else { throw BatchError("unbalanced \" (a quote that is never closed)") }
             case "\\":
                 inWord = true
                 guard let next = characters.popFirst() else {
-                    throw MacroError("a backslash ends the line; jobs cannot continue on the next line")
+                    throw BatchError("a backslash ends the line; jobs cannot continue on the next line")
                 }
                 current.append(next)
             default:

@@ -1,4 +1,4 @@
-import Clients
+import WebAPI
 import Foundation
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
@@ -18,13 +18,17 @@ public struct JUnitReport {
     let seconds: Double
     let timestamp: Date
     let redactor: Redactor
+    /// `apimacro batch`, or `apimacro batch shard 2/3` for one shard's report.
+    let suiteName: String
 
-    /// A report of `results`, which took `seconds` and started at `timestamp`.
-    public init(results: [BatchResult], seconds: Double, timestamp: Date, secrets: [String]) {
+    /// A report of `results`, which took `seconds` and started at `timestamp`; `shard`
+    /// names the share of the batch they are (`--shard`), if any.
+    public init(results: [BatchResult], seconds: Double, timestamp: Date, secrets: [String], shard: Shard? = nil) {
         self.results = results
         self.seconds = seconds
         self.timestamp = timestamp
         self.redactor = Redactor(secrets: secrets)
+        self.suiteName = shard.map { "apimacro batch shard \($0)" } ?? "apimacro batch"
     }
 
     /// The XML document.
@@ -37,8 +41,8 @@ public struct JUnitReport {
         let stamp = ISO8601DateFormatter().string(from: timestamp)
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
-            #"<testsuites name="apimacro batch" \#(counts) time="\#(time)">"#,
-            #"  <testsuite name="apimacro batch" \#(counts) skipped="\#(skipped)" time="\#(time)" timestamp="\#(stamp)">"#,
+            #"<testsuites name="\#(escape(suiteName))" \#(counts) time="\#(time)">"#,
+            #"  <testsuite name="\#(escape(suiteName))" \#(counts) skipped="\#(skipped)" time="\#(time)" timestamp="\#(stamp)">"#,
         ]
         lines.append(contentsOf: properties())
         for result in results {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What one macro run did on the network, handed from a `batch` child to its
-/// parent through a small JSON file (the hidden `run --stats-file PATH`).
+/// parent through a small JSON file (the hidden `run --stats-file PATH`; the
+/// command line's `run` writes it from the host's exchange log).
 public struct MacroStats: Codable, Sendable, Equatable {
     /// Requests sent over the network.
     public var requests: Int
@@ -12,12 +13,6 @@ public struct MacroStats: Codable, Sendable, Equatable {
     public init(requests: Int, cacheHits: Int) {
         self.requests = requests
         self.cacheHits = cacheHits
-    }
-
-    /// The counts of `host`'s exchange log so far; zeros when there is no host
-    /// (the run failed before Python started, so it made no request).
-    public init(host: MacroHost?) {
-        self.init(requests: host?.runtime.log.requests ?? 0, cacheHits: host?.runtime.log.cacheHits ?? 0)
     }
 
     /// Writes the counts to `file` (nil: does nothing). Errors are ignored: the

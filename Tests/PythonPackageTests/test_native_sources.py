@@ -1,0 +1,141 @@
+"""Tests for the Python the host executes itself (``_native_*.py``, ``_macro_help.py``).
+
+Each file is executed here as the host executes it: in a namespace that already
+holds what the native module defines (``request``, the exception classes).
+"""
+
+import os
+import tempfile
+import unittest
+
+import apimacro
+
+PACKAGE = os.path.dirname(apimacro.__file__)
+
+
+class APIError(Exception):
+    def __init__(self, message="", *, status=None, url=None, api=None, body=None):
+        super().__init__(message)
+        self.status, self.url, self.api, self.body = status, url, api, body
+
+
+class ParseError(APIError):
+    pass
+
+
+class GraphQLError(APIError):
+    def __init__(self, message="", *, errors=None, data=None, **kwargs):
+        super().__init__(message, **kwargs)
+        self.errors, self.data = errors, data
+
+
+def load(name, **namespace):
+    """The namespace after executing the package's file `name` in one holding `namespace`."""
+    path = os.path.join(PACKAGE, name)
+    with open(path, encoding="utf-8") as file:
+        code = compile(file.read(), path, "exec")
+    exec(code, namespace)
+    return namespace
+
+
+class HelpersTest(unittest.TestCase):
+    def setUp(self):
+        self.sent = []
+        self.ns = load("_native_helpers.py", request=lambda method, url, **kw: self.sent.append((method, url, kw)) or "ok")
+
+    def test_headers_ignore_case_and_join_repeats(self):
+        headers = self.ns["Headers"]([("Content-Type", "a/b"), ("Set-Cookie", "x"), ("set-cookie", "y")])
+        self.assertEqual(headers["content-type"], "a/b")
+        self.assertEqual(headers["SET-COOKIE"], "x, y")
+        self.assertEqual(headers.get_all("Set-Cookie"), ["x", "y"])
+        self.assertIn("CONTENT-TYPE", headers)
+        self.assertNotIn(1, headers)
+        self.assertEqual(list(headers), ["Content-Type", "Set-Cookie"])
+        self.assertEqual(len(headers), 2)
+        self.assertEqual(type(headers).__module__, "apimacro")
+
+    def test_get_and_post_go_through_request(self):
+        self.assertEqual(self.ns["get"]("http://x/", params={"a": 1}), "ok")
+        self.ns["post"]("http://x/", json={})
+        self.assertEqual(self.sent, [("GET", "http://x/", {"params": {"a": 1}}), ("POST", "http://x/", {"json": {}})])
+
+    def test_map_threads_keeps_order_and_raises_the_first_error(self):
+        map_threads = self.ns["_map_threads"]
+        self.assertEqual(map_threads(lambda x: x * 2, [3, 1, 2], 2), [6, 2, 4])
+        self.assertEqual(map_threads(str, [], 4), [])
+
+        def fail_on_two(x):
+            if x == 2:
+                raise ValueError("two")
+            return x
+
+        with self.assertRaisesRegex(ValueError, "two"):
+            map_threads(fail_on_two, [1, 2, 3], 1)
+
+
+class GraphQLHelpersTest(unittest.TestCase):
+    def setUp(self):
+        self.ns = load("_native_graphql.py", ParseError=ParseError, GraphQLError=GraphQLError)
+
+    def page(self, payload, path="repository.issues", cursor=None):
+        return self.ns["_graphql_page"](payload, path, cursor, 200, "https://api/graphql", "{}")
+
+    def test_walks_nodes_and_edges(self):
+        issues = {"pageInfo": {"hasNextPage": True, "endCursor": "c1"}, "nodes": [1, 2]}
+        self.assertEqual(self.page({"data": {"repository": {"issues": issues}}}), [[1, 2], "c1"])
+        edges = {"pageInfo": {"hasNextPage": False, "endCursor": None}, "edges": [{"node": 3}, "junk"]}
+        self.assertEqual(self.page({"data": {"repository": {"issues": edges}}}, "data.repository.issues"), [[3, None], None])
+
+    def test_errors_and_bad_shapes(self):
+        with self.assertRaises(GraphQLError) as raised:
+            self.page({"errors": [{"message": "bad\x1b[31m", "type": "NOT_FOUND"}, {}], "data": None})
+        self.assertEqual(str(raised.exception), "bad [31m (NOT_FOUND) (and 1 more)")
+        with self.assertRaises(ParseError):
+            self.page([1, 2])
+        with self.assertRaisesRegex(ValueError, "has no 'repository.pulls'"):
+            self.page({"data": {"repository": {}}}, "repository.pulls")
+        issues = {"pageInfo": {"hasNextPage": True, "endCursor": "same"}, "nodes": []}
+        with self.assertRaisesRegex(ParseError, "the cursor just sent"):
+            self.page({"data": {"repository": {"issues": issues}}}, cursor="same")
+
+
+class PluginsTest(unittest.TestCase):
+    def test_generated_client_calls_the_native_half(self):
+        ns = load("_native_plugins.py")
+
+        class Native:
+            def call(self, endpoint, **params):
+                return (endpoint, params)
+
+        spec = ("demo_api", "Demo.", [("items", ["q", "page"], [True, False], True, "items(q, page=None)")], None)
+        ns["_install_plugins"]([Native()], [spec], {"broken": "bad manifest"})
+        client = ns["client"]("demo_api")
+        self.assertEqual(type(client).__name__, "DemoApiClient")
+        self.assertEqual(client.items("x", limit=3), ("items", {"q": "x", "limit": 3}))
+        self.assertEqual(client.endpoints, ["items"])
+        self.assertEqual(list(ns["plugins"]), ["demo_api"])
+        with self.assertRaisesRegex(ImportError, "did not load: bad manifest"):
+            ns["client"]("broken")
+        with self.assertRaises(LookupError):
+            ns["client"]("nothing")
+
+
+class MacroHelpTest(unittest.TestCase):
+    def test_first_docstring_line_else_main_or_why_not(self):
+        help_of = load("_macro_help.py")["help_of"]
+        with tempfile.TemporaryDirectory() as folder:
+            def write(name, text):
+                path = os.path.join(folder, name)
+                with open(path, "w", encoding="utf-8") as file:
+                    file.write(text)
+                return path
+
+            self.assertEqual(help_of(write("a.py", '"""\n  Stars of a user.\nMore."""\n')), "Stars of a user.")
+            self.assertEqual(help_of(write("b.py", 'def main():\n    """Main help."""\n')), "Main help.")
+            self.assertEqual(help_of(write("c.py", "x = 1\n")), "")
+            self.assertTrue(help_of(write("d.py", "def (:\n")).startswith("(does not parse: "))
+            self.assertEqual(help_of(folder), "(cannot read: not a regular file)")
+
+
+if __name__ == "__main__":
+    unittest.main()
