@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a run of the `apimacro` binary printed and how it ended.
@@ -34,51 +35,29 @@ enum Binary {
     static func run(
         _ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
         stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 240, executable: URL? = nil,
-        whileRunning: (@Sendable (Process) async throws -> Void)? = nil
+        whileRunning: (@Sendable (Spawned) async throws -> Void)? = nil
     ) async throws -> RunResult {
-        let process = Process()
-        if let executable {
-            process.executableURL = executable
-            process.arguments = arguments
-        } else if defaultSIGINT {
-            // A test runner started from a script may have SIGINT ignored, and Python keeps an
-            // ignored SIGINT ignored; give the child the default disposition, as a terminal would.
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["--default-signal=INT", url.path] + arguments
-        } else {
-            process.executableURL = url
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = directory
-        process.environment = environment(extra, home: directory)
         // Files, not pipes: a chatty process can never block on a full pipe.
         let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
+        var input = Spawned.Stream.null
         if let stdin {
             let inURL = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
             try Data(stdin.utf8).write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            input = .file(inURL.path)
         }
         let started = Date()
-        let finished = AsyncStream<Void> { continuation in
-            process.terminationHandler = { _ in
-                continuation.yield()
-                continuation.finish()
-            }
-        }
-        try process.run()
+        // A test runner started from a script may have SIGINT ignored, and Python keeps an
+        // ignored SIGINT ignored; `defaultSIGINT` gives the child the default disposition, as a
+        // terminal would.
+        let process = try Spawned(
+            (executable ?? url).path, arguments, environment: environment(extra, home: directory),
+            directory: directory.path, stdin: input, stdout: .file(outURL.path), stderr: .file(errURL.path),
+            defaultSignals: defaultSIGINT ? [SIGINT] : [])
         // Never let a hung child hang the suite: end it after `limit` seconds (a hang guard only:
         // on a busy 2-core machine a 20-page macro once took over 60 s, so the margin is wide).
         let pid = process.processIdentifier
@@ -92,17 +71,15 @@ enum Binary {
                 try await whileRunning(process)
             } catch {
                 kill(pid, SIGKILL)
-                for await _ in finished { break }
+                _ = await process.exit()
                 throw error
             }
         }
-        for await _ in finished { break }
+        let exit = await process.exit()
         let seconds = Date().timeIntervalSince(started)
         let ended = Date().timeIntervalSince1970
-        try out.close()
-        try err.close()
         return RunResult(
-            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+            status: exit.status, signalled: exit.signalled,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8),
             seconds: seconds, ended: ended)
@@ -127,7 +104,7 @@ struct Workspace {
 
     func run(
         _ arguments: String..., environment: [String: String] = [:], stdin: String? = nil, defaultSIGINT: Bool = false,
-        whileRunning: (@Sendable (Process) async throws -> Void)? = nil
+        whileRunning: (@Sendable (Spawned) async throws -> Void)? = nil
     ) async throws -> RunResult {
         try await Binary.run(
             arguments, in: url, environment: environment, stdin: stdin, defaultSIGINT: defaultSIGINT,

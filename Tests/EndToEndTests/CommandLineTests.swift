@@ -218,17 +218,15 @@ struct CommandLineTests {
     func testServerEnv() async throws {
         let space = try Workspace(files: ["hello.py": "from apimacro import github\nprint(github.user('octocat')['login'])\n"])
         defer { space.remove() }
-        let process = Process()
-        process.executableURL = Binary.url.deletingLastPathComponent().appendingPathComponent("apimacro-testserver")
-        process.arguments = ["--env"]
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Spawned(
+            Binary.url.deletingLastPathComponent().appendingPathComponent("apimacro-testserver").path, ["--env"],
+            environment: ProcessInfo.processInfo.environment, stdout: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
+        try pipe.fileHandleForWriting.close()
         // --env returns once the server is up: reading to the end is what `eval "$(...)"` does.
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let exit = await process.exit()
+        #expect(exit.status == 0 && !exit.signalled)
         var variables: [String: String] = [:]
         for line in output.split(separator: "\n") where line.hasPrefix("export ") {
             let pair = line.dropFirst(7).split(separator: "=", maxSplits: 1).map(String.init)

@@ -62,14 +62,9 @@ struct LoginTests {
         let home = space.url.appendingPathComponent("home")
         let outFile = space.url.appendingPathComponent("login-out.txt")
         _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["login", "instagram", "--listen", "0"]
-        process.environment = Binary.environment(environment(server, home: home), home: space.url)
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try Spawned(
+            Binary.url.path, ["login", "instagram", "--listen", "0"],
+            environment: Binary.environment(environment(server, home: home), home: space.url), stdout: .file(outFile.path))
         // Wait for the authorize URL on the login's stdout.
         var authorize: String?
         for _ in 0..<100 where authorize == nil {
@@ -93,8 +88,8 @@ struct LoginTests {
         let encoded = fragment.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? fragment
         let posted = try await runBlocking { try Self.http("POST", origin + "/token", body: "fragment=\(encoded)&query=") }
         #expect(posted.status == 200)
-        try await runBlocking { process.waitUntilExit() }
-        #expect(process.terminationStatus == 0)
+        let exit = await process.exit()
+        #expect(exit.status == 0 && !exit.signalled)
         let store = home.appendingPathComponent("credentials.json")
         let mode = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)

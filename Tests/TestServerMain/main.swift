@@ -98,15 +98,13 @@ func variables(_ server: TestServer) -> [String] {
 /// variables it prints, and prints them as `export` lines (with its pid, to stop it) for `eval`.
 func startInBackground(_ arguments: Arguments) -> Int32 {
     let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments.forBackground
     let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
+    let process: Spawned
     do {
-        try process.run()
+        process = try Spawned(
+            executable, arguments.forBackground, environment: ProcessInfo.processInfo.environment,
+            stdout: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
+        try pipe.fileHandleForWriting.close()
     } catch {
         emit("apimacro-testserver: cannot start the background server: \(error)", to: .standardError)
         return 1
