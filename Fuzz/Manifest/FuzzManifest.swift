@@ -19,7 +19,7 @@ let folder = URL(fileURLWithPath: "/nonexistent/fuzz")
 func fuzzManifest(_ input: UnsafeBufferPointer<UInt8>) -> CInt {
     let text = String(decoding: input, as: UTF8.self)
     do {
-        let manifest = try ManifestReader(file: "fuzz/plugin.toml").read(text, folder: folder)
+        let manifest = try ManifestReader(file: "fuzz/plugin.toml", reservedNames: ["github", "instagram", "shortener", "http"]).read(text, folder: folder)
         precondition(ManifestReader.isIdentifier(manifest.name), "an invalid name was accepted: \(manifest.name)")
         _ = String(describing: manifest)
     } catch let error as PluginError {

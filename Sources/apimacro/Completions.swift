@@ -36,9 +36,9 @@ enum Completions {
         return matching(PluginCatalog(settings: settings).registry.plugins.map(\.name), prefix)
     }
 
-    /// The clients one logs in to (`login`, `logout`): instagram, shortener and the plugins.
+    /// The clients one logs in to (`login`, `logout`): the built-in ones with a login, and the plugins.
     @Sendable static func loginNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        ["instagram", "shortener"].filter { $0.hasPrefix(prefix) } + pluginNames(words, index, prefix)
+        Logins.loginNames.filter { $0.hasPrefix(prefix) } + pluginNames(words, index, prefix)
     }
 
     private static func matching(_ names: [String], _ prefix: String) -> [String] {

@@ -53,7 +53,7 @@ struct ManifestTests {
         let folder = PluginFolder()
         defer { folder.remove() }
         try folder.write("demo", Self.good)
-        let manifest = try PluginManifest.load(folder: folder.url.appendingPathComponent("demo"))
+        let manifest = try PluginManifest.load(folder: folder.url.appendingPathComponent("demo"), reservedNames: builtInNames)
         #expect(manifest.name == "demo")
         #expect(manifest.baseURL == "https://api.example.com/v1")
         #expect(manifest.auth == .queryKey(param: "appid", env: "APIMACRO_DEMO_KEY"))
@@ -210,7 +210,7 @@ struct ManifestTests {
         defer { folder.remove() }
         let file = try folder.write("demo", case_.text)
         let error = try #require(throws: PluginError.self) {
-            try PluginManifest.load(folder: file.deletingLastPathComponent())
+            try PluginManifest.load(folder: file.deletingLastPathComponent(), reservedNames: builtInNames)
         }
         #expect(error.file == file.path)
         #expect(error.key == case_.key)
@@ -224,7 +224,7 @@ struct ManifestTests {
         defer { folder.remove() }
         try folder.write("empty", "not a plugin", file: "README.md")
         let error = try #require(throws: PluginError.self) {
-            try PluginManifest.load(folder: folder.url.appendingPathComponent("empty"))
+            try PluginManifest.load(folder: folder.url.appendingPathComponent("empty"), reservedNames: builtInNames)
         }
         #expect(error.description == folder.url.appendingPathComponent("empty").path + ": no plugin.toml; a plugin folder holds plugin.toml (see \"Write a plugin\" in the README)")
     }
@@ -232,7 +232,7 @@ struct ManifestTests {
     @Test("every shipped manifest loads")
     func shippedManifests() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let registry = PluginRegistry.load(folders: [root.appendingPathComponent("plugins")])
+        let registry = PluginRegistry.load(folders: [root.appendingPathComponent("plugins")], reservedNames: builtInNames)
         #expect(registry.failures.map(\.error.description) == [])
         #expect(registry.plugins.map(\.name) == ["foursquare", "hackernews", "openweather"])
         #expect(registry.plugins.allSatisfy { $0.macrosFolder != nil })

@@ -18,7 +18,7 @@ struct PluginClientTests {
         let folder = PluginFolder()
         defer { folder.remove() }
         try folder.write(name, text)
-        let registry = PluginRegistry.load(folders: [folder.url])
+        let registry = PluginRegistry.load(folders: [folder.url], reservedNames: builtInNames)
         #expect(registry.failures.map(\.error.description) == [])
         let manifest = try #require(registry.plugin(named: name))
         let server = try await TestServer.start()

@@ -29,7 +29,7 @@ struct RegistryTests {
         let broken = try folder.write("broken", Self.manifest("broken").replacingOccurrences(of: "page_param", with: "cursor"))
         try folder.write("gamma", Self.manifest("gamma"))
         try folder.write(".hidden", Self.manifest("hidden"))
-        let registry = PluginRegistry.load(folders: [folder.url, folder.url.appendingPathComponent("missing")])
+        let registry = PluginRegistry.load(folders: [folder.url, folder.url.appendingPathComponent("missing")], reservedNames: builtInNames)
         #expect(registry.plugins.map(\.name) == ["alpha", "gamma"])
         #expect(registry.failures.count == 1)
         let failure = try #require(registry.failure(named: "broken"))
@@ -57,7 +57,7 @@ struct RegistryTests {
         }
         let kept = try first.write("one", Self.manifest("same"))
         let dropped = try second.write("two", Self.manifest("same"))
-        let registry = PluginRegistry.load(folders: [first.url, second.url])
+        let registry = PluginRegistry.load(folders: [first.url, second.url], reservedNames: builtInNames)
         #expect(registry.plugins.map(\.file.path) == [kept.path])
         #expect(
             registry.failures.map(\.error.description) == [
@@ -80,7 +80,7 @@ struct RegistryTests {
         #expect(folders.map(\.path) == ["/a", "/b", "/home/x/.config/apimacro/plugins", repository.path])
         #expect(PluginRegistry.repositoryFolder(executable: URL(fileURLWithPath: "/usr/local/bin/apimacro")) == nil)
         // A folder that is itself a plugin is accepted too.
-        let registry = PluginRegistry.load(folders: [repository.appendingPathComponent("demo")])
+        let registry = PluginRegistry.load(folders: [repository.appendingPathComponent("demo")], reservedNames: builtInNames)
         #expect(registry.plugins.map(\.name) == ["demo"])
         #expect(registry.macroFolders.isEmpty)
     }

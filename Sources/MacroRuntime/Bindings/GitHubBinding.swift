@@ -38,8 +38,12 @@ final class GitHubBinding {
     }
 
     /// Builds the `github` object and registers its natively parallel methods with `map`.
-    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>, parallel: ParallelMethods) throws {
-        let binding = GitHubBinding(client: runtime.github, decoder: decoder, iterators: iterators)
+    static func install(_ context: BuiltInClient.Context) throws {
+        let runtime = context.runtime
+        let module = context.module
+        let client = GitHubClient(
+            configuration: runtime.settings.github, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
+        let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
             doc: "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN).")
@@ -86,9 +90,8 @@ final class GitHubBinding {
         try builder.build()
         try module.set("github", builder.instance(binding))
         // `map` builds each request with the same route builders as the direct calls.
-        let client = runtime.github
         for (function, route) in [(user, userRoute), (get, getRoute)] {
-            parallel.register(function) { arguments in
+            context.parallel.register(function) { arguments in
                 let built = try route(arguments)
                 return ParallelCall(api: "github") { try await client.send(built) }
             }

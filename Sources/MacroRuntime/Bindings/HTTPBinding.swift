@@ -34,9 +34,14 @@ final class ResponseState {
 enum HTTPBinding {
     static let parameters = ["method", "url", "params", "headers", "json", "data", "files", "auth", "timeout", "cache", "check"]
 
-    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding) throws {
+    static func install(_ context: BuiltInClient.Context) throws {
+        let (module, runtime, decoder) = (context.module, context.runtime, context.decoder)
         let responses = try responseClass(module: module, decoder: decoder)
-        let client = runtime.http
+        // No base URL, no credential.
+        let client = APIClient(
+            configuration: ClientConfiguration(
+                name: "http", baseURL: "", timeout: runtime.settings.requestTimeout, maxWait: runtime.settings.maxWait),
+            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         try module.addFunction(
             "request",
             doc: """

@@ -106,9 +106,13 @@ final class InstagramBinding {
         client.setToken(token)
     }
 
-    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>) throws {
+    static func install(_ context: BuiltInClient.Context) throws {
+        let runtime = context.runtime
+        let client = InstagramClient(
+            configuration: runtime.settings.instagram(storedToken: runtime.storedTokens["instagram"]),
+            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let binding = InstagramBinding(
-            client: runtime.instagram, decoder: decoder, iterators: iterators, store: runtime.credentials,
+            client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
             storeProblem: runtime.credentialProblem)
         let secrets = runtime.secrets
         binding.remember = { secrets.add($0) }
@@ -152,38 +156,6 @@ final class InstagramBinding {
             try PyRef(string: "<apimacro.instagram \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>")
         }
         try builder.build()
-        try module.set("instagram", builder.instance(binding))
-    }
-}
-
-/// `apimacro.shortener`: Google URL Shortener v1 (SPEC §3).
-enum ShortenerBinding {
-    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding) throws {
-        let builder = NativeClass<ShortenerClient>(
-            name: "Shortener", module: "apimacro", doc: "Google URL Shortener v1 (key from APIMACRO_SHORTENER_KEY).")
-        // No key from the environment and a credential store that cannot be read: say so rather
-        // than send requests without the stored key.
-        let storeProblem = runtime.shortener.api.credential == nil ? runtime.credentialProblem : nil
-        try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") { client, arguments in
-            if let storeProblem { throw storeProblem }
-            let slots = try arguments.bind("shorten", ["long_url"], required: 1)
-            let url = try Arguments.string(slots[0], "long_url", in: "shorten")
-            try ShortenerClient.validate(url, argument: "shorten() long_url")
-            let response = try withoutGIL { try await client.shorten(url) }
-            return try decoder.decode(response, api: "shortener")
-        }
-        try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") { client, arguments in
-            if let storeProblem { throw storeProblem }
-            let slots = try arguments.bind("expand", ["short_url"], required: 1)
-            let url = try Arguments.string(slots[0], "short_url", in: "expand")
-            try ShortenerClient.validate(url, argument: "expand() short_url")
-            let response = try withoutGIL { try await client.expand(url) }
-            return try decoder.decode(response, api: "shortener")
-        }
-        try builder.method("__repr__") { client, _ in
-            try PyRef(string: "<apimacro.shortener \(client.api.redactor.redactURL(client.configuration.baseURL)) (\(client.api.credential == nil ? "no key" : "key set"))>")
-        }
-        try builder.build()
-        try module.set("shortener", builder.instance(runtime.shortener))
+        try context.module.set("instagram", builder.instance(binding))
     }
 }

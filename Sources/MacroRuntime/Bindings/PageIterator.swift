@@ -50,24 +50,34 @@ final class PageState {
             guard let request = next else { return nil }
             let client = self.client
             let response = try withoutGIL { try await client.send(request) }
-            let payload = try decoder.decode(response, api: client.configuration.name)
-            let paged = try page?(payload, response, request)
-            let list = try paged?.items ?? items(payload)
-            guard PySequence.isList(list) else {
-                throw APIError(
-                    .parse, "\(response.url) did not answer with a list of items", status: response.status,
-                    url: response.url, api: client.configuration.name, body: response.text)
-            }
-            buffer = list
-            index = 0
-            count = PySequence.count(list)
-            if let paged {
-                self.next = paged.next
-                continue
-            }
-            let found: String?? = try nextURL.map { try $0(payload) }
-            self.next = pagination.next(after: response, request: request, itemCount: count, nextURL: found)
+            try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
         }
+    }
+
+    /// Starts from a page already fetched and decoded (a plugin's first answer, read to see
+    /// whether its result is a list at all): its items come first, then the pages after it.
+    func start(after payload: PyRef, response: Response, request: Request) throws {
+        try take(payload, response: response, request: request)
+    }
+
+    /// Buffers a decoded page's items and works out the request for the next page (GIL held).
+    private func take(_ payload: PyRef, response: Response, request: Request) throws {
+        let paged = try page?(payload, response, request)
+        let list = try paged?.items ?? items(payload)
+        guard PySequence.isList(list) else {
+            throw APIError(
+                .parse, "\(response.url) did not answer with a list of items", status: response.status,
+                url: response.url, api: client.configuration.name, body: response.text)
+        }
+        buffer = list
+        index = 0
+        count = PySequence.count(list)
+        if let paged {
+            next = paged.next
+            return
+        }
+        let found: String?? = try nextURL.map { try $0(payload) }
+        next = pagination.next(after: response, request: request, itemCount: count, nextURL: found)
     }
 }
 

@@ -79,65 +79,44 @@ final class PluginBinding {
                     api: name, body: response.text)
             }
             guard PySequence.isList(value) else { return value }
-            return try pages(first: value, payload: payload, response: response, request: request, result: result, limit: limit)
-        }
-    }
-
-    /// The first page's items, then (lazily) the items of every next page.
-    private func pages(first: PyRef, payload: PyRef, response: Response, request: Request, result: [String], limit: Int?) throws -> PyRef {
-        let count = PySequence.count(first)
-        let itertools = try Interpreter.import("itertools")
-        var next: Request?
-        if limit.map({ $0 > count }) ?? true {
-            next = client.nextPage(after: response, request: request, itemCount: count, nextURL: try nextURL(payload))
-        }
-        guard let next else {
-            let items = try Interpreter.import("builtins").attribute("iter").call([first])
-            return try limit.map { try itertools.attribute("islice").call([items, PythonValue.int($0).toPython()]) } ?? items
-        }
-        let rest = try iterators.instance(
-            PageState(
-                client: client.api, first: next, pagination: client.manifest.pagination, limit: limit.map { $0 - count }, decoder: decoder,
-                items: { payload in
+            // Every page, this one first, through the page iterator every client uses.
+            let state = PageState(
+                client: client.api, first: request, pagination: client.manifest.pagination, limit: limit, decoder: decoder,
+                items: { [name] payload in
                     guard let items = Self.pick(payload, result) else {
-                        throw APIError(.parse, "a page without \(result.joined(separator: "."))", api: self.name)
+                        throw APIError(.parse, "a page without \(result.joined(separator: "."))", api: name)
                     }
                     return items
                 },
-                nextURL: Self.isNextURL(client.manifest.pagination) ? { payload in try self.nextURL(payload) ?? nil } : nil))
-        return try itertools.attribute("chain").call([first, rest])
+                nextURL: nextURLReader())
+            try state.start(after: payload, response: response, request: request)
+            return try iterators.instance(state)
+        }
     }
 
-    private static func isNextURL(_ pagination: Pagination) -> Bool {
-        if case .nextURL = pagination { return true }
-        return false
+    /// For `next_url` pagination, reads the URL at the manifest's path in a decoded page
+    /// (nil when it is missing or null: the last page); nil for other kinds of pagination.
+    private func nextURLReader() -> ((PyRef) throws -> String?)? {
+        guard case .nextURL(let path) = client.manifest.pagination else { return nil }
+        return { payload in
+            guard let found = Self.pick(payload, path), !found.isNone else { return nil }
+            return try found.str()
+        }
     }
 
-    /// For `next_url` pagination, the URL at the manifest's path in a decoded page.
-    private func nextURL(_ payload: PyRef) throws -> String?? {
-        guard case .nextURL(let path) = client.manifest.pagination else { return .none }
-        guard let found = Self.pick(payload, path), !found.isNone else { return .some(nil) }
-        return .some(try found.str())
-    }
-
-    /// The value at a JSON path (keys, or indices into lists) of decoded JSON, or nil.
+    /// The value at a JSON path of decoded JSON (WebAPI's `JSONPath` rule: a key, or a
+    /// decimal index into a list), or nil.
     static func pick(_ payload: PyRef, _ path: [String]) -> PyRef? {
-        var cursor = payload
-        for key in path {
-            if PySequence.isList(cursor) {
-                guard let index = Int(key), index >= 0, index < PySequence.count(cursor),
-                    let item = try? PyRef.checked(PySequence.item(cursor, index))
-                else { return nil }
-                cursor = item
-            } else {
-                guard let item = try? cursor.item(key) else {
+        JSONPath.value(
+            in: payload, path: path, count: { PySequence.isList($0) ? PySequence.count($0) : nil },
+            element: { list, index in try? PyRef.checked(PySequence.item(list, index)) },
+            member: { node, key in
+                guard let item = try? node.item(key) else {
                     PythonRaise.clear()
                     return nil
                 }
-                cursor = item
-            }
-        }
-        return cursor
+                return item
+            })
     }
 
     /// `get(path, params=None, headers=None)`: the whole decoded body.

@@ -14,7 +14,7 @@ public struct MacroLocator: Sendable {
         [
             settings.workingDirectory.appendingPathComponent("macros"),
             settings.home.appendingPathComponent("macros"),
-        ] + PluginRegistry.load(folders: settings.pluginFolders).macroFolders + extraFolders
+        ] + PluginRegistry.load(settings: settings).macroFolders + extraFolders
     }
 
     public init(settings: Settings, extraFolders: [URL] = []) {

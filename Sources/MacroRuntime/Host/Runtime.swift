@@ -3,8 +3,9 @@ import Foundation
 import PluginHost
 
 /// The services every macro in this process shares: one transport (one
-/// connection pool), one exchange log, the redactor and the clients. Built
-/// once from the settings and passed down explicitly.
+/// connection pool), one exchange log, the redactor, the stored credentials and
+/// the plugins' clients. Built once from the settings and passed down explicitly;
+/// each built-in client's binding builds its client on it (`ClientRegistry`).
 final class Runtime: Sendable {
     let settings: Settings
     /// The network: one connection pool for the process, built on the first request that needs it.
@@ -15,11 +16,8 @@ final class Runtime: Sendable {
     let redactor: Redactor
     /// The redactor for what apimacro prints itself, which also learns secrets handed over later.
     let secrets: SecretRegistry
-    let github: GitHubClient
-    let instagram: InstagramClient
-    let shortener: ShortenerClient
-    /// The client behind `apimacro.request`: no base URL, no credential.
-    let http: APIClient
+    /// The tokens `apimacro login` stored for the built-in clients that have a login, by name.
+    let storedTokens: [String: Secret]
     /// Tokens saved by `apimacro login` (mode 0600 under `$APIMACRO_HOME`).
     let credentials: CredentialStore
     /// Why the stored tokens could not be read, if they could not.
@@ -52,7 +50,7 @@ final class Runtime: Sendable {
             return nil
         }
         let environment = settings.environment
-        let registry = PluginRegistry.load(folders: settings.pluginFolders)
+        let registry = PluginRegistry.load(settings: settings)
         plugins = registry
         let pluginTokens = registry.plugins.map { $0.auth == .none ? nil : stored($0.name) }
         // A plugin's key may sit in a variable of any name: redact it in tracebacks too.
@@ -60,22 +58,18 @@ final class Runtime: Sendable {
             PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret.revealed
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
-        let instagramToken = stored("instagram")
-        let shortenerKey = stored("shortener")
-        let storedSecrets = ([instagramToken, shortenerKey] + pluginTokens).compactMap { $0?.revealed }
+        var builtInTokens: [String: Secret] = [:]
+        for client in ClientRegistry.all where client.login != nil {
+            builtInTokens[client.name] = stored(client.name)
+        }
+        storedTokens = builtInTokens
+        let storedSecrets = builtInTokens.values.map(\.revealed) + pluginTokens.compactMap { $0?.revealed }
         redactor = Redactor(secrets: settings.secrets + pluginSecrets + storedSecrets)
         secrets = SecretRegistry(redactor)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         network = LazyNetwork { HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)") }
         transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
-        github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
-        instagram = InstagramClient(
-            configuration: settings.instagram(storedToken: instagramToken),
-            transport: transport, log: log, redactor: redactor)
-        shortener = ShortenerClient(
-            configuration: settings.shortener(storedKey: shortenerKey),
-            transport: transport, log: log, redactor: redactor)
         var clients: [PluginClient] = []
         for (manifest, token) in zip(registry.plugins, pluginTokens) {
             clients.append(
@@ -85,9 +79,6 @@ final class Runtime: Sendable {
         }
         pluginClients = clients
         credentialProblem = problem
-        http = APIClient(
-            configuration: ClientConfiguration(name: "http", baseURL: "", timeout: settings.requestTimeout, maxWait: settings.maxWait),
-            transport: transport, log: log, redactor: redactor)
     }
 
     /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.

@@ -13,8 +13,8 @@ public struct Logins: Sendable {
         store = CredentialStore(home: settings.home)
     }
 
-    /// The clients `login` knows.
-    public static let loginNames = ["instagram", "shortener"]
+    /// The built-in clients `login` knows (plugins with credentials come on top).
+    public static var loginNames: [String] { ClientRegistry.loginNames }
 
     /// One line of `auth status`.
     public struct Status: Sendable, Equatable {
@@ -28,7 +28,7 @@ public struct Logins: Sendable {
     /// Which clients have credentials and where from.
     public func status() -> [Status] {
         let environment = settings.environment
-        func env(_ names: String...) -> String? {
+        func env(_ names: [String]) -> String? {
             names.first { !(environment[$0] ?? "").isEmpty }.map { "env \($0)" }
         }
         func stored(_ name: String) -> (String?, String?) {
@@ -38,18 +38,16 @@ public struct Logins: Sendable {
                 return (nil, String(describing: error))
             }
         }
-        let instagram = stored("instagram")
-        let shortener = stored("shortener")
-        let plugins = PluginRegistry.load(folders: settings.pluginFolders).plugins.filter { $0.auth != .none }.map { manifest in
+        let builtIn = ClientRegistry.all.filter { !$0.credentialVariables.isEmpty || $0.login != nil }.map { client in
+            let token = client.login == nil ? (nil, nil) : stored(client.name)
+            return Status(name: client.name, source: env(client.credentialVariables) ?? token.0, problem: token.1)
+        }
+        let plugins = PluginRegistry.load(settings: settings).plugins.filter { $0.auth != .none }.map { manifest in
             let token = stored(manifest.name)
             let fromEnvironment = PluginCredential(manifest: manifest, environment: environment, storedToken: nil).source
             return Status(name: manifest.name, source: fromEnvironment ?? token.0, problem: token.1)
         }
-        return [
-            Status(name: "github", source: env("APIMACRO_GITHUB_TOKEN", "GITHUB_TOKEN"), problem: nil),
-            Status(name: "instagram", source: env("APIMACRO_INSTAGRAM_TOKEN") ?? instagram.0, problem: instagram.1),
-            Status(name: "shortener", source: env("APIMACRO_SHORTENER_KEY") ?? shortener.0, problem: shortener.1),
-        ] + plugins
+        return builtIn + plugins
     }
 
     /// Every token `apimacro login` stored, for redaction (reports, `--output-dir` files);
@@ -82,17 +80,17 @@ public struct Logins: Sendable {
     public func login(
         _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
     ) async throws {
-        switch name {
-        case "instagram":
-            try await loginInstagram(mode: mode, say: say, prompt: prompt)
-        case "shortener":
-            say("Paste your Google API key (it is stored in \(store.path.path), mode 0600):")
+        switch ClientRegistry.named(name)?.login {
+        case .oauthImplicit(let flow):
+            try await loginImplicit(name, flow: flow(settings), mode: mode, say: say, prompt: prompt)
+        case .pastedKey(let label):
+            say("Paste \(label) (it is stored in \(store.path.path), mode 0600):")
             guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                 throw APIError(.auth, "no key given; nothing stored")
             }
-            try store.save(Secret(key), for: "shortener", kind: "api_key")
-            say("shortener: key stored.")
-        default:
+            try store.save(Secret(key), for: name, kind: "api_key")
+            say("\(name): key stored.")
+        case nil:
             try await loginPlugin(name, mode: mode, say: say, prompt: prompt)
         }
     }
@@ -100,12 +98,14 @@ public struct Logins: Sendable {
     /// `login NAME` for a plugin: the OAuth implicit flow for `oauth2_implicit`,
     /// a pasted key for `query_key`, `header_key` and `bearer`.
     private func loginPlugin(_ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
-        let registry = PluginRegistry.load(folders: settings.pluginFolders)
+        let registry = PluginRegistry.load(settings: settings)
         guard let manifest = registry.plugin(named: name) else {
             if let failure = registry.failure(named: name) { throw MacroError("plugin '\(name)' did not load: \(failure.error)") }
             let names = Logins.loginNames + registry.plugins.filter { $0.auth != .none }.map(\.name)
+            let fromEnvironment = ClientRegistry.all.filter { $0.login == nil && !$0.credentialVariables.isEmpty }
+                .map { "\($0.name) reads \($0.credentialVariables.joined(separator: " or "))" }
             throw MacroError(
-                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN")
+                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); \(fromEnvironment.joined(separator: "; "))")
         }
         switch manifest.auth {
         case .oauth2Implicit:
@@ -122,11 +122,6 @@ public struct Logins: Sendable {
         case .none:
             throw MacroError("\(name) needs no credentials; there is nothing to log in to")
         }
-    }
-
-    private func loginInstagram(mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
-        let configuration = settings.instagram(storedToken: nil)
-        try await loginImplicit("instagram", flow: configuration.loginFlow(), mode: mode, say: say, prompt: prompt)
     }
 
     /// The OAuth 2 implicit grant for `name` (Instagram, `oauth2_implicit` plugins): the token is stored under `name`.

@@ -13,7 +13,7 @@ public struct PluginCatalog: Sendable {
     /// Loads the plugins of `settings.pluginFolders`.
     public init(settings: Settings) {
         self.settings = settings
-        registry = PluginRegistry.load(folders: settings.pluginFolders)
+        registry = PluginRegistry.load(settings: settings)
     }
 
     /// Where a plugin's credential comes from, or what is missing (in full, or in a few words for `list`).

@@ -36,11 +36,9 @@ public struct ConfigFile: Sendable {
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
     /// Any other table must be named after a plugin found in the plugin folders.
     static let knownKeys = ["format", "max_wait", "request_timeout", "plugins"]
-    static let knownTables = [
-        "github": ["url", "token", "api_version"],
-        "instagram": ["url", "token", "client_id", "redirect_uri", "authorize_url"],
-        "shortener": ["url", "key"],
-    ]
+    static var knownTables: [String: [String]] {
+        Dictionary(uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
+    }
 
     /// The file's settings as environment variables; empty when there is no file.
     /// Throws `MacroError` naming the file, the line and the key for a file that cannot be used.

@@ -25,8 +25,9 @@ public struct PluginRegistry: Sendable {
 
     /// Loads every plugin folder (a folder holding `plugin.toml`) found in
     /// `folders`, in order; missing folders are skipped. When two plugins
-    /// share a name, the first one found wins and the other is a failure.
-    public static func load(folders: [URL]) -> PluginRegistry {
+    /// share a name, the first one found wins and the other is a failure; one that takes
+    /// a built-in client's name (`reservedNames`) is a failure too.
+    public static func load(folders: [URL], reservedNames: Set<String>) -> PluginRegistry {
         var plugins: [PluginManifest] = []
         var failures: [Failure] = []
         let fileManager = FileManager.default
@@ -44,7 +45,7 @@ public struct PluginRegistry: Sendable {
             }
             for candidate in candidates {
                 do {
-                    let manifest = try PluginManifest.load(folder: candidate)
+                    let manifest = try PluginManifest.load(folder: candidate, reservedNames: reservedNames)
                     if let first = plugins.first(where: { $0.name == manifest.name }) {
                         throw PluginError(
                             file: manifest.file.path, key: "name",

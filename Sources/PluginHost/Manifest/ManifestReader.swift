@@ -6,9 +6,8 @@ import Foundation
 /// write instead. The only place that knows the manifest's keys.
 struct ManifestReader {
     let file: String
-
-    /// Names built into the module, which a plugin may not take.
-    static let builtInClients: Set<String> = ["github", "instagram", "shortener", "http"]
+    /// The built-in clients' names, which a plugin may not take (MacroRuntime's `ClientRegistry`).
+    let reservedNames: Set<String>
     /// Client methods every plugin has, which an endpoint may not be named.
     static let reservedMethods: Set<String> = ["call", "get", "paginate", "endpoints", "name"]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -39,7 +38,7 @@ struct ManifestReader {
         guard Self.isIdentifier(name) else {
             throw fail("name", "\"\(name)\" is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")")
         }
-        guard !Self.builtInClients.contains(name) else {
+        guard !reservedNames.contains(name) else {
             throw fail("name", "\"\(name)\" is a built-in client; choose another name (e.g. \"\(name)_plugin\")")
         }
         let description = try string(root, "description", in: nil, example: "\"What this API gives\"")

@@ -48,8 +48,9 @@ public struct PluginManifest: Sendable {
     /// The environment prefix of this plugin's variables: `APIMACRO_OPENWEATHER`.
     public var environmentPrefix: String { "APIMACRO_" + name.uppercased() }
 
-    /// Reads and validates `<folder>/plugin.toml`; throws a `PluginError`.
-    public static func load(folder: URL) throws -> PluginManifest {
+    /// Reads and validates `<folder>/plugin.toml`; throws a `PluginError`. `reservedNames`
+    /// are the built-in clients' names, which a plugin may not take.
+    public static func load(folder: URL, reservedNames: Set<String>) throws -> PluginManifest {
         let file = folder.appendingPathComponent("plugin.toml")
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw PluginError(
@@ -59,6 +60,6 @@ public struct PluginManifest: Sendable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw PluginError(file: file.path, key: nil, "not UTF-8 text; save plugin.toml as UTF-8")
         }
-        return try ManifestReader(file: file.path).read(text, folder: folder)
+        return try ManifestReader(file: file.path, reservedNames: reservedNames).read(text, folder: folder)
     }
 }

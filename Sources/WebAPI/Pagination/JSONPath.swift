@@ -13,14 +13,26 @@ public enum JSONPath {
 
     /// The value at `path` inside an already decoded document.
     public static func value(in root: Any, path: [String]) -> Any? {
-        var cursor: Any = root
+        value(
+            in: root, path: path, count: { ($0 as? [Any])?.count }, element: { node, index in (node as? [Any])?[index] },
+            member: { node, key in (node as? [String: Any])?[key] })
+    }
+
+    /// The value at `path` inside a document decoded into any other form (Python objects):
+    /// `count` is an array's length (nil for a node that is no array), `element` an array's
+    /// item, `member` an object's member (nil when it has none). The rule is the one above:
+    /// in an array a key is a decimal index, in an object a member's name.
+    public static func value<Node>(
+        in root: Node, path: [String], count: (Node) -> Int?, element: (Node, Int) -> Node?, member: (Node, String) -> Node?
+    ) -> Node? {
+        var cursor = root
         for key in path {
-            if let object = cursor as? [String: Any], let next = object[key] {
+            if let length = count(cursor) {
+                guard let index = Int(key), (0..<length).contains(index), let next = element(cursor, index) else { return nil }
                 cursor = next
-            } else if let array = cursor as? [Any], let index = Int(key), array.indices.contains(index) {
-                cursor = array[index]
             } else {
-                return nil
+                guard let next = member(cursor, key) else { return nil }
+                cursor = next
             }
         }
         return cursor

@@ -20,11 +20,16 @@ import os
 import shlex
 import sys
 
+import _apimacro
+
+# The built-in clients with a login, and how each logs in ("oauth2_implicit" or "key"), as the host lists them.
+LOGINS = dict(_apimacro._logins)
+
 COMMANDS = {
     "run": ":run MACRO [ARGS]    run a macro in a fresh namespace (its sys.exit does not leave the REPL)",
     "macros": ":macros              list the macros on the macro path",
     "plugins": ":plugins             list the loaded plugins and their clients",
-    "login": ":login NAME          log in to instagram or shortener",
+    "login": ":login NAME          log in to " + " or ".join(LOGINS),
     "format": ":format table|json|csv|ndjson   how apimacro.output prints from now on",
     "verbose": ":verbose on|off      one line per HTTP exchange on stderr",
     "help": ":help                this list",
@@ -45,15 +50,20 @@ def _plugins():
     return plugins if hasattr(plugins, "items") else None
 
 
+def _clients():
+    """The names of the built-in clients' objects (github, instagram, shortener), as the host lists them."""
+    import apimacro
+
+    return [name for name in _apimacro._builtin_clients if getattr(apimacro, name, None) is not None]
+
+
 def namespace():
-    """The console's globals: apimacro, its three clients and each plugin's client."""
+    """The console's globals: apimacro, the built-in clients and each plugin's client."""
     import apimacro
 
     names = {"__name__": "__console__", "__doc__": None, "__builtins__": builtins, "apimacro": apimacro}
-    for name in ("github", "instagram", "shortener"):
-        client = getattr(apimacro, name, None)
-        if client is not None:
-            names[name] = client
+    for name in _clients():
+        names[name] = getattr(apimacro, name)
     for name, client in (_plugins() or {}).items():
         names.setdefault(name, client)
     return names
@@ -124,7 +134,7 @@ class Console(code.InteractiveConsole):
         self.write(f"apimacro: {message}\n")
 
     def do_help(self, args):
-        print("Python with apimacro loaded: github, instagram, shortener, apimacro and the plugins' clients.")
+        print(f"Python with apimacro loaded: {', '.join(_clients())}, apimacro and the plugins' clients.")
         for line in COMMANDS.values():
             print("  " + line)
 
@@ -167,13 +177,14 @@ class Console(code.InteractiveConsole):
 
     def do_login(self, args):
         if len(args) != 1:
-            raise ValueError("usage: :login NAME (instagram or shortener)")
-        if args[0] == "instagram":
+            raise ValueError(f"usage: :login NAME ({' or '.join(LOGINS)})")
+        if LOGINS.get(args[0]) == "oauth2_implicit":
             # In-process, so the session's client uses the token at once.
             import apimacro
 
+            client = getattr(apimacro, args[0])
             print("Open this URL in a browser and allow access:")
-            print(apimacro.instagram.authorize_url())
+            print(client.authorize_url())
             raw = input("Then paste the address your browser was sent to: ")
             # It carries the access token: it must not reach the history file.
             _forget_last_input(raw)
@@ -181,8 +192,8 @@ class Console(code.InteractiveConsole):
             if not redirect:
                 print("No address given; nothing stored.")
                 return
-            apimacro.instagram.complete_login(redirect)
-            print("instagram: logged in; the token is stored under $APIMACRO_HOME (mode 0600).")
+            client.complete_login(redirect)
+            print(f"{args[0]}: logged in; the token is stored under $APIMACRO_HOME (mode 0600).")
             return
         import getpass
 
@@ -232,7 +243,7 @@ class Completer:
             prefix = ":" if text.startswith(":") else ""
             stem = text[len(prefix):]
             return [prefix + name + " " for name in COMMANDS if name.startswith(stem)]
-        choices = {"format": FORMATS, "verbose": ("on", "off"), "login": ("instagram", "shortener")}.get(words[0], ())
+        choices = {"format": FORMATS, "verbose": ("on", "off"), "login": tuple(LOGINS)}.get(words[0], ())
         if words[0] == "run":
             try:
                 choices = [name for name, _, _ in self.console.native.macros()]
@@ -313,7 +324,7 @@ def main(native, history, interactive):
     banner = ""
     if interactive:
         banner = (f"apimacro {sys.modules['_apimacro'].__version__} (Python {sys.version.split()[0]}): "
-                  "github, instagram, shortener and apimacro are imported. :help for commands, Ctrl-D to leave.")
+                  f"{', '.join(_clients())} and apimacro are imported. :help for commands, Ctrl-D to leave.")
         sys.ps1, sys.ps2 = ">>> ", "... "
     status = 0
     try:
