@@ -2,7 +2,6 @@ import ArgumentParser
 import Batch
 import Foundation
 import MacroRuntime
-import WebAPI
 
 /// The single place where errors become what the user sees (SPEC §1: usage
 /// errors are one line and exit 2; help and version exit 0).
@@ -29,21 +28,13 @@ enum ErrorReport {
         return status.rawValue == 0 ? 1 : status.rawValue
     }
 
-    /// apimacro's own errors: the message and exit code for an `APIError` (a missing or refused
-    /// credential and a malformed request are usage errors, 2; a failed request 1), a
-    /// `MacroError` or a `BatchError` (usage and configuration problems, 2); nil for any other.
+    /// apimacro's own errors: `MacroError.report` (an `APIError` or a `MacroError`), or a
+    /// `BatchError` (usage and configuration problems, 2); nil for any other.
     static func report(_ error: any Error) -> (message: String, exitCode: Int32)? {
-        if let apiError = error as? APIError {
-            let usage = apiError.kind == .auth || apiError.kind == .invalidRequest
-            return (apiError.message, usage ? MacroRunner.ExitCode.usage : MacroRunner.ExitCode.failure)
-        }
-        if let macroError = error as? MacroError {
-            return (macroError.description, MacroRunner.ExitCode.usage)
-        }
         if let batchError = error as? BatchError {
             return (batchError.description, MacroRunner.ExitCode.usage)
         }
-        return nil
+        return MacroError.report(error)
     }
 
     static func printError(_ line: String) {
