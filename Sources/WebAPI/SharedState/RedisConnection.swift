@@ -18,17 +18,13 @@ final class RedisConnection: @unchecked Sendable {
         guard let context = redisConnectWithTimeout(address.host, Int32(address.port), limit) else {
             throw .unreachable("cannot allocate a Redis connection")
         }
+        guard context.pointee.err == 0, redisSetTimeout(context, limit) == REDIS_OK else {
+            let reason = RedisConnection.errorText(context)
+            redisFree(context)
+            throw .unreachable(reason)
+        }
+        // From here `deinit` frees the context, also when the handshake throws.
         self.context = context
-        if context.pointee.err != 0 {
-            let reason = RedisConnection.errorText(context)
-            redisFree(context)
-            throw .unreachable(reason)
-        }
-        guard redisSetTimeout(context, limit) == REDIS_OK else {
-            let reason = RedisConnection.errorText(context)
-            redisFree(context)
-            throw .unreachable(reason)
-        }
         try handshake(address)
     }
 
