@@ -172,11 +172,12 @@ struct SharedStateTests {
         server.setBudget(limit: 100_000, delayMilliseconds: 10)
         let redis = try await RedisServer.start()
         defer { redis.stop() }
-        let space = try Workspace(files: ["budget.py": Self.sequential])
-        defer { space.remove() }
+        // One home each, as on separate machines: each process has its own SQLite cache.
+        let spaces = try (0..<3).map { _ in try Workspace(files: ["budget.py": Self.sequential]) }
+        defer { spaces.forEach { $0.remove() } }
         let environment = environment(server, redis, ["APIMACRO_MAX_CONCURRENCY": "8"])
         let results = try await withThrowingTaskGroup(of: RunResult?.self) { group in
-            for index in 0..<3 {
+            for (index, space) in spaces.enumerated() {
                 group.addTask {
                     try await Binary.run(["run", "budget.py", "80", "k\(index)"], in: space.url, environment: environment, limit: 300)
                 }
