@@ -86,6 +86,12 @@ struct SharedStateTests {
         let script = RedisScript("return 41 + tonumber(ARGV[1])")
         #expect(shared.evaluate(script, keys: [], arguments: [Array("1".utf8)]) == .integer(42))
         #expect(shared.evaluate(script, keys: [], arguments: [Array("2".utf8)]) == .integer(43))
+        // A script posted without waiting for its answer, unknown to the server: sent in full when its NOSCRIPT is read.
+        let setter = RedisScript("redis.call('SET', KEYS[1], ARGV[1]) return 1")
+        shared.post(setter, keys: ["posted"], arguments: [Array("yes".utf8)])
+        #expect(shared.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("yes".utf8)))
+        shared.post(setter, keys: ["posted"], arguments: [Array("again".utf8)])
+        #expect(shared.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("again".utf8)))
     }
 
     @Test("a shared cache entry opens only with the credential that stored it, and holds nothing in clear")

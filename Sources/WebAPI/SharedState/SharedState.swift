@@ -99,6 +99,15 @@ public final class SharedState: Sendable {
         return reply
     }
 
+    /// Runs a Lua script without waiting for its answer (it is read before the connection's
+    /// next command): for updates whose result nobody needs, one round trip fewer.
+    func post(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) {
+        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        _ = withConnection { connection throws(RedisFailure) in
+            try connection.send([Array("EVALSHA".utf8), Array(script.digest.utf8)] + tail, script: script)
+        }
+    }
+
     /// Runs one plain command; nil when Redis is unavailable or answered with an error.
     func command(_ arguments: [[UInt8]]) -> RedisReply? {
         let reply = withConnection { connection throws(RedisFailure) in try connection.command(arguments) }

@@ -104,7 +104,8 @@ public struct GovernorStage: Stage {
             headers["x-ratelimit-limit"] ?? "", remaining.map(String.init) ?? "", reset.map(String.init) ?? "",
             GovernorStage.resourceName(headers["x-ratelimit-resource"]),
         ]
-        _ = shared.evaluate(GovernorScripts.record, keys: keys, arguments: arguments.map { Array($0.utf8) })
+        // Nobody waits for its answer: written now (the lease is free at once), read later.
+        shared.post(GovernorScripts.record, keys: keys, arguments: arguments.map { Array($0.utf8) })
     }
 
     /// The governor's keys for a host and a credential's keyed hash (one Redis Cluster slot).
