@@ -36,6 +36,17 @@ struct SharedStateTests {
         }
     }
 
+    @Test("the governor's route: the first path segment, plain characters only")
+    func routes() {
+        #expect(GovernorStage.route(of: "https://api.github.com/search/issues?q=x") == "search")
+        #expect(GovernorStage.route(of: "https://api.github.com/graphql") == "graphql")
+        #expect(GovernorStage.route(of: "http://127.0.0.1:8080/users/octocat") == "users")
+        #expect(GovernorStage.route(of: "https://h.example/?q=1") == "")
+        #expect(GovernorStage.route(of: "https://h.example") == "")
+        #expect(GovernorStage.route(of: "https://h.example/a%20b:c{x}/d") == "a20bcx")
+        #expect(GovernorStage.resourceName("core\r\nx: y") == "corexy")
+    }
+
     @Test("a wrong password is an error naming the setting, the password redacted; the right one connects")
     func wrongPassword() async throws {
         let redis = try await RedisServer.start(password: "the-right-one-1")

@@ -51,7 +51,7 @@ public struct SharedCache: Sendable {
 
     /// The slot of a request whose cache key text is `text` and credential material `material`.
     func slot(keyText text: String, material: String) -> Slot {
-        let credential = SharedCredential(material: material)
+        let credential = shared.credential(material: material)
         return Slot(credential: credential, key: SharedCache.prefix + ":e:" + credential.name("entry\n" + text))
     }
 

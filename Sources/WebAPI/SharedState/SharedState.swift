@@ -22,6 +22,8 @@ public final class SharedState: Sendable {
     let retryInterval: Double
     let warn: @Sendable (String) -> Void
     private let pool = Mutex(Pool())
+    /// The keys derived from recently seen credential material (a process uses a few).
+    private let derived = Mutex<[String: SharedCredential]>([:])
 
     private struct Pool {
         var idle: [RedisConnection] = []
@@ -113,6 +115,17 @@ public final class SharedState: Sendable {
         let reply = withConnection { connection throws(RedisFailure) in try connection.command(arguments) }
         if case .error = reply { return nil }
         return reply
+    }
+
+    /// The keys derived from `material` (HKDF runs once per credential, not per request).
+    func credential(material: String) -> SharedCredential {
+        if let known = derived.withLock({ $0[material] }) { return known }
+        let fresh = SharedCredential(material: material)
+        derived.withLock { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[material] = fresh
+        }
+        return fresh
     }
 
     /// Whether a connection may be tried now.

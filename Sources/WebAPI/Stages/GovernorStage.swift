@@ -41,7 +41,7 @@ public struct GovernorStage: Stage {
         let credential = slot.value
         let attached = credential != nil && credentials.allows(exchange.url)
         let material = SharedCredential.material(wire: exchange, credential: credential, attached: attached)
-        let keys = GovernorStage.keys(origin: origin, credential: SharedCredential(material: material).governorID)
+        let keys = GovernorStage.keys(origin: origin, credential: shared.credential(material: material).governorID)
         let route = GovernorStage.route(of: exchange.url)
         let lease = UUID().uuidString
         var waited = 0.0
@@ -117,9 +117,27 @@ public struct GovernorStage: Stage {
     /// The first segment of the URL's path: requests under it count against one resource
     /// (GitHub: `/search/...` against `search`, `/graphql` against `graphql`, most against `core`).
     static func route(of url: String) -> String {
-        guard let components = URLComponents(string: url) else { return "" }
-        let segment = components.path.split(separator: "/").first.map(String.init) ?? ""
-        return String(segment.prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
+        // The path starts at the first "/" after "scheme://" and the segment ends at "/", "?" or "#".
+        let bytes = Array(url.utf8)
+        guard let scheme = url.range(of: "://") else { return "" }
+        var index = url.utf8.distance(from: url.utf8.startIndex, to: scheme.upperBound)
+        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
+            index += 1
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
+        var segment: [UInt8] = []
+        index += 1
+        while index < bytes.count, segment.count < 64 {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            let plain =
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ".")
+            if plain { segment.append(byte) }
+            index += 1
+        }
+        return String(decoding: segment, as: UTF8.self)
     }
 
     /// A resource name from a server, kept short and plain (it becomes part of a hash field).
