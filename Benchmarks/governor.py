@@ -14,9 +14,11 @@ macro after a warm-up) with --no-cache in three modes, interleaved, REPS times e
 - governor+limits: also APIMACRO_MAX_CONCURRENCY=64 and APIMACRO_MAX_RATE=1000000 (a lease
   and the pace in the same scripts).
 
-Prints each mode's median milliseconds per request and the difference from "off": the
-governor's cost per request. Redis and the server share the machine's cores with apimacro,
-so on a busy machine this end-to-end difference drowns in noise; hence the second part:
+Prints each mode's median wall milliseconds per request, the CPU apimacro spent per request
+(user + system, from getrusage: the warm-up and start-up are included, the same in every
+mode) and the CPU Redis spent per request (INFO cpu), and their differences from "off": the
+governor's cost per request. On a busy machine the wall difference is mostly waiting for
+the scheduler to run redis-server; the CPU columns are the work. Then:
 
 - scripts: the governor's two Lua scripts (read from Sources/WebAPI/SharedState/
   GovernorScripts.swift) timed by `redis-benchmark` with one client and no pipelining, on
@@ -27,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -88,11 +91,19 @@ def script_costs(port, calls):
                    "4999", reset, "core"],
     }
     costs = {}
+    cli("CONFIG", "RESETSTAT")
     for name, command in commands.items():
         out = subprocess.run(["redis-benchmark", "-p", str(port), "-c", "1", "-n", str(calls), "-q", *command],
                              capture_output=True, text=True, check=True).stdout
         rps = float(re.findall(r"([0-9.]+) requests per second", out)[-1])
         costs[name] = 1000 / rps
+        # Redis's own time inside the command (no network, no scheduling): INFO commandstats.
+        stats = cli("INFO", "commandstats")
+        command_name = command[0].lower()
+        found = re.search(r"cmdstat_" + command_name + r":calls=(\d+),usec=(\d+),usec_per_call=([0-9.]+)", stats)
+        if found:
+            costs[name + " (in Redis)"] = float(found.group(3)) / 1000
+        cli("CONFIG", "RESETSTAT")
     return costs
 
 
@@ -119,6 +130,12 @@ def main():
             "governor+limits": {**base, **shared, "APIMACRO_MAX_CONCURRENCY": "64", "APIMACRO_MAX_RATE": "1000000"},
         }
         times = {name: [] for name in modes}
+        cpu = {name: [] for name in modes}
+        redis_cpu = {name: [] for name in modes}
+
+        def redis_seconds():
+            info = subprocess.run(["redis-cli", "-p", str(port), "INFO", "cpu"], capture_output=True, text=True).stdout
+            return sum(float(v) for k, v in re.findall(r"(used_cpu_(?:sys|user)):([0-9.]+)", info))
         for _ in range(args.reps):
             for name, environment in modes.items():
                 # A fresh server (and budget) per run: the test server allows 5,000 requests an hour.
@@ -126,6 +143,8 @@ def main():
                                           stderr=subprocess.DEVNULL, text=True)
                 url = server.stdout.readline().strip().split("=", 1)[1]
                 subprocess.run(["redis-cli", "-p", str(port), "FLUSHALL"], capture_output=True, check=True)
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                redis_before = redis_seconds()
                 try:
                     run = subprocess.run([os.path.join(binaries, "apimacro"), "run", "--no-cache",
                                           os.path.join(HERE, "macros", "seq_user.py"), str(args.count), str(args.warmup)],
@@ -138,13 +157,21 @@ def main():
                     sys.exit(f"governor: {name} failed ({run.returncode}): {run.stderr[-500:]}")
                 line = json.loads(run.stdout.strip().splitlines()[-1])
                 times[name].append(line["seconds"] * 1000 / line["count"])
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                calls = args.count + args.warmup
+                # Children's CPU includes the test server's (also a child): the same work in every mode.
+                spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                cpu[name].append(spent * 1000 / calls)
+                redis_cpu[name].append((redis_seconds() - redis_before) * 1000 / calls)
         off = statistics.median(times["off"])
         print(f"{args.count} sequential github.user calls, {args.build} build, median of {args.reps}:")
-        print(f"{'mode':<18}{'ms/request':>12}{'governor cost':>16}")
+        cpu_off = statistics.median(cpu["off"])
+        print(f"{'mode':<18}{'wall ms/req':>12}{'(+off)':>10}{'CPU ms/req':>12}{'(+off)':>10}{'Redis CPU':>11}")
         for name, values in times.items():
-            median = statistics.median(values)
-            cost = "" if name == "off" else f"{median - off:+.3f} ms"
-            print(f"{name:<18}{median:>12.3f}{cost:>16}")
+            median, used = statistics.median(values), statistics.median(cpu[name])
+            extra = "" if name == "off" else f"{median - off:+.3f}"
+            extra_cpu = "" if name == "off" else f"{used - cpu_off:+.3f}"
+            print(f"{name:<18}{median:>12.3f}{extra:>10}{used:>12.3f}{extra_cpu:>10}{statistics.median(redis_cpu[name]):>11.4f}")
         costs = script_costs(port, args.calls)
         print(f"\nthe governor's scripts, redis-benchmark, 1 client, {args.calls} calls each:")
         for name, cost in costs.items():
