@@ -68,6 +68,22 @@ struct SharedStateTests {
         #expect(warnings.all.isEmpty)
     }
 
+    @Test("the database of the address is SELECTed: keys in /3 are not in /0")
+    func selectsDatabase() async throws {
+        let redis = try await RedisServer.start(password: "db-pw-1234")
+        defer { redis.stop() }
+        let address = { (database: Int) in
+            SharedStateAddress(host: "127.0.0.1", port: redis.port, database: database, password: Secret("db-pw-1234"))
+        }
+        let three = SharedState(address: address(3), warn: { _ in })
+        let zero = SharedState(address: address(0), warn: { _ in })
+        #expect(three.command([Array("SET".utf8), Array("where".utf8), Array("three".utf8)]) == .status("OK"))
+        #expect(three.command([Array("GET".utf8), Array("where".utf8)]) == .string(Array("three".utf8)))
+        #expect(zero.command([Array("GET".utf8), Array("where".utf8)]) == .null)
+        let missing = SharedState(address: address(99_999), warn: { _ in })
+        #expect(throws: APIError.self) { try missing.connect() }
+    }
+
     @Test("Redis lost mid-run: nil and one warning, however many calls; Redis back: used again")
     func lostAndBack() async throws {
         let redis = try await RedisServer.start()
