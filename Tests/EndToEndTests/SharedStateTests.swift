@@ -34,7 +34,8 @@ struct SharedStateTests {
 
     func environment(_ server: TestServer, _ redis: RedisServer, _ extra: [String: String] = [:]) -> [String: String] {
         [
-            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token, "APIMACRO_SHARED_STATE": redis.url,
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token,
+            "APIMACRO_SHARED_STATE": redis.url,
         ].merging(extra) { $1 }
     }
 
@@ -43,7 +44,8 @@ struct SharedStateTests {
         result.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
     }
 
-    @Test("4 processes × 200 requests on a budget of 300: the server sees at most 300, the rest raise RateLimited unsent")
+    @Test(
+        "4 processes × 200 requests on a budget of 300: the server sees at most 300, the rest raise RateLimited unsent")
     func budgetAcrossProcesses() async throws {
         let server = try await TestServer.start()
         server.setBudget(limit: 300)
@@ -56,7 +58,8 @@ struct SharedStateTests {
             for index in 0..<4 {
                 group.addTask {
                     try await Binary.run(
-                        ["run", "--no-cache", "budget.py", "200", "m\(index)"], in: space.url, environment: environment, limit: 300)
+                        ["run", "--no-cache", "budget.py", "200", "m\(index)"], in: space.url, environment: environment,
+                        limit: 300)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -70,7 +73,8 @@ struct SharedStateTests {
         #expect(report.refused == 0, "no request went past the budget: \(report)")
         #expect(report.admitted + report.refused <= 300, "\(report)")
         #expect(server.requests.count <= 300)
-        #expect(ok == 300 && limited == 500, "every unit of the budget was used, the rest raised RateLimited: \(counts)")
+        #expect(
+            ok == 300 && limited == 500, "every unit of the budget was used, the rest raised RateLimited: \(counts)")
     }
 
     @Test("with APIMACRO_MAX_WAIT long enough the processes wait for the next window instead")
@@ -82,8 +86,10 @@ struct SharedStateTests {
         let space = try Workspace(files: ["budget.py": Self.sequential])
         defer { space.remove() }
         let environment = environment(server, redis, ["APIMACRO_MAX_WAIT": "60"])
-        async let a = Binary.run(["run", "--no-cache", "budget.py", "30", "a"], in: space.url, environment: environment, limit: 300)
-        async let b = Binary.run(["run", "--no-cache", "budget.py", "30", "b"], in: space.url, environment: environment, limit: 300)
+        async let a = Binary.run(
+            ["run", "--no-cache", "budget.py", "30", "a"], in: space.url, environment: environment, limit: 300)
+        async let b = Binary.run(
+            ["run", "--no-cache", "budget.py", "30", "b"], in: space.url, environment: environment, limit: 300)
         let (ra, rb) = try await (a, b)
         let report = server.budgetReport
         try await server.shutdown()
@@ -102,7 +108,8 @@ struct SharedStateTests {
         defer { space.remove() }
         // Without the cap, one process with 8 workers has more than 4 in flight: the check can fail.
         let control = try await Binary.run(
-            ["run", "--no-cache", "parallel.py", "24", "control", "8"], in: space.url, environment: environment(server, redis),
+            ["run", "--no-cache", "parallel.py", "24", "control", "8"], in: space.url,
+            environment: environment(server, redis),
             limit: 300)
         #expect(control.status == 0 && control.stdout == "24\n", "\(control.stderr.suffix(400))")
         #expect(server.budgetReport.peakInFlight > 4, "\(server.budgetReport)")
@@ -112,7 +119,8 @@ struct SharedStateTests {
             for index in 0..<4 {
                 group.addTask {
                     try await Binary.run(
-                        ["run", "--no-cache", "parallel.py", "24", "c\(index)", "8"], in: space.url, environment: environment, limit: 300)
+                        ["run", "--no-cache", "parallel.py", "24", "c\(index)", "8"], in: space.url,
+                        environment: environment, limit: 300)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -124,7 +132,9 @@ struct SharedStateTests {
         #expect(report.peakInFlight <= 4 && report.peakInFlight >= 1, "\(report)")
     }
 
-    @Test("process B gets process A's answer from the shared cache (a hit, or a 304), and -v says so; another token does not")
+    @Test(
+        "process B gets process A's answer from the shared cache (a hit, or a 304), and -v says so; another token does not"
+    )
     func crossProcessCache() async throws {
         let server = try await TestServer.start()
         let redis = try await RedisServer.start(password: "redis-pw-cache")
@@ -144,26 +154,35 @@ struct SharedStateTests {
         let second = try await b.run("run", "-v", "shared.py", environment: environment)
         let seenAfterB = server.requests.count
         let other = try await c.run(
-            "run", "-v", "shared.py", environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_anotherToken987654321"]) { $1 })
+            "run", "-v", "shared.py",
+            environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_anotherToken987654321"]) { $1 })
         let keys = try redisCLI(redis, ["--scan"])
         var values = ""
         for key in keys.split(separator: "\n") where key.contains(":e:") {
             values += try redisCLI(redis, ["GET", String(key)])
         }
         try await server.shutdown()
-        #expect(first.status == 0 && second.status == 0 && other.status == 0, "\(first.stderr)\(second.stderr)\(other.stderr)")
+        #expect(
+            first.status == 0 && second.status == 0 && other.status == 0,
+            "\(first.stderr)\(second.stderr)\(other.stderr)")
         #expect(first.stdout == second.stdout && first.stdout == "1 octocat\n", "\(first.stdout) \(second.stdout)")
         let lines = second.stderr.split(separator: "\n").filter { $0.hasPrefix("apimacro: GET ") }
         #expect(lines.count == 2, "\(second.stderr)")
-        #expect(lines.first?.contains("/cache/max-age/600 200 ") == true && lines.first?.hasSuffix("ms shared cache hit") == true, "\(lines)")
-        #expect(lines.last?.contains("/users/octocat 304 ") == true && lines.last?.hasSuffix("ms revalidated (304)") == true, "\(lines)")
+        #expect(
+            lines.first?.contains("/cache/max-age/600 200 ") == true
+                && lines.first?.hasSuffix("ms shared cache hit") == true, "\(lines)")
+        #expect(
+            lines.last?.contains("/users/octocat 304 ") == true
+                && lines.last?.hasSuffix("ms revalidated (304)") == true, "\(lines)")
         #expect(seenAfterB == 3, "A fetched 2, B only revalidated one: \(server.requests.map(\.uri))")
         // Another credential finds nothing: entries are named and sealed by the credential.
         #expect(other.stdout == "2 octocat\n", "\(other.stdout)")
         #expect(other.stderr.split(separator: "\n").filter { $0.hasSuffix("network") }.count == 2, "\(other.stderr)")
         // Redis holds neither the tokens nor the bodies in clear.
         #expect(!keys.isEmpty && !keys.contains(Self.token) && !keys.contains("octocat"), "\(keys)")
-        #expect(!values.isEmpty && !values.contains("octocat") && !values.contains("max-age") && !values.contains(Self.token))
+        #expect(
+            !values.isEmpty && !values.contains("octocat") && !values.contains("max-age")
+                && !values.contains(Self.token))
     }
 
     @Test("redis-server killed mid-run: every process finishes with one warning, nothing lost")
@@ -179,7 +198,8 @@ struct SharedStateTests {
         let results = try await withThrowingTaskGroup(of: RunResult?.self) { group in
             for (index, space) in spaces.enumerated() {
                 group.addTask {
-                    try await Binary.run(["run", "budget.py", "80", "k\(index)"], in: space.url, environment: environment, limit: 300)
+                    try await Binary.run(
+                        ["run", "budget.py", "80", "k\(index)"], in: space.url, environment: environment, limit: 300)
                 }
             }
             group.addTask {
@@ -201,7 +221,9 @@ struct SharedStateTests {
         }
     }
 
-    @Test("a wrong password, a server that needs one, or a port that is not Redis: a usage error naming the setting, password redacted")
+    @Test(
+        "a wrong password, a server that needs one, or a port that is not Redis: a usage error naming the setting, password redacted"
+    )
     func rejectedAddresses() async throws {
         let server = try await TestServer.start()
         let redis = try await RedisServer.start(password: "right-password-42")
@@ -209,20 +231,27 @@ struct SharedStateTests {
         let space = try Workspace(files: ["hello.py": "print('hi')\n"])
         defer { space.remove() }
         let wrong = try await space.run(
-            "run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "redis://:wrong-password-77@127.0.0.1:\(redis.port)/0"])
+            "run", "hello.py",
+            environment: ["APIMACRO_SHARED_STATE": "redis://:wrong-password-77@127.0.0.1:\(redis.port)/0"])
         #expect(wrong.status == 2 && wrong.stdout.isEmpty)
-        #expect(wrong.stderr.contains("APIMACRO_SHARED_STATE") && wrong.stderr.contains("wrong user or password"), "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains("APIMACRO_SHARED_STATE") && wrong.stderr.contains("wrong user or password"),
+            "\(wrong.stderr)")
         #expect(wrong.stderr.contains(":REDACTED@") && !wrong.stderr.contains("wrong-password-77"), "\(wrong.stderr)")
-        let none = try await space.run("run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "redis://127.0.0.1:\(redis.port)/0"])
+        let none = try await space.run(
+            "run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "redis://127.0.0.1:\(redis.port)/0"])
         #expect(none.status == 2 && none.stderr.contains("needs a password"), "\(none.stderr)")
-        let http = try await space.run("run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "redis://127.0.0.1:\(server.port)/0"])
+        let http = try await space.run(
+            "run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "redis://127.0.0.1:\(server.port)/0"])
         #expect(http.status == 2 && http.stderr.contains("does not speak Redis"), "\(http.stderr)")
-        let malformed = try await space.run("run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "http://user:pw-secret-9@host/0"])
+        let malformed = try await space.run(
+            "run", "hello.py", environment: ["APIMACRO_SHARED_STATE": "http://user:pw-secret-9@host/0"])
         #expect(malformed.status == 2 && malformed.stderr.contains("APIMACRO_SHARED_STATE"), "\(malformed.stderr)")
         #expect(!malformed.stderr.contains("pw-secret-9"), "\(malformed.stderr)")
         // config.toml's [shared] redis, named by its file and key.
         try space.write(
-            ".config/apimacro/config.toml", "[shared]\nredis = \"redis://:wrong-password-77@127.0.0.1:\(redis.port)/0\"\n")
+            ".config/apimacro/config.toml",
+            "[shared]\nredis = \"redis://:wrong-password-77@127.0.0.1:\(redis.port)/0\"\n")
         let fromFile = try await space.run("run", "hello.py")
         #expect(fromFile.status == 2 && fromFile.stderr.contains("config.toml: shared.redis"), "\(fromFile.stderr)")
         #expect(!fromFile.stderr.contains("wrong-password-77"))
@@ -249,14 +278,17 @@ struct SharedStateTests {
         try await server.shutdown()
         #expect(result.status == 0 && result.stdout == "5 0\n")
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines.first?.contains("warning: the shared state redis://127.0.0.1:\(port)/0") == true, "\(result.stderr)")
+        #expect(
+            lines.count == 1 && lines.first?.contains("warning: the shared state redis://127.0.0.1:\(port)/0") == true,
+            "\(result.stderr)")
     }
 
     /// Runs `redis-cli` against `redis` and returns what it printed.
     func redisCLI(_ redis: RedisServer, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        process.arguments = ["-p", String(redis.port), "--no-auth-warning"] + (redis.password.map { ["-a", $0] } ?? []) + arguments
+        process.arguments =
+            ["-p", String(redis.port), "--no-auth-warning"] + (redis.password.map { ["-a", $0] } ?? []) + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -62,7 +62,8 @@ final class RateBudget: Sendable {
             return (allowed, limit - state.used, state.reset)
         }
         var answer =
-            allowed ? response : Response.text(FaultResponses.rateLimitBody, contentType: Response.jsonContentType, status: 403)
+            allowed
+            ? response : Response.text(FaultResponses.rateLimitBody, contentType: Response.jsonContentType, status: 403)
         answer.headers += [
             ("x-ratelimit-limit", String(limit)),
             ("x-ratelimit-remaining", String(remaining)),

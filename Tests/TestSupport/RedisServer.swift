@@ -29,8 +29,10 @@ public final class RedisServer: Sendable {
 
     /// Starts a server on a free port (or `port`) and returns once it accepts connections
     /// (its log says so: an event, not a pause); gives up after `limit` seconds.
-    public static func start(password: String? = nil, port: Int? = nil, limit: Double = 60) async throws -> RedisServer {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-redis-\(UUID().uuidString)")
+    public static func start(password: String? = nil, port: Int? = nil, limit: Double = 60) async throws -> RedisServer
+    {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var lastProblem = "no attempt"
         for _ in 0..<3 {
@@ -68,10 +70,12 @@ public final class RedisServer: Sendable {
 
     /// Ends the server at once (SIGKILL), as a crash would, and waits until it is gone.
     public func kill() {
-        guard let running = process.withLock({ current -> Process? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let running = process.withLock({ current -> Process? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         if running.isRunning {
             Glibc.kill(running.processIdentifier, SIGKILL)
             running.waitUntilExit()
@@ -128,7 +132,9 @@ public final class RedisServer: Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw RedisServerError(description: "bind() failed") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

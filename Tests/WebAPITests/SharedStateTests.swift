@@ -17,20 +17,28 @@ struct SharedStateTests {
 
     @Test("redis:// addresses: user, password, database, defaults; the password never printed")
     func addresses() throws {
-        let full = try SharedStateAddress(parsing: "redis://ci:s3cr%40t@10.1.2.3:6380/4", source: "APIMACRO_SHARED_STATE")
+        let full = try SharedStateAddress(
+            parsing: "redis://ci:s3cr%40t@10.1.2.3:6380/4", source: "APIMACRO_SHARED_STATE")
         #expect(full.host == "10.1.2.3" && full.port == 6380 && full.database == 4 && full.user == "ci")
         #expect(full.password?.revealed == "s3cr@t")
         #expect(full.description == "redis://ci:REDACTED@10.1.2.3:6380/4")
         let bare = try SharedStateAddress(parsing: "redis://localhost", source: "X")
-        #expect(bare.port == 6379 && bare.database == 0 && bare.password == nil && bare.description == "redis://localhost:6379/0")
+        #expect(
+            bare.port == 6379 && bare.database == 0 && bare.password == nil
+                && bare.description == "redis://localhost:6379/0")
         let passwordOnly = try SharedStateAddress(parsing: "redis://:pw-only-1@h:1/0", source: "X")
         #expect(passwordOnly.user == nil && passwordOnly.description == "redis://:REDACTED@h:1/0")
-        for bad in ["http://u:pw-hidden-1@h/0", "redis://:pw-hidden-1@h/x", "redis:///0", "redis://u:pw-hidden-1@h:70000/0", "redis://user@h/0"] {
+        for bad in [
+            "http://u:pw-hidden-1@h/0", "redis://:pw-hidden-1@h/x", "redis:///0", "redis://u:pw-hidden-1@h:70000/0",
+            "redis://user@h/0",
+        ] {
             do {
                 _ = try SharedStateAddress(parsing: bad, source: "APIMACRO_SHARED_STATE")
                 Issue.record("\(bad) was accepted")
             } catch let error as APIError {
-                #expect(error.kind == .invalidRequest && error.message.hasPrefix("APIMACRO_SHARED_STATE: "), "\(error.message)")
+                #expect(
+                    error.kind == .invalidRequest && error.message.hasPrefix("APIMACRO_SHARED_STATE: "),
+                    "\(error.message)")
                 #expect(!error.message.contains("pw-hidden-1"), "\(error.message)")
             }
         }
@@ -59,8 +67,11 @@ struct SharedStateTests {
             try wrong.connect()
             Issue.record("a wrong password connected")
         } catch let error as APIError {
-            #expect(error.kind == .invalidRequest && error.message.contains("APIMACRO_SHARED_STATE"), "\(error.message)")
-            #expect(!error.message.contains("not-the-right-one-2") && error.message.contains("REDACTED"), "\(error.message)")
+            #expect(
+                error.kind == .invalidRequest && error.message.contains("APIMACRO_SHARED_STATE"), "\(error.message)")
+            #expect(
+                !error.message.contains("not-the-right-one-2") && error.message.contains("REDACTED"), "\(error.message)"
+            )
         }
         let right = SharedState(address: try SharedStateAddress(parsing: redis.url, source: "X"), warn: warnings.add)
         try right.connect()
@@ -130,11 +141,14 @@ struct SharedStateTests {
         let text = "v2\nGET\nhttps://api.example.com/user\nauthorization: Bearer tok-one-123"
         let mine = tier.slot(keyText: text, material: "authorization: Bearer tok-one-123")
         let entry = SharedCache.Stored(
-            status: 200, headers: Headers([("ETag", "\"abc\"")]), body: Array(#"{"login":"secret-body"}"#.utf8), varyNames: [],
+            status: 200, headers: Headers([("ETag", "\"abc\"")]), body: Array(#"{"login":"secret-body"}"#.utf8),
+            varyNames: [],
             storedAt: 1_700_000_000, initialAge: 3, variant: "")
         tier.store(entry, in: mine)
         let loaded = tier.load(mine)
-        #expect(loaded?.body == entry.body && loaded?.status == 200 && loaded?.headers["etag"] == "\"abc\"" && loaded?.initialAge == 3)
+        #expect(
+            loaded?.body == entry.body && loaded?.status == 200 && loaded?.headers["etag"] == "\"abc\""
+                && loaded?.initialAge == 3)
         // Another credential derives another name and another sealing key.
         let theirs = tier.slot(keyText: text, material: "authorization: Bearer tok-two-456")
         #expect(theirs.key != mine.key && tier.load(theirs) == nil)

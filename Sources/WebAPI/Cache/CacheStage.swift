@@ -124,7 +124,9 @@ public struct CacheStage: Stage {
                     report(error)
                 }
             }
-            if let sharedTier, let sharedSlot { sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot) }
+            if let sharedTier, let sharedSlot {
+                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
+            }
             return Response(status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
         }
         if CachePolicy.isStorable(
@@ -144,7 +146,9 @@ public struct CacheStage: Stage {
             } catch {
                 report(error)
             }
-            if let sharedTier, let sharedSlot { sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot) }
+            if let sharedTier, let sharedSlot {
+                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
+            }
         }
         return response
     }
@@ -188,8 +192,8 @@ public struct CacheStage: Stage {
                     let wire = await credentials.injected(get)
                     let material = SharedCredential.material(
                         wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url))
-                    sharedTier.remove(
-                        sharedTier.slot(keyText: CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value)), material: material))
+                    let text = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
+                    sharedTier.remove(sharedTier.slot(keyText: text, material: material))
                 }
             }
         }

@@ -43,7 +43,8 @@ final class RedisConnection: @unchecked Sendable {
         let answer = try command(hello.map { Array($0.utf8) })
         if case .error(let text) = answer {
             let shown = address.password.map { text.replacingOccurrences(of: $0.revealed, with: "REDACTED") } ?? text
-            if shown.hasPrefix("WRONGPASS") || shown.contains("invalid password") || shown.contains("invalid username") {
+            if shown.hasPrefix("WRONGPASS") || shown.contains("invalid password") || shown.contains("invalid username")
+            {
                 throw .rejected("wrong user or password (\(shown))")
             }
             if shown.hasPrefix("NOAUTH") { throw .rejected("the server needs a password (\(shown))") }
@@ -137,7 +138,9 @@ final class RedisConnection: @unchecked Sendable {
         for argument in arguments {
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, argument.count))
             argument.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count) }
+                if let base = bytes.baseAddress {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count)
+                }
             }
             buffers.append(buffer)
         }

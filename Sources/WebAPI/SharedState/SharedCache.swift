@@ -18,7 +18,10 @@ public struct SharedCache: Sendable {
     public let maximumBytes: Int
     public let maximumEntryBytes: Int
 
-    public init(shared: SharedState, timeToLive: Int = 86_400, maximumBytes: Int = 64_000_000, maximumEntryBytes: Int = 1_000_000) {
+    public init(
+        shared: SharedState, timeToLive: Int = 86_400, maximumBytes: Int = 64_000_000,
+        maximumEntryBytes: Int = 1_000_000
+    ) {
         self.shared = shared
         self.timeToLive = timeToLive
         self.maximumBytes = maximumBytes
@@ -73,22 +76,32 @@ public struct SharedCache: Sendable {
     func store(_ entry: Stored, in slot: Slot) {
         guard shared.isAvailable else { return }
         let plain = SharedCache.encode(entry)
-        guard plain.count <= maximumEntryBytes, let sealed = try? slot.credential.seal(plain, context: slot.key) else { return }
+        guard plain.count <= maximumEntryBytes, let sealed = try? slot.credential.seal(plain, context: slot.key) else {
+            return
+        }
         _ = shared.evaluate(
             SharedCache.storeScript, keys: [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total],
-            arguments: [sealed, Array(String(timeToLive * 1000).utf8), Array(String(sealed.count).utf8), Array(String(maximumBytes).utf8)])
+            arguments: [
+                sealed, Array(String(timeToLive * 1000).utf8), Array(String(sealed.count).utf8),
+                Array(String(maximumBytes).utf8),
+            ])
     }
 
     /// Forgets the entry in `slot` (after an unsafe method changed its URL).
     func remove(_ slot: Slot) {
         guard shared.isAvailable else { return }
         _ = shared.evaluate(
-            SharedCache.removeScript, keys: [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total], arguments: [])
+            SharedCache.removeScript, keys: [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total],
+            arguments: [])
     }
 
     static func encode(_ entry: Stored) -> [UInt8] {
         var out: [UInt8] = []
-        func append(_ value: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) } }
+        func append(_ value: UInt64) {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
+        }
         let head = HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers)
         append(1)  // format
         append(entry.storedAt.bitPattern)
@@ -113,7 +126,8 @@ public struct SharedCache: Sendable {
             defer { index += Int(count) }
             return bytes[index..<(index + Int(count))]
         }
-        guard number() == 1, let storedAt = number(), let initialAge = number(), let variant = chunk(), let head = chunk(),
+        guard number() == 1, let storedAt = number(), let initialAge = number(), let variant = chunk(),
+            let head = chunk(),
             let (status, varyNames, headers) = HTTPCache.decode(Array(head))
         else { return nil }
         return Stored(

@@ -28,7 +28,8 @@ struct SharedCredential: Sendable {
         naming = derive("name")
         sealing = derive("seal")
         let governor = derive("governor")
-        governorID = HMAC<SHA256>.authenticationCode(for: Data("rate limit".utf8), using: governor)
+        governorID =
+            HMAC<SHA256>.authenticationCode(for: Data("rate limit".utf8), using: governor)
             .prefix(16).hexString
     }
 

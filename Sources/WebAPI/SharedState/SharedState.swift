@@ -40,7 +40,8 @@ public final class SharedState: Sendable {
     ///   - retryInterval: after a failure, how long no connection is tried, in seconds.
     ///   - warn: writes one line to stderr (the one warning per process when Redis is lost).
     public init(
-        address: SharedStateAddress, source: String = "APIMACRO_SHARED_STATE", timeout: Double = 1, retryInterval: Double = 1,
+        address: SharedStateAddress, source: String = "APIMACRO_SHARED_STATE", timeout: Double = 1,
+        retryInterval: Double = 1,
         warn: @escaping @Sendable (String) -> Void
     ) {
         self.address = address
@@ -170,7 +171,8 @@ public final class SharedState: Sendable {
             return !state.warned
         }
         guard first else { return }
-        let reason = address.password.map { failure.description.replacingOccurrences(of: $0.revealed, with: "REDACTED") }
+        let reason =
+            address.password.map { failure.description.replacingOccurrences(of: $0.revealed, with: "REDACTED") }
             ?? failure.description
         warn(
             "apimacro: warning: the shared state \(address) (\(source)) is not usable (\(reason)); "

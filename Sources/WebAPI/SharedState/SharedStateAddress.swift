@@ -42,10 +42,13 @@ public struct SharedStateAddress: Sendable, Equatable, CustomStringConvertible {
         }
         guard components.query == nil, components.fragment == nil else { throw problem("has a query or fragment") }
         let user = components.user.flatMap { $0.removingPercentEncoding ?? $0 }.flatMap { $0.isEmpty ? nil : $0 }
-        let password = components.password.flatMap { $0.removingPercentEncoding ?? $0 }.flatMap { $0.isEmpty ? nil : Secret($0) }
+        let password = components.password.flatMap { $0.removingPercentEncoding ?? $0 }.flatMap {
+            $0.isEmpty ? nil : Secret($0)
+        }
         guard user == nil || password != nil else { throw problem("names a user without a password") }
         self.init(
-            host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, database: database, user: user,
+            host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, database: database,
+            user: user,
             password: password)
     }
 

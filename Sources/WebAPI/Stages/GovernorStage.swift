@@ -24,7 +24,8 @@ public struct GovernorStage: Stage {
     let sleep: @Sendable (Double) async throws -> Void
 
     public init(
-        shared: SharedState, limits: GovernorLimits, slot: CredentialSlot, baseURL: String, maxWait: Double, api: String?,
+        shared: SharedState, limits: GovernorLimits, slot: CredentialSlot, baseURL: String, maxWait: Double,
+        api: String?,
         sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep
     ) {
         self.shared = shared
@@ -51,7 +52,9 @@ public struct GovernorStage: Stage {
                 route, lease, String(limits.maxConcurrency ?? 0), String(Int((exchange.timeout + 10) * 1000)),
                 String(limits.paceMilliseconds), String(Int((exchange.timeout + 5) * 1000)),
             ]
-            guard let reply = shared.evaluate(GovernorScripts.reserve, keys: keys, arguments: arguments.map { Array($0.utf8) }),
+            guard
+                let reply = shared.evaluate(
+                    GovernorScripts.reserve, keys: keys, arguments: arguments.map { Array($0.utf8) }),
                 let code = reply.elements.first?.integer
             else {
                 return try await next(exchange)
@@ -94,13 +97,16 @@ public struct GovernorStage: Stage {
     }
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.
-    private func record(keys: [String], route: String, lease: String, reservation: (probe: Bool, resource: String), response: Response?) {
+    private func record(
+        keys: [String], route: String, lease: String, reservation: (probe: Bool, resource: String), response: Response?
+    ) {
         let headers = response?.headers ?? Headers()
         let remaining = headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let reset = headers["x-ratelimit-reset"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let usable = remaining != nil && reset != nil
         let arguments = [
-            route, lease, reservation.probe ? "1" : "0", reservation.resource, response == nil ? "0" : "1", usable ? "1" : "0",
+            route, lease, reservation.probe ? "1" : "0", reservation.resource, response == nil ? "0" : "1",
+            usable ? "1" : "0",
             headers["x-ratelimit-limit"] ?? "", remaining.map(String.init) ?? "", reset.map(String.init) ?? "",
             GovernorStage.resourceName(headers["x-ratelimit-resource"]),
         ]
@@ -121,7 +127,9 @@ public struct GovernorStage: Stage {
         let bytes = Array(url.utf8)
         guard let scheme = url.range(of: "://") else { return "" }
         var index = url.utf8.distance(from: url.utf8.startIndex, to: scheme.upperBound)
-        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
+        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+            bytes[index] != UInt8(ascii: "#")
+        {
             index += 1
         }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
@@ -131,8 +139,10 @@ public struct GovernorStage: Stage {
             let byte = bytes[index]
             if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
             let plain =
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
                 || byte == UInt8(ascii: ".")
             if plain { segment.append(byte) }
             index += 1
