@@ -6,7 +6,9 @@
 ///   (`core`, `search`; `-` when they carry no rate-limit headers); `<resource>:remaining`,
 ///   `:reset` (epoch seconds), `:limit`; `<resource>:probe` (until when, in Redis ms, one
 ///   request is finding out an unknown budget); `pace` (the earliest next send, Redis ms).
-/// - `KEYS[2]`, a sorted set of leases: in-flight requests scored by when each lease expires.
+/// - `KEYS[2]`, a sorted set of leases: in-flight requests scored by when each lease expires
+///   (so a killed process's lease lapses). `APIMACRO_MAX_CONCURRENCY` caps their number, and a
+///   new window's budget is the answer's remaining less the requests still in flight.
 ///
 /// Times come from Redis (`TIME`), so machines whose clocks differ still agree.
 enum GovernorScripts {
@@ -37,19 +39,15 @@ enum GovernorScripts {
             mode = 3
           end
         end
-        if maxc > 0 then
-          redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
-          if redis.call('ZCARD', leases) >= maxc then return {1, 5} end
-        end
+        redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
+        if maxc > 0 and redis.call('ZCARD', leases) >= maxc then return {1, 5} end
         if interval > 0 then
           local pace = tonumber(redis.call('HGET', state, 'pace')) or 0
           if pace > now then return {1, pace - now} end
           redis.call('HSET', state, 'pace', now + interval)
         end
-        if maxc > 0 then
-          redis.call('ZADD', leases, now + leasems, ARGV[2])
-          redis.call('PEXPIRE', leases, leasems * 2)
-        end
+        redis.call('ZADD', leases, now + leasems, ARGV[2])
+        redis.call('PEXPIRE', leases, leasems * 2)
         if mode == 1 then
           redis.call('HINCRBY', state, resource .. ':remaining', -1)
         elseif mode == 3 then
@@ -66,7 +64,8 @@ enum GovernorScripts {
     /// Frees the lease and the probe; with rate-limit headers, maps the route to its resource
     /// and lowers the budget: within a window the stored remaining only goes down (the
     /// smaller of it and the header, as other processes' reservations may not have reached
-    /// the server yet); a window that has passed is replaced by the answer's.
+    /// the server yet); a window that has passed is replaced by the answer's, less the
+    /// requests still in flight (reserved in the old window, they may count in the new one).
     static let record = RedisScript(
         """
         local state, leases = KEYS[1], KEYS[2]
@@ -89,7 +88,11 @@ enum GovernorScripts {
           local storedRemaining, storedReset = tonumber(f[1]), tonumber(f[2])
           if storedRemaining == nil or storedReset == nil or storedReset * 1000 <= now then
             if reset * 1000 > now then
-              redis.call('HSET', state, resource .. ':remaining', remaining, resource .. ':reset', reset, resource .. ':limit', ARGV[7])
+              -- Requests still in flight may reach the server in this new window after this answer
+              -- left it: count them as spent.
+              local left = remaining - redis.call('ZCARD', leases)
+              if left < 0 then left = 0 end
+              redis.call('HSET', state, resource .. ':remaining', left, resource .. ':reset', reset, resource .. ':limit', ARGV[7])
             end
           elseif remaining < storedRemaining then
             redis.call('HSET', state, resource .. ':remaining', remaining)
