@@ -24,6 +24,14 @@ let package = Package(
             pkgConfig: "python3-embed",
             providers: [.apt(["libpython3-dev"])]
         ),
+        // Debian's hiredis, the field's standard C client for Redis: shared state across machines
+        // (APIMACRO_SHARED_STATE), used only from WebAPI's SharedState folder. Its headers sit in
+        // /usr/include/hiredis and the module map links it; no pkgConfig, whose cflags
+        // (-D_FILE_OFFSET_BITS=64) SwiftPM refuses with a warning on every build.
+        .systemLibrary(
+            name: "CHiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // The only target that imports CPython (ARCHITECTURE rule 1).
         .target(name: "PythonBridge", dependencies: ["CPython"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
@@ -37,6 +45,7 @@ let package = Package(
                 // The persistent HTTP cache (SQLite, shared safely by concurrent processes).
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                "CHiredis",
             ]
         ),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.

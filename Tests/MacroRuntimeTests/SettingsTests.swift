@@ -54,3 +54,40 @@ struct SettingsTests {
         #expect(throws: MacroError.self) { try locator.locate("macros", relativeTo: work) }
     }
 }
+
+@Suite("shared-state settings")
+struct SharedStateSettingsTests {
+    @Test("APIMACRO_SHARED_STATE, APIMACRO_MAX_RATE and APIMACRO_MAX_CONCURRENCY; absent: nothing")
+    func values() throws {
+        let none = try Settings(environment: [:])
+        #expect(none.sharedState == nil && none.governorLimits == GovernorLimits())
+        let set = try Settings(environment: [
+            "APIMACRO_SHARED_STATE": "redis://ci:pa55-word-1@127.0.0.1:6390/2", "APIMACRO_MAX_RATE": "2.5",
+            "APIMACRO_MAX_CONCURRENCY": "4",
+        ])
+        #expect(set.sharedState?.port == 6390 && set.sharedState?.database == 2 && set.sharedState?.user == "ci")
+        #expect(set.governorLimits == GovernorLimits(maxRate: 2.5, maxConcurrency: 4))
+        // The password is a secret: redacted wherever apimacro prints.
+        #expect(Redactor(secrets: set.secrets).redact("pw pa55-word-1") == "pw REDACTED")
+    }
+
+    @Test(
+        "a bad value names its variable and what is accepted, never the password",
+        arguments: [
+            ("APIMACRO_SHARED_STATE", "http://u:pa55-word-1@h/0", "is not a redis:// URL"),
+            ("APIMACRO_SHARED_STATE", "redis://:pa55-word-1@h/x", "names a database that is not a number"),
+            ("APIMACRO_MAX_RATE", "0", "is not a number of requests per second"),
+            ("APIMACRO_MAX_CONCURRENCY", "2.5", "is not a count"),
+            ("APIMACRO_MAX_CONCURRENCY", "0", "is not a count"),
+        ])
+    func bad(variable: String, value: String, message: String) {
+        do {
+            _ = try Settings(environment: [variable: value])
+            Issue.record("\(variable)=\(value) was accepted")
+        } catch {
+            let text = "\(error)"
+            #expect(text.hasPrefix("\(variable): ") && text.contains(message), "\(text)")
+            #expect(!text.contains("pa55-word-1"), "\(text)")
+        }
+    }
+}

@@ -73,8 +73,12 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
         let recorded = record(requestHead)
         core.record(recorded)
+        // The budget mode counts requests in flight: from here until the answer is written.
+        let budget = core.budget
+        budget?.begin()
         let fault = core.takeFault(for: recorded)
         if case .reset = fault {
+            budget?.end()
             reset(context: context)
             return
         }
@@ -95,10 +99,12 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let keepAlive = requestHead.isKeepAlive && !bodyTooLarge
         if final.delayMilliseconds > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(final.delayMilliseconds))) {
+                budget?.end()
                 guard context.channel.isActive else { return }
                 self.write(final, for: requestHead, keepAlive: keepAlive, truncate: truncate, context: context)
             }
         } else {
+            budget?.end()
             write(final, for: requestHead, keepAlive: keepAlive, truncate: truncate, context: context)
         }
     }

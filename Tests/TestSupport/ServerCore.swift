@@ -18,6 +18,7 @@ final class ServerCore: Sendable {
         var remaining: [String: Int] = [:]
         var endpoints = Endpoints(baseURL: "", otherHostURL: "")
         var listenerURLs: [String: String] = [:]
+        var budget: RateBudget?
     }
 
     init(router: Router) {
@@ -95,6 +96,13 @@ final class ServerCore: Sendable {
 
     // MARK: rate limit
 
+    /// The budget mode (`TestServer.setBudget`), nil when off.
+    var budget: RateBudget? { state.withLock { $0.budget } }
+
+    func setBudget(_ budget: RateBudget?) {
+        state.withLock { $0.budget = budget }
+    }
+
     /// The listener's remaining count after this request (decremented unless `consume` is false).
     func remaining(listener: String, consume: Bool) -> Int {
         state.withLock { state in
@@ -119,6 +127,9 @@ final class ServerCore: Sendable {
                 response.body = []
                 response.removeHeader("Content-Type")
             }
+        }
+        if let budget = self.budget, response.header("x-ratelimit-remaining") == nil {
+            response = budget.spend(response)
         }
         if response.header("x-ratelimit-remaining") == nil {
             let remaining = remaining(listener: request.listener, consume: !notModified)

@@ -28,6 +28,8 @@ public final class Spawned: @unchecked Sendable {
     public let processIdentifier: pid_t
     private let ended = Mutex<(status: Int32, signalled: Bool)?>(nil)
     private let waiters = Mutex<[CheckedContinuation<(status: Int32, signalled: Bool), Never>]>([])
+    /// Signalled when the child ends, for `waitUntilExit` (which must not need the cooperative pool).
+    private let endedCondition = NSCondition()
 
     /// Starts `executable` with `arguments` and exactly `environment`.
     /// - Parameters:
@@ -86,7 +88,10 @@ public final class Spawned: @unchecked Sendable {
             while waitpid(child, &raw, 0) < 0 && errno == EINTR {}
             let signalled = (raw & 0x7F) != 0 && (raw & 0x7F) != 0x7F
             let result = (status: signalled ? raw & 0x7F : (raw >> 8) & 0xFF, signalled: signalled)
+            endedCondition.lock()
             ended.withLock { $0 = result }
+            endedCondition.broadcast()
+            endedCondition.unlock()
             for waiter in waiters.withLock({ list in defer { list = [] }; return list }) { waiter.resume(returning: result) }
         }
         thread.start()
@@ -109,17 +114,16 @@ public final class Spawned: @unchecked Sendable {
         }
     }
 
-    /// Blocks this thread until the child ends (not from the cooperative pool).
+    /// Blocks this thread until the child ends (a plain wait on a condition: no task, so it is
+    /// safe even on the cooperative pool, though it holds that thread meanwhile).
+    @discardableResult
     public func waitUntilExit() -> (status: Int32, signalled: Bool) {
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = Mutex<(status: Int32, signalled: Bool)?>(nil)
-        Task.detached {
-            let result = await self.exit()
-            box.withLock { $0 = result }
-            semaphore.signal()
+        endedCondition.lock()
+        defer { endedCondition.unlock() }
+        while true {
+            if let result = ended.withLock({ $0 }) { return result }
+            endedCondition.wait()
         }
-        semaphore.wait()
-        return box.withLock { $0 } ?? (status: -1, signalled: false)
     }
 }
 

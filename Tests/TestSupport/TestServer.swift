@@ -18,7 +18,7 @@ public final class TestServer: Sendable {
     /// The port of ``otherHostURL``.
     public let otherHostPort: Int
 
-    private let core: ServerCore
+    let core: ServerCore
     private let group: MultiThreadedEventLoopGroup
     private let channels: [any Channel]
     private let stopped = Mutex(false)

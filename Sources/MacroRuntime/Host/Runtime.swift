@@ -69,7 +69,8 @@ final class Runtime: Sendable {
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         network = LazyNetwork { HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)") }
-        transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
+        let shared = try Runtime.sharedState(settings: settings, replay: replay, warn: warn)
+        transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, shared: shared, warn: warn)
         var clients: [PluginClient] = []
         for (manifest, token) in zip(registry.plugins, pluginTokens) {
             clients.append(
@@ -83,7 +84,8 @@ final class Runtime: Sendable {
 
     /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.
     static func exchangeStore(
-        settings: Settings, network: LazyNetwork, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
+        settings: Settings, network: LazyNetwork, replay: HARReplay?, shared: SharedState? = nil,
+        warn: @escaping @Sendable (String) -> Void
     ) -> ExchangeStore {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {
@@ -94,7 +96,21 @@ final class Runtime: Sendable {
             }
         }
         let recorder = settings.record.map { HARRecorder(file: $0, version: ApimacroModule.version) }
-        return ExchangeStore(network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, warn: warn)
+        return ExchangeStore(
+            network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, shared: shared,
+            limits: settings.governorLimits, warn: warn)
+    }
+
+    /// The Redis connection of `APIMACRO_SHARED_STATE`, tried once now (nil when the setting is
+    /// absent, or nothing is sent: `--replay`, `--offline`). An address the server rejects is a
+    /// usage error; a server that does not answer is a warning, and the run goes on without it.
+    static func sharedState(
+        settings: Settings, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
+    ) throws -> SharedState? {
+        guard let address = settings.sharedState, replay == nil, !settings.offline else { return nil }
+        let shared = SharedState(address: address, source: settings.sharedStateSource, warn: warn)
+        try shared.connect()
+        return shared
     }
 
     /// Writes the `--record` file, if any (the runner calls it however the macro ended).

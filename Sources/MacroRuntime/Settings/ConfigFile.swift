@@ -10,6 +10,11 @@ import PluginHost
 /// max_wait = 30               # APIMACRO_MAX_WAIT
 /// request_timeout = 10        # APIMACRO_REQUEST_TIMEOUT
 /// plugins = ["/opt/plugins"]  # APIMACRO_PLUGINS (joined with ':')
+/// max_rate = 10               # APIMACRO_MAX_RATE (with shared state)
+/// max_concurrency = 4         # APIMACRO_MAX_CONCURRENCY (with shared state)
+///
+/// [shared]
+/// redis = "redis://:password@redis.internal:6379/0"   # APIMACRO_SHARED_STATE
 ///
 /// [github]
 /// url = "https://github.example.com/api/v3"   # APIMACRO_GITHUB_URL
@@ -35,9 +40,13 @@ public struct ConfigFile: Sendable {
 
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
     /// Any other table must be named after a plugin found in the plugin folders.
-    static let knownKeys = ["format", "max_wait", "request_timeout", "plugins"]
+    static let knownKeys = ["format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency"]
     static var knownTables: [String: [String]] {
-        Dictionary(uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
+        var tables = Dictionary(
+            uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
+        // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS).
+        tables["shared"] = ["redis"]
+        return tables
     }
 
     /// The file's settings as environment variables; empty when there is no file.

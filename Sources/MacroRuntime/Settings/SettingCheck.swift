@@ -20,14 +20,23 @@ struct SettingCheck {
     }
 
     /// A number of seconds (`zeroAllowed`: 0 is accepted), or nil when unset.
-    func seconds(_ variable: String, zeroAllowed: Bool) throws -> Double? {
+    func seconds(_ variable: String, zeroAllowed: Bool, unit: String = "seconds") throws -> Double? {
         guard let found = value(variable) else { return nil }
         let (text, source) = found
         guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, zeroAllowed ? number >= 0 : number > 0
         else {
             throw MacroError(
-                "\(source): '\(text)' is not a number of seconds; accepted: a number \(zeroAllowed ? "of 0 or more" : "above 0") (such as 30 or 2.5)"
+                "\(source): '\(text)' is not a number of \(unit); accepted: a number \(zeroAllowed ? "of 0 or more" : "above 0") (such as 30 or 2.5)"
             )
+        }
+        return number
+    }
+
+    /// A whole number of 1 or more, or nil when unset.
+    func count(_ variable: String) throws -> Int? {
+        guard let found = value(variable) else { return nil }
+        guard let number = Int(found.value.trimmingCharacters(in: .whitespaces)), number >= 1 else {
+            throw MacroError("\(found.source): '\(found.value)' is not a count; accepted: a whole number of 1 or more (such as 4)")
         }
         return number
     }

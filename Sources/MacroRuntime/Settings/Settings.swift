@@ -41,6 +41,13 @@ public struct Settings: Sendable {
     /// `plugins/` found by walking up from the executable's real path (or an
     /// installed `PREFIX/share/apimacro/plugins`).
     public var pluginFolders: [URL]
+    /// `APIMACRO_SHARED_STATE` (or `[shared] redis` in config.toml): the Redis server whose
+    /// rate-limit budgets and cache every apimacro process shares; nil (the default) for none.
+    public var sharedState: SharedStateAddress?
+    /// Where `sharedState` came from, for messages (the variable, or the config.toml key).
+    public var sharedStateSource = "APIMACRO_SHARED_STATE"
+    /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
+    public var governorLimits = GovernorLimits()
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
     /// formatted line per exchange while off, so only the REPL sets it. False by default.
     public var switchableVerbose = false
@@ -84,7 +91,21 @@ public struct Settings: Sendable {
         self.useCache = useCache
         self.cacheDirectory = Settings.cacheDirectory(environment: environment)
         self.pluginFolders = PluginRegistry.folders(environment: environment, home: home, executable: PythonPackage.executable)
+        if let found = check.value("APIMACRO_SHARED_STATE") ?? check.value(Settings.sharedStateFileVariable) {
+            sharedStateSource = found.source
+            do {
+                sharedState = try SharedStateAddress(parsing: found.value, source: found.source)
+            } catch let error as APIError {
+                throw MacroError(error.message)
+            }
+        }
+        governorLimits = GovernorLimits(
+            maxRate: try check.seconds("APIMACRO_MAX_RATE", zeroAllowed: false, unit: "requests per second"),
+            maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
     }
+
+    /// The variable `[shared] redis` in config.toml stands for (`APIMACRO_SHARED_STATE` wins over it).
+    static let sharedStateFileVariable = "APIMACRO_SHARED_REDIS"
 
     /// The settings of a command: `flags` over the process environment over
     /// `$APIMACRO_HOME/config.toml` over the defaults, resolved and checked once.
@@ -141,11 +162,16 @@ public struct Settings: Sendable {
     /// whose name says it is a credential (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*_PASSWORD`).
     public var secrets: [String] {
         let markers = ["TOKEN", "_KEY", "SECRET", "PASSWORD"]
-        return environment.compactMap { name, value in
+        let named = environment.compactMap { name, value -> String? in
             let upper = name.uppercased()
             guard value.count >= 4, markers.contains(where: { upper.hasSuffix($0) }) else { return nil }
             return value
         }
+        // The shared state's password, as written and as the URL carries it (percent-encoded).
+        let shared = sharedState?.password.map { password in
+            [password.revealed, password.revealed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""]
+        } ?? []
+        return named + shared.filter { $0.count >= 4 }
     }
 }
 

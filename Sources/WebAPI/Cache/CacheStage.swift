@@ -17,6 +17,8 @@ public struct CacheStage: Stage {
     let log: ExchangeLog
     let warn: @Sendable (String) -> Void
     let now: @Sendable () -> Double
+    /// The second tier in Redis (`APIMACRO_SHARED_STATE`), asked when this process's cache has nothing.
+    let sharedTier: SharedCache?
     private let trouble = Trouble()
 
     /// - Parameters:
@@ -24,7 +26,8 @@ public struct CacheStage: Stage {
     ///   - warn: writes one line to stderr (stale-if-error).
     public init(
         cache: HTTPCache, offline: Bool, slot: CredentialSlot, baseURL: String, log: ExchangeLog,
-        warn: @escaping @Sendable (String) -> Void, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        warn: @escaping @Sendable (String) -> Void, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        shared: SharedState? = nil
     ) {
         self.cache = cache
         self.offline = offline
@@ -33,6 +36,7 @@ public struct CacheStage: Stage {
         self.log = log
         self.warn = warn
         self.now = now
+        self.sharedTier = shared.map { SharedCache(shared: $0) }
     }
 
     /// Warns once per process when the cache file cannot be read or written.
@@ -49,7 +53,9 @@ public struct CacheStage: Stage {
         let start = ContinuousClock.now
         let secret = cache.secret
         let wire = await credentials.injected(exchange)
-        let key = CacheStage.key(for: wire, credentialHeader: CacheStage.headerName(of: slot.value), secret: secret)
+        let credentialHeader = CacheStage.headerName(of: slot.value)
+        let keyText = CacheStage.keyText(for: wire, credentialHeader: credentialHeader)
+        let key = secret.name(keyText)
         var stored: HTTPCache.Entry?
         do {
             stored = try await cache.entries(key: key).first { entry in
@@ -58,11 +64,33 @@ public struct CacheStage: Stage {
         } catch {
             report(error)
         }
+        let sharedSlot = sharedTier.map { tier in
+            tier.slot(keyText: keyText, material: SharedCredential.material(
+                wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url)))
+        }
+        // Nothing here: another process may have fetched it (the shared tier).
+        var fromShared = false
+        if stored == nil, let sharedTier, let sharedSlot, let found = sharedTier.load(sharedSlot),
+            found.variant == SharedCache.variant(found.varyNames, wire.headers, credential: sharedSlot.credential)
+        {
+            stored = HTTPCache.Entry(
+                key: key, variant: CacheStage.variant(found.varyNames, wire.headers, secret: secret),
+                target: CacheStage.target(exchange.url, secret: secret), status: found.status, headers: found.headers,
+                body: found.body, varyNames: found.varyNames, storedAt: found.storedAt, initialAge: found.initialAge)
+            fromShared = true
+        }
         var request = exchange
         var conditional = false
         switch CachePolicy.decide(request: exchange.headers, stored: stored?.stored, now: now(), disconnected: offline) {
         case .serve(let age, let stale):
-            if let entry = stored { return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start) }
+            if let entry = stored {
+                if fromShared {
+                    // Kept here too: the next request of this process is a local hit.
+                    await keep(entry)
+                    return serve(entry, exchange, age: age, source: stale ? .stale : .sharedHit, since: start)
+                }
+                return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start)
+            }
         case .unsatisfiable:
             return unsatisfiable(exchange, since: start)
         case .revalidate(let conditions):
@@ -87,10 +115,17 @@ public struct CacheStage: Stage {
             entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
             entry.storedAt = responseTime
             entry.initialAge = CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime)
-            do {
-                try await cache.refresh(entry)
-            } catch {
-                report(error)
+            if fromShared {
+                await keep(entry)
+            } else {
+                do {
+                    try await cache.refresh(entry)
+                } catch {
+                    report(error)
+                }
+            }
+            if let sharedTier, let sharedSlot {
+                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
             }
             return Response(status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
         }
@@ -111,8 +146,28 @@ public struct CacheStage: Stage {
             } catch {
                 report(error)
             }
+            if let sharedTier, let sharedSlot {
+                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
+            }
         }
         return response
+    }
+
+    /// Stores an entry found in the shared tier in this process's cache.
+    private func keep(_ entry: HTTPCache.Entry) async {
+        do {
+            try await cache.store(entry)
+        } catch {
+            report(error)
+        }
+    }
+
+    /// The shared tier's form of an entry: its variant keyed by the credential, not by this machine's secret.
+    private func shareable(_ entry: HTTPCache.Entry, wire: Exchange, slot: SharedCache.Slot) -> SharedCache.Stored {
+        SharedCache.Stored(
+            status: entry.status, headers: entry.headers, body: entry.body, varyNames: entry.varyNames, storedAt: entry.storedAt,
+            initialAge: entry.initialAge,
+            variant: SharedCache.variant(entry.varyNames, wire.headers, credential: slot.credential))
     }
 
     /// An unsafe method (POST, PUT, DELETE, PATCH, …) goes to the server; a non-error
@@ -126,6 +181,20 @@ public struct CacheStage: Stage {
                 try await cache.invalidate(targets: urls.map { CacheStage.target($0, secret: cache.secret) })
             } catch {
                 report(error)
+            }
+            if let sharedTier {
+                // The shared tier can find only this credential's GET of each URL: entries are named by it.
+                for url in urls {
+                    var get = exchange
+                    get.method = "GET"
+                    get.url = url
+                    get.body = []
+                    let wire = await credentials.injected(get)
+                    let material = SharedCredential.material(
+                        wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url))
+                    let text = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
+                    sharedTier.remove(sharedTier.slot(keyText: text, material: material))
+                }
             }
         }
         return response
@@ -176,6 +245,12 @@ public struct CacheStage: Stage {
     /// credential included), every credential-looking header and the client credential's own
     /// header whatever its name, and the body (a GET rarely has one, but it may carry a secret).
     static func key(for wire: Exchange, credentialHeader: String?, secret: CacheSecret) -> [UInt8] {
+        secret.name(keyText(for: wire, credentialHeader: credentialHeader))
+    }
+
+    /// What `key` hashes: the request as the wire sees it (credentials included, so it is
+    /// only ever hashed, never stored).
+    static func keyText(for wire: Exchange, credentialHeader: String?) -> String {
         let own = credentialHeader?.lowercased()
         var fields: [String] = []
         for field in wire.headers {
@@ -184,7 +259,7 @@ public struct CacheStage: Stage {
         }
         var text = "v2\n\(wire.method)\n\(wire.url)\n" + fields.sorted().joined(separator: "\n")
         if !wire.body.isEmpty { text += "\nbody " + Data(wire.body).base64EncodedString() }
-        return secret.name(text)
+        return text
     }
 
     /// The header a credential travels in, whatever its name (nil for a query credential).

@@ -24,7 +24,9 @@ public final class ExchangeLog: Sendable {
         redactor: @autoclosure () -> Redactor
     ) {
         counters.withLock {
-            if source == Response.Source.cacheHit.rawValue || source == Response.Source.stale.rawValue {
+            if source == Response.Source.cacheHit.rawValue || source == Response.Source.stale.rawValue
+                || source == Response.Source.sharedHit.rawValue
+            {
                 $0.cacheHits += 1
             } else if source != Response.Source.replay.rawValue {
                 $0.requests += 1

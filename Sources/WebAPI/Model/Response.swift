@@ -58,6 +58,8 @@ public struct Response: Sendable {
     public enum Source: String, Sendable {
         case network
         case cacheHit = "cache hit"
+        /// From the cache shared by every process (`APIMACRO_SHARED_STATE`), fetched by another one.
+        case sharedHit = "shared cache hit"
         case revalidated = "revalidated (304)"
         case stale
         case replay

@@ -16,8 +16,8 @@ public final class APIClient: Sendable {
     public let needsCredentials: Bool
 
     /// Builds the pipeline: status → rate limit → rate-limit memory → redirects → [recording →
-    /// cache or replay, when the transport is an `ExchangeStore`] → retries →
-    /// credentials → exchange log → transport.
+    /// cache or replay, when the transport is an `ExchangeStore`] → retries → [the shared
+    /// rate-limit governor, with `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
     ///
     /// `rateLimits` is shared by clients that count against one limit (GitHub REST and GraphQL);
     /// by default each client remembers its own.
@@ -32,6 +32,9 @@ public final class APIClient: Sendable {
         credentialSlot = slot
         let logStage = ExchangeLogStage(log: log, slot: slot)
         let stored = (transport as? ExchangeStore)?.stages(slot: slot, baseURL: configuration.baseURL, log: log) ?? []
+        let governed =
+            (transport as? ExchangeStore)?.wireStages(
+                slot: slot, baseURL: configuration.baseURL, maxWait: configuration.maxWait, api: configuration.name) ?? []
         func stages(validating: Bool) -> [any Stage] {
             [
                 StatusStage(
@@ -41,7 +44,8 @@ public final class APIClient: Sendable {
                 RateLimitMemoryStage(memory: rateLimits),
                 RedirectStage(),
             ] + stored + [
-                RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)),
+                RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries))
+            ] + governed + [
                 CredentialStage(slot: slot, baseURL: configuration.baseURL),
                 logStage,
             ]

@@ -16,6 +16,12 @@ public final class ExchangeStore: Transport {
     public let recorder: HARRecorder?
     public let replay: HARReplay?
     public let offline: Bool
+    /// State shared with other apimacro processes through Redis (`APIMACRO_SHARED_STATE`):
+    /// the rate-limit governor and the second cache tier. Nil when not configured, and while
+    /// replaying or offline (nothing is sent).
+    public let shared: SharedState?
+    /// The shared limiter's pace and concurrency cap (used only with `shared`).
+    public let limits: GovernorLimits
     let warn: @Sendable (String) -> Void
 
     /// - Parameters:
@@ -24,7 +30,7 @@ public final class ExchangeStore: Transport {
     ///   - warn: writes a line to stderr (stale-if-error warnings).
     public init(
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,
-        warn: @escaping @Sendable (String) -> Void
+        shared: SharedState? = nil, limits: GovernorLimits = GovernorLimits(), warn: @escaping @Sendable (String) -> Void
     ) {
         self.network = network
         if replay != nil {
@@ -38,6 +44,8 @@ public final class ExchangeStore: Transport {
         self.recorder = recorder
         self.replay = replay
         self.offline = offline || replay != nil
+        self.shared = offline || replay != nil ? nil : shared
+        self.limits = limits
         self.warn = warn
     }
 
@@ -52,8 +60,16 @@ public final class ExchangeStore: Transport {
         if let replay {
             stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
         } else if let cache {
-            stages.append(CacheStage(cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn))
+            stages.append(
+                CacheStage(cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn, shared: shared))
         }
         return stages
+    }
+
+    /// The stages a client puts below its retries, right above its credentials: the shared
+    /// rate-limit governor, when shared state is configured.
+    public func wireStages(slot: CredentialSlot, baseURL: String, maxWait: Double, api: String) -> [any Stage] {
+        guard let shared else { return [] }
+        return [GovernorStage(shared: shared, limits: limits, slot: slot, baseURL: baseURL, maxWait: maxWait, api: api)]
     }
 }

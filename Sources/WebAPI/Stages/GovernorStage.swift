@@ -1,0 +1,170 @@
+import Foundation
+
+/// The rate-limit governor: one budget per (host, credential, resource) shared by every
+/// apimacro process through Redis (`APIMACRO_SHARED_STATE`), plus a shared pace
+/// (`APIMACRO_MAX_RATE`) and a shared cap on requests in flight (`APIMACRO_MAX_CONCURRENCY`).
+///
+/// Before each send it reserves one unit of the budget atomically (`GovernorScripts.reserve`):
+/// with budget left the request goes; with none it waits for the reset when that fits in
+/// `APIMACRO_MAX_WAIT`, else raises `RateLimited` without sending; while the budget is
+/// unknown (first request, or a window that has passed) only one request in all processes
+/// goes, and the others wait for its answer. Every answer's `x-ratelimit-*` headers lower the
+/// stored budget (`GovernorScripts.record`). So N processes cannot overshoot the budget.
+///
+/// It sits below the retries (each retry is a send and reserves again) and right above the
+/// credentials, whose value it names by a keyed hash. When Redis is not usable it lets
+/// requests through: the local rate-limit stage still handles 403/429 answers.
+public struct GovernorStage: Stage {
+    let shared: SharedState
+    let limits: GovernorLimits
+    let slot: CredentialSlot
+    let credentials: CredentialStage
+    let maxWait: Double
+    let api: String?
+    let sleep: @Sendable (Double) async throws -> Void
+
+    public init(
+        shared: SharedState, limits: GovernorLimits, slot: CredentialSlot, baseURL: String, maxWait: Double,
+        api: String?,
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+    ) {
+        self.shared = shared
+        self.limits = limits
+        self.slot = slot
+        self.credentials = CredentialStage(slot: slot, baseURL: baseURL)
+        self.maxWait = maxWait
+        self.api = api
+        self.sleep = sleep
+    }
+
+    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        guard let origin = exchange.origin, shared.isAvailable else { return try await next(exchange) }
+        let credential = slot.value
+        let attached = credential != nil && credentials.allows(exchange.url)
+        let material = SharedCredential.material(wire: exchange, credential: credential, attached: attached)
+        let keys = GovernorStage.keys(origin: origin, credential: shared.credential(material: material).governorID)
+        let route = GovernorStage.route(of: exchange.url)
+        let lease = UUID().uuidString
+        var waited = 0.0
+        var reservation: (probe: Bool, resource: String)?
+        while reservation == nil {
+            let arguments = [
+                route, lease, String(limits.maxConcurrency ?? 0), String(Int((exchange.timeout + 10) * 1000)),
+                String(limits.paceMilliseconds), String(Int((exchange.timeout + 5) * 1000)),
+            ]
+            guard
+                let reply = shared.evaluate(
+                    GovernorScripts.reserve, keys: keys, arguments: arguments.map { Array($0.utf8) }),
+                let code = reply.elements.first?.integer
+            else {
+                return try await next(exchange)
+            }
+            let values = reply.elements.dropFirst()
+            switch code {
+            case 0, 3:
+                let resource = values.first?.bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                reservation = (code == 3, resource)
+            case 2:
+                let reset = values.first?.integer ?? 0
+                let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
+                // The reset is in whole seconds; one more second avoids arriving just before it.
+                let seconds = max(0, Double(reset) - now) + 1
+                guard waited + seconds <= maxWait else {
+                    throw APIError(
+                        .rateLimited,
+                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
+                            + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
+                            + "in \(Int(seconds.rounded(.up))) s; APIMACRO_MAX_WAIT is \(GovernorStage.number(maxWait)) s",
+                        url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
+                }
+                waited += seconds
+                try await sleep(seconds)
+            default:
+                let milliseconds = values.first?.integer ?? 10
+                try await sleep(Double(max(1, min(milliseconds, 1000))) / 1000)
+            }
+        }
+        guard let reservation else { return try await next(exchange) }
+        let response: Response
+        do {
+            response = try await next(exchange)
+        } catch {
+            record(keys: keys, route: route, lease: lease, reservation: reservation, response: nil)
+            throw error
+        }
+        record(keys: keys, route: route, lease: lease, reservation: reservation, response: response)
+        return response
+    }
+
+    /// Frees the lease (and the probe) and stores what the answer says of the budget.
+    private func record(
+        keys: [String], route: String, lease: String, reservation: (probe: Bool, resource: String), response: Response?
+    ) {
+        let headers = response?.headers ?? Headers()
+        let remaining = headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let reset = headers["x-ratelimit-reset"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let usable = remaining != nil && reset != nil
+        let arguments = [
+            route, lease, reservation.probe ? "1" : "0", reservation.resource, response == nil ? "0" : "1",
+            usable ? "1" : "0",
+            headers["x-ratelimit-limit"] ?? "", remaining.map(String.init) ?? "", reset.map(String.init) ?? "",
+            GovernorStage.resourceName(headers["x-ratelimit-resource"]),
+        ]
+        // Nobody waits for its answer: written now (the lease is free at once), read later.
+        shared.post(GovernorScripts.record, keys: keys, arguments: arguments.map { Array($0.utf8) })
+    }
+
+    /// The governor's keys for a host and a credential's keyed hash (one Redis Cluster slot).
+    static func keys(origin: Origin, credential: String) -> [String] {
+        let tag = "{apimacro:\(origin.scheme)://\(origin.host):\(origin.port):\(credential)}"
+        return ["\(tag):limits", "\(tag):leases"]
+    }
+
+    /// The first segment of the URL's path: requests under it count against one resource
+    /// (GitHub: `/search/...` against `search`, `/graphql` against `graphql`, most against `core`).
+    static func route(of url: String) -> String {
+        // The path starts at the first "/" after "scheme://" and the segment ends at "/", "?" or "#".
+        let bytes = Array(url.utf8)
+        guard let scheme = url.range(of: "://") else { return "" }
+        var index = url.utf8.distance(from: url.utf8.startIndex, to: scheme.upperBound)
+        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+            bytes[index] != UInt8(ascii: "#")
+        {
+            index += 1
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
+        var segment: [UInt8] = []
+        index += 1
+        while index < bytes.count, segment.count < 64 {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            let plain =
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ".")
+            if plain { segment.append(byte) }
+            index += 1
+        }
+        return String(decoding: segment, as: UTF8.self)
+    }
+
+    /// A resource name from a server, kept short and plain (it becomes part of a hash field).
+    static func resourceName(_ header: String?) -> String {
+        String((header ?? "").prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
+    }
+
+    /// `14:05:09 UTC`.
+    static func clock(_ epoch: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "HH:mm:ss 'UTC'"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(epoch)))
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

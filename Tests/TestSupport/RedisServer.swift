@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A real `redis-server` (Debian's package, installed by scripts/setup-system) on a free
+/// loopback port, started and stopped by a test: no persistence, its own folder.
+public final class RedisServer: Sendable {
+    public let port: Int
+    public let password: String?
+    private let folder: URL
+    private let process: Mutex<Spawned?>
+
+    /// `redis://[:password@]127.0.0.1:PORT/0`.
+    public var url: String {
+        "redis://" + (password.map { ":\($0)@" } ?? "") + "127.0.0.1:\(port)/0"
+    }
+
+    private init(port: Int, password: String?, folder: URL, process: Spawned) {
+        self.port = port
+        self.password = password
+        self.folder = folder
+        self.process = Mutex(process)
+    }
+
+    /// Starts a server on a free port (or `port`) and returns once it accepts connections
+    /// (its log says so: an event, not a pause); gives up after `limit` seconds.
+    public static func start(password: String? = nil, port: Int? = nil, limit: Double = 60) async throws -> RedisServer
+    {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var lastProblem = "no attempt"
+        for _ in 0..<3 {
+            let chosen = try port ?? freePort()
+            let (process, log) = try launch(port: chosen, password: password, folder: folder)
+            let deadline = Date().addingTimeInterval(limit)
+            while Date() < deadline {
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                if text.contains("Ready to accept connections") {
+                    return RedisServer(port: chosen, password: password, folder: folder, process: process)
+                }
+                if !process.isRunning {
+                    lastProblem = "redis-server exited: \(text.suffix(300))"
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            if process.isRunning {
+                process.send(SIGTERM)
+                process.waitUntilExit()
+                lastProblem = "redis-server did not say it was ready in \(Int(limit)) s"
+            }
+            if port != nil { break }
+        }
+        throw RedisServerError(description: lastProblem)
+    }
+
+    /// Starts a server again on the same port (after `kill`), with the same password.
+    public func restart(limit: Double = 60) async throws {
+        let fresh = try await RedisServer.start(password: password, port: port, limit: limit)
+        let started = fresh.process.withLock { $0 }
+        fresh.process.withLock { $0 = nil }
+        process.withLock { $0 = started }
+    }
+
+    /// Ends the server at once (SIGKILL), as a crash would, and waits until it is gone.
+    public func kill() {
+        guard
+            let running = process.withLock({ current -> Spawned? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
+        if running.isRunning {
+            Glibc.kill(running.processIdentifier, SIGKILL)
+            running.waitUntilExit()
+        }
+    }
+
+    /// Stops the server and removes its folder.
+    public func stop() {
+        kill()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    deinit {
+        if let running = process.withLock({ $0 }), running.isRunning {
+            Glibc.kill(running.processIdentifier, SIGKILL)
+            running.waitUntilExit()
+        }
+    }
+
+    private static func launch(port: Int, password: String?, folder: URL) throws -> (Spawned, URL) {
+        let log = folder.appendingPathComponent("redis-\(port)-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        var arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", folder.path,
+            "--logfile", log.path, "--daemonize", "no", "--protected-mode", "yes",
+        ]
+        if let password { arguments += ["--requirepass", password] }
+        let process = try Spawned(executable, arguments, environment: ProcessInfo.processInfo.environment)
+        return (process, log)
+    }
+
+    /// `redis-server` on the PATH of the machine (Debian puts it in /usr/bin).
+    static var executable: String {
+        for folder in ["/usr/bin", "/usr/local/bin", "/usr/sbin"] {
+            let path = folder + "/redis-server"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return "/usr/bin/redis-server"
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RedisServerError(description: "socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw RedisServerError(description: "bind() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// `RedisServer` could not start.
+public struct RedisServerError: Error, CustomStringConvertible {
+    public let description: String
+}
