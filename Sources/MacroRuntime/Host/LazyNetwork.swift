@@ -3,17 +3,17 @@ import Synchronization
 
 /// The network transport, built on the first request that reaches the wire:
 /// a macro that sends nothing (or is answered by the cache or a replay file)
-/// starts no event-loop threads and no connection pool.
+/// never loads libcurl nor starts its transfer thread.
 final class LazyNetwork: Transport {
-    private let make: @Sendable () -> HTTPTransport
-    private let built = Mutex<HTTPTransport?>(nil)
+    private let make: @Sendable () -> CurlTransport
+    private let built = Mutex<CurlTransport?>(nil)
 
-    init(_ make: @escaping @Sendable () -> HTTPTransport) {
+    init(_ make: @escaping @Sendable () -> CurlTransport) {
         self.make = make
     }
 
     /// The transport, built now if this is the first use.
-    var transport: HTTPTransport {
+    var transport: CurlTransport {
         built.withLock { stored in
             if let stored { return stored }
             let made = make()
