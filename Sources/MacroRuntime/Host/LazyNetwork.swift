@@ -1,4 +1,5 @@
 import Clients
+import PythonBridge
 import Synchronization
 
 /// The network transport, built on the first request that reaches the wire:
@@ -28,4 +29,18 @@ final class LazyNetwork: Transport {
     func send(_ exchange: Exchange) async throws -> Response {
         try await transport.send(exchange)
     }
+}
+
+/// The Python thread that waits on a call (`withoutGIL`), as the transport sees it: a
+/// transfer started from that call's task runs on that thread, and stops when a Ctrl-C
+/// or a deadline makes Python raise.
+struct PythonTransferCaller: TransferCaller {
+    let executor: CallerThreadExecutor
+
+    /// The waiting Python thread, when the current code runs on one.
+    static let current: @Sendable () -> (any TransferCaller)? = {
+        CallerThreadExecutor.current.map { PythonTransferCaller(executor: $0) }
+    }
+
+    func shouldStop() -> Bool { executor.shouldStop() }
 }
