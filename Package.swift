@@ -9,7 +9,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The test server's TLS mode (TestSupport only); already in the graph through AsyncHTTPClient.
@@ -26,16 +25,21 @@ let package = Package(
             pkgConfig: "python3-embed",
             providers: [.apt(["libpython3-dev"])]
         ),
+        // Debian's libcurl (OpenSSL flavour): the transport. Headers only: WebAPI loads the
+        // library with dlopen on the first request, so a macro that sends nothing never pays
+        // for loading it (Benchmarks/SPIKE-transport.md).
+        .systemLibrary(
+            name: "CCurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // The only target that imports CPython (ARCHITECTURE rule 1).
         .target(name: "PythonBridge", dependencies: ["CPython"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
         .target(
             name: "WebAPI",
             dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "CCurl",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The persistent HTTP cache (SQLite, shared safely by concurrent processes).
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -117,15 +121,17 @@ if Context.environment["APIMACRO_FUZZ"] == "1" {
 // libcurl (Debian's libcurl4-openssl-dev) against AsyncHTTPClient driven from a plain thread
 // and today's Task-based path. `Benchmarks/spike.py` builds it in release mode and measures it.
 if Context.environment["APIMACRO_SPIKE"] == "1" {
+    // AsyncHTTPClient, the transport before libcurl, is only the spike's comparison now.
+    package.dependencies.append(.package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"))
     package.targets.append(
         .systemLibrary(
-            name: "CCurl", path: "Benchmarks/Spike/CCurl", pkgConfig: "libcurl",
+            name: "CCurlLinked", path: "Benchmarks/Spike/CCurlLinked", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]))
     package.targets.append(
         .executableTarget(
             name: "transport-spike",
             dependencies: [
-                "CCurl", "WebAPI",
+                "CCurlLinked", "WebAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

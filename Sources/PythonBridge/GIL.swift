@@ -1,5 +1,13 @@
 import CPython
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Runs `body` with the GIL held: every entry into Python goes through here.
 /// Re-entrant: a thread that already holds the GIL may call it again.
 public func withGIL<T>(_ body: () throws -> T) rethrows -> T {
@@ -11,6 +19,8 @@ public func withGIL<T>(_ body: () throws -> T) rethrows -> T {
 /// Runs blocking or asynchronous Swift work with the GIL released, so other
 /// Python threads keep running, and waits for it (call with the GIL held).
 ///
+/// The work runs as a task on a `CallerThreadExecutor`: this thread runs its jobs itself,
+/// so a call that never suspends costs no thread switch, and a transfer can run right here.
 /// The body is `@Sendable`, so it cannot touch a `PyRef`. While waiting, a
 /// Ctrl-C or a macro deadline (see `Interrupts`) is checked on entry and about every 20 ms
 /// (Python's pending signals at least every 100 ms, for interrupts that bypass `Interrupts`):
@@ -23,32 +33,31 @@ public func withoutGIL<T: Sendable>(
     // Read the counter, then ask Python: a signal that came in before the read (say between
     // the eval loop's last check and this call) has tripped Python's flag already, and one
     // that comes later changes the counter.
-    var seen = Interrupts.generation
+    let executor = CallerThreadExecutor(generation: Interrupts.generation)
     if PyErr_CheckSignals() != 0 { throw PythonErrorSet() }
     let box = ResultBox<T>()
-    let task = Task.detached {
+    executor.task = Task(executorPreference: executor) {
         do { box.finish(.success(try await body())) } catch { box.finish(.failure(error)) }
     }
-    var state = PyEval_SaveThread()
-    var quiet = 0
-    while !box.wait(milliseconds: 20) {
-        let now = Interrupts.generation
-        // An interrupt that bypasses the counter (`_thread.interrupt_main()`) is seen within 100 ms.
-        quiet += 1
-        guard now != seen || quiet % 5 == 0 else { continue }
-        seen = now
-        PyEval_RestoreThread(state)
-        if PyErr_CheckSignals() != 0 {
-            // Python raised (Ctrl-C or the deadline): stop the work, keep the exception.
-            task.cancel()
-            state = PyEval_SaveThread()
-            _ = box.wait(milliseconds: 2_000)
-            PyEval_RestoreThread(state)
-            throw PythonErrorSet()
+    executor.threadState = PyEval_SaveThread()
+    let outer = pthread_getspecific(callerKey)
+    pthread_setspecific(callerKey, Unmanaged.passUnretained(executor).toOpaque())
+    var graceEnd: ContinuousClock.Instant?
+    while true {
+        executor.runJobs()
+        if box.result != nil { break }
+        if executor.raised {
+            // The task was cancelled: give it up to 2 s to wind down (its jobs run only here).
+            let end = graceEnd ?? .now + .seconds(2)
+            graceEnd = end
+            if ContinuousClock.now >= end { break }
         }
-        state = PyEval_SaveThread()
+        executor.waitForJob(milliseconds: 20)
+        _ = executor.shouldStop()
     }
-    PyEval_RestoreThread(state)
+    pthread_setspecific(callerKey, outer)
+    PyEval_RestoreThread(executor.threadState)
+    if executor.raised { throw PythonErrorSet() }
     guard let result = box.result else { throw PythonErrorSet() }
     return try result.get()
 }

@@ -7,7 +7,7 @@ import Testing
 struct GitHubClientTests {
     func withGitHub(token: String? = "ghp_clienttest123", _ body: (GitHubClient, TestServer) async throws -> Void) async throws {
         let server = try await TestServer.start()
-        let transport = HTTPTransport(userAgent: "apimacro/test")
+        let transport = CurlTransport(userAgent: "apimacro/test")
         let client = GitHubClient(
             configuration: GitHubConfiguration(baseURL: server.baseURL, token: token.map(Secret.init)), transport: transport,
             log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))

@@ -19,7 +19,7 @@ struct GitHubGraphQLTests {
         _ body: (GitHubClient, TestServer) async throws -> Void
     ) async throws {
         let server = try await TestServer.start()
-        let transport = HTTPTransport(userAgent: "apimacro/test")
+        let transport = CurlTransport(userAgent: "apimacro/test")
         let configuration = GitHubConfiguration(
             baseURL: baseURL?(server) ?? server.baseURL, token: token.map(Secret.init), graphQLURL: graphQLURL?(server))
         let client = GitHubClient(configuration: configuration, transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))

@@ -155,7 +155,7 @@ extension OAuthFlowTests {
             let listener = try LoopbackListener(port: 0)
             #expect(listener.port > 0)
             async let redirect = listener.waitForRedirect(timeout: 20, callbackPath: "/callback")
-            let transport = HTTPTransport(userAgent: "apimacro/test")
+            let transport = CurlTransport(userAgent: "apimacro/test")
             let client = APIClient(
                 configuration: ClientConfiguration(name: "login", baseURL: "http://127.0.0.1:\(listener.port)"),
                 transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))

@@ -22,7 +22,7 @@ struct PluginClientTests {
         #expect(registry.failures.map(\.error.description) == [])
         let manifest = try #require(registry.plugin(named: name))
         let server = try await TestServer.start()
-        let transport = HTTPTransport(userAgent: "apimacro/test")
+        let transport = CurlTransport(userAgent: "apimacro/test")
         var env = environment
         env["APIMACRO_\(name.uppercased())_URL"] = server.baseURL + prefix
         let client = PluginClient(

@@ -22,7 +22,7 @@ struct PluginURLSafetyTests {
 
     static let environment = ["APIMACRO_ECHO_USER": "alice", "APIMACRO_ECHO_PASSWORD": "Sup3rS3cretPw"]
 
-    func client(baseURL: String, transport: HTTPTransport) throws -> PluginClient {
+    func client(baseURL: String, transport: CurlTransport) throws -> PluginClient {
         let folder = PluginFolder()
         defer { folder.remove() }
         try folder.write("echo", Self.manifest)
@@ -38,7 +38,7 @@ struct PluginURLSafetyTests {
     func baseURLOnUnixSocket() async throws {
         let trap = try UnixSocketTrap()
         defer { trap.remove() }
-        let transport = HTTPTransport(userAgent: "apimacro/test")
+        let transport = CurlTransport(userAgent: "apimacro/test")
         let client = try client(baseURL: "http+unix://\(trap.queryValue)", transport: transport)
         var failure: APIError?
         do {
@@ -54,7 +54,7 @@ struct PluginURLSafetyTests {
     @Test("a path parameter of .. is sent as %2E%2E; the basic credential's base64 is redacted")
     func dotSegmentAndBasicBase64() async throws {
         let server = try await TestServer.start()
-        let transport = HTTPTransport(userAgent: "apimacro/test")
+        let transport = CurlTransport(userAgent: "apimacro/test")
         let client = try client(baseURL: server.baseURL, transport: transport)
         let (_, request) = try client.request("show", [("name", .string(".."))])
         let response = try await client.send(request)

@@ -35,7 +35,7 @@ struct RegistryTests {
         let failure = try #require(registry.failure(named: "broken"))
         #expect(failure.error.description == "\(broken.path): pagination.kind: unknown kind \"cursor\"; use one of none, link_header, next_url, page_param")
         let server = try await TestServer.start()
-        let transport = HTTPTransport(userAgent: "apimacro/test")
+        let transport = CurlTransport(userAgent: "apimacro/test")
         for manifest in registry.plugins {
             let client = PluginClient(
                 manifest: manifest, environment: ["APIMACRO_\(manifest.name.uppercased())_URL": server.baseURL], storedToken: nil,

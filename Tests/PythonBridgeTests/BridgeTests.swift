@@ -48,6 +48,24 @@ struct BridgeTests {
         #expect(idle == 0, "the Python thread advanced \(idle) while the GIL was held")
     }
 
+    @Test("withoutGIL runs its work on the waiting thread itself, also after a suspension (no hop)")
+    func workRunsOnCallingThread() async throws {
+        let threads = try await python { () -> [UInt] in
+            let caller = UInt(pthread_self())
+            let seen = try withoutGIL { () async throws -> [UInt] in
+                let before = UInt(pthread_self())
+                try await Task.sleep(for: .milliseconds(1))
+                let after = UInt(pthread_self())
+                return [before, after, CallerThreadExecutor.current == nil ? 0 : 1]
+            }
+            return [caller] + seen
+        }
+        #expect(threads[1] == threads[0], "the work started on another thread")
+        #expect(threads[2] == threads[0], "the work resumed on another thread")
+        #expect(threads[3] == 1, "CallerThreadExecutor.current is set while the work runs")
+        #expect(CallerThreadExecutor.current == nil)
+    }
+
     @Test("errors thrown without the GIL come back as Swift errors")
     func errorsCrossWithoutGIL() async throws {
         struct Boom: Error {}

@@ -155,7 +155,7 @@ struct HostileServerTests {
     @Test("a body over the size limit is a NetworkError, never retried")
     func oversizedBodyNotRetried() async throws {
         let server = try await TestServer.start()
-        let transport = HTTPTransport(userAgent: "apimacro/test", maximumBodySize: 1024)
+        let transport = CurlTransport(userAgent: "apimacro/test", maximumBodySize: 1024)
         let client = APIClient(
             configuration: ClientConfiguration(name: "test", baseURL: server.baseURL), transport: transport,
             log: ExchangeLog(logger: nil),

@@ -6,11 +6,11 @@ import WebAPI
 /// A server, a transport and a client for one test; `close()` stops them.
 struct Loopback {
     let server: TestServer
-    let transport: HTTPTransport
+    let transport: CurlTransport
     let log = ExchangeLog(logger: nil)
 
     static func start() async throws -> Loopback {
-        Loopback(server: try await TestServer.start(), transport: HTTPTransport(userAgent: "apimacro/test"))
+        Loopback(server: try await TestServer.start(), transport: CurlTransport(userAgent: "apimacro/test"))
     }
 
     func client(

@@ -16,7 +16,7 @@
 // runs it (CPU time from rusage, instructions from callgrind). Built only with
 // APIMACRO_SPIKE=1 (see Package.swift and Benchmarks/SPIKE-transport.md).
 import AsyncHTTPClient
-import CCurl
+import CCurlLinked
 import Dispatch
 import Foundation
 import NIOCore

@@ -110,6 +110,10 @@ enum ParallelMap {
 
     /// Runs the calls with at most `concurrency` in flight; after the first
     /// error no new call starts, and it is thrown once the others finish.
+    /// The calls run on the global executor, not on the waiting Python thread's
+    /// (`withoutGIL`): there a transfer runs inline and they would go one at a time;
+    /// from the pool they all reach the transport's transfer thread, which drives
+    /// them together through one `curl_multi`.
     /// Results are collected as (index, response) pairs and put in input
     /// order at the end.
     static func run(_ calls: [ParallelCall], concurrency: Int) async throws -> [Response] {
@@ -119,7 +123,9 @@ enum ParallelMap {
         await withTaskGroup(of: (Int, Result<Response, any Error>).self) { group in
             var next = 0
             while next < min(concurrency, calls.count) {
-                group.addTask { [index = next, call = calls[next]] in await outcome(index, call) }
+                group.addTask(executorPreference: globalConcurrentExecutor) { [index = next, call = calls[next]] in
+                    await outcome(index, call)
+                }
                 next += 1
             }
             while let (index, result) = await group.next() {
@@ -128,7 +134,9 @@ enum ParallelMap {
                 case .failure(let error): if firstError == nil { firstError = error }
                 }
                 if firstError == nil, next < calls.count, !Task.isCancelled {
-                    group.addTask { [index = next, call = calls[next]] in await outcome(index, call) }
+                    group.addTask(executorPreference: globalConcurrentExecutor) { [index = next, call = calls[next]] in
+                        await outcome(index, call)
+                    }
                     next += 1
                 }
             }

@@ -1,19 +1,20 @@
 import Clients
+import PythonBridge
 import Synchronization
 
 /// The network transport, built on the first request that reaches the wire:
 /// a macro that sends nothing (or is answered by the cache or a replay file)
-/// starts no event-loop threads and no connection pool.
+/// never loads libcurl nor starts its transfer thread.
 final class LazyNetwork: Transport {
-    private let make: @Sendable () -> HTTPTransport
-    private let built = Mutex<HTTPTransport?>(nil)
+    private let make: @Sendable () -> CurlTransport
+    private let built = Mutex<CurlTransport?>(nil)
 
-    init(_ make: @escaping @Sendable () -> HTTPTransport) {
+    init(_ make: @escaping @Sendable () -> CurlTransport) {
         self.make = make
     }
 
     /// The transport, built now if this is the first use.
-    var transport: HTTPTransport {
+    var transport: CurlTransport {
         built.withLock { stored in
             if let stored { return stored }
             let made = make()
@@ -28,4 +29,18 @@ final class LazyNetwork: Transport {
     func send(_ exchange: Exchange) async throws -> Response {
         try await transport.send(exchange)
     }
+}
+
+/// The Python thread that waits on a call (`withoutGIL`), as the transport sees it: a
+/// transfer started from that call's task runs on that thread, and stops when a Ctrl-C
+/// or a deadline makes Python raise.
+struct PythonTransferCaller: TransferCaller {
+    let executor: CallerThreadExecutor
+
+    /// The waiting Python thread, when the current code runs on one.
+    static let current: @Sendable () -> (any TransferCaller)? = {
+        CallerThreadExecutor.current.map { PythonTransferCaller(executor: $0) }
+    }
+
+    func shouldStop() -> Bool { executor.shouldStop() }
 }

@@ -67,7 +67,9 @@ final class Runtime: Sendable {
         secrets = SecretRegistry(redactor)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
-        network = LazyNetwork { HTTPTransport(userAgent: "apimacro/\(ApimacroModule.version)") }
+        network = LazyNetwork {
+            CurlTransport(userAgent: "apimacro/\(ApimacroModule.version)", caller: PythonTransferCaller.current)
+        }
         transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, warn: warn)
         github = GitHubClient(configuration: settings.github, transport: transport, log: log, redactor: redactor)
         instagram = InstagramClient(

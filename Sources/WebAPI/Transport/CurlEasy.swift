@@ -1,0 +1,279 @@
+import CCurl
+import Foundation
+
+/// One libcurl easy handle and what its callbacks collect, reused request after request
+/// (the connection stays open in the share). One transfer at a time; handed between
+/// threads only whole (a transport's idle pool, the transfer thread), hence `@unchecked`.
+final class CurlEasy: @unchecked Sendable {
+    let library: CurlLibrary
+    let handle: UnsafeMutableRawPointer
+    /// libcurl's own account of a failure (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    // What the callbacks collect for the transfer now running.
+    private var headers: [(String, String)] = []
+    private var body: [UInt8] = []
+    private var limit = 0
+    private var tooLarge = false
+    private var bomb = false
+    /// Times the request went onto the wire in this transfer (see `sending`).
+    private var sends = 0
+    /// The response has a Content-Encoding: libcurl decodes it, the write callback bounds the ratio.
+    private var encoded = false
+
+    init(_ library: CurlLibrary) throws {
+        guard let handle = library.api.pointee.easy_init() else {
+            throw APIError(.network, "cannot create a libcurl handle (curl_easy_init failed)")
+        }
+        self.library = library
+        self.handle = handle
+        errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        library.api.pointee.easy_cleanup(handle)
+        if let headerList { library.api.pointee.slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// Sets the handle up for `exchange` from a clean state (`curl_easy_reset` keeps the live
+    /// connections, DNS and TLS caches: only the options of the last request go).
+    func prepare(_ exchange: Exchange, userAgent: String, limit: Int, network: NetworkSettings, origin: Origin)
+        throws
+    {
+        let api = library.api
+        api.pointee.easy_reset(handle)
+        headers.removeAll(keepingCapacity: true)
+        body = []
+        self.limit = limit
+        tooLarge = false
+        bomb = false
+        encoded = false
+        sends = 0
+        errorBuffer[0] = 0
+        let own = Unmanaged.passUnretained(self).toOpaque()
+        var failed = false
+        func set(_ code: CURLcode) { failed = failed || code != CURLE_OK }
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_SHARE, library.share))
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)))
+        // Threads, and Python owns SIGALRM (the macro deadline): libcurl never touches signals.
+        set(ccurl_setopt_long(api, handle, CURLOPT_NOSIGNAL, 1))
+        // http(s) only, also for anything libcurl might be asked to follow; redirects belong to
+        // the pipeline's RedirectStage, which applies SchemeRule to every hop.
+        set(ccurl_setopt_string(api, handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(ccurl_setopt_string(api, handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        set(ccurl_setopt_long(api, handle, CURLOPT_FOLLOWLOCATION, 0))
+        set(ccurl_setopt_string(api, handle, CURLOPT_URL, exchange.url))
+        // The deadline covers the whole exchange, connect to the last body byte. libcurl reads
+        // 0 as "no limit": the shortest deadline is 1 ms.
+        let milliseconds = max(1, min(exchange.timeout, 1e9 / 1000) * 1000)
+        set(ccurl_setopt_long(api, handle, CURLOPT_TIMEOUT_MS, Int(milliseconds.rounded(.up))))
+        set(ccurl_setopt_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000))
+        // gzip, deflate, br and zstd, decoded by libcurl; the write callback bounds the ratio.
+        set(ccurl_setopt_string(api, handle, CURLOPT_ACCEPT_ENCODING, ""))
+        set(ccurl_setopt_offset(api, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        // The proxy comes from NetworkSettings alone (resolved once by Settings); the empty
+        // string also stops libcurl reading http_proxy/NO_PROXY from the environment itself.
+        // libcurl 7.88 does NOT bypass a proxy for localhost or 127.0.0.1 on its own (checked
+        // with `curl -x http://127.0.0.1:1 http://localhost:PORT/`: it dials the proxy), so a
+        // loopback origin goes direct only when NetworkSettings.proxy(for:) says so.
+        let proxy = network.proxy(for: origin)
+        set(ccurl_setopt_string(api, handle, CURLOPT_PROXY, proxy ?? ""))
+        if proxy != nil {
+            // CONNECT even for http: the request's headers (credentials) never reach the proxy in clear.
+            set(ccurl_setopt_long(api, handle, CURLOPT_HTTPPROXYTUNNEL, 1))
+            set(ccurl_setopt_long(api, handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+        }
+        if let bundle = network.caBundle {
+            set(ccurl_setopt_string(api, handle, CURLOPT_CAINFO, bundle))
+        }
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_WRITEDATA, own))
+        set(ccurl_setopt_write(api, handle, CURLOPT_WRITEFUNCTION, curlWrite))
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_HEADERDATA, own))
+        set(ccurl_setopt_write(api, handle, CURLOPT_HEADERFUNCTION, curlHeader))
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_PREREQDATA, own))
+        set(ccurl_setopt_prereq(api, handle, curlPrerequest))
+        try setMethodAndBody(exchange, set: set)
+        try setHeaders(exchange, userAgent: userAgent)
+        if failed {
+            throw APIError(
+                .network, "\(exchange.method) \(exchange.url): libcurl refused an option (\(library.version) is too old?)",
+                url: exchange.url)
+        }
+    }
+
+    private func setMethodAndBody(_ exchange: Exchange, set: (CURLcode) -> Void) throws {
+        let api = library.api
+        let method = exchange.method
+        let sendsBody = !exchange.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
+        if !exchange.isIdempotent {
+            // A kept-alive connection the server closes as the request leaves would fail it (see
+            // `sending`), and a POST is never retried: it gets a connection of its own.
+            set(ccurl_setopt_long(api, handle, CURLOPT_FRESH_CONNECT, 1))
+        }
+        if method == "HEAD" {
+            set(ccurl_setopt_long(api, handle, CURLOPT_NOBODY, 1))
+        } else if method != "GET" || sendsBody {
+            set(ccurl_setopt_string(api, handle, CURLOPT_CUSTOMREQUEST, method))
+        }
+        if sendsBody {
+            set(ccurl_setopt_offset(api, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(exchange.body.count)))
+            exchange.body.withUnsafeBytes { bytes in
+                // libcurl keeps its own copy; an empty body still needs a valid pointer.
+                set(ccurl_setopt_pointer(
+                    api, handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))))
+            }
+        }
+    }
+
+    /// The request's headers, as given: libcurl adds Host and Content-Length; its own
+    /// `Accept: */*`, `Expect: 100-continue` and form Content-Type are turned off.
+    private func setHeaders(_ exchange: Exchange, userAgent: String) throws {
+        let api = library.api
+        if let headerList { api.pointee.slist_free_all(headerList) }
+        headerList = nil
+        var list: UnsafeMutablePointer<curl_slist>?
+        func append(_ line: String) { list = api.pointee.slist_append(list, line) }
+        for (name, value) in exchange.headers {
+            // A name or value with CR, LF or NUL would smuggle a header (or a request) onto the wire.
+            guard Self.isToken(name), !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                if let list { api.pointee.slist_free_all(list) }
+                throw APIError(
+                    .invalidRequest,
+                    "\(exchange.method) \(exchange.url): the header \(name.debugDescription) has a character HTTP does not allow in a header; nothing was sent",
+                    url: exchange.url)
+            }
+            // "Name:" would delete the header; "Name;" sends it with an empty value.
+            append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        let headers = exchange.headers
+        if headers["User-Agent"] == nil { append("User-Agent: \(userAgent)") }
+        if headers["Accept"] == nil { append("Accept:") }
+        if headers["Expect"] == nil { append("Expect:") }
+        if headers["Content-Type"] == nil { append("Content-Type:") }
+        headerList = list
+        _ = ccurl_setopt_slist(api, handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// An HTTP token (RFC 9110 §5.6.2): what a header name may be.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+    }
+
+    /// The response once a transfer ended with `code`, or the error it is.
+    func finish(_ code: CURLcode, _ exchange: Exchange) throws -> Response {
+        guard code == CURLE_OK else { throw failure(code, exchange) }
+        var status = 0
+        _ = ccurl_getinfo_long(library.api, handle, CURLINFO_RESPONSE_CODE, &status)
+        let response = Response(status: status, headers: Headers(headers), body: body, url: exchange.url)
+        body = []
+        return response
+    }
+
+    /// The `APIError` for a transfer that ended with `code`.
+    func failure(_ code: CURLcode, _ exchange: Exchange) -> APIError {
+        if tooLarge || bomb || code == CURLE_FILESIZE_EXCEEDED {
+            let reason =
+                bomb
+                ? "the compressed body inflates more than \(CurlTransport.decompressionRatio) times (a decompression bomb)"
+                : "the body is larger than \(limit >> 20) MiB"
+            var error = APIError(.network, "\(exchange.method) \(exchange.url): refused, \(reason)", url: exchange.url)
+            error.isRetryable = false
+            return error
+        }
+        if code == CURLE_OPERATION_TIMEDOUT { return CurlTransport.timeout(exchange) }
+        if sends > 1 {
+            return APIError(
+                .network, "\(exchange.method) \(exchange.url): no response (the connection closed before an answer)",
+                url: exchange.url)
+        }
+        if code == CURLE_ABORTED_BY_CALLBACK { return CurlTransport.cancelled(exchange) }
+        let detail =
+            errorBuffer[0] != 0
+            ? String(cString: errorBuffer)
+            : library.api.pointee.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
+        return APIError(.network, "\(exchange.method) \(exchange.url): no response (\(detail))", url: exchange.url)
+    }
+
+    /// A chunk of the decoded body: kept unless it takes the body past the size cap or
+    /// the decoded bytes past 200 times the bytes on the wire (a decompression bomb).
+    fileprivate func received(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard count > 0, let data else { return count }
+        guard body.count + count <= limit else {
+            tooLarge = true
+            return 0  // aborts the transfer: CURLE_WRITE_ERROR
+        }
+        if encoded {
+            // CURLINFO_SIZE_DOWNLOAD_T counts the body bytes as they came off the wire (encoded).
+            var wire: curl_off_t = 0
+            _ = ccurl_getinfo_offset(library.api, handle, CURLINFO_SIZE_DOWNLOAD_T, &wire)
+            if body.count + count > Int(max(wire, 1)) * CurlTransport.decompressionRatio {
+                bomb = true
+                return 0
+            }
+        }
+        data.withMemoryRebound(to: UInt8.self, capacity: count) {
+            body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+        }
+        return count
+    }
+
+    /// The request is about to go onto the wire. libcurl sends it a second time, on a new
+    /// connection, when a reused one dies before any answer; that second send is refused
+    /// here: retries are RetryStage's (idempotent requests only, counted, with backoff).
+    fileprivate func sending() -> Int32 {
+        sends += 1
+        return sends == 1 ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+    }
+
+    /// One line of a response head, with its CR LF, parsed as bytes (no Foundation on the
+    /// per-request path: trimming with Foundation cost more than the whole exchange).
+    fileprivate func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if line.starts(with: "HTTP/".utf8) {
+            headers.removeAll(keepingCapacity: true)  // a new head: 1xx first, then the final one
+            encoded = false
+            return
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }  // the blank line
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1
+        var end = line.count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        if colon == 16, name.lowercased() == "content-encoding", start < end {
+            encoded = value.lowercased() != "identity"
+        }
+        headers.append((name, value))
+    }
+}
+
+private let curlWrite: curl_write_callback = { data, size, count, user in
+    guard let user else { return 0 }
+    return Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue().received(data, size * count)
+}
+
+private let curlHeader: curl_write_callback = { data, size, count, user in
+    let total = size * count
+    guard let user, let data else { return total }
+    let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+    data.withMemoryRebound(to: UInt8.self, capacity: total) { easy.headerLine(UnsafeBufferPointer(start: $0, count: total)) }
+    return total
+}
+
+private let curlPrerequest: curl_prereq_callback = { user, _, _, _, _ in
+    guard let user else { return CURL_PREREQFUNC_OK }
+    return Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue().sending()
+}

@@ -1,0 +1,68 @@
+import CCurl
+import Foundation
+
+/// libcurl, opened with `dlopen` on the first request that reaches the network (an empty
+/// macro, or one the cache answers, never loads it nor its ~32 shared libraries), with the
+/// one `curl_share` every easy handle of the process uses: connections, DNS answers and TLS
+/// sessions are reused across threads.
+///
+/// One per process, like libcurl's own global state (`curl_global_init` must run once,
+/// before any other thread uses libcurl); built under Swift's lazy-global lock.
+final class CurlLibrary: @unchecked Sendable {
+    /// The loaded functions; written once in `init`, read-only afterwards.
+    let api: UnsafeMutablePointer<ccurl_api>
+    /// The share of connections, DNS and TLS sessions (a `CURLSH *`).
+    let share: UnsafeMutableRawPointer
+    /// `libcurl/7.88.1` and so on, for error messages.
+    let version: String
+    /// One lock per kind of shared data (`curl_lock_data`), handed to the share's callbacks.
+    private let locks: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// The library, loaded now if this is the first use; an `APIError` (network) when it is
+    /// missing, saying which package to install.
+    static func shared() throws -> CurlLibrary {
+        try loadedLibrary.get()
+    }
+
+    fileprivate init() throws(APIError) {
+        let api = UnsafeMutablePointer<ccurl_api>.allocate(capacity: 1)
+        api.initialize(to: ccurl_api())
+        var loaded: Int32 = -1
+        // Debian's libcurl4 (OpenSSL) is libcurl.so.4; the -dev package adds the plain name.
+        for name in ["libcurl.so.4", "libcurl.so"] {
+            loaded = ccurl_load(name, api)
+            if loaded == 0 { break }
+        }
+        guard loaded == 0 else {
+            let reason = ccurl_dlerror().map { String(cString: $0) } ?? "not found"
+            throw APIError(
+                .network,
+                "cannot load libcurl, which apimacro sends requests with (\(reason)): install it "
+                    + "(Debian and Ubuntu: apt-get install libcurl4)")
+        }
+        guard api.pointee.global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK, let share = api.pointee.share_init() else {
+            throw APIError(.network, "cannot initialise libcurl (curl_global_init or curl_share_init failed)")
+        }
+        let kinds = Int(CURL_LOCK_DATA_LAST.rawValue)
+        locks = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: kinds)
+        for index in 0..<kinds { pthread_mutex_init(locks + index, nil) }
+        _ = ccurl_share_setopt_pointer(api, share, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(locks))
+        _ = ccurl_share_setopt_lock(api, share) { _, data, _, user in
+            guard let user, data.rawValue < CURL_LOCK_DATA_LAST.rawValue else { return }
+            pthread_mutex_lock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
+        }
+        _ = ccurl_share_setopt_unlock(api, share) { _, data, user in
+            guard let user, data.rawValue < CURL_LOCK_DATA_LAST.rawValue else { return }
+            pthread_mutex_unlock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
+        }
+        for data in [CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_DNS, CURL_LOCK_DATA_SSL_SESSION] {
+            _ = ccurl_share_setopt_long(api, share, CURLSHOPT_SHARE, Int(data.rawValue))
+        }
+        self.api = api
+        self.share = share
+        version = ccurl_version(api).map { "libcurl/" + String(cString: $0) } ?? "libcurl"
+    }
+}
+
+/// Loaded once, on first use (a Swift global is initialised lazily and exactly once).
+private let loadedLibrary: Result<CurlLibrary, APIError> = Result { () throws(APIError) in try CurlLibrary() }

@@ -1,0 +1,95 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The network transport: libcurl (loaded on first use, see `CurlLibrary`), one keep-alive
+/// connection cache for the process. Redirects are left to `RedirectStage`; bodies are
+/// decompressed (gzip, deflate, br, zstd) within a 200× ratio and a size cap; the deadline
+/// covers the whole exchange, body included; only http and https are ever spoken.
+///
+/// A call made from a caller thread (the `caller` hook returns one: the Python thread that
+/// waits on it) runs its transfer right there, on that thread's reused easy handle, and
+/// stops within about 20 ms when the caller says so (Ctrl-C). Any other call (tests, the
+/// CLI's own requests, `apimacro.map`'s fan-out) goes to the transport's transfer thread,
+/// which drives every such transfer at once through `curl_multi`, so the cooperative pool
+/// never blocks; cancelling the task stops its transfer.
+public final class CurlTransport: Transport {
+    /// `User-Agent` sent with every request that has none (GitHub rejects requests without one).
+    public let userAgent: String
+    /// The largest body accepted. Default 256 MiB.
+    public let maximumBodySize: Int
+    /// Proxies and certificate authorities, applied to every request.
+    public let network: NetworkSettings
+    /// The most a compressed body may inflate (decompressed size / compressed size).
+    static let decompressionRatio = 200
+    private let caller: (@Sendable () -> (any TransferCaller)?)?
+    private let transfers = Mutex<CurlTransferThread?>(nil)
+    private let stopped = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - userAgent: `apimacro/VERSION`.
+    ///   - network: proxies and CA bundle, resolved once by Settings.
+    ///   - caller: the thread that waits on the call now, if it may run the transfer itself.
+    public init(
+        userAgent: String, maximumBodySize: Int = 256 << 20, network: NetworkSettings = .direct,
+        caller: (@Sendable () -> (any TransferCaller)?)? = nil
+    ) {
+        self.userAgent = userAgent
+        self.maximumBodySize = maximumBodySize
+        self.network = network
+        self.caller = caller
+    }
+
+    /// Ends the transfer thread (its transfers end as cancelled); call once before the
+    /// process ends. Calls made afterwards are refused.
+    public func shutdown() async throws {
+        stopped.store(true, ordering: .releasing)
+        transfers.withLock { $0 }?.stop()
+    }
+
+    public func send(_ exchange: Exchange) async throws -> Response {
+        // The last line of defence: nothing but http(s) ever reaches libcurl (which also
+        // speaks file://, ftp://, smtp://…; CURLOPT_PROTOCOLS_STR refuses them as well).
+        guard let scheme = SchemeRule.scheme(of: exchange.url), SchemeRule.allowedSchemes.contains(scheme),
+            let origin = exchange.origin
+        else {
+            throw APIError(
+                .network, "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
+                url: exchange.url)
+        }
+        guard !stopped.load(ordering: .acquiring) else { throw Self.cancelled(exchange) }
+        try Task.checkCancellation()
+        let library = try CurlLibrary.shared()
+        if let caller = caller?(), let worker = CurlThreadWorker.forThisThread(library) {
+            return try worker.send(exchange, origin: origin, transport: self, caller: caller)
+        }
+        return try await transferThread(library).send(exchange, origin: origin, transport: self)
+    }
+
+    private func transferThread(_ library: CurlLibrary) throws -> CurlTransferThread {
+        try transfers.withLock { thread in
+            if let thread { return thread }
+            let made = try CurlTransferThread(library)
+            thread = made
+            return made
+        }
+    }
+
+    func prepare(_ easy: CurlEasy, _ exchange: Exchange, origin: Origin) throws {
+        try easy.prepare(exchange, userAgent: userAgent, limit: maximumBodySize, network: network, origin: origin)
+    }
+
+    static func timeout(_ exchange: Exchange) -> APIError {
+        APIError(
+            .timeout, "\(exchange.method) \(exchange.url): no complete response within \(formatSeconds(exchange.timeout)) s",
+            url: exchange.url)
+    }
+
+    static func cancelled(_ exchange: Exchange) -> APIError {
+        APIError(.cancelled, "\(exchange.method) \(exchange.url): cancelled", url: exchange.url)
+    }
+
+    static func formatSeconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import WebAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A caller thread for the transport: says stop once `stopWhen` holds, and records the
+/// threads it was asked on.
+final class TestCaller: TransferCaller, Sendable {
+    let stopWhen: @Sendable () -> Bool
+    let askedOn = Mutex<Set<UInt>>([])
+
+    init(stopWhen: @escaping @Sendable () -> Bool) {
+        self.stopWhen = stopWhen
+    }
+
+    func shouldStop() -> Bool {
+        askedOn.withLock { _ = $0.insert(UInt(pthread_self())) }
+        return stopWhen()
+    }
+}
+
+@Suite("the libcurl transport: inline and transfer-thread calls, cancellation")
+struct CurlTransportTests {
+    @Test("a transfer run inline by its caller stops when the caller says so", .timeLimit(.minutes(2)))
+    func inlineTransferStops() async throws {
+        let server = try await TestServer.start()
+        let seen: @Sendable () -> Bool = { server.requests.contains { $0.path == "/slow" } }
+        let caller = TestCaller(stopWhen: seen)
+        let transport = CurlTransport(userAgent: "apimacro/test", caller: { caller })
+        let exchange = Exchange(
+            method: "GET", url: server.baseURL + "/slow?ms=600000", headers: Headers(), body: [], timeout: 600)
+        // The server answers after 10 minutes; the call must end when the caller asks.
+        let error = await apiError { _ = try await transport.send(exchange) }
+        #expect(error?.kind == .cancelled, "\(String(describing: error))")
+        #expect(caller.askedOn.withLock { $0.count } == 1, "every check ran on the one thread doing the transfer")
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("an inline transfer returns the response, its headers and body")
+    func inlineTransferAnswers() async throws {
+        let server = try await TestServer.start()
+        let caller = TestCaller(stopWhen: { false })
+        let transport = CurlTransport(userAgent: "apimacro/test", caller: { caller })
+        let exchange = Exchange(
+            method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+        for _ in 0..<3 {
+            let response = try await transport.send(exchange)
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"]?.contains("json") == true)
+            #expect(response.body.first == UInt8(ascii: "{"))
+        }
+        #expect(server.requests.filter { $0.path == "/users/octocat" }.count == 3)
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("cancelling the task ends a transfer on the transfer thread", .timeLimit(.minutes(2)))
+    func taskCancellationEndsTransfer() async throws {
+        let server = try await TestServer.start()
+        let transport = CurlTransport(userAgent: "apimacro/test")
+        let exchange = Exchange(
+            method: "GET", url: server.baseURL + "/slow?ms=600000", headers: Headers(), body: [], timeout: 600)
+        let call = Task { await apiError { _ = try await transport.send(exchange) } }
+        while !server.requests.contains(where: { $0.path == "/slow" }) { try await Task.sleep(for: .milliseconds(10)) }
+        call.cancel()
+        let error = await call.value
+        #expect(error?.kind == .cancelled, "\(String(describing: error))")
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("a header value with CR LF is refused before anything is sent")
+    func headerInjectionRefused() async throws {
+        try await withLoopback { loop in
+            let exchange = Exchange(
+                method: "GET", url: loop.server.baseURL + "/echo",
+                headers: Headers([("X-Note", "a\r\nX-Injected: yes")]), body: [], timeout: 5)
+            let error = await apiError { _ = try await loop.transport.send(exchange) }
+            #expect(error?.kind == .invalidRequest, "\(String(describing: error))")
+            #expect(loop.server.requests.isEmpty)
+        }
+    }
+
+    @Test("a POST is sent once with its body and no header libcurl would add on its own")
+    func postAsGiven() async throws {
+        try await withLoopback { loop in
+            let exchange = Exchange(
+                method: "POST", url: loop.server.baseURL + "/echo",
+                headers: Headers([("Content-Type", "application/json")]), body: Array(String(repeating: "x", count: 4000).utf8),
+                timeout: 30)
+            let response = try await loop.transport.send(exchange)
+            #expect(response.status == 200)
+            let recorded = try #require(loop.requests("/echo").first)
+            #expect(recorded.body.count == 4000)
+            #expect(recorded.header("expect") == nil, "no Expect: 100-continue")
+            #expect(recorded.header("accept") == nil, "no Accept: */* of libcurl's own")
+            #expect(recorded.header("user-agent") == "apimacro/test")
+        }
+    }
+}
