@@ -191,6 +191,41 @@ struct ProxyEndToEndTests {
         }
     }
 
+    @Test("a proxy that wants credentials (407) is one clear error saying where to put them, not retried")
+    func proxyWantsCredentials() async throws {
+        try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") { server, authority, space in
+            let proxy = try await RecordingProxy.start(credentials: ("erin", "needed-pw"))
+            defer { Task { try? await proxy.shutdown() } }
+            let result = try await space.run(
+                "run", "--no-cache", "fetch.py",
+                environment: Self.environment(server, ["HTTPS_PROXY": proxy.url, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
+            try await proxy.shutdown()
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("), "\(result.stderr)")
+            #expect(result.stderr.contains("the proxy \(proxy.url) wants credentials (407)"), "\(result.stderr)")
+            #expect(proxy.requests.count == 1, "\(proxy.requests.count) CONNECTs")
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test("plain http goes through a CONNECT tunnel too: the proxy never gets a request it could read as one")
+    func plainHTTPTunnels() async throws {
+        let server = try await TestServer.start()
+        let proxy = try await RecordingProxy.start()
+        let space = try Workspace(files: [
+            "fetch.py": "import apimacro\nprint(apimacro.get(\(String(reflecting: server.baseURL)) + '/text').status)\n"
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "--no-cache", "fetch.py", environment: ["http_proxy": proxy.url])
+        try await proxy.shutdown()
+        try await server.shutdown()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "200\n")
+        #expect(proxy.requests.map(\.method) == ["CONNECT"])
+        #expect(proxy.requests.first?.target == "127.0.0.1:\(server.port)")
+        #expect(server.requests.map(\.path) == ["/text"])
+    }
+
     @Test("a bad proxy variable or CA bundle stops the run at start (exit 2), naming the variable, password hidden")
     func badSettings() async throws {
         let space = try Workspace(files: ["fetch.py": "print('ran')\n"])
