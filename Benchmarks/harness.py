@@ -472,9 +472,10 @@ def main():
         py_env = child_env()
         cache_note = "" if run_flags or apimacro_missing else "cache on (no --no-cache flag)"
 
-        def peer(bench, tool, count, warmup, unit):
+        def peer(bench, tool, count, warmup, unit, python=None):
             def measure(rep):
-                return rate_of(run_json([PY, WORKLOADS, bench, tool, url, str(count), str(warmup)], py_env), unit)
+                command = [python or PY, WORKLOADS, bench, tool, url, str(count), str(warmup)]
+                return rate_of(run_json(command, py_env), unit)
             return measure
 
         def macro(name, *margs, unit):
@@ -523,6 +524,9 @@ def main():
                 Row("sequential", "apimacro github.user", "req/s", macro("seq_user.py", n, w, unit="req/s"),
                     True, cache_note),
                 Row("sequential", "http.client", "req/s", peer("sequential", "http.client", requests_n, warm_n, "req/s")),
+                Row("sequential", "pycurl", "req/s",
+                    peer("sequential", "pycurl", requests_n, warm_n, "req/s", python="/usr/bin/python3"),
+                    note="Debian's python3-pycurl"),
                 Row("sequential", "urllib3", "req/s", peer("sequential", "urllib3", requests_n, warm_n, "req/s")),
                 Row("sequential", "requests Session", "req/s", peer("sequential", "requests", requests_n, warm_n, "req/s")),
                 Row("sequential", "httpx Client", "req/s", peer("sequential", "httpx", requests_n, warm_n, "req/s")),

@@ -114,7 +114,7 @@ def without_debug_info(binary):
 
 def run_callgrind(cmd, env, tmp):
     out = os.path.join(tmp, "callgrind.out")
-    if cmd[0] in (SPIKE, APIMACRO):
+    if os.path.basename(cmd[0]) in ("transport-spike", "apimacro"):
         cmd = [without_debug_info(cmd[0]), *cmd[1:]]
     p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], env=env,
                        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800)
@@ -134,9 +134,13 @@ def main():
     ap.add_argument("--callgrind-count", type=int, default=200)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--only", help="comma-separated row names")
+    ap.add_argument("--results", default=RESULTS, help="where the JSON goes")
+    ap.add_argument("--apimacro", default=APIMACRO,
+                    help="the apimacro binary for the 'apimacro run' rows (default: the release build)")
     args = ap.parse_args()
+    apimacro = os.path.abspath(args.apimacro)
 
-    if not os.access(SPIKE, os.X_OK):
+    if not os.access(SPIKE, os.X_OK) and not (args.only and all("apimacro" in w for w in args.only.split(","))):
         raise SystemExit(f"spike: {SPIKE} is missing: APIMACRO_SPIKE=1 swift build -c release --product transport-spike")
     tmp = tempfile.mkdtemp(prefix="apimacro-spike.")
     nginx = Nginx(tmp)
@@ -162,11 +166,11 @@ def main():
         if venv:
             rows["pycurl (venv)"] = ("seq", lambda n: [venv, "-c", PEER, "pycurl", str(n), url], env)
             rows["aiohttp, 32 in flight (venv)"] = ("fan", lambda n: [venv, "-c", PEER, "aiohttp", str(n), url], env)
-        if os.access(APIMACRO, os.X_OK):
+        if os.access(apimacro, os.X_OK):
             seq, fan = os.path.join(HERE, "macros", "seq_user.py"), os.path.join(HERE, "macros", "fanout_user.py")
             rows["apimacro run, github.user loop"] = (
-                "seq", lambda n: [APIMACRO, "run", "--no-cache", seq, str(n), "0"], am_env)
-            rows["apimacro run, map 32"] = ("fan", lambda n: [APIMACRO, "run", "--no-cache", fan, str(n), "0"], am_env)
+                "seq", lambda n: [apimacro, "run", "--no-cache", seq, str(n), "0"], am_env)
+            rows["apimacro run, map 32"] = ("fan", lambda n: [apimacro, "run", "--no-cache", fan, str(n), "0"], am_env)
         if args.only:
             wanted = args.only.split(",")
             rows = {k: v for k, v in rows.items() if any(w in k for w in wanted)}
@@ -203,8 +207,8 @@ def main():
             ins = f"{instructions[name]:,.0f}" if name in instructions else "n/a"
             med = f"{median:.1f}" if median is not None else "n/a"
             print(f"{name:38} {med:>10} {spread:>13} {ins:>10}")
-        os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
-        with open(RESULTS, "w") as f:
+        os.makedirs(os.path.dirname(args.results), exist_ok=True)
+        with open(args.results, "w") as f:
             json.dump({"count": args.count, "warmup": args.warmup, "callgrind_count": args.callgrind_count,
                        "reps": args.reps, "load": os.getloadavg(), "rows": table}, f, indent=1)
     finally:

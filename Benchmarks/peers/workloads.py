@@ -56,6 +56,28 @@ def seq_http_client(base, count, warmup):
     return timed(run, count, warmup)
 
 
+def seq_pycurl(base, count, warmup):
+    # Debian's python3-pycurl (libcurl 7.88, the library apimacro's transport uses): run with
+    # /usr/bin/python3, since pip cannot build it into the venv without root's headers.
+    import pycurl
+    from io import BytesIO
+    handle = pycurl.Curl()
+    handle.setopt(pycurl.URL, base + "/users/octocat")
+    handle.setopt(pycurl.HTTPHEADER, [f"{k}: {v}" for k, v in HEADERS.items()])
+    handle.setopt(pycurl.ACCEPT_ENCODING, "")
+
+    def run(n):
+        for _ in range(n):
+            buffer = BytesIO()
+            handle.setopt(pycurl.WRITEDATA, buffer)
+            handle.perform()
+            status = handle.getinfo(pycurl.RESPONSE_CODE)
+            if status != 200:
+                raise RuntimeError(f"HTTP {status}")
+            check_user(json.loads(buffer.getvalue()))
+    return timed(run, count, warmup)
+
+
 def seq_urllib3(base, count, warmup):
     import urllib3
     pool = urllib3.PoolManager(headers=HEADERS)
@@ -297,6 +319,7 @@ def dec_orjson(base, count, warmup):
 
 WORKLOADS = {
     ("sequential", "http.client"): seq_http_client,
+    ("sequential", "pycurl"): seq_pycurl,
     ("sequential", "urllib3"): seq_urllib3,
     ("sequential", "requests"): seq_requests,
     ("sequential", "httpx"): seq_httpx,

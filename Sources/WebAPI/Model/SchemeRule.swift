@@ -2,9 +2,10 @@
 /// a URL a server chose (a redirect's `Location`, a `Link: rel="next"`, a
 /// `next_url` in a body) may go from https down to plain http only towards a
 /// loopback host. Anything else (`http+unix://`, `file://`, `ftp://`, an
-/// https page linking to `http://elsewhere`) is refused before a byte is sent:
-/// AsyncHTTPClient would otherwise connect `http+unix://%2Fvar%2Frun%2Fdocker.sock/…`
-/// to a local socket.
+/// https page linking to `http://elsewhere`) is refused before a byte is sent
+/// (the previous transport, AsyncHTTPClient, would have connected
+/// `http+unix://%2Fvar%2Frun%2Fdocker.sock/…` to a local socket; libcurl speaks
+/// file://, ftp:// and more unless told not to).
 public enum SchemeRule {
     /// The schemes a request may use.
     public static let allowedSchemes: Set<String> = ["http", "https"]

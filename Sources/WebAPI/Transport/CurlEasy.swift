@@ -291,6 +291,10 @@ final class CurlEasy: @unchecked Sendable {
         let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
         if colon == 16, name.lowercased() == "content-encoding", start < end {
             encoded = value.lowercased() != "identity"
+        } else if colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
+            // One allocation for the body, not a doubling series; a declared length is the
+            // server's word, so at most 8 MiB is set aside on it.
+            body.reserveCapacity(min(length, limit, 8 << 20))
         }
         headers.append((name, value))
     }

@@ -43,7 +43,12 @@ final class CurlThreadWorker {
         defer { busy = false }
         try transport.prepare(easy, exchange, origin: origin)
         let api = easy.library.api
-        _ = api.pointee.multi_add_handle(multi, easy.handle)
+        let added = api.pointee.multi_add_handle(multi, easy.handle)
+        guard added == CURLM_OK else {
+            throw APIError(
+                .network, "\(exchange.method) \(exchange.url): libcurl could not start the transfer (CURLMcode \(added.rawValue))",
+                url: exchange.url)
+        }
         defer { _ = api.pointee.multi_remove_handle(multi, easy.handle) }
         var running: Int32 = 0
         while true {

@@ -90,9 +90,10 @@ final class CurlTransferThread: @unchecked Sendable {
             for job in incoming {
                 if stopping || job.ticket.cancelled.load(ordering: .acquiring) {
                     job.continuation.resume(returning: nil)
-                } else {
+                } else if api.pointee.multi_add_handle(multi, job.easy.handle) == CURLM_OK {
                     active[job.easy.handle] = job
-                    _ = api.pointee.multi_add_handle(multi, job.easy.handle)
+                } else {
+                    job.continuation.resume(returning: CURLE_FAILED_INIT)  // a network error, not a hang
                 }
             }
             for (handle, job) in active where stopping || job.ticket.cancelled.load(ordering: .acquiring) {
