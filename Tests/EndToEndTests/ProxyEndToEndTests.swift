@@ -26,13 +26,15 @@ struct ProxyEndToEndTests {
     static func environment(_ server: TestServer, _ extra: [String: String]) -> [String: String] {
         [
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": token,
-            "APIMACRO_OPENWEATHER_URL": server.baseURL + "/openweather/data/2.5", "APIMACRO_OPENWEATHER_KEY": weatherKey,
+            "APIMACRO_OPENWEATHER_URL": server.baseURL + "/openweather/data/2.5",
+            "APIMACRO_OPENWEATHER_KEY": weatherKey,
         ].merging(extra) { $1 }
     }
 
     /// A TLS test server with a fresh CA and a workspace holding `fetch.py`, for `body`.
     static func withTLS(
-        macro: String = ProxyEndToEndTests.macro, _ body: (TestServer, TestCertificateAuthority, Workspace) async throws -> Void
+        macro: String = ProxyEndToEndTests.macro,
+        _ body: (TestServer, TestCertificateAuthority, Workspace) async throws -> Void
     ) async throws {
         let authority = try TestCertificateAuthority()
         defer { authority.remove() }
@@ -48,14 +50,17 @@ struct ProxyEndToEndTests {
         try await server.shutdown()
     }
 
-    @Test("REST, GraphQL and a plugin through a CONNECT proxy to TLS (APIMACRO_CA_BUNDLE): the proxy sees no token, key or path")
+    @Test(
+        "REST, GraphQL and a plugin through a CONNECT proxy to TLS (APIMACRO_CA_BUNDLE): the proxy sees no token, key or path"
+    )
     func throughRecordingProxy() async throws {
         try await Self.withTLS { server, authority, space in
             let proxy = try await RecordingProxy.start()
             defer { Task { try? await proxy.shutdown() } }
             let result = try await space.run(
                 "run", "--no-cache", "fetch.py",
-                environment: Self.environment(server, ["HTTPS_PROXY": proxy.url, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
+                environment: Self.environment(
+                    server, ["HTTPS_PROXY": proxy.url, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
             try await proxy.shutdown()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout == "octocat\n2\n3\n", "\(result.stderr)")
@@ -75,7 +80,9 @@ struct ProxyEndToEndTests {
             let paths = server.requests.map(\.path)
             #expect(paths.contains("/users/octocat") && paths.contains("/graphql"), "\(paths)")
             #expect(paths.contains { $0.hasPrefix("/openweather/") }, "\(paths)")
-            #expect(server.requests.first { $0.path == "/users/octocat" }?.header("authorization") == "Bearer \(Self.token)")
+            #expect(
+                server.requests.first { $0.path == "/users/octocat" }?.header("authorization") == "Bearer \(Self.token)"
+            )
             #expect(server.requests.first { $0.path == "/graphql" }?.header("authorization") == "Bearer \(Self.token)")
         }
     }
@@ -88,7 +95,11 @@ struct ProxyEndToEndTests {
             let result = try await space.run(
                 "run", "--no-cache", "-v", "fetch.py",
                 environment: Self.environment(
-                    server, ["https_proxy": "http://bob:tiny-Pa55@127.0.0.1:\(proxy.port)", "SSL_CERT_FILE": authority.caFile.path]))
+                    server,
+                    [
+                        "https_proxy": "http://bob:tiny-Pa55@127.0.0.1:\(proxy.port)",
+                        "SSL_CERT_FILE": authority.caFile.path,
+                    ]))
             let log = proxy.log
             try await proxy.stop()
             #expect(result.status == 0, "\(result.stderr)\n\(log)")
@@ -115,14 +126,17 @@ struct ProxyEndToEndTests {
             let proxyURL = "http://alice:\(password)@127.0.0.1:\(proxy.port)"
             let result = try await space.run(
                 "run", "--no-cache", "-v", "--record", "out.har", "fetch.py",
-                environment: Self.environment(server, ["HTTPS_PROXY": proxyURL, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
+                environment: Self.environment(
+                    server, ["HTTPS_PROXY": proxyURL, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
             try await proxy.shutdown()
             #expect(result.status == 1)
             #expect(result.stdout == "octocat\n", "\(result.stderr)")
             let basic = Data("alice:\(password)".utf8).base64EncodedString()
             #expect(proxy.requests.first?.header("proxy-authorization") == "Basic \(basic)")
             // The traceback names the proxy with the password redacted; -v has its line.
-            #expect(result.stderr.contains("RuntimeError: proxy is http://REDACTED@127.0.0.1:\(proxy.port)"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("RuntimeError: proxy is http://REDACTED@127.0.0.1:\(proxy.port)"),
+                "\(result.stderr)")
             #expect(result.stderr.contains("apimacro: GET \(server.baseURL)/users/octocat 200 "), "\(result.stderr)")
             let har = try String(contentsOf: space.url.appendingPathComponent("out.har"), encoding: .utf8)
             for leak in [password, basic, Self.token] {
@@ -137,19 +151,22 @@ struct ProxyEndToEndTests {
 
     @Test("NO_PROXY bypasses the proxy for the hosts it names")
     func noProxy() async throws {
-        try await Self.withTLS(macro: "from apimacro import github\nprint(github.user('octocat')['login'])\n") { server, authority, space in
+        try await Self.withTLS(macro: "from apimacro import github\nprint(github.user('octocat')['login'])\n") {
+            server, authority, space in
             let proxy = try await RecordingProxy.start()
             defer { Task { try? await proxy.shutdown() } }
             let base = ["HTTPS_PROXY": proxy.url, "APIMACRO_CA_BUNDLE": authority.caFile.path]
             let direct = try await space.run(
-                "run", "--no-cache", "fetch.py", environment: Self.environment(server, base.merging(["NO_PROXY": "localhost,127.0.0.1"]) { $1 }))
+                "run", "--no-cache", "fetch.py",
+                environment: Self.environment(server, base.merging(["NO_PROXY": "localhost,127.0.0.1"]) { $1 }))
             #expect(direct.status == 0, "\(direct.stderr)")
             #expect(direct.stdout == "octocat\n")
             #expect(proxy.received.isEmpty)
             #expect(server.requests.count == 1)
             // Another host in NO_PROXY leaves this one proxied.
             let proxied = try await space.run(
-                "run", "--no-cache", "fetch.py", environment: Self.environment(server, base.merging(["no_proxy": "example.com"]) { $1 }))
+                "run", "--no-cache", "fetch.py",
+                environment: Self.environment(server, base.merging(["no_proxy": "example.com"]) { $1 }))
             try await proxy.shutdown()
             #expect(proxied.status == 0, "\(proxied.stderr)")
             #expect(proxy.requests.map(\.method) == ["CONNECT"])
@@ -161,10 +178,13 @@ struct ProxyEndToEndTests {
         try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") { server, _, space in
             let proxy = try await RecordingProxy.start()
             defer { Task { try? await proxy.shutdown() } }
-            let result = try await space.run("run", "--no-cache", "fetch.py", environment: Self.environment(server, ["HTTPS_PROXY": proxy.url]))
+            let result = try await space.run(
+                "run", "--no-cache", "fetch.py", environment: Self.environment(server, ["HTTPS_PROXY": proxy.url]))
             try await proxy.shutdown()
             #expect(result.status == 1)
-            #expect(result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("),
+                "\(result.stderr)")
             #expect(result.stderr.contains("certificate"))
             #expect(result.stderr.contains("set APIMACRO_CA_BUNDLE (or SSL_CERT_FILE) to its PEM file"))
             #expect(result.stderr.contains("through the proxy \(proxy.url)"))
@@ -177,14 +197,21 @@ struct ProxyEndToEndTests {
 
     @Test("an unreachable proxy is a NetworkError naming the proxy, its password hidden")
     func unreachableProxy() async throws {
-        try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") { server, authority, space in
+        try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") {
+            server, authority, space in
             let port = try Tinyproxy.freePort()
             let result = try await space.run(
                 "run", "--no-cache", "fetch.py",
                 environment: Self.environment(
-                    server, ["HTTPS_PROXY": "http://carol:hidden-Pw99@127.0.0.1:\(port)", "APIMACRO_CA_BUNDLE": authority.caFile.path]))
+                    server,
+                    [
+                        "HTTPS_PROXY": "http://carol:hidden-Pw99@127.0.0.1:\(port)",
+                        "APIMACRO_CA_BUNDLE": authority.caFile.path,
+                    ]))
             #expect(result.status == 1)
-            #expect(result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("),
+                "\(result.stderr)")
             #expect(result.stderr.contains("through the proxy http://REDACTED@127.0.0.1:\(port)"), "\(result.stderr)")
             #expect(!result.stderr.contains("hidden-Pw99"))
             #expect(server.requests.isEmpty)
@@ -193,15 +220,19 @@ struct ProxyEndToEndTests {
 
     @Test("a proxy that wants credentials (407) is one clear error saying where to put them, not retried")
     func proxyWantsCredentials() async throws {
-        try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") { server, authority, space in
+        try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") {
+            server, authority, space in
             let proxy = try await RecordingProxy.start(credentials: ("erin", "needed-pw"))
             defer { Task { try? await proxy.shutdown() } }
             let result = try await space.run(
                 "run", "--no-cache", "fetch.py",
-                environment: Self.environment(server, ["HTTPS_PROXY": proxy.url, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
+                environment: Self.environment(
+                    server, ["HTTPS_PROXY": proxy.url, "APIMACRO_CA_BUNDLE": authority.caFile.path]))
             try await proxy.shutdown()
             #expect(result.status == 1)
-            #expect(result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("apimacro.NetworkError: GET \(server.baseURL)/users/octocat: no response ("),
+                "\(result.stderr)")
             #expect(result.stderr.contains("the proxy \(proxy.url) wants credentials (407)"), "\(result.stderr)")
             #expect(proxy.requests.count == 1, "\(proxy.requests.count) CONNECTs")
             #expect(server.requests.isEmpty)
@@ -230,10 +261,12 @@ struct ProxyEndToEndTests {
     func badSettings() async throws {
         let space = try Workspace(files: ["fetch.py": "print('ran')\n"])
         defer { space.remove() }
-        let socks = try await space.run("run", "fetch.py", environment: ["HTTPS_PROXY": "socks5://dave:s0cks-pw@127.0.0.1:1080"])
+        let socks = try await space.run(
+            "run", "fetch.py", environment: ["HTTPS_PROXY": "socks5://dave:s0cks-pw@127.0.0.1:1080"])
         #expect(socks.status == 2)
         #expect(socks.stdout.isEmpty)
-        #expect(socks.stderr.contains("HTTPS_PROXY: 'socks5://REDACTED@127.0.0.1:1080' uses 'socks5'"), "\(socks.stderr)")
+        #expect(
+            socks.stderr.contains("HTTPS_PROXY: 'socks5://REDACTED@127.0.0.1:1080' uses 'socks5'"), "\(socks.stderr)")
         #expect(!socks.stderr.contains("s0cks-pw"))
         let bundle = try await space.run("run", "fetch.py", environment: ["SSL_CERT_FILE": "/nonexistent/ca.pem"])
         #expect(bundle.status == 2)

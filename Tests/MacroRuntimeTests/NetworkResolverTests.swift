@@ -53,7 +53,9 @@ struct NetworkResolverTests {
         #expect(own.httpsProxy == "http://own:5")
         #expect(own.noProxy == ["own.example"])
         // An empty variable is as if unset: the next one is used.
-        #expect(try Settings(environment: ["https_proxy": "", "HTTPS_PROXY": "http://upper:2"]).network.httpsProxy == "http://upper:2")
+        #expect(
+            try Settings(environment: ["https_proxy": "", "HTTPS_PROXY": "http://upper:2"]).network.httpsProxy
+                == "http://upper:2")
     }
 
     @Test("a proxy URL is normalized: no scheme means http, the scheme's port is written out, userinfo kept")
@@ -63,13 +65,17 @@ struct NetworkResolverTests {
         ]).network
         #expect(network.httpsProxy == "http://proxy.corp.example:3128")
         #expect(network.httpProxy == "http://u%40corp:p%3Aw@proxy.corp.example:80")
-        #expect(try Settings(environment: ["HTTPS_PROXY": "https://secure.example"]).network.httpsProxy == "https://secure.example:443")
-        #expect(try Settings(environment: ["HTTPS_PROXY": "http://[::1]:3128"]).network.httpsProxy == "http://[::1]:3128")
+        #expect(
+            try Settings(environment: ["HTTPS_PROXY": "https://secure.example"]).network.httpsProxy
+                == "https://secure.example:443")
+        #expect(
+            try Settings(environment: ["HTTPS_PROXY": "http://[::1]:3128"]).network.httpsProxy == "http://[::1]:3128")
     }
 
     @Test("NO_PROXY entries are separated by commas or spaces")
     func noProxyList() throws {
-        let network = try Settings(environment: ["NO_PROXY": " localhost, .corp.example 10.0.0.0/8,,[::1]:8080 "]).network
+        let network = try Settings(environment: ["NO_PROXY": " localhost, .corp.example 10.0.0.0/8,,[::1]:8080 "])
+            .network
         #expect(network.noProxy == ["localhost", ".corp.example", "10.0.0.0/8", "[::1]:8080"])
     }
 
@@ -80,7 +86,9 @@ struct NetworkResolverTests {
         ]).network
         #expect(cgi.httpProxy == nil)
         #expect(cgi.httpsProxy == "http://corp:3128")
-        #expect(try Settings(environment: ["REQUEST_METHOD": "GET", "http_proxy": "http://corp:3128"]).network.httpProxy == "http://corp:3128")
+        #expect(
+            try Settings(environment: ["REQUEST_METHOD": "GET", "http_proxy": "http://corp:3128"]).network.httpProxy
+                == "http://corp:3128")
     }
 
     @Test("a bad proxy URL stops at start naming the variable, and never prints the password")
@@ -121,10 +129,13 @@ struct NetworkResolverTests {
         try pem.write(to: root.appendingPathComponent("system.pem"), atomically: true, encoding: .utf8)
         let own = root.appendingPathComponent("own.pem").path
         let system = root.appendingPathComponent("system.pem").path
-        #expect(try Settings(environment: ["APIMACRO_CA_BUNDLE": own, "SSL_CERT_FILE": system]).network.caBundle == own)
+        #expect(
+            try Settings(environment: ["APIMACRO_CA_BUNDLE": own, "SSL_CERT_FILE": system]).network.caBundle == own)
         #expect(try Settings(environment: ["SSL_CERT_FILE": system]).network.caBundle == system)
         #expect(try Settings(environment: ["SSL_CERT_FILE": "own.pem"], workingDirectory: root).network.caBundle == own)
-        #expect(try Settings(environment: ["APIMACRO_CA_BUNDLE": "~/system.pem", "HOME": root.path]).network.caBundle == system)
+        #expect(
+            try Settings(environment: ["APIMACRO_CA_BUNDLE": "~/system.pem", "HOME": root.path]).network.caBundle
+                == system)
     }
 
     @Test("a CA bundle that is missing, a folder, unreadable or not PEM stops at start naming the variable")
@@ -132,7 +143,8 @@ struct NetworkResolverTests {
         let root = try folder()
         defer { try? FileManager.default.removeItem(at: root) }
         let missing = failure(["SSL_CERT_FILE": root.appendingPathComponent("nope.pem").path])
-        #expect(missing.hasPrefix("SSL_CERT_FILE: '\(root.path)/nope.pem' does not exist; accepted: a readable PEM file"))
+        #expect(
+            missing.hasPrefix("SSL_CERT_FILE: '\(root.path)/nope.pem' does not exist; accepted: a readable PEM file"))
         #expect(failure(["APIMACRO_CA_BUNDLE": root.path]).hasPrefix("APIMACRO_CA_BUNDLE: '\(root.path)' is a folder"))
         let der = root.appendingPathComponent("ca.der")
         try Data([0x30, 0x82, 0x01, 0x0A]).write(to: der)
@@ -172,7 +184,8 @@ struct NetworkResolverTests {
         #expect(overridden.httpsProxy == "http://env:1")
         #expect(overridden.httpProxy == "http://plain.corp.example:3128")
         // A bad value names the file and the key.
-        try "https_proxy = \"ftp://u:hunter22@x\"\n".write(to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        try "https_proxy = \"ftp://u:hunter22@x\"\n".write(
+            to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
         do {
             _ = try Settings.load(process: ["APIMACRO_HOME": home.path])
             Issue.record("a bad proxy in config.toml was accepted")

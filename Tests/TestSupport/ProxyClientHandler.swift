@@ -34,7 +34,11 @@ final class ProxyClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             let all = sofar + bytes
             guard let end = Self.endOfHead(all) else {
                 // A head over 64 KiB is not a proxy request.
-                if all.count > 65536 { reply(context, "431 Request Header Fields Too Large") } else { phase = .head(all) }
+                if all.count > 65536 {
+                    reply(context, "431 Request Header Fields Too Large")
+                } else {
+                    phase = .head(all)
+                }
                 return
             }
             handle(head: String(decoding: all[..<end], as: UTF8.self), rest: Array(all[(end + 4)...]), context: context)
@@ -62,9 +66,13 @@ final class ProxyClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         log.append(request)
         guard request.method == "CONNECT" else { return reply(context, "405 Method Not Allowed") }
         if let expectedAuthorization, request.header("proxy-authorization") != expectedAuthorization {
-            return reply(context, "407 Proxy Authentication Required", extra: "Proxy-Authenticate: Basic realm=\"apimacro-test\"\r\n")
+            return reply(
+                context, "407 Proxy Authentication Required",
+                extra: "Proxy-Authenticate: Basic realm=\"apimacro-test\"\r\n")
         }
-        guard let colon = request.target.lastIndex(of: ":"), let port = Int(request.target[request.target.index(after: colon)...]) else {
+        guard let colon = request.target.lastIndex(of: ":"),
+            let port = Int(request.target[request.target.index(after: colon)...])
+        else {
             return reply(context, "400 Bad Request")
         }
         let host = request.target[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
@@ -89,7 +97,9 @@ final class ProxyClientHandler: ChannelInboundHandler, RemovableChannelHandler {
                         return
                     }
                     self.phase = .relaying(upstream)
-                    context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n")), promise: nil)
+                    context.writeAndFlush(
+                        self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n")),
+                        promise: nil)
                     if !pending.isEmpty { upstream.writeAndFlush(ByteBuffer(bytes: pending), promise: nil) }
                 case .failure:
                     self.reply(context, "502 Bad Gateway")
@@ -109,7 +119,8 @@ final class ProxyClientHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The index of `\r\n\r\n` in `bytes`, if there.
     static func endOfHead(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
             return index
         }
         return nil

@@ -36,7 +36,8 @@ public final class TestCertificateAuthority: Sendable {
                 "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=apimacro test CA",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ], in: folder)
-        try Self.openssl(["req"] + curve + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"], in: folder)
+        try Self.openssl(
+            ["req"] + curve + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"], in: folder)
         try Self.openssl(
             [
                 "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",

@@ -30,7 +30,9 @@ public final class Tinyproxy: Sendable {
     /// Starts tinyproxy and returns once it accepts connections (its "Accepting connections"
     /// line, not a delay). Throws `ProcessFailure` saying what to do when it is not installed
     /// or does not start. A port taken between choosing and binding it is chosen again.
-    public static func start(connectPorts: [Int], credentials: (user: String, password: String)? = nil) async throws -> Tinyproxy {
+    public static func start(connectPorts: [Int], credentials: (user: String, password: String)? = nil) async throws
+        -> Tinyproxy
+    {
         var lastError: (any Error)?
         for _ in 0..<5 {
             do {
@@ -44,12 +46,19 @@ public final class Tinyproxy: Sendable {
 
     private struct PortTaken: Error {}
 
-    private static func launch(connectPorts: [Int], credentials: (user: String, password: String)?) throws -> Tinyproxy {
-        guard let executable = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+    private static func launch(connectPorts: [Int], credentials: (user: String, password: String)?) throws -> Tinyproxy
+    {
+        guard
+            let executable = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
         else {
-            throw ProcessFailure("tinyproxy is not installed; the proxy tests need it: run scripts/setup-system (apt-get install tinyproxy)")
+            throw ProcessFailure(
+                "tinyproxy is not installed; the proxy tests need it: run scripts/setup-system (apt-get install tinyproxy)"
+            )
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-tinyproxy-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-tinyproxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let port = try freePort()
         var config = [
@@ -82,7 +91,8 @@ public final class Tinyproxy: Sendable {
                 try? FileManager.default.removeItem(at: folder)
                 let log = output.text + pending
                 if log.contains("Could not create listening sockets") { throw PortTaken() }
-                throw ProcessFailure("tinyproxy exited (status \(process.terminationStatus)) before accepting connections: \(log)")
+                throw ProcessFailure(
+                    "tinyproxy exited (status \(process.terminationStatus)) before accepting connections: \(log)")
             }
             pending += String(decoding: chunk, as: UTF8.self)
             if pending.contains("Accepting connections") { break }

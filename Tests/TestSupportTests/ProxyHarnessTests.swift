@@ -25,11 +25,16 @@ struct ProxyHarnessTests {
             "s_client", "-quiet", "-verify_return_error", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
             "-verify_ip", "127.0.0.1",
         ]
-        if let caFile { arguments += ["-CAfile", caFile.path] } else { arguments += ["-no-CAfile", "-no-CApath", "-no-CAstore"] }
+        if let caFile {
+            arguments += ["-CAfile", caFile.path]
+        } else {
+            arguments += ["-no-CAfile", "-no-CApath", "-no-CAstore"]
+        }
         if let proxy { arguments += ["-proxy", proxy] }
         if let proxyUser { arguments += ["-proxy_user", proxyUser] }
         if let proxyPassword { arguments += ["-proxy_pass", "pass:\(proxyPassword)"] }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n"
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n"
         let command = ["openssl"] + arguments
         return try await runBlocking {
             let process = Process()
@@ -74,7 +79,9 @@ struct ProxyHarnessTests {
             #expect(server.requests.last?.header("authorization") == "Bearer \(Self.token)")
             let untrusted = try await Self.sClient(port: server.port, caFile: nil)
             #expect(untrusted.status != 0)
-            #expect(untrusted.output.contains("verify error") || untrusted.output.contains("certificate verify failed"), "\(untrusted.output)")
+            #expect(
+                untrusted.output.contains("verify error") || untrusted.output.contains("certificate verify failed"),
+                "\(untrusted.output)")
         }
     }
 
@@ -83,7 +90,8 @@ struct ProxyHarnessTests {
         try await Self.withTLSServer { server, authority in
             let proxy = try await RecordingProxy.start()
             defer { Task { try? await proxy.shutdown() } }
-            let result = try await Self.sClient(port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)")
+            let result = try await Self.sClient(
+                port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)")
             #expect(result.output.contains("HTTP/1.1 200"), "\(result.output)")
             #expect(proxy.requests.map(\.method) == ["CONNECT"])
             #expect(proxy.requests.first?.target == "127.0.0.1:\(server.port)")
@@ -101,7 +109,8 @@ struct ProxyHarnessTests {
         try await Self.withTLSServer { server, authority in
             let proxy = try await RecordingProxy.start(credentials: ("alice", "pr0xy-pw"))
             defer { Task { try? await proxy.shutdown() } }
-            let refused = try await Self.sClient(port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)")
+            let refused = try await Self.sClient(
+                port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)")
             #expect(refused.status != 0)
             #expect(!refused.output.contains("HTTP/1.1 200"))
             let accepted = try await Self.sClient(
@@ -137,7 +146,8 @@ struct ProxyHarnessTests {
                 port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)", proxyUser: "bob",
                 proxyPassword: "tiny-pw")
             #expect(accepted.output.contains("HTTP/1.1 200"), "\(accepted.output)\n\(proxy.log)")
-            let refused = try await Self.sClient(port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)")
+            let refused = try await Self.sClient(
+                port: server.port, caFile: authority.caFile, proxy: "127.0.0.1:\(proxy.port)")
             #expect(!refused.output.contains("HTTP/1.1 200"))
             #expect(server.requests.count == 1)
             try await proxy.stop()

@@ -28,11 +28,16 @@ enum NetworkResolver {
     static func resolve(_ check: SettingCheck, workingDirectory: URL) throws -> NetworkSettings {
         var httpVariables = httpProxyVariables
         if check.value("REQUEST_METHOD") != nil { httpVariables.removeAll { $0 == "HTTP_PROXY" } }
-        let httpsProxy = try first(httpsProxyVariables, in: check).map { try ProxyURL.parse($0.value, source: $0.source).normalized }
-        let httpProxy = try first(httpVariables, in: check).map { try ProxyURL.parse($0.value, source: $0.source).normalized }
+        let httpsProxy = try first(httpsProxyVariables, in: check).map {
+            try ProxyURL.parse($0.value, source: $0.source).normalized
+        }
+        let httpProxy = try first(httpVariables, in: check).map {
+            try ProxyURL.parse($0.value, source: $0.source).normalized
+        }
         let noProxy = first(noProxyVariables, in: check).map { noProxyList($0.value) } ?? []
         let caBundle = try first(caBundleVariables, in: check).map {
-            try checkedBundle($0.value, source: $0.source, workingDirectory: workingDirectory, home: check.value("HOME")?.value)
+            try checkedBundle(
+                $0.value, source: $0.source, workingDirectory: workingDirectory, home: check.value("HOME")?.value)
         }
         return NetworkSettings(httpProxy: httpProxy, httpsProxy: httpsProxy, noProxy: noProxy, caBundle: caBundle)
     }
@@ -40,7 +45,9 @@ enum NetworkResolver {
     /// The first of `variables` that is set and not empty, with where it came from.
     private static func first(_ variables: [String], in check: SettingCheck) -> (value: String, source: String)? {
         for variable in variables {
-            if let found = check.value(variable), !found.value.trimmingCharacters(in: .whitespaces).isEmpty { return found }
+            if let found = check.value(variable), !found.value.trimmingCharacters(in: .whitespaces).isEmpty {
+                return found
+            }
         }
         return nil
     }
@@ -57,7 +64,8 @@ enum NetworkResolver {
         if path == "~" || path.hasPrefix("~/"), let home { path = home + path.dropFirst() }
         let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : workingDirectory.appendingPathComponent(path)
         let absolute = url.standardizedFileURL.path
-        let accepted = "accepted: a readable PEM file of certificate authorities, such as /etc/ssl/certs/ca-certificates.crt"
+        let accepted =
+            "accepted: a readable PEM file of certificate authorities, such as /etc/ssl/certs/ca-certificates.crt"
         func problem(_ what: String) -> MacroError { MacroError("\(source): '\(text)' \(what); \(accepted)") }
         let fileManager = FileManager.default
         var isFolder: ObjCBool = false

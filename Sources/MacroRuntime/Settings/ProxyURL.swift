@@ -24,7 +24,8 @@ struct ProxyURL: Sendable, Equatable {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // `proxy.example.com:3128` (no scheme) is an http proxy, as curl and most tools read it.
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
-        let accepted = "accepted: an http:// or https:// proxy URL such as http://proxy.example.com:3128 (or http://user:password@proxy.example.com:3128)"
+        let accepted =
+            "accepted: an http:// or https:// proxy URL such as http://proxy.example.com:3128 (or http://user:password@proxy.example.com:3128)"
         func problem(_ what: String) -> MacroError {
             MacroError("\(source): '\(hidingUserinfo(trimmed))' \(what); \(accepted)")
         }
@@ -54,13 +55,15 @@ struct ProxyURL: Sendable, Equatable {
     /// (as written and decoded), `user:password` as the URL carries it, and the base64 forms
     /// of `Proxy-Authorization: Basic`. A user name alone (a token as the user) is a secret too.
     var secrets: [String] {
-        let user = self.user ?? "", password = self.password ?? ""
+        let user = self.user ?? ""
+        let password = self.password ?? ""
         guard !user.isEmpty || !password.isEmpty else { return [] }
         var forms = BasicAuthorization.wireForms(user: user, password: password)
         forms += [password.isEmpty ? user : "\(user):\(password)"]
         if let rawUserinfo {
             forms.append(rawUserinfo)
-            forms += password.isEmpty ? [] : rawUserinfo.split(separator: ":", maxSplits: 1).dropFirst().map(String.init)
+            forms +=
+                password.isEmpty ? [] : rawUserinfo.split(separator: ":", maxSplits: 1).dropFirst().map(String.init)
         }
         return Array(Set(forms.filter { !$0.isEmpty })).sorted()
     }

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// One entry of `NO_PROXY`, read as curl reads it: `*` (every host), a host name (which also
 /// matches its subdomains; a leading `.` or `*.` changes nothing), an IP address, an IP range
