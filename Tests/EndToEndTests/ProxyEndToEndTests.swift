@@ -149,6 +149,40 @@ struct ProxyEndToEndTests {
         }
     }
 
+    @Test("batch: a macro that prints or raises the proxy URL leaves no password in the output or the JUnit report")
+    func batchReports() async throws {
+        let password = "b4tch-Proxy-pw"
+        let macro = """
+            import os
+            from apimacro import github
+            print(github.user('octocat')['login'], os.environ['HTTPS_PROXY'])
+            raise RuntimeError(os.environ['HTTPS_PROXY'])
+            """
+        try await Self.withTLS(macro: macro) { server, authority, space in
+            let proxy = try await RecordingProxy.start(credentials: ("frank", password))
+            defer { Task { try? await proxy.shutdown() } }
+            let result = try await Binary.run(
+                ["batch", "-j", "1", "--no-cache", "--junit", "report.xml", "fetch.py"], in: space.url,
+                environment: Self.environment(
+                    server,
+                    [
+                        "HTTPS_PROXY": "http://frank:\(password)@127.0.0.1:\(proxy.port)",
+                        "APIMACRO_CA_BUNDLE": authority.caFile.path,
+                    ]))
+            try await proxy.shutdown()
+            #expect(result.status == 1)
+            #expect(result.stdout.contains("octocat http://REDACTED@127.0.0.1:\(proxy.port)"), "\(result.stdout)\n\(result.stderr)")
+            let report = try String(contentsOf: space.url.appendingPathComponent("report.xml"), encoding: .utf8)
+            #expect(report.contains("RuntimeError"), "\(report)")
+            let basic = Data("frank:\(password)".utf8).base64EncodedString()
+            for leak in [password, basic] {
+                #expect(!result.stdout.contains(leak))
+                #expect(!result.stderr.contains(leak))
+                #expect(!report.contains(leak))
+            }
+        }
+    }
+
     @Test("NO_PROXY bypasses the proxy for the hosts it names")
     func noProxy() async throws {
         try await Self.withTLS(macro: "from apimacro import github\nprint(github.user('octocat')['login'])\n") {
