@@ -171,7 +171,9 @@ struct ProxyEndToEndTests {
                     ]))
             try await proxy.shutdown()
             #expect(result.status == 1)
-            #expect(result.stdout.contains("octocat http://REDACTED@127.0.0.1:\(proxy.port)"), "\(result.stdout)\n\(result.stderr)")
+            #expect(
+                result.stdout.contains("octocat http://REDACTED@127.0.0.1:\(proxy.port)"),
+                "\(result.stdout)\n\(result.stderr)")
             let report = try String(contentsOf: space.url.appendingPathComponent("report.xml"), encoding: .utf8)
             #expect(report.contains("RuntimeError"), "\(report)")
             let basic = Data("frank:\(password)".utf8).base64EncodedString()
