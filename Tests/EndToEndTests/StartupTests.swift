@@ -19,21 +19,26 @@ struct StartupTests {
                 except OSError:
                     pass  # a thread that ended meanwhile
             return sorted(names)
+        def curl():
+            with open("/proc/self/maps") as f:
+                return "libcurl" in f.read()
         print("collections loaded:", "collections" in sys.modules)
         print("types loaded:", "types" in sys.modules)
         print("before:", threads())
+        print("libcurl before:", curl())
         if len(sys.argv) > 1:
             import apimacro
             apimacro.get(sys.argv[1] + "/users/octocat", cache=False)
             print("after:", threads())
+            print("libcurl after:", curl())
         """
 
     static func line(_ prefix: String, in output: String) -> String? {
         output.split(separator: "\n").first { $0.hasPrefix(prefix) }.map(String.init)
     }
 
-    @Test("a macro that sends nothing starts no event-loop threads; the first request starts them")
-    func eventLoopOnFirstRequest() async throws {
+    @Test("a macro that sends nothing neither loads libcurl nor starts a transfer thread; the first request loads it")
+    func libcurlOnFirstRequest() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: ["probe.py": Self.probe])
         defer { space.remove() }
@@ -43,10 +48,13 @@ struct StartupTests {
         #expect(idle.status == 0, "\(idle.stderr)")
         #expect(busy.status == 0, "\(busy.stderr)")
         let before = try #require(Self.line("before:", in: idle.stdout), "\(idle.stdout)")
-        #expect(!before.contains("NIO-"), "an empty macro started NIO threads: \(before)")
-        // The same probe after a request: NIO's threads exist then, so the check above can see them.
+        #expect(!before.contains("NIO-") && !before.contains("apimacro-curl"), "an empty macro started threads: \(before)")
+        #expect(Self.line("libcurl before:", in: idle.stdout) == "libcurl before: False", "\(idle.stdout)")
+        // The same probe after a request: libcurl is mapped then, so the check above can see it.
+        #expect(Self.line("libcurl after:", in: busy.stdout) == "libcurl after: True", "\(busy.stdout)")
+        // The request ran on the macro's own thread: no transfer thread was needed for it.
         let after = try #require(Self.line("after:", in: busy.stdout), "\(busy.stdout)")
-        #expect(after.contains("NIO-"), "no NIO thread after a request: \(after)")
+        #expect(!after.contains("apimacro-curl"), "a plain call used the transfer thread: \(after)")
         #expect(server.requests.contains { $0.path == "/users/octocat" })
     }
 

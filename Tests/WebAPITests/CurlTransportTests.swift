@@ -104,3 +104,40 @@ struct CurlTransportTests {
         }
     }
 }
+
+@Suite("the libcurl transport applies NetworkSettings")
+struct CurlNetworkSettingsTests {
+    @Test("a proxied http request goes through a CONNECT tunnel: the proxy never sees the request or its headers")
+    func proxiedRequestIsTunnelled() async throws {
+        let proxy = try await TestServer.start()
+        let origin = try await TestServer.start()
+        let network = NetworkSettings(httpProxy: proxy.baseURL)
+        let transport = CurlTransport(userAgent: "apimacro/test", network: network)
+        let exchange = Exchange(
+            method: "GET", url: origin.baseURL + "/users/octocat",
+            headers: Headers([("Authorization", "Bearer tunnel-secret-123")]), body: [], timeout: 10)
+        // The test server answers CONNECT like any unknown route (not 2xx): the tunnel fails.
+        let error = await apiError { _ = try await transport.send(exchange) }
+        #expect(error?.kind == .network, "\(String(describing: error))")
+        let seen = proxy.requests
+        #expect(seen.count == 1 && seen.first?.method == "CONNECT", "\(seen.map { "\($0.method) \($0.uri)" })")
+        #expect(!seen.contains { $0.header("authorization") != nil }, "a header reached the proxy in clear")
+        #expect(origin.requests.isEmpty)
+        try await transport.shutdown()
+        try await proxy.shutdown()
+        try await origin.shutdown()
+    }
+
+    @Test("NO_PROXY names the host: the request goes direct, the proxy is never dialled")
+    func noProxyGoesDirect() async throws {
+        let origin = try await TestServer.start()
+        // Port 1 on loopback refuses: were it dialled, the request would fail.
+        let network = NetworkSettings(httpProxy: "http://127.0.0.1:1", noProxy: ["127.0.0.1"])
+        let transport = CurlTransport(userAgent: "apimacro/test", network: network)
+        let exchange = Exchange(method: "GET", url: origin.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 10)
+        let response = try await transport.send(exchange)
+        #expect(response.status == 200)
+        try await transport.shutdown()
+        try await origin.shutdown()
+    }
+}
