@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The test server's TLS mode (TestSupport only); already in the graph through AsyncHTTPClient.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The HTTP cache's encryption (ChaChaPoly) and keyed hashes (HMAC-SHA256): audited primitives.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -82,6 +84,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/TestSupport",
             // Recorded GraphQL answers, read from the source tree like ../shared/fixtures.

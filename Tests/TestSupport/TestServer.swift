@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on loopback that speaks GitHub's REST shapes (plus helper routes) and
@@ -29,28 +30,31 @@ public final class TestServer: Sendable {
     public static let otherHost = "127.0.0.2"
 
     private init(
-        core: ServerCore, group: MultiThreadedEventLoopGroup, channels: [any Channel], port: Int, otherHostPort: Int
+        core: ServerCore, group: MultiThreadedEventLoopGroup, channels: [any Channel], port: Int, otherHostPort: Int,
+        scheme: String = "http"
     ) {
         self.core = core
         self.group = group
         self.channels = channels
         self.port = port
         self.otherHostPort = otherHostPort
-        self.baseURL = "http://\(TestServer.mainHost):\(port)"
-        self.otherHostURL = "http://\(TestServer.otherHost):\(otherHostPort)"
+        self.baseURL = "\(scheme)://\(TestServer.mainHost):\(port)"
+        self.otherHostURL = "\(scheme)://\(TestServer.otherHost):\(otherHostPort)"
     }
 
     /// Binds 127.0.0.1 on `port` (0: a free port) and 127.0.0.2 on a free port, and starts serving.
-    public static func start(port: Int = 0) async throws -> TestServer {
+    /// With `tls` (a `TestCertificateAuthority`'s `serverContext()`), both speak https only.
+    public static func start(port: Int = 0, tls: NIOSSLContext? = nil) async throws -> TestServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let core = ServerCore(router: .standard)
         do {
-            let main = try await bind(host: mainHost, port: port, core: core, group: group)
-            let other = try await bind(host: otherHost, port: 0, core: core, group: group)
+            let main = try await bind(host: mainHost, port: port, core: core, group: group, tls: tls)
+            let other = try await bind(host: otherHost, port: 0, core: core, group: group, tls: tls)
             let mainPort = main.localAddress?.port ?? port
             let otherPort = other.localAddress?.port ?? 0
             let server = TestServer(
-                core: core, group: group, channels: [main, other], port: mainPort, otherHostPort: otherPort)
+                core: core, group: group, channels: [main, other], port: mainPort, otherHostPort: otherPort,
+                scheme: tls == nil ? "http" : "https")
             core.setListener(mainHost, url: server.baseURL)
             core.setListener(otherHost, url: server.otherHostURL)
             core.setEndpoints(Endpoints(baseURL: server.baseURL, otherHostURL: server.otherHostURL))
@@ -62,7 +66,7 @@ public final class TestServer: Sendable {
     }
 
     private static func bind(
-        host: String, port: Int, core: ServerCore, group: MultiThreadedEventLoopGroup
+        host: String, port: Int, core: ServerCore, group: MultiThreadedEventLoopGroup, tls: NIOSSLContext?
     ) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -70,6 +74,7 @@ public final class TestServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(HTTPHandler(core: core, listener: host))
                 }

@@ -69,7 +69,8 @@ final class Runtime: Sendable {
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         network = LazyNetwork {
-            CurlTransport(userAgent: "apimacro/\(ApimacroModule.version)", caller: PythonTransferCaller.current)
+            CurlTransport(
+                userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network, caller: PythonTransferCaller.current)
         }
         let shared = try Runtime.sharedState(settings: settings, replay: replay, warn: warn)
         transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, shared: shared, warn: warn)

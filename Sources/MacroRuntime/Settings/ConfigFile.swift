@@ -15,6 +15,9 @@ import PluginHost
 ///
 /// [shared]
 /// redis = "redis://:password@redis.internal:6379/0"   # APIMACRO_SHARED_STATE
+/// https_proxy = "http://proxy.example.com:3128"   # APIMACRO_HTTPS_PROXY (also http_proxy)
+/// no_proxy = ["localhost", ".corp.example.com"]  # APIMACRO_NO_PROXY (joined with ',')
+/// ca_bundle = "/etc/ssl/corp-ca.pem"             # APIMACRO_CA_BUNDLE
 ///
 /// [github]
 /// url = "https://github.example.com/api/v3"   # APIMACRO_GITHUB_URL
@@ -40,7 +43,12 @@ public struct ConfigFile: Sendable {
 
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
     /// Any other table must be named after a plugin found in the plugin folders.
-    static let knownKeys = ["format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency"]
+    static let knownKeys = [
+        "format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency", "https_proxy", "http_proxy",
+        "no_proxy", "ca_bundle",
+    ]
+    /// Lists are joined with ':' (a path list) unless the variable takes another separator.
+    static let listSeparators = ["no_proxy": ","]
     static var knownTables: [String: [String]] {
         var tables = Dictionary(
             uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
@@ -148,7 +156,7 @@ public struct ConfigFile: Sendable {
                     throw MacroError("\(path.path): '\(key)' must be a list of strings, found \(item.typeName) in it")
                 }
                 return string
-            }.joined(separator: ":")
+            }.joined(separator: Self.listSeparators[key.lowercased().replacingOccurrences(of: "-", with: "_")] ?? ":")
         case .table, .other:
             throw MacroError(
                 "\(path.path): '\(key)' is \(value.typeName); write a string, number, boolean or list of strings (tables nest one level: [github] url = \"...\")"

@@ -17,6 +17,9 @@ public struct Settings: Sendable {
     public var workingDirectory: URL
     /// The environment of the process, passed in so tests never call `setenv`.
     public var environment: [String: String]
+    /// Forward proxies and the certificate authorities to trust, for every client and plugin
+    /// (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, `APIMACRO_CA_BUNDLE`, `SSL_CERT_FILE`; see `NetworkResolver`).
+    public var network: NetworkSettings
     /// `-v`: one line per HTTP exchange on stderr.
     public var verbose: Bool
     /// The default per-request timeout in seconds: `--request-timeout`,
@@ -84,6 +87,7 @@ public struct Settings: Sendable {
         }
         self.maxWait = try check.seconds("APIMACRO_MAX_WAIT", zeroAllowed: true) ?? 60
         try check.clientVariables()
+        self.network = try NetworkResolver.resolve(check, workingDirectory: workingDirectory)
         self.github = GitHubConfiguration.fromEnvironment(environment, timeout: self.requestTimeout, maxWait: self.maxWait)
         self.record = record
         self.replay = replay
@@ -159,7 +163,8 @@ public struct Settings: Sendable {
     }
 
     /// Values that must never be printed: every non-trivial environment value
-    /// whose name says it is a credential (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*_PASSWORD`).
+    /// whose name says it is a credential (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*_PASSWORD`),
+    /// and the credentials of the proxy URLs in every form they take (see `ProxyURL.secrets`).
     public var secrets: [String] {
         let markers = ["TOKEN", "_KEY", "SECRET", "PASSWORD"]
         let named = environment.compactMap { name, value -> String? in
@@ -171,7 +176,8 @@ public struct Settings: Sendable {
         let shared = sharedState?.password.map { password in
             [password.revealed, password.revealed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""]
         } ?? []
-        return named + shared.filter { $0.count >= 4 }
+        let proxies = [network.httpsProxy, network.httpProxy].compactMap { $0 }
+        return named + shared.filter { $0.count >= 4 } + proxies.flatMap { (try? ProxyURL.parse($0, source: "proxy"))?.secrets ?? [] }
     }
 }
 

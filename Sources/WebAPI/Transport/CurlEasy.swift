@@ -21,6 +21,10 @@ final class CurlEasy: @unchecked Sendable {
     private var sends = 0
     /// The response has a Content-Encoding: libcurl decodes it, the write callback bounds the ratio.
     private var encoded = false
+    /// The proxy this transfer goes through, if any (named, its userinfo hidden, in errors).
+    private var proxy: String?
+    /// The CA bundle this transfer trusts instead of the system's, if any.
+    private var caBundle: String?
 
     init(_ library: CurlLibrary) throws {
         guard let handle = library.api.pointee.easy_init() else {
@@ -80,6 +84,8 @@ final class CurlEasy: @unchecked Sendable {
         // with `curl -x http://127.0.0.1:1 http://localhost:PORT/`: it dials the proxy), so a
         // loopback origin goes direct only when NetworkSettings.proxy(for:) says so.
         let proxy = network.proxy(for: origin)
+        self.proxy = proxy
+        caBundle = network.caBundle
         set(ccurl_setopt_string(api, handle, CURLOPT_PROXY, proxy ?? ""))
         if proxy != nil {
             // CONNECT even for http: the request's headers (credentials) never reach the proxy in clear.
@@ -88,6 +94,8 @@ final class CurlEasy: @unchecked Sendable {
         }
         if let bundle = network.caBundle {
             set(ccurl_setopt_string(api, handle, CURLOPT_CAINFO, bundle))
+            // An https:// proxy's own certificate is checked against the same authorities.
+            set(ccurl_setopt_string(api, handle, CURLOPT_PROXY_CAINFO, bundle))
         }
         set(ccurl_setopt_pointer(api, handle, CURLOPT_WRITEDATA, own))
         set(ccurl_setopt_write(api, handle, CURLOPT_WRITEFUNCTION, curlWrite))
@@ -199,11 +207,39 @@ final class CurlEasy: @unchecked Sendable {
                 url: exchange.url)
         }
         if code == CURLE_ABORTED_BY_CALLBACK { return CurlTransport.cancelled(exchange) }
-        let detail =
+        var detail =
             errorBuffer[0] != 0
             ? String(cString: errorBuffer)
             : library.api.pointee.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
-        return APIError(.network, "\(exchange.method) \(exchange.url): no response (\(detail))", url: exchange.url)
+        var retryable = true
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE {
+            // The same certificate fails the same way every time: not retried.
+            retryable = false
+            if let caBundle {
+                detail += "; the server's certificate is not signed by an authority in \(caBundle) (APIMACRO_CA_BUNDLE or SSL_CERT_FILE)"
+            } else {
+                detail += "; the server's certificate is not signed by an authority apimacro trusts: if your network has "
+                    + "its own certificate authority, set APIMACRO_CA_BUNDLE (or SSL_CERT_FILE) to its PEM file"
+            }
+        }
+        if let proxy {
+            let named = Redactor(secrets: []).redactURL(proxy)
+            var connectStatus = 0
+            _ = ccurl_getinfo_long(library.api, handle, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
+            if connectStatus == 407 {
+                // The same credentials would be refused again.
+                retryable = false
+                detail += "; the proxy \(named) wants credentials (407): put them in the proxy URL, http://USER:PASSWORD@HOST:PORT"
+            } else if connectStatus >= 300 {
+                retryable = retryable && [502, 503, 504].contains(connectStatus)
+                detail += "; the proxy \(named) refused the tunnel (\(connectStatus))"
+            } else {
+                detail += "; through the proxy \(named)"
+            }
+        }
+        var error = APIError(.network, "\(exchange.method) \(exchange.url): no response (\(detail))", url: exchange.url)
+        error.isRetryable = retryable
+        return error
     }
 
     /// A chunk of the decoded body: kept unless it takes the body past the size cap or

@@ -10,7 +10,7 @@ public struct NetworkSettings: Sendable, Equatable {
     /// Proxy for `https://` URLs (`HTTPS_PROXY` / `https_proxy`); reached with CONNECT.
     public var httpsProxy: String?
     /// Hosts reached directly (`NO_PROXY` / `no_proxy`): host names (a name also
-    /// matches its subdomains), `.suffix`, IP addresses, `host:port`, or `*` for all.
+    /// matches its subdomains), `.suffix`, IP addresses, CIDR ranges, `host:port`, or `*` for all.
     public var noProxy: [String]
     /// A PEM file of certificate authorities trusted instead of the system's
     /// (`APIMACRO_CA_BUNDLE`, else `SSL_CERT_FILE`); nil means the system's.
@@ -33,22 +33,8 @@ public struct NetworkSettings: Sendable, Equatable {
         return bypassesProxy(origin) ? nil : chosen
     }
 
-    /// Whether `NO_PROXY` names this origin.
+    /// Whether `NO_PROXY` names this origin (see `NoProxyEntry` for the forms an entry takes).
     public func bypassesProxy(_ origin: Origin) -> Bool {
-        let host = origin.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        for raw in noProxy {
-            var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
-            if entry.isEmpty { continue }
-            if entry == "*" { return true }
-            // `host:port` matches that port only (an IPv6 literal has several colons: no port then).
-            if let colon = entry.lastIndex(of: ":"), entry.filter({ $0 == ":" }).count == 1 {
-                guard Int(entry[entry.index(after: colon)...]) == origin.port else { continue }
-                entry = String(entry[..<colon])
-            }
-            entry = entry.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            if entry.hasPrefix(".") { entry.removeFirst() }
-            if host == entry || host.hasSuffix("." + entry) { return true }
-        }
-        return false
+        noProxy.contains { NoProxyEntry($0)?.matches(host: origin.host, port: origin.port) ?? false }
     }
 }

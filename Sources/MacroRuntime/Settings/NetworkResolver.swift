@@ -1,0 +1,90 @@
+import Clients
+import Foundation
+
+/// Resolves `NetworkSettings` once from the environment (with `config.toml` beneath it) and
+/// checks every value, so a bad proxy or CA bundle stops apimacro at start with one line
+/// naming the variable, never in the middle of a macro.
+///
+/// Each setting is looked up in this order; the first that is set and not empty wins:
+///
+/// | setting | apimacro's own (env, then config.toml key) | standard variables |
+/// |---|---|---|
+/// | proxy for https URLs | `APIMACRO_HTTPS_PROXY` (`https_proxy`) | `https_proxy`, `HTTPS_PROXY` |
+/// | proxy for http URLs | `APIMACRO_HTTP_PROXY` (`http_proxy`) | `http_proxy`, `HTTP_PROXY` |
+/// | hosts reached directly | `APIMACRO_NO_PROXY` (`no_proxy`) | `no_proxy`, `NO_PROXY` |
+/// | certificate authorities | `APIMACRO_CA_BUNDLE` (`ca_bundle`) | `SSL_CERT_FILE` |
+///
+/// The lower-case standard form wins over the upper-case one when both are set, as in curl.
+/// `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set (a CGI program, where a request's
+/// `Proxy:` header arrives as `HTTP_PROXY`: the "httpoxy" attack).
+enum NetworkResolver {
+    static let httpsProxyVariables = ["APIMACRO_HTTPS_PROXY", "https_proxy", "HTTPS_PROXY"]
+    static let httpProxyVariables = ["APIMACRO_HTTP_PROXY", "http_proxy", "HTTP_PROXY"]
+    static let noProxyVariables = ["APIMACRO_NO_PROXY", "no_proxy", "NO_PROXY"]
+    static let caBundleVariables = ["APIMACRO_CA_BUNDLE", "SSL_CERT_FILE"]
+
+    /// The network settings of `check`'s environment. Relative CA-bundle paths (and `~/`)
+    /// are resolved against `workingDirectory` (and `HOME`).
+    static func resolve(_ check: SettingCheck, workingDirectory: URL) throws -> NetworkSettings {
+        var httpVariables = httpProxyVariables
+        if check.value("REQUEST_METHOD") != nil { httpVariables.removeAll { $0 == "HTTP_PROXY" } }
+        let httpsProxy = try first(httpsProxyVariables, in: check).map {
+            try ProxyURL.parse($0.value, source: $0.source).normalized
+        }
+        let httpProxy = try first(httpVariables, in: check).map {
+            try ProxyURL.parse($0.value, source: $0.source).normalized
+        }
+        let noProxy = first(noProxyVariables, in: check).map { noProxyList($0.value) } ?? []
+        let caBundle = try first(caBundleVariables, in: check).map {
+            try checkedBundle(
+                $0.value, source: $0.source, workingDirectory: workingDirectory, home: check.value("HOME")?.value)
+        }
+        return NetworkSettings(httpProxy: httpProxy, httpsProxy: httpsProxy, noProxy: noProxy, caBundle: caBundle)
+    }
+
+    /// The first of `variables` that is set and not empty, with where it came from.
+    private static func first(_ variables: [String], in check: SettingCheck) -> (value: String, source: String)? {
+        for variable in variables {
+            if let found = check.value(variable), !found.value.trimmingCharacters(in: .whitespaces).isEmpty {
+                return found
+            }
+        }
+        return nil
+    }
+
+    /// `NO_PROXY`'s entries: separated by commas (or white space, as curl also accepts).
+    static func noProxyList(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+    }
+
+    /// The absolute path of a CA bundle that exists, is a regular file, can be read and
+    /// holds at least one PEM certificate; else a `MacroError` naming `source`.
+    static func checkedBundle(_ text: String, source: String, workingDirectory: URL, home: String?) throws -> String {
+        var path = text.trimmingCharacters(in: .whitespaces)
+        if path == "~" || path.hasPrefix("~/"), let home { path = home + path.dropFirst() }
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : workingDirectory.appendingPathComponent(path)
+        let absolute = url.standardizedFileURL.path
+        let accepted =
+            "accepted: a readable PEM file of certificate authorities, such as /etc/ssl/certs/ca-certificates.crt"
+        func problem(_ what: String) -> MacroError { MacroError("\(source): '\(text)' \(what); \(accepted)") }
+        let fileManager = FileManager.default
+        var isFolder: ObjCBool = false
+        guard fileManager.fileExists(atPath: absolute, isDirectory: &isFolder) else { throw problem("does not exist") }
+        if isFolder.boolValue { throw problem("is a folder, not a file") }
+        // The type of the file itself (through symbolic links): a FIFO or a device is never opened.
+        let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
+        let type = (try? fileManager.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
+        guard type == .typeRegular else { throw problem("is not a regular file") }
+        guard fileManager.isReadableFile(atPath: resolved), let handle = FileHandle(forReadingAtPath: resolved) else {
+            throw problem("cannot be read (check its permissions)")
+        }
+        defer { try? handle.close() }
+        // A bundle is text; 16 MiB is far more than any (Debian's holds ~150 certificates in 200 KB).
+        let data = (try? handle.read(upToCount: 16 << 20)) ?? Data()
+        let content = String(decoding: data, as: UTF8.self)
+        guard content.contains("-----BEGIN ") && content.contains("CERTIFICATE-----") else {
+            throw problem("holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+        }
+        return absolute
+    }
+}
