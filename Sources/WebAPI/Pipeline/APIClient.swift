@@ -9,7 +9,6 @@ public final class APIClient: Sendable {
     public let configuration: ClientConfiguration
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
-    private let unvalidated: Pipeline
     private let lastRateLimit: RateLimitMemory
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
@@ -27,31 +26,27 @@ public final class APIClient: Sendable {
     ) {
         self.configuration = configuration
         lastRateLimit = rateLimits
-        needsCredentials = (transport as? ExchangeStore)?.replay == nil
+        needsCredentials = !transport.answersFromRecording
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
-        let logStage = ExchangeLogStage(log: log, slot: slot)
-        let stored = (transport as? ExchangeStore)?.stages(slot: slot, baseURL: configuration.baseURL, log: log) ?? []
-        let governed =
-            (transport as? ExchangeStore)?.wireStages(
-                slot: slot, baseURL: configuration.baseURL, maxWait: configuration.maxWait, api: configuration.name) ?? []
-        func stages(validating: Bool) -> [any Stage] {
+        // One pipeline; what varies per request (whether an error status raises) travels on the
+        // exchange, and the transport contributes its own stages (none for a plain transport).
+        let stages: [any Stage] =
             [
-                StatusStage(
-                    api: configuration.name, validates: validating, message: configuration.errorMessage,
-                    kind: configuration.errorKind),
+                StatusStage(api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
                 RateLimitMemoryStage(memory: rateLimits),
                 RedirectStage(),
-            ] + stored + [
+            ] + transport.storeStages(slot: slot, baseURL: configuration.baseURL, log: log) + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries))
-            ] + governed + [
-                CredentialStage(slot: slot, baseURL: configuration.baseURL),
-                logStage,
             ]
-        }
-        pipeline = Pipeline(stages: stages(validating: true), transport: transport)
-        unvalidated = Pipeline(stages: stages(validating: false), transport: transport)
+            + transport.wireStages(
+                slot: slot, baseURL: configuration.baseURL, maxWait: configuration.maxWait, api: configuration.name)
+            + [
+                CredentialStage(slot: slot, baseURL: configuration.baseURL),
+                ExchangeLogStage(log: log, slot: slot),
+            ]
+        pipeline = Pipeline(stages: stages, transport: transport)
     }
 
     /// Redacts everything this client knows to be secret, its current credential included.
@@ -71,7 +66,7 @@ public final class APIClient: Sendable {
     public func send(_ request: Request) async throws -> Response {
         let exchange = try prepare(request)
         do {
-            let response = try await (request.validatesStatus ? pipeline : unvalidated).send(exchange)
+            let response = try await pipeline.send(exchange)
             return Response(
                 status: response.status, headers: response.headers, body: response.body,
                 url: redactor.redactURL(response.url), source: response.source)
@@ -124,7 +119,10 @@ public final class APIClient: Sendable {
             credentialSlot.remember(BasicAuthorization.wireForms(user: auth.user, password: auth.password.revealed))
             headers.set("Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
-        return Exchange(method: request.method, url: url, headers: headers, body: body, timeout: request.timeout ?? configuration.timeout)
+        var exchange = Exchange(
+            method: request.method, url: url, headers: headers, body: body, timeout: request.timeout ?? configuration.timeout)
+        exchange.validatesStatus = request.validatesStatus
+        return exchange
     }
 
     /// `target` if it is an absolute http(s) URL, else the base URL joined with it.

@@ -54,7 +54,10 @@ public final class ExchangeStore: Transport {
     }
 
     /// The stages a client puts above its retries.
-    public func stages(slot: CredentialSlot, baseURL: String, log: ExchangeLog) -> [any Stage] {
+    /// Whether a HAR file answers (`--replay`).
+    public var answersFromRecording: Bool { replay != nil }
+
+    public func storeStages(slot: CredentialSlot, baseURL: String, log: ExchangeLog) -> [any Stage] {
         var stages: [any Stage] = []
         if let recorder { stages.append(HARRecordStage(recorder: recorder, slot: slot, baseURL: baseURL)) }
         if let replay {

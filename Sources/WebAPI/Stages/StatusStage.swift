@@ -18,7 +18,7 @@ public struct StatusStage: Stage {
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
-        guard validates, !response.isSuccess, response.status != 304 else { return response }
+        guard validates, exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
         let error = APIError.status(response, api: api, method: exchange.method, message: message(response))
         guard let kind = kind(response), kind != error.kind else { throw error }
         throw APIError(kind, error.message, status: error.status, url: error.url, api: api, body: error.body)
