@@ -61,7 +61,9 @@ final class JSONPythonFuzzer: @unchecked Sendable {
                     let dumps = try json.attribute("dumps")
                     let mine = try dumps.call([fast]).str()
                     let theirs = try dumps.call([document]).str()
-                    precondition(mine == theirs, "JSONToPython.parse and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
+                    precondition(
+                        mine == theirs,
+                        "JSONToPython.parse and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
                 }
                 let value: PythonValue
                 do {

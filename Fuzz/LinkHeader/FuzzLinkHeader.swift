@@ -19,7 +19,8 @@ func fuzzLinkHeader(_ input: UnsafeBufferPointer<UInt8>) -> CInt {
         precondition(header.contains(url), "URL not from the header: \(url)")
         precondition(relation == relation.lowercased(), "relation not lower-cased: \(relation)")
     }
-    let response = Response(status: 200, headers: Headers([("Link", header)]), body: [], url: "https://api.github.com/x")
+    let response = Response(
+        status: 200, headers: Headers([("Link", header)]), body: [], url: "https://api.github.com/x")
     let request = Request("GET", "https://api.github.com/x")
     let next = Pagination.linkHeader.next(after: response, request: request, itemCount: 1)
     precondition(next?.target == links["next"], "next page differs from rel=next")

@@ -1,5 +1,6 @@
-import FuzzSupport
 import Foundation
+import FuzzSupport
+
 @testable import PluginHost
 
 /// libFuzzer entry: any bytes as a `plugin.toml`. Reading must give a manifest or one
@@ -19,7 +20,9 @@ let folder = URL(fileURLWithPath: "/nonexistent/fuzz")
 func fuzzManifest(_ input: UnsafeBufferPointer<UInt8>) -> CInt {
     let text = String(decoding: input, as: UTF8.self)
     do {
-        let manifest = try ManifestReader(file: "fuzz/plugin.toml", reservedNames: ["github", "instagram", "shortener", "http"]).read(text, folder: folder)
+        let manifest = try ManifestReader(
+            file: "fuzz/plugin.toml", reservedNames: ["github", "instagram", "shortener", "http"]
+        ).read(text, folder: folder)
         precondition(ManifestReader.isIdentifier(manifest.name), "an invalid name was accepted: \(manifest.name)")
         _ = String(describing: manifest)
     } catch let error as PluginError {

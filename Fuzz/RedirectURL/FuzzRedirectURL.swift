@@ -1,5 +1,5 @@
-import FuzzSupport
 import Clients
+import FuzzSupport
 
 /// libFuzzer entry: any text as the address a browser was redirected to after an OAuth 2
 /// implicit-grant authorize step. Completing the login must return a token or throw an

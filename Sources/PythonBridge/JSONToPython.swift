@@ -405,7 +405,9 @@ private struct KeyTable {
 
     /// The key whose text starts at `first` (after its opening quote), and
     /// where the input continues after its closing quote, when it was seen before.
-    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> (object: PyPointer, after: UnsafePointer<UInt8>)? {
+    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> (
+        object: PyPointer, after: UnsafePointer<UInt8>
+    )? {
         var hash: UInt32 = 2_166_136_261
         var probe = first
         while probe < end {

@@ -55,7 +55,8 @@ public final class NativeClass<State: AnyObject> {
             try getter(NativeClass.split(arguments, className: className).0)
         }
         let property = try Interpreter.import("builtins").attribute("property")
-        members.append((name, try property.call([function], kwargs: doc.map { [("doc", try PyRef(string: $0))] } ?? [])))
+        members.append(
+            (name, try property.call([function], kwargs: doc.map { [("doc", try PyRef(string: $0))] } ?? [])))
     }
 
     /// Creates the class object.

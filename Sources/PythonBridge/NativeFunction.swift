@@ -90,24 +90,23 @@ private final class FunctionBox {
 /// The one entry point from Python into every native function: the boundary
 /// wrapper. It finds the closure, runs it, and turns any thrown error into a
 /// Python exception (never a crash).
-private let trampoline:
-    @convention(c) (PyPointer?, PyPointer?, PyPointer?) -> PyPointer? = { capsule, args, kwargs in
-        guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {
-            return nil
-        }
-        let box = Unmanaged<FunctionBox>.fromOpaque(raw).takeUnretainedValue()
-        do {
-            let arguments = try PyArguments(args: args, kwargs: kwargs)
-            // A new reference for CPython; the PyRef (which may be cached by
-            // the callee, like a Response's headers) keeps its own.
-            let result = try box.body(arguments)
-            Py_IncRef(result.pointer)
-            return result.pointer
-        } catch {
-            PythonRaise.error(error)
-            return nil
-        }
+private let trampoline: @convention(c) (PyPointer?, PyPointer?, PyPointer?) -> PyPointer? = { capsule, args, kwargs in
+    guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {
+        return nil
     }
+    let box = Unmanaged<FunctionBox>.fromOpaque(raw).takeUnretainedValue()
+    do {
+        let arguments = try PyArguments(args: args, kwargs: kwargs)
+        // A new reference for CPython; the PyRef (which may be cached by
+        // the callee, like a Response's headers) keeps its own.
+        let result = try box.body(arguments)
+        Py_IncRef(result.pointer)
+        return result.pointer
+    } catch {
+        PythonRaise.error(error)
+        return nil
+    }
+}
 
 private let releaseBox: @convention(c) (PyPointer?) -> Void = { capsule in
     guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {

@@ -22,9 +22,11 @@ enum Completions {
         let slash = prefix.lastIndex(of: "/")
         let folder = slash.map { String(prefix[...$0]) } ?? ""
         let fileManager = FileManager.default
-        return ((try? fileManager.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []).compactMap { entry in
+        return ((try? fileManager.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []).compactMap {
+            entry in
             var isDirectory: ObjCBool = false
-            guard !entry.hasPrefix("."), fileManager.fileExists(atPath: folder + entry, isDirectory: &isDirectory) else { return nil }
+            guard !entry.hasPrefix("."), fileManager.fileExists(atPath: folder + entry, isDirectory: &isDirectory)
+            else { return nil }
             if isDirectory.boolValue { return folder + entry + "/" }
             return entry.hasSuffix(".py") ? folder + entry : nil
         }.filter { $0.hasPrefix(prefix) }

@@ -18,7 +18,8 @@ struct RunResult: Sendable {
 enum Binary {
     /// The binary next to the test bundle in `.build/<config>/`.
     static var url: URL {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("apimacro")
     }
 
@@ -141,4 +142,3 @@ struct WorkspaceError: Error, CustomStringConvertible {
 func pythonTouch(_ name: String) -> String {
     "open(\(String(reflecting: name)), 'w').close()\n"
 }
-

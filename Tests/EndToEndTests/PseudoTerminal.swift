@@ -71,7 +71,9 @@ final class PseudoTerminal: Sendable {
                 return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
             }
         }
-        guard result == 0 else { throw Failure(description: "cannot start apimacro: \(String(cString: strerror(result)))") }
+        guard result == 0 else {
+            throw Failure(description: "cannot start apimacro: \(String(cString: strerror(result)))")
+        }
         self.pid = pid
         let master = self.master
         let thread = Thread { [self] in
@@ -108,14 +110,17 @@ final class PseudoTerminal: Sendable {
         while true {
             let found: Int? = buffer.withLock { bytes in
                 guard bytes.count >= pattern.count, offset <= bytes.count - pattern.count else { return nil }
-                for start in offset...(bytes.count - pattern.count) where bytes[start..<(start + pattern.count)].elementsEqual(pattern) {
+                for start in offset...(bytes.count - pattern.count)
+                where bytes[start..<(start + pattern.count)].elementsEqual(pattern) {
                     return start + pattern.count
                 }
                 return nil
             }
             if let found { return found }
             guard Date() < deadline else {
-                throw Failure(description: "no \(String(reflecting: needle)) after byte \(offset) within \(timeout) s; output:\n\(output)")
+                throw Failure(
+                    description:
+                        "no \(String(reflecting: needle)) after byte \(offset) within \(timeout) s; output:\n\(output)")
             }
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -87,7 +87,10 @@ public final class Spawned: @unchecked Sendable {
             let signalled = (raw & 0x7F) != 0 && (raw & 0x7F) != 0x7F
             let result = (status: signalled ? raw & 0x7F : (raw >> 8) & 0xFF, signalled: signalled)
             ended.withLock { $0 = result }
-            for waiter in waiters.withLock({ list in defer { list = [] }; return list }) { waiter.resume(returning: result) }
+            for waiter in waiters.withLock({ list in
+                defer { list = [] }
+                return list
+            }) { waiter.resume(returning: result) }
         }
         thread.start()
     }
@@ -127,7 +130,8 @@ public final class Spawned: @unchecked Sendable {
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func spawnAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 @_silgen_name("posix_spawn_file_actions_addchdir_np")
-private func spawnAddChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>) -> Int32
+private func spawnAddChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>)
+    -> Int32
 
 /// A child that could not be started.
 public struct SpawnError: Error, CustomStringConvertible {

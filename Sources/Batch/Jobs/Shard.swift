@@ -41,16 +41,19 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// The shard a Kubernetes Indexed Job's pod runs.
     static func auto(_ environment: [String: String]) throws -> Shard {
-        let setting = "--shard auto reads JOB_COMPLETION_INDEX (set by Kubernetes in an Indexed Job) and JOB_COMPLETIONS "
+        let setting =
+            "--shard auto reads JOB_COMPLETION_INDEX (set by Kubernetes in an Indexed Job) and JOB_COMPLETIONS "
             + "(set it to the Job's spec.completions); outside Kubernetes give --shard K/N"
         let missing = ["JOB_COMPLETION_INDEX", "JOB_COMPLETIONS"].filter { (environment[$0] ?? "").isEmpty }
         guard missing.isEmpty else {
-            throw BatchError("\(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not set: \(setting)")
+            throw BatchError(
+                "\(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not set: \(setting)")
         }
         let indexText = environment["JOB_COMPLETION_INDEX"] ?? ""
         let countText = environment["JOB_COMPLETIONS"] ?? ""
         guard let count = whole(Substring(countText)), count >= 1 else {
-            throw BatchError("JOB_COMPLETIONS=\(countText.debugDescription) is not a whole number of at least 1: \(setting)")
+            throw BatchError(
+                "JOB_COMPLETIONS=\(countText.debugDescription) is not a whole number of at least 1: \(setting)")
         }
         guard let index = whole(Substring(indexText)), let shard = Shard(index: index + 1, count: count) else {
             throw BatchError(

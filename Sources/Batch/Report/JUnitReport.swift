@@ -1,5 +1,5 @@
-import WebAPI
 import Foundation
+import WebAPI
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
 /// GitHub Actions reporters) read: one `<testcase>` per macro. A non-zero
@@ -89,7 +89,8 @@ public struct JUnitReport {
         case .timeout, .crashed, .interrupted:
             let type = result.status == .timeout ? "timeout" : result.status == .interrupted ? "interrupted" : "crashed"
             lines.append(
-                #"      <error type="\#(type)" message="\#(escape(result.status.label))">\#(escape(lastLines))</error>"#)
+                #"      <error type="\#(type)" message="\#(escape(result.status.label))">\#(escape(lastLines))</error>"#
+            )
         case .notRun:
             lines.append(#"      <skipped message="not run: the batch stopped first"/>"#)
         }

@@ -1,6 +1,6 @@
-import WebAPI
 import Foundation
 import Synchronization
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -45,7 +45,8 @@ public struct BatchRunner {
 
         /// A configuration; `jobs` defaults to 1.
         public init(
-            executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil, failFast: Bool = false,
+            executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil,
+            failFast: Bool = false,
             record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = []
         ) {
             self.executable = executable
@@ -168,7 +169,8 @@ public struct BatchRunner {
                             killAt: configuration.timeout.map { now + $0 + Configuration.killGrace }))
                 } catch {
                     let result = BatchResult(
-                        name: names[index], macro: macros[index], status: .failed, exitCode: nil, seconds: 0, stats: nil,
+                        name: names[index], macro: macros[index], status: .failed, exitCode: nil, seconds: 0,
+                        stats: nil,
                         stdout: "", stderr: "apimacro: \(error)\n")
                     results[index] = result
                     failed += 1
@@ -249,10 +251,13 @@ public struct BatchRunner {
     /// Writes `text` to `file` with mode 0600, whatever the umask and whatever mode it had.
     static func writeOwnerOnly(_ text: String, to file: URL) throws {
         let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))")
+        }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         guard fchmod(fd, 0o600) == 0 else {
-            throw ChildProcess.SpawnError(description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
+            throw ChildProcess.SpawnError(
+                description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
         }
         try handle.write(contentsOf: Data(text.utf8))
         try handle.close()
@@ -275,14 +280,18 @@ public struct BatchRunner {
         return folder.appendingPathComponent("\(stem).\(name).\(ext)")
     }
 
-    private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String) -> BatchResult {
+    private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String)
+        -> BatchResult
+    {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - item.started) / 1e9
         let redactor = Redactor(secrets: configuration.secrets)
         let stdout = keep(
-            String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self), in: item.files.kept?.stdout,
+            String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self),
+            in: item.files.kept?.stdout,
             redactor: redactor)
         let stderr = keep(
-            String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self), in: item.files.kept?.stderr,
+            String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self),
+            in: item.files.kept?.stderr,
             redactor: redactor)
         let stats = MacroStats.read(from: item.files.stats)
         let status: BatchResult.Status
@@ -330,7 +339,8 @@ public struct BatchRunner {
             #endif
             var action = sigaction()
             #if canImport(Glibc)
-                action.__sigaction_handler.sa_handler = { signal in batchTerminatedBy.store(signal, ordering: .relaxed) }
+                action.__sigaction_handler.sa_handler = { signal in batchTerminatedBy.store(signal, ordering: .relaxed)
+                }
             #endif
             sigemptyset(&action.sa_mask)
             var previous = sigaction()

@@ -92,7 +92,8 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
             throw APIError(
                 .auth,
                 "cannot use the credential file \(path.path): it is not valid JSON (nothing was read from it or "
-                    + "changed in it); repair it, or move it aside (it may hold tokens you want to keep) and log in again")
+                    + "changed in it); repair it, or move it aside (it may hold tokens you want to keep) and log in again"
+            )
         }
         return object
     }
@@ -132,11 +133,13 @@ enum SecureFile {
         guard fstat(fd, &info) == 0 else { throw APIError(.auth, "cannot inspect \(url.path): \(errorText())") }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw APIError(
-                .auth, "refusing to read \(url.path): it is not a regular file (a FIFO, a device or a folder); "
+                .auth,
+                "refusing to read \(url.path): it is not a regular file (a FIFO, a device or a folder); "
                     + "remove it, then log in again")
         }
         guard info.st_size <= sizeLimit else {
-            throw APIError(.auth, "refusing to read \(url.path): it is larger than 1 MiB; it is not a file apimacro wrote")
+            throw APIError(
+                .auth, "refusing to read \(url.path): it is larger than 1 MiB; it is not a file apimacro wrote")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let mode = info.st_mode & 0o777

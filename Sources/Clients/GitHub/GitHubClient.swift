@@ -31,12 +31,17 @@ public struct GitHubConfiguration: Sendable {
     }
 
     /// Reads the environment variables of SPEC §2 over these defaults.
-    public static func fromEnvironment(_ environment: [String: String], timeout: Double = 30, maxWait: Double = 60) -> GitHubConfiguration {
-        let token = [environment["APIMACRO_GITHUB_TOKEN"], environment["GITHUB_TOKEN"]].compactMap { $0 }.first { !$0.isEmpty }
+    public static func fromEnvironment(_ environment: [String: String], timeout: Double = 30, maxWait: Double = 60)
+        -> GitHubConfiguration
+    {
+        let token = [environment["APIMACRO_GITHUB_TOKEN"], environment["GITHUB_TOKEN"]].compactMap { $0 }.first {
+            !$0.isEmpty
+        }
         return GitHubConfiguration(
             baseURL: environment["APIMACRO_GITHUB_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
             token: token.map(Secret.init),
-            apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultAPIVersion,
+            apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? defaultAPIVersion,
             timeout: timeout, maxWait: maxWait,
             graphQLURL: environment["APIMACRO_GITHUB_GRAPHQL_URL"].flatMap { $0.isEmpty ? nil : $0 })
     }
@@ -63,9 +68,12 @@ public final class GitHubClient: Sendable {
     public init(configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
-        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+        api = APIClient(
+            configuration: configuration.client, transport: transport, log: log, redactor: redactor,
+            rateLimits: rateLimits)
         graphQLAPI = APIClient(
-            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor,
+            rateLimits: rateLimits)
     }
 
     /// GitHub lists link their pages with `Link` headers.

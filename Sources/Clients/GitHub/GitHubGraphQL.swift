@@ -31,7 +31,9 @@ public enum GitHubGraphQL {
     /// `text` as a JSON string literal.
     static func jsonString(_ text: String) -> [UInt8] {
         // A one-element array always serializes; its brackets are dropped.
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
+            ?? Data("[\"\"]".utf8)
         return Array(data.dropFirst().dropLast())
     }
 

@@ -49,7 +49,8 @@ public enum GitHubRouter: Sendable {
     public func firstPage(limit: Int?) -> Request {
         var request = self.request
         if !request.query.contains(where: { $0.0 == "per_page" }) {
-            request.query.append(("per_page", String(min(GitHubRouter.pageSize, max(1, limit ?? GitHubRouter.pageSize)))))
+            request.query.append(
+                ("per_page", String(min(GitHubRouter.pageSize, max(1, limit ?? GitHubRouter.pageSize)))))
         }
         return request
     }

@@ -22,7 +22,8 @@ public struct InstagramConfiguration: Sendable {
 
     public init(
         baseURL: String = InstagramConfiguration.defaultBaseURL, token: Secret? = nil, tokenSource: String? = nil,
-        clientID: String? = nil, redirectURI: String = InstagramConfiguration.defaultRedirectURI, authorizeURL: String? = nil,
+        clientID: String? = nil, redirectURI: String = InstagramConfiguration.defaultRedirectURI,
+        authorizeURL: String? = nil,
         timeout: Double = 30, maxWait: Double = 60
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -45,7 +46,8 @@ public struct InstagramConfiguration: Sendable {
         return InstagramConfiguration(
             baseURL: value("APIMACRO_INSTAGRAM_URL") ?? defaultBaseURL, token: envToken ?? storedToken,
             tokenSource: envToken != nil ? "env APIMACRO_INSTAGRAM_TOKEN" : (storedToken != nil ? "stored login" : nil),
-            clientID: value("APIMACRO_INSTAGRAM_CLIENT_ID"), redirectURI: value("APIMACRO_INSTAGRAM_REDIRECT_URI") ?? defaultRedirectURI,
+            clientID: value("APIMACRO_INSTAGRAM_CLIENT_ID"),
+            redirectURI: value("APIMACRO_INSTAGRAM_REDIRECT_URI") ?? defaultRedirectURI,
             authorizeURL: value("APIMACRO_INSTAGRAM_AUTHORIZE_URL"), timeout: timeout, maxWait: maxWait)
     }
 
@@ -53,10 +55,12 @@ public struct InstagramConfiguration: Sendable {
     public func loginFlow() throws -> OAuthImplicitFlow {
         guard let clientID else {
             throw APIError(
-                .auth, "set APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values to log in",
+                .auth,
+                "set APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values to log in",
                 api: "instagram")
         }
-        return OAuthImplicitFlow(authorizeURL: authorizeURL, clientID: clientID, redirectURI: redirectURI, name: "instagram")
+        return OAuthImplicitFlow(
+            authorizeURL: authorizeURL, clientID: clientID, redirectURI: redirectURI, name: "instagram")
     }
 
     /// The pipeline configuration: the token travels as `access_token`, as v1 requires.

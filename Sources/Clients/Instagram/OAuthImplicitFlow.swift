@@ -84,7 +84,9 @@ public struct OAuthImplicitFlow: Sendable {
         var message =
             "no \(login) login is pending (none was started, it was already used, or it is older than 15 minutes), "
             + "so this redirect cannot be trusted and nothing was stored; start the login again with apimacro login \(login)"
-        if login == "instagram" { message += " (in a macro: instagram.authorize_url(), then instagram.complete_login(url))" }
+        if login == "instagram" {
+            message += " (in a macro: instagram.authorize_url(), then instagram.complete_login(url))"
+        }
         return message
     }
 

@@ -12,9 +12,11 @@ enum ClientRegistry {
         BuiltInClient(
             name: "instagram", credentialVariables: ["APIMACRO_INSTAGRAM_TOKEN"],
             login: .oauthImplicit(flow: { try $0.instagram(storedToken: nil).loginFlow() }),
-            configKeys: ["url", "token", "client_id", "redirect_uri", "authorize_url"], install: InstagramBinding.install),
+            configKeys: ["url", "token", "client_id", "redirect_uri", "authorize_url"],
+            install: InstagramBinding.install),
         BuiltInClient(
-            name: "shortener", credentialVariables: ["APIMACRO_SHORTENER_KEY"], login: .pastedKey(label: "your Google API key"),
+            name: "shortener", credentialVariables: ["APIMACRO_SHORTENER_KEY"],
+            login: .pastedKey(label: "your Google API key"),
             configKeys: ["url", "key"], install: ShortenerBinding.install),
         // `apimacro.request`, `get` and `post`: any HTTP API, no credential of its own.
         BuiltInClient(name: "http", credentialVariables: [], login: nil, configKeys: [], install: HTTPBinding.install),

@@ -27,7 +27,9 @@ final class ParallelMethods {
         var target = callable
         var leading: [PyRef] = []
         var keywords: [(String, PyRef)] = []
-        if let partial = try? Interpreter.import("functools").attribute("partial"), (try? callable.isInstance(of: partial)) == true {
+        if let partial = try? Interpreter.import("functools").attribute("partial"),
+            (try? callable.isInstance(of: partial)) == true
+        {
             guard let function = callable.attributeIfPresent("func"), let bound = Self.partialArguments(callable) else {
                 PythonRaise.clear()
                 return nil
@@ -104,7 +106,8 @@ enum ParallelMap {
             let limit = concurrency
             let prepared = calls
             let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
-            return try PySequence.list(responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })
+            return try PySequence.list(
+                responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })
         }
     }
 

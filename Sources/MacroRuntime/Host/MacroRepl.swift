@@ -95,7 +95,9 @@ public struct MacroRepl {
             }
             return .none
         }
-        try module.addFunction("redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED.") {
+        try module.addFunction(
+            "redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED."
+        ) {
             arguments in
             let slots = try arguments.bind("redact", ["text"], required: 1)
             return try PyRef(string: host.redactor.redact(try String(pythonString: slots[0] ?? .none)))

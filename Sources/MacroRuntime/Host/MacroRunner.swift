@@ -137,13 +137,16 @@ public struct MacroRunner {
         }
         if PythonRaise.matches(type, .keyboardInterrupt) {
             if let signal {
-                writeError("apimacro: \(name) stopped by \(signal == SIGHUP ? "SIGHUP" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)")")
+                writeError(
+                    "apimacro: \(name) stopped by \(signal == SIGHUP ? "SIGHUP" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)")"
+                )
                 return 128 + signal
             }
             writeError("apimacro: \(name) interrupted")
             return ExitCode.interrupted
         }
-        let described = PythonException.describe(type: type, value: value, traceback: macroFrames(traceback, file: file))
+        let described = PythonException.describe(
+            type: type, value: value, traceback: macroFrames(traceback, file: file))
         writeError(described.traceback, newline: false)
         return ExitCode.failure
     }

@@ -35,7 +35,9 @@ final class Runtime: Sendable {
         self.settings = settings
         let verbosity = VerboseSwitch(on: settings.verbose)
         self.verbosity = verbosity
-        log = settings.verbose || settings.switchableVerbose ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()
+        log =
+            settings.verbose || settings.switchableVerbose
+            ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()
         let store = CredentialStore(home: settings.home)
         credentials = store
         var problem: APIError?
@@ -55,7 +57,8 @@ final class Runtime: Sendable {
         let pluginTokens = registry.plugins.map { $0.auth == .none ? nil : stored($0.name) }
         // A plugin's key may sit in a variable of any name: redact it in tracebacks too.
         let pluginSecrets = zip(registry.plugins, pluginTokens).compactMap { manifest, token in
-            PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret.revealed
+            PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret
+                .revealed
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
         var builtInTokens: [String: Secret] = [:]
@@ -88,13 +91,17 @@ final class Runtime: Sendable {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {
             do {
-                cache = try HTTPCache(directory: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
+                cache = try HTTPCache(
+                    directory: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
             } catch {
-                warn("apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it")
+                warn(
+                    "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it"
+                )
             }
         }
         let recorder = settings.record.map { HARRecorder(file: $0, version: ApimacroModule.version) }
-        return ExchangeStore(network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, warn: warn)
+        return ExchangeStore(
+            network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, warn: warn)
     }
 
     /// Writes the `--record` file, if any (the runner calls it however the macro ended).

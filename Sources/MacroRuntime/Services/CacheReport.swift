@@ -34,9 +34,12 @@ public struct CacheReport: Sendable {
         func when(_ time: Double?) -> String {
             guard let time else { return "-" }
             let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+            formatter.formatOptions = [
+                .withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime,
+            ]
             formatter.timeZone = .current
-            return "\(formatter.string(from: Date(timeIntervalSince1970: time))) (\(CacheStage.describeAge(now - time)) ago)"
+            return
+                "\(formatter.string(from: Date(timeIntervalSince1970: time))) (\(CacheStage.describeAge(now - time)) ago)"
         }
         return [
             "path     \(cache.file.path)",

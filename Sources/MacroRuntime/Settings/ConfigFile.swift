@@ -37,7 +37,8 @@ public struct ConfigFile: Sendable {
     /// Any other table must be named after a plugin found in the plugin folders.
     static let knownKeys = ["format", "max_wait", "request_timeout", "plugins"]
     static var knownTables: [String: [String]] {
-        Dictionary(uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
+        Dictionary(
+            uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
     }
 
     /// The file's settings as environment variables; empty when there is no file.
@@ -83,7 +84,9 @@ public struct ConfigFile: Sendable {
     public func checkKeys(_ entries: [Entry], pluginFolders: [URL]) throws {
         let plugins = Self.pluginNames(in: pluginFolders)
         for entry in entries {
-            let parts = entry.key.split(separator: ".", maxSplits: 1).map { $0.lowercased().replacingOccurrences(of: "-", with: "_") }
+            let parts = entry.key.split(separator: ".", maxSplits: 1).map {
+                $0.lowercased().replacingOccurrences(of: "-", with: "_")
+            }
             if parts.count == 1 {
                 guard Self.knownKeys.contains(parts[0]) else {
                     let tables = Self.knownTables.keys.sorted() + plugins
@@ -116,7 +119,8 @@ public struct ConfigFile: Sendable {
         let fileManager = FileManager.default
         let names = folders.flatMap { folder in
             ((try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-                fileManager.fileExists(atPath: folder.appendingPathComponent($0).appendingPathComponent("plugin.toml").path)
+                fileManager.fileExists(
+                    atPath: folder.appendingPathComponent($0).appendingPathComponent("plugin.toml").path)
             }
         }
         return Array(Set(names)).sorted()

@@ -65,7 +65,9 @@ public struct Settings: Sendable {
         if let format {
             self.format = try SettingCheck.format(format, source: "--format")
         } else {
-            self.format = try check.value("APIMACRO_FORMAT").map { try SettingCheck.format($0.value, source: $0.source) }
+            self.format = try check.value("APIMACRO_FORMAT").map {
+                try SettingCheck.format($0.value, source: $0.source)
+            }
         }
         self.home = Settings.home(environment: environment)
         self.verbose = verbose
@@ -77,13 +79,15 @@ public struct Settings: Sendable {
         }
         self.maxWait = try check.seconds("APIMACRO_MAX_WAIT", zeroAllowed: true) ?? 60
         try check.clientVariables()
-        self.github = GitHubConfiguration.fromEnvironment(environment, timeout: self.requestTimeout, maxWait: self.maxWait)
+        self.github = GitHubConfiguration.fromEnvironment(
+            environment, timeout: self.requestTimeout, maxWait: self.maxWait)
         self.record = record
         self.replay = replay
         self.offline = offline
         self.useCache = useCache
         self.cacheDirectory = Settings.cacheDirectory(environment: environment)
-        self.pluginFolders = PluginRegistry.folders(environment: environment, home: home, executable: PythonPackage.executable)
+        self.pluginFolders = PluginRegistry.folders(
+            environment: environment, home: home, executable: PythonPackage.executable)
     }
 
     /// The settings of a command: `flags` over the process environment over
@@ -103,7 +107,8 @@ public struct Settings: Sendable {
             origins[entry.variable] = "\(file.path.path): \(entry.key)"
         }
         let settings = try Settings(
-            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record, replay: replay,
+            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record,
+            replay: replay,
             offline: offline, useCache: useCache, environment: environment, origins: origins)
         try file.checkKeys(entries, pluginFolders: settings.pluginFolders)
         return settings
@@ -133,7 +138,8 @@ public struct Settings: Sendable {
         if let base = environment[variable], !base.isEmpty {
             return URL(fileURLWithPath: base).appendingPathComponent("apimacro")
         }
-        let user = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        let user =
+            environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
         return user.appendingPathComponent(fallback).appendingPathComponent("apimacro")
     }
 

@@ -39,7 +39,8 @@ public struct PluginManifest: Sendable {
     public var macrosFolder: URL? {
         let folder = self.folder.appendingPathComponent("macros")
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue ? folder : nil
+        return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? folder : nil
     }
 
     /// The endpoint called `name`.

@@ -29,7 +29,8 @@ public enum CachePolicy {
 
         public static func == (lhs: Stored, rhs: Stored) -> Bool {
             lhs.status == rhs.status && lhs.storedAt == rhs.storedAt && lhs.initialAge == rhs.initialAge
-                && lhs.headers.fields.map { "\($0.name): \($0.value)" } == rhs.headers.fields.map { "\($0.name): \($0.value)" }
+                && lhs.headers.fields.map { "\($0.name): \($0.value)" }
+                    == rhs.headers.fields.map { "\($0.name): \($0.value)" }
         }
     }
 
@@ -59,7 +60,9 @@ public enum CachePolicy {
         public init(_ headers: Headers) {
             let parsed = CachePolicy.directives(headers)
             maxAge = parsed["max-age"].map { CachePolicy.deltaSeconds($0) ?? 0 }
-            if let value = parsed["max-stale"] { maxStale = value.isEmpty ? .infinity : CachePolicy.deltaSeconds(value) ?? 0 }
+            if let value = parsed["max-stale"] {
+                maxStale = value.isEmpty ? .infinity : CachePolicy.deltaSeconds(value) ?? 0
+            }
             minFresh = parsed["min-fresh"].map { CachePolicy.deltaSeconds($0) ?? .infinity }
             noStore = parsed["no-store"] != nil
             onlyIfCached = parsed["only-if-cached"] != nil
@@ -78,7 +81,9 @@ public enum CachePolicy {
     /// 206, whose ranges it does not combine, nor 304); no `no-store` on either side; not
     /// `Vary: *`; and explicit freshness (`max-age`, `Expires`), or `public`/`private`, or a
     /// heuristically cacheable status.
-    public static func isStorable(method: String, requestHeaders: Headers, status: Int, responseHeaders: Headers) -> Bool {
+    public static func isStorable(method: String, requestHeaders: Headers, status: Int, responseHeaders: Headers)
+        -> Bool
+    {
         guard method == "GET", (200...599).contains(status), status != 206, status != 304 else { return false }
         let response = directives(responseHeaders)
         if RequestDirectives(requestHeaders).noStore || response["no-store"] != nil { return false }
@@ -185,7 +190,9 @@ public enum CachePolicy {
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie"]
+        let bodyFields: Set<String> = [
+            "content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie",
+        ]
         let fresh = notModified.fields.filter { !bodyFields.contains($0.name.lowercased()) }
         let replaced = Set(fresh.map { $0.name.lowercased() })
         let kept = stored.fields.filter { !replaced.contains($0.name.lowercased()) }
@@ -204,7 +211,8 @@ public enum CachePolicy {
         var urls = [target]
         guard let origin = Origin(url: target), let base = URL(string: target) else { return urls }
         for name in ["Location", "Content-Location"] {
-            guard let value = responseHeaders[name], let resolved = URL(string: value, relativeTo: base)?.absoluteString,
+            guard let value = responseHeaders[name],
+                let resolved = URL(string: value, relativeTo: base)?.absoluteString,
                 Origin(url: resolved) == origin, !urls.contains(resolved)
             else { continue }
             urls.append(resolved)

@@ -99,7 +99,9 @@ public struct CacheSecret: Sendable {
         }
         var bytes = [UInt8](repeating: 0, count: 33)
         let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count == 32 else { throw problem(file, "it is not a cache key (32 bytes); remove it and the cache starts afresh") }
+        guard count == 32 else {
+            throw problem(file, "it is not a cache key (32 bytes); remove it and the cache starts afresh")
+        }
         return Array(bytes.prefix(32))
     }
 

@@ -112,6 +112,7 @@ public enum HTTPDate {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         let weekday = ((days % 7) + 7 + 3) % 7  // 1970-01-01 was a Thursday (index 3 from Monday)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(Self.days[weekday]), \(two(day)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60)) GMT"
+        return
+            "\(Self.days[weekday]), \(two(day)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60)) GMT"
     }
 }

@@ -130,7 +130,8 @@ extension HAR {
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(
+            in: CharacterSet(charactersIn: "."))
     }
 
     /// The body of a response or request: `text`, base64-decoded when marked so.

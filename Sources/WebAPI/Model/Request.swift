@@ -116,7 +116,8 @@ extension Request.Body {
 /// `application/x-www-form-urlencoded` and URL query encoding.
 public enum FormEncoding {
     /// Characters left as they are in a query component (RFC 3986 unreserved).
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Percent-encodes one query or form component.
     public static func escape(_ text: String) -> String {

@@ -74,7 +74,8 @@ public final class APIClient: Sendable {
         } catch let error as APIError {
             throw redacted(error)
         } catch is CancellationError {
-            throw APIError(.cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
+            throw APIError(
+                .cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
         }
     }
 
@@ -98,7 +99,8 @@ public final class APIClient: Sendable {
         if let previous = request.linkedFrom, SchemeRule.scheme(of: request.target) != nil {
             // A next-page URL the server chose: http(s) only, never from https down to plain http
             // on a host other than loopback.
-            try SchemeRule.check(request.target, from: previous, what: "next page link", method: request.method, redactor: redactor)
+            try SchemeRule.check(
+                request.target, from: previous, what: "next page link", method: request.method, redactor: redactor)
         }
         var url = try absoluteURL(request.target)
         if !request.query.isEmpty {
@@ -112,7 +114,8 @@ public final class APIClient: Sendable {
         if let auth = request.basicAuth {
             guard let origin = Origin(url: url), origin.isSecureForCredentials else {
                 throw APIError(
-                    .auth, "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
+                    .auth,
+                    "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
                     url: redactor.redactURL(url), api: configuration.name)
             }
             // The password and its base64 may come back in a body (an echo): this client's
@@ -120,7 +123,9 @@ public final class APIClient: Sendable {
             credentialSlot.remember(BasicAuthorization.wireForms(user: auth.user, password: auth.password.revealed))
             headers.set("Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
-        return Exchange(method: request.method, url: url, headers: headers, body: body, timeout: request.timeout ?? configuration.timeout)
+        return Exchange(
+            method: request.method, url: url, headers: headers, body: body,
+            timeout: request.timeout ?? configuration.timeout)
     }
 
     /// `target` if it is an absolute http(s) URL, else the base URL joined with it.
@@ -128,12 +133,15 @@ public final class APIClient: Sendable {
         let lower = target.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             guard Origin(url: target) != nil else {
-                throw APIError(.invalidRequest, "not a valid URL: \(redactor.redactURL(target))", api: configuration.name)
+                throw APIError(
+                    .invalidRequest, "not a valid URL: \(redactor.redactURL(target))", api: configuration.name)
             }
             return target
         }
         if target.contains("://") {
-            throw APIError(.invalidRequest, "only http and https URLs are supported, not \(redactor.redactURL(target))", api: configuration.name)
+            throw APIError(
+                .invalidRequest, "only http and https URLs are supported, not \(redactor.redactURL(target))",
+                api: configuration.name)
         }
         guard !configuration.baseURL.isEmpty else {
             throw APIError(.invalidRequest, "\(target) is not an absolute http(s) URL", api: configuration.name)

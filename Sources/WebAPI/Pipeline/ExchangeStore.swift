@@ -52,7 +52,8 @@ public final class ExchangeStore: Transport {
         if let replay {
             stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
         } else if let cache {
-            stages.append(CacheStage(cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn))
+            stages.append(
+                CacheStage(cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn))
         }
         return stages
     }

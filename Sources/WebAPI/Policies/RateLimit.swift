@@ -52,7 +52,9 @@ public struct RateLimitPolicy: Sendable {
         guard RateLimitPolicy.isRateLimit(response) else { return .proceed }
         let resetAt = response.headers["x-ratelimit-reset"].flatMap { Int($0) }
         var wait: Double?
-        if let retryAfter = response.headers["retry-after"].flatMap({ RateLimitPolicy.seconds(retryAfter: $0, now: now) }) {
+        if let retryAfter = response.headers["retry-after"].flatMap({
+            RateLimitPolicy.seconds(retryAfter: $0, now: now)
+        }) {
             wait = retryAfter
         } else if let resetAt {
             // The reset time is in whole seconds; one more second avoids arriving just before it.

@@ -21,7 +21,8 @@ public struct RedirectStage: Stage {
             else { return response }
             // Only http(s), and from https down to http only towards loopback: `http+unix://…`
             // would reach a local socket (the POST body included), `file://` a file.
-            try SchemeRule.check(target, from: current.url, what: "redirect", method: current.method, redactor: Redactor(secrets: []))
+            try SchemeRule.check(
+                target, from: current.url, what: "redirect", method: current.method, redactor: Redactor(secrets: []))
             if Origin(url: target) != Origin(url: current.url) {
                 current.headers.remove("Authorization")
                 current.headers.remove("Cookie")

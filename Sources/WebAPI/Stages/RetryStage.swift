@@ -26,13 +26,19 @@ public struct RetryStage: Stage {
         while true {
             do {
                 let response = try await next(exchange)
-                guard exchange.isIdempotent, RetryPolicy.retryableStatuses.contains(response.status) else { return response }
+                guard exchange.isIdempotent, RetryPolicy.retryableStatuses.contains(response.status) else {
+                    return response
+                }
                 attempt += 1
-                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { return response }
+                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else {
+                    return response
+                }
                 try await sleep(delay)
             } catch let error as APIError where error.kind == .network && error.isRetryable && exchange.isIdempotent {
                 attempt += 1
-                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { throw error }
+                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else {
+                    throw error
+                }
                 try await sleep(delay)
             }
         }

@@ -44,14 +44,17 @@ public final class HTTPTransport: Transport {
         // `https+unix://` (a local socket); nothing but http(s) ever reaches it.
         guard let scheme = SchemeRule.scheme(of: exchange.url), SchemeRule.allowedSchemes.contains(scheme) else {
             throw APIError(
-                .network, "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
+                .network,
+                "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
                 url: exchange.url)
         }
         var request = HTTPClientRequest(url: exchange.url)
         request.method = HTTPMethod(rawValue: exchange.method)
         for (name, value) in exchange.headers { request.headers.add(name: name, value: value) }
         if request.headers["User-Agent"].isEmpty { request.headers.add(name: "User-Agent", value: userAgent) }
-        if request.headers["Accept-Encoding"].isEmpty { request.headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
+        if request.headers["Accept-Encoding"].isEmpty {
+            request.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
         if !exchange.body.isEmpty || ["POST", "PUT", "PATCH"].contains(exchange.method) {
             request.body = .bytes(ByteBuffer(bytes: exchange.body))
         }
@@ -67,7 +70,8 @@ public final class HTTPTransport: Transport {
                 let response = try await client.execute(prepared, deadline: deadline)
                 let body = try await response.body.collect(upTo: limit)
                 let headers = Headers(response.headers.map { ($0.name, $0.value) })
-                return Response(status: Int(response.status.code), headers: headers, body: Array(buffer: body), url: exchange.url)
+                return Response(
+                    status: Int(response.status.code), headers: headers, body: Array(buffer: body), url: exchange.url)
             }
             guard let answer else { throw HTTPTransport.timeout(exchange) }
             return answer
@@ -78,7 +82,9 @@ public final class HTTPTransport: Transport {
 
     /// The result of `work`, or nil when `seconds` pass first (then `work` is cancelled
     /// and awaited: it must end promptly on cancellation, as AsyncHTTPClient's requests do).
-    static func within<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T? {
+    static func within<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async throws -> T) async throws
+        -> T?
+    {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await work() }
             group.addTask {
@@ -133,7 +139,8 @@ public final class HTTPTransport: Transport {
 
     static func timeout(_ exchange: Exchange) -> APIError {
         APIError(
-            .timeout, "\(exchange.method) \(exchange.url): no complete response within \(formatSeconds(exchange.timeout)) s",
+            .timeout,
+            "\(exchange.method) \(exchange.url): no complete response within \(formatSeconds(exchange.timeout)) s",
             url: exchange.url)
     }
 
