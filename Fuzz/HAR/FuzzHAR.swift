@@ -2,8 +2,10 @@ import Foundation
 import FuzzSupport
 import WebAPI
 
-/// libFuzzer entry: any bytes as a `--replay` HAR file (ours, or a browser's export). Reading it
-/// must give a HAR or an `APIError`; replaying each recorded request must answer it without a crash.
+/// libFuzzer entry: any bytes as a `--replay` HAR file (ours, or a browser's export).
+///
+/// Reading it must give a HAR or an `APIError`; replaying each recorded request must answer it
+/// without a crash.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }

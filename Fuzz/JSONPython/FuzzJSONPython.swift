@@ -3,9 +3,10 @@ import PythonBridge
 
 /// libFuzzer entry: any bytes as a JSON response body, decoded the way macros get them
 /// (the native `JSONToPython` fast path, checked against CPython's `json.loads`, the reference),
-/// then converted to Swift values and back. Must not crash, leak
-/// or hang on any input (deep nesting, huge numbers, bad UTF-8, NaN), and the round trip
-/// must give an equal document.
+/// then converted to Swift values and back.
+///
+/// Must not crash, leak or hang on any input (deep nesting, huge numbers, bad UTF-8, NaN), and
+/// the round trip must give an equal document.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }

@@ -1,8 +1,10 @@
 import FuzzSupport
 import WebAPI
 
-/// libFuzzer entry: any bytes as a `Link` header. The parser must not crash or hang, every URL
-/// it returns must come from the header, and the pagination request built from it must be sound.
+/// libFuzzer entry: any bytes as a `Link` header.
+///
+/// The parser must not crash or hang, every URL it returns must come from the header, and the
+/// pagination request built from it must be sound.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }

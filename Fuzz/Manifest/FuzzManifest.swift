@@ -3,9 +3,11 @@ import FuzzSupport
 
 @testable import PluginHost
 
-/// libFuzzer entry: any bytes as a `plugin.toml`. Reading must give a manifest or one
-/// `PluginError` naming the file (never a crash, a hang, or an error of another kind), and a
-/// manifest that reads must build a client whose endpoints can be described.
+/// libFuzzer entry: any bytes as a `plugin.toml`.
+///
+/// Reading must give a manifest or one `PluginError` naming the file (never a crash, a hang,
+/// or an error of another kind), and a manifest that reads must build a client whose
+/// endpoints can be described.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }

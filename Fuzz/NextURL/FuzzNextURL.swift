@@ -1,8 +1,10 @@
 import FuzzSupport
 import WebAPI
 
-/// libFuzzer entry: any bytes as an Instagram-style JSON body. Reading `pagination.next_url`
-/// (and the `data` payload path) must not crash or hang, whatever the body.
+/// libFuzzer entry: any bytes as an Instagram-style JSON body.
+///
+/// Reading `pagination.next_url` (and the `data` payload path) must not crash or hang,
+/// whatever the body.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }

@@ -22,6 +22,7 @@ public final class NativeClass<State: AnyObject> {
     }
 
     /// Adds a method; `body` receives the instance's state and the arguments after `self`.
+    ///
     /// Returns the underlying function (what `instance.method.__func__` is).
     @discardableResult
     public func method(

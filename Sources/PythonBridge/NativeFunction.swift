@@ -88,8 +88,10 @@ private final class FunctionBox {
 }
 
 /// The one entry point from Python into every native function: the boundary
-/// wrapper. It finds the closure, runs it, and turns any thrown error into a
-/// Python exception (never a crash).
+/// wrapper.
+///
+/// It finds the closure, runs it, and turns any thrown error into a Python
+/// exception (never a crash).
 private let trampoline: @convention(c) (PyPointer?, PyPointer?, PyPointer?) -> PyPointer? = { capsule, args, kwargs in
     guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {
         return nil

@@ -21,6 +21,7 @@ struct Apimacro: AsyncParsableCommand {
     )
 
     /// Parses, runs, and turns every error into one message and an exit code.
+    ///
     /// `run` stays on the main thread (Python delivers Ctrl-C and deadlines
     /// there); commands that wait on the network run as async commands.
     static func main() async {

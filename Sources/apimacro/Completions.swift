@@ -3,7 +3,9 @@ import MacroRuntime
 
 /// Shell completion of names (`apimacro --generate-completion-script bash|zsh|fish`):
 /// the generated script calls back into the binary, which answers from the macro path
-/// and the plugin folders. A broken configuration completes nothing rather than fail.
+/// and the plugin folders.
+///
+/// A broken configuration completes nothing rather than fail.
 enum Completions {
     /// Macro names on the macro path, and `.py` files and folders under what was typed (`run`).
     @Sendable static func macroNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {

@@ -59,6 +59,7 @@ struct MacroOptions: ParsableArguments {
     /// Splits what follows the macro's name into apimacro's run options and the macro's
     /// arguments: a run option is apimacro's unless the macro's `main()` takes an option of
     /// that spelling (`macroFlags`); `--` and everything after it are the macro's.
+    ///
     /// Whether any argument before a `--` is spelled like one of apimacro's run options.
     static func mentionsRunOption(_ arguments: [String]) -> Bool {
         for argument in arguments {

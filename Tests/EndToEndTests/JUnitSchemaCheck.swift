@@ -7,10 +7,11 @@ import Foundation
 /// A structural check equivalent to validating against `junit-10.xsd`, the schema
 /// of Jenkins' xUnit plugin (MIT licence, © 2014 Gregory Boissinot;
 /// github.com/jenkinsci/xunit-plugin, src/main/resources/org/jenkinsci/plugins/xunit/types/model/xsd/junit-10.xsd),
-/// which pytest's xunit2 output follows. Each rule below restates one element of
-/// that schema: its required and allowed attributes, the elements it may hold,
-/// and whether it may hold text. The `time` attributes of `testsuites` and
-/// `testsuite` must match the schema's `SUREFIRE_TIME` pattern.
+/// which pytest's xunit2 output follows.
+///
+/// Each rule below restates one element of that schema: its required and allowed attributes, the elements it may
+/// hold, and whether it may hold text. The `time` attributes of `testsuites` and `testsuite` must match the
+/// schema's `SUREFIRE_TIME` pattern.
 final class JUnitSchemaCheck: NSObject, XMLParserDelegate {
     struct Rule {
         var required: Set<String> = []

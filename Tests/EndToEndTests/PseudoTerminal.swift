@@ -9,8 +9,9 @@ import TestSupport
 /// The `apimacro` binary on a real pseudo-terminal, as a user at a terminal
 /// runs it: the child is a session leader whose controlling terminal is the
 /// pty, so typed Ctrl-C reaches it as SIGINT through the line discipline and
-/// readline edits lines. The test types into the master side and reads
-/// everything the child draws.
+/// readline edits lines.
+///
+/// The test types into the master side and reads everything the child draws.
 final class PseudoTerminal: Sendable {
     /// Why the terminal could not be set up.
     struct Failure: Error, CustomStringConvertible {

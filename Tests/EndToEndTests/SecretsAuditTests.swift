@@ -6,7 +6,9 @@ import Testing
 /// and the informational commands run with recognisable fake secrets in every credential slot;
 /// nothing they print or leave behind — stdout, stderr, `-v` lines, HAR recordings, the HTTP
 /// cache database, the JUnit report, per-macro output files, tracebacks, REPL history — may
-/// hold one. The stores that must hold them are owner-only.
+/// hold one.
+///
+/// The stores that must hold them are owner-only.
 @Suite("secrets audit", .serialized)
 struct SecretsAuditTests {
     /// Secrets the loopback server accepts (so success paths run) or refuses (so error paths run).

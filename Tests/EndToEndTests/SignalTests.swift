@@ -13,6 +13,7 @@ struct SignalTests {
     }
 
     /// Runs `executable arguments` in `space` through `Binary.run`; `whileRunning` gets the pid.
+    ///
     /// The status is 128 + n for a signal n, as a shell reports it.
     static func run(
         _ executable: String, _ arguments: [String], in space: Workspace, environment: [String: String] = [:],

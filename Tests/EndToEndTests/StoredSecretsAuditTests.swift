@@ -4,7 +4,9 @@ import Testing
 
 /// The secrets audit extended to stored logins, `--output-dir` files and the JUnit report, and
 /// the REPL history after a login (issue 18, items 9 and 12): a key saved by `apimacro login` is
-/// a secret like one from the environment. A negative control proves the scan sees a planted secret.
+/// a secret like one from the environment.
+///
+/// A negative control proves the scan sees a planted secret.
 @Suite("secrets audit: stored logins, --output-dir, JUnit, REPL history", .serialized)
 struct StoredSecretsAuditTests {
     static let shortenerKey = "stored-shortener-key-42"

@@ -1,10 +1,12 @@
 import PythonBridge
 import Testing
 
-/// Reference audits. Each loop runs from Python code compiled under its own
-/// file name, and `tracemalloc` counts only the allocations made while that
-/// code (and the native calls it makes) runs, so other tests running at the
-/// same time cannot disturb the figures.
+/// Reference audits.
+///
+/// Each loop runs from Python code compiled under its own file name, and
+/// `tracemalloc` counts only the allocations made while that code (and the
+/// native calls it makes) runs, so other tests running at the same time cannot
+/// disturb the figures.
 ///
 /// Tracing is started once and never stopped in this process. Python 3.11's
 /// `tracemalloc.stop()` races with a thread that entered the raw-allocator

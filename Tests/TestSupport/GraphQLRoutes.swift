@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// `POST /graphql` (api.github.com's layout) and `POST /api/graphql` (GitHub Enterprise Server's),
-/// answered from recorded GitHub GraphQL responses (`GraphQLFixtures`). No GraphQL engine: the
-/// query is matched by its root field and connection, and the answer has the recorded shape
-/// whatever fields were selected.
+/// answered from recorded GitHub GraphQL responses (`GraphQLFixtures`).
+///
+/// No GraphQL engine: the query is matched by its root field and connection, and the answer has
+/// the recorded shape whatever fields were selected.
 ///
 /// - `repository(owner, name) { issues(first, after) }` for `octokit-fixture-org/paginate-issues`:
 ///   octokit's 13 recorded open issues, `first` per page, opaque `Y3Vyc29yOnYy…` cursors.

@@ -98,8 +98,10 @@ struct InstagramRoutes: RouteHandler {
 
     // MARK: media
 
-    /// A page of the user's media. `max_id` is the id of the last media of the previous page (as
-    /// the recording's own next link used it): the page starts right after that media.
+    /// A page of the user's media.
+    ///
+    /// `max_id` is the id of the last media of the previous page (as the recording's own next
+    /// link used it): the page starts right after that media.
     private func recentMedia(_ id: String, request: RouteRequest) throws -> Response {
         guard let account = try InstagramAccount.named(id) else { return InstagramEnvelope.unknownUser }
         let media = account.media

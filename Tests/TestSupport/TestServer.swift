@@ -78,7 +78,9 @@ public final class TestServer: Sendable {
             .get()
     }
 
-    /// Closes both listeners and every open connection. Calling it again does nothing.
+    /// Closes both listeners and every open connection.
+    ///
+    /// Calling it again does nothing.
     public func shutdown() async throws {
         let alreadyStopped = stopped.withLock { stopped in
             defer { stopped = true }

@@ -4,8 +4,9 @@ import Testing
 import WebAPI
 
 /// RFC 9111 against the loopback server (`/conformance/{name}` answers as each test asks),
-/// one test per rule, named after the section it checks. `CachePolicyTests` checks the same
-/// rules without I/O.
+/// one test per rule, named after the section it checks.
+///
+/// `CachePolicyTests` checks the same rules without I/O.
 @Suite("the HTTP cache follows RFC 9111 as a private cache")
 struct CacheConformanceTests {
     /// `GET /conformance/name` with these response header lines (and other parameters).

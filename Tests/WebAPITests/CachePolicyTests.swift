@@ -3,7 +3,9 @@ import Testing
 import WebAPI
 
 /// The cache's rules as a pure state machine (RFC 9111), without I/O: each test is named after
-/// the section it checks. `CacheConformanceTests` checks the same rules against the loopback server.
+/// the section it checks.
+///
+/// `CacheConformanceTests` checks the same rules against the loopback server.
 @Suite("cache freshness and revalidation, without I/O (RFC 9111)")
 struct CachePolicyTests {
     func headers(_ fields: (String, String)...) -> Headers { Headers(fields) }

@@ -3,8 +3,10 @@ import Foundation
 /// `apimacro batch --file jobs.txt`: one job per line, words quoted as in a
 /// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts
 /// a comment, blank lines are skipped; a first word `name=NAME` names the job
-/// (to tell two jobs of one macro apart in the summary). Every line is checked
-/// before anything runs: a bad one is a `BatchError` naming the file and line.
+/// (to tell two jobs of one macro apart in the summary).
+///
+/// Every line is checked before anything runs: a bad one is a `BatchError`
+/// naming the file and line.
 public struct BatchJobsFile {
     /// How the file is named in messages (its path, or `<stdin>`).
     public let label: String
@@ -28,8 +30,10 @@ public struct BatchJobsFile {
         }
     }
 
-    /// The jobs, in order. Names come from `name=` or the macro's file name; `taken`
-    /// holds the names already used by jobs given on the command line.
+    /// The jobs, in order.
+    ///
+    /// Names come from `name=` or the macro's file name; `taken` holds the names
+    /// already used by jobs given on the command line.
     public func jobs(after taken: [BatchJob] = []) throws -> [BatchJob] {
         var parsed: [(line: Int, name: String?, words: [String])] = []
         for (offset, line) in text.split(
@@ -88,7 +92,7 @@ public struct BatchJobsFile {
         return jobs
     }
 
-    /// `base`, else `base-2`, `base-3`, ... : the first not in `used` (which it joins).
+    /// `base`, else `base-2`, `base-3`, … : the first not in `used` (which it joins).
     static func freeName(_ base: String, used: inout [String: String], origin: String) -> String {
         var name = base
         var count = 1

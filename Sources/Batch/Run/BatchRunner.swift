@@ -14,8 +14,10 @@ private let batchTerminatedBy = Atomic<Int32>(0)
 
 /// Runs many macros, each in its own process of the apimacro binary
 /// (`apimacro run`), up to `jobs` at once: a crash, `os._exit` or a hung macro
-/// affects nothing else. Single-threaded: one loop starts children, polls them
-/// every few milliseconds, kills the ones past their time and reports.
+/// affects nothing else.
+///
+/// Single-threaded: one loop starts children, polls them every few
+/// milliseconds, kills the ones past their time and reports.
 public struct BatchRunner {
     /// What a batch needs besides the list of macros.
     public struct Configuration: Sendable {
@@ -27,7 +29,9 @@ public struct BatchRunner {
         /// How many macros run at once (at least 1).
         public var jobs: Int
         /// `--timeout` per macro; a child still alive `killGrace` seconds after
-        /// it is killed with SIGKILL. Nil: no limit.
+        /// it is killed with SIGKILL.
+        ///
+        /// Nil: no limit.
         public var timeout: Double?
         /// Stop starting macros after the first one that does not succeed, and interrupt the running ones.
         public var failFast: Bool
@@ -109,12 +113,14 @@ public struct BatchRunner {
     }
 
     /// Runs `macros` (with no arguments) and returns one result per macro, in the order given.
+    ///
     /// `events` is called on this thread as macros end, and for progress.
     public func run(_ macros: [String], events: (Event) -> Void) throws -> [BatchResult] {
         try run(jobs: BatchJob.jobs(for: macros), events: events)
     }
 
     /// Runs `jobs` and returns one result per job, in the order given.
+    ///
     /// `events` is called on this thread as jobs end, and for progress.
     public func run(jobs: [BatchJob], events: (Event) -> Void) throws -> [BatchResult] {
         let names = jobs.map(\.name)
@@ -325,9 +331,10 @@ public struct BatchRunner {
     }
 
     /// SIGTERM and SIGHUP stop the batch as Ctrl-C does (children interrupted, then killed after
-    /// `killGrace`; the temporary folder removed; the summary printed). Only signals with the default
-    /// disposition are caught: one ignored when apimacro started (`nohup`) stays ignored.
-    /// Returns the old actions to put back.
+    /// `killGrace`; the temporary folder removed; the summary printed).
+    ///
+    /// Only signals with the default disposition are caught: one ignored when apimacro started
+    /// (`nohup`) stays ignored. Returns the old actions to put back.
     private static func catchTermination() -> [(Int32, sigaction)] {
         batchTerminatedBy.store(0, ordering: .relaxed)
         var saved: [(Int32, sigaction)] = []

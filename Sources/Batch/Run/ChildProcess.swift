@@ -25,6 +25,7 @@ struct ChildProcess {
     let pid: pid_t
 
     /// Starts `executable` with `arguments` (argv[1...]) and `environment`.
+    ///
     /// SIGINT, SIGTERM, SIGALRM and SIGPIPE start with their default disposition
     /// and no signal is blocked, whatever the parent inherited.
     static func spawn(

@@ -6,9 +6,13 @@ public struct GitHubConfiguration: Sendable {
     public var token: Secret?
     /// `X-GitHub-Api-Version`: `APIMACRO_GITHUB_API_VERSION`, default 2022-11-28.
     public var apiVersion: String
-    /// Per-request timeout, seconds. Default 30.
+    /// Per-request timeout, seconds.
+    ///
+    /// Default 30.
     public var timeout: Double
-    /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds. Default 60.
+    /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds.
+    ///
+    /// Default 60.
     public var maxWait: Double
     /// `APIMACRO_GITHUB_GRAPHQL_URL`: the GraphQL endpoint, when it is not where
     /// `baseURL` implies (see `graphQLEndpoint`); nil to derive it.

@@ -67,8 +67,10 @@ extension GitHubConfiguration {
 }
 
 extension GitHubClient {
-    /// Sends `query` with `variablesJSON` (a JSON object) to the GraphQL endpoint. HTTP
-    /// failures throw `APIError`; an answer holding `errors` throws `GraphQLError`.
+    /// Sends `query` with `variablesJSON` (a JSON object) to the GraphQL endpoint.
+    ///
+    /// HTTP failures throw `APIError`; an answer holding `errors` throws
+    /// `GraphQLError`.
     public func graphQL(_ query: String, variablesJSON: [UInt8]? = nil) async throws -> Response {
         let response = try await graphQLAPI.send(
             GitHubGraphQL.request(endpoint: configuration.graphQLEndpoint, query: query, variablesJSON: variablesJSON))

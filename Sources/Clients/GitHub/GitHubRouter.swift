@@ -17,8 +17,10 @@ public enum GitHubRouter: Sendable {
     /// The items a page asks for (GitHub's maximum).
     public static let pageSize = 100
 
-    /// The request for this endpoint. Logins are escaped as one path segment,
-    /// so `../x` cannot reach another endpoint.
+    /// The request for this endpoint.
+    ///
+    /// Logins are escaped as one path segment, so `../x` cannot reach another
+    /// endpoint.
     public var request: Request {
         switch self {
         case .user(let login):

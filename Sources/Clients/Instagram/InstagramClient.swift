@@ -10,7 +10,9 @@ public struct InstagramConfiguration: Sendable {
     public var tokenSource: String?
     /// `APIMACRO_INSTAGRAM_CLIENT_ID`: the registered app's client id (needed to log in).
     public var clientID: String?
-    /// `APIMACRO_INSTAGRAM_REDIRECT_URI`: the registered redirect URI. Default `http://127.0.0.1:8765/callback`.
+    /// `APIMACRO_INSTAGRAM_REDIRECT_URI`: the registered redirect URI.
+    ///
+    /// Default `http://127.0.0.1:8765/callback`.
     public var redirectURI: String
     /// `APIMACRO_INSTAGRAM_AUTHORIZE_URL`; default: the base URL without `/v1`, plus `/oauth/authorize/`.
     public var authorizeURL: String

@@ -1,9 +1,11 @@
 import Foundation
 import PluginHost
 
-/// The built-in clients. Adding one is its router and client (in `Sources/Clients`),
-/// its binding (in `Bindings/`) and one entry here: the module, `login`, `auth status`,
-/// `config.toml`, the REPL and the plugins' reserved names all read this list.
+/// The built-in clients.
+///
+/// Adding one is its router and client (in `Sources/Clients`), its binding (in
+/// `Bindings/`) and one entry here: the module, `login`, `auth status`, `config.toml`,
+/// the REPL and the plugins' reserved names all read this list.
 enum ClientRegistry {
     static let all: [BuiltInClient] = [
         BuiltInClient(

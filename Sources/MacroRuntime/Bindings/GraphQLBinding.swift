@@ -4,8 +4,10 @@ import PythonBridge
 
 /// `github.graphql(query, **variables)` and `github.graphql_paginate(query, path,
 /// limit=None, **variables)`: GitHub's GraphQL API as two more methods of the
-/// `github` object. Answers are checked and walked by the small Python helpers
-/// below (they see the decoded dicts directly); pages go through `PageState`.
+/// `github` object.
+///
+/// Answers are checked and walked by the small Python helpers below (they see the
+/// decoded dicts directly); pages go through `PageState`.
 enum GraphQLBinding {
     /// Adds the methods to the `github` class and the helpers to `module`.
     static func install(on builder: NativeClass<GitHubBinding>, module: NativeModule) throws {

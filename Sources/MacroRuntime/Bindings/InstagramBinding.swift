@@ -98,8 +98,9 @@ final class InstagramBinding {
 
     /// `complete_login(redirect_url)`: checks the redirect against the pending login (this
     /// session's `authorize_url()`, else one `apimacro login instagram` saved), stores the
-    /// token (mode 0600) and uses it from now on. No pending login, or an expired one, is an
-    /// `AuthError`: the token is not stored.
+    /// token (mode 0600) and uses it from now on.
+    ///
+    /// No pending login, or an expired one, is an `AuthError`: the token is not stored.
     func completeLogin(redirect: String) throws {
         let flow = try client.loginFlow()
         let time = now()

@@ -10,9 +10,11 @@ struct ParallelCall: Sendable {
 
 /// The client methods `apimacro.map` runs natively: their function object
 /// (what a bound method's `__func__` is) → how to turn the method's arguments
-/// into a call. A registration builds its request with the very route builder
-/// the sequential method uses, so a call through `map` sends what the same call
-/// made directly would: every argument, `params` and `headers` included.
+/// into a call.
+///
+/// A registration builds its request with the very route builder the sequential
+/// method uses, so a call through `map` sends what the same call made directly
+/// would: every argument, `params` and `headers` included.
 final class ParallelMethods {
     private var table: [Int: (function: PyRef, make: (PyArguments) throws -> ParallelCall)] = [:]
 
@@ -113,6 +115,7 @@ enum ParallelMap {
 
     /// Runs the calls with at most `concurrency` in flight; after the first
     /// error no new call starts, and it is thrown once the others finish.
+    ///
     /// Results are collected as (index, response) pairs and put in input
     /// order at the end.
     static func run(_ calls: [ParallelCall], concurrency: Int) async throws -> [Response] {

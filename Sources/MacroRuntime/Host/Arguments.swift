@@ -32,8 +32,10 @@ enum Arguments {
         }
     }
 
-    /// Query parameters from a dict, a list of pairs, or None. Values become
-    /// text: bools as `true`/`false`, None values are left out, lists repeat the key.
+    /// Query parameters from a dict, a list of pairs, or None.
+    ///
+    /// Values become text: bools as `true`/`false`, None values are left out, lists
+    /// repeat the key.
     static func pairs(_ value: PyRef?, _ name: String, in function: String) throws -> [(String, String)] {
         guard let value, !value.isNone else { return [] }
         let entries: [(PythonValue, PythonValue)]

@@ -4,8 +4,10 @@ import PluginHost
 
 /// The services every macro in this process shares: one transport (one
 /// connection pool), one exchange log, the redactor, the stored credentials and
-/// the plugins' clients. Built once from the settings and passed down explicitly;
-/// each built-in client's binding builds its client on it (`ClientRegistry`).
+/// the plugins' clients.
+///
+/// Built once from the settings and passed down explicitly; each built-in
+/// client's binding builds its client on it (`ClientRegistry`).
 final class Runtime: Sendable {
     let settings: Settings
     /// The network: one connection pool for the process, built on the first request that needs it.

@@ -1,7 +1,9 @@
 import PythonBridge
 
 /// The native module `_apimacro`: what the bundled `apimacro` package
-/// re-exports. Later issues add the HTTP clients here.
+/// re-exports.
+///
+/// Later issues add the HTTP clients here.
 enum ApimacroModule {
     /// The version apimacro reports (`apimacro --version`, `User-Agent`).
     static let version = "0.1.0"
@@ -54,6 +56,7 @@ enum ApimacroModule {
     }
 
     /// The exception classes of SPEC §3, defined once when the module loads.
+    ///
     /// They live in Python so macros can subclass, raise and catch them like
     /// any other exception; `__module__` is `apimacro` so tracebacks read well.
     static let exceptionSource = #"""

@@ -50,8 +50,9 @@ public struct CacheReport: Sendable {
         ]
     }
 
-    /// Removes every stored response; says how many. A database too damaged to open or
-    /// empty is removed and made again.
+    /// Removes every stored response; says how many.
+    ///
+    /// A database too damaged to open or empty is removed and made again.
     public func clear() throws -> String {
         do {
             let removed = try open().clear()

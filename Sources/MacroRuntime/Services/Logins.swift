@@ -57,8 +57,10 @@ public struct Logins: Sendable {
         ((try? store.names()) ?? []).compactMap { try? store.token(for: $0)?.revealed }
     }
 
-    /// Removes a stored credential; false when there was none. Lines of the REPL's
-    /// history that hold the token (a pasted redirect URL, a typed call) go too.
+    /// Removes a stored credential; false when there was none.
+    ///
+    /// Lines of the REPL's history that hold the token (a pasted redirect URL, a
+    /// typed call) go too.
     public func logout(_ name: String) throws -> Bool {
         // A corrupt entry has no token to look for; a corrupt file stops `remove` with its error.
         let token = (try? store.entry(for: name)) ?? nil
@@ -79,7 +81,9 @@ public struct Logins: Sendable {
         case listen(port: Int)
     }
 
-    /// Logs in to `name`. `say` prints a line for the user; `prompt` reads one.
+    /// Logs in to `name`.
+    ///
+    /// `say` prints a line for the user; `prompt` reads one.
     public func login(
         _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
     ) async throws {

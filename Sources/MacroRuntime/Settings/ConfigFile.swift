@@ -34,6 +34,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
+    ///
     /// Any other table must be named after a plugin found in the plugin folders.
     static let knownKeys = ["format", "max_wait", "request_timeout", "plugins"]
     static var knownTables: [String: [String]] {
@@ -42,6 +43,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// The file's settings as environment variables; empty when there is no file.
+    ///
     /// Throws `MacroError` naming the file, the line and the key for a file that cannot be used.
     public func variables() throws -> [String: String] {
         Dictionary(try entries().map { ($0.variable, $0.value) }) { _, last in last }
@@ -154,7 +156,9 @@ public struct ConfigFile: Sendable {
 
 extension Settings {
     /// The process environment with `config.toml` beneath it: a variable set in the
-    /// environment wins over the file. This is what the CLI hands to `Settings`.
+    /// environment wins over the file.
+    ///
+    /// This is what the CLI hands to `Settings`.
     public static func environment(
         _ process: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> [String: String] {

@@ -42,14 +42,17 @@ public struct Settings: Sendable {
     /// installed `PREFIX/share/apimacro/plugins`).
     public var pluginFolders: [URL]
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
-    /// formatted line per exchange while off, so only the REPL sets it. False by default.
+    /// formatted line per exchange while off, so only the REPL sets it.
+    ///
+    /// False by default.
     public var switchableVerbose = false
 
     /// Resolves settings from command-line values and the environment (with
-    /// `config.toml` already merged beneath it, see `load`). Every value is
-    /// checked: a bad one throws a one-line `MacroError` naming where it came from
-    /// (`origins` maps a variable to its `config.toml` key; otherwise the variable
-    /// itself is named), the key and the accepted values.
+    /// `config.toml` already merged beneath it, see `load`).
+    ///
+    /// Every value is checked: a bad one throws a one-line `MacroError` naming
+    /// where it came from (`origins` maps a variable to its `config.toml` key;
+    /// otherwise the variable itself is named), the key and the accepted values.
     public init(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
@@ -92,6 +95,7 @@ public struct Settings: Sendable {
 
     /// The settings of a command: `flags` over the process environment over
     /// `$APIMACRO_HOME/config.toml` over the defaults, resolved and checked once.
+    ///
     /// An unknown key in `config.toml` is an error too (with "did you mean").
     public static func load(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,

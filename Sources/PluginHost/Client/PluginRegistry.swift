@@ -1,7 +1,9 @@
 import Foundation
 
 /// The plugins found in the plugin folders: those that loaded, and those that
-/// did not with the reason. A plugin that fails never stops the others.
+/// did not with the reason.
+///
+/// A plugin that fails never stops the others.
 public struct PluginRegistry: Sendable {
     /// A plugin folder that could not be loaded.
     public struct Failure: Sendable {
@@ -24,9 +26,11 @@ public struct PluginRegistry: Sendable {
     public static let empty = PluginRegistry(folders: [], plugins: [], failures: [])
 
     /// Loads every plugin folder (a folder holding `plugin.toml`) found in
-    /// `folders`, in order; missing folders are skipped. When two plugins
-    /// share a name, the first one found wins and the other is a failure; one that takes
-    /// a built-in client's name (`reservedNames`) is a failure too.
+    /// `folders`, in order; missing folders are skipped.
+    ///
+    /// When two plugins share a name, the first one found wins and the other is a
+    /// failure; one that takes a built-in client's name (`reservedNames`) is a failure
+    /// too.
     public static func load(folders: [URL], reservedNames: Set<String>) -> PluginRegistry {
         var plugins: [PluginManifest] = []
         var failures: [Failure] = []

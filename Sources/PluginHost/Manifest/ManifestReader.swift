@@ -3,7 +3,9 @@ import Foundation
 
 /// Reads a parsed `plugin.toml` strictly: every unknown key, wrong type,
 /// bad name or kind is a `PluginError` naming the file, the key and what to
-/// write instead. The only place that knows the manifest's keys.
+/// write instead.
+///
+/// The only place that knows the manifest's keys.
 struct ManifestReader {
     let file: String
     /// The built-in clients' names, which a plugin may not take (MacroRuntime's `ClientRegistry`).

@@ -3,8 +3,10 @@ import Foundation
 /// The HTTP cache's decisions (RFC 9111, as a private cache): what may be
 /// stored, how old a stored response is, whether it may answer a request,
 /// which validators to send, how a 304 updates it and what an unsafe method
-/// invalidates. Pure: no I/O, the clock passed in, so every rule is tested
-/// without a server (`CachePolicyTests`).
+/// invalidates.
+///
+/// Pure: no I/O, the clock passed in, so every rule is tested without a server
+/// (`CachePolicyTests`).
 ///
 /// Not followed, on purpose: heuristic freshness (§4.2.2: an API answer with no
 /// freshness information is revalidated, never guessed fresh) and the rules
@@ -233,7 +235,9 @@ public enum CachePolicy {
 
     /// The text that identifies a variant: the request's values of the `names` a response
     /// varies on, normalised (field lines joined, spaces around commas removed); an absent
-    /// field differs from an empty one. Hash it before storing: the values may be credentials.
+    /// field differs from an empty one.
+    ///
+    /// Hash it before storing: the values may be credentials.
     public static func variantText(_ names: [String], _ request: Headers) -> String {
         guard !names.isEmpty else { return "" }
         return names.map { name -> String in

@@ -244,7 +244,9 @@ public struct CacheStage: Stage {
 
 extension CredentialStage {
     /// The exchange as this stage would send it: with the credential when the
-    /// URL's origin gets one. For keys and recordings, never for the wire.
+    /// URL's origin gets one.
+    ///
+    /// For keys and recordings, never for the wire.
     func injected(_ exchange: Exchange) async -> Exchange {
         let seen = Mutex(exchange)
         _ = try? await handle(

@@ -4,7 +4,9 @@ import GRDB
 /// The persistent HTTP cache: stored GET responses in one SQLite file
 /// (`cache.sqlite` under `$XDG_CACHE_HOME/apimacro`), shared safely by
 /// concurrent apimacro processes (WAL mode, immediate write transactions, a
-/// busy timeout). Bounded in size; the least recently used entries go first.
+/// busy timeout).
+///
+/// Bounded in size; the least recently used entries go first.
 ///
 /// Nothing in the file is readable without the `CacheSecret` (kept beside the
 /// credential store): entries are named by keyed hashes of the request and its
@@ -74,7 +76,9 @@ public final class HTTPCache: Sendable {
 
     /// The SQLite file.
     public let file: URL
-    /// The size bound in bytes (headers and bodies). Default 100 MB.
+    /// The size bound in bytes (headers and bodies).
+    ///
+    /// Default 100 MB.
     public let maximumBytes: Int
     /// Names and seals the entries.
     public let secret: CacheSecret

@@ -3,9 +3,11 @@ import Foundation
 /// HTTP dates (RFC 9110 §5.6.7), strictly: the IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms recipients must
 /// accept, RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
-/// (`Sun Nov  6 08:49:37 1994`). Anything else — a missing comma, one-digit
-/// hours, extra spaces, a zone other than GMT — is not a date (nil), which the
-/// cache reads as "already expired" (RFC 9111 §5.3).
+/// (`Sun Nov  6 08:49:37 1994`).
+///
+/// Anything else — a missing comma, one-digit hours, extra spaces, a zone other
+/// than GMT — is not a date (nil), which the cache reads as "already expired"
+/// (RFC 9111 §5.3).
 public enum HTTPDate {
     private static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

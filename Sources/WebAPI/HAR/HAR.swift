@@ -1,6 +1,7 @@
 import Foundation
 
 /// An HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
+///
 /// Written by `--record`, read by `--replay`. Reading is tolerant: only an
 /// entry's method, URL and status are required, and the fields browsers add
 /// (`pages`, `_initiator`, `_resourceType`, …) are ignored.

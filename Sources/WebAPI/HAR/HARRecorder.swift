@@ -2,9 +2,11 @@ import Foundation
 import Synchronization
 
 /// Collects the exchanges of a run (`--record FILE.har`) and writes them as
-/// HAR 1.2 with every credential replaced by `REDACTED`. Entries are kept in
-/// memory and written by `write()`, which the runner calls when the macro
-/// ends, however it ends (also before a hard exit on `--timeout`).
+/// HAR 1.2 with every credential replaced by `REDACTED`.
+///
+/// Entries are kept in memory and written by `write()`, which the runner calls
+/// when the macro ends, however it ends (also before a hard exit on
+/// `--timeout`).
 public final class HARRecorder: Sendable {
     /// Where the file goes.
     public let file: URL

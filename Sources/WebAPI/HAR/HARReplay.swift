@@ -4,8 +4,10 @@ import Synchronization
 /// The answers of a HAR file (`--replay FILE.har`), found by method, URL and
 /// body with credentials left out on both sides: query parameters that carry
 /// credentials (or read `REDACTED`) are dropped, and bodies are compared
-/// redacted. Repeated identical requests get the recorded answers in order;
-/// once those are used up, the last one again.
+/// redacted.
+///
+/// Repeated identical requests get the recorded answers in order; once those
+/// are used up, the last one again.
 public final class HARReplay: Sendable {
     /// The file's path, for messages.
     public let name: String

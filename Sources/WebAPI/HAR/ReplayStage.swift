@@ -1,5 +1,6 @@
-/// Answers every exchange from a HAR file (`--replay`), with no network. A
-/// request the file does not hold is an `OfflineError` naming it.
+/// Answers every exchange from a HAR file (`--replay`), with no network.
+///
+/// A request the file does not hold is an `OfflineError` naming it.
 ///
 /// It sits where the cache would (the cache is off while replaying, so a
 /// replay is deterministic): above the retries, which is also where

@@ -1,8 +1,9 @@
 import Foundation
 
 /// One HTTP request, as a client or a macro describes it: everything the old
-/// iOS clients let a caller set per request. Unset fields take the client's
-/// defaults (`ClientConfiguration`).
+/// iOS clients let a caller set per request.
+///
+/// Unset fields take the client's defaults (`ClientConfiguration`).
 public struct Request: Sendable {
     /// `GET`, `POST`, … (upper case).
     public var method: String
@@ -124,9 +125,10 @@ public enum FormEncoding {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment). A segment of
-    /// exactly `.` or `..` becomes `%2E` / `%2E%2E`, so it is never a dot segment that a
-    /// server or proxy would resolve (`/users/..` is `/`).
+    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment).
+    ///
+    /// A segment of exactly `.` or `..` becomes `%2E` / `%2E%2E`, so it is never a dot
+    /// segment that a server or proxy would resolve (`/users/..` is `/`).
     public static func pathSegment(_ text: String) -> String {
         if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
         return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text

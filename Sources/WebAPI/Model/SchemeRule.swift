@@ -1,10 +1,11 @@
 /// Which URLs apimacro ever sends a request to: `http` and `https` only, and
 /// a URL a server chose (a redirect's `Location`, a `Link: rel="next"`, a
 /// `next_url` in a body) may go from https down to plain http only towards a
-/// loopback host. Anything else (`http+unix://`, `file://`, `ftp://`, an
-/// https page linking to `http://elsewhere`) is refused before a byte is sent:
-/// AsyncHTTPClient would otherwise connect `http+unix://%2Fvar%2Frun%2Fdocker.sock/…`
-/// to a local socket.
+/// loopback host.
+///
+/// Anything else (`http+unix://`, `file://`, `ftp://`, an https page linking to
+/// `http://elsewhere`) is refused before a byte is sent: AsyncHTTPClient would
+/// otherwise connect `http+unix://%2Fvar%2Frun%2Fdocker.sock/…` to a local socket.
 public enum SchemeRule {
     /// The schemes a request may use.
     public static let allowedSchemes: Set<String> = ["http", "https"]

@@ -21,8 +21,10 @@ public enum JSONPath {
 
     /// The value at `path` inside a document decoded into any other form (Python objects):
     /// `count` is an array's length (nil for a node that is no array), `element` an array's
-    /// item, `member` an object's member (nil when it has none). The rule is the one above:
-    /// in an array a key is a decimal index, in an object a member's name.
+    /// item, `member` an object's member (nil when it has none).
+    ///
+    /// The rule is the one above: in an array a key is a decimal index, in an object a
+    /// member's name.
     public static func value<Node>(
         in root: Node, path: [String], count: (Node) -> Int?, element: (Node, Int) -> Node?,
         member: (Node, String) -> Node?

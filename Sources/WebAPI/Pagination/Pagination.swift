@@ -11,9 +11,11 @@ public enum Pagination: Sendable, Equatable {
     /// A page-number query parameter, starting at `first`; a page with no items ends the list.
     case pageParameter(name: String, first: Int)
 
-    /// The request for the page after `response`, or nil at the end. A URL the server
-    /// named keeps `response.url` in `linkedFrom`, so `APIClient` refuses it unless it
-    /// keeps to `SchemeRule` (http(s) only; from https to http only towards loopback).
+    /// The request for the page after `response`, or nil at the end.
+    ///
+    /// A URL the server named keeps `response.url` in `linkedFrom`, so `APIClient`
+    /// refuses it unless it keeps to `SchemeRule` (http(s) only; from https to http
+    /// only towards loopback).
     ///
     /// - Parameters:
     ///   - request: the request that fetched `response`.

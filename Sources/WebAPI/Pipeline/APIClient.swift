@@ -4,7 +4,9 @@ import Synchronization
 
 /// One API's connection to the pipeline: resolves requests against the base
 /// URL, sends them through the stages, and remembers the last rate-limit
-/// headers. Every client (GitHub, Instagram, plugins) is built on one.
+/// headers.
+///
+/// Every client (GitHub, Instagram, plugins) is built on one.
 public final class APIClient: Sendable {
     public let configuration: ClientConfiguration
     private let credentialSlot: CredentialSlot
@@ -62,8 +64,9 @@ public final class APIClient: Sendable {
     /// The rate limit as last seen in response headers, or nil before the first response.
     public var rateLimit: RateLimitInfo? { lastRateLimit.value }
 
-    /// Sends a request and returns the response. Errors are `APIError`s whose
-    /// URLs and messages are redacted.
+    /// Sends a request and returns the response.
+    ///
+    /// Errors are `APIError`s whose URLs and messages are redacted.
     public func send(_ request: Request) async throws -> Response {
         let exchange = try prepare(request)
         do {

@@ -1,7 +1,9 @@
 import Foundation
 
 /// A request resolved against its client and ready for the wire: an absolute
-/// URL, the final headers and body bytes. Stages pass it down and may change it.
+/// URL, the final headers and body bytes.
+///
+/// Stages pass it down and may change it.
 public struct Exchange: Sendable {
     public var method: String
     /// Absolute `http(s)` URL.

@@ -1,6 +1,7 @@
 /// Where exchanges are kept rather than sent: the HTTP cache, the HAR
-/// recording and the replay file, in front of the network transport. Hand it
-/// to clients as their transport; `APIClient` puts its stages above the
+/// recording and the replay file, in front of the network transport.
+///
+/// Hand it to clients as their transport; `APIClient` puts its stages above the
 /// retries (recording → cache or replay → retries → credentials → wire).
 ///
 /// - `--replay`: the replay file answers and the cache is off (a replay is

@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// Puts the client's credential on an exchange — the last stage before the
-/// wire, so nothing above it ever holds the secret in a URL or header. Only
-/// for the client's own origin, and only over https or to a loopback host; a
-/// pagination link or redirect to anywhere else goes without it.
+/// wire, so nothing above it ever holds the secret in a URL or header.
+///
+/// Only for the client's own origin, and only over https or to a loopback host;
+/// a pagination link or redirect to anywhere else goes without it.
 public struct CredentialStage: Stage {
     private let slot: CredentialSlot
     public let home: Origin?

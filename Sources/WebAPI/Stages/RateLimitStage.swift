@@ -2,8 +2,9 @@ import Foundation
 
 /// Waits out a rate limit (429, or 403 with `x-ratelimit-remaining: 0` or
 /// `retry-after`) when the wait is at most `maxWait` seconds, then sends
-/// again; otherwise raises `RateLimited` with the reset time. A POST is not
-/// sent again.
+/// again; otherwise raises `RateLimited` with the reset time.
+///
+/// A POST is not sent again.
 public struct RateLimitStage: Stage {
     public let policy: RateLimitPolicy
     public let api: String?

@@ -4,13 +4,17 @@ import NIOCore
 import NIOHTTP1
 
 /// The network transport: AsyncHTTPClient with one keep-alive connection pool
-/// per process. Redirects are left to `RedirectStage`; bodies are
-/// decompressed; the deadline covers the whole exchange, body included.
+/// per process.
+///
+/// Redirects are left to `RedirectStage`; bodies are decompressed; the deadline
+/// covers the whole exchange, body included.
 public final class HTTPTransport: Transport {
     private let client: HTTPClient
     /// `User-Agent` sent with every request (GitHub rejects requests without one).
     public let userAgent: String
-    /// The largest body accepted. Default 256 MiB.
+    /// The largest body accepted.
+    ///
+    /// Default 256 MiB.
     public let maximumBodySize: Int
     /// The most a compressed body may inflate (decompressed size / compressed size).
     static let decompressionRatio = 200
