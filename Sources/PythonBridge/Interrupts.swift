@@ -67,8 +67,7 @@ public enum Interrupts {
     }
 
     /// Puts a handler in front of the C handler now installed for `signal` (one
-    /// Python installed) that bumps the counter first, so native waits notice
-    /// it.
+    /// Python installed) that bumps the counter first, so native waits notice it.
     ///
     /// Returns false, changing nothing, when the disposition is not a plain
     /// function: `SIG_IGN` stays ignored, `SIG_DFL` keeps its default action, a

@@ -39,6 +39,9 @@ public struct PyArguments {
     ///   - parameters: parameter names in positional order.
     ///   - required: how many leading parameters must be given.
     ///   - positionalLimit: how many may be passed positionally (default: all).
+    /// - Returns: one slot per name in `parameters`, in order: the argument given for it, or nil.
+    /// - Throws: `ArgumentError` (Python's `TypeError`) for too many positional arguments, an
+    ///   unknown keyword, a value given twice or a missing required argument.
     public func bind(
         _ function: String, _ parameters: [String], required: Int = 0, positionalLimit: Int? = nil
     ) throws -> [PyRef?] {

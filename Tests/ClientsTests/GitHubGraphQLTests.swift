@@ -111,7 +111,8 @@ struct GitHubGraphQLTests {
 
     @Test("GitHub Enterprise: APIMACRO_GITHUB_URL …/api/v3 sends GraphQL to …/api/graphql, with the token")
     func enterprise() async throws {
-        try await withGitHub(baseURL: { $0.baseURL + "/api/v3" }) { client, server in
+        let baseURL: (TestServer) -> String = { $0.baseURL + "/api/v3" }
+        try await withGitHub(baseURL: baseURL) { client, server in
             #expect(client.configuration.graphQLEndpoint == server.baseURL + "/api/graphql")
             _ = try await client.graphQL(Self.issues, variablesJSON: Self.variables)
             let request = try #require(server.requests.last)
@@ -122,7 +123,8 @@ struct GitHubGraphQLTests {
 
     @Test("APIMACRO_GITHUB_GRAPHQL_URL on another host: GraphQL goes there with the token, REST keeps its own host")
     func override() async throws {
-        try await withGitHub(graphQLURL: { $0.otherHostURL + "/graphql" }) { client, server in
+        let graphQLURL: (TestServer) -> String = { $0.otherHostURL + "/graphql" }
+        try await withGitHub(graphQLURL: graphQLURL) { client, server in
             _ = try await client.graphQL(Self.issues, variablesJSON: Self.variables)
             _ = try await client.send(.user(login: "octocat"))
             let graphQL = try #require(server.requests.first { $0.path == "/graphql" })

@@ -32,7 +32,7 @@ final class PseudoTerminal: Sendable {
         master = pty.openpt(O_RDWR | O_NOCTTY)
         var name = [CChar](repeating: 0, count: 128)
         guard master >= 0, pty.grantpt(master) == 0, pty.unlockpt(master) == 0,
-            pty.ptsname_r(master, &name, name.count) == 0
+            pty.ptsnameR(master, &name, name.count) == 0
         else {
             throw Failure(description: "cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
@@ -64,7 +64,9 @@ final class PseudoTerminal: Sendable {
         environment["COLUMNS"] = "200"
         let argv = ([executable, "-C", directory.path, Binary.url.path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
         var pid: pid_t = 0
         let result = argv.withUnsafeBufferPointer { argvPointer in
             envp.withUnsafeBufferPointer { envpPointer in
@@ -162,7 +164,7 @@ private struct PTYCalls {
     let openpt: @convention(c) (Int32) -> Int32
     let grantpt: @convention(c) (Int32) -> Int32
     let unlockpt: @convention(c) (Int32) -> Int32
-    let ptsname_r: @convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32
+    let ptsnameR: @convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32
 
     init() throws {
         func symbol(_ name: String) throws -> UnsafeMutableRawPointer {
@@ -174,7 +176,7 @@ private struct PTYCalls {
         openpt = unsafeBitCast(try symbol("posix_openpt"), to: (@convention(c) (Int32) -> Int32).self)
         grantpt = unsafeBitCast(try symbol("grantpt"), to: (@convention(c) (Int32) -> Int32).self)
         unlockpt = unsafeBitCast(try symbol("unlockpt"), to: (@convention(c) (Int32) -> Int32).self)
-        ptsname_r = unsafeBitCast(
+        ptsnameR = unsafeBitCast(
             try symbol("ptsname_r"), to: (@convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32).self)
     }
 }

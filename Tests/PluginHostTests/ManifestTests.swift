@@ -252,17 +252,18 @@ struct ManifestTests {
     ]
 
     @Test("each broken manifest gives one exact error naming the file and the key", arguments: broken)
-    func brokenManifest(_ case_: Broken) throws {
+    func brokenManifest(_ testCase: Broken) throws {
         let folder = PluginFolder()
         defer { folder.remove() }
-        let file = try folder.write("demo", case_.text)
+        let file = try folder.write("demo", testCase.text)
         let error = try #require(throws: PluginError.self) {
             try PluginManifest.load(folder: file.deletingLastPathComponent(), reservedNames: builtInNames)
         }
         #expect(error.file == file.path)
-        #expect(error.key == case_.key)
-        #expect(error.problem == case_.problem)
-        #expect(error.description == [file.path, case_.key, case_.problem].compactMap { $0 }.joined(separator: ": "))
+        #expect(error.key == testCase.key)
+        #expect(error.problem == testCase.problem)
+        #expect(
+            error.description == [file.path, testCase.key, testCase.problem].compactMap { $0 }.joined(separator: ": "))
     }
 
     @Test("a folder without plugin.toml says so")

@@ -3,7 +3,7 @@ import Foundation
 /// The APIs of the shipped plugins (plugins/openweather, plugins/foursquare,
 /// plugins/hackernews) and of the README's "Write a plugin" example
 /// (chucknorris), each under its own prefix so a plugin's base URL is
-/// `<baseURL>/<prefix>`:
+/// `<baseURL>/<prefix>`.
 ///
 /// - `/openweather/data/2.5`: `GET find?q=&type=accurate|like&cnt=&units=&appid=` answers
 ///   `{"message","cod":"200","count","list":[city weather]}`; the cities are built from the recorded

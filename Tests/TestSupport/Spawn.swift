@@ -30,8 +30,15 @@ public final class Spawned: @unchecked Sendable {
     private let waiters = Mutex<[CheckedContinuation<(status: Int32, signalled: Bool), Never>]>([])
 
     /// Starts `executable` with `arguments` and exactly `environment`.
+    ///
     /// - Parameters:
+    ///   - executable: the path of the program.
+    ///   - arguments: its arguments, without the program's own name (argv[0] is `executable`).
+    ///   - environment: the child's whole environment.
     ///   - directory: the working directory (nil: this process's).
+    ///   - stdin: what the child reads.
+    ///   - stdout: where the child's output goes.
+    ///   - stderr: where the child's errors go.
     ///   - defaultSignals: signals the child starts with the default disposition for, even if
     ///     this process ignores them (a test runner started from a script may ignore SIGINT).
     /// - Throws: `SpawnError` naming the executable when it cannot be started.

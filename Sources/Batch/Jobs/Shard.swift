@@ -1,10 +1,10 @@
 /// `apimacro batch --shard K/N`: one of N machines' share of a batch.
 ///
-/// The rule, the same on every machine: the batch's jobs are numbered from 1 in the
-/// order they are given (macros on the command line, then the jobs file's lines),
-/// and shard K runs job number J when (J - 1) mod N = K - 1 — jobs K, K + N, K + 2N,
-/// ... Names are given over the whole batch first, so a job keeps its name (and its
-/// `--output-dir` files, its HAR and its JUnit test case) whichever shard runs it.
+/// The rule, the same on every machine: the batch's jobs are numbered from 1 in the order
+/// they are given (macros on the command line, then the jobs file's lines), and shard K
+/// runs job number J when (J - 1) mod N = K - 1 — jobs K, K + N, K + 2N, ... Names are
+/// given over the whole batch first, so a job keeps its name (and its `--output-dir` files,
+/// its HAR and its JUnit test case) whichever shard runs it.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// Which share, from 1 to `count`.
     public let index: Int

@@ -54,7 +54,9 @@ struct ChildProcess {
 
         let argv = ([executable] + arguments).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }
-        defer { (argv + envp).forEach { free($0) } }
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
         var pid: pid_t = 0
         let status = (argv + [nil]).withUnsafeBufferPointer { arguments -> Int32 in
             (envp + [nil]).withUnsafeBufferPointer { variables in

@@ -153,7 +153,13 @@ public enum CachePolicy {
     }
 
     /// Decides between answering from `stored` and asking the server (§4, §5.2).
-    /// - Parameter disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
+    ///
+    /// - Parameters:
+    ///   - request: the request's headers (their `Cache-Control` directives count).
+    ///   - stored: the stored response for this request, or nil when there is none.
+    ///   - now: the current time, seconds since 1970.
+    ///   - disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
+    /// - Returns: serve the stored copy, revalidate it, fetch plainly, or answer 504 (`only-if-cached`).
     public static func decide(request: Headers, stored: Stored?, now: Double, disconnected: Bool = false) -> Decision {
         let asked = RequestDirectives(request)
         guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }

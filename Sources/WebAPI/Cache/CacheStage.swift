@@ -20,8 +20,13 @@ public struct CacheStage: Stage {
     private let trouble = Trouble()
 
     /// - Parameters:
+    ///   - cache: where responses are stored.
+    ///   - offline: `--offline`: serve any stored copy and never ask the network first.
+    ///   - slot: the client's credential; entries are keyed by the request as sent with it.
     ///   - baseURL: the client's base URL (whose host gets the credential).
+    ///   - log: the `-v` exchange log, for the answers the cache gives.
     ///   - warn: writes one line to stderr (stale-if-error).
+    ///   - now: the clock, seconds since 1970.
     public init(
         cache: HTTPCache, offline: Bool, slot: CredentialSlot, baseURL: String, log: ExchangeLog,
         warn: @escaping @Sendable (String) -> Void,

@@ -92,9 +92,13 @@ public final class HTTPCache: Sendable {
     public static let fileName = "cache.sqlite"
 
     /// Opens (creating if needed) the cache in `directory`.
+    ///
     /// - Parameters:
+    ///   - directory: the cache folder, created owner-only when missing.
     ///   - secret: the key that names and seals entries (`CacheSecret(folder: APIMACRO_HOME)`).
     ///   - maximumBytes: the size bound; default 100 MB.
+    /// - Throws: the file system's or SQLite's error when the folder cannot be created or the
+    ///   database cannot be opened.
     public init(directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

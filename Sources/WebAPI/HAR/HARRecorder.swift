@@ -18,7 +18,9 @@ public final class HARRecorder: Sendable {
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
     ]
 
-    /// - Parameter version: apimacro's version, for `creator`.
+    /// - Parameters:
+    ///   - file: where `write()` puts the HAR file.
+    ///   - version: apimacro's version, for `creator`.
     public init(file: URL, version: String) {
         self.file = file
         self.creator = HAR.Creator(name: "apimacro", version: version)

@@ -44,7 +44,9 @@ public struct ExchangeLogStage: Stage {
     let log: ExchangeLog
     let slot: CredentialSlot
 
-    /// - Parameter slot: the client's credential and redactor, as they are at each exchange.
+    /// - Parameters:
+    ///   - log: where the exchanges go.
+    ///   - slot: the client's credential and redactor, as they are at each exchange.
     public init(log: ExchangeLog, slot: CredentialSlot) {
         self.log = log
         self.slot = slot

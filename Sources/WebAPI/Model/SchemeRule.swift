@@ -22,8 +22,11 @@ public enum SchemeRule {
 
     /// Why a request to `target` must not be sent, or nil when it may.
     ///
-    /// - Parameter previous: the URL whose answer named `target` (the redirecting or
-    ///   linking page), or nil for a URL the user or the configuration gave.
+    /// - Parameters:
+    ///   - target: the URL about to be requested.
+    ///   - previous: the URL whose answer named `target` (the redirecting or
+    ///     linking page), or nil for a URL the user or the configuration gave.
+    /// - Returns: the reason, for an error message, or nil when the request may be sent.
     public static func violation(_ target: String, from previous: String?) -> String? {
         guard let targetScheme = scheme(of: target), allowedSchemes.contains(targetScheme) else {
             return "only http and https URLs are followed"
@@ -38,8 +41,12 @@ public enum SchemeRule {
     /// Throws a `NetworkError`-kind `APIError` when a server-chosen `target` breaks the rule.
     ///
     /// - Parameters:
+    ///   - target: the URL the server named.
+    ///   - previous: the URL whose answer named `target`.
     ///   - what: what named the URL (`redirect`, `next page link`), for the message.
+    ///   - method: the method of the request that got that answer, for the message.
     ///   - redactor: redacts the URLs in the message.
+    /// - Throws: `APIError` of kind `.network` saying why nothing was sent to `target`.
     public static func check(_ target: String, from previous: String?, what: String, method: String, redactor: Redactor)
         throws
     {

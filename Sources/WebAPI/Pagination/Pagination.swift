@@ -18,10 +18,12 @@ public enum Pagination: Sendable, Equatable {
     /// only towards loopback).
     ///
     /// - Parameters:
+    ///   - response: the page just fetched.
     ///   - request: the request that fetched `response`.
     ///   - itemCount: how many items that page held (for `pageParameter`).
     ///   - nextURL: for `nextURL`, the value found at the path (callers that
     ///     already decoded the body pass it; otherwise it is read here).
+    /// - Returns: the next page's request, or nil when `response` was the last page.
     public func next(after response: Response, request: Request, itemCount: Int?, nextURL: String?? = nil) -> Request? {
         switch self {
         case .none:

@@ -22,6 +22,9 @@ public final class ExchangeStore: Transport {
     /// - Parameters:
     ///   - network: the real transport, used unless `offline` or `replay`.
     ///   - cache: the HTTP cache; ignored while replaying.
+    ///   - recorder: `--record`: every exchange, cache hits included, goes into it.
+    ///   - replay: `--replay`: answers every exchange; the network is never used.
+    ///   - offline: `--offline`: no network; only the cache answers.
     ///   - warn: writes a line to stderr (stale-if-error warnings).
     public init(
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,

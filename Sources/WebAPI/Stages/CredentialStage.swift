@@ -50,7 +50,9 @@ public struct CredentialStage: Stage {
 public final class CredentialSlot: Sendable {
     private let stored: Mutex<(credential: Credential?, base: Redactor, redactor: Redactor)>
 
-    /// - Parameter base: what to redact besides the credential itself.
+    /// - Parameters:
+    ///   - credential: the credential to start with, or nil for none yet.
+    ///   - base: what to redact besides the credential itself.
     public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
         stored = Mutex((credential, base, CredentialSlot.redactor(base, credential)))
     }

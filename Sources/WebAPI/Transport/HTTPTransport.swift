@@ -22,6 +22,7 @@ public final class HTTPTransport: Transport {
     /// - Parameters:
     ///   - userAgent: `apimacro/VERSION`.
     ///   - connectionsPerHost: pool size per host; 64 lets `map(..., concurrency=32)` run at full width.
+    ///   - maximumBodySize: the largest body accepted; default 256 MiB.
     public init(userAgent: String, connectionsPerHost: Int = 64, maximumBodySize: Int = 256 << 20) {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
