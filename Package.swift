@@ -157,5 +157,6 @@ if Context.environment["APIMACRO_SPIKE"] == "1" {
 // with APIMACRO_BENCH_DECODE=1: it needs nothing but PythonBridge, so the release build is short.
 if Context.environment["APIMACRO_BENCH_DECODE"] == "1" {
     package.targets.append(
-        .executableTarget(name: "json-decode-bench", dependencies: ["PythonBridge"], path: "Benchmarks/Spike/JSONDecode"))
+        .executableTarget(
+            name: "json-decode-bench", dependencies: ["PythonBridge"], path: "Benchmarks/Spike/JSONDecode"))
 }

@@ -1,9 +1,11 @@
-import FuzzSupport
 import Foundation
+import FuzzSupport
 import WebAPI
 
-/// libFuzzer entry: any bytes as a `--replay` HAR file (ours, or a browser's export). Reading it
-/// must give a HAR or an `APIError`; replaying each recorded request must answer it without a crash.
+/// libFuzzer entry: any bytes as a `--replay` HAR file (ours, or a browser's export).
+///
+/// Reading it must give a HAR or an `APIError`; replaying each recorded request must answer it
+/// without a crash.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }
@@ -27,7 +29,8 @@ func fuzzHAR(_ input: UnsafeBufferPointer<UInt8>) -> CInt {
     let redactor = Redactor(secrets: ["fuzz-secret-token"])
     for entry in har.log.entries.prefix(50) {
         let body = Array((entry.request.postData?.text ?? "").utf8)
-        let exchange = Exchange(method: entry.request.method, url: entry.request.url, headers: Headers(), body: body, timeout: 1)
+        let exchange = Exchange(
+            method: entry.request.method, url: entry.request.url, headers: Headers(), body: body, timeout: 1)
         if let response = replay.answer(to: exchange, redactor: redactor) {
             precondition(response.source == .replay, "a replayed answer not marked as replay")
         }

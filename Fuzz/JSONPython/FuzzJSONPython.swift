@@ -3,9 +3,10 @@ import PythonBridge
 
 /// libFuzzer entry: any bytes as a JSON response body, decoded the way macros get them
 /// (the native `JSONToPython` fast path, checked against CPython's `json.loads`, the reference),
-/// then converted to Swift values and back. Must not crash, leak
-/// or hang on any input (deep nesting, huge numbers, bad UTF-8, NaN), and the round trip
-/// must give an equal document.
+/// then converted to Swift values and back.
+///
+/// Must not crash, leak or hang on any input (deep nesting, huge numbers, bad UTF-8, NaN), and
+/// the round trip must give an equal document.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }
@@ -61,7 +62,9 @@ final class JSONPythonFuzzer: @unchecked Sendable {
                     let dumps = try json.attribute("dumps")
                     let mine = try dumps.call([fast]).str()
                     let theirs = try dumps.call([document]).str()
-                    precondition(mine == theirs, "JSONToPython.parse and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
+                    precondition(
+                        mine == theirs,
+                        "JSONToPython.parse and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
                 }
                 let value: PythonValue
                 do {

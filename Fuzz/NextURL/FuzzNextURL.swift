@@ -1,8 +1,10 @@
 import FuzzSupport
 import WebAPI
 
-/// libFuzzer entry: any bytes as an Instagram-style JSON body. Reading `pagination.next_url`
-/// (and the `data` payload path) must not crash or hang, whatever the body.
+/// libFuzzer entry: any bytes as an Instagram-style JSON body.
+///
+/// Reading `pagination.next_url` (and the `data` payload path) must not crash or hang,
+/// whatever the body.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }
@@ -19,7 +21,8 @@ func fuzzNextURL(_ input: UnsafeBufferPointer<UInt8>) -> CInt {
     _ = JSONPath.value(in: body, path: ["data"])
     _ = JSONPath.value(in: body, path: JSONPath.split("meta.error_message"))
     let response = Response(status: 200, headers: Headers([]), body: body, url: "https://api.instagram.com/v1/x")
-    let next = Pagination.nextURL(path: path).next(after: response, request: Request("GET", "https://api.instagram.com/v1/x"), itemCount: 1)
+    let next = Pagination.nextURL(path: path).next(
+        after: response, request: Request("GET", "https://api.instagram.com/v1/x"), itemCount: 1)
     if let found, !found.isEmpty {
         precondition(next?.target == found, "next page differs from the body's next_url")
     } else {

@@ -1,9 +1,11 @@
-import FuzzSupport
 import Clients
+import FuzzSupport
 
 /// libFuzzer entry: any text as the address a browser was redirected to after an OAuth 2
-/// implicit-grant authorize step. Completing the login must return a token or throw an
-/// `APIError` whose message holds no part of the would-be token.
+/// implicit-grant authorize step.
+///
+/// Completing the login must return a token or throw an `APIError` whose message holds
+/// no part of the would-be token.
 @main
 enum Fuzzer {
     static func main() { runFuzzer(fuzzerTestOneInput) }

@@ -3,7 +3,7 @@ import Foundation
 /// libFuzzer's entry for programs that have a `main` of their own (SwiftPM renames each
 /// executable's `main`, so libFuzzer's cannot be used).
 @_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
+private func runFuzzerDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -14,7 +14,7 @@ private func LLVMFuzzerRunDriver(
 public func runFuzzer(_ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
     var argc = CommandLine.argc
     var argv = CommandLine.unsafeArgv
-    exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
+    exit(runFuzzerDriver(&argc, &argv, callback))
 }
 
 /// The input as a buffer (libFuzzer passes a null pointer for the empty input).

@@ -11,11 +11,12 @@ import Synchronization
 #endif
 
 /// The executor of one `withoutGIL` call: its jobs are run by the Python thread that waits
-/// for the call (with the GIL released), not by Swift's cooperative pool. The call's task
-/// (`Task(executorPreference:)`) and every nonisolated async function it awaits, the
-/// pipeline's stages included, run on that thread: no hop to another thread and back. A
-/// transport that sees `current` may run its transfer inline, asking `shouldStop()` as it
-/// waits on its sockets.
+/// for the call (with the GIL released), not by Swift's cooperative pool.
+///
+/// The call's task (`Task(executorPreference:)`) and every nonisolated async function it
+/// awaits, the pipeline's stages included, run on that thread: no hop to another thread
+/// and back. A transport that sees `current` may run its transfer inline, asking
+/// `shouldStop()` as it waits on its sockets.
 public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let queue = Mutex<[UnownedJob]>([])
     private let wake = DispatchSemaphore(value: 0)
@@ -57,6 +58,7 @@ public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Whether the call must stop now: a Ctrl-C or a macro deadline that Python raised for.
+    ///
     /// Cheap unless an interrupt came (`Interrupts.generation` changed) or 100 ms passed
     /// since Python's pending signals were last looked at; then it takes the GIL for
     /// `PyErr_CheckSignals` (which runs Python's handlers). Call it on the waiting thread

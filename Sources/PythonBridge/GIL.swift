@@ -9,6 +9,7 @@ import CPython
 #endif
 
 /// Runs `body` with the GIL held: every entry into Python goes through here.
+///
 /// Re-entrant: a thread that already holds the GIL may call it again.
 public func withGIL<T>(_ body: () throws -> T) rethrows -> T {
     let state = PyGILState_Ensure()

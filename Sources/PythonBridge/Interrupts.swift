@@ -9,12 +9,16 @@ import Synchronization
 #endif
 
 /// Bumped whenever something may want to interrupt Python: a Ctrl-C or a
-/// macro deadline. Native waits watch it (see `withoutGIL`).
+/// macro deadline.
+///
+/// Native waits watch it (see `withoutGIL`).
 private let interruptGeneration = Atomic<Int>(0)
 
 /// The C-level handlers (Python's) that the chained handlers call after bumping
-/// the counter, indexed by signal number; nil where none is chained. Only ever
-/// written on the main thread before the chained handler is installed.
+/// the counter, indexed by signal number; nil where none is chained.
+///
+/// Only ever written on the main thread before the chained handler is
+/// installed.
 nonisolated(unsafe) private let previousHandlers: UnsafeMutablePointer<(@convention(c) (Int32) -> Void)?> = {
     let table = UnsafeMutablePointer<(@convention(c) (Int32) -> Void)?>.allocate(capacity: Interrupts.signalLimit)
     table.initialize(repeating: nil, count: Interrupts.signalLimit)
@@ -45,8 +49,9 @@ public enum Interrupts {
         interruptGeneration.add(1, ordering: .releasing)
     }
 
-    /// Chains a handler in front of Python's SIGINT handler. Call once, after
-    /// the interpreter is initialised, on the main thread.
+    /// Chains a handler in front of Python's SIGINT handler.
+    ///
+    /// Call once, after the interpreter is initialised, on the main thread.
     ///
     /// A SIGINT ignored when apimacro started (`nohup`, a background job of a
     /// script) stays ignored: Python leaves it so, and nothing is chained.
@@ -62,8 +67,9 @@ public enum Interrupts {
     }
 
     /// Puts a handler in front of the C handler now installed for `signal` (one
-    /// Python installed) that bumps the counter first, so native waits notice
-    /// it. Returns false, changing nothing, when the disposition is not a plain
+    /// Python installed) that bumps the counter first, so native waits notice it.
+    ///
+    /// Returns false, changing nothing, when the disposition is not a plain
     /// function: `SIG_IGN` stays ignored, `SIG_DFL` keeps its default action, a
     /// three-argument (`SA_SIGINFO`) handler is left alone. Main thread only.
     @discardableResult

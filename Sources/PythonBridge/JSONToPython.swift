@@ -14,6 +14,7 @@ import CPython
 /// differential fuzzer (`Fuzz/JSONPython`) and `JSONToPythonTests` check it.
 public enum JSONToPython {
     /// The document as Python objects, or nil when `json.loads` should decide.
+    ///
     /// Needs the GIL; leaves no Python exception set.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) -> PyRef? {
         guard let base = bytes.baseAddress, takesFastPath(bytes) else { return nil }
@@ -153,9 +154,10 @@ private struct Parser {
     }
 
     /// `"key" :` inside an object; the key (one `str` per distinct key, as
-    /// `json.loads` memoises them) waits on the stack for its value. A key
-    /// seen before, spelt with the same bytes, is found by those bytes: no
-    /// decoding, no hashing of a new `str`.
+    /// `json.loads` memoises them) waits on the stack for its value.
+    ///
+    /// A key seen before, spelt with the same bytes, is found by those bytes:
+    /// no decoding, no hashing of a new `str`.
     mutating func readKey() -> Bool {
         guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
         let first = cursor + 1
@@ -397,7 +399,9 @@ private struct Parser {
 
 /// Object keys by their raw bytes: an open-addressing table of the distinct
 /// keys met so far (plain ones only: a key with escapes is never entered),
-/// pointing into the document itself. References are borrowed from the memo.
+/// pointing into the document itself.
+///
+/// References are borrowed from the memo.
 private struct KeyTable {
     private var slots: [(start: UnsafePointer<UInt8>?, count: Int, hash: UInt32, object: PyPointer?)] =
         Array(repeating: (nil, 0, 0, nil), count: 256)
@@ -405,7 +409,9 @@ private struct KeyTable {
 
     /// The key whose text starts at `first` (after its opening quote), and
     /// where the input continues after its closing quote, when it was seen before.
-    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> (object: PyPointer, after: UnsafePointer<UInt8>)? {
+    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> (
+        object: PyPointer, after: UnsafePointer<UInt8>
+    )? {
         var hash: UInt32 = 2_166_136_261
         var probe = first
         while probe < end {

@@ -22,6 +22,7 @@ public final class NativeClass<State: AnyObject> {
     }
 
     /// Adds a method; `body` receives the instance's state and the arguments after `self`.
+    ///
     /// Returns the underlying function (what `instance.method.__func__` is).
     @discardableResult
     public func method(
@@ -55,7 +56,8 @@ public final class NativeClass<State: AnyObject> {
             try getter(NativeClass.split(arguments, className: className).0)
         }
         let property = try Interpreter.import("builtins").attribute("property")
-        members.append((name, try property.call([function], kwargs: doc.map { [("doc", try PyRef(string: $0))] } ?? [])))
+        members.append(
+            (name, try property.call([function], kwargs: doc.map { [("doc", try PyRef(string: $0))] } ?? [])))
     }
 
     /// Creates the class object.

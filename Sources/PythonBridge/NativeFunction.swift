@@ -39,6 +39,9 @@ public struct PyArguments {
     ///   - parameters: parameter names in positional order.
     ///   - required: how many leading parameters must be given.
     ///   - positionalLimit: how many may be passed positionally (default: all).
+    /// - Returns: one slot per name in `parameters`, in order: the argument given for it, or nil.
+    /// - Throws: `ArgumentError` (Python's `TypeError`) for too many positional arguments, an
+    ///   unknown keyword, a value given twice or a missing required argument.
     public func bind(
         _ function: String, _ parameters: [String], required: Int = 0, positionalLimit: Int? = nil
     ) throws -> [PyRef?] {
@@ -88,26 +91,27 @@ private final class FunctionBox {
 }
 
 /// The one entry point from Python into every native function: the boundary
-/// wrapper. It finds the closure, runs it, and turns any thrown error into a
-/// Python exception (never a crash).
-private let trampoline:
-    @convention(c) (PyPointer?, PyPointer?, PyPointer?) -> PyPointer? = { capsule, args, kwargs in
-        guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {
-            return nil
-        }
-        let box = Unmanaged<FunctionBox>.fromOpaque(raw).takeUnretainedValue()
-        do {
-            let arguments = try PyArguments(args: args, kwargs: kwargs)
-            // A new reference for CPython; the PyRef (which may be cached by
-            // the callee, like a Response's headers) keeps its own.
-            let result = try box.body(arguments)
-            Py_IncRef(result.pointer)
-            return result.pointer
-        } catch {
-            PythonRaise.error(error)
-            return nil
-        }
+/// wrapper.
+///
+/// It finds the closure, runs it, and turns any thrown error into a Python
+/// exception (never a crash).
+private let trampoline: @convention(c) (PyPointer?, PyPointer?, PyPointer?) -> PyPointer? = { capsule, args, kwargs in
+    guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {
+        return nil
     }
+    let box = Unmanaged<FunctionBox>.fromOpaque(raw).takeUnretainedValue()
+    do {
+        let arguments = try PyArguments(args: args, kwargs: kwargs)
+        // A new reference for CPython; the PyRef (which may be cached by
+        // the callee, like a Response's headers) keeps its own.
+        let result = try box.body(arguments)
+        Py_IncRef(result.pointer)
+        return result.pointer
+    } catch {
+        PythonRaise.error(error)
+        return nil
+    }
+}
 
 private let releaseBox: @convention(c) (PyPointer?) -> Void = { capsule in
     guard let capsule, let raw = PyCapsule_GetPointer(capsule, NativeFunction.capsuleName) else {

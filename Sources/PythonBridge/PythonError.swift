@@ -33,6 +33,7 @@ public struct PythonException: Error, Sendable, CustomStringConvertible {
     public var description: String { message.isEmpty ? typeName : "\(typeName): \(message)" }
 
     /// Takes the current exception out of the interpreter (GIL held), clearing it.
+    ///
     /// Returns nil when no exception is set.
     public static func fetch() -> PythonException? {
         guard let (type, value, traceback) = fetchRaw() else { return nil }

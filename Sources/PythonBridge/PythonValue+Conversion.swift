@@ -7,8 +7,10 @@ extension PythonValue {
         return try builder.build(self)
     }
 
-    /// Reads a Python object into Swift (GIL held). Dict and list subclasses
-    /// count as dicts and lists; bool is told apart from int.
+    /// Reads a Python object into Swift (GIL held).
+    ///
+    /// Dict and list subclasses count as dicts and lists; bool is told apart
+    /// from int.
     public init(python object: PyRef) throws {
         var reader = ValueReader()
         self = try reader.read(object.pointer)

@@ -47,7 +47,8 @@ public struct ConversionError: Error, Sendable, CustomStringConvertible, PythonR
     /// A Python value of a type with no Swift form.
     public static func unsupported(_ typeName: String) -> ConversionError {
         ConversionError(
-            description: "cannot convert a Python '\(typeName)' (expected None, bool, int, float, str, bytes, list, tuple or dict)",
+            description:
+                "cannot convert a Python '\(typeName)' (expected None, bool, int, float, str, bytes, list, tuple or dict)",
             isTypeError: true)
     }
 

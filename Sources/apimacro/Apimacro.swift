@@ -7,17 +7,21 @@ import MacroRuntime
 struct Apimacro: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apimacro",
-        abstract: "Script web APIs in Python: run macros against GitHub and other APIs with native HTTP, auth and errors.",
+        abstract:
+            "Script web APIs in Python: run macros against GitHub and other APIs with native HTTP, auth and errors.",
         discussion: """
             A macro is a Python file that uses the module `apimacro` (import apimacro).
             Exit codes: 0 success, 1 the macro raised or timed out, n for sys.exit(n),
             2 usage or configuration error, 130 interrupted (Ctrl-C).
             """,
         version: VersionText.text,
-        subcommands: [Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self]
+        subcommands: [
+            Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self,
+        ]
     )
 
     /// Parses, runs, and turns every error into one message and an exit code.
+    ///
     /// `run` stays on the main thread (Python delivers Ctrl-C and deadlines
     /// there); commands that wait on the network run as async commands.
     static func main() async {

@@ -23,7 +23,9 @@ struct Login: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The address the browser was redirected to, to finish a login.", valueName: "url"))
     var redirectURL: String?
 
-    @Option(help: ArgumentHelp("Serve the redirect on 127.0.0.1:PORT and wait for it (0: any free port).", valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve the redirect on 127.0.0.1:PORT and wait for it (0: any free port).", valueName: "port"))
     var listen: Int?
 
     func validate() throws {
@@ -62,10 +64,12 @@ struct Logout: ParsableCommand {
 struct Auth: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self])
+        abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self]
+    )
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Which clients have credentials, and where from.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Which clients have credentials, and where from.")
 
         func run() throws {
             let lines = Logins(settings: try Settings.load()).status()
@@ -73,7 +77,9 @@ struct Auth: ParsableCommand {
             let width = lines.map(\.name.count).max() ?? 0
             for line in lines {
                 let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
-                print("\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\(line.problem.map { " — \($0)" } ?? "")")
+                print(
+                    "\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\(line.problem.map { " — \($0)" } ?? "")"
+                )
             }
         }
     }

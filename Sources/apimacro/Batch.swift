@@ -32,7 +32,9 @@ struct Batch: ParsableCommand {
 
     @OptionGroup var options: MacroOptions
 
-    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many macros run at once (default: the number of CPUs).", valueName: "n"))
+    @Option(
+        name: [.customShort("j"), .long],
+        help: ArgumentHelp("How many macros run at once (default: the number of CPUs).", valueName: "n"))
     var jobs: Int?
 
     @Option(help: ArgumentHelp("Write a JUnit XML report (for CI) to this file.", valueName: "file"))
@@ -41,19 +43,25 @@ struct Batch: ParsableCommand {
     @Flag(help: "Stop after the first macro that does not succeed (running ones are interrupted).")
     var failFast = false
 
-    @Option(help: ArgumentHelp("Write each macro's output to DIR/NAME.out and DIR/NAME.err instead of printing it.", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Write each macro's output to DIR/NAME.out and DIR/NAME.err instead of printing it.", valueName: "dir"))
     var outputDir: String?
 
     @Option(
         name: .customLong("file"),
-        help: ArgumentHelp("Read jobs from this file ('-': standard input), one 'MACRO ARGS...' per line.", valueName: "jobs.txt"),
+        help: ArgumentHelp(
+            "Read jobs from this file ('-': standard input), one 'MACRO ARGS...' per line.", valueName: "jobs.txt"),
         completion: .file())
     var jobsFile: String?
 
-    @Option(help: ArgumentHelp("Run only shard K of N of the jobs (K/N, or auto in a Kubernetes Indexed Job).", valueName: "K/N|auto"))
+    @Option(
+        help: ArgumentHelp(
+            "Run only shard K of N of the jobs (K/N, or auto in a Kubernetes Indexed Job).", valueName: "K/N|auto"))
     var shard: String?
 
-    @Argument(help: "The macros: paths to .py files or names on the macro path.", completion: .custom(Completions.macroNames))
+    @Argument(
+        help: "The macros: paths to .py files or names on the macro path.", completion: .custom(Completions.macroNames))
     var macros: [String] = []
 
     func validate() throws {
@@ -65,7 +73,9 @@ struct Batch: ParsableCommand {
     func batchJobs(_ settings: Settings) throws -> [BatchJob] {
         var all = BatchJob.jobs(for: macros)
         if let jobsFile { all += try BatchJobsFile.read(jobsFile).jobs(after: all) }
-        if all.isEmpty { throw BatchError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line") }
+        if all.isEmpty {
+            throw BatchError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line")
+        }
         let locator = MacroLocator(settings: settings)
         for job in all {
             do {
@@ -90,17 +100,21 @@ struct Batch: ParsableCommand {
         let allJobs = try batchJobs(settings)
         let batchJobs = shard?.select(allJobs) ?? allJobs
         if let shard {
-            FileHandle.standardError.write(Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
+            FileHandle.standardError.write(
+                Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
         }
         // Environment secrets and every token `apimacro login` stored: redacted from outputs and the report.
         let secrets = settings.secrets + Logins(settings: settings).storedSecrets
         var forwarded = options
         forwarded.record = nil
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let runner = BatchRunner(
             configuration: .init(
-                executable: executable, runOptions: forwarded.forwardedArguments, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeout: options.timeout,
-                failFast: failFast, record: settings.record, outputDirectory: outputDir.map { URL(fileURLWithPath: $0) },
+                executable: executable, runOptions: forwarded.forwardedArguments,
+                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeout: options.timeout,
+                failFast: failFast, record: settings.record,
+                outputDirectory: outputDir.map { URL(fileURLWithPath: $0) },
                 secrets: secrets))
         let console = BatchConsole(printOutputs: outputDir == nil)
         let started = Date()

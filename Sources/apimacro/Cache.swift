@@ -11,7 +11,9 @@ struct Cache: ParsableCommand {
 
     /// `apimacro cache info`.
     struct Info: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "info", abstract: "Where the cache is, how many responses and bytes it holds, and how old they are.")
+        static let configuration = CommandConfiguration(
+            commandName: "info",
+            abstract: "Where the cache is, how many responses and bytes it holds, and how old they are.")
 
         func run() throws {
             let report = try CacheReport(settings: try Settings.load())

@@ -3,7 +3,9 @@ import MacroRuntime
 
 /// Shell completion of names (`apimacro --generate-completion-script bash|zsh|fish`):
 /// the generated script calls back into the binary, which answers from the macro path
-/// and the plugin folders. A broken configuration completes nothing rather than fail.
+/// and the plugin folders.
+///
+/// A broken configuration completes nothing rather than fail.
 enum Completions {
     /// Macro names on the macro path, and `.py` files and folders under what was typed (`run`).
     @Sendable static func macroNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
@@ -22,9 +24,11 @@ enum Completions {
         let slash = prefix.lastIndex(of: "/")
         let folder = slash.map { String(prefix[...$0]) } ?? ""
         let fileManager = FileManager.default
-        return ((try? fileManager.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []).compactMap { entry in
+        return ((try? fileManager.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []).compactMap {
+            entry in
             var isDirectory: ObjCBool = false
-            guard !entry.hasPrefix("."), fileManager.fileExists(atPath: folder + entry, isDirectory: &isDirectory) else { return nil }
+            guard !entry.hasPrefix("."), fileManager.fileExists(atPath: folder + entry, isDirectory: &isDirectory)
+            else { return nil }
             if isDirectory.boolValue { return folder + entry + "/" }
             return entry.hasSuffix(".py") ? folder + entry : nil
         }.filter { $0.hasPrefix(prefix) }

@@ -10,7 +10,8 @@ struct Macros: ParsableCommand {
         subcommands: [List.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the macros with their one-line help (they are not run).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the macros with their one-line help (they are not run).")
 
         func run() throws {
             let settings = try Settings.load()

@@ -24,7 +24,8 @@ struct Plugins: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a plugin's settings and its endpoints with their parameters.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a plugin's settings and its endpoints with their parameters.")
 
         @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
         var name: String

@@ -8,22 +8,31 @@ struct MacroOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "How apimacro.output prints rows: table, json, csv or ndjson. (default: table on a terminal, else json)", valueName: "format"))
+            "How apimacro.output prints rows: table, json, csv or ndjson. (default: table on a terminal, else json)",
+            valueName: "format"))
     var format: String?
 
     @Option(name: .long, help: ArgumentHelp("Stop the macro after this many seconds (exit 1).", valueName: "seconds"))
     var timeout: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
     var requestTimeout: Double?
 
     @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
     var verbose = false
 
-    @Option(name: .long, help: ArgumentHelp("Write every HTTP exchange to a HAR 1.2 file, secrets redacted.", valueName: "file.har"), completion: .file(extensions: ["har"]))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Write every HTTP exchange to a HAR 1.2 file, secrets redacted.", valueName: "file.har"),
+        completion: .file(extensions: ["har"]))
     var record: String?
 
-    @Option(name: .long, help: ArgumentHelp("Answer HTTP requests from a HAR file, with no network.", valueName: "file.har"), completion: .file(extensions: ["har"]))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Answer HTTP requests from a HAR file, with no network.", valueName: "file.har"),
+        completion: .file(extensions: ["har"]))
     var replay: String?
 
     @Flag(name: .long, help: "No network: answer only from the HTTP cache or the replay file.")
@@ -50,6 +59,7 @@ struct MacroOptions: ParsableArguments {
     /// Splits what follows the macro's name into apimacro's run options and the macro's
     /// arguments: a run option is apimacro's unless the macro's `main()` takes an option of
     /// that spelling (`macroFlags`); `--` and everything after it are the macro's.
+    ///
     /// Whether any argument before a `--` is spelled like one of apimacro's run options.
     static func mentionsRunOption(_ arguments: [String]) -> Bool {
         for argument in arguments {
@@ -73,7 +83,8 @@ struct MacroOptions: ParsableArguments {
                 break
             }
             let spelling = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
-            guard let option = runOptions.first(where: { $0.spelling == spelling }), !macroFlags.contains(spelling) else {
+            guard let option = runOptions.first(where: { $0.spelling == spelling }), !macroFlags.contains(spelling)
+            else {
                 macro.append(argument)
                 continue
             }
@@ -105,7 +116,8 @@ struct MacroOptions: ParsableArguments {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run one macro: a path to a .py file, or a name looked up in ./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/.",
+        abstract:
+            "Run one macro: a path to a .py file, or a name looked up in ./macros/, $APIMACRO_HOME/macros/, then each plugin's macros/.",
         discussion: """
             What follows MACRO goes to the macro (sys.argv[1:], apimacro.args), except apimacro's own \
             options above, which may also come after it (apimacro run stars octocat --format table). \

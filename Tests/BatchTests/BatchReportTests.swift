@@ -4,7 +4,9 @@ import Testing
 
 @Suite("batch names, summary and JUnit report")
 struct BatchReportTests {
-    static func result(_ name: String, _ status: BatchResult.Status, exit: Int32?, stats: MacroStats?, stderr: String = "")
+    static func result(
+        _ name: String, _ status: BatchResult.Status, exit: Int32?, stats: MacroStats?, stderr: String = ""
+    )
         -> BatchResult
     {
         BatchResult(
@@ -14,7 +16,8 @@ struct BatchReportTests {
 
     @Test("names come from the file name, made unique; --record gives one HAR per macro")
     func names() {
-        #expect(BatchRunner.names(for: ["a.py", "dir/a.py", "b", "we ird.py", "a"]) == ["a", "a-2", "b", "we_ird", "a-3"])
+        #expect(
+            BatchRunner.names(for: ["a.py", "dir/a.py", "b", "we ird.py", "a"]) == ["a", "a-2", "b", "we_ird", "a-3"])
         #expect(BatchRunner.recordFile(URL(fileURLWithPath: "/tmp/x/run.har"), name: "a").path == "/tmp/x/run.a.har")
         #expect(BatchRunner.recordFile(URL(fileURLWithPath: "/tmp/x/run"), name: "b").path == "/tmp/x/run.b.har")
     }
@@ -55,7 +58,11 @@ struct BatchReportTests {
         #expect(report.contains(#"<skipped message="not run: the batch stopped first"/>"#))
         #expect(report.contains(#"<property name="good.requests" value="1"/>"#))
         #expect(report.contains(#"<property name="bad.macro" value="macros/bad.py"/>"#))
-        #expect(!report.contains("file=") && !report.contains("<testsuites name=\"apimacro batch\" tests=\"4\" failures=\"1\" errors=\"1\" skipped"))
+        #expect(
+            !report.contains("file=")
+                && !report.contains(
+                    "<testsuites name=\"apimacro batch\" tests=\"4\" failures=\"1\" errors=\"1\" skipped")
+        )
         #expect(!report.contains(secret))
         #expect(!report.contains("\u{1B}"))
         #expect(report.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"#))

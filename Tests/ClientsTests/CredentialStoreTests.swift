@@ -107,7 +107,9 @@ struct CredentialStoreTests {
             #expect(mkfifo(store.path.path, 0o600) == 0)
             // Before the fix this open blocked forever (no writer): the test would hang, then be killed.
             let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
-            #expect(error.kind == .auth && error.message.contains("not a regular file") && error.message.contains(store.path.path))
+            #expect(
+                error.kind == .auth && error.message.contains("not a regular file")
+                    && error.message.contains(store.path.path))
             #expect(throws: APIError.self) { try store.remove("instagram") }
             #expect(unlink(store.path.path) == 0)
             #expect(symlink("/dev/zero", store.path.path) == 0)

@@ -5,11 +5,14 @@ import Testing
 
 @Suite("the GitHub client against the loopback server")
 struct GitHubClientTests {
-    func withGitHub(token: String? = "ghp_clienttest123", _ body: (GitHubClient, TestServer) async throws -> Void) async throws {
+    func withGitHub(token: String? = "ghp_clienttest123", _ body: (GitHubClient, TestServer) async throws -> Void)
+        async throws
+    {
         let server = try await TestServer.start()
         let transport = CurlTransport(userAgent: "apimacro/test")
         let client = GitHubClient(
-            configuration: GitHubConfiguration(baseURL: server.baseURL, token: token.map(Secret.init)), transport: transport,
+            configuration: GitHubConfiguration(baseURL: server.baseURL, token: token.map(Secret.init)),
+            transport: transport,
             log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
         do { try await body(client, server) } catch {
             try await transport.shutdown()
@@ -40,7 +43,9 @@ struct GitHubClientTests {
         #expect(both.token?.revealed == "a")
         #expect(GitHubConfiguration.fromEnvironment(["GITHUB_TOKEN": "b"]).token?.revealed == "b")
         #expect(GitHubConfiguration.fromEnvironment([:]).token == nil)
-        let custom = GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_URL": "http://127.0.0.1:9", "APIMACRO_GITHUB_API_VERSION": "2026-03-10"])
+        let custom = GitHubConfiguration.fromEnvironment([
+            "APIMACRO_GITHUB_URL": "http://127.0.0.1:9", "APIMACRO_GITHUB_API_VERSION": "2026-03-10",
+        ])
         #expect(custom.baseURL == "http://127.0.0.1:9")
         #expect(custom.apiVersion == "2026-03-10")
         #expect(GitHubConfiguration.fromEnvironment([:]).baseURL == "https://api.github.com")
@@ -55,8 +60,12 @@ struct GitHubClientTests {
     @Test("pages ask for 100 items, or fewer when the limit is smaller; every page is reachable by Link")
     func pagination() async throws {
         try await withGitHub { client, server in
-            #expect(GitHubRouter.repos(login: "many", parameters: []).firstPage(limit: 30).query.contains { $0 == ("per_page", "30") })
-            var request: Request? = GitHubRouter.repos(login: "many", parameters: [("type", "owner")]).firstPage(limit: nil)
+            #expect(
+                GitHubRouter.repos(login: "many", parameters: []).firstPage(limit: 30).query.contains {
+                    $0 == ("per_page", "30")
+                })
+            var request: Request? = GitHubRouter.repos(login: "many", parameters: [("type", "owner")]).firstPage(
+                limit: nil)
             var items = 0
             var pages = 0
             while let current = request {
@@ -75,7 +84,9 @@ struct GitHubClientTests {
     @Test("the recorded octokit issue pages paginate through their real Link headers")
     func recordedPagination() async throws {
         try await withGitHub(token: nil) { client, server in
-            var request: Request? = GitHubRouter.paginate(path: "/repos/octokit-fixture-org/paginate-issues/issues", parameters: [("per_page", "3")]).request
+            var request: Request? = GitHubRouter.paginate(
+                path: "/repos/octokit-fixture-org/paginate-issues/issues", parameters: [("per_page", "3")]
+            ).request
             var items = 0
             while let current = request {
                 let response = try await client.api.send(current)

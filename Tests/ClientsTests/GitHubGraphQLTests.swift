@@ -15,14 +15,17 @@ struct GitHubGraphQLTests {
     static let variables = Array(#"{"owner":"octokit-fixture-org","name":"paginate-issues"}"#.utf8)
 
     func withGitHub(
-        token: String? = "ghp_graphqltest123", baseURL: ((TestServer) -> String)? = nil, graphQLURL: ((TestServer) -> String)? = nil,
+        token: String? = "ghp_graphqltest123", baseURL: ((TestServer) -> String)? = nil,
+        graphQLURL: ((TestServer) -> String)? = nil,
         _ body: (GitHubClient, TestServer) async throws -> Void
     ) async throws {
         let server = try await TestServer.start()
         let transport = CurlTransport(userAgent: "apimacro/test")
         let configuration = GitHubConfiguration(
             baseURL: baseURL?(server) ?? server.baseURL, token: token.map(Secret.init), graphQLURL: graphQLURL?(server))
-        let client = GitHubClient(configuration: configuration, transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
+        let client = GitHubClient(
+            configuration: configuration, transport: transport, log: ExchangeLog(logger: nil),
+            redactor: Redactor(secrets: []))
         do { try await body(client, server) } catch {
             try await transport.shutdown()
             try await server.shutdown()
@@ -36,25 +39,33 @@ struct GitHubGraphQLTests {
     func endpoints() {
         #expect(GitHubConfiguration().graphQLEndpoint == "https://api.github.com/graphql")
         #expect(GitHubGraphQL.endpoint(forREST: "https://api.github.com/") == "https://api.github.com/graphql")
-        #expect(GitHubGraphQL.endpoint(forREST: "https://ghe.example.com/api/v3") == "https://ghe.example.com/api/graphql")
-        #expect(GitHubGraphQL.endpoint(forREST: "https://ghe.example.com/api/v3/") == "https://ghe.example.com/api/graphql")
+        #expect(
+            GitHubGraphQL.endpoint(forREST: "https://ghe.example.com/api/v3") == "https://ghe.example.com/api/graphql")
+        #expect(
+            GitHubGraphQL.endpoint(forREST: "https://ghe.example.com/api/v3/") == "https://ghe.example.com/api/graphql")
         let enterprise = GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3"])
         #expect(enterprise.graphQLEndpoint == "https://ghe.example.com/api/graphql")
         let overridden = GitHubConfiguration.fromEnvironment([
-            "APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3", "APIMACRO_GITHUB_GRAPHQL_URL": "https://graph.example.com/gql",
+            "APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3",
+            "APIMACRO_GITHUB_GRAPHQL_URL": "https://graph.example.com/gql",
         ])
         #expect(overridden.graphQLEndpoint == "https://graph.example.com/gql")
-        #expect(GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_GRAPHQL_URL": ""]).graphQLEndpoint == "https://api.github.com/graphql")
+        #expect(
+            GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_GRAPHQL_URL": ""]).graphQLEndpoint
+                == "https://api.github.com/graphql")
     }
 
-    @Test("a query is one POST of {query, variables} with the token; data comes back; rate_limit is the graphql resource")
+    @Test(
+        "a query is one POST of {query, variables} with the token; data comes back; rate_limit is the graphql resource")
     func query() async throws {
         try await withGitHub { client, server in
             _ = try await client.send(.user(login: "octocat"))
             #expect(client.rateLimit?.resource == "core")
             let response = try await client.graphQL(Self.issues, variablesJSON: Self.variables)
             let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-            let issues = (body["data"] as? [String: Any]).flatMap { $0["repository"] as? [String: Any] }.flatMap { $0["issues"] as? [String: Any] }
+            let issues = (body["data"] as? [String: Any]).flatMap { $0["repository"] as? [String: Any] }.flatMap {
+                $0["issues"] as? [String: Any]
+            }
             #expect((issues?["nodes"] as? [Any])?.count == 5)
             let request = try #require(server.requests.last)
             #expect(request.method == "POST" && request.path == "/graphql")
@@ -62,7 +73,8 @@ struct GitHubGraphQLTests {
             #expect(request.header("content-type") == "application/json")
             let sent = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
             #expect(sent["query"] as? String == Self.issues)
-            #expect((sent["variables"] as? [String: String]) == ["owner": "octokit-fixture-org", "name": "paginate-issues"])
+            #expect(
+                (sent["variables"] as? [String: String]) == ["owner": "octokit-fixture-org", "name": "paginate-issues"])
             #expect(client.rateLimit?.resource == "graphql")
             #expect(client.rateLimit?.limit == 5000)
         }
@@ -72,7 +84,8 @@ struct GitHubGraphQLTests {
     func errors() async throws {
         try await withGitHub { client, _ in
             do {
-                _ = try await client.graphQL(Self.issues, variablesJSON: Array(#"{"owner":"nobody","name":"nothing"}"#.utf8))
+                _ = try await client.graphQL(
+                    Self.issues, variablesJSON: Array(#"{"owner":"nobody","name":"nothing"}"#.utf8))
                 Issue.record("expected GraphQLError")
             } catch let error as GraphQLError {
                 #expect(error.description == "Could not resolve to a Repository with the name 'nobody/nothing'.")
@@ -98,7 +111,8 @@ struct GitHubGraphQLTests {
 
     @Test("GitHub Enterprise: APIMACRO_GITHUB_URL …/api/v3 sends GraphQL to …/api/graphql, with the token")
     func enterprise() async throws {
-        try await withGitHub(baseURL: { $0.baseURL + "/api/v3" }) { client, server in
+        let baseURL: (TestServer) -> String = { $0.baseURL + "/api/v3" }
+        try await withGitHub(baseURL: baseURL) { client, server in
             #expect(client.configuration.graphQLEndpoint == server.baseURL + "/api/graphql")
             _ = try await client.graphQL(Self.issues, variablesJSON: Self.variables)
             let request = try #require(server.requests.last)
@@ -109,7 +123,8 @@ struct GitHubGraphQLTests {
 
     @Test("APIMACRO_GITHUB_GRAPHQL_URL on another host: GraphQL goes there with the token, REST keeps its own host")
     func override() async throws {
-        try await withGitHub(graphQLURL: { $0.otherHostURL + "/graphql" }) { client, server in
+        let graphQLURL: (TestServer) -> String = { $0.otherHostURL + "/graphql" }
+        try await withGitHub(graphQLURL: graphQLURL) { client, server in
             _ = try await client.graphQL(Self.issues, variablesJSON: Self.variables)
             _ = try await client.send(.user(login: "octocat"))
             let graphQL = try #require(server.requests.first { $0.path == "/graphql" })

@@ -50,7 +50,8 @@ struct OAuthFlowTests {
     func noPendingState() throws {
         for expected in [nil, ""] as [String?] {
             let thrown = try #require(throws: APIError.self) {
-                try flow.complete(redirect: "https://example.com/cb#access_token=t-attacker&state=forged", expectedState: expected)
+                try flow.complete(
+                    redirect: "https://example.com/cb#access_token=t-attacker&state=forged", expectedState: expected)
             }
             #expect(thrown.kind == .auth)
             #expect(thrown.message.contains("no instagram login is pending"))

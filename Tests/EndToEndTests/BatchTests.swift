@@ -65,7 +65,8 @@ struct BatchTests {
         }
     }
 
-    @Test("20 macros with -j 4: 16 succeed, 2 fail, one hangs past --timeout, one segfaults; nothing lost or interleaved")
+    @Test(
+        "20 macros with -j 4: 16 succeed, 2 fail, one hangs past --timeout, one segfaults; nothing lost or interleaved")
     func twentyMacros() async throws {
         let server = try await TestServer.start()
         let okNames = (1...16).map { String(format: "ok%02d", $0) }
@@ -73,15 +74,18 @@ struct BatchTests {
         for name in okNames { files["\(name).py"] = Self.okMacro(name) }
         files["raises.py"] = "print('about to fail', flush=True)\nraise ValueError('boom')\n"
         files["exits3.py"] = "import sys\nprint('exiting 3')\nsys.exit(3)\n"
-        files["hangs.py"] = "import time\nwhile True:\n    try:\n        time.sleep(100)\n    except BaseException:\n        pass\n"
+        files["hangs.py"] =
+            "import time\nwhile True:\n    try:\n        time.sleep(100)\n    except BaseException:\n        pass\n"
         files["segfault.py"] = "import ctypes\nprint('crashing', flush=True)\nctypes.string_at(0)\n"
         let space = try Workspace(files: files)
         defer { space.remove() }
-        let order = Array(okNames[0..<5]) + ["raises", "hangs"] + Array(okNames[5..<10]) + ["segfault", "exits3"]
+        let order =
+            Array(okNames[0..<5]) + ["raises", "hangs"] + Array(okNames[5..<10]) + ["segfault", "exits3"]
             + Array(okNames[10...])
         // --timeout applies to every macro: 20 s is a margin load cannot eat for the quick ones
         // (on a 2-core box at load 17, even a two-line macro took over 7 s to end).
-        let arguments = ["batch", "-j", "4", "--timeout", "20", "--no-cache", "--junit", "report.xml"] + order.map { "\($0).py" }
+        let arguments =
+            ["batch", "-j", "4", "--timeout", "20", "--no-cache", "--junit", "report.xml"] + order.map { "\($0).py" }
         let result = try await Binary.run(
             arguments, in: space.url, environment: ["APIMACRO_GITHUB_URL": server.baseURL], limit: 240)
         try await server.shutdown()
@@ -89,7 +93,9 @@ struct BatchTests {
         #expect(result.status == 1, "\(result.stderr)")
         // The summary: one row per macro in the order given, then the tally.
         let summary = try #require(result.stdout.range(of: "MACRO ").map { String(result.stdout[$0.lowerBound...]) })
-        let rows = summary.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        let rows = summary.split(separator: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        }
         try #require(rows.count == 22, "\(summary)")
         #expect(rows[0] == ["MACRO", "STATUS", "EXIT", "SECONDS", "REQUESTS", "CACHE", "HITS"])
         for (row, name) in zip(rows[1...20], order) {
@@ -100,16 +106,19 @@ struct BatchTests {
             // Stopped by its own deadline (exit 1), or, when its start was slowed by load past the
             // batch's grace, killed by the batch (no exit code): a timeout either way.
             case "hangs": #expect(row[1] == "timeout" && ["1", "-"].contains(row[2]), "\(row)")
-            case "segfault": #expect(Array(row[1...]).filter { $0 != row[4] } == ["crashed", "(SIGSEGV)", "-", "-", "-"], "\(row)")
+            case "segfault":
+                #expect(Array(row[1...]).filter { $0 != row[4] } == ["crashed", "(SIGSEGV)", "-", "-", "-"], "\(row)")
             default:
                 #expect(row[1...2] == ["ok", "0"], "\(row)")
                 #expect(row[4...5] == ["1", "0"], "\(name): one request, no cache hit: \(row)")
             }
         }
-        #expect(rows[21].joined(separator: " ").hasPrefix("20 macros: 16 ok, 2 failed, 1 timeout, 1 crashed (SIGSEGV) in "))
+        #expect(
+            rows[21].joined(separator: " ").hasPrefix("20 macros: 16 ok, 2 failed, 1 timeout, 1 crashed (SIGSEGV) in "))
 
         // Every macro's output whole and in order under its own header, on each stream.
-        let out = Self.blocks(String(result.stdout[..<(result.stdout.range(of: "MACRO ")?.lowerBound ?? result.stdout.endIndex)]))
+        let out = Self.blocks(
+            String(result.stdout[..<(result.stdout.range(of: "MACRO ")?.lowerBound ?? result.stdout.endIndex)]))
         let err = Self.blocks(result.stderr)
         for name in okNames {
             #expect(out[name] == Self.expectedOut(name), "\(name) stdout: \(out[name] ?? [])")
@@ -150,14 +159,16 @@ struct BatchTests {
         ])
         defer { space.remove() }
         // fine.py must end within --timeout (+3 s) on a loaded machine too: 15 s is the margin.
-        let result = try await space.run("batch", "-j", "2", "--timeout", "15", "--output-dir", "out", "stops.py", "fine.py")
+        let result = try await space.run(
+            "batch", "-j", "2", "--timeout", "15", "--output-dir", "out", "stops.py", "fine.py")
         #expect(result.status == 1)
         let rows = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(rows.first { $0.first == "stops" }?[1...2] == ["timeout", "-"], "\(result.stdout)")
         #expect(rows.first { $0.first == "fine" }?[1...2] == ["ok", "0"], "\(result.stdout)")
         // --output-dir: nothing printed but the summary; the files hold each stream.
         #expect(!result.stdout.contains("==>"))
-        #expect(try String(contentsOf: space.url.appendingPathComponent("out/stops.out"), encoding: .utf8) == "stopping\n")
+        #expect(
+            try String(contentsOf: space.url.appendingPathComponent("out/stops.out"), encoding: .utf8) == "stopping\n")
         #expect(try String(contentsOf: space.url.appendingPathComponent("out/fine.out"), encoding: .utf8) == "fine\n")
     }
 
@@ -167,12 +178,14 @@ struct BatchTests {
             "bad.py": "raise SystemExit(4)\n", "later.py": "print('should not run')\n",
         ])
         defer { space.remove() }
-        let result = try await space.run("batch", "-j", "1", "--fail-fast", "--junit", "report.xml", "bad.py", "later.py")
+        let result = try await space.run(
+            "batch", "-j", "1", "--fail-fast", "--junit", "report.xml", "bad.py", "later.py")
         #expect(result.status == 1)
         #expect(!result.stdout.contains("should not run"))
         #expect(result.stdout.contains("2 macros: 0 ok, 1 failed, 1 not run in "), "\(result.stdout)")
         let xml = try Data(contentsOf: space.url.appendingPathComponent("report.xml"))
-        #expect(JUnitSchemaCheck.problems(in: xml) == [], "a report with a skipped macro validates against junit-10.xsd")
+        #expect(
+            JUnitSchemaCheck.problems(in: xml) == [], "a report with a skipped macro validates against junit-10.xsd")
         let missing = try await space.run("batch", "later.py", "nosuch")
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("apimacro: no macro named 'nosuch'"), "\(missing.stderr)")
@@ -185,7 +198,8 @@ struct BatchTests {
         let wait = "import os, time\nwhile not os.path.exists('go'):\n    time.sleep(0.02)\n"
         let space = try Workspace(files: ["slow1.py": wait, "slow2.py": wait + "raise SystemExit(2)\n"])
         defer { space.remove() }
-        let terminal = try PseudoTerminal(["batch", "-j", "2", "slow1.py", "slow2.py"], in: space.url, environment: [:])
+        let terminal = try PseudoTerminal(
+            ["batch", "-j", "2", "slow1.py", "slow2.py"], in: space.url, environment: [:])
         defer { terminal.close() }
         try await terminal.expect("batch: 0 done, 2 running, 0 failed, ", timeout: 60)
         try space.write("go", "")
@@ -198,10 +212,13 @@ struct BatchTests {
     @Test("Ctrl-C interrupts the running macros, skips the rest, still summarizes, and exits 130")
     func interrupt() async throws {
         // Each says it has started with a file; Ctrl-C comes once two have (an event, not a delay).
-        func slow(_ name: String) -> String { "import time\nprint('start', flush=True)\n" + pythonTouch("\(name).started") + "time.sleep(600)\n" }
+        func slow(_ name: String) -> String {
+            "import time\nprint('start', flush=True)\n" + pythonTouch("\(name).started") + "time.sleep(600)\n"
+        }
         let space = try Workspace(files: ["s1.py": slow("s1"), "s2.py": slow("s2"), "s3.py": slow("s3")])
         defer { space.remove() }
-        let result = try await space.run("batch", "-j", "2", "s1.py", "s2.py", "s3.py", defaultSIGINT: true) { [space] process in
+        let result = try await space.run("batch", "-j", "2", "s1.py", "s2.py", "s3.py", defaultSIGINT: true) {
+            [space] process in
             try? await space.waitFor("s1.started")
             try? await space.waitFor("s2.started")
             kill(process.processIdentifier, SIGINT)
@@ -224,10 +241,16 @@ struct BatchTests {
         for (offset, result) in results.enumerated() {
             let shard = offset + 1
             #expect(result.status == 0, "\(result.stderr)")
-            let mine = result.stdout.split(separator: "\n").compactMap { $0.hasPrefix("ran ") ? Int($0.dropFirst(4)) : nil }
-            #expect(mine.sorted() == Array(stride(from: shard, through: 7, by: 3)), "shard \(shard) runs jobs \(shard), \(shard)+3, ...")
+            let mine = result.stdout.split(separator: "\n").compactMap {
+                $0.hasPrefix("ran ") ? Int($0.dropFirst(4)) : nil
+            }
+            #expect(
+                mine.sorted() == Array(stride(from: shard, through: 7, by: 3)),
+                "shard \(shard) runs jobs \(shard), \(shard)+3, ...")
             ran += mine
-            #expect(result.stderr.contains("apimacro: shard \(shard)/3: \(mine.count) of the batch's 7 jobs"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("apimacro: shard \(shard)/3: \(mine.count) of the batch's 7 jobs"),
+                "\(result.stderr)")
             let report = space.url.appendingPathComponent("report.shard-\(shard)-of-3.xml")
             let xml = try Data(contentsOf: report)
             #expect(JUnitSchemaCheck.problems(in: xml) == [])
@@ -242,7 +265,9 @@ struct BatchTests {
         #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("report.xml").path))
     }
 
-    @Test("--shard auto reads JOB_COMPLETION_INDEX and JOB_COMPLETIONS, and says which is missing; a bad K/N says the form")
+    @Test(
+        "--shard auto reads JOB_COMPLETION_INDEX and JOB_COMPLETIONS, and says which is missing; a bad K/N says the form"
+    )
     func autoShard() async throws {
         let space = try Workspace(files: ["a.py": "print('a')\n", "b.py": "print('b')\n", "c.py": "print('c')\n"])
         defer { space.remove() }
@@ -250,18 +275,24 @@ struct BatchTests {
             ["batch", "--shard", "auto", "a.py", "b.py", "c.py"], in: space.url,
             environment: ["JOB_COMPLETION_INDEX": "1", "JOB_COMPLETIONS": "3"])
         #expect(pod.status == 0, "\(pod.stderr)")
-        #expect(pod.stdout.hasPrefix("==> b: ok, exit 0 <==\nb\n"), "the pod with index 1 runs shard 2/3: \(pod.stdout)")
+        #expect(
+            pod.stdout.hasPrefix("==> b: ok, exit 0 <==\nb\n"), "the pod with index 1 runs shard 2/3: \(pod.stdout)")
         #expect(pod.stdout.contains("1 macro: 1 ok in "))
         let outside = try await space.run("batch", "--shard", "auto", "a.py", "b.py")
         #expect(outside.status == 2)
-        #expect(outside.stderr.hasPrefix("apimacro: JOB_COMPLETION_INDEX and JOB_COMPLETIONS are not set: --shard auto reads"), "\(outside.stderr)")
+        #expect(
+            outside.stderr.hasPrefix(
+                "apimacro: JOB_COMPLETION_INDEX and JOB_COMPLETIONS are not set: --shard auto reads"),
+            "\(outside.stderr)")
         #expect(outside.stdout.isEmpty, "nothing runs")
-        let half = try await Binary.run(["batch", "--shard", "auto", "a.py"], in: space.url, environment: ["JOB_COMPLETION_INDEX": "0"])
+        let half = try await Binary.run(
+            ["batch", "--shard", "auto", "a.py"], in: space.url, environment: ["JOB_COMPLETION_INDEX": "0"])
         #expect(half.status == 2)
         #expect(half.stderr.hasPrefix("apimacro: JOB_COMPLETIONS is not set"), "\(half.stderr)")
         let bad = try await space.run("batch", "--shard", "3", "a.py")
         #expect(bad.status == 2)
-        #expect(bad.stderr == "apimacro: --shard 3 is not of the form K/N (shard K of N, 1 <= K <= N, e.g. 2/3) or auto\n")
+        #expect(
+            bad.stderr == "apimacro: --shard 3 is not of the form K/N (shard K of N, 1 <= K <= N, e.g. 2/3) or auto\n")
         let help = try await space.run("batch", "--help")
         #expect(help.stdout.contains("--shard <K/N|auto>"), "\(help.stdout)")
     }

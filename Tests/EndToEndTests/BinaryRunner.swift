@@ -18,7 +18,8 @@ struct RunResult: Sendable {
 enum Binary {
     /// The binary next to the test bundle in `.build/<config>/`.
     static var url: URL {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("apimacro")
     }
 
@@ -30,8 +31,9 @@ enum Binary {
     }
 
     /// Runs `apimacro ARGS` (or `executable ARGS`) in `directory`; `whileRunning` gets the
-    /// process once it has started. If `whileRunning` throws, the process is killed, reaped,
-    /// and the error rethrown.
+    /// process once it has started.
+    ///
+    /// If `whileRunning` throws, the process is killed, reaped, and the error rethrown.
     static func run(
         _ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
         stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 240, executable: URL? = nil,
@@ -114,15 +116,18 @@ struct Workspace {
     func remove() { try? FileManager.default.removeItem(at: url) }
 
     /// Waits until the file `name` exists in the workspace (a macro creates it to say it has
-    /// started): an event, not a duration. Throws after `limit` seconds, a margin load cannot eat.
+    /// started): an event, not a duration.
+    ///
+    /// Throws after `limit` seconds, a margin load cannot eat.
     func waitFor(_ name: String, limit: Double = 60) async throws {
         let file = url.appendingPathComponent(name)
         try await waitUntil("\(name) to appear", limit: limit) { FileManager.default.fileExists(atPath: file.path) }
     }
 }
 
-/// Waits until `condition` holds (polled every 20 ms): an event, not a duration. Throws after
-/// `limit` seconds, a margin load cannot eat.
+/// Waits until `condition` holds (polled every 20 ms): an event, not a duration.
+///
+/// Throws after `limit` seconds, a margin load cannot eat.
 func waitUntil(_ what: String, limit: Double = 60, _ condition: () -> Bool) async throws {
     let deadline = Date().addingTimeInterval(limit)
     while !condition() {
@@ -141,4 +146,3 @@ struct WorkspaceError: Error, CustomStringConvertible {
 func pythonTouch(_ name: String) -> String {
     "open(\(String(reflecting: name)), 'w').close()\n"
 }
-

@@ -10,7 +10,9 @@ struct CacheEndToEndTests {
 
     /// `-v` lines (the exchange log) of a run.
     func exchanges(_ result: RunResult) -> [Substring] {
-        result.stderr.split(separator: "\n").filter { $0.hasPrefix("apimacro: GET ") || $0.hasPrefix("apimacro: POST ") }
+        result.stderr.split(separator: "\n").filter {
+            $0.hasPrefix("apimacro: GET ") || $0.hasPrefix("apimacro: POST ")
+        }
     }
 
     @Test("a second run of the same macro makes only conditional requests and gets 304s")
@@ -19,7 +21,10 @@ struct CacheEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token]
-        let arguments = ["run", "-v", "--format", "csv", Self.examples.appendingPathComponent("github-top-repos.py").path, "--login", "many", "--top", "3"]
+        let arguments = [
+            "run", "-v", "--format", "csv", Self.examples.appendingPathComponent("github-top-repos.py").path, "--login",
+            "many", "--top", "3",
+        ]
         let first = try await Binary.run(arguments, in: space.url, environment: environment)
         let firstCount = server.requests.count
         server.clearRequests()
@@ -29,7 +34,9 @@ struct CacheEndToEndTests {
         #expect(second.stdout == first.stdout && !first.stdout.isEmpty)
         #expect(firstCount == 20, "2,000 repos are 20 pages")
         #expect(server.requests.count == firstCount)
-        #expect(server.requests.allSatisfy { $0.header("if-none-match") != nil }, "every request of the second run is conditional")
+        #expect(
+            server.requests.allSatisfy { $0.header("if-none-match") != nil },
+            "every request of the second run is conditional")
         let lines = exchanges(second)
         #expect(lines.count == 20)
         #expect(lines.allSatisfy { $0.contains(" 304 ") && $0.hasSuffix("ms revalidated (304)") }, "\(lines.prefix(3))")
@@ -83,16 +90,21 @@ struct CacheEndToEndTests {
         let server = try await TestServer.start()
         let space = try Workspace()
         defer { space.remove() }
-        let arguments = ["run", "--format", "csv", Self.examples.appendingPathComponent("github-profile.py").path, "--login", "octocat"]
+        let arguments = [
+            "run", "--format", "csv", Self.examples.appendingPathComponent("github-profile.py").path, "--login",
+            "octocat",
+        ]
         let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
         let first = try await Binary.run(arguments, in: space.url, environment: environment)
         server.inject(Array(repeating: .status(503), count: 4), path: "/users/octocat")
         let second = try await Binary.run(arguments, in: space.url, environment: environment)
         server.inject(Array(repeating: .reset, count: 4), path: "/users/octocat")
-        let third = try await Binary.run(["run", "-v"] + arguments.dropFirst(), in: space.url, environment: environment)
+        let third = try await Binary.run(
+            ["run", "-v"] + arguments.dropFirst(), in: space.url, environment: environment)
         try await server.shutdown()
         #expect(second.status == 0 && second.stdout == first.stdout, "\(second.stderr)")
-        let warning = "apimacro: warning: GET \(server.baseURL)/users/octocat: 503 Service Unavailable; using the cached copy from "
+        let warning =
+            "apimacro: warning: GET \(server.baseURL)/users/octocat: 503 Service Unavailable; using the cached copy from "
         #expect(second.stderr.hasPrefix(warning) && second.stderr.hasSuffix(" s ago\n"), "\(second.stderr)")
         #expect(second.stderr.split(separator: "\n").count == 1, "one warning line")
         #expect(third.stdout == first.stdout)
@@ -114,9 +126,14 @@ struct CacheEndToEndTests {
         ])
         defer { space.remove() }
         let environment = ["APIMACRO_GITHUB_URL": "http://127.0.0.1:9"]
-        let result = try await space.run("run", "--offline", Self.examples.appendingPathComponent("github-profile.py").path, environment: environment)
+        let result = try await space.run(
+            "run", "--offline", Self.examples.appendingPathComponent("github-profile.py").path, environment: environment
+        )
         #expect(result.status == 1)
-        #expect(result.stderr.contains("apimacro.OfflineError: offline: GET http://127.0.0.1:9/users/octocat is not in the cache"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "apimacro.OfflineError: offline: GET http://127.0.0.1:9/users/octocat is not in the cache"),
+            "\(result.stderr)")
         let caught = try await space.run("run", "--offline", "catch.py", environment: environment)
         #expect(caught.stdout == "offline: http://127.0.0.1:9/users/octocat\n", "\(caught.stderr)")
     }
@@ -127,11 +144,15 @@ struct CacheEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let har = space.url.appendingPathComponent("run.har").path
-        let macro = ["--format", "table", Self.examples.appendingPathComponent("github-followers.py").path, "--login", "many", "--limit", "150"]
+        let macro = [
+            "--format", "table", Self.examples.appendingPathComponent("github-followers.py").path, "--login", "many",
+            "--limit", "150",
+        ]
         let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token]
         let recorded = try await Binary.run(["run", "--record", har] + macro, in: space.url, environment: environment)
         // Run it again while recording: the cache answers (revalidated), and the recording must still replay alone.
-        let again = try await Binary.run(["run", "--record", har + ".2"] + macro, in: space.url, environment: environment)
+        let again = try await Binary.run(
+            ["run", "--record", har + ".2"] + macro, in: space.url, environment: environment)
         try await server.shutdown()
         #expect(recorded.status == 0 && again.status == 0, "\(recorded.stderr)")
         let text = try String(contentsOfFile: har, encoding: .utf8)
@@ -139,7 +160,8 @@ struct CacheEndToEndTests {
         #expect(text.contains("\"Bearer REDACTED\""))
         for file in [har, har + ".2"] {
             let replayed = try await Binary.run(
-                ["run", "-v", "--replay", file] + macro, in: space.url, environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+                ["run", "-v", "--replay", file] + macro, in: space.url,
+                environment: ["APIMACRO_GITHUB_URL": server.baseURL])
             #expect(replayed.status == 0, "\(replayed.stderr)")
             #expect(replayed.stdout == recorded.stdout, "byte-identical output")
             #expect(exchanges(replayed).count == 2 && exchanges(replayed).allSatisfy { $0.hasSuffix("ms replay") })
@@ -161,14 +183,20 @@ struct CacheEndToEndTests {
         let result = try await space.run("run", "--record", "fail.har", "fail.py", environment: environment)
         try await server.shutdown()
         #expect(result.status == 1 && result.stderr.contains("RuntimeError: boom"))
-        let har = try JSONSerialization.jsonObject(with: Data(contentsOf: space.url.appendingPathComponent("fail.har"))) as? [String: Any]
+        let har =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: space.url.appendingPathComponent("fail.har")))
+            as? [String: Any]
         let entries = (har?["log"] as? [String: Any])?["entries"] as? [[String: Any]]
         #expect(entries?.count == 1)
         let missing = try await space.run(
-            "run", "--replay", "fail.har", Self.examples.appendingPathComponent("github-profile.py").path, "--login", "mona",
+            "run", "--replay", "fail.har", Self.examples.appendingPathComponent("github-profile.py").path, "--login",
+            "mona",
             environment: environment)
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("OfflineError: offline: GET \(server.baseURL)/users/mona is not in the replay file"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains(
+                "OfflineError: offline: GET \(server.baseURL)/users/mona is not in the replay file"),
+            "\(missing.stderr)")
         // A miss names the hosts the file does hold, so a wrong --replay file or URL shows at once.
         #expect(missing.stderr.contains("fail.har (it holds requests to \(server.baseURL))"), "\(missing.stderr)")
         let bad = try await space.run("run", "--replay", "nothing.har", "fail.py")
@@ -189,20 +217,26 @@ struct CacheEndToEndTests {
         defer { space.remove() }
         let result = try await space.run("run", "-v", "mix.py", server.baseURL)
         try await server.shutdown()
-        let sources = exchanges(result).map { line in line.split(separator: " ", maxSplits: 5).last.map(String.init) ?? "" }
+        let sources = exchanges(result).map { line in
+            line.split(separator: " ", maxSplits: 5).last.map(String.init) ?? ""
+        }
         #expect(sources == ["network", "cache hit", "network", "revalidated (304)"], "\(result.stderr)")
     }
 
     @Test("--no-cache neither reads nor writes the cache")
     func noCache() async throws {
         let server = try await TestServer.start()
-        let space = try Workspace(files: ["two.py": "import apimacro, sys\nfor _ in range(2): apimacro.get(sys.argv[1] + '/cache/max-age/600')\n"])
+        let space = try Workspace(files: [
+            "two.py": "import apimacro, sys\nfor _ in range(2): apimacro.get(sys.argv[1] + '/cache/max-age/600')\n"
+        ])
         defer { space.remove() }
         let result = try await space.run("run", "--no-cache", "two.py", server.baseURL)
         try await server.shutdown()
         #expect(result.status == 0)
         #expect(server.requests.count == 2)
-        #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent(".cache/apimacro/cache.sqlite").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: space.url.appendingPathComponent(".cache/apimacro/cache.sqlite").path))
     }
 
     @Test("request(cache=False) skips the cache for that request only")
@@ -222,7 +256,9 @@ struct CacheEndToEndTests {
         defer { space.remove() }
         let result = try await space.run("run", "-v", "mix.py", server.baseURL)
         try await server.shutdown()
-        let sources = exchanges(result).map { line in line.split(separator: " ", maxSplits: 5).last.map(String.init) ?? "" }
+        let sources = exchanges(result).map { line in
+            line.split(separator: " ", maxSplits: 5).last.map(String.init) ?? ""
+        }
         #expect(sources == ["network", "cache hit", "network", "network", "cache hit"], "\(result.stderr)")
         #expect(server.requests.count == 3)
     }
@@ -232,9 +268,13 @@ struct CacheEndToEndTests {
         let space = try Workspace()
         defer { space.remove() }
         let result = try await space.run(
-            "run", "--format", "csv", "--replay", Self.examples.appendingPathComponent("cassettes/browser-chrome-octocat.har").path,
+            "run", "--format", "csv", "--replay",
+            Self.examples.appendingPathComponent("cassettes/browser-chrome-octocat.har").path,
             Self.examples.appendingPathComponent("github-profile.py").path)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("octocat,The Octocat,'@github,San Francisco,8,21542,9,https://avatars.githubusercontent.com/u/583231?v=4"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "octocat,The Octocat,'@github,San Francisco,8,21542,9,https://avatars.githubusercontent.com/u/583231?v=4"
+            ), "\(result.stdout)")
     }
 }

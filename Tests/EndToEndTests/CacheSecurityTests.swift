@@ -85,7 +85,8 @@ struct CacheSecurityTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(server.requests.contains { $0.uri.contains("access_token=ig-token-1") }, "the token went on the wire")
         #expect(
-            server.requests.contains { $0.header("authorization") == "Basic YWxpY2U6U3VwM3JTM2NyZXRQdw==" }, "basic went on the wire")
+            server.requests.contains { $0.header("authorization") == "Basic YWxpY2U6U3VwM3JTM2NyZXRQdw==" },
+            "basic went on the wire")
         let secrets = ["ig-token-1", "Sup3rS3cretPw", "echoed-api-key-777", "echoed-bearer-888"]
         let cache = space.url.appendingPathComponent(".cache/apimacro")
         let files = try Self.cacheFiles(cache)
@@ -107,7 +108,9 @@ struct CacheSecurityTests {
         #expect(!FileManager.default.fileExists(atPath: cache.appendingPathComponent("cache.key").path))
     }
 
-    @Test("issue 18.3: a lost cache key makes old entries misses, never a crash; a bad key file is a warning, the run goes on")
+    @Test(
+        "issue 18.3: a lost cache key makes old entries misses, never a crash; a bad key file is a warning, the run goes on"
+    )
     func lostKey() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
@@ -160,7 +163,8 @@ struct CacheSecurityTests {
         #expect(after.status == 0 && after.stdout.contains("entries  0"), "\(after.stdout)\(after.stderr)")
         let again = try await space.run("run", "twice.py", server.baseURL)
         try await server.shutdown()
-        #expect(again.stdout == "3\n3\n" && !again.stderr.contains("HTTP cache"), "the cache works again: \(again.stderr)")
+        #expect(
+            again.stdout == "3\n3\n" && !again.stderr.contains("HTTP cache"), "the cache works again: \(again.stderr)")
     }
 
     /// The cache database and its WAL and shared-memory files.

@@ -42,7 +42,8 @@ struct CommandLineTests {
     @Test("an option is the macro's when its main() has a parameter of that name; -- ends apimacro's options")
     func macroOwnsItsOptions() async throws {
         let space = try Workspace(files: [
-            "own.py": "def main(user: str, format: str = 'plain', cache: bool = True):\n    print(user, format, cache)\n",
+            "own.py":
+                "def main(user: str, format: str = 'plain', cache: bool = True):\n    print(user, format, cache)\n",
             "rest.py": "def main(*rest):\n    print(list(rest))\n",
             "argv.py": "import sys\nprint(sys.argv[1:])\n",
         ])
@@ -68,23 +69,33 @@ struct CommandLineTests {
     @Test("batch --file: shell-quoted jobs with arguments, comments, name=, JUnit and --output-dir")
     func jobsFile() async throws {
         let space = try Workspace(files: [
-            "greet.py": "def main(who: str, *, times: int = 1):\n    for _ in range(times):\n        print('hello', who)\n",
+            "greet.py":
+                "def main(who: str, *, times: int = 1):\n    for _ in range(times):\n        print('hello', who)\n",
             "jobs.txt": """
-                # two jobs of one macro, told apart by name=
-                name=ada greet.py 'Ada Lovelace' --times 2
+            # two jobs of one macro, told apart by name=
+            name=ada greet.py 'Ada Lovelace' --times 2
 
-                name=grace greet.py "Grace \\"Amazing\\" Hopper"   # a comment after a job
-                greet.py plain
-                """,
+            name=grace greet.py "Grace \\"Amazing\\" Hopper"   # a comment after a job
+            greet.py plain
+            """,
         ])
         defer { space.remove() }
         let result = try await space.run("batch", "--file", "jobs.txt", "--junit", "report.xml", "--output-dir", "out")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows.filter { ["ada", "grace", "greet"].contains($0.first ?? "") }.map { $0[0...1] } == [["ada", "ok"], ["grace", "ok"], ["greet", "ok"]])
-        #expect(try String(contentsOf: space.url.appendingPathComponent("out/ada.out"), encoding: .utf8) == "hello Ada Lovelace\nhello Ada Lovelace\n")
-        #expect(try String(contentsOf: space.url.appendingPathComponent("out/grace.out"), encoding: .utf8) == "hello Grace \"Amazing\" Hopper\n")
-        #expect(try String(contentsOf: space.url.appendingPathComponent("out/greet.out"), encoding: .utf8) == "hello plain\n")
+        #expect(
+            rows.filter { ["ada", "grace", "greet"].contains($0.first ?? "") }.map { $0[0...1] } == [
+                ["ada", "ok"], ["grace", "ok"], ["greet", "ok"],
+            ])
+        #expect(
+            try String(contentsOf: space.url.appendingPathComponent("out/ada.out"), encoding: .utf8)
+                == "hello Ada Lovelace\nhello Ada Lovelace\n")
+        #expect(
+            try String(contentsOf: space.url.appendingPathComponent("out/grace.out"), encoding: .utf8)
+                == "hello Grace \"Amazing\" Hopper\n")
+        #expect(
+            try String(contentsOf: space.url.appendingPathComponent("out/greet.out"), encoding: .utf8)
+                == "hello plain\n")
         let xml = try Data(contentsOf: space.url.appendingPathComponent("report.xml"))
         #expect(JUnitSchemaCheck.problems(in: xml) == [])
         #expect(String(decoding: xml, as: UTF8.self).contains(#"<testcase name="grace" classname="apimacro.batch""#))
@@ -128,16 +139,40 @@ struct CommandLineTests {
     @Test(
         "a bad setting stops the command with one line naming its source, the key and the accepted values",
         arguments: [
-            (["APIMACRO_FORMAT": "yaml"], nil, ["run", "x.py"], "APIMACRO_FORMAT: 'yaml' is not an output format; accepted: table, json, csv, ndjson"),
-            ([:], nil, ["run", "--format", "jsn", "x.py"], "--format: 'jsn' is not an output format; accepted: table, json, csv, ndjson; did you mean 'json'?"),
-            ([:], nil, ["run", "x.py", "--format", "tabel"], "--format: 'tabel' is not an output format; accepted: table, json, csv, ndjson; did you mean 'table'?"),
-            (["APIMACRO_MAX_WAIT": "abc"], nil, ["run", "x.py"], "APIMACRO_MAX_WAIT: 'abc' is not a number of seconds"),
-            (["APIMACRO_REQUEST_TIMEOUT": "0"], nil, ["macros", "list"], "APIMACRO_REQUEST_TIMEOUT: '0' is not a number of seconds; accepted: a number above 0"),
-            (["APIMACRO_GITHUB_URL": "api.github.com"], nil, ["run", "x.py"], "APIMACRO_GITHUB_URL: 'api.github.com' is not an http:// or https:// URL"),
+            (
+                ["APIMACRO_FORMAT": "yaml"], nil, ["run", "x.py"],
+                "APIMACRO_FORMAT: 'yaml' is not an output format; accepted: table, json, csv, ndjson"
+            ),
+            (
+                [:], nil, ["run", "--format", "jsn", "x.py"],
+                "--format: 'jsn' is not an output format; accepted: table, json, csv, ndjson; did you mean 'json'?"
+            ),
+            (
+                [:], nil, ["run", "x.py", "--format", "tabel"],
+                "--format: 'tabel' is not an output format; accepted: table, json, csv, ndjson; did you mean 'table'?"
+            ),
+            (
+                ["APIMACRO_MAX_WAIT": "abc"], nil, ["run", "x.py"],
+                "APIMACRO_MAX_WAIT: 'abc' is not a number of seconds"
+            ),
+            (
+                ["APIMACRO_REQUEST_TIMEOUT": "0"], nil, ["macros", "list"],
+                "APIMACRO_REQUEST_TIMEOUT: '0' is not a number of seconds; accepted: a number above 0"
+            ),
+            (
+                ["APIMACRO_GITHUB_URL": "api.github.com"], nil, ["run", "x.py"],
+                "APIMACRO_GITHUB_URL: 'api.github.com' is not an http:// or https:// URL"
+            ),
             ([:], "format = \"yaml\"\n", ["run", "x.py"], "config.toml: format: 'yaml' is not an output format"),
             ([:], "fromat = \"csv\"\n", ["run", "x.py"], "config.toml: unknown key 'fromat'; did you mean 'format'?"),
-            ([:], "[github]\nulr = \"http://x\"\n", ["auth", "status"], "config.toml: unknown key 'ulr' in [github]; did you mean 'url'?"),
-            ([:], "[githb]\nurl = \"http://x\"\n", ["plugins", "list"], "config.toml: unknown table [githb]: no client or plugin of that name; did you mean 'github'?"),
+            (
+                [:], "[github]\nulr = \"http://x\"\n", ["auth", "status"],
+                "config.toml: unknown key 'ulr' in [github]; did you mean 'url'?"
+            ),
+            (
+                [:], "[githb]\nurl = \"http://x\"\n", ["plugins", "list"],
+                "config.toml: unknown table [githb]: no client or plugin of that name; did you mean 'github'?"
+            ),
             ([:], "max_wait = -1\n", ["cache", "info"], "config.toml: max_wait: '-1' is not a number of seconds"),
         ] as [([String: String], String?, [String], String)])
     func badSetting(environment: [String: String], config: String?, arguments: [String], message: String) async throws {
@@ -154,11 +189,14 @@ struct CommandLineTests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.filter { $0 == "\n" }.count == 1, "one line: \(result.stderr)")
         if config != nil {
-            #expect(result.stderr.contains(space.url.appendingPathComponent("home/config.toml").path), "names the file: \(result.stderr)")
+            #expect(
+                result.stderr.contains(space.url.appendingPathComponent("home/config.toml").path),
+                "names the file: \(result.stderr)")
         }
     }
 
-    @Test("the request timeout is a setting: --request-timeout, APIMACRO_REQUEST_TIMEOUT, request_timeout in config.toml")
+    @Test(
+        "the request timeout is a setting: --request-timeout, APIMACRO_REQUEST_TIMEOUT, request_timeout in config.toml")
     func requestTimeout() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
@@ -200,7 +238,8 @@ struct CommandLineTests {
             """
         ])
         defer { space.remove() }
-        let result = try await space.run("run", "--no-cache", "map.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+        let result = try await space.run(
+            "run", "--no-cache", "map.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
@@ -216,12 +255,15 @@ struct CommandLineTests {
 
     @Test("apimacro-testserver --env prints export lines and serves in the background until killed")
     func testServerEnv() async throws {
-        let space = try Workspace(files: ["hello.py": "from apimacro import github\nprint(github.user('octocat')['login'])\n"])
+        let space = try Workspace(files: [
+            "hello.py": "from apimacro import github\nprint(github.user('octocat')['login'])\n"
+        ])
         defer { space.remove() }
         let pipe = Pipe()
         let process = try Spawned(
             Binary.url.deletingLastPathComponent().appendingPathComponent("apimacro-testserver").path, ["--env"],
-            environment: ProcessInfo.processInfo.environment, stdout: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
+            environment: ProcessInfo.processInfo.environment,
+            stdout: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
         try pipe.fileHandleForWriting.close()
         // --env returns once the server is up: reading to the end is what `eval "$(...)"` does.
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -296,14 +338,18 @@ struct CommandLineTests {
             // never a line of one or two words left over from a hard break.
             let lines = help.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             for line in lines where !line.isEmpty && !line.hasPrefix("-") {
-                #expect(line.split(separator: " ").count > 2 || line.hasSuffix(":") || line.hasSuffix("."), "\(command): '\(line)'")
+                #expect(
+                    line.split(separator: " ").count > 2 || line.hasSuffix(":") || line.hasSuffix("."),
+                    "\(command): '\(line)'")
             }
         }
     }
 
     @Test("shell completion completes macro names for run and plugin names for plugins show")
     func completion() async throws {
-        let space = try Workspace(files: ["macros/stars.py": "print(1)\n", "macros/starlight.py": "print(2)\n", "local.py": ""])
+        let space = try Workspace(files: [
+            "macros/stars.py": "print(1)\n", "macros/starlight.py": "print(2)\n", "local.py": "",
+        ])
         defer { space.remove() }
         for shell in ["bash", "zsh", "fish"] {
             let script = try await space.run("--generate-completion-script", shell)
@@ -312,12 +358,17 @@ struct CommandLineTests {
         }
         // What the generated bash script runs for `apimacro run sta<TAB>` and `apimacro plugins show open<TAB>`:
         // the argument's id, the word's index and the cursor's, then the words typed.
-        let macros = try await space.run("---completion", "run", "--", "positional@0", "2", "3", "apimacro", "run", "sta")
-        #expect(macros.stdout.split(separator: "\n").map(String.init) == ["starlight", "stars"], "\(macros.stdout)\(macros.stderr)")
+        let macros = try await space.run(
+            "---completion", "run", "--", "positional@0", "2", "3", "apimacro", "run", "sta")
+        #expect(
+            macros.stdout.split(separator: "\n").map(String.init) == ["starlight", "stars"],
+            "\(macros.stdout)\(macros.stderr)")
         let files = try await space.run("---completion", "run", "--", "positional@0", "2", "2", "apimacro", "run", "lo")
         #expect(files.stdout.split(separator: "\n").map(String.init) == ["local.py"], "\(files.stdout)\(files.stderr)")
         let plugins = try await space.run(
             "---completion", "plugins", "show", "--", "positional@0", "3", "4", "apimacro", "plugins", "show", "open")
-        #expect(plugins.stdout.split(separator: "\n").map(String.init) == ["openweather"], "\(plugins.stdout)\(plugins.stderr)")
+        #expect(
+            plugins.stdout.split(separator: "\n").map(String.init) == ["openweather"],
+            "\(plugins.stdout)\(plugins.stderr)")
     }
 }

@@ -37,7 +37,9 @@ struct CredentialFileTests {
         try await server.shutdown()
     }
 
-    @Test("a corrupt credentials.json: the shortener raises an error naming it (no anonymous request); logout refuses and keeps it")
+    @Test(
+        "a corrupt credentials.json: the shortener raises an error naming it (no anonymous request); logout refuses and keeps it"
+    )
     func corrupt() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [

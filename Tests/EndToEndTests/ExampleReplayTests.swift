@@ -18,7 +18,8 @@ struct ExampleReplayTests {
         /// A name or example with a `/` is a path from the repository's root (a plugin's own
         /// cassette and macro); a bare one lives in examples/ and examples/cassettes/.
         var cassette: URL {
-            name.contains("/") ? ExampleReplayTests.repository.appendingPathComponent(name)
+            name.contains("/")
+                ? ExampleReplayTests.repository.appendingPathComponent(name)
                 : ExampleReplayTests.cassettes.appendingPathComponent(name)
         }
         /// What the recorded run printed (NAME.out beside the cassette).
@@ -27,7 +28,8 @@ struct ExampleReplayTests {
         }
 
         var macro: URL {
-            example.contains("/") ? ExampleReplayTests.repository.appendingPathComponent(example)
+            example.contains("/")
+                ? ExampleReplayTests.repository.appendingPathComponent(example)
                 : ExampleTests.examples.appendingPathComponent(example)
         }
     }
@@ -35,9 +37,12 @@ struct ExampleReplayTests {
     static let repository = ExampleTests.examples.deletingLastPathComponent()
 
     /// Runs the cassette's macro with `--replay` of its recording (csv output, no server).
-    static func replay(_ cassette: Cassette, in space: Workspace, environment: [String: String]) async throws -> RunResult {
+    static func replay(_ cassette: Cassette, in space: Workspace, environment: [String: String]) async throws
+        -> RunResult
+    {
         try await Binary.run(
-            ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path] + cassette.arguments,
+            ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path]
+                + cassette.arguments,
             in: space.url, environment: environment)
     }
 
@@ -89,7 +94,8 @@ struct ExampleReplayTests {
     func replayWithoutCredentials() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        for cassette in Self.all where ["openweather-now", "shorten"].contains(cassette.macro.deletingPathExtension().lastPathComponent) {
+        for cassette in Self.all
+        where ["openweather-now", "shorten"].contains(cassette.macro.deletingPathExtension().lastPathComponent) {
             let result = try await Self.replay(cassette, in: space, environment: [:])
             let expected = try cassette.expectedOutput()
             #expect(result.status == cassette.status, "\(result.stderr)")
@@ -103,7 +109,9 @@ struct ExampleReplayTests {
         func output(_ name: String) throws -> String {
             try String(contentsOf: Self.cassettes.appendingPathComponent(name + ".out"), encoding: .utf8)
         }
-        #expect(try output("github-profile").hasPrefix("login,name,company,location,public_repos,followers,following,avatar_url\noctocat,The Octocat,"))
+        #expect(
+            try output("github-profile").hasPrefix(
+                "login,name,company,location,public_repos,followers,following,avatar_url\noctocat,The Octocat,"))
         #expect(try output("github-followers").split(separator: "\n").count == 121)
         #expect(try output("instagram-friends").split(separator: "\n").count == 31)
         for cassette in Self.all {

@@ -8,7 +8,8 @@ struct ExampleTests {
         .deletingLastPathComponent().appendingPathComponent("examples")
 
     static var offlineExamples: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []).filter { $0.hasSuffix(".py") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []).filter { $0.hasSuffix(".py") }
+            .sorted()
     }
 
     /// Every client pointed at the loopback server, with test credentials.
@@ -26,7 +27,8 @@ struct ExampleTests {
         let space = try Workspace()
         defer { space.remove() }
         let result = try await space.run(
-            "run", "--format", "json", Self.examples.appendingPathComponent(name).path, environment: Self.environment(server),
+            "run", "--format", "json", Self.examples.appendingPathComponent(name).path,
+            environment: Self.environment(server),
             stdin: "https://example.com/from-stdin\n")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
@@ -50,7 +52,9 @@ struct ExampleTests {
         let result = try await runExample("github-profile.py", "--login", "octocat")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "login,name,company,location,public_repos,followers,following,avatar_url")
-        #expect(lines.dropFirst().first?.hasPrefix("octocat,The Octocat,'@github,San Francisco,8,3,2,") == true, "\(result.stdout)")
+        #expect(
+            lines.dropFirst().first?.hasPrefix("octocat,The Octocat,'@github,San Francisco,8,3,2,") == true,
+            "\(result.stdout)")
         let missing = try await runExample("github-profile.py", "--login", "nobody-here")
         #expect(missing.status == 1)
         #expect(missing.stderr == "no GitHub user named 'nobody-here'\n")
@@ -64,14 +68,17 @@ struct ExampleTests {
         #expect(lines.count == 8, "\(result.stdout)\(result.stderr)")
         let missing = try await runExample("github-graphql-issues.py", "--repo", "nobody/nothing")
         #expect(missing.status == 1)
-        #expect(missing.stderr == "nobody/nothing: Could not resolve to a Repository with the name 'nobody/nothing'. (NOT_FOUND)\n")
+        #expect(
+            missing.stderr
+                == "nobody/nothing: Could not resolve to a Repository with the name 'nobody/nothing'. (NOT_FOUND)\n")
         let server = try await TestServer.start()
         let space = try Workspace()
         defer { space.remove() }
         var environment = Self.environment(server)
         environment["APIMACRO_GITHUB_TOKEN"] = nil
         let anonymous = try await Binary.run(
-            ["run", Self.examples.appendingPathComponent("github-graphql-issues.py").path], in: space.url, environment: environment)
+            ["run", Self.examples.appendingPathComponent("github-graphql-issues.py").path], in: space.url,
+            environment: environment)
         try await server.shutdown()
         #expect(anonymous.status == 1)
         #expect(anonymous.stderr == "GitHub's GraphQL API needs a token: set APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN\n")
@@ -102,8 +109,13 @@ struct ExampleTests {
     func hello() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        let result = try await space.run("run", "--format", "table", Self.examples.appendingPathComponent("hello.py").path, "--name", "Ada", "--times", "2")
-        #expect(result.stdout == "n  greeting       length\n-  -------------  ------\n1  Hello, Ada!         3\n2  Bonjour, Ada!       3\n")
+        let result = try await space.run(
+            "run", "--format", "table", Self.examples.appendingPathComponent("hello.py").path, "--name", "Ada",
+            "--times", "2")
+        #expect(
+            result.stdout
+                == "n  greeting       length\n-  -------------  ------\n1  Hello, Ada!         3\n2  Bonjour, Ada!       3\n"
+        )
     }
 
     @Test("instagram-friends lists followers with their pictures")

@@ -7,10 +7,11 @@ import Foundation
 /// A structural check equivalent to validating against `junit-10.xsd`, the schema
 /// of Jenkins' xUnit plugin (MIT licence, © 2014 Gregory Boissinot;
 /// github.com/jenkinsci/xunit-plugin, src/main/resources/org/jenkinsci/plugins/xunit/types/model/xsd/junit-10.xsd),
-/// which pytest's xunit2 output follows. Each rule below restates one element of
-/// that schema: its required and allowed attributes, the elements it may hold,
-/// and whether it may hold text. The `time` attributes of `testsuites` and
-/// `testsuite` must match the schema's `SUREFIRE_TIME` pattern.
+/// which pytest's xunit2 output follows.
+///
+/// Each rule below restates one element of that schema: its required and allowed attributes, the elements it may
+/// hold, and whether it may hold text. The `time` attributes of `testsuites` and `testsuite` must match the
+/// schema's `SUREFIRE_TIME` pattern.
 final class JUnitSchemaCheck: NSObject, XMLParserDelegate {
     struct Rule {
         var required: Set<String> = []
@@ -39,7 +40,9 @@ final class JUnitSchemaCheck: NSObject, XMLParserDelegate {
     ]
 
     /// `SUREFIRE_TIME`: `(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?`.
-    static var time: Regex<(Substring, Substring?, Substring?, Substring?)> { #/(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?/# }
+    static var time: Regex<(Substring, Substring?, Substring?, Substring?)> {
+        #/(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?/#
+    }
 
     private(set) var problems: [String] = []
     private var stack: [String] = []
@@ -49,7 +52,9 @@ final class JUnitSchemaCheck: NSObject, XMLParserDelegate {
         let check = JUnitSchemaCheck()
         let parser = XMLParser(data: data)
         parser.delegate = check
-        if !parser.parse() { check.problems.append("not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "?")") }
+        if !parser.parse() {
+            check.problems.append("not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "?")")
+        }
         return check.problems
     }
 
@@ -58,7 +63,9 @@ final class JUnitSchemaCheck: NSObject, XMLParserDelegate {
         attributes: [String: String]
     ) {
         if let parent = stack.last {
-            if Self.rules[parent]?.children.contains(name) != true { problems.append("<\(name)> is not allowed in <\(parent)>") }
+            if Self.rules[parent]?.children.contains(name) != true {
+                problems.append("<\(name)> is not allowed in <\(parent)>")
+            }
         } else if name != "testsuites" && name != "testsuite" {
             problems.append("the root is <\(name)>, not <testsuites> or <testsuite>")
         }
@@ -71,7 +78,9 @@ final class JUnitSchemaCheck: NSObject, XMLParserDelegate {
         for extra in Set(attributes.keys).subtracting(rule.required.union(rule.optional)) {
             problems.append("<\(name)> may not have \(extra)=")
         }
-        if ["testsuites", "testsuite"].contains(name), let time = attributes["time"], (try? Self.time.wholeMatch(in: time)) == nil {
+        if ["testsuites", "testsuite"].contains(name), let time = attributes["time"],
+            (try? Self.time.wholeMatch(in: time)) == nil
+        {
             problems.append("<\(name)> time=\"\(time)\" is not a SUREFIRE_TIME")
         }
     }

@@ -8,16 +8,20 @@ struct LoginTests {
     func environment(_ server: TestServer, home: URL) -> [String: String] {
         [
             "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
-            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client",
+            "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
         ]
     }
 
     /// A tiny blocking HTTP/1.1 client for the "browser" side (raw sockets: no redirect following).
-    static func http(_ method: String, _ url: String, body: String = "") throws -> (status: Int, headers: [String: String], body: String) {
+    static func http(_ method: String, _ url: String, body: String = "") throws -> (
+        status: Int, headers: [String: String], body: String
+    ) {
         guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
             throw URLError(.badURL)
         }
-        let path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+        let path =
+            (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -26,7 +30,9 @@ struct LoginTests {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &address.sin_addr)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw URLError(.cannotConnectToHost) }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
@@ -35,7 +41,7 @@ struct LoginTests {
         }
         request += "\r\n" + body
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
-        var data = [UInt8]()
+        var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
@@ -57,14 +63,17 @@ struct LoginTests {
     @Test("login --listen: the test plays the browser; the token is stored 0600 and used by a macro")
     func listenFlow() async throws {
         let server = try await TestServer.start()
-        let space = try Workspace(files: ["me.py": "from apimacro import instagram\nprint(instagram.logged_in, instagram.me()['username'])\n"])
+        let space = try Workspace(files: [
+            "me.py": "from apimacro import instagram\nprint(instagram.logged_in, instagram.me()['username'])\n"
+        ])
         defer { space.remove() }
         let home = space.url.appendingPathComponent("home")
         let outFile = space.url.appendingPathComponent("login-out.txt")
         _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
         let process = try Spawned(
             Binary.url.path, ["login", "instagram", "--listen", "0"],
-            environment: Binary.environment(environment(server, home: home), home: space.url), stdout: .file(outFile.path))
+            environment: Binary.environment(environment(server, home: home), home: space.url),
+            stdout: .file(outFile.path))
         // Wait for the authorize URL on the login's stdout.
         var authorize: String?
         for _ in 0..<100 where authorize == nil {
@@ -86,7 +95,9 @@ struct LoginTests {
         // …and the fragment is posted back.
         let origin = callback.components(separatedBy: "/callback")[0]
         let encoded = fragment.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? fragment
-        let posted = try await runBlocking { try Self.http("POST", origin + "/token", body: "fragment=\(encoded)&query=") }
+        let posted = try await runBlocking {
+            try Self.http("POST", origin + "/token", body: "fragment=\(encoded)&query=")
+        }
         #expect(posted.status == 200)
         let exit = await process.exit()
         #expect(exit.status == 0 && !exit.signalled)
@@ -97,10 +108,17 @@ struct LoginTests {
         #expect(macro.stdout == "True shayne\n", "\(macro.stderr)")
         let status = try await space.run("auth", "status", environment: environment(server, home: home))
         let rows = status.stdout.split(separator: "\n").map(String.init)
-        #expect(rows.contains { $0.hasPrefix("instagram ") && $0.contains(" credentials from stored login") }, "\(status.stdout)")
+        #expect(
+            rows.contains { $0.hasPrefix("instagram ") && $0.contains(" credentials from stored login") },
+            "\(status.stdout)")
         #expect(rows.contains { $0.hasPrefix("github ") && $0.hasSuffix(" no credentials") }, "\(status.stdout)")
         // The second column lines up, however long a plugin's name (openweather) is.
-        let columns = Set(rows.map { row in row.range(of: #"  \S"#, options: .regularExpression).map { row.distance(from: row.startIndex, to: $0.lowerBound) } ?? -1 })
+        let columns = Set(
+            rows.map { row in
+                row.range(of: #"  \S"#, options: .regularExpression).map {
+                    row.distance(from: row.startIndex, to: $0.lowerBound)
+                } ?? -1
+            })
         #expect(columns.count == 1 && rows.count > 3, "\(status.stdout)")
         #expect(!status.stdout.contains("ig-token-1"))
         let logout = try await space.run("logout", "instagram", environment: environment(server, home: home))
@@ -123,7 +141,8 @@ struct LoginTests {
         let url = try #require(start.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init))
         let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
         let wrong = try await space.run(
-            "login", "instagram", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=ig-token-1&state=forged", environment: env)
+            "login", "instagram", "--redirect-url",
+            "http://127.0.0.1:8765/callback#access_token=ig-token-1&state=forged", environment: env)
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("state mismatch"))
         _ = try await space.run("login", "instagram", environment: env)
@@ -135,10 +154,13 @@ struct LoginTests {
         #expect(denied.stderr.contains("access_denied"))
         let again = try await space.run("login", "instagram", environment: env)
         let newState = try #require(
-            again.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.flatMap { URLComponents(string: String($0))?.queryItems?.first { $0.name == "state" }?.value })
+            again.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.flatMap {
+                URLComponents(string: String($0))?.queryItems?.first { $0.name == "state" }?.value
+            })
         #expect(newState != state)
         let done = try await space.run(
-            "login", "instagram", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=ig-token-1&state=\(newState)", environment: env)
+            "login", "instagram", "--redirect-url",
+            "http://127.0.0.1:8765/callback#access_token=ig-token-1&state=\(newState)", environment: env)
         #expect(done.status == 0, "\(done.stderr)")
         #expect(done.stdout.contains("instagram: logged in"))
         try await server.shutdown()
@@ -180,7 +202,8 @@ struct LoginTests {
         let home = space.url.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let store = home.appendingPathComponent("credentials.json")
-        try Data(#"{"instagram": {"token": "ig-token-1", "kind": "access_token", "obtained_at": 0}}"#.utf8).write(to: store)
+        try Data(#"{"instagram": {"token": "ig-token-1", "kind": "access_token", "obtained_at": 0}}"#.utf8).write(
+            to: store)
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: store.path)
         let result = try await space.run("run", "me.py", environment: environment(server, home: home))
         #expect(result.status == 1)

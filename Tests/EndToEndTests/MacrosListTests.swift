@@ -14,7 +14,8 @@ struct MacrosListTests {
             "home/macros/plain.py": "print(1)\n",
         ])
         defer { space.remove() }
-        let result = try await space.run("macros", "list", environment: ["APIMACRO_HOME": space.url.appendingPathComponent("home").path])
+        let result = try await space.run(
+            "macros", "list", environment: ["APIMACRO_HOME": space.url.appendingPathComponent("home").path])
         #expect(result.status == 0, "\(result.stderr)")
         // Names are padded to the longest on the path (the plugins' macros included): compare with one gap.
         let lines = result.stdout.split(separator: "\n").map {
@@ -22,7 +23,10 @@ struct MacrosListTests {
         }
         // Then the shipped plugins' macros (plugins/*/macros/), on the path after $APIMACRO_HOME/macros.
         try #require(lines.count == 8, "\(result.stdout)")
-        #expect(lines[5...].map { String($0.prefix { $0 != " " }) } == ["foursquare-venues", "hackernews-search", "openweather-now"])
+        #expect(
+            lines[5...].map { String($0.prefix { $0 != " " }) } == [
+                "foursquare-venues", "hackernews-search", "openweather-now",
+            ])
         #expect(lines[0].hasPrefix("broken  (does not parse: invalid syntax, line 1)"))
         #expect(lines[1].hasPrefix("profile  Show a user's profile.  ["))
         #expect(lines[2].hasPrefix("withmain  Greet USER.  ["))
@@ -30,7 +34,9 @@ struct MacrosListTests {
         #expect(lines[4].hasPrefix("profile  (shadowed by an earlier folder) The home copy."))
     }
 
-    @Test("a NUL byte, a FIFO, a symlink to /dev/zero or an oversized file is listed as unreadable; the rest still lists (issue 18, item 10)")
+    @Test(
+        "a NUL byte, a FIFO, a symlink to /dev/zero or an oversized file is listed as unreadable; the rest still lists (issue 18, item 10)"
+    )
     func badFiles() async throws {
         let space = try Workspace(files: [
             "macros/good.py": "\"\"\"A fine macro.\"\"\"\n",
@@ -53,10 +59,14 @@ struct MacrosListTests {
         #expect(lines.contains { $0.hasPrefix("fifo  (cannot read: not a regular file)") }, "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("zero  (cannot read: not a regular file)") }, "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("huge  (cannot read: larger than 1 MiB)") }, "\(result.stdout)")
-        #expect(lines.contains { $0.hasPrefix("nul  (cannot read: ") || $0.hasPrefix("nul  (does not parse: ") }, "\(result.stdout)")
+        #expect(
+            lines.contains { $0.hasPrefix("nul  (cannot read: ") || $0.hasPrefix("nul  (does not parse: ") },
+            "\(result.stdout)")
 
         let repl = try await space.run("repl", environment: environment, stdin: ":macros\n")
         #expect(repl.status == 0, "\(repl.stderr)")
-        #expect(repl.stdout.contains("good") && repl.stdout.contains("fifo") && repl.stdout.contains("not a regular file"), "\(repl.stdout)")
+        #expect(
+            repl.stdout.contains("good") && repl.stdout.contains("fifo") && repl.stdout.contains("not a regular file"),
+            "\(repl.stdout)")
     }
 }

@@ -20,7 +20,9 @@ struct NetworkTests {
         ])
         defer { space.remove() }
         server.inject([.status(503)], path: "/users/octocat")
-        let result = try await space.run("run", "-v", "fetch.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token])
+        let result = try await space.run(
+            "run", "-v", "fetch.py",
+            environment: ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token])
         try await server.shutdown()
         #expect(result.status == 1)
         #expect(result.stdout == "octocat\n")
@@ -35,14 +37,16 @@ struct NetworkTests {
             #expect(!result.stderr.contains(secret))
             #expect(!result.stdout.contains(secret))
         }
-        #expect(server.requests.first { $0.path == "/users/octocat" }?.header("authorization") == "Bearer \(Self.token)")
+        #expect(
+            server.requests.first { $0.path == "/users/octocat" }?.header("authorization") == "Bearer \(Self.token)")
     }
 
     @Test("Ctrl-C during a slow request exits 130, not as a network error")
     func interruptSlowRequest() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
-            "slow.py": "import apimacro\nprint('ready', flush=True)\napimacro.get(\(String(reflecting: server.baseURL)) + '/slow?ms=20000')\n"
+            "slow.py":
+                "import apimacro\nprint('ready', flush=True)\napimacro.get(\(String(reflecting: server.baseURL)) + '/slow?ms=20000')\n"
         ])
         defer { space.remove() }
         // Ctrl-C once the request has reached the server (an event, not a delay). Had it not
@@ -92,7 +96,8 @@ struct ShortenerKeyTests {
         ])
         defer { space.remove() }
         let url = server.baseURL + "/urlshortener/v1"
-        let bad = try await space.run("run", "short.py", environment: ["APIMACRO_SHORTENER_URL": url, "APIMACRO_SHORTENER_KEY": "AIza-bad-key"])
+        let bad = try await space.run(
+            "run", "short.py", environment: ["APIMACRO_SHORTENER_URL": url, "APIMACRO_SHORTENER_KEY": "AIza-bad-key"])
         #expect(bad.stdout == "Unauthorized 400 Bad Request (keyInvalid)\n", "\(bad.stderr)")
         #expect(!bad.stdout.contains("AIza-bad-key"))
         let before = server.requests.count

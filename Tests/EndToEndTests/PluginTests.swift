@@ -26,7 +26,8 @@ struct PluginTests {
         return try #require(rows, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
     }
 
-    @Test("plugins list on the repository shows the three shipped plugins, credentials present or not (never the secret)")
+    @Test(
+        "plugins list on the repository shows the three shipped plugins, credentials present or not (never the secret)")
     func list() async throws {
         let space = try Workspace()
         defer { space.remove() }
@@ -34,7 +35,8 @@ struct PluginTests {
         #expect(bare.status == 0, "\(bare.stderr)")
         // Columns are separated by two spaces or more.
         let rows = bare.stdout.split(separator: "\n").map { line in
-            line.replacingOccurrences(of: " {2,}", with: "|", options: .regularExpression).split(separator: "|").map(String.init)
+            line.replacingOccurrences(of: " {2,}", with: "|", options: .regularExpression).split(separator: "|").map(
+                String.init)
         }
         try #require(rows.count == 4, "\(bare.stdout)")
         #expect(rows[0] == ["NAME", "ENDPOINTS", "CREDENTIALS", "DESCRIPTION"])
@@ -56,15 +58,23 @@ struct PluginTests {
         #expect(result.status == 0, "\(result.stderr)")
         let text = result.stdout
         #expect(text.hasPrefix("openweather: OpenWeather 2.5"))
-        #expect(text.contains("  base URL:     https://api.openweathermap.org/data/2.5 (APIMACRO_OPENWEATHER_URL overrides it)"))
-        #expect(text.contains("  auth:         query_key: ?appid=KEY, the key from APIMACRO_OPENWEATHER_KEY or apimacro login openweather"))
+        #expect(
+            text.contains(
+                "  base URL:     https://api.openweathermap.org/data/2.5 (APIMACRO_OPENWEATHER_URL overrides it)"))
+        #expect(
+            text.contains(
+                "  auth:         query_key: ?appid=KEY, the key from APIMACRO_OPENWEATHER_KEY or apimacro login openweather"
+            ))
         #expect(text.contains("  macros:       openweather-now (apimacro run NAME)"))
         #expect(text.contains("  find(q, cnt=None, lang=None, type=None, units=None, limit=None)"))
         #expect(text.contains("    q: string, required, in the query"))
         #expect(text.contains("  GET /find on openweather."))
         let unknown = try await space.run("plugins", "show", "nope")
         #expect(unknown.status == 2)
-        #expect(unknown.stderr == "apimacro: no plugin named 'nope'; loaded plugins: foursquare, hackernews, openweather (see apimacro plugins list)\n")
+        #expect(
+            unknown.stderr
+                == "apimacro: no plugin named 'nope'; loaded plugins: foursquare, hackernews, openweather (see apimacro plugins list)\n"
+        )
     }
 
     @Test("the shipped example macros run by name (plugins' macros/ are on the macro path) against the loopback server")
@@ -73,18 +83,23 @@ struct PluginTests {
         let space = try Workspace()
         defer { space.remove() }
         let environment = Self.environment(server)
-        let weather = try await space.run("run", "--format", "json", "openweather-now", "--city", "Altstadt", "--like", environment: environment)
+        let weather = try await space.run(
+            "run", "--format", "json", "openweather-now", "--city", "Altstadt", "--like", environment: environment)
         let cities = try rows(weather)
         #expect(cities.map { $0["city"] as? String } == ["Altstadt", "Altstadt", "Altstadt-Lehel"])
         #expect(cities.first?["temp"] as? Double == 21.97)
         #expect(cities.first?["weather"] as? String == "light rain")
-        let venues = try rows(try await space.run("run", "--format", "json", "foursquare-venues", "--near", "Brooklyn, NY", environment: environment))
+        let venues = try rows(
+            try await space.run(
+                "run", "--format", "json", "foursquare-venues", "--near", "Brooklyn, NY", environment: environment))
         #expect(venues.count == 4)
         #expect(venues.first?["name"] as? String == "Brooklyn Bridge Park - Pier 2")
         #expect(venues.first?["category"] as? String == "Parque")
         server.clearRequests()
         let stories = try rows(
-            try await space.run("run", "--format", "json", "hackernews-search", "--topic", "swift", "--scan", "30", "--top", "5", environment: environment))
+            try await space.run(
+                "run", "--format", "json", "hackernews-search", "--topic", "swift", "--scan", "30", "--top", "5",
+                environment: environment))
         #expect(stories.count == 5)
         let points = stories.compactMap { $0["points"] as? Int }
         #expect(points == points.sorted(by: >))
@@ -106,7 +121,9 @@ struct PluginTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("apimacro.Unauthorized: GET "))
         #expect(result.stderr.contains("appid=REDACTED"))
-        #expect(result.stderr.contains("Invalid API key. Please see https://openweathermap.org/faq#error401 for more info."))
+        #expect(
+            result.stderr.contains("Invalid API key. Please see https://openweathermap.org/faq#error401 for more info.")
+        )
         #expect(!result.stderr.contains("bad-secret-key-999"))
         #expect(!(server.requests.first?.uri.contains("REDACTED") ?? true), "the real key went on the wire")
         try await server.shutdown()
@@ -116,14 +133,19 @@ struct PluginTests {
     func keyRedactedInTraceback() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
-            "plugins/odd/plugin.toml": Self.goodManifest("odd", "show", "auth = { kind = \"query_key\", param = \"appid\", env = \"ODD_APPID\" }")
+            "plugins/odd/plugin.toml": Self.goodManifest(
+                "odd", "show", "auth = { kind = \"query_key\", param = \"appid\", env = \"ODD_APPID\" }")
                 + "path = \"/echo/show\"\n",
-            "leak.py": "import apimacro\nraise RuntimeError('the key is ' + apimacro.client('odd').show()['query']['appid'])\n",
+            "leak.py":
+                "import apimacro\nraise RuntimeError('the key is ' + apimacro.client('odd').show()['query']['appid'])\n",
         ])
         defer { space.remove() }
         let result = try await space.run(
             "run", "leak.py",
-            environment: ["APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path, "APIMACRO_ODD_URL": server.baseURL, "ODD_APPID": "odd-secret-value"])
+            environment: [
+                "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path,
+                "APIMACRO_ODD_URL": server.baseURL, "ODD_APPID": "odd-secret-value",
+            ])
         #expect(result.status == 1)
         #expect(result.stderr.contains("RuntimeError: the key is REDACTED"), "\(result.stderr)")
         #expect(!result.stderr.contains("odd-secret-value"))
@@ -140,11 +162,15 @@ struct PluginTests {
         environment["APIMACRO_FOURSQUARE_CLIENT_ID"] = "fsq-app"
         let start = try await space.run("login", "foursquare", environment: environment)
         #expect(start.status == 0, "\(start.stderr)")
-        let url = try #require(start.stdout.split(separator: "\n").first { $0.hasPrefix("https://foursquare.com/oauth2/authenticate?") })
-        #expect(url.contains("client_id=fsq-app&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback&response_type=token&state="))
+        let url = try #require(
+            start.stdout.split(separator: "\n").first { $0.hasPrefix("https://foursquare.com/oauth2/authenticate?") })
+        #expect(
+            url.contains(
+                "client_id=fsq-app&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback&response_type=token&state="))
         let state = try #require(url.split(separator: "state=").last)
         let finish = try await space.run(
-            "login", "foursquare", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=\(state)",
+            "login", "foursquare", "--redirect-url",
+            "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=\(state)",
             environment: environment)
         #expect(finish.status == 0, "\(finish.stderr)")
         #expect(finish.stdout.hasPrefix("foursquare: logged in; the token is stored in "))
@@ -152,14 +178,20 @@ struct PluginTests {
         #expect(status.stdout.contains("foursquare   credentials from stored login"), "\(status.stdout)")
         #expect(status.stdout.contains("openweather  no credentials"), "aligned columns: \(status.stdout)")
         #expect(!status.stdout.contains("fsq-token-1"))
-        let venues = try rows(try await space.run("run", "--format", "json", "foursquare-venues", "--near", "Nashville, TN", "--query", "coffee", environment: environment))
+        let venues = try rows(
+            try await space.run(
+                "run", "--format", "json", "foursquare-venues", "--near", "Nashville, TN", "--query", "coffee",
+                environment: environment))
         #expect(!venues.isEmpty)
         #expect(server.requests.last?.query["oauth_token"] == "fsq-token-1")
         #expect(server.requests.last?.query["v"] == "20180323")
         _ = try await space.run("logout", "foursquare", environment: environment)
         let after = try await space.run("run", "foursquare-venues", environment: environment)
         #expect(after.status == 1)
-        #expect(after.stderr.contains("apimacro.AuthError: foursquare needs credentials: run apimacro login foursquare (or set APIMACRO_FOURSQUARE_TOKEN)"))
+        #expect(
+            after.stderr.contains(
+                "apimacro.AuthError: foursquare needs credentials: run apimacro login foursquare (or set APIMACRO_FOURSQUARE_TOKEN)"
+            ))
         try await server.shutdown()
     }
 
@@ -167,25 +199,30 @@ struct PluginTests {
         "name = \"\(name)\"\ndescription = \"Test plugin \(name)\"\nbase_url = \"https://example.com\"\n\(body)\n[endpoints.\(endpoint)]\n"
     }
 
-    @Test("one broken plugin beside two good ones: both good ones work, the broken one is reported by plugins list and client()")
+    @Test(
+        "one broken plugin beside two good ones: both good ones work, the broken one is reported by plugins list and client()"
+    )
     func brokenBesideGood() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
-            "more/alpha/plugin.toml": Self.goodManifest("alpha", "search", "pagination = { kind = \"page_param\", param = \"page\", first = 0 }")
+            "more/alpha/plugin.toml": Self.goodManifest(
+                "alpha", "search", "pagination = { kind = \"page_param\", param = \"page\", first = 0 }")
                 + "path = \"/hn/api/v1/search\"\nparams = { query = \"string!\" }\nresult = \"hits\"\n",
-            "more/broken/plugin.toml": Self.goodManifest("broken", "x", "auth = { kind = \"magic\" }") + "path = \"/x\"\n",
-            "more/gamma/plugin.toml": Self.goodManifest("gamma", "find", "auth = { kind = \"query_key\", param = \"appid\", env = \"GAMMA_KEY\" }")
+            "more/broken/plugin.toml": Self.goodManifest("broken", "x", "auth = { kind = \"magic\" }")
+                + "path = \"/x\"\n",
+            "more/gamma/plugin.toml": Self.goodManifest(
+                "gamma", "find", "auth = { kind = \"query_key\", param = \"appid\", env = \"GAMMA_KEY\" }")
                 + "path = \"/openweather/data/2.5/find\"\nparams = { q = \"string!\", type = \"string\" }\nresult = \"list\"\n",
             "both.py": """
-                import apimacro
-                alpha = list(apimacro.client("alpha").search(query="x", limit=3))
-                gamma = list(apimacro.client("gamma").find(q="Altstadt", type="like"))
-                try:
-                    apimacro.client("broken")
-                except ImportError as error:
-                    print("ERR", error)
-                print(len(alpha), len(gamma), sorted(apimacro.plugins))
-                """,
+            import apimacro
+            alpha = list(apimacro.client("alpha").search(query="x", limit=3))
+            gamma = list(apimacro.client("gamma").find(q="Altstadt", type="like"))
+            try:
+                apimacro.client("broken")
+            except ImportError as error:
+                print("ERR", error)
+            print(len(alpha), len(gamma), sorted(apimacro.plugins))
+            """,
         ])
         defer { space.remove() }
         let environment = [
@@ -193,45 +230,52 @@ struct PluginTests {
             "APIMACRO_GAMMA_URL": server.baseURL, "GAMMA_KEY": "ow-test-key",
         ]
         let brokenFile = space.url.appendingPathComponent("more/broken/plugin.toml").path
-        let problem = "\(brokenFile): auth.kind: unknown kind \"magic\"; use one of none, query_key, header_key, bearer, basic, oauth2_implicit"
+        let problem =
+            "\(brokenFile): auth.kind: unknown kind \"magic\"; use one of none, query_key, header_key, bearer, basic, oauth2_implicit"
         let list = try await space.run("plugins", "list", environment: environment)
         // The others are listed, but a script sees that one failed.
         #expect(list.status == 1)
         #expect(list.stdout.contains("\nalpha "))
         #expect(list.stdout.contains("\ngamma "))
-        #expect(list.stdout.hasSuffix("Failed to load (the other plugins work):\n  broken: \(problem)\n"), "\(list.stdout)")
+        #expect(
+            list.stdout.hasSuffix("Failed to load (the other plugins work):\n  broken: \(problem)\n"), "\(list.stdout)")
         let run = try await space.run("run", "both.py", environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == "ERR plugin 'broken' did not load: \(problem)\n3 3 ['alpha', 'foursquare', 'gamma', 'hackernews', 'openweather']\n")
+        #expect(
+            run.stdout
+                == "ERR plugin 'broken' did not load: \(problem)\n3 3 ['alpha', 'foursquare', 'gamma', 'hackernews', 'openweather']\n"
+        )
         #expect(run.stderr.isEmpty, "a broken plugin is not reported unless asked for")
         try await server.shutdown()
     }
 
-    @Test("a next_url plugin pages through the page iterator every client uses: the first page is fetched once, limit stops early")
+    @Test(
+        "a next_url plugin pages through the page iterator every client uses: the first page is fetched once, limit stops early"
+    )
     func nextURLPages() async throws {
         let server = try await TestServer.start()
         // The loopback server's Instagram v1 routes: 50 followers in pages of `count`, linked by pagination.next_url.
         let space = try Workspace(files: [
             "plugins/gram/plugin.toml": """
-                name = "gram"
-                description = "Instagram v1 followers, paged by next_url"
-                base_url = "https://gram.example.com"
-                auth = { kind = "query_key", param = "access_token", env = "APIMACRO_GRAM_TOKEN" }
-                pagination = { kind = "next_url", path = "pagination.next_url" }
+            name = "gram"
+            description = "Instagram v1 followers, paged by next_url"
+            base_url = "https://gram.example.com"
+            auth = { kind = "query_key", param = "access_token", env = "APIMACRO_GRAM_TOKEN" }
+            pagination = { kind = "next_url", path = "pagination.next_url" }
 
-                [endpoints.followers]
-                path = "/users/self/followed-by"
-                params = { count = "int" }
-                result = "data"
-                """,
+            [endpoints.followers]
+            path = "/users/self/followed-by"
+            params = { count = "int" }
+            result = "data"
+            """,
             "gram.py": """
-                import apimacro, json
-                gram = apimacro.client("gram")
-                every = list(gram.followers(count=20))
-                some = list(gram.followers(count=20, limit=25))
-                print(json.dumps({"all": len(every), "unique": len({user["id"] for user in every}), "some": len(some),
-                                  "type": type(gram.followers(count=20)).__name__}))
-                """,
+            import apimacro, json
+            gram = apimacro.client("gram")
+            every = list(gram.followers(count=20))
+            some = list(gram.followers(count=20, limit=25))
+            print(json.dumps({"all": len(every), "unique": len({user["id"] for user in every}), "some": len(some),
+                              "type": type(gram.followers(count=20)).__name__}))
+            """,
         ])
         defer { space.remove() }
         let environment = [
@@ -279,60 +323,62 @@ struct PluginTests {
         response = "text"
         """
 
-    @Test("the Python client: endpoint methods with signatures and docstrings, call, get, paginate, plugin.py, xml and text, errors")
+    @Test(
+        "the Python client: endpoint methods with signatures and docstrings, call, get, paginate, plugin.py, xml and text, errors"
+    )
     func pythonClient() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
             "plugins/demo/plugin.toml": Self.demoManifest,
             "plugins/demo/plugin.py": """
-                def top_titles(client, query, n=3):
-                    \"\"\"The titles of the first n hits.\"\"\"
-                    return [hit["title"] for hit in client.search(query=query, limit=n)]
+            def top_titles(client, query, n=3):
+                \"\"\"The titles of the first n hits.\"\"\"
+                return [hit["title"] for hit in client.search(query=query, limit=n)]
 
-                def _helper():
-                    pass
-                """,
+            def _helper():
+                pass
+            """,
             "demo.py": """
-                import apimacro, inspect, json
-                demo = apimacro.client("demo")
-                out = {
-                    "sig": str(inspect.signature(demo.search)),
-                    "doc": demo.search.__doc__.splitlines()[:3],
-                    "create_sig": str(inspect.signature(demo.create)),
-                    "item": demo.item(40000003)["title"],
-                    "call": len(list(demo.call("search", query="x", limit=25))),
-                    "all": len(list(demo.search("x"))),
-                    "created": demo.create(kind="k1", title="Hi", count=2, **{"from": "me"}),
-                    "feed": demo.feed().tag,
-                    "atom": demo.atom()[:5],
-                    "get": demo.get("/hn/api/v1/search", params={"query": "q", "page": 2})["page"],
-                    "paginate": len(list(demo.paginate("/hn/api/v1/search", params={"query": "q"}, result="hits"))),
-                    "plugin_py": demo.top_titles("swift", n=2),
-                    "dir": "top_titles" in dir(demo) and "_helper" not in dir(demo),
-                    "endpoints": demo.endpoints,
-                    "same": apimacro.plugins["demo"] is demo,
-                }
-                try:
-                    demo.item(7)
-                except apimacro.NotFound as error:
-                    out["not_found"] = [error.status, error.api, str(error)]
-                out["created"] = {k: out["created"][k] for k in ("method", "path", "json")} | {"key": out["created"]["headers"]["x-demo-key"]}
-                print(json.dumps(out))
-                """,
+            import apimacro, inspect, json
+            demo = apimacro.client("demo")
+            out = {
+                "sig": str(inspect.signature(demo.search)),
+                "doc": demo.search.__doc__.splitlines()[:3],
+                "create_sig": str(inspect.signature(demo.create)),
+                "item": demo.item(40000003)["title"],
+                "call": len(list(demo.call("search", query="x", limit=25))),
+                "all": len(list(demo.search("x"))),
+                "created": demo.create(kind="k1", title="Hi", count=2, **{"from": "me"}),
+                "feed": demo.feed().tag,
+                "atom": demo.atom()[:5],
+                "get": demo.get("/hn/api/v1/search", params={"query": "q", "page": 2})["page"],
+                "paginate": len(list(demo.paginate("/hn/api/v1/search", params={"query": "q"}, result="hits"))),
+                "plugin_py": demo.top_titles("swift", n=2),
+                "dir": "top_titles" in dir(demo) and "_helper" not in dir(demo),
+                "endpoints": demo.endpoints,
+                "same": apimacro.plugins["demo"] is demo,
+            }
+            try:
+                demo.item(7)
+            except apimacro.NotFound as error:
+                out["not_found"] = [error.status, error.api, str(error)]
+            out["created"] = {k: out["created"][k] for k in ("method", "path", "json")} | {"key": out["created"]["headers"]["x-demo-key"]}
+            print(json.dumps(out))
+            """,
             "invalid.py": """
-                import apimacro
-                demo = apimacro.client("demo")
-                for call in (lambda: demo.search(), lambda: demo.search(query=1), lambda: demo.call("search", query="x", bogus=1),
-                             lambda: demo.item(id="x"), lambda: demo.search(query=["a"]), lambda: demo.call("nope")):
-                    try:
-                        call()
-                    except ValueError as error:
-                        print(type(error).__name__, error)
+            import apimacro
+            demo = apimacro.client("demo")
+            for call in (lambda: demo.search(), lambda: demo.search(query=1), lambda: demo.call("search", query="x", bogus=1),
+                         lambda: demo.item(id="x"), lambda: demo.search(query=["a"]), lambda: demo.call("nope")):
                 try:
-                    apimacro.client("nothing")
-                except LookupError as error:
+                    call()
+                except ValueError as error:
                     print(type(error).__name__, error)
-                """,
+            try:
+                apimacro.client("nothing")
+            except LookupError as error:
+                print(type(error).__name__, error)
+            """,
         ])
         defer { space.remove() }
         let environment = [
@@ -354,7 +400,8 @@ struct PluginTests {
         #expect(server.requests.isEmpty, "parameters are checked before any request")
         let result = try await space.run("run", "demo.py", environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        let out = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        let out = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
         #expect(out["sig"] as? String == "(query, hitsPerPage=None, *, limit=None)")
         #expect(out["doc"] as? [String] == ["search(query, hitsPerPage=None, limit=None)", "", "Search stories."])
         #expect(out["create_sig"] as? String == "(**params)")

@@ -9,8 +9,9 @@ import TestSupport
 /// The `apimacro` binary on a real pseudo-terminal, as a user at a terminal
 /// runs it: the child is a session leader whose controlling terminal is the
 /// pty, so typed Ctrl-C reaches it as SIGINT through the line discipline and
-/// readline edits lines. The test types into the master side and reads
-/// everything the child draws.
+/// readline edits lines.
+///
+/// The test types into the master side and reads everything the child draws.
 final class PseudoTerminal: Sendable {
     /// Why the terminal could not be set up.
     struct Failure: Error, CustomStringConvertible {
@@ -31,7 +32,7 @@ final class PseudoTerminal: Sendable {
         master = pty.openpt(O_RDWR | O_NOCTTY)
         var name = [CChar](repeating: 0, count: 128)
         guard master >= 0, pty.grantpt(master) == 0, pty.unlockpt(master) == 0,
-            pty.ptsname_r(master, &name, name.count) == 0
+            pty.ptsnameR(master, &name, name.count) == 0
         else {
             throw Failure(description: "cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
@@ -63,7 +64,9 @@ final class PseudoTerminal: Sendable {
         environment["COLUMNS"] = "200"
         let argv = ([executable, "-C", directory.path, Binary.url.path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
         var pid: pid_t = 0
         let result = argv.withUnsafeBufferPointer { argvPointer in
             envp.withUnsafeBufferPointer { envpPointer in
@@ -71,7 +74,9 @@ final class PseudoTerminal: Sendable {
                 return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
             }
         }
-        guard result == 0 else { throw Failure(description: "cannot start apimacro: \(String(cString: strerror(result)))") }
+        guard result == 0 else {
+            throw Failure(description: "cannot start apimacro: \(String(cString: strerror(result)))")
+        }
         self.pid = pid
         let master = self.master
         let thread = Thread { [self] in
@@ -108,14 +113,17 @@ final class PseudoTerminal: Sendable {
         while true {
             let found: Int? = buffer.withLock { bytes in
                 guard bytes.count >= pattern.count, offset <= bytes.count - pattern.count else { return nil }
-                for start in offset...(bytes.count - pattern.count) where bytes[start..<(start + pattern.count)].elementsEqual(pattern) {
+                for start in offset...(bytes.count - pattern.count)
+                where bytes[start..<(start + pattern.count)].elementsEqual(pattern) {
                     return start + pattern.count
                 }
                 return nil
             }
             if let found { return found }
             guard Date() < deadline else {
-                throw Failure(description: "no \(String(reflecting: needle)) after byte \(offset) within \(timeout) s; output:\n\(output)")
+                throw Failure(
+                    description:
+                        "no \(String(reflecting: needle)) after byte \(offset) within \(timeout) s; output:\n\(output)")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -156,7 +164,7 @@ private struct PTYCalls {
     let openpt: @convention(c) (Int32) -> Int32
     let grantpt: @convention(c) (Int32) -> Int32
     let unlockpt: @convention(c) (Int32) -> Int32
-    let ptsname_r: @convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32
+    let ptsnameR: @convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32
 
     init() throws {
         func symbol(_ name: String) throws -> UnsafeMutableRawPointer {
@@ -168,7 +176,7 @@ private struct PTYCalls {
         openpt = unsafeBitCast(try symbol("posix_openpt"), to: (@convention(c) (Int32) -> Int32).self)
         grantpt = unsafeBitCast(try symbol("grantpt"), to: (@convention(c) (Int32) -> Int32).self)
         unlockpt = unsafeBitCast(try symbol("unlockpt"), to: (@convention(c) (Int32) -> Int32).self)
-        ptsname_r = unsafeBitCast(
+        ptsnameR = unsafeBitCast(
             try symbol("ptsname_r"), to: (@convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32).self)
     }
 }

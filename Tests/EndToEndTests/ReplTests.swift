@@ -164,7 +164,8 @@ struct ReplScriptTests {
             """
         let result = try await space.run("repl", stdin: session + "\n")
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stdout == "42\ntwo says 2\napimacro.output prints csv from now on.\na,b\n1,c\n", "\(result.stdout)")
+        #expect(
+            result.stdout == "42\ntwo says 2\napimacro.output prints csv from now on.\na,b\n1,c\n", "\(result.stdout)")
         #expect(result.stderr.contains("ZeroDivisionError: division by zero"))
         #expect(result.stderr.contains("apimacro: no command ':nosuch' (see :help)"))
         #expect(!result.stdout.contains(">>>"))
@@ -186,7 +187,8 @@ struct ReplScriptTests {
             :verbose off
             github.user("octocat")["id"]
             """
-        let result = try await space.run("repl", environment: ["APIMACRO_GITHUB_URL": server.baseURL], stdin: session + "\n")
+        let result = try await space.run(
+            "repl", environment: ["APIMACRO_GITHUB_URL": server.baseURL], stdin: session + "\n")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "'octocat'\nverbose on.\n'many'\nverbose off.\n583231\n")

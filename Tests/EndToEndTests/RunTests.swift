@@ -48,7 +48,12 @@ struct RunTests {
         #expect(message.stderr == "bye now\n")
     }
 
-    @Test("usage errors exit 2 with one line", arguments: [["run", "--bogus", "x.py"], ["run"], ["nosuchcommand"], ["run", "--format", "xml", "x.py"], ["run", "--timeout", "-1", "x.py"], ["run", "nosuchmacro"]])
+    @Test(
+        "usage errors exit 2 with one line",
+        arguments: [
+            ["run", "--bogus", "x.py"], ["run"], ["nosuchcommand"], ["run", "--format", "xml", "x.py"],
+            ["run", "--timeout", "-1", "x.py"], ["run", "nosuchmacro"],
+        ])
     func usageErrors(arguments: [String]) async throws {
         let space = try Workspace(files: ["x.py": "print(1)\n"])
         defer { space.remove() }
@@ -61,14 +66,18 @@ struct RunTests {
 
     /// Seconds from the macro's first line (which prints `time.time()`) to the process's end.
     func secondsSinceMacroStart(_ result: RunResult) -> Double {
-        guard let first = result.stdout.split(separator: "\n").first, let start = Double(first) else { return .infinity }
+        guard let first = result.stdout.split(separator: "\n").first, let start = Double(first) else {
+            return .infinity
+        }
         return result.ended - start
     }
 
-    @Test("--timeout 1 stops a busy loop, a blocking sleep and a native wait", arguments: [
-        "while True:\n    pass\n", "import time\ntime.sleep(100)\n", "import apimacro\napimacro.sleep(100)\n",
-        "while True:\n    try:\n        while True: pass\n    except Exception:\n        pass\n",
-    ])
+    @Test(
+        "--timeout 1 stops a busy loop, a blocking sleep and a native wait",
+        arguments: [
+            "while True:\n    pass\n", "import time\ntime.sleep(100)\n", "import apimacro\napimacro.sleep(100)\n",
+            "while True:\n    try:\n        while True: pass\n    except Exception:\n        pass\n",
+        ])
     func timeout(source: String) async throws {
         let space = try Workspace(files: ["slow.py": "import time\nprint(time.time(), flush=True)\n" + source])
         defer { space.remove() }
@@ -82,7 +91,10 @@ struct RunTests {
 
     @Test("a macro that defeats the timeout (its own SIGALRM handler) is ended after a grace second")
     func swallowedTimeout() async throws {
-        let space = try Workspace(files: ["stubborn.py": "import signal, time\nprint(time.time(), flush=True)\nsignal.signal(signal.SIGALRM, lambda *a: None)\nwhile True:\n    pass\n"])
+        let space = try Workspace(files: [
+            "stubborn.py":
+                "import signal, time\nprint(time.time(), flush=True)\nsignal.signal(signal.SIGALRM, lambda *a: None)\nwhile True:\n    pass\n"
+        ])
         defer { space.remove() }
         let result = try await space.run("run", "--timeout", "1", "stubborn.py")
         #expect(result.status == 1)
@@ -90,10 +102,12 @@ struct RunTests {
         #expect(result.stderr.contains("did not stop when interrupted"))
     }
 
-    @Test("Ctrl-C exits 130, also during a native wait", arguments: [
-        "import sys\nprint('ready', flush=True)\n" + pythonTouch("ready") + "while True:\n    pass\n",
-        "import apimacro\nprint('ready', flush=True)\n" + pythonTouch("ready") + "apimacro.sleep(100)\n",
-    ])
+    @Test(
+        "Ctrl-C exits 130, also during a native wait",
+        arguments: [
+            "import sys\nprint('ready', flush=True)\n" + pythonTouch("ready") + "while True:\n    pass\n",
+            "import apimacro\nprint('ready', flush=True)\n" + pythonTouch("ready") + "apimacro.sleep(100)\n",
+        ])
     func interrupt(source: String) async throws {
         let space = try Workspace(files: ["wait.py": source])
         defer { space.remove() }
@@ -113,11 +127,11 @@ struct RunTests {
         // on until the runner's 60 s guard killed it.
         let space = try Workspace(files: [
             "wait.py": """
-                import _thread, threading, time
-                import apimacro
-                threading.Thread(target=lambda: (time.sleep(0.3), _thread.interrupt_main()), daemon=True).start()
-                apimacro.sleep(600)
-                """
+            import _thread, threading, time
+            import apimacro
+            threading.Thread(target=lambda: (time.sleep(0.3), _thread.interrupt_main()), daemon=True).start()
+            apimacro.sleep(600)
+            """
         ])
         defer { space.remove() }
         let result = try await space.run("run", "wait.py")
@@ -158,9 +172,12 @@ struct RunTests {
 
     @Test("secrets from the environment are redacted in tracebacks")
     func redactedTraceback() async throws {
-        let space = try Workspace(files: ["leak.py": "import os\nraise RuntimeError('token is ' + os.environ['APIMACRO_GITHUB_TOKEN'])\n"])
+        let space = try Workspace(files: [
+            "leak.py": "import os\nraise RuntimeError('token is ' + os.environ['APIMACRO_GITHUB_TOKEN'])\n"
+        ])
         defer { space.remove() }
-        let result = try await space.run("run", "leak.py", environment: ["APIMACRO_GITHUB_TOKEN": "ghp_fakeSecret0123456789"])
+        let result = try await space.run(
+            "run", "leak.py", environment: ["APIMACRO_GITHUB_TOKEN": "ghp_fakeSecret0123456789"])
         #expect(result.status == 1)
         #expect(!result.stderr.contains("ghp_fakeSecret0123456789"))
         #expect(result.stderr.contains("RuntimeError: token is REDACTED"))
@@ -171,7 +188,10 @@ struct RunTests {
         let space = try Workspace(files: ["ok.py": "import json, sys\nprint(sys.prefix, json.dumps([1]))\n"])
         defer { space.remove() }
         let result = try await space.run(
-            "run", "ok.py", environment: ["PYTHONHOME": "/nonexistent/python", "PYTHONPATH": "/nonexistent", "PYTHONSTARTUP": "/nonexistent"])
+            "run", "ok.py",
+            environment: [
+                "PYTHONHOME": "/nonexistent/python", "PYTHONPATH": "/nonexistent", "PYTHONSTARTUP": "/nonexistent",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "/usr [1]\n")
     }
@@ -183,13 +203,16 @@ struct RunTests {
             "venv/lib/python3.11/site-packages/venvonly.py": "VALUE = 'from the venv'\n",
             "old/pyvenv.cfg": "home = /usr/bin\nversion = 3.9.2\n",
             "old/lib/python3.9/site-packages/venvonly.py": "VALUE = 'wrong'\n",
-            "use.py": "try:\n    import venvonly\n    print(venvonly.VALUE)\nexcept ImportError:\n    print('not importable')\n",
+            "use.py":
+                "try:\n    import venvonly\n    print(venvonly.VALUE)\nexcept ImportError:\n    print('not importable')\n",
         ])
         defer { space.remove() }
-        let same = try await space.run("run", "use.py", environment: ["VIRTUAL_ENV": space.url.appendingPathComponent("venv").path])
+        let same = try await space.run(
+            "run", "use.py", environment: ["VIRTUAL_ENV": space.url.appendingPathComponent("venv").path])
         #expect(same.stdout == "from the venv\n")
         #expect(same.stderr.isEmpty)
-        let other = try await space.run("run", "use.py", environment: ["VIRTUAL_ENV": space.url.appendingPathComponent("old").path])
+        let other = try await space.run(
+            "run", "use.py", environment: ["VIRTUAL_ENV": space.url.appendingPathComponent("old").path])
         #expect(other.stdout == "not importable\n")
         #expect(other.stderr.contains("ignoring VIRTUAL_ENV"))
     }

@@ -55,7 +55,8 @@ extension SecretsAuditTests {
         let cache = space.url.appendingPathComponent(".cache/apimacro")
         let home = space.url.appendingPathComponent(".config/apimacro")
         let cacheFiles = try FileManager.default.contentsOfDirectory(at: cache, includingPropertiesForKeys: nil)
-        let homeFiles = ((try? FileManager.default.contentsOfDirectory(at: home, includingPropertiesForKeys: nil)) ?? [])
+        let homeFiles =
+            ((try? FileManager.default.contentsOfDirectory(at: home, includingPropertiesForKeys: nil)) ?? [])
             .filter { $0.lastPathComponent != "credentials.json" && !$0.hasDirectoryPath }
         #expect(cacheFiles.contains { $0.lastPathComponent == "cache.sqlite" }, "\(cacheFiles)")
         #expect(homeFiles.contains { $0.lastPathComponent == "cache.key" }, "\(homeFiles)")
@@ -70,6 +71,8 @@ extension SecretsAuditTests {
         bytes += Data(("Basic " + Data("user:audit-basic-password".utf8).base64EncodedString()).utf8)
         try bytes.write(to: copy)
         let planted = try Self.findings(in: [copy], secrets: Self.cacheSecrets)
-        #expect(planted.contains { $0.1 == "ig-token-1" } && planted.contains { $0.1 == "audit-basic-password" }, "\(planted)")
+        #expect(
+            planted.contains { $0.1 == "ig-token-1" } && planted.contains { $0.1 == "audit-basic-password" },
+            "\(planted)")
     }
 }

@@ -6,7 +6,9 @@ import Testing
 /// and the informational commands run with recognisable fake secrets in every credential slot;
 /// nothing they print or leave behind — stdout, stderr, `-v` lines, HAR recordings, the HTTP
 /// cache database, the JUnit report, per-macro output files, tracebacks, REPL history — may
-/// hold one. The stores that must hold them are owner-only.
+/// hold one.
+///
+/// The stores that must hold them are owner-only.
 @Suite("secrets audit", .serialized)
 struct SecretsAuditTests {
     /// Secrets the loopback server accepts (so success paths run) or refuses (so error paths run).
@@ -21,37 +23,38 @@ struct SecretsAuditTests {
     /// key, basic auth in an error, a 401 with a refused token.
     static let scenarios = [
         "leak_traceback.py": """
-            import os
-            raise RuntimeError("the token is " + os.environ["APIMACRO_GITHUB_TOKEN"])
-            """,
+        import os
+        raise RuntimeError("the token is " + os.environ["APIMACRO_GITHUB_TOKEN"])
+        """,
         "leak_url.py": """
-            import os, apimacro
-            base = os.environ["APIMACRO_GITHUB_URL"]
-            apimacro.get(base + "/status/500?key=" + os.environ["APIMACRO_SHORTENER_KEY"] + "&appid=ow-test-key")
-            """,
+        import os, apimacro
+        base = os.environ["APIMACRO_GITHUB_URL"]
+        apimacro.get(base + "/status/500?key=" + os.environ["APIMACRO_SHORTENER_KEY"] + "&appid=ow-test-key")
+        """,
         "leak_basic.py": """
-            import os, apimacro
-            base = os.environ["APIMACRO_GITHUB_URL"]
-            apimacro.get(base + "/status/403", auth=("user", "audit-basic-password"))
-            """,
+        import os, apimacro
+        base = os.environ["APIMACRO_GITHUB_URL"]
+        apimacro.get(base + "/status/403", auth=("user", "audit-basic-password"))
+        """,
         "leak_refused.py": """
-            import apimacro
-            from apimacro import instagram, github
-            print(github.user("octocat")["login"])
-            instagram.get("users/self", params={"access_token": "ig-refused-audit-secret"})
-            """,
+        import apimacro
+        from apimacro import instagram, github
+        print(github.user("octocat")["login"])
+        instagram.get("users/self", params={"access_token": "ig-refused-audit-secret"})
+        """,
         "leak_plugins.py": """
-            import apimacro
-            print(list(apimacro.client("openweather").find(q="Altstadt", type="like")))
-            print(list(apimacro.client("foursquare").search_venues(near="Brooklyn, NY", limit=2)))
-            apimacro.client("openweather").find(q="")
-            """,
+        import apimacro
+        print(list(apimacro.client("openweather").find(q="Altstadt", type="like")))
+        print(list(apimacro.client("foursquare").search_venues(near="Brooklyn, NY", limit=2)))
+        apimacro.client("openweather").find(q="")
+        """,
     ]
 
     static func environment(_ server: TestServer) -> [String: String] {
         ExampleTests.environment(server).merging([
             "APIMACRO_GITHUB_TOKEN": "ghp_AuditGitHubToken0123456789",
-            "APIMACRO_OPENWEATHER_URL": server.baseURL + "/openweather/data/2.5", "APIMACRO_OPENWEATHER_KEY": "ow-test-key",
+            "APIMACRO_OPENWEATHER_URL": server.baseURL + "/openweather/data/2.5",
+            "APIMACRO_OPENWEATHER_KEY": "ow-test-key",
             "APIMACRO_FOURSQUARE_URL": server.baseURL + "/foursquare/v2",
             "APIMACRO_HACKERNEWS_URL": server.baseURL + "/hn/api/v1",
         ]) { $1 }
@@ -77,7 +80,8 @@ struct SecretsAuditTests {
                 .flatMap { URLComponents(string: String($0))?.queryItems?.first { $0.name == "state" }?.value },
             "\(start.stdout)\(start.stderr)")
         let login = try await space.run(
-            "login", "foursquare", "--redirect-url", "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=\(state)",
+            "login", "foursquare", "--redirect-url",
+            "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=\(state)",
             environment: loginEnvironment)
         #expect(login.status == 0, "\(login.stderr)")
         results.append(("login", login))
@@ -87,16 +91,19 @@ struct SecretsAuditTests {
             + ExampleReplayTests.pluginExamples.map { Self.repository.appendingPathComponent($0).path }
             + Self.scenarios.keys.sorted().map { space.url.appendingPathComponent($0).path }
         let batch = try await Binary.run(
-            ["batch", "-v", "-j", "2", "--record", space.url.appendingPathComponent("run.har").path,
-             "--junit", space.url.appendingPathComponent("junit.xml").path,
-             "--output-dir", space.url.appendingPathComponent("out").path] + macros,
+            [
+                "batch", "-v", "-j", "2", "--record", space.url.appendingPathComponent("run.har").path,
+                "--junit", space.url.appendingPathComponent("junit.xml").path,
+                "--output-dir", space.url.appendingPathComponent("out").path,
+            ] + macros,
             in: space.url, environment: environment, limit: 300)
         results.append(("batch", batch))
         #expect(batch.status == 1, "the leak scenarios fail, so the batch does: \(batch.stdout)")
 
         // Each example once more in the foreground with -v, so its traceback and log go to our stderr.
         for macro in macros {
-            results.append((macro, try await Binary.run(["run", "-v", macro], in: space.url, environment: environment)))
+            results.append(
+                (macro, try await Binary.run(["run", "-v", macro], in: space.url, environment: environment)))
         }
 
         // A REPL session fed from stdin, with an exception quoting a key.
@@ -114,8 +121,12 @@ struct SecretsAuditTests {
 
                 """)
         results.append(("repl", repl))
-        for command in [["auth", "status"], ["plugins", "list"], ["cache", "info"], ["plugins", "show", "foursquare"]] {
-            results.append((command.joined(separator: " "), try await Binary.run(command, in: space.url, environment: environment)))
+        for command in [
+            ["auth", "status"], ["plugins", "list"], ["cache", "info"], ["plugins", "show", "foursquare"],
+        ] {
+            results.append(
+                (command.joined(separator: " "), try await Binary.run(command, in: space.url, environment: environment))
+            )
         }
         try await server.shutdown()
 
@@ -164,6 +175,7 @@ struct SecretsAuditTests {
     }
 
     static func mode(_ url: URL) throws -> Int {
-        ((try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? 0) & 0o777
+        ((try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? 0)
+            & 0o777
     }
 }

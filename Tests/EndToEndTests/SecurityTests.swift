@@ -54,7 +54,8 @@ struct SecurityTests {
         #expect(result.stderr.contains("apimacro.NotFound"), "\(result.stderr)")
         #expect(result.stderr.contains("access_token=REDACTED"))
         #expect(
-            status.stdout.range(of: #"(?m)^github +credentials from env APIMACRO_GITHUB_TOKEN$"#, options: .regularExpression) != nil,
+            status.stdout.range(
+                of: #"(?m)^github +credentials from env APIMACRO_GITHUB_TOKEN$"#, options: .regularExpression) != nil,
             "\(status.stdout)")
         for secret in Array(Self.secrets.values) + ["pw-SECRET-basic"] {
             #expect(!result.stdout.contains(secret), "stdout holds \(secret)")
@@ -64,10 +65,12 @@ struct SecurityTests {
         // The credentials went where they belong, and only there.
         let requests = server.requests
         #expect(requests.contains { $0.header("authorization") == "Bearer ghp_SECRETgithub000111222" })
-        #expect(requests.filter { $0.listener == TestServer.otherHost }.allSatisfy { $0.header("authorization") == nil })
+        #expect(
+            requests.filter { $0.listener == TestServer.otherHost }.allSatisfy { $0.header("authorization") == nil })
         #expect(requests.filter { !$0.path.hasPrefix("/instagram/") }.allSatisfy { $0.query["access_token"] == nil })
         #expect(requests.filter { !$0.path.hasPrefix("/urlshortener/") }.allSatisfy { $0.query["key"] == nil })
-        #expect(requests.filter { $0.path.hasPrefix("/instagram/") || $0.path.hasPrefix("/urlshortener/") }
-            .allSatisfy { $0.header("authorization") == nil })
+        #expect(
+            requests.filter { $0.path.hasPrefix("/instagram/") || $0.path.hasPrefix("/urlshortener/") }
+                .allSatisfy { $0.header("authorization") == nil })
     }
 }

@@ -95,7 +95,9 @@ struct SharedStateTests {
         try await server.shutdown()
         #expect(ra.status == 0 && rb.status == 0, "\(ra.stderr.suffix(400))\(rb.stderr.suffix(400))")
         #expect(numbers(ra) == [30, 0] && numbers(rb) == [30, 0], "\(ra.stdout)\(rb.stdout)")
-        #expect(report.refused == 0 && report.admitted == 60 && report.windows >= 1, "no request past a window's budget: \(report)")
+        #expect(
+            report.refused == 0 && report.admitted == 60 && report.windows >= 1,
+            "no request past a window's budget: \(report)")
     }
 
     @Test("APIMACRO_MAX_CONCURRENCY=4: the server never sees more than 4 requests in flight from 4 processes")
@@ -148,7 +150,7 @@ struct SharedStateTests {
         let a = try Workspace(files: ["shared.py": macro])
         let b = try Workspace(files: ["shared.py": macro])
         let c = try Workspace(files: ["shared.py": macro])
-        defer { [a, b, c].forEach { $0.remove() } }
+        defer { for space in [a, b, c] { space.remove() } }
         let environment = environment(server, redis)
         let first = try await a.run("run", "-v", "shared.py", environment: environment)
         let second = try await b.run("run", "-v", "shared.py", environment: environment)
@@ -193,7 +195,7 @@ struct SharedStateTests {
         defer { redis.stop() }
         // One home each, as on separate machines: each process has its own SQLite cache.
         let spaces = try (0..<3).map { _ in try Workspace(files: ["budget.py": Self.sequential]) }
-        defer { spaces.forEach { $0.remove() } }
+        defer { for space in spaces { space.remove() } }
         let environment = environment(server, redis, ["APIMACRO_MAX_CONCURRENCY": "8"])
         let results = try await withThrowingTaskGroup(of: RunResult?.self) { group in
             for (index, space) in spaces.enumerated() {
@@ -289,7 +291,8 @@ struct SharedStateTests {
         let process = try Spawned(
             "/usr/bin/redis-cli",
             ["-p", String(redis.port), "--no-auth-warning"] + (redis.password.map { ["-a", $0] } ?? []) + arguments,
-            environment: ProcessInfo.processInfo.environment, stdout: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
+            environment: ProcessInfo.processInfo.environment,
+            stdout: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
         try pipe.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

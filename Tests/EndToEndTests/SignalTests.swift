@@ -13,6 +13,7 @@ struct SignalTests {
     }
 
     /// Runs `executable arguments` in `space` through `Binary.run`; `whileRunning` gets the pid.
+    ///
     /// The status is 128 + n for a signal n, as a shell reports it.
     static func run(
         _ executable: String, _ arguments: [String], in space: Workspace, environment: [String: String] = [:],
@@ -54,7 +55,8 @@ struct SignalTests {
         try await server.shutdown()
     }
 
-    @Test("batch stopped by SIGTERM or SIGHUP ends its children, removes its temporary folder, summarizes, exits 143 / 129",
+    @Test(
+        "batch stopped by SIGTERM or SIGHUP ends its children, removes its temporary folder, summarizes, exits 143 / 129",
         arguments: [SIGTERM, SIGHUP])
     func batchTermination(signal: Int32) async throws {
         let macro = """
@@ -71,14 +73,18 @@ struct SignalTests {
         let temporary = space.url.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         @Sendable func batchFolders() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).filter { $0.hasPrefix("apimacro-batch-") }
+            ((try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []).filter {
+                $0.hasPrefix("apimacro-batch-")
+            }
         }
         let pidFiles = ["pid-a.py", "pid-b.py"].map { space.url.appendingPathComponent($0) }
         let children = PidBox()
         let result = try await Self.run(
             Binary.url.path, ["batch", "-j", "2", "a.py", "b.py"], in: space, environment: ["TMPDIR": temporary.path]
         ) { pid in
-            try await waitUntil("both children's pid files") { pidFiles.allSatisfy { FileManager.default.fileExists(atPath: $0.path) } }
+            try await waitUntil("both children's pid files") {
+                pidFiles.allSatisfy { FileManager.default.fileExists(atPath: $0.path) }
+            }
             children.pids = try pidFiles.map { try #require(pid_t(String(contentsOf: $0, encoding: .utf8))) }
             #expect(batchFolders().count == 1, "the batch's temporary folder exists while it runs")
             #expect(children.pids.allSatisfy(Self.alive))
@@ -95,13 +101,13 @@ struct SignalTests {
     func ignoredInterrupt() async throws {
         let space = try Workspace(files: [
             "wait.py": """
-                import os, time
-                open('ready', 'w').close()
-                while not os.path.exists('proceed'):
-                    time.sleep(0.02)
-                print('survived', flush=True)
+            import os, time
+            open('ready', 'w').close()
+            while not os.path.exists('proceed'):
+                time.sleep(0.02)
+            print('survived', flush=True)
 
-                """
+            """
         ])
         defer { space.remove() }
         let ready = space.url.appendingPathComponent("ready")

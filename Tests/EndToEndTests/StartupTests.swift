@@ -48,7 +48,8 @@ struct StartupTests {
         #expect(idle.status == 0, "\(idle.stderr)")
         #expect(busy.status == 0, "\(busy.stderr)")
         let before = try #require(Self.line("before:", in: idle.stdout), "\(idle.stdout)")
-        #expect(!before.contains("NIO-") && !before.contains("apimacro-curl"), "an empty macro started threads: \(before)")
+        #expect(
+            !before.contains("NIO-") && !before.contains("apimacro-curl"), "an empty macro started threads: \(before)")
         #expect(Self.line("libcurl before:", in: idle.stdout) == "libcurl before: False", "\(idle.stdout)")
         // The same probe after a request: libcurl is mapped then, so the check above can see it.
         #expect(Self.line("libcurl after:", in: busy.stdout) == "libcurl after: True", "\(busy.stdout)")

@@ -4,7 +4,9 @@ import Testing
 
 /// The secrets audit extended to stored logins, `--output-dir` files and the JUnit report, and
 /// the REPL history after a login (issue 18, items 9 and 12): a key saved by `apimacro login` is
-/// a secret like one from the environment. A negative control proves the scan sees a planted secret.
+/// a secret like one from the environment.
+///
+/// A negative control proves the scan sees a planted secret.
 @Suite("secrets audit: stored logins, --output-dir, JUnit, REPL history", .serialized)
 struct StoredSecretsAuditTests {
     static let shortenerKey = "stored-shortener-key-42"
@@ -45,7 +47,8 @@ struct StoredSecretsAuditTests {
 
     func environment(_ server: TestServer, home: URL) -> [String: String] {
         [
-            "APIMACRO_HOME": home.path, "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.environmentToken,
+            "APIMACRO_HOME": home.path, "APIMACRO_GITHUB_URL": server.baseURL,
+            "APIMACRO_GITHUB_TOKEN": Self.environmentToken,
             "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
             "APIMACRO_OPENWEATHER_URL": server.baseURL + "/openweather/data/2.5",
         ]
@@ -68,7 +71,8 @@ struct StoredSecretsAuditTests {
         let env = environment(server, home: home)
         let shortener = try await space.run("login", "shortener", environment: env, stdin: Self.shortenerKey + "\n")
         #expect(shortener.status == 0, "\(shortener.stderr)")
-        let openweather = try await space.run("login", "openweather", environment: env, stdin: Self.openweatherKey + "\n")
+        let openweather = try await space.run(
+            "login", "openweather", environment: env, stdin: Self.openweatherKey + "\n")
         #expect(openweather.status == 0, "\(openweather.stderr)")
 
         let run = try await space.run("run", "-v", "leak_stored.py", environment: env)
@@ -103,7 +107,8 @@ struct StoredSecretsAuditTests {
         let home = space.url.appendingPathComponent("home")
         let env = [
             "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
-            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client",
+            "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
         ]
         let terminal = try await ReplTests.start(space, environment: env)
         defer { terminal.close() }
@@ -113,7 +118,9 @@ struct StoredSecretsAuditTests {
         _ = try await terminal.expect("sent to: ", after: start)
         let shown = String(decoding: Array(terminal.output.utf8)[start...], as: UTF8.self)
         let state = try #require(
-            shown.components(separatedBy: "state=").dropFirst().first?.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" },
+            shown.components(separatedBy: "state=").dropFirst().first?.prefix {
+                $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_"
+            },
             "\(shown)")
         try await ReplTests.enter("http://127.0.0.1:8765/callback#access_token=ig-token-1&state=\(state)", on: terminal)
         // A typed line that quotes the token goes too: the session knows it now.
@@ -128,8 +135,10 @@ struct StoredSecretsAuditTests {
         #expect(credentials.contains("ig-token-1"), "the login itself worked")
 
         // A history written before this fix (or by hand) that holds the token: logout scrubs it.
-        try Data("print('kept' + '-line')\ninstagram.complete_login('http://x/cb#access_token=ig-token-1&state=s')\n".utf8)
-            .write(to: history)
+        try Data(
+            "print('kept' + '-line')\ninstagram.complete_login('http://x/cb#access_token=ig-token-1&state=s')\n".utf8
+        )
+        .write(to: history)
         let logout = try await space.run("logout", "instagram", environment: env)
         #expect(logout.status == 0, "\(logout.stderr)")
         let scrubbed = try String(contentsOf: history, encoding: .utf8)

@@ -23,7 +23,9 @@ struct WritePluginTests {
                 current = []
                 indent = line.count - trimmed.count
             } else if current != nil, trimmed == "```" {
-                blocks.append((current ?? []).map { String($0.dropFirst(min(indent, $0.prefix { $0 == " " }.count))) }.joined(separator: "\n") + "\n")
+                blocks.append(
+                    (current ?? []).map { String($0.dropFirst(min(indent, $0.prefix { $0 == " " }.count))) }.joined(
+                        separator: "\n") + "\n")
                 current = nil
             } else {
                 current?.append(line)
@@ -36,7 +38,9 @@ struct WritePluginTests {
     func readmePlugin() async throws {
         let manifest = try #require(try Self.blocks("toml", in: "## Write a plugin").first)
         let macro = try #require(try Self.blocks("python", in: "## Write a plugin").first)
-        #expect(try Self.blocks("sh", in: "## Write a plugin").first == "mkdir -p ~/.config/apimacro/plugins/chucknorris/macros\n")
+        #expect(
+            try Self.blocks("sh", in: "## Write a plugin").first
+                == "mkdir -p ~/.config/apimacro/plugins/chucknorris/macros\n")
         let server = try await TestServer.start()
         // Workspace sets HOME to its folder, so ~/.config/apimacro is $APIMACRO_HOME.
         let space = try Workspace(files: [
@@ -52,11 +56,14 @@ struct WritePluginTests {
         let result = try await space.run("run", "--format", "json", "chuck", "--word", "code", environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]]
-        #expect(rows?.map { $0["joke"] ?? "" } == [
-            "Chuck Norris writes code that optimizes itself.", "Chuck Norris's code never needs a code review.",
-        ])
+        #expect(
+            rows?.map { $0["joke"] ?? "" } == [
+                "Chuck Norris writes code that optimizes itself.", "Chuck Norris's code never needs a code review.",
+            ])
         try space.write(
-            "help.py", "import apimacro, pydoc\nprint(pydoc.render_doc(apimacro.client('chucknorris').search, renderer=pydoc.plaintext))\n")
+            "help.py",
+            "import apimacro, pydoc\nprint(pydoc.render_doc(apimacro.client('chucknorris').search, renderer=pydoc.plaintext))\n"
+        )
         let help = try await space.run("run", "help.py", environment: environment)
         #expect(help.stdout.contains("search(query, *, limit=None)"), "\(help.stdout)\(help.stderr)")
         #expect(help.stdout.contains("Every joke that contains query."))

@@ -26,7 +26,8 @@ extension EmbeddedPython {
                 result
                     == .list([
                         .string("unicodé"), .string("Zoë 東京 😀"),
-                        .list(["limit", "remaining", "reset", "resource", "used"].map { .string($0) }), .int(5000), .bool(true),
+                        .list(["limit", "remaining", "reset", "resource", "used"].map { .string($0) }), .int(5000),
+                        .bool(true),
                     ]))
         }
 
@@ -42,33 +43,44 @@ extension EmbeddedPython {
                     result = [e.status, e.url.endswith('/users/nobody-here'), e.api, 'Not Found' in e.body,
                               isinstance(e, apimacro.HTTPError), isinstance(e, apimacro.APIError), 'Not Found' in str(e)]
                 """)
-            #expect(result == .list([.int(404), .bool(true), .string("github"), .bool(true), .bool(true), .bool(true), .bool(true)]))
+            #expect(
+                result
+                    == .list([
+                        .int(404), .bool(true), .string("github"), .bool(true), .bool(true), .bool(true), .bool(true),
+                    ]))
         }
 
         @Test("iterators are lazy, ask for 100 a page, and limit fetches no extra page")
         func lazyPages() async throws {
             var start = try await mark()
-            let first = try await runPython("from apimacro import github\nit = github.repos('many')\nresult = next(it)['name']")
+            let first = try await runPython(
+                "from apimacro import github\nit = github.repos('many')\nresult = next(it)['name']")
             #expect(first == .string("repo-1"))
             #expect(try await requests("/users/many/repos", since: start).count == 1)
             start = try await mark()
-            let all = try await runPython("from apimacro import github\nresult = len({r['id'] for r in github.repos('many')})")
+            let all = try await runPython(
+                "from apimacro import github\nresult = len({r['id'] for r in github.repos('many')})")
             #expect(all == .int(2000))
             let pages = try await requests("/users/many/repos", since: start)
             #expect(pages.count == 20)
             #expect(pages.allSatisfy { $0.query["per_page"] == "100" })
             start = try await mark()
-            let limited = try await runPython("from apimacro import github\nresult = len(list(github.repos('many', limit=150)))")
+            let limited = try await runPython(
+                "from apimacro import github\nresult = len(list(github.repos('many', limit=150)))")
             #expect(limited == .int(150))
             #expect(try await requests("/users/many/repos", since: start).count == 2)
             start = try await mark()
-            let small = try await runPython("from apimacro import github\nresult = [len(list(github.followers('many', limit=5))), len(list(github.repos('many', limit=0)))]")
+            let small = try await runPython(
+                "from apimacro import github\nresult = [len(list(github.followers('many', limit=5))), len(list(github.repos('many', limit=0)))]"
+            )
             #expect(small == .list([.int(5), .int(0)]))
             #expect(try await requests("/users/many/followers", since: start).map { $0.query["per_page"] } == ["5"])
             #expect(try await requests("/users/many/repos", since: start).isEmpty)
         }
 
-        @Test("paginate follows the recorded octokit Link headers; get decodes one response; extra params reach the query")
+        @Test(
+            "paginate follows the recorded octokit Link headers; get decodes one response; extra params reach the query"
+        )
         func paginateAndGet() async throws {
             let start = try await mark()
             let result = try await runPython(
@@ -101,11 +113,13 @@ extension EmbeddedPython {
         @Test("the token goes to the client's host, never to another host's pagination link")
         func crossHost() async throws {
             let start = try await mark()
-            let result = try await runPython("from apimacro import github\nresult = len(list(github.paginate('/cross-host/items')))")
+            let result = try await runPython(
+                "from apimacro import github\nresult = len(list(github.paginate('/cross-host/items')))")
             #expect(result == .int(3))
             let seen = try await requests("/cross-host/items", since: start)
             #expect(seen.count == 2)
-            #expect(seen.first { $0.listener == TestServer.mainHost }?.header("authorization") == "Bearer \(Fixture.token)")
+            #expect(
+                seen.first { $0.listener == TestServer.mainHost }?.header("authorization") == "Bearer \(Fixture.token)")
             #expect(seen.first { $0.listener == TestServer.otherHost }?.header("authorization") == nil)
         }
 
@@ -113,7 +127,9 @@ extension EmbeddedPython {
         func rateLimits() async throws {
             let server = try await fixture().server
             server.inject([.rateLimited(retryAfter: 1)], path: "/users/octocat")
-            #expect(try await runPython("from apimacro import github\nresult = github.user('octocat')['login']") == .string("octocat"))
+            #expect(
+                try await runPython("from apimacro import github\nresult = github.user('octocat')['login']")
+                    == .string("octocat"))
             server.inject([.forbiddenRateLimit(resetIn: 600)], path: "/users/octocat")
             let result = try await runPython(
                 """
@@ -150,12 +166,14 @@ extension EmbeddedPython {
                 squares = apimacro.map(lambda x: x * x, range(10), concurrency=3)
                 result = [ordered, failed, len(slow), not barrier.broken, squares]
                 """)
-            #expect(result == .list([.bool(true), .int(404), .int(8), .bool(true), .list((0..<10).map { .int($0 * $0) })]))
+            #expect(
+                result == .list([.bool(true), .int(404), .int(8), .bool(true), .list((0..<10).map { .int($0 * $0) })]))
         }
 
         @Test("request: params, headers, json, form, files, auth; Response fields; check=False")
         func request() async throws {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-upload-\(UUID().uuidString).txt")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "apimacro-upload-\(UUID().uuidString).txt")
             try Data("file on disk".utf8).write(to: folder)
             defer { try? FileManager.default.removeItem(at: folder) }
             let base = try await fixture().server.baseURL
@@ -189,7 +207,8 @@ extension EmbeddedPython {
                 result
                     == .list([
                         .int(200), .bool(true), .bool(true), .bool(true), .string("POST"),
-                        .list([.tuple([.string("flag"), .string("true")]), .tuple([.string("q"), .string("a b")])]), .string("yes"),
+                        .list([.tuple([.string("flag"), .string("true")]), .tuple([.string("q"), .string("a b")])]),
+                        .string("yes"),
                         .object([("k", .list([.string("é"), .int(1)]))]), .bool(true),
                         .object([("name", .string("Zoë"))]), .object([("field", .string("v"))]),
                         .list([
@@ -239,7 +258,8 @@ extension EmbeddedPython {
                     == .list([
                         .string("héllo wörld\n"), .int(1000), .string("rss"), .int(3), .bool(true), .int(2),
                         .list([.bool(true), .bool(true)]),
-                        .list(["ValueError", "ValueError", "ValueError", "AuthError", "ParseError"].map { .string($0) }),
+                        .list(
+                            ["ValueError", "ValueError", "ValueError", "AuthError", "ParseError"].map { .string($0) }),
                     ]))
         }
 

@@ -8,28 +8,32 @@ struct ConfigFileTests {
     private func home(with text: String?) throws -> URL {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        if let text { try text.write(to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8) }
+        if let text {
+            try text.write(to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        }
         return home
     }
 
     @Test("keys and one level of tables become APIMACRO_ variables")
     func mapping() throws {
-        let home = try home(with: """
-            format = "csv"
-            max_wait = 5
-            plugins = ["/a", "/b"]
-            [github]
-            url = "http://127.0.0.1:9/api"
-            api-version = "2022-11-28"
-            [instagram]
-            client_id = "abc"
-            """)
+        let home = try home(
+            with: """
+                format = "csv"
+                max_wait = 5
+                plugins = ["/a", "/b"]
+                [github]
+                url = "http://127.0.0.1:9/api"
+                api-version = "2022-11-28"
+                [instagram]
+                client_id = "abc"
+                """)
         let variables = try ConfigFile(home: home).variables()
-        #expect(variables == [
-            "APIMACRO_FORMAT": "csv", "APIMACRO_MAX_WAIT": "5", "APIMACRO_PLUGINS": "/a:/b",
-            "APIMACRO_GITHUB_URL": "http://127.0.0.1:9/api", "APIMACRO_GITHUB_API_VERSION": "2022-11-28",
-            "APIMACRO_INSTAGRAM_CLIENT_ID": "abc",
-        ])
+        #expect(
+            variables == [
+                "APIMACRO_FORMAT": "csv", "APIMACRO_MAX_WAIT": "5", "APIMACRO_PLUGINS": "/a:/b",
+                "APIMACRO_GITHUB_URL": "http://127.0.0.1:9/api", "APIMACRO_GITHUB_API_VERSION": "2022-11-28",
+                "APIMACRO_INSTAGRAM_CLIENT_ID": "abc",
+            ])
     }
 
     @Test("the environment wins over the file, and the flag over both")

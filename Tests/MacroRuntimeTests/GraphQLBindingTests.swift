@@ -42,11 +42,14 @@ extension EmbeddedPython {
             #expect(result == .list([.int(5), .int(13), .bool(true), .string("graphql"), .string("core")]))
         }
 
-        @Test("graphql_paginate follows endCursor through $cursor, one request a page, and limit asks for no extra page")
+        @Test(
+            "graphql_paginate follows endCursor through $cursor, one request a page, and limit asks for no extra page")
         func pages() async throws {
             var start = try await mark()
             let all = try await runPython(
-                Self.issues + "from apimacro import github\nresult = [i['number'] for i in github.graphql_paginate(ISSUES, 'repository.issues', **REPO)]")
+                Self.issues
+                    + "from apimacro import github\nresult = [i['number'] for i in github.graphql_paginate(ISSUES, 'repository.issues', **REPO)]"
+            )
             #expect(all == .list((1...13).reversed().map { .int($0) }))
             let requests = try await graphQLRequests(since: start)
             #expect(requests.count == 3)
@@ -57,12 +60,16 @@ extension EmbeddedPython {
             #expect(cursors[0] == nil && cursors[1] != nil && cursors[2] != nil && cursors[1] != cursors[2])
             start = try await mark()
             let five = try await runPython(
-                Self.issues + "from apimacro import github\nresult = len(list(github.graphql_paginate(ISSUES, 'repository.issues', limit=5, **REPO)))")
+                Self.issues
+                    + "from apimacro import github\nresult = len(list(github.graphql_paginate(ISSUES, 'repository.issues', limit=5, **REPO)))"
+            )
             #expect(five == .int(5))
             #expect(try await graphQLRequests(since: start).count == 1)
             start = try await mark()
             let lazy = try await runPython(
-                Self.issues + "from apimacro import github\nit = github.graphql_paginate(ISSUES, 'repository.issues', **REPO)\nresult = [next(it)['number'], next(it)['number']]")
+                Self.issues
+                    + "from apimacro import github\nit = github.graphql_paginate(ISSUES, 'repository.issues', **REPO)\nresult = [next(it)['number'], next(it)['number']]"
+            )
             #expect(lazy == .list([.int(13), .int(12)]))
             #expect(try await graphQLRequests(since: start).count == 1)
         }
@@ -94,7 +101,12 @@ extension EmbeddedPython {
                                   e.errors[0]['type'], e.data['repository'], isinstance(e, apimacro.APIError), e.status,
                                   e.url.endswith('/graphql'), e.api]
                     """)
-            #expect(result == .list([.bool(true), .string("NOT_FOUND"), .none, .bool(true), .int(200), .bool(true), .string("github")]))
+            #expect(
+                result
+                    == .list([
+                        .bool(true), .string("NOT_FOUND"), .none, .bool(true), .int(200), .bool(true),
+                        .string("github"),
+                    ]))
             let paged = try await runPython(
                 Self.issues + """
                     import apimacro
@@ -110,7 +122,11 @@ extension EmbeddedPython {
         @Test("HTTP 401 from the GraphQL endpoint raises Unauthorized")
         func unauthorized() async throws {
             try await fixture().server.inject(
-                [.status(401, body: #"{"message":"Bad credentials","documentation_url":"https://docs.github.com/graphql"}"#)], path: "/graphql")
+                [
+                    .status(
+                        401,
+                        body: #"{"message":"Bad credentials","documentation_url":"https://docs.github.com/graphql"}"#)
+                ], path: "/graphql")
             let result = try await runPython(
                 Self.issues + """
                     import apimacro
@@ -179,7 +195,11 @@ extension EmbeddedPython {
                     cleaned = ['\\x1b' not in str(e), len(str(e)) < 520, e.errors[0]['message'].startswith('bad\\x1b')]
                 result = [repeated, _apimacro._graphql_page(page, 'a', 'other', 200, 'u', '')] + cleaned
                 """)
-            #expect(result == .list([.bool(true), .list([.list([.int(1)]), .string("same")]), .bool(true), .bool(true), .bool(true)]))
+            #expect(
+                result
+                    == .list([
+                        .bool(true), .list([.list([.int(1)]), .string("same")]), .bool(true), .bool(true), .bool(true),
+                    ]))
         }
 
         @Test("github.graphql and graphql_paginate are methods the REPL completes (dir of github)")

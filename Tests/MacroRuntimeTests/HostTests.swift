@@ -15,7 +15,8 @@ struct Fixture: Sendable {
     let server: TestServer
     static let token = "ghp_fixtureToken0123456789"
     /// `$APIMACRO_HOME` of the test host (where logins are stored).
-    static let home = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-host-\(UUID().uuidString)")
+    static let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "apimacro-host-\(UUID().uuidString)")
 }
 
 private let fixtureTask = Task<Fixture, any Error> {
@@ -25,7 +26,8 @@ private let fixtureTask = Task<Fixture, any Error> {
             "HOME": NSTemporaryDirectory(), "APIMACRO_TEST_TOKEN": "s3cr3t-token-value",
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Fixture.token, "APIMACRO_MAX_WAIT": "5",
             "APIMACRO_HOME": Fixture.home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
-            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client",
+            "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
             "APIMACRO_SHORTENER_KEY": "AIza-test-key",
         ]))
     return Fixture(host: host, server: server)
@@ -106,7 +108,10 @@ extension EmbeddedPython {
                             ("ParseError", .string("APIError")), ("AuthError", .string("APIError")),
                             ("OfflineError", .string("APIError")),
                         ]),
-                        .list([.int(429), .string("https://x/y"), .string("github"), .int(4096), .int(1_700_000_000), .int(30), .string("slow down")]),
+                        .list([
+                            .int(429), .string("https://x/y"), .string("github"), .int(4096), .int(1_700_000_000),
+                            .int(30), .string("slow down"),
+                        ]),
                         .list([.none, .none, .bool(true)]),
                         .bool(false),
                         .string("apimacro"),
@@ -135,7 +140,9 @@ extension EmbeddedPython {
                         errors.append(type(e).__name__)
                 result = (state['n'] > 10000, errors)
                 """)
-            #expect(result == .tuple([.bool(true), .list([.string("TypeError"), .string("TypeError"), .string("TypeError")])]))
+            #expect(
+                result
+                    == .tuple([.bool(true), .list([.string("TypeError"), .string("TypeError"), .string("TypeError")])]))
         }
 
         @Test("apimacro.output honours the --format setting when the macro does not choose")
@@ -161,13 +168,16 @@ extension EmbeddedPython {
     @Suite("running macros", .serialized)
     struct MacroRunnerTests {
         func run(_ source: String, _ arguments: [String] = []) async throws -> Int32 {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-runner-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "apimacro-runner-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent("macro.py")
             try Data(source.utf8).write(to: file)
             let host = try await fixture().host
-            return try await onPythonThread { try MacroRunner(host: host).run(file: file, arguments: arguments, name: "macro.py") }
+            return try await onPythonThread {
+                try MacroRunner(host: host).run(file: file, arguments: arguments, name: "macro.py")
+            }
         }
 
         @Test("exit codes: success, raise, sys.exit(n), sys.exit(None), sys.exit('message'), main() returning n")
@@ -183,7 +193,8 @@ extension EmbeddedPython {
 
         @Test("main() receives typed arguments; a guarded main() is not called twice")
         func mainArguments() async throws {
-            let out = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-main-\(UUID().uuidString).txt")
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "apimacro-main-\(UUID().uuidString).txt")
             defer { try? FileManager.default.removeItem(at: out) }
             let macro = """
                 def main(user: str, limit: int = 5):

@@ -1,5 +1,5 @@
-import Foundation
 import Clients
+import Foundation
 import MacroRuntime
 import Testing
 
@@ -7,7 +7,8 @@ import Testing
 struct SettingsTests {
     @Test("APIMACRO_HOME, else XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro")
     func home() throws {
-        #expect(try Settings(environment: ["APIMACRO_HOME": "/a", "XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/a")
+        #expect(
+            try Settings(environment: ["APIMACRO_HOME": "/a", "XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/a")
         #expect(try Settings(environment: ["XDG_CONFIG_HOME": "/b", "HOME": "/c"]).home.path == "/b/apimacro")
         #expect(try Settings(environment: ["HOME": "/c"]).home.path == "/c/.config/apimacro")
     }
@@ -22,7 +23,8 @@ struct SettingsTests {
     @Test("credentials in the environment are redacted, longest first")
     func redaction() throws {
         let settings = try Settings(environment: [
-            "APIMACRO_GITHUB_TOKEN": "ghp_abcdef123456", "GITHUB_TOKEN": "ghp_abc", "APIMACRO_SHORTENER_KEY": "AIzaKEY99",
+            "APIMACRO_GITHUB_TOKEN": "ghp_abcdef123456", "GITHUB_TOKEN": "ghp_abc",
+            "APIMACRO_SHORTENER_KEY": "AIzaKEY99",
             "PATH": "/usr/bin", "SHORT_KEY": "ab",
         ])
         let redactor = Redactor(secrets: settings.secrets)
@@ -47,7 +49,9 @@ struct SettingsTests {
         let settings = try Settings(environment: ["APIMACRO_HOME": home.path], workingDirectory: work)
         let locator = MacroLocator(settings: settings)
         #expect(try locator.locate("both", relativeTo: work).path == work.appendingPathComponent("macros/both.py").path)
-        #expect(try locator.locate("homeonly", relativeTo: work).path == home.appendingPathComponent("macros/homeonly.py").path)
+        #expect(
+            try locator.locate("homeonly", relativeTo: work).path
+                == home.appendingPathComponent("macros/homeonly.py").path)
         #expect(try locator.locate("direct.py", relativeTo: work).path == work.appendingPathComponent("direct.py").path)
         #expect(throws: MacroError.self) { try locator.locate("missing", relativeTo: work) }
         #expect(throws: MacroError.self) { try locator.locate("missing.py", relativeTo: work) }

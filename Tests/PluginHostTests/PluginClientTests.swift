@@ -38,7 +38,9 @@ struct PluginClientTests {
     }
 
     /// Every item of every page of `endpoint`, and how many requests it took.
-    func all(_ client: PluginClient, _ endpoint: String, _ arguments: [(String, ParameterValue)]) async throws -> (items: [Any], requests: Int) {
+    func all(_ client: PluginClient, _ endpoint: String, _ arguments: [(String, ParameterValue)]) async throws -> (
+        items: [Any], requests: Int
+    ) {
         let (declared, first) = try client.request(endpoint, arguments)
         var next: Request? = first
         var items: [Any] = []
@@ -71,26 +73,41 @@ struct PluginClientTests {
         result = "list"
         """
 
-    @Test("query_key: the key travels as appid; find's list is the payload; a bad key is Unauthorized with the API's message")
+    @Test(
+        "query_key: the key travels as appid; find's list is the payload; a bad key is Unauthorized with the API's message"
+    )
     func queryKey() async throws {
-        try await withPlugin("weather", prefix: "/openweather/data/2.5", Self.openWeather, environment: ["APIMACRO_WEATHER_KEY": "ow-test-key"]) { client, server in
+        try await withPlugin(
+            "weather", prefix: "/openweather/data/2.5", Self.openWeather,
+            environment: ["APIMACRO_WEATHER_KEY": "ow-test-key"]
+        ) { client, server in
             #expect(client.credentialSource == "env APIMACRO_WEATHER_KEY")
-            let (items, requests) = try await all(client, "find", [("q", .string("Altstadt")), ("type", .string("like")), ("cnt", .int(5))])
+            let (items, requests) = try await all(
+                client, "find", [("q", .string("Altstadt")), ("type", .string("like")), ("cnt", .int(5))])
             #expect(requests == 1)
-            #expect(items.compactMap { ($0 as? [String: Any])?["name"] as? String } == ["Altstadt", "Altstadt", "Altstadt-Lehel"])
+            #expect(
+                items.compactMap { ($0 as? [String: Any])?["name"] as? String } == [
+                    "Altstadt", "Altstadt", "Altstadt-Lehel",
+                ])
             let request = try #require(server.requests.last)
             #expect(request.path == "/openweather/data/2.5/find")
             #expect(request.query["appid"] == "ow-test-key")
             #expect(request.query["cnt"] == "5")
             #expect(request.header("accept") == "application/json")
         }
-        try await withPlugin("weather", prefix: "/openweather/data/2.5", Self.openWeather, environment: ["APIMACRO_WEATHER_KEY": "wrong-key-123"]) { client, _ in
+        try await withPlugin(
+            "weather", prefix: "/openweather/data/2.5", Self.openWeather,
+            environment: ["APIMACRO_WEATHER_KEY": "wrong-key-123"]
+        ) { client, _ in
             let error = try await #require(throws: APIError.self) {
                 try await client.send(try client.request("find", [("q", .string("Altstadt"))]).1)
             }
             #expect(error.kind == .unauthorized)
             #expect(error.status == 401)
-            #expect(error.message.hasSuffix("→ 401 Unauthorized: Invalid API key. Please see https://openweathermap.org/faq#error401 for more info."))
+            #expect(
+                error.message.hasSuffix(
+                    "→ 401 Unauthorized: Invalid API key. Please see https://openweathermap.org/faq#error401 for more info."
+                ))
             #expect(error.url?.contains("appid=REDACTED") == true)
             #expect(!error.description.contains("wrong-key-123"))
         }
@@ -99,7 +116,10 @@ struct PluginClientTests {
                 try await client.send(try client.request("find", [("q", .string("Altstadt"))]).1)
             }
             #expect(error.kind == .auth)
-            #expect(error.message == "weather needs credentials: set APIMACRO_WEATHER_KEY (or run apimacro login weather to store a key)")
+            #expect(
+                error.message
+                    == "weather needs credentials: set APIMACRO_WEATHER_KEY (or run apimacro login weather to store a key)"
+            )
             #expect(server.requests.isEmpty)
         }
     }
@@ -123,9 +143,12 @@ struct PluginClientTests {
         result = "response.venue"
         """
 
-    @Test("oauth2_implicit: the stored token as oauth_token, the v version on every request, a path template, the meta envelope's errors")
+    @Test(
+        "oauth2_implicit: the stored token as oauth_token, the v version on every request, a path template, the meta envelope's errors"
+    )
     func oauth2Implicit() async throws {
-        try await withPlugin("places", prefix: "/foursquare/v2", Self.foursquare, storedToken: "fsq-token-1") { client, server in
+        try await withPlugin("places", prefix: "/foursquare/v2", Self.foursquare, storedToken: "fsq-token-1") {
+            client, server in
             #expect(client.credentialSource == "stored login")
             let (venues, _) = try await all(client, "search_venues", [("near", .string("Brooklyn, NY"))])
             #expect(venues.count == 4)
@@ -137,23 +160,34 @@ struct PluginClientTests {
             let (_, request) = try client.request("venue", [("venue_id", .string("51eabef6498e10cf3aea7942"))])
             #expect(request.target == "/venues/51eabef6498e10cf3aea7942")
             let venue = try json(try await client.send(request))
-            #expect(JSONPath.value(in: venue, path: ["response", "venue", "name"]) as? String == "Brooklyn Bridge Park - Pier 2")
+            #expect(
+                JSONPath.value(in: venue, path: ["response", "venue", "name"]) as? String
+                    == "Brooklyn Bridge Park - Pier 2")
             client.setToken(Secret("revoked-token"))
             let error = try await #require(throws: APIError.self) { try await client.send(request) }
             #expect(error.kind == .unauthorized)
             #expect(error.message.hasSuffix(": OAuth token invalid or revoked."))
         }
-        try await withPlugin("places", prefix: "/foursquare/v2", Self.foursquare, environment: ["APIMACRO_PLACES_CLIENT_ID": "fsq-app"]) { client, server in
+        try await withPlugin(
+            "places", prefix: "/foursquare/v2", Self.foursquare, environment: ["APIMACRO_PLACES_CLIENT_ID": "fsq-app"]
+        ) { client, server in
             let error = try await #require(throws: APIError.self) {
                 try await client.send(try client.request("venue", [("venue_id", .string("x"))]).1)
             }
-            #expect(error.message == "places needs credentials: run apimacro login places (or set APIMACRO_PLACES_TOKEN)")
+            #expect(
+                error.message == "places needs credentials: run apimacro login places (or set APIMACRO_PLACES_TOKEN)")
             #expect(server.requests.isEmpty)
             let flow = try client.loginFlow()
             let url = flow.authorizationURL(state: "s1")
-            #expect(url == "https://foursquare.com/oauth2/authenticate?client_id=fsq-app&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback&response_type=token&state=s1")
-            client.setToken(try flow.complete(redirect: "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=s1", expectedState: "s1"))
-            let (venues, _) = try await all(client, "search_venues", [("near", .string("Nashville, TN")), ("query", .string("coffee"))])
+            #expect(
+                url
+                    == "https://foursquare.com/oauth2/authenticate?client_id=fsq-app&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback&response_type=token&state=s1"
+            )
+            client.setToken(
+                try flow.complete(
+                    redirect: "http://127.0.0.1:8765/callback#access_token=fsq-token-1&state=s1", expectedState: "s1"))
+            let (venues, _) = try await all(
+                client, "search_venues", [("near", .string("Nashville, TN")), ("query", .string("coffee"))])
             #expect(venues.count == 30, "the 2011 recording answers near=Nashville&query=coffee")
         }
     }
@@ -207,7 +241,9 @@ struct PluginClientTests {
             params = { id = "string!" }
             result = "data"
             """
-        try await withPlugin("gram", prefix: "/instagram/v1", instagram, environment: ["APIMACRO_GRAM_TOKEN": "ig-token-1"]) { client, server in
+        try await withPlugin(
+            "gram", prefix: "/instagram/v1", instagram, environment: ["APIMACRO_GRAM_TOKEN": "ig-token-1"]
+        ) { client, server in
             let (users, requests) = try await all(client, "followed_by", [("id", .string("self"))])
             #expect(users.count == 50)
             #expect(requests == 3)
@@ -223,7 +259,8 @@ struct PluginClientTests {
             params = { login = "string!", per_page = "int" }
             """
         try await withPlugin("hub", prefix: "", github) { client, server in
-            let (repos, requests) = try await all(client, "repos", [("login", .string("many")), ("per_page", .int(100))])
+            let (repos, requests) = try await all(
+                client, "repos", [("login", .string("many")), ("per_page", .int(100))])
             #expect(repos.count == 2000)
             #expect(requests == 20)
         }
@@ -252,20 +289,33 @@ struct PluginClientTests {
     @Test("header_key, bearer and basic credentials; typed query values; a POST sends its parameters as a JSON body")
     func headerBearerBasicAndBody() async throws {
         let cases: [(String, String, [String: String], String)] = [
-            ("header_key", "header = \"X-Api-Key\", env = \"APIMACRO_ECHO_KEY\"", ["APIMACRO_ECHO_KEY": "k-123456"], "x-api-key"),
+            (
+                "header_key", "header = \"X-Api-Key\", env = \"APIMACRO_ECHO_KEY\"", ["APIMACRO_ECHO_KEY": "k-123456"],
+                "x-api-key"
+            ),
             ("bearer", "env = \"APIMACRO_ECHO_TOKEN\"", ["APIMACRO_ECHO_TOKEN": "t-123456"], "authorization"),
-            ("basic", "user_env = \"APIMACRO_ECHO_USER\", env = \"APIMACRO_ECHO_PASSWORD\"", ["APIMACRO_ECHO_USER": "ada", "APIMACRO_ECHO_PASSWORD": "p-123456"], "authorization"),
+            (
+                "basic", "user_env = \"APIMACRO_ECHO_USER\", env = \"APIMACRO_ECHO_PASSWORD\"",
+                ["APIMACRO_ECHO_USER": "ada", "APIMACRO_ECHO_PASSWORD": "p-123456"], "authorization"
+            ),
         ]
         for (kind, keys, environment, header) in cases {
-            try await withPlugin("echo", prefix: "", echo(auth: kind, keys: keys), environment: environment) { client, _ in
-                let (_, request) = try client.request("show", [("name", .string("a/b c")), ("n", .int(3)), ("x", .double(1.5)), ("flag", .bool(true))])
+            try await withPlugin("echo", prefix: "", echo(auth: kind, keys: keys), environment: environment) {
+                client, _ in
+                let (_, request) = try client.request(
+                    "show", [("name", .string("a/b c")), ("n", .int(3)), ("x", .double(1.5)), ("flag", .bool(true))])
                 #expect(request.target == "/echo/a%2Fb%20c")
                 let echoed = try json(try await client.send(request))
                 let headers = try #require(echoed["headers"] as? [String: String])
-                let expected = ["header_key": "k-123456", "bearer": "Bearer t-123456", "basic": "Basic " + Data("ada:p-123456".utf8).base64EncodedString()]
+                let expected = [
+                    "header_key": "k-123456", "bearer": "Bearer t-123456",
+                    "basic": "Basic " + Data("ada:p-123456".utf8).base64EncodedString(),
+                ]
                 #expect(headers[header] == expected[kind], "\(kind)")
                 #expect((echoed["query"] as? [String: String]) == ["n": "3", "x": "1.5", "flag": "true"])
-                let (_, post) = try client.request("create", [("name", .string("t1")), ("title", .string("Hi")), ("count", .int(2)), ("done", .bool(false))])
+                let (_, post) = try client.request(
+                    "create",
+                    [("name", .string("t1")), ("title", .string("Hi")), ("count", .int(2)), ("done", .bool(false))])
                 let created = try json(try await client.send(post))
                 #expect(created["method"] as? String == "POST")
                 #expect(created["path"] as? String == "/echo/things/t1")
@@ -278,15 +328,26 @@ struct PluginClientTests {
         }
     }
 
-    @Test("typed and required parameters are checked before any request: invalidRequest (ValueError) naming the parameter")
+    @Test(
+        "typed and required parameters are checked before any request: invalidRequest (ValueError) naming the parameter"
+    )
     func parameterChecks() async throws {
         try await withPlugin("echo", prefix: "", echo(auth: "none", keys: "")) { client, server in
             let cases: [([(String, ParameterValue)], String)] = [
                 ([("n", .int(1))], "echo.show() needs the parameter 'name' (string)"),
-                ([("name", .string("a")), ("n", .string("ten"))], "echo.show() parameter 'n' must be an int, not str \"ten\""),
-                ([("name", .string("a")), ("flag", .int(1))], "echo.show() parameter 'flag' must be a bool, not int \"1\""),
+                (
+                    [("name", .string("a")), ("n", .string("ten"))],
+                    "echo.show() parameter 'n' must be an int, not str \"ten\""
+                ),
+                (
+                    [("name", .string("a")), ("flag", .int(1))],
+                    "echo.show() parameter 'flag' must be a bool, not int \"1\""
+                ),
                 ([("name", .int(1))], "echo.show() parameter 'name' must be a str, not int \"1\""),
-                ([("name", .string("a")), ("bogus", .int(1))], "echo.show() has no parameter 'bogus'; it takes name, flag, n, x"),
+                (
+                    [("name", .string("a")), ("bogus", .int(1))],
+                    "echo.show() has no parameter 'bogus'; it takes name, flag, n, x"
+                ),
             ]
             for (arguments, message) in cases {
                 let error = try #require(throws: APIError.self) { try client.request("show", arguments) }

@@ -26,7 +26,8 @@ struct PluginURLSafetyTests {
         let folder = PluginFolder()
         defer { folder.remove() }
         try folder.write("echo", Self.manifest)
-        let manifest = try #require(PluginRegistry.load(folders: [folder.url], reservedNames: builtInNames).plugin(named: "echo"))
+        let manifest = try #require(
+            PluginRegistry.load(folders: [folder.url], reservedNames: builtInNames).plugin(named: "echo"))
         var environment = Self.environment
         environment["APIMACRO_ECHO_URL"] = baseURL
         return PluginClient(

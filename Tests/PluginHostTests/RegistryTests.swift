@@ -26,22 +26,30 @@ struct RegistryTests {
         let folder = PluginFolder()
         defer { folder.remove() }
         try folder.write("alpha", Self.manifest("alpha"))
-        let broken = try folder.write("broken", Self.manifest("broken").replacingOccurrences(of: "page_param", with: "cursor"))
+        let broken = try folder.write(
+            "broken", Self.manifest("broken").replacingOccurrences(of: "page_param", with: "cursor"))
         try folder.write("gamma", Self.manifest("gamma"))
         try folder.write(".hidden", Self.manifest("hidden"))
-        let registry = PluginRegistry.load(folders: [folder.url, folder.url.appendingPathComponent("missing")], reservedNames: builtInNames)
+        let registry = PluginRegistry.load(
+            folders: [folder.url, folder.url.appendingPathComponent("missing")], reservedNames: builtInNames)
         #expect(registry.plugins.map(\.name) == ["alpha", "gamma"])
         #expect(registry.failures.count == 1)
         let failure = try #require(registry.failure(named: "broken"))
-        #expect(failure.error.description == "\(broken.path): pagination.kind: unknown kind \"cursor\"; use one of none, link_header, next_url, page_param")
+        #expect(
+            failure.error.description
+                == "\(broken.path): pagination.kind: unknown kind \"cursor\"; use one of none, link_header, next_url, page_param"
+        )
         let server = try await TestServer.start()
         let transport = CurlTransport(userAgent: "apimacro/test")
         for manifest in registry.plugins {
             let client = PluginClient(
-                manifest: manifest, environment: ["APIMACRO_\(manifest.name.uppercased())_URL": server.baseURL], storedToken: nil,
+                manifest: manifest, environment: ["APIMACRO_\(manifest.name.uppercased())_URL": server.baseURL],
+                storedToken: nil,
                 transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
             let response = try await client.send(try client.request("search", [("query", .string(manifest.name))]).1)
-            #expect(JSONPath.value(in: response.body, path: ["hits", "0", "title"]) as? String == "\(manifest.name) story 1")
+            #expect(
+                JSONPath.value(in: response.body, path: ["hits", "0", "title"]) as? String == "\(manifest.name) story 1"
+            )
         }
         try await transport.shutdown()
         try await server.shutdown()
@@ -65,22 +73,29 @@ struct RegistryTests {
             ])
     }
 
-    @Test("search order: APIMACRO_PLUGINS entries, $APIMACRO_HOME/plugins, then the checkout's plugins/ found from the executable")
+    @Test(
+        "search order: APIMACRO_PLUGINS entries, $APIMACRO_HOME/plugins, then the checkout's plugins/ found from the executable"
+    )
     func folders() throws {
         let checkout = PluginFolder()
         defer { checkout.remove() }
         try checkout.write("plugins/demo", Self.manifest("demo"))
         try checkout.write(".", "// swift-tools-version: 6.0", file: "Package.swift")
         let executable = checkout.url.appendingPathComponent(".build/debug/apimacro")
-        try FileManager.default.createDirectory(at: executable.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: executable.deletingLastPathComponent(), withIntermediateDirectories: true)
         let repository = try #require(PluginRegistry.repositoryFolder(executable: executable))
-        #expect(repository.standardizedFileURL.path == checkout.url.appendingPathComponent("plugins").standardizedFileURL.path)
+        #expect(
+            repository.standardizedFileURL.path
+                == checkout.url.appendingPathComponent("plugins").standardizedFileURL.path)
         let folders = PluginRegistry.folders(
-            environment: ["APIMACRO_PLUGINS": "/a:/b"], home: URL(fileURLWithPath: "/home/x/.config/apimacro"), executable: executable)
+            environment: ["APIMACRO_PLUGINS": "/a:/b"], home: URL(fileURLWithPath: "/home/x/.config/apimacro"),
+            executable: executable)
         #expect(folders.map(\.path) == ["/a", "/b", "/home/x/.config/apimacro/plugins", repository.path])
         #expect(PluginRegistry.repositoryFolder(executable: URL(fileURLWithPath: "/usr/local/bin/apimacro")) == nil)
         // A folder that is itself a plugin is accepted too.
-        let registry = PluginRegistry.load(folders: [repository.appendingPathComponent("demo")], reservedNames: builtInNames)
+        let registry = PluginRegistry.load(
+            folders: [repository.appendingPathComponent("demo")], reservedNames: builtInNames)
         #expect(registry.plugins.map(\.name) == ["demo"])
         #expect(registry.macroFolders.isEmpty)
     }

@@ -1,9 +1,11 @@
 import Testing
+
 @testable import PluginHost
 
 @Suite struct TOMLValueTests {
     @Test func parsesNestedTablesAndInlineTables() throws {
-        let doc = try TOMLValue.parse("""
+        let doc = try TOMLValue.parse(
+            """
             name = "x"
             n = 3
             auth = { kind = "none" }
@@ -32,7 +34,8 @@ import Testing
     }
 
     @Test func bracketsInsideValuesAndStringsAreNotHeaders() throws {
-        let doc = try TOMLValue.parse(#"""
+        let doc = try TOMLValue.parse(
+            #"""
             a = [
               [1, 2],
               [],
@@ -48,6 +51,7 @@ import Testing
             """#)
         #expect(doc["b"] == .string("[!not a header"))
         #expect(doc["quoted key"] == .table(["e": .integer(1)]))
-        #expect(doc["a"] == .array([.array([.integer(1), .integer(2)]), .array([]), .array([.table(["x": .integer(1)])])]))
+        #expect(
+            doc["a"] == .array([.array([.integer(1), .integer(2)]), .array([]), .array([.table(["x": .integer(1)])])]))
     }
 }

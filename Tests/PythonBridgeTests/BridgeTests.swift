@@ -108,7 +108,11 @@ struct BridgeTests {
                         throw ConversionError.expected("int", got: slots[0]?.typeName ?? "None")
                     }
                     let b: Int
-                    if let given = slots[1], case .int(let value) = try PythonValue(python: given) { b = value } else { b = 1 }
+                    if let given = slots[1], case .int(let value) = try PythonValue(python: given) {
+                        b = value
+                    } else {
+                        b = 1
+                    }
                     return try PythonValue.int(a + b).toPython()
                 }
                 let globals = try Interpreter.newGlobals()
@@ -161,10 +165,13 @@ struct BridgeTests {
                 try globals.setItem("C", try #require(builder.type))
                 return try PythonValue(
                     python: Interpreter.eval(
-                        "(c.bump(), c.bump(by=4), c.value, type(c).__name__, C.__doc__, type(c).__module__)", globals: globals))
+                        "(c.bump(), c.bump(by=4), c.value, type(c).__name__, C.__doc__, type(c).__module__)",
+                        globals: globals))
             }
         }
-        #expect(results == .tuple([.int(1), .int(5), .int(5), .string("Counter"), .string("A counter."), .string("testmod")]))
+        #expect(
+            results
+                == .tuple([.int(1), .int(5), .int(5), .string("Counter"), .string("A counter."), .string("testmod")]))
     }
 
     @Test("the embedded interpreter is Debian's, isolated from PYTHON* variables")

@@ -19,7 +19,10 @@ struct ConversionTests {
         ("''", .string("")),
         ("b'\\x00\\xffabc'", .bytes([0, 255, 97, 98, 99])),
         ("[]", .list([])),
-        ("[1, 'a', None, [2.5, [True]]]", .list([.int(1), .string("a"), .none, .list([.float(2.5), .list([.bool(true)])])])),
+        (
+            "[1, 'a', None, [2.5, [True]]]",
+            .list([.int(1), .string("a"), .none, .list([.float(2.5), .list([.bool(true)])])])
+        ),
         ("(1, (2,), ())", .tuple([.int(1), .tuple([.int(2)]), .tuple([])])),
         (
             "{'a': 1, 'b': {'c': [1, 2], 'd': None}, 3: 'x', (1, 2): b''}",
@@ -59,7 +62,9 @@ struct ConversionTests {
     func loneSurrogate() async throws {
         // Found by `scripts/fuzz JSONPython`: such a str cannot become a Swift String.
         let error = await #expect(throws: PythonException.self) {
-            try await python { try fetching { try PythonValue(python: evaluate(#"__import__('json').loads('["a\\ud82db"]')"#)) } }
+            try await python {
+                try fetching { try PythonValue(python: evaluate(#"__import__('json').loads('["a\\ud82db"]')"#)) }
+            }
         }
         #expect(error?.typeName == "UnicodeEncodeError", "\(String(describing: error))")
     }
@@ -98,7 +103,10 @@ struct ConversionTests {
         let (measured, rebuiltDepth) = try await python {
             try fetching {
                 let nested = try evaluate(
-                    "x", setup: "x = [1]\nfor _ in range(\(depth - 1)):\n    x = [x]\ny = {}\nfor _ in range(\(depth)):\n    y = {'k': y}")
+                    "x",
+                    setup:
+                        "x = [1]\nfor _ in range(\(depth - 1)):\n    x = [x]\ny = {}\nfor _ in range(\(depth)):\n    y = {'k': y}"
+                )
                 let value = try PythonValue(python: nested)
                 var measured = 0
                 var cursor = value
@@ -112,7 +120,8 @@ struct ConversionTests {
                 try Interpreter.exec(
                     "n = 0\nc = back\nwhile isinstance(c, list):\n    n += 1\n    c = c[0]", globals: globals)
                 let rebuilt = try PythonValue(python: try #require(try globals.item("n")))
-                _ = try PythonValue(python: try evaluate("y", setup: "y = {}\nfor _ in range(\(depth)):\n    y = {'k': y}"))
+                _ = try PythonValue(
+                    python: try evaluate("y", setup: "y = {}\nfor _ in range(\(depth)):\n    y = {'k': y}"))
                 return (measured, rebuilt)
             }
         }

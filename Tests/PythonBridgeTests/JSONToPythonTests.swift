@@ -14,7 +14,8 @@ struct JSONToPythonTests {
         "1234567890123456789", "-9223372036854775809", "123456789012345678901234567890",
         "1.5", "-0.0", "1e3", "1E+3", "2.5e-3", "1e400", "-1e400", "4.9e-325", "0.1", "17.000000000000001",
         "true", "false", "null", "NaN", "Infinity", "-Infinity",
-        "\"\"", "\"plain\"", "\"h\u{e9}llo w\u{f6}rld \u{6771}\u{4eac} \u{1F600}\"", "\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"",
+        "\"\"", "\"plain\"", "\"h\u{e9}llo w\u{f6}rld \u{6771}\u{4eac} \u{1F600}\"",
+        "\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"",
         "\"\\u0041\\u00e9\\u6771\"", "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"",
         "\"\\ud800\\ud800\\udc00\"", "\"a\\u0000b\"", "\"\u{7f}\"",
         "[1, [2, [3, [4, {\"a\": [5]}]]]]", "{\"a\": 1, \"b\": {\"c\": [1, 2.0, \"x\"], \"d\": null}}",
@@ -57,7 +58,9 @@ struct JSONToPythonTests {
     @Test("documents it takes equal json.loads", arguments: 0..<taken.count)
     func takenEqualsReference(index: Int) async throws {
         let document = Array(Self.taken[index].utf8)
-        let (fast, reference) = try await python { try fetching { (try Self.fastDump(document), try Self.referenceDump(document)) } }
+        let (fast, reference) = try await python {
+            try fetching { (try Self.fastDump(document), try Self.referenceDump(document)) }
+        }
         #expect(fast != nil, "the fast path declined \(Self.taken[index])")
         #expect(fast == reference, "\(Self.taken[index])")
     }
@@ -82,8 +85,12 @@ struct JSONToPythonTests {
 
     @Test("raw lone surrogates in the bytes are kept, as json.loads' surrogatepass keeps them")
     func rawSurrogates() async throws {
-        let document = Array("[\"a".utf8) + [0xED, 0xA0, 0x80] + Array("b\", \"\\ud800".utf8) + [0xED, 0xB0, 0x80] + Array("\"]".utf8)
-        let (fast, reference) = try await python { try fetching { (try Self.fastDump(document), try Self.referenceDump(document)) } }
+        let document =
+            Array("[\"a".utf8) + [0xED, 0xA0, 0x80] + Array("b\", \"\\ud800".utf8) + [0xED, 0xB0, 0x80]
+            + Array("\"]".utf8)
+        let (fast, reference) = try await python {
+            try fetching { (try Self.fastDump(document), try Self.referenceDump(document)) }
+        }
         #expect(fast != nil)
         #expect(fast == reference)
     }
@@ -92,7 +99,9 @@ struct JSONToPythonTests {
     func deepNesting() async throws {
         let deep = Array((String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)).utf8)
         let shallow = Array((String(repeating: "[", count: 500) + String(repeating: "]", count: 500)).utf8)
-        let (deepAnswer, shallowAnswer) = try await python { try fetching { (try Self.fastDump(deep), try Self.fastDump(shallow)) } }
+        let (deepAnswer, shallowAnswer) = try await python {
+            try fetching { (try Self.fastDump(deep), try Self.fastDump(shallow)) }
+        }
         #expect(deepAnswer == nil)
         #expect(shallowAnswer == String(repeating: "[", count: 500) + String(repeating: "]", count: 500))
     }
@@ -113,8 +122,10 @@ struct JSONToPythonTests {
 
     @Test("every recorded API response in ../shared/fixtures takes the fast path and equals json.loads")
     func recordedResponses() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/fixtures")
-        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../shared/fixtures")
+        let files =
+            (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .filter { $0.pathExtension == "json" }
         try #require(files.count >= 10, "expected the recorded fixtures at \(root.path)")
         let documents = try files.map { Array(try Data(contentsOf: $0)) }

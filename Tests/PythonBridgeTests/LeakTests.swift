@@ -1,10 +1,12 @@
 import PythonBridge
 import Testing
 
-/// Reference audits. Each loop runs from Python code compiled under its own
-/// file name, and `tracemalloc` counts only the allocations made while that
-/// code (and the native calls it makes) runs, so other tests running at the
-/// same time cannot disturb the figures.
+/// Reference audits.
+///
+/// Each loop runs from Python code compiled under its own file name, and
+/// `tracemalloc` counts only the allocations made while that code (and the
+/// native calls it makes) runs, so other tests running at the same time cannot
+/// disturb the figures.
 ///
 /// Tracing is started once and never stopped in this process. Python 3.11's
 /// `tracemalloc.stop()` races with a thread that entered the raw-allocator
@@ -45,7 +47,8 @@ struct LeakTests {
             after = tracemalloc.take_snapshot().filter_traces([keep])
             retained = sum(stat.count_diff for stat in after.compare_to(before, 'filename'))
             """, globals: globals)
-        guard let retained = try globals.item("retained"), case .int(let blocks) = try PythonValue(python: retained) else {
+        guard let retained = try globals.item("retained"), case .int(let blocks) = try PythonValue(python: retained)
+        else {
             return -1
         }
         return blocks
@@ -61,7 +64,8 @@ struct LeakTests {
                     try PythonValue(python: arguments.positional[0]).toPython()
                 }
                 return try Self.retainedBlocks(
-                    calling: roundTrip, argument: "{'v': i, 'tags': ['x', ('y', 2**70)], 'ok': True, 'b': b'xy', 'f': 0.5}",
+                    calling: roundTrip,
+                    argument: "{'v': i, 'tags': ['x', ('y', 2**70)], 'ok': True, 'b': b'xy', 'f': 0.5}",
                     count: 100_000)
             }
         }
@@ -92,7 +96,9 @@ struct LeakTests {
                     let slots = try arguments.bind("echo", ["value", "mode"], required: 1)
                     switch try slots[1].map({ try PythonValue(python: $0) }) {
                     case .some(.int(1)): throw ConversionError.expected("no failure", got: "int")
-                    case .some(.int(2)): return try PythonValue(python: try Interpreter.eval("{1}", globals: Interpreter.newGlobals())).toPython()
+                    case .some(.int(2)):
+                        return try PythonValue(python: try Interpreter.eval("{1}", globals: Interpreter.newGlobals()))
+                            .toPython()
                     default: return try PythonValue(python: slots[0] ?? .none).toPython()
                     }
                 }

@@ -97,7 +97,8 @@ func variables(_ server: TestServer) -> [String] {
 /// `--env`: starts this program again as a background server in a session of its own, reads the
 /// variables it prints, and prints them as `export` lines (with its pid, to stop it) for `eval`.
 func startInBackground(_ arguments: Arguments) -> Int32 {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let executable =
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let pipe = Pipe()
     let process: Spawned
     do {
@@ -113,7 +114,9 @@ func startInBackground(_ arguments: Arguments) -> Int32 {
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     let lines = output.split(separator: "\n").map(String.init)
     guard lines.contains(where: { $0.hasPrefix("APIMACRO_GITHUB_URL=") }) else {
-        emit(lines.isEmpty ? "apimacro-testserver: the background server did not start" : lines.joined(separator: "\n"), to: .standardError)
+        emit(
+            lines.isEmpty ? "apimacro-testserver: the background server did not start" : lines.joined(separator: "\n"),
+            to: .standardError)
         return 1
     }
     for line in lines { emit("export \(line)", to: .standardOutput) }
@@ -151,12 +154,15 @@ func run() async -> Int32 {
         server = try await TestServer.start(port: arguments.port)
     } catch {
         // In the background this reaches --env's caller through stdout.
-        emit("apimacro-testserver: cannot listen: \(error)", to: arguments.background ? .standardOutput : .standardError)
+        emit(
+            "apimacro-testserver: cannot listen: \(error)", to: arguments.background ? .standardOutput : .standardError)
         return 1
     }
     if let seed = arguments.soak {
         server.setRandomFaults(seed: seed, rates: soakFaults)
-        emit("apimacro-testserver: soak mode (seed \(seed)): random 503s, resets, delays, truncations, 429s", to: .standardError)
+        emit(
+            "apimacro-testserver: soak mode (seed \(seed)): random 503s, resets, delays, truncations, 429s",
+            to: .standardError)
     }
     for line in variables(server) { emit(line, to: .standardOutput) }
     if arguments.background {

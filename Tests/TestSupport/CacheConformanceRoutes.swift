@@ -40,7 +40,8 @@ struct CacheConformanceRoutes: RouteHandler {
             }
         }
         var fields: [(String, JSON)] = [
-            ("name", .string(name)), ("serial", .int(serial)), ("method", .string(request.method)), ("status", .int(status)),
+            ("name", .string(name)), ("serial", .int(serial)), ("method", .string(request.method)),
+            ("status", .int(status)),
         ]
         if let echo { fields.append(("echo", request.recorded.header(echo).map(JSON.string) ?? .null)) }
         var response = Response.json(.object(fields), status: status, headers: headers)

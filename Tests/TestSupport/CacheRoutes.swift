@@ -1,8 +1,10 @@
 import Synchronization
 
-/// Routes for the HTTP cache's tests. Every answer is JSON; `serial` counts the
-/// requests that route has answered with a body, so a test can tell a cached
-/// answer (same serial) from a fresh one.
+/// Routes for the HTTP cache's tests.
+///
+/// Every answer is JSON; `serial` counts the requests that route has answered
+/// with a body, so a test can tell a cached answer (same serial) from a fresh
+/// one.
 ///
 /// - `GET /cache/etag/{name}`: a stable body (so the server's ETag matches and a
 ///   conditional request gets 304); no freshness, so a cache revalidates every time.

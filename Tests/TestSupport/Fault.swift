@@ -20,6 +20,7 @@ public enum Fault: Sendable {
 /// The random fault mode for soak tests: every request draws one number from a generator seeded
 /// with `seed`; fault *i* applies when it falls in its slice of [0, 1) (slices are the `rates` in
 /// order, so each fault happens with its own probability when the rates add up to at most 1).
+///
 /// The sequence of decisions depends only on the seed and the order requests arrive in.
 public struct RandomFaults: Sendable {
     /// The generator's seed.

@@ -35,7 +35,7 @@ extension TestServer {
 /// One recorded exchange of a nock-format fixture (octokit/fixtures).
 struct RecordedExchange: Sendable {
     let method: String
-    /// Path and query as recorded, e.g. `/repositories/1000/issues?per_page=3&page=2`.
+    /// Path and query as recorded, e.g., `/repositories/1000/issues?per_page=3&page=2`.
     let path: String
     let status: Int
     let response: JSON

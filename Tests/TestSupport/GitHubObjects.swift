@@ -82,6 +82,6 @@ enum GitHubObjects {
             .setting("language", .nullable(language))
     }
 
-    /// GitHub's legacy global node id: base64 of e.g. `04:User583231`.
+    /// GitHub's legacy global node id: base64 of a string such as `04:User583231`.
     static func nodeID(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 }

@@ -59,6 +59,7 @@ struct GitHubProfile: Sendable {
     }
 
     /// `user` followed by 1–18 digits: "User N", 3 repositories, nobody following or followed.
+    ///
     /// `crowd` followed by a number up to 1,000,000: followed by that many users (the memory
     /// benchmark paginates `crowd100000`'s followers against `crowd10000`'s).
     private static func generated(_ login: String) -> GitHubProfile? {

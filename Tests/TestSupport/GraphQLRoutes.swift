@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// `POST /graphql` (api.github.com's layout) and `POST /api/graphql` (GitHub Enterprise Server's),
-/// answered from recorded GitHub GraphQL responses (`GraphQLFixtures`). No GraphQL engine: the
-/// query is matched by its root field and connection, and the answer has the recorded shape
-/// whatever fields were selected.
+/// answered from recorded GitHub GraphQL responses (`GraphQLFixtures`).
+///
+/// No GraphQL engine: the query is matched by its root field and connection, and the answer has
+/// the recorded shape whatever fields were selected.
 ///
 /// - `repository(owner, name) { issues(first, after) }` for `octokit-fixture-org/paginate-issues`:
 ///   octokit's 13 recorded open issues, `first` per page, opaque `Y3Vyc29yOnYy…` cursors.
@@ -19,12 +20,15 @@ struct GraphQLRoutes: RouteHandler {
     static let historyRepository = "TimonVS/release-drafter-test-repo"
     /// The head commit the recorded history cursors name.
     static let historyHead = "00de634cb5f3c0b854eb30b0afe5b1816e372ed3"
-    static let documentation = "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"
+    static let documentation =
+        "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"
 
     private let budget = GraphQLBudget()
 
     func respond(to request: RouteRequest) -> Response? {
-        guard request.match("POST", "/graphql") != nil || request.match("POST", "/api/graphql") != nil else { return nil }
+        guard request.match("POST", "/graphql") != nil || request.match("POST", "/api/graphql") != nil else {
+            return nil
+        }
         guard request.recorded.header("authorization") != nil else {
             return .json(
                 .object([
@@ -46,7 +50,8 @@ struct GraphQLRoutes: RouteHandler {
 
     private func answer(_ body: [UInt8]) -> Response {
         guard let document = try? JSON(parsing: body), let text = document["query"]?.stringValue else {
-            return errors([.object([("message", .string("A query attribute must be specified and must be a string."))])])
+            return errors([.object([("message", .string("A query attribute must be specified and must be a string."))])]
+            )
         }
         let query = GraphQLQuery(text: text, variables: document["variables"] ?? .null)
         guard let root = query.rootField else {
@@ -71,7 +76,9 @@ struct GraphQLRoutes: RouteHandler {
             case Self.historyRepository where query.has("history"):
                 return try connection(
                     "history", nodes: GraphQLFixtures.historyNodes(), query: query, cursor: HistoryCursor.self,
-                    wrap: { .object([("repository", .object([("ref", .object([("target", .object([("history", $0)]))]))]))]) })
+                    wrap: {
+                        .object([("repository", .object([("ref", .object([("target", .object([("history", $0)]))]))]))])
+                    })
             default:
                 return try notFound(owner: owner, name: name)
             }
@@ -84,19 +91,32 @@ struct GraphQLRoutes: RouteHandler {
     private func connection(
         _ field: String, nodes: [JSON], query: GraphQLQuery, cursor: any ConnectionCursor.Type, wrap: (JSON) -> JSON
     ) -> Response {
-        guard case .number(let literal) = query.argument("first", of: field), let first = Int(literal), first >= 0 else {
+        guard case .number(let literal) = query.argument("first", of: field), let first = Int(literal), first >= 0
+        else {
             return errors([
                 .object([
-                    ("type", .string("MISSING_PAGINATION_BOUNDARIES")), ("path", .array([.string("repository"), .string(field)])),
-                    ("message", .string("You must provide a `first` or `last` value to properly paginate the `\(field)` connection.")),
+                    ("type", .string("MISSING_PAGINATION_BOUNDARIES")),
+                    ("path", .array([.string("repository"), .string(field)])),
+                    (
+                        "message",
+                        .string(
+                            "You must provide a `first` or `last` value to properly paginate the `\(field)` connection."
+                        )
+                    ),
                 ])
             ])
         }
         guard first <= 100 else {
             return errors([
                 .object([
-                    ("type", .string("EXCESSIVE_PAGINATION")), ("path", .array([.string("repository"), .string(field)])),
-                    ("message", .string("Requesting \(first) records on the `\(field)` connection exceeds the `first` limit of 100 records.")),
+                    ("type", .string("EXCESSIVE_PAGINATION")),
+                    ("path", .array([.string("repository"), .string(field)])),
+                    (
+                        "message",
+                        .string(
+                            "Requesting \(first) records on the `\(field)` connection exceeds the `first` limit of 100 records."
+                        )
+                    ),
                 ])
             ])
         }
@@ -121,7 +141,9 @@ struct GraphQLRoutes: RouteHandler {
             ("hasNextPage", .bool(end < nodes.count)),
             ("endCursor", page.isEmpty ? .null : .string(cursor.make(end - 1))),
         ])
-        let connection = JSON.object([("totalCount", .int(nodes.count)), ("pageInfo", pageInfo), ("nodes", .array(page))])
+        let connection = JSON.object([
+            ("totalCount", .int(nodes.count)), ("pageInfo", pageInfo), ("nodes", .array(page)),
+        ])
         return .json(.object([("data", wrap(connection))]))
     }
 

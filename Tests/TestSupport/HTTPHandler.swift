@@ -10,7 +10,9 @@ import NIOHTTP1
 #endif
 
 /// One connection's handler: collects a request, records it, applies a fault or routes it, and
-/// writes the answer. Persistent connections are kept unless the request asks for `close`.
+/// writes the answer.
+///
+/// Persistent connections are kept unless the request asks for `close`.
 final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart

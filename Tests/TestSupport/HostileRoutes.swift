@@ -1,6 +1,6 @@
 import Foundation
 
-/// Routes that attack the client (`/hostile/…`), so the defences stay covered:
+/// Routes that attack the client (`/hostile/…`), so the defences stay covered.
 ///
 /// - `ANY /hostile/redirect/unix?socket=PATH[&status=307]`: a redirect (307 by default; any 3xx
 ///   given) to `http+unix://<PATH percent-encoded>/containers/create?name=pwned`, the Docker-socket

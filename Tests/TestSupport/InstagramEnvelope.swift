@@ -60,8 +60,9 @@ enum InstagramEnvelope {
     }
 
     /// The absolute URL of the next page: the request's own host and path with `access_token`,
-    /// `count` and the page parameter (`cursor` or `max_id`). The recordings' own next links
-    /// point at dead 2011 hosts, so they are never served.
+    /// `count` and the page parameter (`cursor` or `max_id`).
+    ///
+    /// The recordings' own next links point at dead 2011 hosts, so they are never served.
     static func nextURL(for request: RouteRequest, count: Int, parameter: String, value: String) -> String {
         let rawPath = String(request.recorded.uri.split(separator: "?", maxSplits: 1).first ?? "")
         let token = URLCoding.percentEncode(request.query["access_token"] ?? "")
@@ -126,9 +127,11 @@ enum InstagramFixtures {
         return filters[Int(number % UInt64(filters.count))]
     }
 
-    /// A recorded media object as served. The 2011 recordings have no `filter` key while v1 media
-    /// did, so this one key is added to the recorded object (chosen by its id); `link` is added
-    /// only if missing. Every other key stays as recorded.
+    /// A recorded media object as served.
+    ///
+    /// The 2011 recordings have no `filter` key while v1 media did, so this one key is added to
+    /// the recorded object (chosen by its id); `link` is added only if missing. Every other key
+    /// stays as recorded.
     static func served(media: JSON) -> JSON {
         let id = idText(media["id"]) ?? ""
         var result = media

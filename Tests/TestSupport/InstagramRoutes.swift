@@ -1,5 +1,5 @@
 /// Instagram's legacy v1 API under `/instagram/v1` (a client's base URL is `<baseURL>/instagram/v1`),
-/// answered from the 2011 recordings in `../shared/fixtures/instagram/`:
+/// answered from the 2011 recordings in `../shared/fixtures/instagram/`.
 ///
 /// - `GET users/self`, `users/{id}`: the token's user (id "20", shayne) or mikeyk (id "4")
 /// - `GET users/{id}/followed-by`, `users/{id}/follows`: user 20's 50 users, pages of `count`, `cursor`
@@ -98,8 +98,10 @@ struct InstagramRoutes: RouteHandler {
 
     // MARK: media
 
-    /// A page of the user's media. `max_id` is the id of the last media of the previous page (as
-    /// the recording's own next link used it): the page starts right after that media.
+    /// A page of the user's media.
+    ///
+    /// `max_id` is the id of the last media of the previous page (as the recording's own next
+    /// link used it): the page starts right after that media.
     private func recentMedia(_ id: String, request: RouteRequest) throws -> Response {
         guard let account = try InstagramAccount.named(id) else { return InstagramEnvelope.unknownUser }
         let media = account.media

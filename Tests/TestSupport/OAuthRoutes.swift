@@ -1,5 +1,5 @@
 /// Instagram's OAuth 2 implicit grant, `GET /instagram/oauth/authorize` (with or without the
-/// trailing slash), answered at once as if the user had clicked:
+/// trailing slash), answered at once as if the user had clicked.
 ///
 /// - `client_id=test-client&response_type=token&redirect_uri=…`: 302 to
 ///   `<redirect_uri>#access_token=ig-token-1&state=<state>`

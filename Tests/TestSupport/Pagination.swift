@@ -26,6 +26,7 @@ struct Pagination {
 
     /// GitHub's `Link` value: `<URL>; rel="next", <URL>; rel="last"` on the first page; prev, next,
     /// last, first in between; prev, first on the last page; nil when everything fits on one page.
+    ///
     /// URLs are `origin` + the request's path + its other query parameters + `page=N`.
     func linkHeader(for request: RouteRequest) -> String? {
         guard lastPage > 1 || page > 1 else { return nil }

@@ -3,7 +3,7 @@ import Foundation
 /// The APIs of the shipped plugins (plugins/openweather, plugins/foursquare,
 /// plugins/hackernews) and of the README's "Write a plugin" example
 /// (chucknorris), each under its own prefix so a plugin's base URL is
-/// `<baseURL>/<prefix>`:
+/// `<baseURL>/<prefix>`.
 ///
 /// - `/openweather/data/2.5`: `GET find?q=&type=accurate|like&cnt=&units=&appid=` answers
 ///   `{"message","cod":"200","count","list":[city weather]}`; the cities are built from the recorded
@@ -26,11 +26,17 @@ struct PluginRoutes: RouteHandler {
     func respond(to request: RouteRequest) -> Response? {
         do {
             if request.match("GET", "/openweather/data/2.5/find") != nil { return try OpenWeather.find(request) }
-            if request.match("GET", "/openweather/data/2.5/forecast") != nil { return try OpenWeather.forecast(request) }
+            if request.match("GET", "/openweather/data/2.5/forecast") != nil {
+                return try OpenWeather.forecast(request)
+            }
             if request.match("GET", "/foursquare/v2/venues/search") != nil { return try Foursquare.search(request) }
-            if let id = request.match("GET", "/foursquare/v2/venues/{id}")?["id"] { return try Foursquare.venue(id, request) }
+            if let id = request.match("GET", "/foursquare/v2/venues/{id}")?["id"] {
+                return try Foursquare.venue(id, request)
+            }
             if request.match("GET", "/hn/api/v1/search") != nil { return HackerNews.search(request, byDate: false) }
-            if request.match("GET", "/hn/api/v1/search_by_date") != nil { return HackerNews.search(request, byDate: true) }
+            if request.match("GET", "/hn/api/v1/search_by_date") != nil {
+                return HackerNews.search(request, byDate: true)
+            }
             if let id = request.match("GET", "/hn/api/v1/items/{id}")?["id"] { return HackerNews.item(id) }
             if request.match("GET", "/chucknorris/jokes/search") != nil { return ChuckNorris.search(request) }
             if request.match("GET", "/chucknorris/jokes/random") != nil { return ChuckNorris.random(request) }
@@ -48,7 +54,10 @@ private enum OpenWeather {
         return .json(
             .object([
                 ("cod", .int(401)),
-                ("message", .string("Invalid API key. Please see https://openweathermap.org/faq#error401 for more info.")),
+                (
+                    "message",
+                    .string("Invalid API key. Please see https://openweathermap.org/faq#error401 for more info.")
+                ),
             ]), status: 401)
     }
 
@@ -69,10 +78,13 @@ private enum OpenWeather {
         return made.compactMap { id, name, country, lat, lon, index in
             guard slots.indices.contains(index) else { return nil }
             let slot = slots[index]
-            let coord: JSON = index == 0 ? (city["coord"] ?? .null) : .object([("lat", .number(lat)), ("lon", .number(lon))])
+            let coord: JSON =
+                index == 0 ? (city["coord"] ?? .null) : .object([("lat", .number(lat)), ("lon", .number(lon))])
             return .object([
-                ("id", .int(id)), ("name", .string(name)), ("coord", coord), ("main", slot["main"]?.removing("temp_kf") ?? .null),
-                ("dt", slot["dt"] ?? .null), ("wind", slot["wind"] ?? .null), ("sys", .object([("country", .string(country))])),
+                ("id", .int(id)), ("name", .string(name)), ("coord", coord),
+                ("main", slot["main"]?.removing("temp_kf") ?? .null),
+                ("dt", slot["dt"] ?? .null), ("wind", slot["wind"] ?? .null),
+                ("sys", .object([("country", .string(country))])),
                 ("rain", slot["rain"] ?? .null), ("snow", .null), ("clouds", slot["clouds"] ?? .null),
                 ("weather", slot["weather"] ?? .array([])),
             ])
@@ -126,7 +138,10 @@ private enum Foursquare {
     static func error(_ code: Int, _ type: String, _ detail: String) -> Response {
         .json(
             .object([
-                ("meta", .object([("code", .int(code)), ("errorType", .string(type)), ("errorDetail", .string(detail))])),
+                (
+                    "meta",
+                    .object([("code", .int(code)), ("errorType", .string(type)), ("errorDetail", .string(detail))])
+                ),
                 ("response", .object([])),
             ]), status: code)
     }
@@ -151,7 +166,11 @@ private enum Foursquare {
     }
 
     static func envelope(_ response: JSON) -> Response {
-        .json(.object([("meta", .object([("code", .int(200)), ("requestId", .string("5ac51d7e6a607143d811cecb"))])), ("response", response)]))
+        .json(
+            .object([
+                ("meta", .object([("code", .int(200)), ("requestId", .string("5ac51d7e6a607143d811cecb"))])),
+                ("response", response),
+            ]))
     }
 
     static func search(_ request: RouteRequest) throws -> Response {
@@ -161,12 +180,15 @@ private enum Foursquare {
         guard !near.isEmpty || !ll.isEmpty else {
             return error(400, "param_error", "Must provide parameter ll or near")
         }
-        let city = near.contains("brooklyn") || ll.hasPrefix("40.") ? "brooklyn" : near.contains("nashville") || ll.hasPrefix("36.") ? "nashville" : nil
+        let city =
+            near.contains("brooklyn") || ll.hasPrefix("40.")
+            ? "brooklyn" : near.contains("nashville") || ll.hasPrefix("36.") ? "nashville" : nil
         guard let city else { return error(400, "failed_geocode", "Couldn't geocode param near: \(near)") }
         let query = (request.query["query"] ?? "").lowercased()
         var venues = try venues().filter { $0.city == city }.map(\.venue).filter { venue in
             guard !query.isEmpty else { return true }
-            let names = [venue["name"]?.stringValue] + (venue["categories"]?.arrayValue ?? []).map { $0["name"]?.stringValue }
+            let names =
+                [venue["name"]?.stringValue] + (venue["categories"]?.arrayValue ?? []).map { $0["name"]?.stringValue }
             return names.compactMap { $0?.lowercased() }.contains { $0.contains(query) }
         }
         if let limit = request.queryInt("limit"), limit > 0 { venues = Array(venues.prefix(limit)) }
@@ -223,8 +245,10 @@ private enum HackerNews {
         let story = hit(number, query: "")
         return .json(
             .object([
-                ("id", .int(40_000_000 + number)), ("created_at", story["created_at"] ?? .null), ("type", .string("story")),
-                ("author", story["author"] ?? .null), ("title", story["title"] ?? .null), ("url", story["url"] ?? .null),
+                ("id", .int(40_000_000 + number)), ("created_at", story["created_at"] ?? .null),
+                ("type", .string("story")),
+                ("author", story["author"] ?? .null), ("title", story["title"] ?? .null),
+                ("url", story["url"] ?? .null),
                 ("text", .null), ("points", story["points"] ?? .null), ("parent_id", .null), ("children", .array([])),
             ]))
     }
@@ -244,7 +268,8 @@ private enum ChuckNorris {
         .object([
             ("categories", .array([.string(fact.0)])), ("created_at", .string("2020-01-05 13:42:19.576875")),
             ("icon_url", .string("https://api.chucknorris.io/img/avatar/chuck-norris.png")), ("id", .string(fact.1)),
-            ("updated_at", .string("2020-01-05 13:42:19.576875")), ("url", .string("https://api.chucknorris.io/jokes/\(fact.1)")),
+            ("updated_at", .string("2020-01-05 13:42:19.576875")),
+            ("url", .string("https://api.chucknorris.io/jokes/\(fact.1)")),
             ("value", .string(fact.2)),
         ])
     }
@@ -266,7 +291,10 @@ private enum ChuckNorris {
         let category = request.query["category"]
         guard let fact = facts.first(where: { category == nil || $0.0 == category }) else {
             return .json(
-                .object([("status", .int(404)), ("error", .string("Not Found")), ("message", .string("No jokes for category \"\(category ?? "")\" found."))]),
+                .object([
+                    ("status", .int(404)), ("error", .string("Not Found")),
+                    ("message", .string("No jokes for category \"\(category ?? "")\" found.")),
+                ]),
                 status: 404)
         }
         return .json(joke(fact))

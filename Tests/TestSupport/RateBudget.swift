@@ -2,12 +2,14 @@ import Foundation
 import Synchronization
 
 /// The test server's budget mode: GitHub's primary rate limit as one server enforces it for
-/// every client at once. Each window of `window` seconds has `limit` units; every request the
-/// server sees spends one (a 304 too), and past the limit the answer is GitHub's 403 "API rate
-/// limit exceeded" with `x-ratelimit-remaining: 0` (the body recorded in `FaultResponses`,
-/// the headers GitHub sends: `x-ratelimit-limit`, `-remaining`, `-reset`, `-used`,
-/// `-resource: core`, as in ../shared/fixtures/github/octokit-*.json). It also counts the
-/// requests in flight (received, not yet answered) and their peak, for concurrency caps.
+/// every client at once.
+///
+/// Each window of `window` seconds has `limit` units; every request the server sees spends one
+/// (a 304 too), and past the limit the answer is GitHub's 403 "API rate limit exceeded" with
+/// `x-ratelimit-remaining: 0` (the body recorded in `FaultResponses`, the headers GitHub
+/// sends: `x-ratelimit-limit`, `-remaining`, `-reset`, `-used`, `-resource: core`, as in
+/// ../shared/fixtures/github/octokit-*.json). It also counts the requests in flight (received,
+/// not yet answered) and their peak, for concurrency caps.
 final class RateBudget: Sendable {
     let limit: Int
     let window: Int

@@ -28,7 +28,9 @@ public final class RecordingProxy: Sendable {
         self.channel = channel
     }
 
-    /// Starts listening. `credentials`: the user and password a `CONNECT` must carry.
+    /// Starts listening.
+    ///
+    /// `credentials`: the user and password a `CONNECT` must carry.
     public static func start(credentials: (user: String, password: String)? = nil) async throws -> RecordingProxy {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = ProxyLog()
@@ -60,7 +62,9 @@ public final class RecordingProxy: Sendable {
     /// The request heads received (`CONNECT` and any other), in order.
     public var requests: [ProxyRequest] { log.requests }
 
-    /// Stops listening and closes every tunnel. Calling it again does nothing.
+    /// Stops listening and closes every tunnel.
+    ///
+    /// Calling it again does nothing.
     public func shutdown() async throws {
         let alreadyStopped = stopped.withLock { stopped in
             defer { stopped = true }

@@ -1,8 +1,8 @@
 /// The addresses a route may need to build links.
 struct Endpoints: Sendable {
-    /// The main listener, e.g. `http://127.0.0.1:54321`.
+    /// The main listener, e.g., `http://127.0.0.1:54321`.
     var baseURL: String
-    /// The second listener on another loopback host, e.g. `http://127.0.0.2:54322`.
+    /// The second listener on another loopback host, e.g., `http://127.0.0.2:54322`.
     var otherHostURL: String
 }
 
@@ -35,8 +35,9 @@ struct RouteRequest: Sendable {
     var query: [String: String] { recorded.query }
 
     /// Matches `method` (GET also matches HEAD; `*` matches any) and a path `pattern` such as
-    /// `/users/{login}/repos`; returns the captured segments by name. A pattern ending in `/**`
-    /// also matches any deeper path.
+    /// `/users/{login}/repos`; returns the captured segments by name.
+    ///
+    /// A pattern ending in `/**` also matches any deeper path.
     func match(_ method: String, _ pattern: String) -> [String: String]? {
         let methodMatches =
             method == "*" || self.method == method || (method == "GET" && self.method == "HEAD")
@@ -60,12 +61,15 @@ struct RouteRequest: Sendable {
     func queryInt(_ name: String) -> Int? { query[name].flatMap { Int($0) } }
 }
 
-/// A group of routes (one API, or one family of helpers). Returns nil for requests it does not handle.
+/// A group of routes (one API, or one family of helpers).
+///
+/// Returns nil for requests it does not handle.
 protocol RouteHandler: Sendable {
     func respond(to request: RouteRequest) -> Response?
 }
 
 /// Tries each group of routes in order; the first answer wins, else 404 `{"message":"Not Found"}`.
+///
 /// A new API is one file with a `RouteHandler`, added to `standard`.
 struct Router: Sendable {
     let handlers: [any RouteHandler]

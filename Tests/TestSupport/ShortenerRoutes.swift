@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Google URL Shortener v1 under `/urlshortener/v1` (a client's base URL is `<baseURL>/urlshortener/v1`):
+/// Google URL Shortener v1 under `/urlshortener/v1` (a client's base URL is `<baseURL>/urlshortener/v1`).
 ///
 /// - `POST url?key=KEY` with `{"longUrl": …}`: `{"kind", "id": "https://goo.gl/<code>", "longUrl"}`
 /// - `GET url?shortUrl=…[&key=KEY]`: `{"kind", "id", "longUrl", "status": "OK"}`, or 404

@@ -33,7 +33,13 @@ public final class Spawned: @unchecked Sendable {
 
     /// Starts `executable` with `arguments` and exactly `environment`.
     /// - Parameters:
+    ///   - executable: the program's path.
+    ///   - arguments: its arguments (without the program name).
+    ///   - environment: its whole environment.
     ///   - directory: the working directory (nil: this process's).
+    ///   - stdin: where its standard input comes from.
+    ///   - stdout: where its standard output goes.
+    ///   - stderr: where its standard error goes.
     ///   - defaultSignals: signals the child starts with the default disposition for, even if
     ///     this process ignores them (a test runner started from a script may ignore SIGINT).
     /// - Throws: `SpawnError` naming the executable when it cannot be started.
@@ -92,7 +98,10 @@ public final class Spawned: @unchecked Sendable {
             ended.withLock { $0 = result }
             endedCondition.broadcast()
             endedCondition.unlock()
-            for waiter in waiters.withLock({ list in defer { list = [] }; return list }) { waiter.resume(returning: result) }
+            for waiter in waiters.withLock({ list in
+                defer { list = [] }
+                return list
+            }) { waiter.resume(returning: result) }
         }
         thread.start()
     }
@@ -131,7 +140,8 @@ public final class Spawned: @unchecked Sendable {
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func spawnAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 @_silgen_name("posix_spawn_file_actions_addchdir_np")
-private func spawnAddChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>) -> Int32
+private func spawnAddChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>)
+    -> Int32
 
 /// A child that could not be started.
 public struct SpawnError: Error, CustomStringConvertible {

@@ -4,7 +4,9 @@ import NIOSSL
 /// A certificate authority made for one test with Debian's `openssl`, in a temporary folder:
 /// `ca.pem` (the CA a client is told to trust) and a server certificate it signed for
 /// `IP:127.0.0.1`, `IP:127.0.0.2` and `DNS:localhost` (the test server's two listeners),
-/// with its key. Nothing here is trusted by the system; `remove()` deletes the folder.
+/// with its key.
+///
+/// Nothing here is trusted by the system; `remove()` deletes the folder.
 public final class TestCertificateAuthority: Sendable {
     /// The temporary folder holding the files.
     public let folder: URL
@@ -15,8 +17,10 @@ public final class TestCertificateAuthority: Sendable {
     /// The server's private key (PEM).
     public let keyFile: URL
 
-    /// Makes the CA and the server certificate (EC P-256, valid for two days). Throws
-    /// `ProcessFailure` with `openssl`'s own words when it is missing or fails.
+    /// Makes the CA and the server certificate (EC P-256, valid for two days).
+    ///
+    /// Throws `ProcessFailure` with `openssl`'s own words when it is missing or
+    /// fails.
     public init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

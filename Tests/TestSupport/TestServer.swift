@@ -43,6 +43,7 @@ public final class TestServer: Sendable {
     }
 
     /// Binds 127.0.0.1 on `port` (0: a free port) and 127.0.0.2 on a free port, and starts serving.
+    ///
     /// With `tls` (a `TestCertificateAuthority`'s `serverContext()`), both speak https only.
     public static func start(port: Int = 0, tls: NIOSSLContext? = nil) async throws -> TestServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -83,7 +84,9 @@ public final class TestServer: Sendable {
             .get()
     }
 
-    /// Closes both listeners and every open connection. Calling it again does nothing.
+    /// Closes both listeners and every open connection.
+    ///
+    /// Calling it again does nothing.
     public func shutdown() async throws {
         let alreadyStopped = stopped.withLock { stopped in
             defer { stopped = true }

@@ -10,6 +10,7 @@ import Synchronization
 /// Debian's `tinyproxy`, a real forward proxy, run by a test on 127.0.0.1 (a free port) with a
 /// config file of its own in a temporary folder: it accepts only 127.0.0.1, allows `CONNECT`
 /// only to `connectPorts`, and with `credentials` requires `Proxy-Authorization: Basic`.
+///
 /// `stop()` ends it (the test's own process, by its id) and deletes the folder.
 public final class Tinyproxy: Sendable {
     public let port: Int
@@ -28,8 +29,10 @@ public final class Tinyproxy: Sendable {
     }
 
     /// Starts tinyproxy and returns once it accepts connections (its "Accepting connections"
-    /// line, not a delay). Throws `ProcessFailure` saying what to do when it is not installed
-    /// or does not start. A port taken between choosing and binding it is chosen again.
+    /// line, not a delay).
+    ///
+    /// Throws `ProcessFailure` saying what to do when it is not installed or does not start.
+    /// A port taken between choosing and binding it is chosen again.
     public static func start(connectPorts: [Int], credentials: (user: String, password: String)? = nil) async throws
         -> Tinyproxy
     {
@@ -112,6 +115,7 @@ public final class Tinyproxy: Sendable {
     public var log: String { output.text }
 
     /// Ends tinyproxy (SIGKILL to its process id, then waits for it) and deletes its folder.
+    ///
     /// Not SIGTERM: a child started by Foundation's `Process` from the test runner inherits
     /// a signal mask that blocks it, and tinyproxy does not unblock it.
     public func stop() async throws {

@@ -3,12 +3,16 @@ import Testing
 import WebAPI
 
 /// The cache's rules as a pure state machine (RFC 9111), without I/O: each test is named after
-/// the section it checks. `CacheConformanceTests` checks the same rules against the loopback server.
+/// the section it checks.
+///
+/// `CacheConformanceTests` checks the same rules against the loopback server.
 @Suite("cache freshness and revalidation, without I/O (RFC 9111)")
 struct CachePolicyTests {
     func headers(_ fields: (String, String)...) -> Headers { Headers(fields) }
 
-    func stored(_ fields: (String, String)..., storedAt: Double = 1000, initialAge: Double = 0, status: Int = 200) -> CachePolicy.Stored {
+    func stored(_ fields: (String, String)..., storedAt: Double = 1000, initialAge: Double = 0, status: Int = 200)
+        -> CachePolicy.Stored
+    {
         CachePolicy.Stored(status: status, headers: Headers(fields), storedAt: storedAt, initialAge: initialAge)
     }
 
@@ -16,7 +20,9 @@ struct CachePolicyTests {
     func maxAge() {
         let response = stored(("Cache-Control", "private, max-age=60"), ("ETag", "\"v1\""))
         #expect(CachePolicy.decide(request: Headers(), stored: response, now: 1059) == .serve(age: 59, stale: false))
-        #expect(CachePolicy.decide(request: Headers(), stored: response, now: 1060) == .revalidate(["If-None-Match": "\"v1\""]))
+        #expect(
+            CachePolicy.decide(request: Headers(), stored: response, now: 1060)
+                == .revalidate(["If-None-Match": "\"v1\""]))
         let aged = stored(("Cache-Control", "max-age=60"), initialAge: 50)
         #expect(CachePolicy.decide(request: Headers(), stored: aged, now: 1011) == .fetch)
         #expect(CachePolicy.decide(request: Headers(), stored: nil, now: 0) == .fetch)
@@ -42,14 +48,17 @@ struct CachePolicyTests {
         ] {
             #expect(CachePolicy.freshnessLifetime(headers(date, ("Expires", malformed))) == 0, "\(malformed)")
         }
-        let twice = headers(date, ("Expires", "Sun, 06 Nov 1994 09:49:37 GMT"), ("Expires", "Sun, 06 Nov 1994 09:49:37 GMT"))
+        let twice = headers(
+            date, ("Expires", "Sun, 06 Nov 1994 09:49:37 GMT"), ("Expires", "Sun, 06 Nov 1994 09:49:37 GMT"))
         #expect(CachePolicy.freshnessLifetime(twice) == 0, "several Expires lines are invalid")
         // The two obsolete forms are accepted (RFC 9110 §5.6.7).
         #expect(CachePolicy.freshnessLifetime(headers(date, ("Expires", "Sunday, 06-Nov-94 09:49:37 GMT"))) == 3600)
         #expect(CachePolicy.freshnessLifetime(headers(date, ("Expires", "Sun Nov  6 09:49:37 1994"))) == 3600)
         // Without Date, the time the response arrived stands in for it.
         let received = HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") ?? 0
-        #expect(CachePolicy.freshnessLifetime(headers(("Expires", "Sun, 06 Nov 1994 08:59:37 GMT")), responseTime: received) == 600)
+        #expect(
+            CachePolicy.freshnessLifetime(headers(("Expires", "Sun, 06 Nov 1994 08:59:37 GMT")), responseTime: received)
+                == 600)
     }
 
     @Test("RFC 9110 §5.6.7 HTTP dates: the three forms, round trip")
@@ -93,12 +102,17 @@ struct CachePolicyTests {
     func section5_2_1_requestDirectives() {
         let validators = ["If-None-Match": "\"abc\"", "If-Modified-Since": "Tue, 15 Nov 1994 12:45:26 GMT"]
         let response = stored(
-            ("Cache-Control", "max-age=600"), ("ETag", "\"abc\""), ("Last-Modified", "Tue, 15 Nov 1994 12:45:26 GMT"), storedAt: 0)
-        func decide(_ cacheControl: String, now: Double = 100, _ stored: CachePolicy.Stored? = nil) -> CachePolicy.Decision {
+            ("Cache-Control", "max-age=600"), ("ETag", "\"abc\""), ("Last-Modified", "Tue, 15 Nov 1994 12:45:26 GMT"),
+            storedAt: 0)
+        func decide(_ cacheControl: String, now: Double = 100, _ stored: CachePolicy.Stored? = nil)
+            -> CachePolicy.Decision
+        {
             CachePolicy.decide(request: headers(("Cache-Control", cacheControl)), stored: stored ?? response, now: now)
         }
         #expect(decide("no-cache") == .revalidate(validators))
-        #expect(CachePolicy.decide(request: headers(("Pragma", "no-cache")), stored: response, now: 1) == .revalidate(validators))
+        #expect(
+            CachePolicy.decide(request: headers(("Pragma", "no-cache")), stored: response, now: 1)
+                == .revalidate(validators))
         #expect(decide("max-age=0") == .revalidate(validators))
         #expect(decide("max-age=50") == .revalidate(validators), "older than the client accepts")
         #expect(decide("max-age=150") == .serve(age: 100, stale: false))
@@ -109,26 +123,39 @@ struct CachePolicyTests {
         #expect(decide("max-stale", now: 100_000) == .serve(age: 100_000, stale: true))
         #expect(decide("only-if-cached", now: 650) == .unsatisfiable, "stale, and the client forbids the network")
         #expect(decide("only-if-cached") == .serve(age: 100, stale: false))
-        #expect(CachePolicy.decide(request: headers(("Cache-Control", "only-if-cached")), stored: nil, now: 0) == .unsatisfiable)
+        #expect(
+            CachePolicy.decide(request: headers(("Cache-Control", "only-if-cached")), stored: nil, now: 0)
+                == .unsatisfiable)
         #expect(CachePolicy.bypasses(requestHeaders: headers(("Cache-Control", "no-store"))))
     }
 
-    @Test("§5.2.2.2 must-revalidate and §5.2.2.4 no-cache: never served stale (§4.2.4), not even offline or with max-stale")
+    @Test(
+        "§5.2.2.2 must-revalidate and §5.2.2.4 no-cache: never served stale (§4.2.4), not even offline or with max-stale"
+    )
     func section4_2_4_neverStale() {
         let mustRevalidate = stored(("Cache-Control", "max-age=10, must-revalidate"), ("ETag", "\"a\""), storedAt: 0)
         let noCache = stored(("Cache-Control", "no-cache"), ("ETag", "\"a\""), storedAt: 0)
         let plain = stored(("Cache-Control", "max-age=10"), ("ETag", "\"a\""), storedAt: 0)
         let maxStale = headers(("Cache-Control", "max-stale"))
-        #expect(CachePolicy.decide(request: maxStale, stored: mustRevalidate, now: 100) == .revalidate(["If-None-Match": "\"a\""]))
+        #expect(
+            CachePolicy.decide(request: maxStale, stored: mustRevalidate, now: 100)
+                == .revalidate(["If-None-Match": "\"a\""]))
         #expect(CachePolicy.decide(request: maxStale, stored: plain, now: 100) == .serve(age: 100, stale: true))
-        #expect(CachePolicy.decide(request: Headers(), stored: noCache, now: 0) == .revalidate(["If-None-Match": "\"a\""]))
-        #expect(CachePolicy.decide(request: Headers(), stored: mustRevalidate, now: 100, disconnected: true) == .revalidate(["If-None-Match": "\"a\""]))
-        #expect(CachePolicy.decide(request: Headers(), stored: plain, now: 100, disconnected: true) == .serve(age: 100, stale: true))
+        #expect(
+            CachePolicy.decide(request: Headers(), stored: noCache, now: 0) == .revalidate(["If-None-Match": "\"a\""]))
+        #expect(
+            CachePolicy.decide(request: Headers(), stored: mustRevalidate, now: 100, disconnected: true)
+                == .revalidate(["If-None-Match": "\"a\""]))
+        #expect(
+            CachePolicy.decide(request: Headers(), stored: plain, now: 100, disconnected: true)
+                == .serve(age: 100, stale: true))
         #expect(!CachePolicy.mayServeOnError(mustRevalidate) && !CachePolicy.mayServeOnError(noCache))
         #expect(CachePolicy.mayServeOnError(plain))
     }
 
-    @Test("§3 what may be stored: any final status with explicit freshness; heuristically cacheable statuses; never no-store, Vary: *, 206, 304")
+    @Test(
+        "§3 what may be stored: any final status with explicit freshness; heuristically cacheable statuses; never no-store, Vary: *, 206, 304"
+    )
     func section3_storable() {
         let plain = headers(("Content-Type", "application/json"))
         let fresh = headers(("Cache-Control", "max-age=600"))
@@ -141,26 +168,43 @@ struct CachePolicyTests {
             #expect(storable(status, fresh), "\(status) with max-age")
             #expect(storable(status, headers(("Expires", "Sun, 06 Nov 2094 08:49:37 GMT"))), "\(status) with Expires")
         }
-        for status in [204, 404, 405, 410, 414, 501] { #expect(storable(status, plain), "\(status) is heuristically cacheable") }
-        for status in [302, 307, 400, 403, 500, 503] { #expect(!storable(status, plain), "\(status) without freshness") }
+        for status in [204, 404, 405, 410, 414, 501] {
+            #expect(storable(status, plain), "\(status) is heuristically cacheable")
+        }
+        for status in [302, 307, 400, 403, 500, 503] {
+            #expect(!storable(status, plain), "\(status) without freshness")
+        }
         #expect(!storable(206, fresh) && !storable(304, fresh) && !storable(100, fresh))
         #expect(!storable(200, headers(("Cache-Control", "no-store"))))
         #expect(!storable(200, plain, request: headers(("Cache-Control", "no-store"))))
         #expect(!storable(200, headers(("Vary", "Accept, *"))))
-        #expect(CachePolicy.varyNames(headers(("Vary", "Accept, Authorization"), ("vary", "Cookie"))) == ["accept", "authorization", "cookie"])
+        #expect(
+            CachePolicy.varyNames(headers(("Vary", "Accept, Authorization"), ("vary", "Cookie"))) == [
+                "accept", "authorization", "cookie",
+            ])
     }
 
     @Test("§4.1 Vary: a variant is told by the request's normalised values; absent differs from empty")
     func section4_1_vary() {
         let names = ["accept-language"]
-        #expect(CachePolicy.variantText(names, headers(("Accept-Language", "en, fr"))) == CachePolicy.variantText(names, headers(("Accept-Language", "en,fr"))))
-        #expect(CachePolicy.variantText(names, headers(("Accept-Language", "en"), ("Accept-Language", "fr"))) == CachePolicy.variantText(names, headers(("Accept-Language", "en,fr"))))
-        #expect(CachePolicy.variantText(names, headers()) != CachePolicy.variantText(names, headers(("Accept-Language", ""))))
-        #expect(CachePolicy.variantText(names, headers(("Accept-Language", "en"))) != CachePolicy.variantText(names, headers(("Accept-Language", "fr"))))
+        #expect(
+            CachePolicy.variantText(names, headers(("Accept-Language", "en, fr")))
+                == CachePolicy.variantText(names, headers(("Accept-Language", "en,fr"))))
+        #expect(
+            CachePolicy.variantText(names, headers(("Accept-Language", "en"), ("Accept-Language", "fr")))
+                == CachePolicy.variantText(names, headers(("Accept-Language", "en,fr"))))
+        #expect(
+            CachePolicy.variantText(names, headers())
+                != CachePolicy.variantText(names, headers(("Accept-Language", ""))))
+        #expect(
+            CachePolicy.variantText(names, headers(("Accept-Language", "en")))
+                != CachePolicy.variantText(names, headers(("Accept-Language", "fr"))))
         #expect(CachePolicy.variantText([], headers(("Accept-Language", "en"))) == "")
     }
 
-    @Test("§4.4 invalidation: a non-error answer to an unsafe method; the target and same-origin Location / Content-Location")
+    @Test(
+        "§4.4 invalidation: a non-error answer to an unsafe method; the target and same-origin Location / Content-Location"
+    )
     func section4_4_invalidation() {
         #expect(CachePolicy.invalidates(method: "POST", status: 201))
         #expect(CachePolicy.invalidates(method: "DELETE", status: 204))
@@ -178,9 +222,12 @@ struct CachePolicyTests {
 
     @Test("§3.2 a 304 updates the stored headers but not those describing the body; never Set-Cookie")
     func merge() {
-        let stored = headers(("Content-Type", "application/json"), ("Content-Length", "120"), ("x-ratelimit-remaining", "10"), ("ETag", "\"a\""))
+        let stored = headers(
+            ("Content-Type", "application/json"), ("Content-Length", "120"), ("x-ratelimit-remaining", "10"),
+            ("ETag", "\"a\""))
         let notModified = headers(
-            ("x-ratelimit-remaining", "9"), ("Content-Length", "0"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Set-Cookie", "s=1"))
+            ("x-ratelimit-remaining", "9"), ("Content-Length", "0"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT"),
+            ("Set-Cookie", "s=1"))
         let merged = CachePolicy.merge(stored: stored, notModified: notModified)
         #expect(merged["x-ratelimit-remaining"] == "9")
         #expect(merged["Content-Length"] == "120")
@@ -192,7 +239,10 @@ struct CachePolicyTests {
 
     @Test("cache keys: every credential-looking header name counts")
     func credentialHeaders() {
-        for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Api-Key", "X-Session", "X-Client-Secret", "x-csrf-token"] {
+        for name in [
+            "Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Api-Key", "X-Session",
+            "X-Client-Secret", "x-csrf-token",
+        ] {
             #expect(CacheStage.isCredentialHeader(name), "\(name)")
         }
         for name in ["Accept", "Accept-Language", "User-Agent", "X-GitHub-Api-Version", "Content-Type"] {

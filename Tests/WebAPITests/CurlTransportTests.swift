@@ -92,7 +92,8 @@ struct CurlTransportTests {
         try await withLoopback { loop in
             let exchange = Exchange(
                 method: "POST", url: loop.server.baseURL + "/echo",
-                headers: Headers([("Content-Type", "application/json")]), body: Array(String(repeating: "x", count: 4000).utf8),
+                headers: Headers([("Content-Type", "application/json")]),
+                body: Array(String(repeating: "x", count: 4000).utf8),
                 timeout: 30)
             let response = try await loop.transport.send(exchange)
             #expect(response.status == 200)
@@ -134,7 +135,8 @@ struct CurlNetworkSettingsTests {
         // Port 1 on loopback refuses: were it dialled, the request would fail.
         let network = NetworkSettings(httpProxy: "http://127.0.0.1:1", noProxy: ["127.0.0.1"])
         let transport = CurlTransport(userAgent: "apimacro/test", network: network)
-        let exchange = Exchange(method: "GET", url: origin.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 10)
+        let exchange = Exchange(
+            method: "GET", url: origin.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 10)
         let response = try await transport.send(exchange)
         #expect(response.status == 200)
         try await transport.shutdown()

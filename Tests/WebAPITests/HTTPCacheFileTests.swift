@@ -9,7 +9,8 @@ struct HTTPCacheFileTests {
     /// first has just created and filled (Foundation's createFile renames a new file over it).
     @Test("creating the file keeps one another process already made, content and inode")
     func creationNeverReplaces() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-file-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent(HTTPCache.fileName).path
@@ -23,7 +24,8 @@ struct HTTPCacheFileTests {
 
     @Test("a new file is created empty and owner-only")
     func creationIsOwnerOnly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-file-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent(HTTPCache.fileName).path

@@ -22,9 +22,12 @@ struct CacheFixture {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-cache-\(UUID().uuidString)")
     }
 
-    func store(offline: Bool = false, maximumBytes: Int = 100_000_000, recorder: HARRecorder? = nil) throws -> ExchangeStore {
+    func store(offline: Bool = false, maximumBytes: Int = 100_000_000, recorder: HARRecorder? = nil) throws
+        -> ExchangeStore
+    {
         ExchangeStore(
-            network: loop.transport, cache: try HTTPCache(directory: directory, secret: try secret(), maximumBytes: maximumBytes),
+            network: loop.transport,
+            cache: try HTTPCache(directory: directory, secret: try secret(), maximumBytes: maximumBytes),
             recorder: recorder,
             replay: nil, offline: offline, warn: warnings.write)
     }
@@ -81,7 +84,9 @@ struct HTTPCacheTests {
             let first = try await client.send(Request("GET", "/cache/last-modified"))
             let second = try await client.send(Request("GET", "/cache/last-modified"))
             #expect(second.source == .revalidated && second.body == first.body)
-            #expect(cache.loop.requests("/cache/last-modified").last?.header("if-modified-since") == "Tue, 15 Nov 1994 12:45:26 GMT")
+            #expect(
+                cache.loop.requests("/cache/last-modified").last?.header("if-modified-since")
+                    == "Tue, 15 Nov 1994 12:45:26 GMT")
         }
     }
 
@@ -108,7 +113,9 @@ struct HTTPCacheTests {
             let client = cache.client(store)
             let first = try await client.send(Request("GET", "/cache/no-store"))
             let second = try await client.send(Request("GET", "/cache/no-store"))
-            #expect(first.text.contains("\"serial\":1") && second.text.contains("\"serial\":2"), "\(first.text) \(second.text)")
+            #expect(
+                first.text.contains("\"serial\":1") && second.text.contains("\"serial\":2"),
+                "\(first.text) \(second.text)")
             #expect(second.source == .network)
             #expect(cache.loop.requests("/cache/no-store").allSatisfy { $0.header("if-none-match") == nil })
             #expect(try store.cache?.summary().entries == 0)
@@ -138,7 +145,8 @@ struct HTTPCacheTests {
             #expect(bobs.source == .network, "another credential must not see alice's answer")
             #expect(try await alice.send(Request("GET", "/cache/max-age/600")).source == .cacheHit)
             for suffix in ["", "-wal"] {
-                let bytes = (try? Data(contentsOf: cache.directory.appendingPathComponent("cache.sqlite" + suffix))) ?? Data()
+                let bytes =
+                    (try? Data(contentsOf: cache.directory.appendingPathComponent("cache.sqlite" + suffix))) ?? Data()
                 #expect(bytes.range(of: Data("token-of-alice".utf8)) == nil)
                 #expect(bytes.range(of: Data("token-of-bob".utf8)) == nil)
             }
@@ -159,7 +167,8 @@ struct HTTPCacheTests {
             #expect(reset.source == .stale)
             let warnings = cache.warnings.all
             #expect(warnings.count == 2, "\(warnings)")
-            #expect(warnings.first?.contains("503 Service Unavailable; using the cached copy from ") == true, "\(warnings)")
+            #expect(
+                warnings.first?.contains("503 Service Unavailable; using the cached copy from ") == true, "\(warnings)")
             #expect(warnings.first?.hasSuffix(" s ago") == true, "the age, in seconds: \(warnings)")
             #expect(warnings.last?.contains("no response; using the cached copy from") == true, "\(warnings)")
         }
@@ -171,7 +180,8 @@ struct HTTPCacheTests {
             let offline = cache.client(try cache.store(offline: true))
             let error = await apiError { _ = try await offline.send(Request("GET", "/cache/etag/c")) }
             #expect(error?.kind == .offline)
-            #expect(error?.message.contains("/cache/etag/c is not in the cache") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("/cache/etag/c is not in the cache") == true, "\(String(describing: error))")
             #expect(cache.loop.requests("/cache/etag/c").isEmpty)
             _ = try await cache.client(try cache.store()).send(Request("GET", "/cache/etag/c"))
             let stored = try await offline.send(Request("GET", "/cache/etag/c"))
@@ -182,9 +192,11 @@ struct HTTPCacheTests {
 
     @Test("over its bound, the least recently used entries go first")
     func eviction() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-lru-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-lru-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)), maximumBytes: 10_000)
+        let cache = try HTTPCache(
+            directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)), maximumBytes: 10_000)
         func entry(_ key: String) -> HTTPCache.Entry {
             HTTPCache.Entry(
                 key: Array(key.utf8), target: Array(key.utf8), status: 200, headers: Headers([("A", "b")]),

@@ -18,7 +18,8 @@ struct Loopback {
     ) -> APIClient {
         APIClient(
             configuration: ClientConfiguration(
-                name: "test", baseURL: baseURL ?? server.baseURL, credential: credential, timeout: timeout, maxWait: maxWait),
+                name: "test", baseURL: baseURL ?? server.baseURL, credential: credential, timeout: timeout,
+                maxWait: maxWait),
             transport: transport, log: log, redactor: Redactor(secrets: []))
     }
 
@@ -68,9 +69,11 @@ struct PipelineTests {
         }
     }
 
-    @Test("statuses map onto error kinds with the API's message", arguments: [
-        (404, APIError.Kind.notFound), (401, .unauthorized), (403, .forbidden), (422, .http), (500, .http),
-    ])
+    @Test(
+        "statuses map onto error kinds with the API's message",
+        arguments: [
+            (404, APIError.Kind.notFound), (401, .unauthorized), (403, .forbidden), (422, .http), (500, .http),
+        ])
     func statusKinds(status: Int, kind: APIError.Kind) async throws {
         try await withLoopback { loop in
             let error = await apiError { _ = try await loop.client().send(Request("GET", "/status/\(status)")) }
@@ -111,11 +114,15 @@ struct PipelineTests {
             #expect(status == 200)
             #expect(loop.requests("/users/octocat").count == 3)
             loop.server.inject([.status(503)], path: "/echo")
-            let error = await apiError { _ = try await loop.client().send(Request("POST", "/echo", body: .json(Array("{}".utf8)))) }
+            let error = await apiError {
+                _ = try await loop.client().send(Request("POST", "/echo", body: .json(Array("{}".utf8))))
+            }
             #expect(error?.status == 503)
             #expect(loop.requests("/echo").count == 1)
             loop.server.inject([.reset], path: "/echo/post")
-            let reset = await apiError { _ = try await loop.client().send(Request("POST", "/echo/post", body: .json(Array("{}".utf8)))) }
+            let reset = await apiError {
+                _ = try await loop.client().send(Request("POST", "/echo/post", body: .json(Array("{}".utf8))))
+            }
             #expect(reset?.kind == .network)
         }
     }
@@ -124,7 +131,9 @@ struct PipelineTests {
     func timeout() async throws {
         try await withLoopback { loop in
             let start = Date()
-            let error = await apiError { _ = try await loop.client(timeout: 0.5).send(Request("GET", "/slow", query: [("ms", "600000")])) }
+            let error = await apiError {
+                _ = try await loop.client(timeout: 0.5).send(Request("GET", "/slow", query: [("ms", "600000")]))
+            }
             // The server answers after 10 minutes: without a deadline that ends the exchange
             // (and a prompt cancellation of the losing request) the call would wait that long.
             // 120 s is far from both 0.5 s and 600 s, so machine load cannot decide the result.
@@ -165,7 +174,9 @@ struct PipelineTests {
             #expect(error?.retryAfter == 120)
             #expect(error?.resetAt != nil)
             loop.server.inject([.forbiddenRateLimit(resetIn: 3600)], path: "/users/octocat")
-            let forbidden = await apiError { _ = try await loop.client(maxWait: 60).send(Request("GET", "/users/octocat")) }
+            let forbidden = await apiError {
+                _ = try await loop.client(maxWait: 60).send(Request("GET", "/users/octocat"))
+            }
             #expect(forbidden?.kind == .rateLimited)
             #expect(forbidden?.status == 403)
             #expect(forbidden?.message.contains("API rate limit exceeded") == true)
@@ -183,12 +194,15 @@ struct PipelineTests {
             _ = try await client.send(Request("GET", next))
             let seen = loop.requests("/cross-host/items")
             #expect(seen.count == 2)
-            #expect(seen[0].listener == TestServer.mainHost && seen[0].header("authorization") == "Bearer ghp_test_token_value")
+            #expect(
+                seen[0].listener == TestServer.mainHost
+                    && seen[0].header("authorization") == "Bearer ghp_test_token_value")
             #expect(seen[1].listener == TestServer.otherHost && seen[1].header("authorization") == nil)
 
             loop.server.clearRequests()
             let target = "\(loop.server.otherHostURL)/bearer"
-            let redirected = try await client.send(Request("GET", "/redirect", query: [("to", target)], validatesStatus: false))
+            let redirected = try await client.send(
+                Request("GET", "/redirect", query: [("to", target)], validatesStatus: false))
             #expect(redirected.status == 401)
             #expect(loop.requests("/redirect").first?.header("authorization") != nil)
             #expect(loop.requests("/bearer").first?.header("authorization") == nil)
@@ -204,7 +218,9 @@ struct PipelineTests {
             #expect(!response.url.contains("AIzaSECRETKEY"))
             loop.server.inject([.status(404)], path: "/echo/q")
             let error = await apiError { _ = try await client.send(Request("GET", "/echo/q")) }
-            #expect(error.map { !$0.message.contains("AIzaSECRETKEY") && !($0.url ?? "").contains("AIzaSECRETKEY") } == true)
+            #expect(
+                error.map { !$0.message.contains("AIzaSECRETKEY") && !($0.url ?? "").contains("AIzaSECRETKEY") } == true
+            )
         }
     }
 
@@ -213,10 +229,12 @@ struct PipelineTests {
         try await withLoopback { loop in
             let client = loop.client()
             let error = await apiError {
-                _ = try await client.send(Request("GET", "http://example.invalid/x", basicAuth: .init(user: "u", password: Secret("p"))))
+                _ = try await client.send(
+                    Request("GET", "http://example.invalid/x", basicAuth: .init(user: "u", password: Secret("p"))))
             }
             #expect(error?.kind == .auth)
-            let ok = try await client.send(Request("GET", "/basic-auth/ada/pw", basicAuth: .init(user: "ada", password: Secret("pw"))))
+            let ok = try await client.send(
+                Request("GET", "/basic-auth/ada/pw", basicAuth: .init(user: "ada", password: Secret("pw"))))
             #expect(JSONPath.value(in: ok.body, path: ["authenticated"]) as? Bool == true)
         }
     }
@@ -225,21 +243,26 @@ struct PipelineTests {
     func bodies() async throws {
         try await withLoopback { loop in
             let client = loop.client()
-            let json = try await client.send(Request("POST", "/echo", query: [("q", "a b&c")], body: .json(Array(#"{"x":[1,"é"]}"#.utf8))))
+            let json = try await client.send(
+                Request("POST", "/echo", query: [("q", "a b&c")], body: .json(Array(#"{"x":[1,"é"]}"#.utf8))))
             #expect(JSONPath.string(in: json.body, path: ["query", "q"]) == "a b&c")
             #expect(JSONPath.string(in: json.body, path: ["json", "x", "1"]) == "é")
             let form = try await client.send(Request("POST", "/echo", body: .form([("name", "Zoë"), ("n", "1&2")])))
             #expect(JSONPath.string(in: form.body, path: ["form", "name"]) == "Zoë")
             #expect(JSONPath.string(in: form.body, path: ["form", "n"]) == "1&2")
             let multipart = try await client.send(
-                Request("POST", "/echo", body: .multipart([
-                    MultipartPart(name: "field", data: Array("value".utf8)),
-                    MultipartPart(name: "file", filename: "a.txt", contentType: "text/plain", data: Array("hello".utf8)),
-                ])))
+                Request(
+                    "POST", "/echo",
+                    body: .multipart([
+                        MultipartPart(name: "field", data: Array("value".utf8)),
+                        MultipartPart(
+                            name: "file", filename: "a.txt", contentType: "text/plain", data: Array("hello".utf8)),
+                    ])))
             #expect(JSONPath.string(in: multipart.body, path: ["form", "field"]) == "value")
             #expect(JSONPath.string(in: multipart.body, path: ["files", "0", "filename"]) == "a.txt")
             #expect(JSONPath.string(in: multipart.body, path: ["files", "0", "text"]) == "hello")
-            let raw = try await client.send(Request("PUT", "/echo", body: .raw([0, 1, 2, 255], contentType: "application/octet-stream")))
+            let raw = try await client.send(
+                Request("PUT", "/echo", body: .raw([0, 1, 2, 255], contentType: "application/octet-stream")))
             #expect(JSONPath.string(in: raw.body, path: ["body_base64"]) == "AAEC/w==")
             #expect(JSONPath.string(in: raw.body, path: ["method"]) == "PUT")
         }

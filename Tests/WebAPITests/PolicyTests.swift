@@ -10,7 +10,8 @@ struct PolicyTests {
         let links = LinkHeader.parse(header)
         #expect(links["next"] == "https://api.github.com/repositories/1000/issues?per_page=3&page=2")
         #expect(links["last"] == "https://api.github.com/repositories/1000/issues?per_page=3&page=5")
-        #expect(LinkHeader.next(#"<http://a/1>; rel="prev first", <http://a/3>; title="x, y"; rel="next""#) == "http://a/3")
+        #expect(
+            LinkHeader.next(#"<http://a/1>; rel="prev first", <http://a/3>; title="x, y"; rel="next""#) == "http://a/3")
         #expect(LinkHeader.next(#"<http://a/1>; rel="prev""#) == nil)
         #expect(LinkHeader.next("garbage <unclosed") == nil)
         #expect(LinkHeader.next(nil) == nil)
@@ -39,12 +40,18 @@ struct PolicyTests {
         let now = 1_700_000_000.0
         #expect(policy.decide(response(429, [("retry-after", "5")]), now: now, canRetry: true) == .wait(5))
         #expect(
-            policy.decide(response(403, [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1700000010")]), now: now, canRetry: true)
+            policy.decide(
+                response(403, [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1700000010")]), now: now,
+                canRetry: true)
                 == .wait(11))
         #expect(
-            policy.decide(response(403, [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1700003600")]), now: now, canRetry: true)
+            policy.decide(
+                response(403, [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1700003600")]), now: now,
+                canRetry: true)
                 == .fail(retryAfter: 3601, resetAt: 1_700_003_600))
-        #expect(policy.decide(response(429, [("retry-after", "5")]), now: now, canRetry: false) == .fail(retryAfter: 5, resetAt: nil))
+        #expect(
+            policy.decide(response(429, [("retry-after", "5")]), now: now, canRetry: false)
+                == .fail(retryAfter: 5, resetAt: nil))
         #expect(policy.decide(response(403, [("x-ratelimit-remaining", "10")]), now: now, canRetry: true) == .proceed)
         #expect(policy.decide(response(403, []), now: now, canRetry: true) == .proceed)
         #expect(policy.decide(response(200, [("retry-after", "5")]), now: now, canRetry: true) == .proceed)

@@ -18,7 +18,8 @@ struct RateLimitMemoryTests {
             #expect(client.rateLimit?.remaining == 0, "\(String(describing: client.rateLimit))")
             let missing = await apiError { _ = try await client.send(Request("GET", "/status/404")) }
             #expect(missing?.kind == .notFound)
-            #expect((client.rateLimit?.remaining ?? 0) > 0, "the 404's headers: \(String(describing: client.rateLimit))")
+            #expect(
+                (client.rateLimit?.remaining ?? 0) > 0, "the 404's headers: \(String(describing: client.rateLimit))")
         }
     }
 }

@@ -43,8 +43,10 @@ final class CurlSink {
     var body: [UInt8] = []
     var tooBig = false
 
-    /// One line of a response head, as libcurl hands it over (with its CR LF). Parsed as
-    /// bytes: Foundation's trimming cost more than the whole exchange in libcurl.
+    /// One line of a response head, as libcurl hands it over (with its CR LF).
+    ///
+    /// Parsed as bytes: Foundation's trimming cost more than the whole exchange in
+    /// libcurl.
     func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
         if line.starts(with: "HTTP/".utf8) {
             headers.removeAll(keepingCapacity: true)  // a new response head (1xx, then the final one)

@@ -3,8 +3,10 @@ import Foundation
 /// `apimacro batch --file jobs.txt`: one job per line, words quoted as in a
 /// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts
 /// a comment, blank lines are skipped; a first word `name=NAME` names the job
-/// (to tell two jobs of one macro apart in the summary). Every line is checked
-/// before anything runs: a bad one is a `BatchError` naming the file and line.
+/// (to tell two jobs of one macro apart in the summary).
+///
+/// Every line is checked before anything runs: a bad one is a `BatchError`
+/// naming the file and line.
 public struct BatchJobsFile {
     /// How the file is named in messages (its path, or `<stdin>`).
     public let label: String
@@ -28,11 +30,15 @@ public struct BatchJobsFile {
         }
     }
 
-    /// The jobs, in order. Names come from `name=` or the macro's file name; `taken`
-    /// holds the names already used by jobs given on the command line.
+    /// The jobs, in order.
+    ///
+    /// Names come from `name=` or the macro's file name; `taken` holds the names
+    /// already used by jobs given on the command line.
     public func jobs(after taken: [BatchJob] = []) throws -> [BatchJob] {
         var parsed: [(line: Int, name: String?, words: [String])] = []
-        for (offset, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (offset, line) in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }
+        ).enumerated() {
             let number = offset + 1
             let words: [String]
             do {
@@ -45,11 +51,15 @@ public struct BatchJobsFile {
             var name: String?
             if first.hasPrefix("name=") {
                 let given = String(first.dropFirst(5))
-                guard !given.isEmpty, given.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), !given.hasPrefix(".") else {
-                    throw BatchError("\(label):\(number): name=\(given) is not a usable name; use letters, digits, '-', '_' and '.'")
+                guard !given.isEmpty, given.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }),
+                    !given.hasPrefix(".")
+                else {
+                    throw BatchError(
+                        "\(label):\(number): name=\(given) is not a usable name; use letters, digits, '-', '_' and '.'")
                 }
                 guard let macro = rest.first else {
-                    throw BatchError("\(label):\(number): name=\(given) names no job; write 'name=\(given) MACRO [ARGS...]'")
+                    throw BatchError(
+                        "\(label):\(number): name=\(given) names no job; write 'name=\(given) MACRO [ARGS...]'")
                 }
                 name = given
                 first = macro
@@ -63,18 +73,26 @@ public struct BatchJobsFile {
         for entry in parsed {
             guard let name = entry.name else { continue }
             if let earlier = used[name] {
-                throw BatchError("\(label):\(entry.line): the name '\(name)' is already used by \(earlier); give each job its own name=")
+                throw BatchError(
+                    "\(label):\(entry.line): the name '\(name)' is already used by \(earlier); give each job its own name="
+                )
             }
             used[name] = "\(label):\(entry.line)"
         }
         for entry in parsed {
-            let name = entry.name ?? Self.freeName(BatchRunner.names(for: [entry.words[0]])[0], used: &used, origin: "\(label):\(entry.line)")
-            jobs.append(BatchJob(name: name, macro: entry.words[0], arguments: Array(entry.words.dropFirst()), origin: "\(label):\(entry.line)"))
+            let name =
+                entry.name
+                ?? Self.freeName(
+                    BatchRunner.names(for: [entry.words[0]])[0], used: &used, origin: "\(label):\(entry.line)")
+            jobs.append(
+                BatchJob(
+                    name: name, macro: entry.words[0], arguments: Array(entry.words.dropFirst()),
+                    origin: "\(label):\(entry.line)"))
         }
         return jobs
     }
 
-    /// `base`, else `base-2`, `base-3`, ... : the first not in `used` (which it joins).
+    /// `base`, else `base-2`, `base-3`, … : the first not in `used` (which it joins).
     static func freeName(_ base: String, used: inout [String: String], origin: String) -> String {
         var name = base
         var count = 1

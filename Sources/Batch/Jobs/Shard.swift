@@ -1,9 +1,10 @@
-/// `apimacro batch --shard K/N`: one of N machines' share of a batch. The rule,
-/// the same on every machine: the batch's jobs are numbered from 1 in the order
-/// they are given (macros on the command line, then the jobs file's lines), and
-/// shard K runs job number J when (J - 1) mod N = K - 1 — jobs K, K + N, K + 2N, ...
-/// Names are given over the whole batch first, so a job keeps its name (and its
-/// `--output-dir` files, its HAR and its JUnit test case) whichever shard runs it.
+/// `apimacro batch --shard K/N`: one of N machines' share of a batch.
+///
+/// The rule, the same on every machine: the batch's jobs are numbered from 1 in the order
+/// they are given (macros on the command line, then the jobs file's lines), and shard K
+/// runs job number J when (J - 1) mod N = K - 1 — jobs K, K + N, K + 2N, ... Names are
+/// given over the whole batch first, so a job keeps its name (and its `--output-dir` files,
+/// its HAR and its JUnit test case) whichever shard runs it.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// Which share, from 1 to `count`.
     public let index: Int
@@ -41,16 +42,19 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// The shard a Kubernetes Indexed Job's pod runs.
     static func auto(_ environment: [String: String]) throws -> Shard {
-        let setting = "--shard auto reads JOB_COMPLETION_INDEX (set by Kubernetes in an Indexed Job) and JOB_COMPLETIONS "
+        let setting =
+            "--shard auto reads JOB_COMPLETION_INDEX (set by Kubernetes in an Indexed Job) and JOB_COMPLETIONS "
             + "(set it to the Job's spec.completions); outside Kubernetes give --shard K/N"
         let missing = ["JOB_COMPLETION_INDEX", "JOB_COMPLETIONS"].filter { (environment[$0] ?? "").isEmpty }
         guard missing.isEmpty else {
-            throw BatchError("\(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not set: \(setting)")
+            throw BatchError(
+                "\(missing.joined(separator: " and ")) \(missing.count == 1 ? "is" : "are") not set: \(setting)")
         }
         let indexText = environment["JOB_COMPLETION_INDEX"] ?? ""
         let countText = environment["JOB_COMPLETIONS"] ?? ""
         guard let count = whole(Substring(countText)), count >= 1 else {
-            throw BatchError("JOB_COMPLETIONS=\(countText.debugDescription) is not a whole number of at least 1: \(setting)")
+            throw BatchError(
+                "JOB_COMPLETIONS=\(countText.debugDescription) is not a whole number of at least 1: \(setting)")
         }
         guard let index = whole(Substring(indexText)), let shard = Shard(index: index + 1, count: count) else {
             throw BatchError(

@@ -27,11 +27,14 @@ public struct BatchConsole {
         switch event {
         case .progress(let done, let running, let failed, let seconds):
             guard live else { return }
-            err("\r\u{1B}[Kbatch: \(done) done, \(running) running, \(failed) failed, \(String(format: "%.1f", seconds)) s")
+            err(
+                "\r\u{1B}[Kbatch: \(done) done, \(running) running, \(failed) failed, \(String(format: "%.1f", seconds)) s"
+            )
         case .finished(let result):
             clearProgress()
             guard printOutputs, result.status != .notRun else { return }
-            let header = "==> \(result.name): \(result.status.label)\(result.exitCode.map { ", exit \($0)" } ?? "") <==\n"
+            let header =
+                "==> \(result.name): \(result.status.label)\(result.exitCode.map { ", exit \($0)" } ?? "") <==\n"
             if !result.stdout.isEmpty { out(header + terminated(result.stdout)) }
             if !result.stderr.isEmpty { err(header + terminated(result.stderr)) }
         }
@@ -72,7 +75,8 @@ public struct BatchConsole {
         for result in results where !labels.contains(result.status.label) { labels.append(result.status.label) }
         let tally = labels.map { label in "\(results.filter { $0.status.label == label }.count) \(label)" }
             .joined(separator: ", ")
-        text += "\(results.count) macro\(results.count == 1 ? "" : "s"): \(tally) in \(String(format: "%.1f", seconds)) s\n"
+        text +=
+            "\(results.count) macro\(results.count == 1 ? "" : "s"): \(tally) in \(String(format: "%.1f", seconds)) s\n"
         return text
     }
 

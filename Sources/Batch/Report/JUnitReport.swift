@@ -1,10 +1,11 @@
-import WebAPI
 import Foundation
+import WebAPI
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
-/// GitHub Actions reporters) read: one `<testcase>` per macro. A non-zero
-/// exit is a `<failure>`; a timeout, a crash or an interruption is an
-/// `<error>`; a macro that never ran is `<skipped>`. Each case keeps the
+/// GitHub Actions reporters) read: one `<testcase>` per macro.
+///
+/// A non-zero exit is a `<failure>`; a timeout, a crash or an interruption is
+/// an `<error>`; a macro that never ran is `<skipped>`. Each case keeps the
 /// macro's output in `<system-out>` / `<system-err>`, secrets redacted.
 ///
 /// The document validates against `junit-10.xsd`, the schema of Jenkins' xUnit
@@ -89,7 +90,8 @@ public struct JUnitReport {
         case .timeout, .crashed, .interrupted:
             let type = result.status == .timeout ? "timeout" : result.status == .interrupted ? "interrupted" : "crashed"
             lines.append(
-                #"      <error type="\#(type)" message="\#(escape(result.status.label))">\#(escape(lastLines))</error>"#)
+                #"      <error type="\#(type)" message="\#(escape(result.status.label))">\#(escape(lastLines))</error>"#
+            )
         case .notRun:
             lines.append(#"      <skipped message="not run: the batch stopped first"/>"#)
         }

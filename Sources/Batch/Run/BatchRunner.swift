@@ -1,6 +1,6 @@
-import WebAPI
 import Foundation
 import Synchronization
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -14,8 +14,10 @@ private let batchTerminatedBy = Atomic<Int32>(0)
 
 /// Runs many macros, each in its own process of the apimacro binary
 /// (`apimacro run`), up to `jobs` at once: a crash, `os._exit` or a hung macro
-/// affects nothing else. Single-threaded: one loop starts children, polls them
-/// every few milliseconds, kills the ones past their time and reports.
+/// affects nothing else.
+///
+/// Single-threaded: one loop starts children, polls them every few
+/// milliseconds, kills the ones past their time and reports.
 public struct BatchRunner {
     /// What a batch needs besides the list of macros.
     public struct Configuration: Sendable {
@@ -27,7 +29,9 @@ public struct BatchRunner {
         /// How many macros run at once (at least 1).
         public var jobs: Int
         /// `--timeout` per macro; a child still alive `killGrace` seconds after
-        /// it is killed with SIGKILL. Nil: no limit.
+        /// it is killed with SIGKILL.
+        ///
+        /// Nil: no limit.
         public var timeout: Double?
         /// Stop starting macros after the first one that does not succeed, and interrupt the running ones.
         public var failFast: Bool
@@ -45,7 +49,8 @@ public struct BatchRunner {
 
         /// A configuration; `jobs` defaults to 1.
         public init(
-            executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil, failFast: Bool = false,
+            executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil,
+            failFast: Bool = false,
             record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = []
         ) {
             self.executable = executable
@@ -108,12 +113,14 @@ public struct BatchRunner {
     }
 
     /// Runs `macros` (with no arguments) and returns one result per macro, in the order given.
+    ///
     /// `events` is called on this thread as macros end, and for progress.
     public func run(_ macros: [String], events: (Event) -> Void) throws -> [BatchResult] {
         try run(jobs: BatchJob.jobs(for: macros), events: events)
     }
 
     /// Runs `jobs` and returns one result per job, in the order given.
+    ///
     /// `events` is called on this thread as jobs end, and for progress.
     public func run(jobs: [BatchJob], events: (Event) -> Void) throws -> [BatchResult] {
         let names = jobs.map(\.name)
@@ -168,7 +175,8 @@ public struct BatchRunner {
                             killAt: configuration.timeout.map { now + $0 + Configuration.killGrace }))
                 } catch {
                     let result = BatchResult(
-                        name: names[index], macro: macros[index], status: .failed, exitCode: nil, seconds: 0, stats: nil,
+                        name: names[index], macro: macros[index], status: .failed, exitCode: nil, seconds: 0,
+                        stats: nil,
                         stdout: "", stderr: "apimacro: \(error)\n")
                     results[index] = result
                     failed += 1
@@ -249,10 +257,13 @@ public struct BatchRunner {
     /// Writes `text` to `file` with mode 0600, whatever the umask and whatever mode it had.
     static func writeOwnerOnly(_ text: String, to file: URL) throws {
         let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))")
+        }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         guard fchmod(fd, 0o600) == 0 else {
-            throw ChildProcess.SpawnError(description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
+            throw ChildProcess.SpawnError(
+                description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
         }
         try handle.write(contentsOf: Data(text.utf8))
         try handle.close()
@@ -275,14 +286,18 @@ public struct BatchRunner {
         return folder.appendingPathComponent("\(stem).\(name).\(ext)")
     }
 
-    private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String) -> BatchResult {
+    private func finish(_ item: Running, _ termination: ChildProcess.Termination, name: String, macro: String)
+        -> BatchResult
+    {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - item.started) / 1e9
         let redactor = Redactor(secrets: configuration.secrets)
         let stdout = keep(
-            String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self), in: item.files.kept?.stdout,
+            String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self),
+            in: item.files.kept?.stdout,
             redactor: redactor)
         let stderr = keep(
-            String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self), in: item.files.kept?.stderr,
+            String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self),
+            in: item.files.kept?.stderr,
             redactor: redactor)
         let stats = MacroStats.read(from: item.files.stats)
         let status: BatchResult.Status
@@ -316,9 +331,10 @@ public struct BatchRunner {
     }
 
     /// SIGTERM and SIGHUP stop the batch as Ctrl-C does (children interrupted, then killed after
-    /// `killGrace`; the temporary folder removed; the summary printed). Only signals with the default
-    /// disposition are caught: one ignored when apimacro started (`nohup`) stays ignored.
-    /// Returns the old actions to put back.
+    /// `killGrace`; the temporary folder removed; the summary printed).
+    ///
+    /// Only signals with the default disposition are caught: one ignored when apimacro started
+    /// (`nohup`) stays ignored. Returns the old actions to put back.
     private static func catchTermination() -> [(Int32, sigaction)] {
         batchTerminatedBy.store(0, ordering: .relaxed)
         var saved: [(Int32, sigaction)] = []
@@ -330,7 +346,8 @@ public struct BatchRunner {
             #endif
             var action = sigaction()
             #if canImport(Glibc)
-                action.__sigaction_handler.sa_handler = { signal in batchTerminatedBy.store(signal, ordering: .relaxed) }
+                action.__sigaction_handler.sa_handler = { signal in batchTerminatedBy.store(signal, ordering: .relaxed)
+                }
             #endif
             sigemptyset(&action.sa_mask)
             var previous = sigaction()

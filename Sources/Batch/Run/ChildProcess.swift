@@ -25,6 +25,7 @@ struct ChildProcess {
     let pid: pid_t
 
     /// Starts `executable` with `arguments` (argv[1...]) and `environment`.
+    ///
     /// SIGINT, SIGTERM, SIGALRM and SIGPIPE start with their default disposition
     /// and no signal is blocked, whatever the parent inherited.
     static func spawn(
@@ -53,7 +54,9 @@ struct ChildProcess {
 
         let argv = ([executable] + arguments).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }
-        defer { (argv + envp).forEach { free($0) } }
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
         var pid: pid_t = 0
         let status = (argv + [nil]).withUnsafeBufferPointer { arguments -> Int32 in
             (envp + [nil]).withUnsafeBufferPointer { variables in

@@ -15,8 +15,10 @@ public struct MacroStats: Codable, Sendable, Equatable {
         self.cacheHits = cacheHits
     }
 
-    /// Writes the counts to `file` (nil: does nothing). Errors are ignored: the
-    /// parent then reports "-", which is all it could say anyway.
+    /// Writes the counts to `file` (nil: does nothing).
+    ///
+    /// Errors are ignored: the parent then reports "-", which is all it could
+    /// say anyway.
     public func write(to file: URL?) {
         guard let file, let data = try? JSONEncoder().encode(self) else { return }
         try? data.write(to: file, options: .atomic)

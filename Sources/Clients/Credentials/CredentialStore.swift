@@ -8,8 +8,10 @@ import Foundation
 
 /// The tokens `apimacro login` obtained, in `<APIMACRO_HOME>/credentials.json`
 /// (mode 0600): `{"NAME": {"token": …, "kind": "access_token|api_key",
-/// "obtained_at": EPOCH, "scope": …}}`. It refuses a file others can read or
-/// write, and no token ever appears in its errors or descriptions.
+/// "obtained_at": EPOCH, "scope": …}}`.
+///
+/// It refuses a file others can read or write, and no token ever appears in its
+/// errors or descriptions.
 public struct CredentialStore: Sendable, CustomStringConvertible {
     /// One stored credential.
     public struct Entry: Sendable {
@@ -60,6 +62,7 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     }
 
     /// Stores `token` for `name` (replacing any previous one, keeping the others).
+    ///
     /// Creates `home` (mode 0700) when missing; the file ends with mode 0600
     /// whatever the umask, and is replaced atomically.
     public func save(_ token: Secret, for name: String, kind: String, scope: String? = nil) throws {
@@ -73,9 +76,10 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         try write(all)
     }
 
-    /// Forgets the credential of `name`; true if there was one. A file that is
-    /// not valid JSON is refused with `load`'s error and left alone: it may still
-    /// hold everyone else's tokens, for the user to repair.
+    /// Forgets the credential of `name`; true if there was one.
+    ///
+    /// A file that is not valid JSON is refused with `load`'s error and left
+    /// alone: it may still hold everyone else's tokens, for the user to repair.
     @discardableResult
     public func remove(_ name: String) throws -> Bool {
         let all = try load()
@@ -92,7 +96,8 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
             throw APIError(
                 .auth,
                 "cannot use the credential file \(path.path): it is not valid JSON (nothing was read from it or "
-                    + "changed in it); repair it, or move it aside (it may hold tokens you want to keep) and log in again")
+                    + "changed in it); repair it, or move it aside (it may hold tokens you want to keep) and log in again"
+            )
         }
         return object
     }
@@ -117,9 +122,11 @@ enum SecureFile {
     /// The largest file read: 1 MiB (a credential file is a few hundred bytes).
     static let sizeLimit = 1 << 20
 
-    /// The file's bytes, or nil when it does not exist. Throws `.auth` when it
-    /// is not a regular file (a FIFO, a device: opened without blocking, never
-    /// read), is larger than `sizeLimit`, or the group or others may read or write it.
+    /// The file's bytes, or nil when it does not exist.
+    ///
+    /// Throws `.auth` when it is not a regular file (a FIFO, a device: opened without
+    /// blocking, never read), is larger than `sizeLimit`, or the group or others may
+    /// read or write it.
     static func contents(of url: URL) throws -> [UInt8]? {
         // O_NONBLOCK: opening a FIFO must not wait for a writer.
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
@@ -132,11 +139,13 @@ enum SecureFile {
         guard fstat(fd, &info) == 0 else { throw APIError(.auth, "cannot inspect \(url.path): \(errorText())") }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw APIError(
-                .auth, "refusing to read \(url.path): it is not a regular file (a FIFO, a device or a folder); "
+                .auth,
+                "refusing to read \(url.path): it is not a regular file (a FIFO, a device or a folder); "
                     + "remove it, then log in again")
         }
         guard info.st_size <= sizeLimit else {
-            throw APIError(.auth, "refusing to read \(url.path): it is larger than 1 MiB; it is not a file apimacro wrote")
+            throw APIError(
+                .auth, "refusing to read \(url.path): it is larger than 1 MiB; it is not a file apimacro wrote")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let mode = info.st_mode & 0o777

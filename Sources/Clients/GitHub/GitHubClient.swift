@@ -6,9 +6,13 @@ public struct GitHubConfiguration: Sendable {
     public var token: Secret?
     /// `X-GitHub-Api-Version`: `APIMACRO_GITHUB_API_VERSION`, default 2022-11-28.
     public var apiVersion: String
-    /// Per-request timeout, seconds. Default 30.
+    /// Per-request timeout, seconds.
+    ///
+    /// Default 30.
     public var timeout: Double
-    /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds. Default 60.
+    /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds.
+    ///
+    /// Default 60.
     public var maxWait: Double
     /// `APIMACRO_GITHUB_GRAPHQL_URL`: the GraphQL endpoint, when it is not where
     /// `baseURL` implies (see `graphQLEndpoint`); nil to derive it.
@@ -31,12 +35,17 @@ public struct GitHubConfiguration: Sendable {
     }
 
     /// Reads the environment variables of SPEC §2 over these defaults.
-    public static func fromEnvironment(_ environment: [String: String], timeout: Double = 30, maxWait: Double = 60) -> GitHubConfiguration {
-        let token = [environment["APIMACRO_GITHUB_TOKEN"], environment["GITHUB_TOKEN"]].compactMap { $0 }.first { !$0.isEmpty }
+    public static func fromEnvironment(_ environment: [String: String], timeout: Double = 30, maxWait: Double = 60)
+        -> GitHubConfiguration
+    {
+        let token = [environment["APIMACRO_GITHUB_TOKEN"], environment["GITHUB_TOKEN"]].compactMap { $0 }.first {
+            !$0.isEmpty
+        }
         return GitHubConfiguration(
             baseURL: environment["APIMACRO_GITHUB_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
             token: token.map(Secret.init),
-            apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultAPIVersion,
+            apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? defaultAPIVersion,
             timeout: timeout, maxWait: maxWait,
             graphQLURL: environment["APIMACRO_GITHUB_GRAPHQL_URL"].flatMap { $0.isEmpty ? nil : $0 })
     }
@@ -63,9 +72,12 @@ public final class GitHubClient: Sendable {
     public init(configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
-        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+        api = APIClient(
+            configuration: configuration.client, transport: transport, log: log, redactor: redactor,
+            rateLimits: rateLimits)
         graphQLAPI = APIClient(
-            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor,
+            rateLimits: rateLimits)
     }
 
     /// GitHub lists link their pages with `Link` headers.

@@ -31,7 +31,9 @@ public enum GitHubGraphQL {
     /// `text` as a JSON string literal.
     static func jsonString(_ text: String) -> [UInt8] {
         // A one-element array always serializes; its brackets are dropped.
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
+            ?? Data("[\"\"]".utf8)
         return Array(data.dropFirst().dropLast())
     }
 
@@ -65,8 +67,10 @@ extension GitHubConfiguration {
 }
 
 extension GitHubClient {
-    /// Sends `query` with `variablesJSON` (a JSON object) to the GraphQL endpoint. HTTP
-    /// failures throw `APIError`; an answer holding `errors` throws `GraphQLError`.
+    /// Sends `query` with `variablesJSON` (a JSON object) to the GraphQL endpoint.
+    ///
+    /// HTTP failures throw `APIError`; an answer holding `errors` throws
+    /// `GraphQLError`.
     public func graphQL(_ query: String, variablesJSON: [UInt8]? = nil) async throws -> Response {
         let response = try await graphQLAPI.send(
             GitHubGraphQL.request(endpoint: configuration.graphQLEndpoint, query: query, variablesJSON: variablesJSON))

@@ -17,8 +17,10 @@ public enum GitHubRouter: Sendable {
     /// The items a page asks for (GitHub's maximum).
     public static let pageSize = 100
 
-    /// The request for this endpoint. Logins are escaped as one path segment,
-    /// so `../x` cannot reach another endpoint.
+    /// The request for this endpoint.
+    ///
+    /// Logins are escaped as one path segment, so `../x` cannot reach another
+    /// endpoint.
     public var request: Request {
         switch self {
         case .user(let login):
@@ -49,7 +51,8 @@ public enum GitHubRouter: Sendable {
     public func firstPage(limit: Int?) -> Request {
         var request = self.request
         if !request.query.contains(where: { $0.0 == "per_page" }) {
-            request.query.append(("per_page", String(min(GitHubRouter.pageSize, max(1, limit ?? GitHubRouter.pageSize)))))
+            request.query.append(
+                ("per_page", String(min(GitHubRouter.pageSize, max(1, limit ?? GitHubRouter.pageSize)))))
         }
         return request
     }

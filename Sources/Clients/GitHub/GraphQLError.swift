@@ -1,5 +1,6 @@
-/// A GraphQL answer that held `errors` (GitHub sends them with HTTP 200). Its
-/// description is the first message.
+/// A GraphQL answer that held `errors` (GitHub sends them with HTTP 200).
+///
+/// Its description is the first message.
 public struct GraphQLError: Error, Sendable, CustomStringConvertible {
     /// Every error's `message`, in order.
     public let messages: [String]

@@ -10,7 +10,9 @@ public struct InstagramConfiguration: Sendable {
     public var tokenSource: String?
     /// `APIMACRO_INSTAGRAM_CLIENT_ID`: the registered app's client id (needed to log in).
     public var clientID: String?
-    /// `APIMACRO_INSTAGRAM_REDIRECT_URI`: the registered redirect URI. Default `http://127.0.0.1:8765/callback`.
+    /// `APIMACRO_INSTAGRAM_REDIRECT_URI`: the registered redirect URI.
+    ///
+    /// Default `http://127.0.0.1:8765/callback`.
     public var redirectURI: String
     /// `APIMACRO_INSTAGRAM_AUTHORIZE_URL`; default: the base URL without `/v1`, plus `/oauth/authorize/`.
     public var authorizeURL: String
@@ -22,7 +24,8 @@ public struct InstagramConfiguration: Sendable {
 
     public init(
         baseURL: String = InstagramConfiguration.defaultBaseURL, token: Secret? = nil, tokenSource: String? = nil,
-        clientID: String? = nil, redirectURI: String = InstagramConfiguration.defaultRedirectURI, authorizeURL: String? = nil,
+        clientID: String? = nil, redirectURI: String = InstagramConfiguration.defaultRedirectURI,
+        authorizeURL: String? = nil,
         timeout: Double = 30, maxWait: Double = 60
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -45,7 +48,8 @@ public struct InstagramConfiguration: Sendable {
         return InstagramConfiguration(
             baseURL: value("APIMACRO_INSTAGRAM_URL") ?? defaultBaseURL, token: envToken ?? storedToken,
             tokenSource: envToken != nil ? "env APIMACRO_INSTAGRAM_TOKEN" : (storedToken != nil ? "stored login" : nil),
-            clientID: value("APIMACRO_INSTAGRAM_CLIENT_ID"), redirectURI: value("APIMACRO_INSTAGRAM_REDIRECT_URI") ?? defaultRedirectURI,
+            clientID: value("APIMACRO_INSTAGRAM_CLIENT_ID"),
+            redirectURI: value("APIMACRO_INSTAGRAM_REDIRECT_URI") ?? defaultRedirectURI,
             authorizeURL: value("APIMACRO_INSTAGRAM_AUTHORIZE_URL"), timeout: timeout, maxWait: maxWait)
     }
 
@@ -53,10 +57,12 @@ public struct InstagramConfiguration: Sendable {
     public func loginFlow() throws -> OAuthImplicitFlow {
         guard let clientID else {
             throw APIError(
-                .auth, "set APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values to log in",
+                .auth,
+                "set APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values to log in",
                 api: "instagram")
         }
-        return OAuthImplicitFlow(authorizeURL: authorizeURL, clientID: clientID, redirectURI: redirectURI, name: "instagram")
+        return OAuthImplicitFlow(
+            authorizeURL: authorizeURL, clientID: clientID, redirectURI: redirectURI, name: "instagram")
     }
 
     /// The pipeline configuration: the token travels as `access_token`, as v1 requires.

@@ -54,9 +54,9 @@ public enum InstagramEnvelope {
         let type = JSONPath.string(in: response.body, path: ["meta", "error_type"])
         let text = JSONPath.string(in: response.body, path: ["meta", "error_message"])
         switch (type, text) {
-        case let (type?, text?): return "\(type): \(text)"
-        case let (nil, text?): return text
-        case let (type?, nil): return type
+        case (let type?, let text?): return "\(type): \(text)"
+        case (nil, let text?): return text
+        case (let type?, nil): return type
         default: return nil
         }
     }

@@ -2,8 +2,10 @@ import Foundation
 
 /// The OAuth 2 implicit grant (RFC 6749 §4.2) as a CLI drives it: build the
 /// authorize URL the user opens in a browser, then take the `access_token`
-/// from the URL the browser was redirected to. Any API can use it
-/// (Instagram, manifest plugins with `auth.kind = "oauth2_implicit"`).
+/// from the URL the browser was redirected to.
+///
+/// Any API can use it (Instagram, manifest plugins with
+/// `auth.kind = "oauth2_implicit"`).
 public struct OAuthImplicitFlow: Sendable {
     /// The provider's authorize endpoint (`https://api.instagram.com/oauth/authorize`).
     public var authorizeURL: String
@@ -47,11 +49,13 @@ public struct OAuthImplicitFlow: Sendable {
     }
 
     /// The access token carried by `redirect`, the URL the browser ended on
-    /// (in its fragment, or its query). Throws `.auth` for a provider error,
-    /// a state mismatch or a missing token, `.invalidRequest` for a non-URL.
-    /// `expectedState` is the state of the login this redirect finishes; nil
-    /// (no login pending, or an expired one) is a refusal: a token is only
-    /// ever taken for a login this user started.
+    /// (in its fragment, or its query).
+    ///
+    /// Throws `.auth` for a provider error, a state mismatch or a missing
+    /// token, `.invalidRequest` for a non-URL. `expectedState` is the state of
+    /// the login this redirect finishes; nil (no login pending, or an expired
+    /// one) is a refusal: a token is only ever taken for a login this user
+    /// started.
     public func complete(redirect: String, expectedState: String?) throws -> Secret {
         let url = try RedirectURL(redirect)
         let parameters = url.parameters
@@ -84,7 +88,9 @@ public struct OAuthImplicitFlow: Sendable {
         var message =
             "no \(login) login is pending (none was started, it was already used, or it is older than 15 minutes), "
             + "so this redirect cannot be trusted and nothing was stored; start the login again with apimacro login \(login)"
-        if login == "instagram" { message += " (in a macro: instagram.authorize_url(), then instagram.complete_login(url))" }
+        if login == "instagram" {
+            message += " (in a macro: instagram.authorize_url(), then instagram.complete_login(url))"
+        }
         return message
     }
 

@@ -10,7 +10,9 @@ public enum ShortenerRouter: Sendable {
     public var request: Request {
         switch self {
         case .shorten(let longURL):
-            let body = (try? JSONSerialization.data(withJSONObject: ["longUrl": longURL], options: [.withoutEscapingSlashes])) ?? Data()
+            let body =
+                (try? JSONSerialization.data(withJSONObject: ["longUrl": longURL], options: [.withoutEscapingSlashes]))
+                ?? Data()
             return Request("POST", "/url", body: .json(Array(body)))
         case .expand(let shortURL):
             return Request("GET", "/url", query: [("shortUrl", shortURL)])
@@ -31,7 +33,10 @@ public struct ShortenerConfiguration: Sendable {
 
     public static let defaultBaseURL = "https://www.googleapis.com/urlshortener/v1"
 
-    public init(baseURL: String = ShortenerConfiguration.defaultBaseURL, key: Secret? = nil, keySource: String? = nil, timeout: Double = 30, maxWait: Double = 60) {
+    public init(
+        baseURL: String = ShortenerConfiguration.defaultBaseURL, key: Secret? = nil, keySource: String? = nil,
+        timeout: Double = 30, maxWait: Double = 60
+    ) {
         self.baseURL = baseURL
         self.key = key
         self.keySource = keySource
@@ -39,24 +44,28 @@ public struct ShortenerConfiguration: Sendable {
         self.maxWait = maxWait
     }
 
-    public static func fromEnvironment(_ environment: [String: String], storedKey: Secret?, timeout: Double = 30, maxWait: Double = 60) -> ShortenerConfiguration {
+    public static func fromEnvironment(
+        _ environment: [String: String], storedKey: Secret?, timeout: Double = 30, maxWait: Double = 60
+    ) -> ShortenerConfiguration {
         let envKey = environment["APIMACRO_SHORTENER_KEY"].flatMap { $0.isEmpty ? nil : Secret($0) }
         return ShortenerConfiguration(
             baseURL: environment["APIMACRO_SHORTENER_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
-            key: envKey ?? storedKey, keySource: envKey != nil ? "env APIMACRO_SHORTENER_KEY" : (storedKey != nil ? "stored key" : nil),
+            key: envKey ?? storedKey,
+            keySource: envKey != nil ? "env APIMACRO_SHORTENER_KEY" : (storedKey != nil ? "stored key" : nil),
             timeout: timeout, maxWait: maxWait)
     }
 
     /// Google's error body: `{"error": {"code", "message", "errors": [...]}}`.
     public var client: ClientConfiguration {
         ClientConfiguration(
-            name: "shortener", baseURL: baseURL, credential: key.map { .query(name: "key", value: $0) }, timeout: timeout,
+            name: "shortener", baseURL: baseURL, credential: key.map { .query(name: "key", value: $0) },
+            timeout: timeout,
             maxWait: maxWait,
             errorMessage: { response in
                 let message = JSONPath.string(in: response.body, path: ["error", "message"])
                 let reason = JSONPath.string(in: response.body, path: ["error", "errors", "0", "reason"])
                 switch (message, reason) {
-                case let (message?, reason?): return "\(message) (\(reason))"
+                case (let message?, let reason?): return "\(message) (\(reason))"
                 default: return message ?? reason
                 }
             },
@@ -82,7 +91,9 @@ public final class ShortenerClient: Sendable {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty
         else {
-            throw APIError(.invalidRequest, "\(argument) must be an absolute http(s) URL, not \(text.debugDescription)", api: "shortener")
+            throw APIError(
+                .invalidRequest, "\(argument) must be an absolute http(s) URL, not \(text.debugDescription)",
+                api: "shortener")
         }
     }
 

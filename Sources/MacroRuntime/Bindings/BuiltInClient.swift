@@ -5,6 +5,7 @@ import PythonBridge
 /// `apimacro.NAME`, the `api` of its errors, a name no plugin may take), where its
 /// credential comes from (`auth status`), how `apimacro login NAME` gets one, the
 /// keys of its `[NAME]` table in `config.toml`, and how its binding builds it.
+///
 /// `ClientRegistry.all` lists them all.
 struct BuiltInClient: Sendable {
     /// How `apimacro login NAME` (and the REPL's `:login NAME`) gets a credential.

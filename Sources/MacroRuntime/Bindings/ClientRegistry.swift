@@ -1,9 +1,11 @@
 import Foundation
 import PluginHost
 
-/// The built-in clients. Adding one is its router and client (in `Sources/Clients`),
-/// its binding (in `Bindings/`) and one entry here: the module, `login`, `auth status`,
-/// `config.toml`, the REPL and the plugins' reserved names all read this list.
+/// The built-in clients.
+///
+/// Adding one is its router and client (in `Sources/Clients`), its binding (in
+/// `Bindings/`) and one entry here: the module, `login`, `auth status`, `config.toml`,
+/// the REPL and the plugins' reserved names all read this list.
 enum ClientRegistry {
     static let all: [BuiltInClient] = [
         BuiltInClient(
@@ -12,9 +14,11 @@ enum ClientRegistry {
         BuiltInClient(
             name: "instagram", credentialVariables: ["APIMACRO_INSTAGRAM_TOKEN"],
             login: .oauthImplicit(flow: { try $0.instagram(storedToken: nil).loginFlow() }),
-            configKeys: ["url", "token", "client_id", "redirect_uri", "authorize_url"], install: InstagramBinding.install),
+            configKeys: ["url", "token", "client_id", "redirect_uri", "authorize_url"],
+            install: InstagramBinding.install),
         BuiltInClient(
-            name: "shortener", credentialVariables: ["APIMACRO_SHORTENER_KEY"], login: .pastedKey(label: "your Google API key"),
+            name: "shortener", credentialVariables: ["APIMACRO_SHORTENER_KEY"],
+            login: .pastedKey(label: "your Google API key"),
             configKeys: ["url", "key"], install: ShortenerBinding.install),
         // `apimacro.request`, `get` and `post`: any HTTP API, no credential of its own.
         BuiltInClient(name: "http", credentialVariables: [], login: nil, configKeys: [], install: HTTPBinding.install),

@@ -23,8 +23,9 @@ final class GitHubBinding {
     /// A lazy iterator over every page of a list endpoint.
     func iterate(_ route: GitHubRouter, limit: Int?) throws -> PyRef {
         try iterators.instance(
-            PageState(client: client.api, first: route.firstPage(limit: limit), pagination: GitHubClient.pagination,
-                      limit: limit, decoder: decoder))
+            PageState(
+                client: client.api, first: route.firstPage(limit: limit), pagination: GitHubClient.pagination,
+                limit: limit, decoder: decoder))
     }
 
     /// `github.rate_limit`: a dict as last seen, or None.
@@ -42,18 +43,24 @@ final class GitHubBinding {
         let runtime = context.runtime
         let module = context.module
         let client = GitHubClient(
-            configuration: runtime.settings.github, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
+            configuration: runtime.settings.github, transport: runtime.transport, log: runtime.log,
+            redactor: runtime.redactor)
         let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
-            doc: "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN).")
+            doc:
+                "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."
+        )
         let user = try builder.method("user", doc: "user(login) -> dict\n\nGET users/{login}.") { binding, arguments in
             try binding.fetch(userRoute(arguments))
         }
         try builder.method(
-            "repos", doc: "repos(login, limit=None, **params) -> iterator of dicts\n\nGET users/{login}/repos, every page."
+            "repos",
+            doc: "repos(login, limit=None, **params) -> iterator of dicts\n\nGET users/{login}/repos, every page."
         ) { binding, arguments in
-            let known = PyArguments(positional: arguments.positional, keywords: arguments.keywords.filter { ["login", "limit"].contains($0.0) })
+            let known = PyArguments(
+                positional: arguments.positional,
+                keywords: arguments.keywords.filter { ["login", "limit"].contains($0.0) })
             let slots = try known.bind("repos", ["login", "limit"], required: 1)
             let parameters = try Arguments.pairs(
                 keywords: arguments.keywords.filter { !["login", "limit"].contains($0.0) }, in: "repos")
@@ -62,10 +69,14 @@ final class GitHubBinding {
                 limit: Arguments.limit(slots[1], in: "repos"))
         }
         for (name, path) in [("followers", "followers"), ("following", "following")] {
-            try builder.method(name, doc: "\(name)(login, limit=None) -> iterator of dicts\n\nGET users/{login}/\(path), every page.") { binding, arguments in
+            try builder.method(
+                name, doc: "\(name)(login, limit=None) -> iterator of dicts\n\nGET users/{login}/\(path), every page."
+            ) { binding, arguments in
                 let slots = try arguments.bind(name, ["login", "limit"], required: 1)
                 let login = try Arguments.string(slots[0], "login", in: name)
-                return try binding.iterate(name == "followers" ? .followers(login: login) : .following(login: login), limit: Arguments.limit(slots[1], in: name))
+                return try binding.iterate(
+                    name == "followers" ? .followers(login: login) : .following(login: login),
+                    limit: Arguments.limit(slots[1], in: name))
             }
         }
         let get = try builder.method(
@@ -74,18 +85,26 @@ final class GitHubBinding {
             try binding.fetch(getRoute(arguments))
         }
         try builder.method(
-            "paginate", doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
+            "paginate",
+            doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
         ) { binding, arguments in
             let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
             return try binding.iterate(
-                .paginate(path: Arguments.string(slots[0], "path", in: "paginate"), parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
+                .paginate(
+                    path: Arguments.string(slots[0], "path", in: "paginate"),
+                    parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
                 limit: Arguments.limit(slots[2], in: "paginate"))
         }
         try GraphQLBinding.install(on: builder, module: module)
-        try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") { try $0.rateLimit() }
+        try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") {
+            try $0.rateLimit()
+        }
         try builder.method("__repr__") { binding, _ in
             let token = binding.client.configuration.token == nil ? "no token" : "token set"
-            return try PyRef(string: "<apimacro.github \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(token))>")
+            return try PyRef(
+                string:
+                    "<apimacro.github \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(token))>"
+            )
         }
         try builder.build()
         try module.set("github", builder.instance(binding))
@@ -108,7 +127,8 @@ final class GitHubBinding {
     static func getRoute(_ arguments: PyArguments) throws -> GitHubRouter {
         let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)
         return .get(
-            path: try Arguments.string(slots[0], "path", in: "get"), parameters: try Arguments.pairs(slots[1], "params", in: "get"),
+            path: try Arguments.string(slots[0], "path", in: "get"),
+            parameters: try Arguments.pairs(slots[1], "params", in: "get"),
             headers: try Arguments.pairs(slots[2], "headers", in: "get"))
     }
 }

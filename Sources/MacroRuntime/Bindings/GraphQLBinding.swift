@@ -4,8 +4,10 @@ import PythonBridge
 
 /// `github.graphql(query, **variables)` and `github.graphql_paginate(query, path,
 /// limit=None, **variables)`: GitHub's GraphQL API as two more methods of the
-/// `github` object. Answers are checked and walked by the small Python helpers
-/// below (they see the decoded dicts directly); pages go through `PageState`.
+/// `github` object.
+///
+/// Answers are checked and walked by the small Python helpers below (they see the
+/// decoded dicts directly); pages go through `PageState`.
 enum GraphQLBinding {
     /// Adds the methods to the `github` class and the helpers to `module`.
     static func install(on builder: NativeClass<GitHubBinding>, module: NativeModule) throws {
@@ -39,7 +41,8 @@ enum GraphQLBinding {
                 selects pageInfo { hasNextPage endCursor }. `limit` stops without asking for another page.
                 """
         ) { binding, arguments in
-            let slots = try own(arguments, ["query", "path", "limit"]).bind("graphql_paginate", ["query", "path", "limit"], required: 2)
+            let slots = try own(arguments, ["query", "path", "limit"]).bind(
+                "graphql_paginate", ["query", "path", "limit"], required: 2)
             let query = try Arguments.string(slots[0], "query", in: "graphql_paginate")
             let path = try Arguments.string(slots[1], "path", in: "graphql_paginate")
             let limit = try Arguments.limit(slots[2], in: "graphql_paginate")
@@ -49,8 +52,12 @@ enum GraphQLBinding {
                     "graphql_paginate() needs a query that declares $cursor and passes it on, e.g. "
                         + "query($cursor: String) { repository(...) { issues(first: 50, after: $cursor) { ... } } }")
             }
-            guard !path.isEmpty, !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
-                throw APIError(.invalidRequest, "graphql_paginate() needs a path such as \"repository.issues\", not \(path.debugDescription)")
+            guard !path.isEmpty,
+                !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            else {
+                throw APIError(
+                    .invalidRequest,
+                    "graphql_paginate() needs a path such as \"repository.issues\", not \(path.debugDescription)")
             }
             let variables = try variablesDict(arguments, reserved: ["query", "path", "limit"])
             if try variables.item("cursor") == nil { try variables.setItem("cursor", .none) }
@@ -58,11 +65,13 @@ enum GraphQLBinding {
             let api = client.graphQLAPI
             let pathObject = try PyRef(string: path)
             let state = PageState(
-                client: api, first: try request(client, query: query, variables: variables), pagination: .none, limit: limit,
+                client: api, first: try request(client, query: query, variables: variables), pagination: .none,
+                limit: limit,
                 decoder: binding.decoder,
                 page: { payload, response, sent in
                     let sentCursor = try variables.item("cursor") ?? .none
-                    let result = try helper("_graphql_page").call(try [payload, pathObject, sentCursor] + facts(response, api: api))
+                    let result = try helper("_graphql_page").call(
+                        try [payload, pathObject, sentCursor] + facts(response, api: api))
                     let items = try PyRef.checked(PySequence.item(result, 0))
                     let cursor = try PyRef.checked(PySequence.item(result, 1))
                     guard !cursor.isNone else { return (items, nil) }
@@ -79,7 +88,8 @@ enum GraphQLBinding {
     static func request(_ client: GitHubClient, query: String, variables: PyRef) throws -> Request {
         let dumps = try Interpreter.import("json").attribute("dumps")
         let text = try String(pythonString: dumps.call([variables], kwargs: [("ensure_ascii", .bool(false))]))
-        return GitHubGraphQL.request(endpoint: client.configuration.graphQLEndpoint, query: query, variablesJSON: Array(text.utf8))
+        return GitHubGraphQL.request(
+            endpoint: client.configuration.graphQLEndpoint, query: query, variablesJSON: Array(text.utf8))
     }
 
     /// The positional arguments and the method's own keywords (the rest are GraphQL variables).
@@ -95,7 +105,10 @@ enum GraphQLBinding {
 
     /// Status, URL and (redacted) body of `response`, for the helpers' exceptions.
     static func facts(_ response: Response, api: APIClient) throws -> [PyRef] {
-        [try PythonValue.int(response.status).toPython(), try PyRef(string: response.url), try PyRef(string: api.redactor.redact(response.text))]
+        [
+            try PythonValue.int(response.status).toPython(), try PyRef(string: response.url),
+            try PyRef(string: api.redactor.redact(response.text)),
+        ]
     }
 
     static func helper(_ name: String) throws -> PyRef {

@@ -26,13 +26,16 @@ final class ResponseState {
     var charset: String {
         let type = response.headers["content-type"]?.lowercased() ?? ""
         guard let range = type.range(of: "charset=") else { return "utf-8" }
-        return String(type[range.upperBound...].prefix { $0 != ";" && $0 != " " }).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        return String(type[range.upperBound...].prefix { $0 != ";" && $0 != " " }).trimmingCharacters(
+            in: CharacterSet(charactersIn: "\""))
     }
 }
 
 /// `apimacro.request`, `get`, `post` and the `Response` class (SPEC §3, "any HTTP API").
 enum HTTPBinding {
-    static let parameters = ["method", "url", "params", "headers", "json", "data", "files", "auth", "timeout", "cache", "check"]
+    static let parameters = [
+        "method", "url", "params", "headers", "json", "data", "files", "auth", "timeout", "cache", "check",
+    ]
 
     static func install(_ context: BuiltInClient.Context) throws {
         let (module, runtime, decoder) = (context.module, context.runtime, context.decoder)
@@ -119,7 +122,8 @@ enum HTTPBinding {
     /// Multipart parts from `files`: name → bytes, a path, or (filename, bytes, content_type).
     static func parts(_ files: PyRef) throws -> [MultipartPart] {
         guard let items = files.attributeIfPresent("items"), items.isCallable else {
-            throw ArgumentError("request() argument 'files' must be a dict of name -> bytes, path or (filename, bytes, content_type)")
+            throw ArgumentError(
+                "request() argument 'files' must be a dict of name -> bytes, path or (filename, bytes, content_type)")
         }
         return try elements(of: items.call()).map { entry in
             let pair = try elements(of: entry)
@@ -140,7 +144,9 @@ enum HTTPBinding {
             switch items[1] {
             case .bytes(let bytes): data = bytes
             case .string(let text): data = Array(text.utf8)
-            default: throw ArgumentError("request() files[\(name.debugDescription)]: the tuple's content must be bytes or str")
+            default:
+                throw ArgumentError(
+                    "request() files[\(name.debugDescription)]: the tuple's content must be bytes or str")
             }
             var contentType: String?
             if items.count == 3, case .string(let type) = items[2] { contentType = type }
@@ -170,10 +176,17 @@ enum HTTPBinding {
         let headersType = try module.object.attribute("Headers")
         try builder.property("status", doc: "The status code.") { try PythonValue.int($0.response.status).toPython() }
         try builder.property("ok", doc: "Whether the status is 2xx.") { .bool($0.response.isSuccess) }
-        try builder.property("url", doc: "The URL that answered (credentials redacted).") { try PyRef(string: $0.response.url) }
-        try builder.property("headers", doc: "The headers, looked up without regard to case.") { try $0.headers(using: headersType) }
-        try builder.property("content", doc: "The body as bytes.") { try PythonValue.bytes($0.response.body).toPython() }
-        try builder.property("text", doc: "The body decoded with the charset of Content-Type (default UTF-8).") { state in
+        try builder.property("url", doc: "The URL that answered (credentials redacted).") {
+            try PyRef(string: $0.response.url)
+        }
+        try builder.property("headers", doc: "The headers, looked up without regard to case.") {
+            try $0.headers(using: headersType)
+        }
+        try builder.property("content", doc: "The body as bytes.") {
+            try PythonValue.bytes($0.response.body).toPython()
+        }
+        try builder.property("text", doc: "The body decoded with the charset of Content-Type (default UTF-8).") {
+            state in
             let bytes = try PythonValue.bytes(state.response.body).toPython()
             do {
                 return try bytes.callMethod("decode", [PyRef(string: state.charset), PyRef(string: "replace")])
@@ -182,23 +195,30 @@ enum HTTPBinding {
                 return try bytes.callMethod("decode", [PyRef(string: "utf-8"), PyRef(string: "replace")])
             }
         }
-        try builder.method("json", doc: "json() -> the body decoded as JSON (ParseError if it is not JSON).") { state, _ in
+        try builder.method("json", doc: "json() -> the body decoded as JSON (ParseError if it is not JSON).") {
+            state, _ in
             try decoder.decode(state.response, api: "http")
         }
-        try builder.method("xml", doc: "xml() -> xml.etree.ElementTree.Element of the body (RSS and Atom feeds included).") { state, _ in
+        try builder.method(
+            "xml", doc: "xml() -> xml.etree.ElementTree.Element of the body (RSS and Atom feeds included)."
+        ) { state, _ in
             let bytes = try PythonValue.bytes(state.response.body).toPython()
             do {
                 return try Interpreter.import("xml.etree.ElementTree").callMethod("fromstring", [bytes])
             } catch is PythonErrorSet {
                 let reason = PythonException.fetch()?.message ?? "not XML"
                 throw APIError(
-                    .parse, "\(state.response.url) answered \(state.response.status) with a body that is not XML (\(reason))",
+                    .parse,
+                    "\(state.response.url) answered \(state.response.status) with a body that is not XML (\(reason))",
                     status: state.response.status, url: state.response.url, api: "http", body: state.response.text)
             }
         }
-        try builder.method("raise_for_status", doc: "Raises the matching HTTPError if the status is not 2xx.") { state, _ in
+        try builder.method("raise_for_status", doc: "Raises the matching HTTPError if the status is not 2xx.") {
+            state, _ in
             guard state.response.isSuccess else {
-                throw APIError.status(state.response, api: "http", method: state.method, message: ClientConfiguration.jsonMessage(state.response))
+                throw APIError.status(
+                    state.response, api: "http", method: state.method,
+                    message: ClientConfiguration.jsonMessage(state.response))
             }
             return .none
         }

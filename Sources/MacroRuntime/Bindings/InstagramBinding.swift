@@ -18,7 +18,8 @@ final class InstagramBinding {
     var remember: @Sendable (String) -> Void = { _ in }
 
     init(
-        client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore, storeProblem: APIError?,
+        client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore,
+        storeProblem: APIError?,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.client = client
@@ -42,11 +43,14 @@ final class InstagramBinding {
                 .parse, "\(response.url) did not answer with the v1 envelope (meta, data)", status: response.status,
                 url: response.url, api: "instagram", body: response.text)
         }
-        if let code = try? meta.item("code"), case .int(let value) = (try? PythonValue(python: code)) ?? .none, value != 200 {
+        if let code = try? meta.item("code"), case .int(let value) = (try? PythonValue(python: code)) ?? .none,
+            value != 200
+        {
             let type = (try? meta.item("error_type")).flatMap { try? $0?.str() }
             let message = (try? meta.item("error_message")).flatMap { try? $0?.str() } ?? "meta.code \(value)"
             throw APIError(
-                InstagramEnvelope.kind(errorType: type, code: value) ?? .http, "\(response.url): \(type.map { "\($0): " } ?? "")\(message)",
+                InstagramEnvelope.kind(errorType: type, code: value) ?? .http,
+                "\(response.url): \(type.map { "\($0): " } ?? "")\(message)",
                 status: value, url: response.url, api: "instagram", body: response.text)
         }
         return data
@@ -63,7 +67,8 @@ final class InstagramBinding {
         try requireToken()
         return try iterators.instance(
             PageState(
-                client: client.api, first: route.firstPage(limit: limit), pagination: InstagramClient.pagination, limit: limit,
+                client: client.api, first: route.firstPage(limit: limit), pagination: InstagramClient.pagination,
+                limit: limit,
                 decoder: decoder,
                 items: { payload in
                     guard let data = try? payload.item("data") else {
@@ -93,12 +98,14 @@ final class InstagramBinding {
 
     /// `complete_login(redirect_url)`: checks the redirect against the pending login (this
     /// session's `authorize_url()`, else one `apimacro login instagram` saved), stores the
-    /// token (mode 0600) and uses it from now on. No pending login, or an expired one, is an
-    /// `AuthError`: the token is not stored.
+    /// token (mode 0600) and uses it from now on.
+    ///
+    /// No pending login, or an expired one, is an `AuthError`: the token is not stored.
     func completeLogin(redirect: String) throws {
         let flow = try client.loginFlow()
         let time = now()
-        let expected = try pending?.state(at: time) ?? flow.takePendingState(for: "instagram", in: store.home, now: time)
+        let expected =
+            try pending?.state(at: time) ?? flow.takePendingState(for: "instagram", in: store.home, now: time)
         let token = try flow.complete(redirect: redirect, expectedState: expected)
         pending = nil
         try store.save(token, for: "instagram", kind: "access_token")
@@ -118,14 +125,23 @@ final class InstagramBinding {
         binding.remember = { secrets.add($0) }
         let builder = NativeClass<InstagramBinding>(
             name: "Instagram", module: "apimacro",
-            doc: "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`).")
-        try builder.method("authorize_url", doc: "authorize_url(state=None) -> str\n\nThe OAuth2 URL (response_type=token) to open in a browser.") { binding, arguments in
+            doc:
+                "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
+        )
+        try builder.method(
+            "authorize_url",
+            doc: "authorize_url(state=None) -> str\n\nThe OAuth2 URL (response_type=token) to open in a browser."
+        ) { binding, arguments in
             let slots = try arguments.bind("authorize_url", ["state"])
-            let state = try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url") }
+            let state = try slots[0].flatMap {
+                $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url")
+            }
             return try PyRef(string: binding.authorizeURL(state: state))
         }
         try builder.method(
-            "complete_login", doc: "complete_login(redirect_url)\n\nStores the access_token from the redirect URL's fragment; AuthError on error= or a state mismatch."
+            "complete_login",
+            doc:
+                "complete_login(redirect_url)\n\nStores the access_token from the redirect URL's fragment; AuthError on error= or a state mismatch."
         ) { binding, arguments in
             let slots = try arguments.bind("complete_login", ["redirect_url"], required: 1)
             try binding.completeLogin(redirect: Arguments.string(slots[0], "redirect_url", in: "complete_login"))
@@ -142,18 +158,29 @@ final class InstagramBinding {
             return try binding.iterate(.follows, limit: Arguments.limit(slots[0], in: "follows"))
         }
         try builder.method(
-            "recent_media", doc: "recent_media(user_id='self', limit=None) -> iterator of media dicts (filter, link, images, caption, …)"
+            "recent_media",
+            doc:
+                "recent_media(user_id='self', limit=None) -> iterator of media dicts (filter, link, images, caption, …)"
         ) { binding, arguments in
             let slots = try arguments.bind("recent_media", ["user_id", "limit"])
-            let user = try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: "recent_media") } ?? "self"
+            let user =
+                try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: "recent_media") }
+                ?? "self"
             return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[1], in: "recent_media"))
         }
-        try builder.method("get", doc: "get(path, params=None) -> the `data` member of the envelope") { binding, arguments in
+        try builder.method("get", doc: "get(path, params=None) -> the `data` member of the envelope") {
+            binding, arguments in
             let slots = try arguments.bind("get", ["path", "params"], required: 1)
-            return try binding.fetch(.get(path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get")))
+            return try binding.fetch(
+                .get(
+                    path: Arguments.string(slots[0], "path", in: "get"),
+                    parameters: Arguments.pairs(slots[1], "params", in: "get")))
         }
         try builder.method("__repr__") { binding, _ in
-            try PyRef(string: "<apimacro.instagram \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>")
+            try PyRef(
+                string:
+                    "<apimacro.instagram \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>"
+            )
         }
         try builder.build()
         try context.module.set("instagram", builder.instance(binding))

@@ -93,7 +93,10 @@ enum PageIteratorClass {
             return item
         }
         try builder.method("__repr__") { state, _ in
-            try PyRef(string: "<apimacro page iterator over \(state.client.configuration.name)\(state.limit.map { ", limit \($0)" } ?? "")>")
+            try PyRef(
+                string:
+                    "<apimacro page iterator over \(state.client.configuration.name)\(state.limit.map { ", limit \($0)" } ?? "")>"
+            )
         }
         try builder.build()
         return builder

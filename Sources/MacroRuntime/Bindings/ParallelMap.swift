@@ -10,9 +10,11 @@ struct ParallelCall: Sendable {
 
 /// The client methods `apimacro.map` runs natively: their function object
 /// (what a bound method's `__func__` is) → how to turn the method's arguments
-/// into a call. A registration builds its request with the very route builder
-/// the sequential method uses, so a call through `map` sends what the same call
-/// made directly would: every argument, `params` and `headers` included.
+/// into a call.
+///
+/// A registration builds its request with the very route builder the sequential
+/// method uses, so a call through `map` sends what the same call made directly
+/// would: every argument, `params` and `headers` included.
 final class ParallelMethods {
     private var table: [Int: (function: PyRef, make: (PyArguments) throws -> ParallelCall)] = [:]
 
@@ -27,7 +29,9 @@ final class ParallelMethods {
         var target = callable
         var leading: [PyRef] = []
         var keywords: [(String, PyRef)] = []
-        if let partial = try? Interpreter.import("functools").attribute("partial"), (try? callable.isInstance(of: partial)) == true {
+        if let partial = try? Interpreter.import("functools").attribute("partial"),
+            (try? callable.isInstance(of: partial)) == true
+        {
             guard let function = callable.attributeIfPresent("func"), let bound = Self.partialArguments(callable) else {
                 PythonRaise.clear()
                 return nil
@@ -104,12 +108,14 @@ enum ParallelMap {
             let limit = concurrency
             let prepared = calls
             let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
-            return try PySequence.list(responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })
+            return try PySequence.list(
+                responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })
         }
     }
 
     /// Runs the calls with at most `concurrency` in flight; after the first
     /// error no new call starts, and it is thrown once the others finish.
+    ///
     /// The calls run on the global executor, not on the waiting Python thread's
     /// (`withoutGIL`): there a transfer runs inline and they would go one at a time;
     /// from the pool they all reach the transport's transfer thread, which drives

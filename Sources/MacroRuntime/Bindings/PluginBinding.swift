@@ -13,7 +13,8 @@ final class PluginBinding {
     /// from the environment: its calls raise it rather than go out without one.
     let storeProblem: APIError?
 
-    init(client: PluginClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, storeProblem: APIError? = nil) {
+    init(client: PluginClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, storeProblem: APIError? = nil)
+    {
         self.client = client
         self.decoder = decoder
         self.iterators = iterators
@@ -52,13 +53,15 @@ final class PluginBinding {
         case .bool(let flag): return .bool(flag)
         default:
             throw APIError(
-                .invalidRequest, "\(name).\(endpoint)() parameter '\(key)' must be a str, int, float or bool, not \(value.typeName)",
+                .invalidRequest,
+                "\(name).\(endpoint)() parameter '\(key)' must be a str, int, float or bool, not \(value.typeName)",
                 api: name)
         }
     }
 
     /// One request; the payload at `result` as Python, a lazy iterator over every page when it is a list.
-    func fetch(_ request: Request, format: PluginEndpoint.ResponseFormat, result: [String], limit: Int?) throws -> PyRef {
+    func fetch(_ request: Request, format: PluginEndpoint.ResponseFormat, result: [String], limit: Int?) throws -> PyRef
+    {
         let client = self.client
         let response = try withoutGIL { try await client.send(request) }
         switch format {
@@ -66,22 +69,27 @@ final class PluginBinding {
             return try PyRef(string: response.text)
         case .xml:
             do {
-                return try Interpreter.import("xml.etree.ElementTree").callMethod("fromstring", [PythonValue.bytes(response.body).toPython()])
+                return try Interpreter.import("xml.etree.ElementTree").callMethod(
+                    "fromstring", [PythonValue.bytes(response.body).toPython()])
             } catch is PythonErrorSet {
                 let reason = PythonException.fetch()?.message ?? "invalid XML"
-                throw APIError(.parse, "\(response.url) did not answer with XML (\(reason))", status: response.status, url: response.url, api: name, body: response.text)
+                throw APIError(
+                    .parse, "\(response.url) did not answer with XML (\(reason))", status: response.status,
+                    url: response.url, api: name, body: response.text)
             }
         case .json:
             let payload = try decoder.decode(response, api: name)
             guard let value = Self.pick(payload, result) else {
                 throw APIError(
-                    .parse, "\(response.url) answered without \(result.joined(separator: "."))", status: response.status, url: response.url,
+                    .parse, "\(response.url) answered without \(result.joined(separator: "."))",
+                    status: response.status, url: response.url,
                     api: name, body: response.text)
             }
             guard PySequence.isList(value) else { return value }
             // Every page, this one first, through the page iterator every client uses.
             let state = PageState(
-                client: client.api, first: request, pagination: client.manifest.pagination, limit: limit, decoder: decoder,
+                client: client.api, first: request, pagination: client.manifest.pagination, limit: limit,
+                decoder: decoder,
                 items: { [name] payload in
                     guard let items = Self.pick(payload, result) else {
                         throw APIError(.parse, "a page without \(result.joined(separator: "."))", api: name)
@@ -134,54 +142,75 @@ final class PluginBinding {
     func paginate(path: String, parameters: [(String, String)], limit: Int?, result: [String]) throws -> PyRef {
         if let storeProblem { throw storeProblem }
         try client.requireCredential()
-        return try fetch(client.request(path: path, parameters: parameters), format: .json, result: result, limit: limit)
+        return try fetch(
+            client.request(path: path, parameters: parameters), format: .json, result: result, limit: limit)
     }
 
     /// Builds the native class, one client per loaded plugin, and the Python side (`plugins`, `client`).
-    static func install(in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>) throws {
+    static func install(
+        in module: NativeModule, runtime: Runtime, decoder: JSONDecoding, iterators: NativeClass<PageState>
+    ) throws {
         try module.exec(PythonPackage.source("_native_plugins.py"))
         let builder = NativeClass<PluginBinding>(
-            name: "PluginNative", module: "apimacro", doc: "The native half of a plugin client (use apimacro.client(name)).")
+            name: "PluginNative", module: "apimacro",
+            doc: "The native half of a plugin client (use apimacro.client(name)).")
         try builder.method("call") { binding, arguments in try binding.call(arguments) }
         try builder.method("get") { binding, arguments in
             let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)
             return try binding.get(
-                path: Arguments.string(slots[0], "path", in: "get"), parameters: Arguments.pairs(slots[1], "params", in: "get"),
+                path: Arguments.string(slots[0], "path", in: "get"),
+                parameters: Arguments.pairs(slots[1], "params", in: "get"),
                 headers: Arguments.pairs(slots[2], "headers", in: "get"))
         }
         try builder.method("paginate") { binding, arguments in
             let slots = try arguments.bind("paginate", ["path", "params", "limit", "result"], required: 1)
-            let result = try slots[3].flatMap { $0.isNone ? nil : try Arguments.string($0, "result", in: "paginate") } ?? ""
+            let result =
+                try slots[3].flatMap { $0.isNone ? nil : try Arguments.string($0, "result", in: "paginate") } ?? ""
             return try binding.paginate(
-                path: Arguments.string(slots[0], "path", in: "paginate"), parameters: Arguments.pairs(slots[1], "params", in: "paginate"),
+                path: Arguments.string(slots[0], "path", in: "paginate"),
+                parameters: Arguments.pairs(slots[1], "params", in: "paginate"),
                 limit: Arguments.limit(slots[2], in: "paginate"), result: JSONPath.split(result))
         }
         try builder.method("__repr__") { binding, _ in
             let manifest = binding.client.manifest
-            let credentials = manifest.auth == .none ? "" : binding.client.hasCredential ? " (credentials set)" : " (no credentials)"
-            return try PyRef(string: "<apimacro plugin \(manifest.name) \(binding.client.api.redactor.redactURL(binding.client.api.configuration.baseURL))\(credentials)>")
+            let credentials =
+                manifest.auth == .none ? "" : binding.client.hasCredential ? " (credentials set)" : " (no credentials)"
+            return try PyRef(
+                string:
+                    "<apimacro plugin \(manifest.name) \(binding.client.api.redactor.redactURL(binding.client.api.configuration.baseURL))\(credentials)>"
+            )
         }
         try builder.build()
         var natives: [PyRef] = []
         var specs: [PythonValue] = []
         for client in runtime.pluginClients {
             let manifest = client.manifest
-            natives.append(try builder.instance(PluginBinding(client: client, decoder: decoder, iterators: iterators, storeProblem: runtime.credentialProblem)))
+            natives.append(
+                try builder.instance(
+                    PluginBinding(
+                        client: client, decoder: decoder, iterators: iterators, storeProblem: runtime.credentialProblem)
+                ))
             let endpoints: [PythonValue] = manifest.endpoints.map { endpoint in
                 .tuple([
                     .string(endpoint.name), .list(endpoint.parameters.map { .string($0.name) }),
                     .list(endpoint.parameters.map { .bool($0.required) }),
-                    .bool(!endpoint.parameters.contains { $0.name == "limit" }), .string(endpoint.help(plugin: manifest.name)),
+                    .bool(!endpoint.parameters.contains { $0.name == "limit" }),
+                    .string(endpoint.help(plugin: manifest.name)),
                 ])
             }
             specs.append(
                 .tuple([
-                    .string(manifest.name), .string(classDoc(manifest, baseURL: client.api.redactor.redactURL(client.api.configuration.baseURL))), .list(endpoints),
+                    .string(manifest.name),
+                    .string(
+                        classDoc(manifest, baseURL: client.api.redactor.redactURL(client.api.configuration.baseURL))),
+                    .list(endpoints),
                     manifest.pythonFile.map { .string($0.path) } ?? .none,
                 ]))
         }
         let failures = PythonValue.object(runtime.plugins.failures.map { ($0.name, .string($0.error.description)) })
-        try module.object.attribute("_install_plugins").call([PySequence.list(natives), PythonValue.list(specs).toPython(), failures.toPython()])
+        try module.object.attribute("_install_plugins").call([
+            PySequence.list(natives), PythonValue.list(specs).toPython(), failures.toPython(),
+        ])
     }
 
     static func classDoc(_ manifest: PluginManifest, baseURL: String) -> String {

@@ -14,7 +14,8 @@ enum ShortenerBinding {
         // No key from the environment and a credential store that cannot be read: say so rather
         // than send requests without the stored key.
         let storeProblem = shortener.api.credential == nil ? runtime.credentialProblem : nil
-        try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") { client, arguments in
+        try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") {
+            client, arguments in
             if let storeProblem { throw storeProblem }
             let slots = try arguments.bind("shorten", ["long_url"], required: 1)
             let url = try Arguments.string(slots[0], "long_url", in: "shorten")
@@ -22,7 +23,8 @@ enum ShortenerBinding {
             let response = try withoutGIL { try await client.shorten(url) }
             return try decoder.decode(response, api: "shortener")
         }
-        try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") { client, arguments in
+        try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") {
+            client, arguments in
             if let storeProblem { throw storeProblem }
             let slots = try arguments.bind("expand", ["short_url"], required: 1)
             let url = try Arguments.string(slots[0], "short_url", in: "expand")
@@ -31,7 +33,10 @@ enum ShortenerBinding {
             return try decoder.decode(response, api: "shortener")
         }
         try builder.method("__repr__") { client, _ in
-            try PyRef(string: "<apimacro.shortener \(client.api.redactor.redactURL(client.configuration.baseURL)) (\(client.api.credential == nil ? "no key" : "key set"))>")
+            try PyRef(
+                string:
+                    "<apimacro.shortener \(client.api.redactor.redactURL(client.configuration.baseURL)) (\(client.api.credential == nil ? "no key" : "key set"))>"
+            )
         }
         try builder.build()
         try context.module.set("shortener", builder.instance(shortener))

@@ -16,7 +16,8 @@ enum Arguments {
     static func limit(_ value: PyRef?, in function: String) throws -> Int? {
         guard let value, !value.isNone else { return nil }
         guard case .int(let number) = try PythonValue(python: value), number >= 0 else {
-            throw ArgumentError("\(function)() argument 'limit' must be a non-negative int or None, not \(value.typeName)")
+            throw ArgumentError(
+                "\(function)() argument 'limit' must be a non-negative int or None, not \(value.typeName)")
         }
         return number
     }
@@ -31,8 +32,10 @@ enum Arguments {
         }
     }
 
-    /// Query parameters from a dict, a list of pairs, or None. Values become
-    /// text: bools as `true`/`false`, None values are left out, lists repeat the key.
+    /// Query parameters from a dict, a list of pairs, or None.
+    ///
+    /// Values become text: bools as `true`/`false`, None values are left out, lists
+    /// repeat the key.
     static func pairs(_ value: PyRef?, _ name: String, in function: String) throws -> [(String, String)] {
         guard let value, !value.isNone else { return [] }
         let entries: [(PythonValue, PythonValue)]
@@ -42,7 +45,8 @@ enum Arguments {
         case .list(let items), .tuple(let items):
             entries = try items.map { item in
                 guard case .tuple(let pair) = item, pair.count == 2 else {
-                    throw ArgumentError("\(function)() argument '\(name)' must be a dict or a list of (key, value) pairs")
+                    throw ArgumentError(
+                        "\(function)() argument '\(name)' must be a dict or a list of (key, value) pairs")
                 }
                 return (pair[0], pair[1])
             }
@@ -58,7 +62,9 @@ enum Arguments {
     }
 
     /// Key–value entries as text pairs: bools as `true`/`false`, None left out, lists repeat the key.
-    static func pairs(_ entries: [(PythonValue, PythonValue)], _ name: String, in function: String) throws -> [(String, String)] {
+    static func pairs(_ entries: [(PythonValue, PythonValue)], _ name: String, in function: String) throws -> [(
+        String, String
+    )] {
         var result: [(String, String)] = []
         for (key, item) in entries {
             let keyText = try text(key, name, function)
@@ -78,7 +84,8 @@ enum Arguments {
         case .string(let text): return text
         case .int(let number): return String(number)
         case .bigInt(let digits): return digits
-        case .float(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .float(let number):
+            return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
         default: throw ArgumentError("\(function)() argument '\(name)': values must be str, int, float or bool")

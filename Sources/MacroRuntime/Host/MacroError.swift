@@ -10,8 +10,10 @@ public struct MacroError: Error, Sendable, CustomStringConvertible {
 extension MacroError {
     /// The message and exit code of an error apimacro itself reports (outside a macro's own
     /// traceback): an `APIError` (a missing or refused credential and a malformed request are
-    /// usage errors, 2; a failed request 1) or a `MacroError` (2); nil for any other. The command
-    /// line's `ErrorReport` asks this first, so the table lives beside the types it knows.
+    /// usage errors, 2; a failed request 1) or a `MacroError` (2); nil for any other.
+    ///
+    /// The command line's `ErrorReport` asks this first, so the table lives beside the types it
+    /// knows.
     public static func report(_ error: any Error) -> (message: String, exitCode: Int32)? {
         if let apiError = error as? APIError {
             let usage = apiError.kind == .auth || apiError.kind == .invalidRequest

@@ -8,8 +8,10 @@ public struct MacroLocator: Sendable {
 
     /// Folders searched for a macro given by name, in order: `./macros/`, then
     /// `$APIMACRO_HOME/macros/`, then each loaded plugin's `macros/` (in plugin
-    /// name order), then the extra folders. Reading it reads the plugins' manifests,
-    /// so a macro given as a path never does.
+    /// name order), then the extra folders.
+    ///
+    /// Reading it reads the plugins' manifests, so a macro given as a path never
+    /// does.
     public var searchPath: [URL] {
         [
             settings.workingDirectory.appendingPathComponent("macros"),

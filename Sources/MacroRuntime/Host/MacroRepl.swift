@@ -7,8 +7,10 @@ import PythonBridge
 
 /// `apimacro repl`: CPython's interactive console (`apimacro._repl`, a
 /// `code.InteractiveConsole` with readline and rlcompleter) in the embedded
-/// interpreter. The `:` commands that need the host call the native module
-/// `_apimacro_repl` built here: `run`, `macros`, `login`, `verbose`.
+/// interpreter.
+///
+/// The `:` commands that need the host call the native module `_apimacro_repl`
+/// built here: `run`, `macros`, `login`, `verbose`.
 public struct MacroRepl {
     let host: MacroHost
 
@@ -21,8 +23,10 @@ public struct MacroRepl {
     public var historyFile: URL { host.settings.home.appendingPathComponent("history") }
 
     /// Runs the console until Ctrl-D, `:quit` or `exit()` and returns the exit
-    /// status. On a terminal the session prompts and edits lines; otherwise
-    /// it reads lines from stdin with no prompt (and exits 1 when one failed).
+    /// status.
+    ///
+    /// On a terminal the session prompts and edits lines; otherwise it reads
+    /// lines from stdin with no prompt (and exits 1 when one failed).
     ///
     /// Call on the main thread (Python delivers Ctrl-C there).
     public func run() throws -> Int32 {
@@ -95,7 +99,9 @@ public struct MacroRepl {
             }
             return .none
         }
-        try module.addFunction("redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED.") {
+        try module.addFunction(
+            "redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED."
+        ) {
             arguments in
             let slots = try arguments.bind("redact", ["text"], required: 1)
             return try PyRef(string: host.redactor.redact(try String(pythonString: slots[0] ?? .none)))

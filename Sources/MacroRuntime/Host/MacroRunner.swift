@@ -35,7 +35,9 @@ public struct MacroRunner {
     /// Runs `file` with `arguments` and returns the exit code: 0 success, 1
     /// the macro raised (traceback on stderr, secrets redacted) or timed out,
     /// `n` for `sys.exit(n)`, 130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP
-    /// (each ends the macro as Ctrl-C does). `name` is how the user called it.
+    /// (each ends the macro as Ctrl-C does).
+    ///
+    /// `name` is how the user called it.
     ///
     /// Call on the main thread (Python delivers Ctrl-C and the deadline there).
     public func run(file: URL, arguments: [String], name: String) throws -> Int32 {
@@ -137,20 +139,25 @@ public struct MacroRunner {
         }
         if PythonRaise.matches(type, .keyboardInterrupt) {
             if let signal {
-                writeError("apimacro: \(name) stopped by \(signal == SIGHUP ? "SIGHUP" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)")")
+                writeError(
+                    "apimacro: \(name) stopped by \(signal == SIGHUP ? "SIGHUP" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)")"
+                )
                 return 128 + signal
             }
             writeError("apimacro: \(name) interrupted")
             return ExitCode.interrupted
         }
-        let described = PythonException.describe(type: type, value: value, traceback: macroFrames(traceback, file: file))
+        let described = PythonException.describe(
+            type: type, value: value, traceback: macroFrames(traceback, file: file))
         writeError(described.traceback, newline: false)
         return ExitCode.failure
     }
 
     /// The traceback as `python script.py` shows it: from the macro's first frame on (not
     /// apimacro's `_main.py` calling `main()`), without the frames of apimacro's own Python
-    /// code (`<apimacro>`, `<_apimacro>`) in between. Unchanged when no frame is the macro's.
+    /// code (`<apimacro>`, `<_apimacro>`) in between.
+    ///
+    /// Unchanged when no frame is the macro's.
     private func macroFrames(_ traceback: PyRef?, file: URL) -> PyRef? {
         func filename(_ entry: PyRef) -> String? {
             try? entry.attribute("tb_frame").attribute("f_code").attribute("co_filename").str()
@@ -253,6 +260,7 @@ final class Deadline {
     }
 
     /// Installs the SIGALRM handler and starts the clock (GIL held, main thread).
+    ///
     /// `beforeExit` runs just before a hard exit (it writes the `--record` file and a `batch` child's counts).
     static func arm(
         seconds: Double, macro: String, warn: @escaping @Sendable (String) -> Void,

@@ -6,7 +6,9 @@ import PythonBridge
 public enum MacroSignature {
     /// The option flags of the `main()` in `file` (`--format`, `--no-cache`, ...), from
     /// `apimacro._main.option_flags`; empty when it has no `main` or the bundled package
-    /// is missing. Starts Python (once per process) but does not load apimacro into it.
+    /// is missing.
+    ///
+    /// Starts Python (once per process) but does not load apimacro into it.
     public static func optionFlags(of file: URL) throws -> Set<String> {
         guard let source = FileManager.default.contents(atPath: file.path),
             let folder = PythonPackage.locate()

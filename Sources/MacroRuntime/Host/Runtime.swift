@@ -4,8 +4,10 @@ import PluginHost
 
 /// The services every macro in this process shares: one transport (one
 /// connection pool), one exchange log, the redactor, the stored credentials and
-/// the plugins' clients. Built once from the settings and passed down explicitly;
-/// each built-in client's binding builds its client on it (`ClientRegistry`).
+/// the plugins' clients.
+///
+/// Built once from the settings and passed down explicitly; each built-in
+/// client's binding builds its client on it (`ClientRegistry`).
 final class Runtime: Sendable {
     let settings: Settings
     /// The network: one connection pool for the process, built on the first request that needs it.
@@ -35,7 +37,9 @@ final class Runtime: Sendable {
         self.settings = settings
         let verbosity = VerboseSwitch(on: settings.verbose)
         self.verbosity = verbosity
-        log = settings.verbose || settings.switchableVerbose ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()
+        log =
+            settings.verbose || settings.switchableVerbose
+            ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()
         let store = CredentialStore(home: settings.home)
         credentials = store
         var problem: APIError?
@@ -55,7 +59,8 @@ final class Runtime: Sendable {
         let pluginTokens = registry.plugins.map { $0.auth == .none ? nil : stored($0.name) }
         // A plugin's key may sit in a variable of any name: redact it in tracebacks too.
         let pluginSecrets = zip(registry.plugins, pluginTokens).compactMap { manifest, token in
-            PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret.revealed
+            PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret
+                .revealed
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
         var builtInTokens: [String: Secret] = [:]
@@ -70,10 +75,12 @@ final class Runtime: Sendable {
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         network = LazyNetwork {
             CurlTransport(
-                userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network, caller: PythonTransferCaller.current)
+                userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network,
+                caller: PythonTransferCaller.current)
         }
         let shared = try Runtime.sharedState(settings: settings, replay: replay, warn: warn)
-        transport = Runtime.exchangeStore(settings: settings, network: network, replay: replay, shared: shared, warn: warn)
+        transport = Runtime.exchangeStore(
+            settings: settings, network: network, replay: replay, shared: shared, warn: warn)
         var clients: [PluginClient] = []
         for (manifest, token) in zip(registry.plugins, pluginTokens) {
             clients.append(
@@ -93,20 +100,26 @@ final class Runtime: Sendable {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {
             do {
-                cache = try HTTPCache(directory: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
+                cache = try HTTPCache(
+                    directory: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
             } catch {
-                warn("apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it")
+                warn(
+                    "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it"
+                )
             }
         }
         let recorder = settings.record.map { HARRecorder(file: $0, version: ApimacroModule.version) }
         return ExchangeStore(
-            network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline, shared: shared,
+            network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline,
+            shared: shared,
             limits: settings.governorLimits, warn: warn)
     }
 
     /// The Redis connection of `APIMACRO_SHARED_STATE`, tried once now (nil when the setting is
-    /// absent, or nothing is sent: `--replay`, `--offline`). An address the server rejects is a
-    /// usage error; a server that does not answer is a warning, and the run goes on without it.
+    /// absent, or nothing is sent: `--replay`, `--offline`).
+    ///
+    /// An address the server rejects is a usage error; a server that does not answer is a
+    /// warning, and the run goes on without it.
     static func sharedState(
         settings: Settings, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
     ) throws -> SharedState? {

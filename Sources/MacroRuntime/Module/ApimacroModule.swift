@@ -1,7 +1,9 @@
 import PythonBridge
 
 /// The native module `_apimacro`: what the bundled `apimacro` package
-/// re-exports. Later issues add the HTTP clients here.
+/// re-exports.
+///
+/// Later issues add the HTTP clients here.
 enum ApimacroModule {
     /// The version apimacro reports (`apimacro --version`, `User-Agent`).
     static let version = "0.1.0"
@@ -18,14 +20,18 @@ enum ApimacroModule {
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
         let iterators = try PageIteratorClass.make()
-        let context = BuiltInClient.Context(module: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
+        let context = BuiltInClient.Context(
+            module: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
         for client in ClientRegistry.all {
             try client.install(context)
         }
         // What the REPL's namespace and `:login` read: the built-in clients and how each logs in.
         try module.set("_builtin_clients", PythonValue.list(ClientRegistry.all.map { .string($0.name) }).toPython())
         try module.set(
-            "_logins", PythonValue.object(ClientRegistry.all.compactMap { client in client.login.map { (client.name, .string($0.kind)) } }).toPython())
+            "_logins",
+            PythonValue.object(
+                ClientRegistry.all.compactMap { client in client.login.map { (client.name, .string($0.kind)) } }
+            ).toPython())
         try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try module.addFunction(
@@ -50,6 +56,7 @@ enum ApimacroModule {
     }
 
     /// The exception classes of SPEC §3, defined once when the module loads.
+    ///
     /// They live in Python so macros can subclass, raise and catch them like
     /// any other exception; `__module__` is `apimacro` so tracebacks read well.
     static let exceptionSource = #"""

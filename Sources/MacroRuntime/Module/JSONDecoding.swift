@@ -4,8 +4,9 @@ import PythonBridge
 /// Turns JSON response bodies into Python objects: the native one-pass
 /// parser (`JSONToPython`) for plain UTF-8 JSON, and CPython's own decoder
 /// (`json.loads` on the bytes) for everything it declines, so errors and
-/// unusual encodings read exactly as `json.loads` has them. The native path
-/// takes 0.72× the instructions of `json.loads` on a 5 MB body
+/// unusual encodings read exactly as `json.loads` has them.
+///
+/// The native path takes 0.72× the instructions of `json.loads` on a 5 MB body
 /// (Benchmarks/decode.sh).
 final class JSONDecoding {
     /// `json.loads`, looked up at the first decode: a macro that makes no

@@ -45,7 +45,9 @@ enum PythonPackage {
         do {
             return try String(contentsOf: file, encoding: .utf8)
         } catch {
-            throw MacroError("cannot read \(file.path), part of apimacro's bundled Python package: \(error.localizedDescription); reinstall apimacro")
+            throw MacroError(
+                "cannot read \(file.path), part of apimacro's bundled Python package: \(error.localizedDescription); reinstall apimacro"
+            )
         }
     }
 
@@ -53,6 +55,7 @@ enum PythonPackage {
     private static func located() throws -> URL {
         if let folder = locate() { return folder }
         let looked = candidates(executable: executable).map(\.path).joined(separator: ", ")
-        throw MacroError("the bundled Python package was not found (looked in \(looked)); reinstall apimacro with its share/ folder")
+        throw MacroError(
+            "the bundled Python package was not found (looked in \(looked)); reinstall apimacro with its share/ folder")
     }
 }

@@ -34,9 +34,12 @@ public struct CacheReport: Sendable {
         func when(_ time: Double?) -> String {
             guard let time else { return "-" }
             let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+            formatter.formatOptions = [
+                .withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime,
+            ]
             formatter.timeZone = .current
-            return "\(formatter.string(from: Date(timeIntervalSince1970: time))) (\(CacheStage.describeAge(now - time)) ago)"
+            return
+                "\(formatter.string(from: Date(timeIntervalSince1970: time))) (\(CacheStage.describeAge(now - time)) ago)"
         }
         return [
             "path     \(cache.file.path)",
@@ -47,8 +50,9 @@ public struct CacheReport: Sendable {
         ]
     }
 
-    /// Removes every stored response; says how many. A database too damaged to open or
-    /// empty is removed and made again.
+    /// Removes every stored response; says how many.
+    ///
+    /// A database too damaged to open or empty is removed and made again.
     public func clear() throws -> String {
         do {
             let removed = try open().clear()

@@ -44,7 +44,8 @@ public struct Logins: Sendable {
         }
         let plugins = PluginRegistry.load(settings: settings).plugins.filter { $0.auth != .none }.map { manifest in
             let token = stored(manifest.name)
-            let fromEnvironment = PluginCredential(manifest: manifest, environment: environment, storedToken: nil).source
+            let fromEnvironment = PluginCredential(manifest: manifest, environment: environment, storedToken: nil)
+                .source
             return Status(name: manifest.name, source: fromEnvironment ?? token.0, problem: token.1)
         }
         return builtIn + plugins
@@ -56,13 +57,17 @@ public struct Logins: Sendable {
         ((try? store.names()) ?? []).compactMap { try? store.token(for: $0)?.revealed }
     }
 
-    /// Removes a stored credential; false when there was none. Lines of the REPL's
-    /// history that hold the token (a pasted redirect URL, a typed call) go too.
+    /// Removes a stored credential; false when there was none.
+    ///
+    /// Lines of the REPL's history that hold the token (a pasted redirect URL, a
+    /// typed call) go too.
     public func logout(_ name: String) throws -> Bool {
         // A corrupt entry has no token to look for; a corrupt file stops `remove` with its error.
         let token = (try? store.entry(for: name)) ?? nil
         let removed = try store.remove(name)
-        if let token = token?.token { try ReplHistory(file: settings.home.appendingPathComponent("history")).scrub(token.revealed) }
+        if let token = token?.token {
+            try ReplHistory(file: settings.home.appendingPathComponent("history")).scrub(token.revealed)
+        }
         return removed
     }
 
@@ -76,7 +81,9 @@ public struct Logins: Sendable {
         case listen(port: Int)
     }
 
-    /// Logs in to `name`. `say` prints a line for the user; `prompt` reads one.
+    /// Logs in to `name`.
+    ///
+    /// `say` prints a line for the user; `prompt` reads one.
     public func login(
         _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
     ) async throws {
@@ -97,19 +104,26 @@ public struct Logins: Sendable {
 
     /// `login NAME` for a plugin: the OAuth implicit flow for `oauth2_implicit`,
     /// a pasted key for `query_key`, `header_key` and `bearer`.
-    private func loginPlugin(_ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?) async throws {
+    private func loginPlugin(
+        _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+    ) async throws {
         let registry = PluginRegistry.load(settings: settings)
         guard let manifest = registry.plugin(named: name) else {
-            if let failure = registry.failure(named: name) { throw MacroError("plugin '\(name)' did not load: \(failure.error)") }
+            if let failure = registry.failure(named: name) {
+                throw MacroError("plugin '\(name)' did not load: \(failure.error)")
+            }
             let names = Logins.loginNames + registry.plugins.filter { $0.auth != .none }.map(\.name)
             let fromEnvironment = ClientRegistry.all.filter { $0.login == nil && !$0.credentialVariables.isEmpty }
                 .map { "\($0.name) reads \($0.credentialVariables.joined(separator: " or "))" }
             throw MacroError(
-                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); \(fromEnvironment.joined(separator: "; "))")
+                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); \(fromEnvironment.joined(separator: "; "))"
+            )
         }
         switch manifest.auth {
         case .oauth2Implicit:
-            try await loginImplicit(name, flow: PluginClient.loginFlow(manifest, environment: settings.environment), mode: mode, say: say, prompt: prompt)
+            try await loginImplicit(
+                name, flow: PluginClient.loginFlow(manifest, environment: settings.environment), mode: mode, say: say,
+                prompt: prompt)
         case .queryKey(_, let variable), .headerKey(_, let variable), .bearer(let variable):
             say("Paste your \(name) key (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
             guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
@@ -126,7 +140,8 @@ public struct Logins: Sendable {
 
     /// The OAuth 2 implicit grant for `name` (Instagram, `oauth2_implicit` plugins): the token is stored under `name`.
     private func loginImplicit(
-        _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+        _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void,
+        prompt: @Sendable () -> String?
     ) async throws {
         var flow = flow
         let token: Secret

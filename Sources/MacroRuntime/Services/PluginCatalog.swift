@@ -26,7 +26,8 @@ public struct PluginCatalog: Sendable {
         guard short else { return "missing: \(credential.hint ?? "see plugins show \(manifest.name)")" }
         switch manifest.auth {
         case .oauth2Implicit: return "missing: apimacro login \(manifest.name)"
-        case .queryKey(_, let variable), .headerKey(_, let variable), .bearer(let variable): return "missing: set \(variable)"
+        case .queryKey(_, let variable), .headerKey(_, let variable), .bearer(let variable):
+            return "missing: set \(variable)"
         case .basic(let user, let password): return "missing: set \(user), \(password)"
         case .none: return "not needed"
         }
@@ -38,8 +39,11 @@ public struct PluginCatalog: Sendable {
         if registry.plugins.isEmpty {
             lines.append("No plugins found in \(registry.folders.map(\.path).joined(separator: ", ")).")
         } else {
-            let rows = [["NAME", "ENDPOINTS", "CREDENTIALS", "DESCRIPTION"]]
-                + registry.plugins.map { [$0.name, String($0.endpoints.count), credentials($0, short: true), $0.description] }
+            let rows =
+                [["NAME", "ENDPOINTS", "CREDENTIALS", "DESCRIPTION"]]
+                + registry.plugins.map {
+                    [$0.name, String($0.endpoints.count), credentials($0, short: true), $0.description]
+                }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
                 let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
@@ -57,9 +61,13 @@ public struct PluginCatalog: Sendable {
     /// The plugin's settings and every endpoint with its parameters; a usage error when it is unknown or failed.
     public func show(_ name: String) throws -> String {
         guard let manifest = registry.plugin(named: name) else {
-            if let failure = registry.failure(named: name) { throw MacroError("plugin '\(name)' did not load: \(failure.error)") }
+            if let failure = registry.failure(named: name) {
+                throw MacroError("plugin '\(name)' did not load: \(failure.error)")
+            }
             let names = registry.plugins.map(\.name).joined(separator: ", ")
-            throw MacroError("no plugin named '\(name)'; loaded plugins: \(names.isEmpty ? "none" : names) (see apimacro plugins list)")
+            throw MacroError(
+                "no plugin named '\(name)'; loaded plugins: \(names.isEmpty ? "none" : names) (see apimacro plugins list)"
+            )
         }
         let variable = manifest.environmentPrefix + "_URL"
         let baseURL = settings.environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? manifest.baseURL
@@ -76,7 +84,9 @@ public struct PluginCatalog: Sendable {
                 .filter { $0.hasSuffix(".py") && !$0.hasPrefix("_") }.map { String($0.dropLast(3)) }.sorted()
             lines.append("  macros:       \(names.joined(separator: ", ")) (apimacro run NAME)")
         }
-        if let python = manifest.pythonFile { lines.append("  plugin.py:    \(python.path) (its public functions are methods too)") }
+        if let python = manifest.pythonFile {
+            lines.append("  plugin.py:    \(python.path) (its public functions are methods too)")
+        }
         lines.append("")
         lines.append("In a macro: \(manifest.name) = apimacro.client(\"\(manifest.name)\"), then:")
         for endpoint in manifest.endpoints {
@@ -91,9 +101,12 @@ public struct PluginCatalog: Sendable {
     static func describe(_ auth: PluginAuth, manifest: PluginManifest) -> String {
         switch auth {
         case .none: "none"
-        case .queryKey(let param, let env): "query_key: ?\(param)=KEY, the key from \(env) or apimacro login \(manifest.name)"
-        case .headerKey(let header, let env): "header_key: \(header): KEY, the key from \(env) or apimacro login \(manifest.name)"
-        case .bearer(let env): "bearer: Authorization: Bearer TOKEN, the token from \(env) or apimacro login \(manifest.name)"
+        case .queryKey(let param, let env):
+            "query_key: ?\(param)=KEY, the key from \(env) or apimacro login \(manifest.name)"
+        case .headerKey(let header, let env):
+            "header_key: \(header): KEY, the key from \(env) or apimacro login \(manifest.name)"
+        case .bearer(let env):
+            "bearer: Authorization: Bearer TOKEN, the token from \(env) or apimacro login \(manifest.name)"
         case .basic(let user, let password): "basic: the user from \(user), the password from \(password)"
         case .oauth2Implicit(let settings):
             "oauth2_implicit: apimacro login \(manifest.name) (needs \(manifest.environmentPrefix)_CLIENT_ID; authorize URL \(settings.authorizeURL)); "

@@ -11,7 +11,9 @@ struct ReplHistory {
     let file: URL
 
     /// Removes every line holding `secret`, as typed or percent-encoded; rewrites
-    /// the file (mode 0600) only when a line went. A missing file is fine.
+    /// the file (mode 0600) only when a line went.
+    ///
+    /// A missing file is fine.
     func scrub(_ secret: String) throws {
         guard !secret.isEmpty, let data = FileManager.default.contents(atPath: file.path) else { return }
         var forms = [secret]

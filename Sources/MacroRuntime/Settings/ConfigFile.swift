@@ -42,6 +42,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
+    ///
     /// Any other table must be named after a plugin found in the plugin folders.
     static let knownKeys = [
         "format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency", "https_proxy", "http_proxy",
@@ -58,6 +59,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// The file's settings as environment variables; empty when there is no file.
+    ///
     /// Throws `MacroError` naming the file, the line and the key for a file that cannot be used.
     public func variables() throws -> [String: String] {
         Dictionary(try entries().map { ($0.variable, $0.value) }) { _, last in last }
@@ -100,7 +102,9 @@ public struct ConfigFile: Sendable {
     public func checkKeys(_ entries: [Entry], pluginFolders: [URL]) throws {
         let plugins = Self.pluginNames(in: pluginFolders)
         for entry in entries {
-            let parts = entry.key.split(separator: ".", maxSplits: 1).map { $0.lowercased().replacingOccurrences(of: "-", with: "_") }
+            let parts = entry.key.split(separator: ".", maxSplits: 1).map {
+                $0.lowercased().replacingOccurrences(of: "-", with: "_")
+            }
             if parts.count == 1 {
                 guard Self.knownKeys.contains(parts[0]) else {
                     let tables = Self.knownTables.keys.sorted() + plugins
@@ -133,7 +137,8 @@ public struct ConfigFile: Sendable {
         let fileManager = FileManager.default
         let names = folders.flatMap { folder in
             ((try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-                fileManager.fileExists(atPath: folder.appendingPathComponent($0).appendingPathComponent("plugin.toml").path)
+                fileManager.fileExists(
+                    atPath: folder.appendingPathComponent($0).appendingPathComponent("plugin.toml").path)
             }
         }
         return Array(Set(names)).sorted()
@@ -167,7 +172,9 @@ public struct ConfigFile: Sendable {
 
 extension Settings {
     /// The process environment with `config.toml` beneath it: a variable set in the
-    /// environment wins over the file. This is what the CLI hands to `Settings`.
+    /// environment wins over the file.
+    ///
+    /// This is what the CLI hands to `Settings`.
     public static func environment(
         _ process: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> [String: String] {

@@ -23,8 +23,10 @@ enum NetworkResolver {
     static let noProxyVariables = ["APIMACRO_NO_PROXY", "no_proxy", "NO_PROXY"]
     static let caBundleVariables = ["APIMACRO_CA_BUNDLE", "SSL_CERT_FILE"]
 
-    /// The network settings of `check`'s environment. Relative CA-bundle paths (and `~/`)
-    /// are resolved against `workingDirectory` (and `HOME`).
+    /// The network settings of `check`'s environment.
+    ///
+    /// Relative CA-bundle paths (and `~/`) are resolved against `workingDirectory` (and
+    /// `HOME`).
     static func resolve(_ check: SettingCheck, workingDirectory: URL) throws -> NetworkSettings {
         var httpVariables = httpProxyVariables
         if check.value("REQUEST_METHOD") != nil { httpVariables.removeAll { $0 == "HTTP_PROXY" } }

@@ -2,8 +2,10 @@ import Clients
 import Foundation
 
 /// A forward proxy's URL as a proxy variable gives it (`http://user:password@proxy:3128`),
-/// checked and put in the one form the transport takes. Its user name and password
-/// are secrets: they are never printed, and every form the wire carries is redacted.
+/// checked and put in the one form the transport takes.
+///
+/// Its user name and password are secrets: they are never printed, and every form the wire
+/// carries is redacted.
 struct ProxyURL: Sendable, Equatable {
     /// `http` or `https` (the connection to the proxy itself).
     let scheme: String
@@ -53,7 +55,9 @@ struct ProxyURL: Sendable, Equatable {
 
     /// What a redactor must know to keep the proxy's credentials out of output: the password
     /// (as written and decoded), `user:password` as the URL carries it, and the base64 forms
-    /// of `Proxy-Authorization: Basic`. A user name alone (a token as the user) is a secret too.
+    /// of `Proxy-Authorization: Basic`.
+    ///
+    /// A user name alone (a token as the user) is a secret too.
     var secrets: [String] {
         let user = self.user ?? ""
         let password = self.password ?? ""

@@ -23,7 +23,8 @@ struct SettingCheck {
     func seconds(_ variable: String, zeroAllowed: Bool, unit: String = "seconds") throws -> Double? {
         guard let found = value(variable) else { return nil }
         let (text, source) = found
-        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, zeroAllowed ? number >= 0 : number > 0
+        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite,
+            zeroAllowed ? number >= 0 : number > 0
         else {
             throw MacroError(
                 "\(source): '\(text)' is not a number of \(unit); accepted: a number \(zeroAllowed ? "of 0 or more" : "above 0") (such as 30 or 2.5)"
@@ -36,7 +37,8 @@ struct SettingCheck {
     func count(_ variable: String) throws -> Int? {
         guard let found = value(variable) else { return nil }
         guard let number = Int(found.value.trimmingCharacters(in: .whitespaces)), number >= 1 else {
-            throw MacroError("\(found.source): '\(found.value)' is not a count; accepted: a whole number of 1 or more (such as 4)")
+            throw MacroError(
+                "\(found.source): '\(found.value)' is not a count; accepted: a whole number of 1 or more (such as 4)")
         }
         return number
     }
@@ -48,15 +50,19 @@ struct SettingCheck {
         for variable in urls.sorted() {
             guard let found = value(variable) else { continue }
             let (text, source) = found
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false
             else {
-                throw MacroError("\(source): '\(text)' is not an http:// or https:// URL; accepted: a URL such as https://api.example.com/v1")
+                throw MacroError(
+                    "\(source): '\(text)' is not an http:// or https:// URL; accepted: a URL such as https://api.example.com/v1"
+                )
             }
         }
         if let found = value("APIMACRO_GITHUB_API_VERSION"),
             found.value.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) == nil
         {
-            throw MacroError("\(found.source): '\(found.value)' is not a GitHub API version; accepted: a date such as 2022-11-28")
+            throw MacroError(
+                "\(found.source): '\(found.value)' is not a GitHub API version; accepted: a date such as 2022-11-28")
         }
     }
 
@@ -65,13 +71,15 @@ struct SettingCheck {
         if let format = OutputFormat(rawValue: text) { return format }
         let names = OutputFormat.allCases.map(\.rawValue)
         throw MacroError(
-            "\(source): '\(text)' is not an output format; accepted: \(names.joined(separator: ", "))\(Self.didYouMean(text, names))")
+            "\(source): '\(text)' is not an output format; accepted: \(names.joined(separator: ", "))\(Self.didYouMean(text, names))"
+        )
     }
 
     /// A positive, finite number of seconds given as a flag.
     static func positive(_ number: Double, source: String) throws {
         guard number > 0, number.isFinite else {
-            throw MacroError("\(source): \(number) is not a number of seconds; accepted: a number above 0 (such as 30 or 2.5)")
+            throw MacroError(
+                "\(source): \(number) is not a number of seconds; accepted: a number above 0 (such as 30 or 2.5)")
         }
     }
 

@@ -52,14 +52,17 @@ public struct Settings: Sendable {
     /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
     public var governorLimits = GovernorLimits()
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
-    /// formatted line per exchange while off, so only the REPL sets it. False by default.
+    /// formatted line per exchange while off, so only the REPL sets it.
+    ///
+    /// False by default.
     public var switchableVerbose = false
 
     /// Resolves settings from command-line values and the environment (with
-    /// `config.toml` already merged beneath it, see `load`). Every value is
-    /// checked: a bad one throws a one-line `MacroError` naming where it came from
-    /// (`origins` maps a variable to its `config.toml` key; otherwise the variable
-    /// itself is named), the key and the accepted values.
+    /// `config.toml` already merged beneath it, see `load`).
+    ///
+    /// Every value is checked: a bad one throws a one-line `MacroError` naming
+    /// where it came from (`origins` maps a variable to its `config.toml` key;
+    /// otherwise the variable itself is named), the key and the accepted values.
     public init(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
@@ -75,7 +78,9 @@ public struct Settings: Sendable {
         if let format {
             self.format = try SettingCheck.format(format, source: "--format")
         } else {
-            self.format = try check.value("APIMACRO_FORMAT").map { try SettingCheck.format($0.value, source: $0.source) }
+            self.format = try check.value("APIMACRO_FORMAT").map {
+                try SettingCheck.format($0.value, source: $0.source)
+            }
         }
         self.home = Settings.home(environment: environment)
         self.verbose = verbose
@@ -88,13 +93,15 @@ public struct Settings: Sendable {
         self.maxWait = try check.seconds("APIMACRO_MAX_WAIT", zeroAllowed: true) ?? 60
         try check.clientVariables()
         self.network = try NetworkResolver.resolve(check, workingDirectory: workingDirectory)
-        self.github = GitHubConfiguration.fromEnvironment(environment, timeout: self.requestTimeout, maxWait: self.maxWait)
+        self.github = GitHubConfiguration.fromEnvironment(
+            environment, timeout: self.requestTimeout, maxWait: self.maxWait)
         self.record = record
         self.replay = replay
         self.offline = offline
         self.useCache = useCache
         self.cacheDirectory = Settings.cacheDirectory(environment: environment)
-        self.pluginFolders = PluginRegistry.folders(environment: environment, home: home, executable: PythonPackage.executable)
+        self.pluginFolders = PluginRegistry.folders(
+            environment: environment, home: home, executable: PythonPackage.executable)
         if let found = check.value("APIMACRO_SHARED_STATE") ?? check.value(Settings.sharedStateFileVariable) {
             sharedStateSource = found.source
             do {
@@ -113,6 +120,7 @@ public struct Settings: Sendable {
 
     /// The settings of a command: `flags` over the process environment over
     /// `$APIMACRO_HOME/config.toml` over the defaults, resolved and checked once.
+    ///
     /// An unknown key in `config.toml` is an error too (with "did you mean").
     public static func load(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
@@ -128,7 +136,8 @@ public struct Settings: Sendable {
             origins[entry.variable] = "\(file.path.path): \(entry.key)"
         }
         let settings = try Settings(
-            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record, replay: replay,
+            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record,
+            replay: replay,
             offline: offline, useCache: useCache, environment: environment, origins: origins)
         try file.checkKeys(entries, pluginFolders: settings.pluginFolders)
         return settings
@@ -158,7 +167,8 @@ public struct Settings: Sendable {
         if let base = environment[variable], !base.isEmpty {
             return URL(fileURLWithPath: base).appendingPathComponent("apimacro")
         }
-        let user = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        let user =
+            environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
         return user.appendingPathComponent(fallback).appendingPathComponent("apimacro")
     }
 
@@ -173,11 +183,16 @@ public struct Settings: Sendable {
             return value
         }
         // The shared state's password, as written and as the URL carries it (percent-encoded).
-        let shared = sharedState?.password.map { password in
-            [password.revealed, password.revealed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""]
-        } ?? []
+        let shared =
+            sharedState?.password.map { password in
+                [
+                    password.revealed,
+                    password.revealed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
+                ]
+            } ?? []
         let proxies = [network.httpsProxy, network.httpProxy].compactMap { $0 }
-        return named + shared.filter { $0.count >= 4 } + proxies.flatMap { (try? ProxyURL.parse($0, source: "proxy"))?.secrets ?? [] }
+        return named + shared.filter { $0.count >= 4 }
+            + proxies.flatMap { (try? ProxyURL.parse($0, source: "proxy"))?.secrets ?? [] }
     }
 }
 

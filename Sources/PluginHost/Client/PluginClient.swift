@@ -24,12 +24,14 @@ public final class PluginClient: Sendable {
         let resolved = PluginCredential(manifest: manifest, environment: environment, storedToken: storedToken)
         credentialSource = resolved.source
         credentialHint = resolved.hint
-        let baseURL = environment[manifest.environmentPrefix + "_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? manifest.baseURL
+        let baseURL =
+            environment[manifest.environmentPrefix + "_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? manifest.baseURL
         let messagePath = manifest.errorMessage
         let codePath = manifest.errorCode
         api = APIClient(
             configuration: ClientConfiguration(
-                name: manifest.name, baseURL: baseURL, credential: resolved.credential, defaultHeaders: manifest.headers,
+                name: manifest.name, baseURL: baseURL, credential: resolved.credential,
+                defaultHeaders: manifest.headers,
                 timeout: timeout, maxWait: maxWait,
                 errorMessage: { response in
                     JSONPath.string(in: response.body, path: messagePath ?? ["message"])
@@ -65,19 +67,27 @@ public final class PluginClient: Sendable {
     /// The request for `endpoint` with `arguments`, checked against the
     /// declaration: an unknown or missing parameter, or a value of the wrong
     /// type, is an `.invalidRequest` (Python: `ValueError`) naming it.
-    public func request(_ endpointName: String, _ arguments: [(String, ParameterValue)]) throws -> (PluginEndpoint, Request) {
+    public func request(_ endpointName: String, _ arguments: [(String, ParameterValue)]) throws -> (
+        PluginEndpoint, Request
+    ) {
         guard let endpoint = manifest.endpoint(endpointName) else {
-            throw invalid("\(manifest.name) has no endpoint '\(endpointName)'; it has \(manifest.endpoints.map(\.name).joined(separator: ", "))")
+            throw invalid(
+                "\(manifest.name) has no endpoint '\(endpointName)'; it has \(manifest.endpoints.map(\.name).joined(separator: ", "))"
+            )
         }
         let function = "\(manifest.name).\(endpoint.name)()"
         var values: [String: ParameterValue] = [:]
         for (name, value) in arguments {
             guard let parameter = endpoint.parameters.first(where: { $0.name == name }) else {
                 let known = endpoint.parameters.map(\.name)
-                throw invalid("\(function) has no parameter '\(name)'; it takes \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+                throw invalid(
+                    "\(function) has no parameter '\(name)'; it takes \(known.isEmpty ? "none" : known.joined(separator: ", "))"
+                )
             }
             guard value.fits(parameter.type) else {
-                throw invalid("\(function) parameter '\(name)' must be \(Self.article(parameter.type)), not \(value.typeName) \(value.text.debugDescription)")
+                throw invalid(
+                    "\(function) parameter '\(name)' must be \(Self.article(parameter.type)), not \(value.typeName) \(value.text.debugDescription)"
+                )
             }
             values[name] = value
         }
@@ -86,14 +96,19 @@ public final class PluginClient: Sendable {
         }
         var path = endpoint.path
         for parameter in endpoint.parameters where parameter.inPath {
-            path = path.replacingOccurrences(of: "{\(parameter.name)}", with: FormEncoding.pathSegment(values[parameter.name]?.text ?? ""))
+            path = path.replacingOccurrences(
+                of: "{\(parameter.name)}", with: FormEncoding.pathSegment(values[parameter.name]?.text ?? ""))
         }
-        let rest = endpoint.parameters.filter { !$0.inPath }.compactMap { parameter in values[parameter.name].map { (parameter.name, $0) } }
+        let rest = endpoint.parameters.filter { !$0.inPath }.compactMap { parameter in
+            values[parameter.name].map { (parameter.name, $0) }
+        }
         var request = Request(endpoint.method, path, query: manifest.query)
         if endpoint.sendsBody {
             var object: [String: Any] = [:]
             for (name, value) in rest { object[name] = value.json }
-            let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            let body =
+                (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? Data("{}".utf8)
             request.body = .json(Array(body))
         } else {
             request.query += rest.map { ($0.0, $0.1.text) }
@@ -103,7 +118,9 @@ public final class PluginClient: Sendable {
 
     /// A GET of any path relative to the base URL (`.get` and `.paginate`), with the manifest's query.
     public func request(path: String, parameters: [(String, String)]) -> Request {
-        Request("GET", path, query: manifest.query.filter { constant in !parameters.contains { $0.0 == constant.0 } } + parameters)
+        Request(
+            "GET", path,
+            query: manifest.query.filter { constant in !parameters.contains { $0.0 == constant.0 } } + parameters)
     }
 
     /// Sends a request; `AuthError` first when the manifest declares a
@@ -114,33 +131,43 @@ public final class PluginClient: Sendable {
     }
 
     /// The request for the page after `response`, or nil at the end.
-    public func nextPage(after response: Response, request: Request, itemCount: Int, nextURL: String?? = nil) -> Request? {
+    public func nextPage(after response: Response, request: Request, itemCount: Int, nextURL: String?? = nil)
+        -> Request?
+    {
         manifest.pagination.next(after: response, request: request, itemCount: itemCount, nextURL: nextURL)
     }
 
     /// Uses `token` from now on (after `apimacro login`): sent as the manifest says.
     public func setToken(_ token: Secret?) {
         guard case .oauth2Implicit(let settings) = manifest.auth else { return }
-        api.setCredential(token.map { token in settings.param.map { .query(name: $0, value: token) } ?? .bearer(token) })
+        api.setCredential(
+            token.map { token in settings.param.map { .query(name: $0, value: token) } ?? .bearer(token) })
     }
 
     /// The OAuth implicit-grant flow of an `oauth2_implicit` plugin: client id
     /// from `APIMACRO_<NAME>_CLIENT_ID`, redirect URI from
     /// `APIMACRO_<NAME>_REDIRECT_URI` (default `http://127.0.0.1:8765/callback`),
     /// authorize URL from `APIMACRO_<NAME>_AUTHORIZE_URL`, else the manifest's.
-    public static func loginFlow(_ manifest: PluginManifest, environment: [String: String]) throws -> OAuthImplicitFlow {
+    public static func loginFlow(_ manifest: PluginManifest, environment: [String: String]) throws -> OAuthImplicitFlow
+    {
         guard case .oauth2Implicit(let settings) = manifest.auth else {
-            throw APIError(.auth, "\(manifest.name) does not log in with OAuth (its auth is \(manifest.auth.kind))", api: manifest.name)
+            throw APIError(
+                .auth, "\(manifest.name) does not log in with OAuth (its auth is \(manifest.auth.kind))",
+                api: manifest.name)
         }
-        func value(_ suffix: String) -> String? { environment[manifest.environmentPrefix + suffix].flatMap { $0.isEmpty ? nil : $0 } }
+        func value(_ suffix: String) -> String? {
+            environment[manifest.environmentPrefix + suffix].flatMap { $0.isEmpty ? nil : $0 }
+        }
         guard let clientID = value("_CLIENT_ID") else {
             throw APIError(
-                .auth, "set \(manifest.environmentPrefix)_CLIENT_ID (and \(manifest.environmentPrefix)_REDIRECT_URI) to your app's values to log in",
+                .auth,
+                "set \(manifest.environmentPrefix)_CLIENT_ID (and \(manifest.environmentPrefix)_REDIRECT_URI) to your app's values to log in",
                 api: manifest.name)
         }
         return OAuthImplicitFlow(
             authorizeURL: value("_AUTHORIZE_URL") ?? settings.authorizeURL, clientID: clientID,
-            redirectURI: value("_REDIRECT_URI") ?? "http://127.0.0.1:8765/callback", scope: settings.scope, name: manifest.name)
+            redirectURI: value("_REDIRECT_URI") ?? "http://127.0.0.1:8765/callback", scope: settings.scope,
+            name: manifest.name)
     }
 
     /// This client's login flow (see the static `loginFlow`).

@@ -1,4 +1,5 @@
 import Clients
+
 /// A plugin's credential as resolved from the environment and the stored
 /// logins, with where it came from and how to provide it when it is missing.
 public struct PluginCredential: Sendable {
@@ -15,7 +16,10 @@ public struct PluginCredential: Sendable {
         let login = "apimacro login \(manifest.name)"
         func keyed(_ variable: String, _ make: (Secret) -> Credential) -> (Credential?, String?, String?) {
             if let value = env(variable) { return (make(value), "env \(variable)", nil) }
-            return (storedToken.map(make), storedToken == nil ? nil : "stored key", "set \(variable) (or run \(login) to store a key)")
+            return (
+                storedToken.map(make), storedToken == nil ? nil : "stored key",
+                "set \(variable) (or run \(login) to store a key)"
+            )
         }
         let resolved: (Credential?, String?, String?)
         switch manifest.auth {
@@ -36,11 +40,16 @@ public struct PluginCredential: Sendable {
             }
         case .oauth2Implicit(let settings):
             let variable = manifest.environmentPrefix + "_TOKEN"
-            let make: (Secret) -> Credential = { token in settings.param.map { .query(name: $0, value: token) } ?? .bearer(token) }
+            let make: (Secret) -> Credential = { token in
+                settings.param.map { .query(name: $0, value: token) } ?? .bearer(token)
+            }
             if let token = env(variable) {
                 resolved = (make(token), "env \(variable)", nil)
             } else {
-                resolved = (storedToken.map(make), storedToken == nil ? nil : "stored login", "run \(login) (or set \(variable))")
+                resolved = (
+                    storedToken.map(make), storedToken == nil ? nil : "stored login",
+                    "run \(login) (or set \(variable))"
+                )
             }
         }
         (credential, source, hint) = resolved

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The plugins found in the plugin folders: those that loaded, and those that
-/// did not with the reason. A plugin that fails never stops the others.
+/// did not with the reason.
+///
+/// A plugin that fails never stops the others.
 public struct PluginRegistry: Sendable {
     /// A plugin folder that could not be loaded.
     public struct Failure: Sendable {
@@ -24,9 +26,11 @@ public struct PluginRegistry: Sendable {
     public static let empty = PluginRegistry(folders: [], plugins: [], failures: [])
 
     /// Loads every plugin folder (a folder holding `plugin.toml`) found in
-    /// `folders`, in order; missing folders are skipped. When two plugins
-    /// share a name, the first one found wins and the other is a failure; one that takes
-    /// a built-in client's name (`reservedNames`) is a failure too.
+    /// `folders`, in order; missing folders are skipped.
+    ///
+    /// When two plugins share a name, the first one found wins and the other is a
+    /// failure; one that takes a built-in client's name (`reservedNames`) is a failure
+    /// too.
     public static func load(folders: [URL], reservedNames: Set<String>) -> PluginRegistry {
         var plugins: [PluginManifest] = []
         var failures: [Failure] = []
@@ -37,11 +41,13 @@ public struct PluginRegistry: Sendable {
                 candidates = [folder]
             } else {
                 let names = (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
-                candidates = names.filter { !$0.hasPrefix(".") && !$0.hasPrefix("_") }.sorted().map { folder.appendingPathComponent($0) }
-                    .filter { url in
-                        var isDirectory: ObjCBool = false
-                        return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-                    }
+                candidates = names.filter { !$0.hasPrefix(".") && !$0.hasPrefix("_") }.sorted().map {
+                    folder.appendingPathComponent($0)
+                }
+                .filter { url in
+                    var isDirectory: ObjCBool = false
+                    return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+                }
             }
             for candidate in candidates {
                 do {
@@ -49,13 +55,17 @@ public struct PluginRegistry: Sendable {
                     if let first = plugins.first(where: { $0.name == manifest.name }) {
                         throw PluginError(
                             file: manifest.file.path, key: "name",
-                            "plugin \"\(manifest.name)\" is already loaded from \(first.file.path); rename this one (name = \"\(manifest.name)_2\") or remove one of the folders")
+                            "plugin \"\(manifest.name)\" is already loaded from \(first.file.path); rename this one (name = \"\(manifest.name)_2\") or remove one of the folders"
+                        )
                     }
                     plugins.append(manifest)
                 } catch let error as PluginError {
                     failures.append(Failure(name: guessName(candidate), folder: candidate, error: error))
                 } catch {
-                    failures.append(Failure(name: guessName(candidate), folder: candidate, error: PluginError(file: candidate.path, key: nil, "\(error)")))
+                    failures.append(
+                        Failure(
+                            name: guessName(candidate), folder: candidate,
+                            error: PluginError(file: candidate.path, key: nil, "\(error)")))
                 }
             }
         }
@@ -74,7 +84,8 @@ public struct PluginRegistry: Sendable {
     /// The declared name when the file parses that far, else the folder's name.
     private static func guessName(_ folder: URL) -> String {
         if let data = FileManager.default.contents(atPath: folder.appendingPathComponent("plugin.toml").path),
-            let text = String(data: data, encoding: .utf8), case .string(let name)? = (try? TOMLValue.parse(text))?["name"]
+            let text = String(data: data, encoding: .utf8),
+            case .string(let name)? = (try? TOMLValue.parse(text))?["name"]
         {
             return name
         }
@@ -85,8 +96,11 @@ public struct PluginRegistry: Sendable {
     /// `APIMACRO_PLUGINS` (colon-separated), `<home>/plugins`, then the
     /// repository's `plugins/` when apimacro runs from a checkout.
     public static func folders(environment: [String: String], home: URL, executable: URL) -> [URL] {
-        let extra = (environment["APIMACRO_PLUGINS"] ?? "").split(separator: ":").map { URL(fileURLWithPath: String($0)) }
-        return extra + [home.appendingPathComponent("plugins")] + [repositoryFolder(executable: executable)].compactMap { $0 }
+        let extra = (environment["APIMACRO_PLUGINS"] ?? "").split(separator: ":").map {
+            URL(fileURLWithPath: String($0))
+        }
+        return extra + [home.appendingPathComponent("plugins")]
+            + [repositoryFolder(executable: executable)].compactMap { $0 }
     }
 
     /// The plugins shipped with apimacro: walking up from the real path of

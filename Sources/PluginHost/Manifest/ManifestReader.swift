@@ -3,7 +3,9 @@ import Foundation
 
 /// Reads a parsed `plugin.toml` strictly: every unknown key, wrong type,
 /// bad name or kind is a `PluginError` naming the file, the key and what to
-/// write instead. The only place that knows the manifest's keys.
+/// write instead.
+///
+/// The only place that knows the manifest's keys.
 struct ManifestReader {
     let file: String
     /// The built-in clients' names, which a plugin may not take (MacroRuntime's `ClientRegistry`).
@@ -11,7 +13,9 @@ struct ManifestReader {
     /// Client methods every plugin has, which an endpoint may not be named.
     static let reservedMethods: Set<String> = ["call", "get", "paginate", "endpoints", "name"]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-    static let topKeys = ["name", "description", "base_url", "auth", "headers", "query", "pagination", "errors", "endpoints"]
+    static let topKeys = [
+        "name", "description", "base_url", "auth", "headers", "query", "pagination", "errors", "endpoints",
+    ]
     static let endpointKeys = ["method", "path", "params", "result", "response", "description"]
 
     func fail(_ key: String?, _ problem: String) -> PluginError { PluginError(file: file, key: key, problem) }
@@ -36,17 +40,22 @@ struct ManifestReader {
         try allowOnly(root, in: nil, keys: Self.topKeys, what: "a manifest")
         let name = try string(root, "name", in: nil, example: "\"myapi\"")
         guard Self.isIdentifier(name) else {
-            throw fail("name", "\"\(name)\" is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")")
+            throw fail(
+                "name",
+                "\"\(name)\" is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")"
+            )
         }
         guard !reservedNames.contains(name) else {
             throw fail("name", "\"\(name)\" is a built-in client; choose another name (e.g. \"\(name)_plugin\")")
         }
         let description = try string(root, "description", in: nil, example: "\"What this API gives\"")
         let baseURL = try string(root, "base_url", in: nil, example: "\"https://api.example.com/v1\"")
-        guard let components = URLComponents(string: baseURL), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+        guard let components = URLComponents(string: baseURL),
+            ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
             !(components.host ?? "").isEmpty
         else {
-            throw fail("base_url", "\"\(baseURL)\" is not an http(s) URL; write base_url = \"https://api.example.com/v1\"")
+            throw fail(
+                "base_url", "\"\(baseURL)\" is not an http(s) URL; write base_url = \"https://api.example.com/v1\"")
         }
         let errors = try table(root, "errors", in: nil) ?? [:]
         try allowOnly(errors, in: "errors", keys: ["message", "code"], what: "errors")
@@ -82,23 +91,34 @@ struct ManifestReader {
             guard !value.isEmpty, value.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }),
                 !(value.first?.isNumber ?? true)
             else {
-                throw fail("auth.\(key)", "\"\(value)\" is not an environment variable name; use letters, digits and _ (e.g. \"APIMACRO_MYAPI_KEY\")")
+                throw fail(
+                    "auth.\(key)",
+                    "\"\(value)\" is not an environment variable name; use letters, digits and _ (e.g. \"APIMACRO_MYAPI_KEY\")"
+                )
             }
             return value
         }
         switch kind {
-        case "query_key": return .queryKey(param: try string(auth, "param", in: "auth", example: "\"api_key\""), env: try env("env"))
-        case "header_key": return .headerKey(header: try string(auth, "header", in: "auth", example: "\"X-API-Key\""), env: try env("env"))
+        case "query_key":
+            return .queryKey(param: try string(auth, "param", in: "auth", example: "\"api_key\""), env: try env("env"))
+        case "header_key":
+            return .headerKey(
+                header: try string(auth, "header", in: "auth", example: "\"X-API-Key\""), env: try env("env"))
         case "bearer": return .bearer(env: try env("env"))
         case "basic": return .basic(userEnv: try env("user_env"), env: try env("env"))
         case "oauth2_implicit":
-            let url = try string(auth, "authorize_url", in: "auth", example: "\"https://example.com/oauth2/authenticate\"")
+            let url = try string(
+                auth, "authorize_url", in: "auth", example: "\"https://example.com/oauth2/authenticate\"")
             guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
-                throw fail("auth.authorize_url", "\"\(url)\" is not an http(s) URL; write authorize_url = \"https://example.com/oauth2/authenticate\"")
+                throw fail(
+                    "auth.authorize_url",
+                    "\"\(url)\" is not an http(s) URL; write authorize_url = \"https://example.com/oauth2/authenticate\""
+                )
             }
             return .oauth2Implicit(
-                .init(authorizeURL: url, param: try optionalString(auth, "param", in: "auth", example: "\"oauth_token\""),
-                      scope: try optionalString(auth, "scope", in: "auth", example: "\"read\"")))
+                .init(
+                    authorizeURL: url, param: try optionalString(auth, "param", in: "auth", example: "\"oauth_token\""),
+                    scope: try optionalString(auth, "scope", in: "auth", example: "\"read\"")))
         default: return .none
         }
     }
@@ -114,17 +134,24 @@ struct ManifestReader {
         case "next_url":
             try allowOnly(pagination, in: "pagination", keys: ["kind", "path"], what: "next_url pagination")
             guard let path = try path(pagination, "path", in: "pagination"), !path.isEmpty else {
-                throw fail("pagination.path", "missing; next_url pagination needs path = \"pagination.next_url\" (where the next page's URL is in the body)")
+                throw fail(
+                    "pagination.path",
+                    "missing; next_url pagination needs path = \"pagination.next_url\" (where the next page's URL is in the body)"
+                )
             }
             return .nextURL(path: path)
         case "page_param":
-            try allowOnly(pagination, in: "pagination", keys: ["kind", "param", "first"], what: "page_param pagination")
+            try allowOnly(
+                pagination, in: "pagination", keys: ["kind", "param", "first"], what: "page_param pagination")
             let param = try string(pagination, "param", in: "pagination", example: "\"page\"")
             var first = 1
             switch pagination["first"] {
             case nil: break
             case .integer(let value)?: first = value
-            case let other?: throw fail("pagination.first", "expected an integer, found \(other.typeName); write first = 1 (the number of the first page)")
+            case let other?:
+                throw fail(
+                    "pagination.first",
+                    "expected an integer, found \(other.typeName); write first = 1 (the number of the first page)")
             }
             return .pageParameter(name: param, first: first)
         default:
@@ -139,13 +166,22 @@ struct ManifestReader {
         return try endpoints.keys.sorted().map { name in
             let key = "endpoints.\(name)"
             guard case .table(let table)? = endpoints[name] else {
-                throw fail(key, "expected a table, found \(endpoints[name]?.typeName ?? "nothing"); write [\(key)] then path = \"/things\"")
+                throw fail(
+                    key,
+                    "expected a table, found \(endpoints[name]?.typeName ?? "nothing"); write [\(key)] then path = \"/things\""
+                )
             }
             guard Self.isIdentifier(name) else {
-                throw fail(key, "\"\(name)\" is not a valid endpoint name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")")
+                throw fail(
+                    key,
+                    "\"\(name)\" is not a valid endpoint name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")"
+                )
             }
             guard !Self.reservedMethods.contains(name) else {
-                throw fail(key, "\"\(name)\" is reserved (every client has \(Self.reservedMethods.sorted().joined(separator: ", "))); rename the endpoint (e.g. \"\(name)_item\")")
+                throw fail(
+                    key,
+                    "\"\(name)\" is reserved (every client has \(Self.reservedMethods.sorted().joined(separator: ", "))); rename the endpoint (e.g. \"\(name)_item\")"
+                )
             }
             return try endpoint(name, table, key: key)
         }
@@ -167,20 +203,29 @@ struct ManifestReader {
         for (parameterName, value) in declared {
             let parameterKey = "\(key).params.\(parameterName)"
             guard case .string(let spelled) = value else {
-                throw fail(parameterKey, "expected a string, found \(value.typeName); write \(parameterName) = \"string\" (or int, float, bool; add ! when required)")
+                throw fail(
+                    parameterKey,
+                    "expected a string, found \(value.typeName); write \(parameterName) = \"string\" (or int, float, bool; add ! when required)"
+                )
             }
             let required = spelled.hasSuffix("!")
-            guard let type = PluginParameter.ParameterType(rawValue: required ? String(spelled.dropLast()) : spelled) else {
-                throw fail(parameterKey, "unknown type \"\(spelled)\"; use string, int, float or bool, with ! for required (e.g. \"int!\")")
+            guard let type = PluginParameter.ParameterType(rawValue: required ? String(spelled.dropLast()) : spelled)
+            else {
+                throw fail(
+                    parameterKey,
+                    "unknown type \"\(spelled)\"; use string, int, float or bool, with ! for required (e.g. \"int!\")")
             }
             let inPath = placeholders.contains(parameterName)
             if inPath, !required {
-                throw fail(parameterKey, "a path parameter is always required; write \(parameterName) = \"\(type.rawValue)!\"")
+                throw fail(
+                    parameterKey, "a path parameter is always required; write \(parameterName) = \"\(type.rawValue)!\"")
             }
             parameters.append(PluginParameter(name: parameterName, type: type, required: required, inPath: inPath))
         }
         for placeholder in placeholders where declared[placeholder] == nil {
-            throw fail("\(key).path", "path parameter {\(placeholder)} is not declared; add \(placeholder) = \"string!\" to \(key).params")
+            throw fail(
+                "\(key).path",
+                "path parameter {\(placeholder)} is not declared; add \(placeholder) = \"string!\" to \(key).params")
         }
         let responseName = try optionalString(fields, "response", in: key, example: "\"json\"") ?? "json"
         guard let response = PluginEndpoint.ResponseFormat(rawValue: responseName) else {
@@ -188,7 +233,8 @@ struct ManifestReader {
         }
         let result = try self.path(fields, "result", in: key) ?? []
         if !result.isEmpty, response != .json {
-            throw fail("\(key).result", "only a json response has a result path; remove result or write response = \"json\"")
+            throw fail(
+                "\(key).result", "only a json response has a result path; remove result or write response = \"json\"")
         }
         parameters.sort { ($0.required ? 0 : 1, $0.name) < ($1.required ? 0 : 1, $1.name) }
         return PluginEndpoint(
@@ -209,18 +255,23 @@ struct ManifestReader {
         }
     }
 
-    private func string(_ table: [String: TOMLValue], _ key: String, in prefix: String?, example: String) throws -> String {
+    private func string(_ table: [String: TOMLValue], _ key: String, in prefix: String?, example: String) throws
+        -> String
+    {
         guard let value = try optionalString(table, key, in: prefix, example: example) else {
             throw fail(dotted(key, in: prefix), "missing; write \(key) = \(example)")
         }
         return value
     }
 
-    private func optionalString(_ table: [String: TOMLValue], _ key: String, in prefix: String?, example: String) throws -> String? {
+    private func optionalString(_ table: [String: TOMLValue], _ key: String, in prefix: String?, example: String) throws
+        -> String?
+    {
         switch table[key] {
         case nil: return nil
         case .string(let value)?: return value
-        case let other?: throw fail(dotted(key, in: prefix), "expected a string, found \(other.typeName); write \(key) = \(example)")
+        case let other?:
+            throw fail(dotted(key, in: prefix), "expected a string, found \(other.typeName); write \(key) = \(example)")
         }
     }
 
@@ -229,7 +280,10 @@ struct ManifestReader {
         case nil: return nil
         case .table(let value)?: return value
         case let other?:
-            throw fail(dotted(key, in: prefix), "expected a table, found \(other.typeName); write \(key) = { … } or a [\(dotted(key, in: prefix))] section")
+            throw fail(
+                dotted(key, in: prefix),
+                "expected a table, found \(other.typeName); write \(key) = { … } or a [\(dotted(key, in: prefix))] section"
+            )
         }
     }
 
@@ -238,7 +292,9 @@ struct ManifestReader {
         guard let table = try table(root, key, in: nil) else { return [] }
         return try table.keys.sorted().map { name in
             guard case .string(let value)? = table[name] else {
-                throw fail("\(key).\(name)", "expected a string, found \(table[name]?.typeName ?? "nothing"); write \(key) = \(example)")
+                throw fail(
+                    "\(key).\(name)",
+                    "expected a string, found \(table[name]?.typeName ?? "nothing"); write \(key) = \(example)")
             }
             return (name, value)
         }
@@ -250,7 +306,9 @@ struct ManifestReader {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if text.isEmpty { return [] }
         guard !parts.contains(where: \.isEmpty) else {
-            throw fail("\(prefix).\(key)", "\"\(text)\" is not a JSON path; write keys joined by dots (e.g. \"response.venues\")")
+            throw fail(
+                "\(prefix).\(key)",
+                "\"\(text)\" is not a JSON path; write keys joined by dots (e.g. \"response.venues\")")
         }
         return parts
     }
@@ -270,7 +328,8 @@ struct ManifestReader {
 
     /// Levenshtein distance, for "did you mean".
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]

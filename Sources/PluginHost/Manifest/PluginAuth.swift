@@ -1,4 +1,5 @@
 /// How a plugin's client authenticates (`auth = { kind = … }` in plugin.toml).
+///
 /// Secrets come from environment variables or `apimacro login NAME`, never from the manifest.
 public enum PluginAuth: Sendable, Equatable {
     /// No credential.

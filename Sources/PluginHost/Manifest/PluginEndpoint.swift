@@ -58,14 +58,18 @@ public struct PluginEndpoint: Sendable, Equatable {
             lines.append("Parameters:")
             for parameter in parameters {
                 let place = parameter.inPath ? "path" : (sendsBody ? "JSON body" : "query")
-                lines.append("  \(parameter.name): \(parameter.type.rawValue)\(parameter.required ? ", required" : ""), in the \(place)")
+                lines.append(
+                    "  \(parameter.name): \(parameter.type.rawValue)\(parameter.required ? ", required" : ""), in the \(place)"
+                )
             }
         }
         lines.append("")
         let payload = result.isEmpty ? "the decoded body" : "the body's \(result.joined(separator: "."))"
         switch response {
         case .json:
-            lines.append("Returns \(payload): a dict, or a lazy iterator over every page when it is a list (limit=N stops early).")
+            lines.append(
+                "Returns \(payload): a dict, or a lazy iterator over every page when it is a list (limit=N stops early)."
+            )
         case .xml: lines.append("Returns the body as an xml.etree.ElementTree.Element.")
         case .text: lines.append("Returns the body as str.")
         }

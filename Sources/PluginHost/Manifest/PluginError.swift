@@ -1,6 +1,8 @@
 /// Why a plugin could not be loaded: the file, the key and what to write
-/// instead, as one line. A plugin that fails is reported and skipped; the
-/// host and every other plugin keep working.
+/// instead, as one line.
+///
+/// A plugin that fails is reported and skipped; the host and every other plugin
+/// keep working.
 public struct PluginError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The manifest (or folder) at fault.
     public let file: String

@@ -39,7 +39,8 @@ public struct PluginManifest: Sendable {
     public var macrosFolder: URL? {
         let folder = self.folder.appendingPathComponent("macros")
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue ? folder : nil
+        return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? folder : nil
     }
 
     /// The endpoint called `name`.
@@ -48,8 +49,9 @@ public struct PluginManifest: Sendable {
     /// The environment prefix of this plugin's variables: `APIMACRO_OPENWEATHER`.
     public var environmentPrefix: String { "APIMACRO_" + name.uppercased() }
 
-    /// Reads and validates `<folder>/plugin.toml`; throws a `PluginError`. `reservedNames`
-    /// are the built-in clients' names, which a plugin may not take.
+    /// Reads and validates `<folder>/plugin.toml`; throws a `PluginError`.
+    ///
+    /// `reservedNames` are the built-in clients' names, which a plugin may not take.
     public static func load(folder: URL, reservedNames: Set<String>) throws -> PluginManifest {
         let file = folder.appendingPathComponent("plugin.toml")
         guard let data = FileManager.default.contents(atPath: file.path) else {

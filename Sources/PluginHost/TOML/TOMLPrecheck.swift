@@ -57,7 +57,9 @@ enum TOMLPrecheck {
                 break
             case .value:
                 let closesArray = character == "]" && open.last == "["
-                if !closesArray, character == "]" || character == "}" || character == "," || character.properties.isWhitespace {
+                if !closesArray,
+                    character == "]" || character == "}" || character == "," || character.properties.isWhitespace
+                {
                     throw fail("a value is missing before '\(character)'")
                 }
             case .key(let closing):

@@ -3,8 +3,10 @@ import Foundation
 /// The HTTP cache's decisions (RFC 9111, as a private cache): what may be
 /// stored, how old a stored response is, whether it may answer a request,
 /// which validators to send, how a 304 updates it and what an unsafe method
-/// invalidates. Pure: no I/O, the clock passed in, so every rule is tested
-/// without a server (`CachePolicyTests`).
+/// invalidates.
+///
+/// Pure: no I/O, the clock passed in, so every rule is tested without a server
+/// (`CachePolicyTests`).
 ///
 /// Not followed, on purpose: heuristic freshness (§4.2.2: an API answer with no
 /// freshness information is revalidated, never guessed fresh) and the rules
@@ -29,7 +31,8 @@ public enum CachePolicy {
 
         public static func == (lhs: Stored, rhs: Stored) -> Bool {
             lhs.status == rhs.status && lhs.storedAt == rhs.storedAt && lhs.initialAge == rhs.initialAge
-                && lhs.headers.fields.map { "\($0.name): \($0.value)" } == rhs.headers.fields.map { "\($0.name): \($0.value)" }
+                && lhs.headers.fields.map { "\($0.name): \($0.value)" }
+                    == rhs.headers.fields.map { "\($0.name): \($0.value)" }
         }
     }
 
@@ -59,7 +62,9 @@ public enum CachePolicy {
         public init(_ headers: Headers) {
             let parsed = CachePolicy.directives(headers)
             maxAge = parsed["max-age"].map { CachePolicy.deltaSeconds($0) ?? 0 }
-            if let value = parsed["max-stale"] { maxStale = value.isEmpty ? .infinity : CachePolicy.deltaSeconds(value) ?? 0 }
+            if let value = parsed["max-stale"] {
+                maxStale = value.isEmpty ? .infinity : CachePolicy.deltaSeconds(value) ?? 0
+            }
             minFresh = parsed["min-fresh"].map { CachePolicy.deltaSeconds($0) ?? .infinity }
             noStore = parsed["no-store"] != nil
             onlyIfCached = parsed["only-if-cached"] != nil
@@ -78,7 +83,9 @@ public enum CachePolicy {
     /// 206, whose ranges it does not combine, nor 304); no `no-store` on either side; not
     /// `Vary: *`; and explicit freshness (`max-age`, `Expires`), or `public`/`private`, or a
     /// heuristically cacheable status.
-    public static func isStorable(method: String, requestHeaders: Headers, status: Int, responseHeaders: Headers) -> Bool {
+    public static func isStorable(method: String, requestHeaders: Headers, status: Int, responseHeaders: Headers)
+        -> Bool
+    {
         guard method == "GET", (200...599).contains(status), status != 206, status != 304 else { return false }
         let response = directives(responseHeaders)
         if RequestDirectives(requestHeaders).noStore || response["no-store"] != nil { return false }
@@ -146,7 +153,13 @@ public enum CachePolicy {
     }
 
     /// Decides between answering from `stored` and asking the server (§4, §5.2).
-    /// - Parameter disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
+    ///
+    /// - Parameters:
+    ///   - request: the request's headers (their `Cache-Control` directives count).
+    ///   - stored: the stored response for this request, or nil when there is none.
+    ///   - now: the current time, seconds since 1970.
+    ///   - disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
+    /// - Returns: serve the stored copy, revalidate it, fetch plainly, or answer 504 (`only-if-cached`).
     public static func decide(request: Headers, stored: Stored?, now: Double, disconnected: Bool = false) -> Decision {
         let asked = RequestDirectives(request)
         guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
@@ -185,7 +198,9 @@ public enum CachePolicy {
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie"]
+        let bodyFields: Set<String> = [
+            "content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie",
+        ]
         let fresh = notModified.fields.filter { !bodyFields.contains($0.name.lowercased()) }
         let replaced = Set(fresh.map { $0.name.lowercased() })
         let kept = stored.fields.filter { !replaced.contains($0.name.lowercased()) }
@@ -204,7 +219,8 @@ public enum CachePolicy {
         var urls = [target]
         guard let origin = Origin(url: target), let base = URL(string: target) else { return urls }
         for name in ["Location", "Content-Location"] {
-            guard let value = responseHeaders[name], let resolved = URL(string: value, relativeTo: base)?.absoluteString,
+            guard let value = responseHeaders[name],
+                let resolved = URL(string: value, relativeTo: base)?.absoluteString,
                 Origin(url: resolved) == origin, !urls.contains(resolved)
             else { continue }
             urls.append(resolved)
@@ -225,7 +241,9 @@ public enum CachePolicy {
 
     /// The text that identifies a variant: the request's values of the `names` a response
     /// varies on, normalised (field lines joined, spaces around commas removed); an absent
-    /// field differs from an empty one. Hash it before storing: the values may be credentials.
+    /// field differs from an empty one.
+    ///
+    /// Hash it before storing: the values may be credentials.
     public static func variantText(_ names: [String], _ request: Headers) -> String {
         guard !names.isEmpty else { return "" }
         return names.map { name -> String in

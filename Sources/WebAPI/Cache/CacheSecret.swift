@@ -9,10 +9,12 @@ import Foundation
 
 /// The HTTP cache's secret: 32 random bytes in `<APIMACRO_HOME>/cache.key`
 /// (mode 0600, beside the credential store, not beside the cache), created
-/// once. From it come two keys: one that names entries (HMAC-SHA256 of the
-/// request and its credentials, so the cache file cannot be used to test
-/// guesses of a password) and one that seals what is stored (ChaChaPoly:
-/// bodies and headers may echo tokens, so the file holds none in clear).
+/// once.
+///
+/// From it come two keys: one that names entries (HMAC-SHA256 of the request
+/// and its credentials, so the cache file cannot be used to test guesses of a
+/// password) and one that seals what is stored (ChaChaPoly: bodies and headers
+/// may echo tokens, so the file holds none in clear).
 ///
 /// Losing the key file loses nothing but the cache: a new key is made and
 /// the old entries, unreadable, count as misses and are replaced.
@@ -24,6 +26,7 @@ public struct CacheSecret: Sendable {
     private let sealing: SymmetricKey
 
     /// Reads `folder/cache.key`, creating it (and `folder`, mode 0700) when missing.
+    ///
     /// Refuses a key file that is not a regular file or that others may read.
     public init(folder: URL) throws {
         self.init(bytes: try CacheSecret.load(folder.appendingPathComponent(CacheSecret.fileName)))
@@ -99,7 +102,9 @@ public struct CacheSecret: Sendable {
         }
         var bytes = [UInt8](repeating: 0, count: 33)
         let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count == 32 else { throw problem(file, "it is not a cache key (32 bytes); remove it and the cache starts afresh") }
+        guard count == 32 else {
+            throw problem(file, "it is not a cache key (32 bytes); remove it and the cache starts afresh")
+        }
         return Array(bytes.prefix(32))
     }
 

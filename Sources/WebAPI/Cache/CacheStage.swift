@@ -22,11 +22,18 @@ public struct CacheStage: Stage {
     private let trouble = Trouble()
 
     /// - Parameters:
+    ///   - cache: the HTTP cache (SQLite).
+    ///   - offline: answer only from the cache (`--offline`).
+    ///   - slot: the client's credential, which keys and seals its entries.
     ///   - baseURL: the client's base URL (whose host gets the credential).
+    ///   - log: the exchange log (`-v` shows hits and revalidations).
     ///   - warn: writes one line to stderr (stale-if-error).
+    ///   - now: the clock, seconds since 1970 (tests set it).
+    ///   - shared: the second tier in Redis (`APIMACRO_SHARED_STATE`), or nil.
     public init(
         cache: HTTPCache, offline: Bool, slot: CredentialSlot, baseURL: String, log: ExchangeLog,
-        warn: @escaping @Sendable (String) -> Void, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        warn: @escaping @Sendable (String) -> Void,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         shared: SharedState? = nil
     ) {
         self.cache = cache
@@ -65,8 +72,10 @@ public struct CacheStage: Stage {
             report(error)
         }
         let sharedSlot = sharedTier.map { tier in
-            tier.slot(keyText: keyText, material: SharedCredential.material(
-                wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url)))
+            tier.slot(
+                keyText: keyText,
+                material: SharedCredential.material(
+                    wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url)))
         }
         // Nothing here: another process may have fetched it (the shared tier).
         var fromShared = false
@@ -81,7 +90,8 @@ public struct CacheStage: Stage {
         }
         var request = exchange
         var conditional = false
-        switch CachePolicy.decide(request: exchange.headers, stored: stored?.stored, now: now(), disconnected: offline) {
+        switch CachePolicy.decide(request: exchange.headers, stored: stored?.stored, now: now(), disconnected: offline)
+        {
         case .serve(let age, let stale):
             if let entry = stored {
                 if fromShared {
@@ -109,12 +119,14 @@ public struct CacheStage: Stage {
         }
         let responseTime = now()
         if let entry = stored, response.status >= 500, CachePolicy.mayServeOnError(entry.stored) {
-            return stale(entry, exchange, because: "\(response.status) \(HTTPStatus.reason(response.status))", since: start)
+            return stale(
+                entry, exchange, because: "\(response.status) \(HTTPStatus.reason(response.status))", since: start)
         }
         if conditional, response.status == 304, var entry = stored {
             entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
             entry.storedAt = responseTime
-            entry.initialAge = CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime)
+            entry.initialAge = CachePolicy.initialAge(
+                response.headers, requestTime: requestTime, responseTime: responseTime)
             if fromShared {
                 await keep(entry)
             } else {
@@ -127,10 +139,12 @@ public struct CacheStage: Stage {
             if let sharedTier, let sharedSlot {
                 sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
             }
-            return Response(status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
+            return Response(
+                status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
         }
         if CachePolicy.isStorable(
-            method: exchange.method, requestHeaders: exchange.headers, status: response.status, responseHeaders: response.headers)
+            method: exchange.method, requestHeaders: exchange.headers, status: response.status,
+            responseHeaders: response.headers)
         {
             let names = CachePolicy.varyNames(response.headers)
             var headers = response.headers
@@ -140,7 +154,8 @@ public struct CacheStage: Stage {
                 key: key, variant: CacheStage.variant(names, wire.headers, secret: secret),
                 target: CacheStage.target(exchange.url, secret: secret), status: response.status, headers: headers,
                 body: response.body, varyNames: names, storedAt: responseTime,
-                initialAge: CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime))
+                initialAge: CachePolicy.initialAge(
+                    response.headers, requestTime: requestTime, responseTime: responseTime))
             do {
                 try await cache.store(entry)
             } catch {
@@ -165,7 +180,8 @@ public struct CacheStage: Stage {
     /// The shared tier's form of an entry: its variant keyed by the credential, not by this machine's secret.
     private func shareable(_ entry: HTTPCache.Entry, wire: Exchange, slot: SharedCache.Slot) -> SharedCache.Stored {
         SharedCache.Stored(
-            status: entry.status, headers: entry.headers, body: entry.body, varyNames: entry.varyNames, storedAt: entry.storedAt,
+            status: entry.status, headers: entry.headers, body: entry.body, varyNames: entry.varyNames,
+            storedAt: entry.storedAt,
             initialAge: entry.initialAge,
             variant: SharedCache.variant(entry.varyNames, wire.headers, credential: slot.credential))
     }
@@ -201,10 +217,12 @@ public struct CacheStage: Stage {
     }
 
     private func serve(
-        _ entry: HTTPCache.Entry, _ exchange: Exchange, age: Double, source: Response.Source, since start: ContinuousClock.Instant
+        _ entry: HTTPCache.Entry, _ exchange: Exchange, age: Double, source: Response.Source,
+        since start: ContinuousClock.Instant
     ) -> Response {
         log.record(
-            method: exchange.method, url: exchange.url, status: entry.status, milliseconds: Self.milliseconds(since: start),
+            method: exchange.method, url: exchange.url, status: entry.status,
+            milliseconds: Self.milliseconds(since: start),
             source: source.rawValue, redactor: slot.redactor)
         var headers = entry.headers
         headers.set("Age", String(Int(min(max(0, age), 2_147_483_648))))  // §5.1: a cache answering sends its Age
@@ -222,9 +240,13 @@ public struct CacheStage: Stage {
             url: exchange.url, source: .cacheHit)
     }
 
-    private func stale(_ entry: HTTPCache.Entry, _ exchange: Exchange, because reason: String, since start: ContinuousClock.Instant) -> Response {
+    private func stale(
+        _ entry: HTTPCache.Entry, _ exchange: Exchange, because reason: String, since start: ContinuousClock.Instant
+    ) -> Response {
         let age = CachePolicy.currentAge(entry.stored, now: now())
-        warn("apimacro: warning: \(exchange.method) \(slot.redactor.redactURL(exchange.url)): \(reason); using the cached copy from \(CacheStage.describeAge(now() - entry.storedAt)) ago")
+        warn(
+            "apimacro: warning: \(exchange.method) \(slot.redactor.redactURL(exchange.url)): \(reason); using the cached copy from \(CacheStage.describeAge(now() - entry.storedAt)) ago"
+        )
         return serve(entry, exchange, age: age, source: .stale, since: start)
     }
 
@@ -237,7 +259,10 @@ public struct CacheStage: Stage {
     /// `X-Api-Key`, `X-Auth-Token`, `*-Session`, …; such headers are part of the cache key.
     public static func isCredentialHeader(_ name: String) -> Bool {
         let lower = name.lowercased()
-        let markers = ["auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf", "xsrf"]
+        let markers = [
+            "auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf",
+            "xsrf",
+        ]
         return markers.contains { lower.contains($0) }
     }
 
@@ -301,13 +326,17 @@ public struct CacheStage: Stage {
 
 extension CredentialStage {
     /// The exchange as this stage would send it: with the credential when the
-    /// URL's origin gets one. For keys and recordings, never for the wire.
+    /// URL's origin gets one.
+    ///
+    /// For keys and recordings, never for the wire.
     func injected(_ exchange: Exchange) async -> Exchange {
         let seen = Mutex(exchange)
-        _ = try? await handle(exchange, next: Next { wire in
-            seen.withLock { $0 = wire }
-            return Response(status: 0, headers: Headers(), body: [], url: wire.url)
-        })
+        _ = try? await handle(
+            exchange,
+            next: Next { wire in
+                seen.withLock { $0 = wire }
+                return Response(status: 0, headers: Headers(), body: [], url: wire.url)
+            })
         return seen.withLock { $0 }
     }
 }

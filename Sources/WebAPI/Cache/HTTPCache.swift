@@ -4,7 +4,9 @@ import GRDB
 /// The persistent HTTP cache: stored GET responses in one SQLite file
 /// (`cache.sqlite` under `$XDG_CACHE_HOME/apimacro`), shared safely by
 /// concurrent apimacro processes (WAL mode, immediate write transactions, a
-/// busy timeout). Bounded in size; the least recently used entries go first.
+/// busy timeout).
+///
+/// Bounded in size; the least recently used entries go first.
 ///
 /// Nothing in the file is readable without the `CacheSecret` (kept beside the
 /// credential store): entries are named by keyed hashes of the request and its
@@ -74,7 +76,9 @@ public final class HTTPCache: Sendable {
 
     /// The SQLite file.
     public let file: URL
-    /// The size bound in bytes (headers and bodies). Default 100 MB.
+    /// The size bound in bytes (headers and bodies).
+    ///
+    /// Default 100 MB.
     public let maximumBytes: Int
     /// Names and seals the entries.
     public let secret: CacheSecret
@@ -88,9 +92,13 @@ public final class HTTPCache: Sendable {
     public static let fileName = "cache.sqlite"
 
     /// Opens (creating if needed) the cache in `directory`.
+    ///
     /// - Parameters:
+    ///   - directory: the cache folder, created owner-only when missing.
     ///   - secret: the key that names and seals entries (`CacheSecret(folder: APIMACRO_HOME)`).
     ///   - maximumBytes: the size bound; default 100 MB.
+    /// - Throws: the file system's or SQLite's error when the folder cannot be created or the
+    ///   database cannot be opened.
     public init(directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -159,7 +167,9 @@ public final class HTTPCache: Sendable {
         while true {
             do {
                 return try body()
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+            {
                 attempt += 1
                 if attempt >= 50 { throw error }
                 Thread.sleep(forTimeInterval: 0.02 * Double(min(attempt, 10)))
@@ -187,7 +197,8 @@ public final class HTTPCache: Sendable {
         }
         if !stale.isEmpty {
             try await pool.write { db in
-                let statement = try db.cachedStatement(sql: "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
+                let statement = try db.cachedStatement(
+                    sql: "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
                 for variant in stale { try statement.execute(arguments: [now, Data(key), Data(variant)]) }
             }
         }
@@ -232,7 +243,8 @@ public final class HTTPCache: Sendable {
                     WHERE key = ? AND variant = ?
                     """)
             try statement.execute(arguments: [
-                Data(meta), entry.storedAt, entry.initialAge, entry.storedAt, meta.count, Data(entry.key), Data(entry.variant),
+                Data(meta), entry.storedAt, entry.initialAge, entry.storedAt, meta.count, Data(entry.key),
+                Data(entry.variant),
             ])
         }
     }
@@ -250,7 +262,10 @@ public final class HTTPCache: Sendable {
     public func summary() throws -> Summary {
         try pool.read { db in
             let row = try Row.fetchOne(
-                db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(stored_at) AS oldest, max(stored_at) AS newest FROM entry")
+                db,
+                sql:
+                    "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(stored_at) AS oldest, max(stored_at) AS newest FROM entry"
+            )
             return Summary(
                 entries: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0, oldest: row?["oldest"], newest: row?["newest"])
         }
@@ -304,7 +319,10 @@ public final class HTTPCache: Sendable {
         var out: [UInt8] = []
         func append(_ value: Int) {
             let v = UInt32(clamping: value)
-            out += [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
+            out += [
+                UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16),
+                UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v),
+            ]
         }
         func append(_ text: String) {
             append(text.utf8.count)
@@ -326,7 +344,9 @@ public final class HTTPCache: Sendable {
         var index = 0
         func number() -> Int? {
             guard index + 4 <= bytes.count else { return nil }
-            let value = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let value =
+                Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8
+                | Int(bytes[index + 3])
             index += 4
             return value
         }

@@ -3,17 +3,23 @@ import Foundation
 /// HTTP dates (RFC 9110 §5.6.7), strictly: the IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms recipients must
 /// accept, RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
-/// (`Sun Nov  6 08:49:37 1994`). Anything else — a missing comma, one-digit
-/// hours, extra spaces, a zone other than GMT — is not a date (nil), which the
-/// cache reads as "already expired" (RFC 9111 §5.3).
+/// (`Sun Nov  6 08:49:37 1994`).
+///
+/// Anything else — a missing comma, one-digit hours, extra spaces, a zone other
+/// than GMT — is not a date (nil), which the cache reads as "already expired"
+/// (RFC 9111 §5.3).
 public enum HTTPDate {
     private static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Seconds since 1970, or nil when `text` is not an HTTP date.
-    /// - Parameter now: for RFC 850's two-digit years (a year more than 50 years ahead is in the past
-    ///   century); 0 means the clock's time.
+    ///
+    /// - Parameters:
+    ///   - text: a header value such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+    ///   - now: for RFC 850's two-digit years (a year more than 50 years ahead is in the past
+    ///     century); 0 means the clock's time.
+    /// - Returns: the date as seconds since 1970, or nil.
     public static func parse(_ text: String, now: Double = 0) -> Double? {
         let characters = Array(text.utf8)
         guard let comma = characters.firstIndex(of: UInt8(ascii: ",")) else { return asctime(characters) }
@@ -24,7 +30,7 @@ public enum HTTPDate {
         return nil
     }
 
-    /// ` 06 Nov 1994 08:49:37 GMT`
+    /// Reads an IMF-fixdate after its day name and comma: ` 06 Nov 1994 08:49:37 GMT`.
     private static func fixdate(_ c: [UInt8]) -> Double? {
         guard c.count == 25, c[0] == 0x20, c[3] == 0x20, c[7] == 0x20, c[12] == 0x20, c[21] == 0x20,
             String(decoding: c[22...], as: UTF8.self) == "GMT",
@@ -34,7 +40,7 @@ public enum HTTPDate {
         return epoch(year: year, month: month, day: day, time: time)
     }
 
-    /// ` 06-Nov-94 08:49:37 GMT`
+    /// Reads an RFC 850 date after its day name and comma: ` 06-Nov-94 08:49:37 GMT`.
     private static func rfc850(_ c: [UInt8], now: Double) -> Double? {
         guard c.count == 23, c[0] == 0x20, c[3] == 0x2D, c[7] == 0x2D, c[10] == 0x20, c[19] == 0x20,
             String(decoding: c[20...], as: UTF8.self) == "GMT",
@@ -47,7 +53,7 @@ public enum HTTPDate {
         return epoch(year: year, month: month, day: day, time: time)
     }
 
-    /// `Sun Nov  6 08:49:37 1994`
+    /// Reads an asctime date: `Sun Nov  6 08:49:37 1994`.
     private static func asctime(_ c: [UInt8]) -> Double? {
         guard c.count == 24, c[3] == 0x20, c[7] == 0x20, c[10] == 0x20, c[19] == 0x20,
             days.contains(String(decoding: c[0...2], as: UTF8.self)),
@@ -112,6 +118,7 @@ public enum HTTPDate {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         let weekday = ((days % 7) + 7 + 3) % 7  // 1970-01-01 was a Thursday (index 3 from Monday)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(Self.days[weekday]), \(two(day)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60)) GMT"
+        return
+            "\(Self.days[weekday]), \(two(day)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60)) GMT"
     }
 }

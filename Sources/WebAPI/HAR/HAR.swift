@@ -1,6 +1,7 @@
 import Foundation
 
 /// An HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
+///
 /// Written by `--record`, read by `--replay`. Reading is tolerant: only an
 /// entry's method, URL and status are required, and the fields browsers add
 /// (`pages`, `_initiator`, `_resourceType`, …) are ignored.
@@ -130,7 +131,8 @@ extension HAR {
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(
+            in: CharacterSet(charactersIn: "."))
     }
 
     /// The body of a response or request: `text`, base64-decoded when marked so.

@@ -2,9 +2,11 @@ import Foundation
 import Synchronization
 
 /// Collects the exchanges of a run (`--record FILE.har`) and writes them as
-/// HAR 1.2 with every credential replaced by `REDACTED`. Entries are kept in
-/// memory and written by `write()`, which the runner calls when the macro
-/// ends, however it ends (also before a hard exit on `--timeout`).
+/// HAR 1.2 with every credential replaced by `REDACTED`.
+///
+/// Entries are kept in memory and written by `write()`, which the runner calls
+/// when the macro ends, however it ends (also before a hard exit on
+/// `--timeout`).
 public final class HARRecorder: Sendable {
     /// Where the file goes.
     public let file: URL
@@ -16,7 +18,9 @@ public final class HARRecorder: Sendable {
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
     ]
 
-    /// - Parameter version: apimacro's version, for `creator`.
+    /// - Parameters:
+    ///   - file: where `write()` puts the HAR file.
+    ///   - version: apimacro's version, for `creator`.
     public init(file: URL, version: String) {
         self.file = file
         self.creator = HAR.Creator(name: "apimacro", version: version)
@@ -29,7 +33,8 @@ public final class HARRecorder: Sendable {
     public func add(
         _ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor
     ) {
-        let entry = HARRecorder.entry(exchange, response, started: started, milliseconds: milliseconds, redactor: redactor)
+        let entry = HARRecorder.entry(
+            exchange, response, started: started, milliseconds: milliseconds, redactor: redactor)
         entries.withLock { $0.append(entry) }
     }
 
@@ -45,14 +50,20 @@ public final class HARRecorder: Sendable {
         }
     }
 
-    static func entry(_ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor) -> HAR.Entry {
+    static func entry(
+        _ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor
+    ) -> HAR.Entry {
         let url = redactor.redactURL(exchange.url)
         let query = URLComponents(string: url)?.percentEncodedQueryItems?.map {
             HAR.NameValue(name: $0.name, value: $0.value ?? "")
         }
         let requestBody = body(exchange.body, redactor: redactor)
-        let postData = exchange.body.isEmpty && !["POST", "PUT", "PATCH"].contains(exchange.method)
-            ? nil : HAR.PostData(mimeType: exchange.headers["Content-Type"] ?? "", text: requestBody.text, encoding: requestBody.encoding)
+        let postData =
+            exchange.body.isEmpty && !["POST", "PUT", "PATCH"].contains(exchange.method)
+            ? nil
+            : HAR.PostData(
+                mimeType: exchange.headers["Content-Type"] ?? "", text: requestBody.text, encoding: requestBody.encoding
+            )
         let responseBody = body(response.body, redactor: redactor)
         let dateFormatter = ISO8601DateFormatter()
         dateFormatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -64,10 +75,12 @@ public final class HARRecorder: Sendable {
                 headers: headers(exchange.headers, redactor: redactor), queryString: query ?? [], postData: postData,
                 headersSize: -1, bodySize: exchange.body.count),
             response: HAR.Response(
-                status: response.status, statusText: HTTPStatus.reason(response.status), httpVersion: "HTTP/1.1", cookies: [],
+                status: response.status, statusText: HTTPStatus.reason(response.status), httpVersion: "HTTP/1.1",
+                cookies: [],
                 headers: headers(response.headers, redactor: redactor),
                 content: HAR.Content(
-                    size: response.body.count, mimeType: response.headers["Content-Type"] ?? "", text: responseBody.text,
+                    size: response.body.count, mimeType: response.headers["Content-Type"] ?? "",
+                    text: responseBody.text,
                     encoding: responseBody.encoding),
                 redirectURL: response.headers["Location"].map { redactor.redactURL($0) } ?? "", headersSize: -1,
                 bodySize: response.source == .network ? response.body.count : 0),
@@ -83,7 +96,8 @@ public final class HARRecorder: Sendable {
                 return HAR.NameValue(name: field.name, value: redactor.redact(field.value))
             }
             let parts = field.value.split(separator: " ", maxSplits: 1)
-            let scheme = parts.count == 2 && ["basic", "bearer", "token"].contains(parts[0].lowercased()) ? "\(parts[0]) " : ""
+            let scheme =
+                parts.count == 2 && ["basic", "bearer", "token"].contains(parts[0].lowercased()) ? "\(parts[0]) " : ""
             return HAR.NameValue(name: field.name, value: scheme + "REDACTED")
         }
     }

@@ -4,8 +4,10 @@ import Synchronization
 /// The answers of a HAR file (`--replay FILE.har`), found by method, URL and
 /// body with credentials left out on both sides: query parameters that carry
 /// credentials (or read `REDACTED`) are dropped, and bodies are compared
-/// redacted. Repeated identical requests get the recorded answers in order;
-/// once those are used up, the last one again.
+/// redacted.
+///
+/// Repeated identical requests get the recorded answers in order; once those
+/// are used up, the last one again.
 public final class HARReplay: Sendable {
     /// The file's path, for messages.
     public let name: String
@@ -33,12 +35,14 @@ public final class HARReplay: Sendable {
             answers[key, default: []].append(entry)
         }
         self.answers = answers
-        hosts = Set(har.log.entries.compactMap { entry -> String? in
-            guard let components = URLComponents(string: entry.request.url), let scheme = components.scheme,
-                let host = components.host, !host.isEmpty
-            else { return nil }
-            return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
-        }).sorted()
+        hosts = Set(
+            har.log.entries.compactMap { entry -> String? in
+                guard let components = URLComponents(string: entry.request.url), let scheme = components.scheme,
+                    let host = components.host, !host.isEmpty
+                else { return nil }
+                return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+            }
+        ).sorted()
     }
 
     /// The number of recorded exchanges.
@@ -47,7 +51,8 @@ public final class HARReplay: Sendable {
     /// The next recorded answer to this request, or nil when the file has none.
     public func answer(to exchange: Exchange, redactor: Redactor) -> Response? {
         let key = HARReplay.key(
-            method: exchange.method, url: exchange.url, body: exchange.body, redactor: redactor, sensitive: sensitiveParameters)
+            method: exchange.method, url: exchange.url, body: exchange.body, redactor: redactor,
+            sensitive: sensitiveParameters)
         guard let entries = answers[key], !entries.isEmpty else { return nil }
         let index = used.withLock { used -> Int in
             let index = used[key, default: 0]
@@ -58,7 +63,9 @@ public final class HARReplay: Sendable {
         // The body is stored decoded, so the headers that describe the wire encoding no longer apply;
         // HTTP/2 pseudo-headers from a browser's export are not headers at all.
         let skipped: Set<String> = ["content-encoding", "content-length", "transfer-encoding"]
-        let headers = (recorded.headers ?? []).filter { !$0.name.hasPrefix(":") && !skipped.contains($0.name.lowercased()) }
+        let headers = (recorded.headers ?? []).filter {
+            !$0.name.hasPrefix(":") && !skipped.contains($0.name.lowercased())
+        }
         return Response(
             status: recorded.status, headers: Headers(headers.map { ($0.name, $0.value) }),
             body: HAR.bytes(text: recorded.content?.text, encoding: recorded.content?.encoding), url: exchange.url,
@@ -77,7 +84,9 @@ public final class HARReplay: Sendable {
     /// Lower-cased scheme and host, no default port, no fragment, query items
     /// sorted and without credentials.
     static func normalized(_ url: String, sensitive: Set<String>) -> String {
-        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else { return url }
+        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+            return url
+        }
         components.scheme = scheme
         components.host = components.host?.lowercased()
         if components.port == (scheme == "https" ? 443 : 80) { components.port = nil }
@@ -88,7 +97,8 @@ public final class HARReplay: Sendable {
         let items = (components.percentEncodedQueryItems ?? []).filter { item in
             !sensitive.contains(item.name.lowercased()) && item.value != "REDACTED"
         }
-        components.percentEncodedQueryItems = items.isEmpty ? nil : items.sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
+        components.percentEncodedQueryItems =
+            items.isEmpty ? nil : items.sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         return components.string ?? url
     }
 }

@@ -1,5 +1,6 @@
-/// Answers every exchange from a HAR file (`--replay`), with no network. A
-/// request the file does not hold is an `OfflineError` naming it.
+/// Answers every exchange from a HAR file (`--replay`), with no network.
+///
+/// A request the file does not hold is an `OfflineError` naming it.
 ///
 /// It sits where the cache would (the cache is off while replaying, so a
 /// replay is deterministic): above the retries, which is also where
@@ -23,12 +24,18 @@ public struct ReplayStage: Stage {
         let wire = await credentials.injected(exchange)
         guard let answer = replay.answer(to: wire, redactor: slot.redactor) else {
             let url = slot.redactor.redactURL(exchange.url)
-            let held = replay.hosts.isEmpty ? "it holds no requests" : "it holds requests to \(replay.hosts.joined(separator: ", "))"
-            throw APIError(.offline, "offline: \(exchange.method) \(url) is not in the replay file \(replay.name) (\(held))", url: url)
+            let held =
+                replay.hosts.isEmpty
+                ? "it holds no requests" : "it holds requests to \(replay.hosts.joined(separator: ", "))"
+            throw APIError(
+                .offline, "offline: \(exchange.method) \(url) is not in the replay file \(replay.name) (\(held))",
+                url: url)
         }
         log.record(
             method: exchange.method, url: exchange.url, status: answer.status,
-            milliseconds: CacheStage.milliseconds(since: start), source: Response.Source.replay.rawValue, redactor: slot.redactor)
-        return Response(status: answer.status, headers: answer.headers, body: answer.body, url: exchange.url, source: .replay)
+            milliseconds: CacheStage.milliseconds(since: start), source: Response.Source.replay.rawValue,
+            redactor: slot.redactor)
+        return Response(
+            status: answer.status, headers: answer.headers, body: answer.body, url: exchange.url, source: .replay)
     }
 }

@@ -46,7 +46,9 @@ public struct ExchangeLogStage: Stage {
     let log: ExchangeLog
     let slot: CredentialSlot
 
-    /// - Parameter slot: the client's credential and redactor, as they are at each exchange.
+    /// - Parameters:
+    ///   - log: where the exchanges go.
+    ///   - slot: the client's credential and redactor, as they are at each exchange.
     public init(log: ExchangeLog, slot: CredentialSlot) {
         self.log = log
         self.slot = slot
@@ -63,10 +65,14 @@ public struct ExchangeLogStage: Stage {
             // A 304 to a conditional request is the cache's revalidation (CacheStage serves the stored body).
             let conditional = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
             let source = response.status == 304 && conditional ? Response.Source.revalidated : response.source
-            log.record(method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(), source: source.rawValue, redactor: slot.redactor)
+            log.record(
+                method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(),
+                source: source.rawValue, redactor: slot.redactor)
             return response
         } catch let error as APIError where error.kind != .cancelled {
-            log.record(method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network", failure: error.kind.description, redactor: slot.redactor)
+            log.record(
+                method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network",
+                failure: error.kind.description, redactor: slot.redactor)
             throw error
         }
     }

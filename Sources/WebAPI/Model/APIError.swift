@@ -1,6 +1,8 @@
 /// The one error that flows up from WebAPI: a kind, the status, the redacted
-/// URL, the body (at most 4 KiB) and retry information. Its description never
-/// holds a secret (URLs are redacted before they get here).
+/// URL, the body (at most 4 KiB) and retry information.
+///
+/// Its description never holds a secret (URLs are redacted before they get
+/// here).
 public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
     /// What went wrong, in the terms of SPEC §3's exception table.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {

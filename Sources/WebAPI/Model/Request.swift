@@ -1,8 +1,9 @@
 import Foundation
 
 /// One HTTP request, as a client or a macro describes it: everything the old
-/// iOS clients let a caller set per request. Unset fields take the client's
-/// defaults (`ClientConfiguration`).
+/// iOS clients let a caller set per request.
+///
+/// Unset fields take the client's defaults (`ClientConfiguration`).
 public struct Request: Sendable {
     /// `GET`, `POST`, … (upper case).
     public var method: String
@@ -116,16 +117,18 @@ extension Request.Body {
 /// `application/x-www-form-urlencoded` and URL query encoding.
 public enum FormEncoding {
     /// Characters left as they are in a query component (RFC 3986 unreserved).
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Percent-encodes one query or form component.
     public static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment). A segment of
-    /// exactly `.` or `..` becomes `%2E` / `%2E%2E`, so it is never a dot segment that a
-    /// server or proxy would resolve (`/users/..` is `/`).
+    /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment).
+    ///
+    /// A segment of exactly `.` or `..` becomes `%2E` / `%2E%2E`, so it is never a dot
+    /// segment that a server or proxy would resolve (`/users/..` is `/`).
     public static func pathSegment(_ text: String) -> String {
         if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
         return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text

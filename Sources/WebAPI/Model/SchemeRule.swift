@@ -1,9 +1,11 @@
 /// Which URLs apimacro ever sends a request to: `http` and `https` only, and
 /// a URL a server chose (a redirect's `Location`, a `Link: rel="next"`, a
 /// `next_url` in a body) may go from https down to plain http only towards a
-/// loopback host. Anything else (`http+unix://`, `file://`, `ftp://`, an
-/// https page linking to `http://elsewhere`) is refused before a byte is sent
-/// (the previous transport, AsyncHTTPClient, would have connected
+/// loopback host.
+///
+/// Anything else (`http+unix://`, `file://`, `ftp://`, an https page linking to
+/// `http://elsewhere`) is refused before a byte is sent (the previous
+/// transport, AsyncHTTPClient, would have connected
 /// `http+unix://%2Fvar%2Frun%2Fdocker.sock/…` to a local socket; libcurl speaks
 /// file://, ftp:// and more unless told not to).
 public enum SchemeRule {
@@ -22,8 +24,11 @@ public enum SchemeRule {
 
     /// Why a request to `target` must not be sent, or nil when it may.
     ///
-    /// - Parameter previous: the URL whose answer named `target` (the redirecting or
-    ///   linking page), or nil for a URL the user or the configuration gave.
+    /// - Parameters:
+    ///   - target: the URL a request would go to.
+    ///   - previous: the URL whose answer named `target` (the redirecting or
+    ///     linking page), or nil for a URL the user or the configuration gave.
+    /// - Returns: the reason, for an error message, or nil when the request may be sent.
     public static func violation(_ target: String, from previous: String?) -> String? {
         guard let targetScheme = scheme(of: target), allowedSchemes.contains(targetScheme) else {
             return "only http and https URLs are followed"
@@ -38,8 +43,12 @@ public enum SchemeRule {
     /// Throws a `NetworkError`-kind `APIError` when a server-chosen `target` breaks the rule.
     ///
     /// - Parameters:
+    ///   - target: the URL the server named.
+    ///   - previous: the URL whose answer named it, or nil.
     ///   - what: what named the URL (`redirect`, `next page link`), for the message.
+    ///   - method: the request's method, for the message.
     ///   - redactor: redacts the URLs in the message.
+    /// - Throws: `APIError` of kind `network` saying why the URL is refused.
     public static func check(_ target: String, from previous: String?, what: String, method: String, redactor: Redactor)
         throws
     {

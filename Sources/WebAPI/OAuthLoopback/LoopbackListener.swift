@@ -8,9 +8,11 @@ import Synchronization
 #endif
 
 /// A one-shot HTTP/1.1 server on 127.0.0.1 that receives an OAuth 2 implicit
-/// redirect (`apimacro login NAME --listen PORT`). The token sits in the URL
-/// fragment, which browsers never send, so the callback page's script posts
-/// it back to `/token`. Sockets are plain POSIX, served on a dedicated thread.
+/// redirect (`apimacro login NAME --listen PORT`).
+///
+/// The token sits in the URL fragment, which browsers never send, so the
+/// callback page's script posts it back to `/token`. Sockets are plain POSIX,
+/// served on a dedicated thread.
 public final class LoopbackListener: Sendable {
     /// The port bound (the one the system picked when asked for port 0).
     public let port: Int
@@ -61,9 +63,10 @@ public final class LoopbackListener: Sendable {
 
     /// Serves the callback page at `callbackPath` and waits for its script to
     /// post the redirect to `/token`; returns the rebuilt redirect URL
-    /// `http://127.0.0.1:PORT<callbackPath>?<query>#<fragment>`. Throws `.auth`
-    /// when nothing arrives within `timeout` seconds. The listener is closed
-    /// when this returns.
+    /// `http://127.0.0.1:PORT<callbackPath>?<query>#<fragment>`.
+    ///
+    /// Throws `.auth` when nothing arrives within `timeout` seconds. The
+    /// listener is closed when this returns.
     public func waitForRedirect(timeout: Double, callbackPath: String) async throws -> String {
         try state.withLock { state in
             guard state.open, !state.stopRequested else {

@@ -26,8 +26,11 @@ public enum LinkHeader {
             parameters = parameters[..<end]
             for parameter in parameters.split(separator: ";") {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else { continue }
-                let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
+                    continue
+                }
+                let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\""))
                 for relation in value.split(separator: " ") where !url.isEmpty && links[relation.lowercased()] == nil {
                     links[relation.lowercased()] = url
                 }

@@ -11,15 +11,19 @@ public enum Pagination: Sendable, Equatable {
     /// A page-number query parameter, starting at `first`; a page with no items ends the list.
     case pageParameter(name: String, first: Int)
 
-    /// The request for the page after `response`, or nil at the end. A URL the server
-    /// named keeps `response.url` in `linkedFrom`, so `APIClient` refuses it unless it
-    /// keeps to `SchemeRule` (http(s) only; from https to http only towards loopback).
+    /// The request for the page after `response`, or nil at the end.
+    ///
+    /// A URL the server named keeps `response.url` in `linkedFrom`, so `APIClient`
+    /// refuses it unless it keeps to `SchemeRule` (http(s) only; from https to http
+    /// only towards loopback).
     ///
     /// - Parameters:
+    ///   - response: the page just fetched.
     ///   - request: the request that fetched `response`.
     ///   - itemCount: how many items that page held (for `pageParameter`).
     ///   - nextURL: for `nextURL`, the value found at the path (callers that
     ///     already decoded the body pass it; otherwise it is read here).
+    /// - Returns: the next page's request, or nil when `response` was the last page.
     public func next(after response: Response, request: Request, itemCount: Int?, nextURL: String?? = nil) -> Request? {
         switch self {
         case .none:

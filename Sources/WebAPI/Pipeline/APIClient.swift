@@ -4,7 +4,9 @@ import Synchronization
 
 /// One API's connection to the pipeline: resolves requests against the base
 /// URL, sends them through the stages, and remembers the last rate-limit
-/// headers. Every client (GitHub, Instagram, plugins) is built on one.
+/// headers.
+///
+/// Every client (GitHub, Instagram, plugins) is built on one.
 public final class APIClient: Sendable {
     public let configuration: ClientConfiguration
     private let credentialSlot: CredentialSlot
@@ -33,7 +35,8 @@ public final class APIClient: Sendable {
         // exchange, and the transport contributes its own stages (none for a plain transport).
         let stages: [any Stage] =
             [
-                StatusStage(api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
+                StatusStage(
+                    api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
                 RateLimitMemoryStage(memory: rateLimits),
                 RedirectStage(),
@@ -61,8 +64,9 @@ public final class APIClient: Sendable {
     /// The rate limit as last seen in response headers, or nil before the first response.
     public var rateLimit: RateLimitInfo? { lastRateLimit.value }
 
-    /// Sends a request and returns the response. Errors are `APIError`s whose
-    /// URLs and messages are redacted.
+    /// Sends a request and returns the response.
+    ///
+    /// Errors are `APIError`s whose URLs and messages are redacted.
     public func send(_ request: Request) async throws -> Response {
         let exchange = try prepare(request)
         do {
@@ -73,7 +77,8 @@ public final class APIClient: Sendable {
         } catch let error as APIError {
             throw redacted(error)
         } catch is CancellationError {
-            throw APIError(.cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
+            throw APIError(
+                .cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
         }
     }
 
@@ -97,7 +102,8 @@ public final class APIClient: Sendable {
         if let previous = request.linkedFrom, SchemeRule.scheme(of: request.target) != nil {
             // A next-page URL the server chose: http(s) only, never from https down to plain http
             // on a host other than loopback.
-            try SchemeRule.check(request.target, from: previous, what: "next page link", method: request.method, redactor: redactor)
+            try SchemeRule.check(
+                request.target, from: previous, what: "next page link", method: request.method, redactor: redactor)
         }
         var url = try absoluteURL(request.target)
         if !request.query.isEmpty {
@@ -111,7 +117,8 @@ public final class APIClient: Sendable {
         if let auth = request.basicAuth {
             guard let origin = Origin(url: url), origin.isSecureForCredentials else {
                 throw APIError(
-                    .auth, "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
+                    .auth,
+                    "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
                     url: redactor.redactURL(url), api: configuration.name)
             }
             // The password and its base64 may come back in a body (an echo): this client's
@@ -120,7 +127,8 @@ public final class APIClient: Sendable {
             headers.set("Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
         var exchange = Exchange(
-            method: request.method, url: url, headers: headers, body: body, timeout: request.timeout ?? configuration.timeout)
+            method: request.method, url: url, headers: headers, body: body,
+            timeout: request.timeout ?? configuration.timeout)
         exchange.validatesStatus = request.validatesStatus
         return exchange
     }
@@ -130,12 +138,15 @@ public final class APIClient: Sendable {
         let lower = target.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             guard Origin(url: target) != nil else {
-                throw APIError(.invalidRequest, "not a valid URL: \(redactor.redactURL(target))", api: configuration.name)
+                throw APIError(
+                    .invalidRequest, "not a valid URL: \(redactor.redactURL(target))", api: configuration.name)
             }
             return target
         }
         if target.contains("://") {
-            throw APIError(.invalidRequest, "only http and https URLs are supported, not \(redactor.redactURL(target))", api: configuration.name)
+            throw APIError(
+                .invalidRequest, "only http and https URLs are supported, not \(redactor.redactURL(target))",
+                api: configuration.name)
         }
         guard !configuration.baseURL.isEmpty else {
             throw APIError(.invalidRequest, "\(target) is not an absolute http(s) URL", api: configuration.name)

@@ -1,5 +1,7 @@
 /// What one API client needs: its name, base URL, credential, defaults and
-/// limits. Resolved once from settings and passed down.
+/// limits.
+///
+/// Resolved once from settings and passed down.
 public struct ClientConfiguration: Sendable {
     /// The client's name in errors and logs (`github`).
     public var name: String
@@ -9,11 +11,17 @@ public struct ClientConfiguration: Sendable {
     public var credential: Credential?
     /// Headers sent with every request (a request's own headers win).
     public var defaultHeaders: [(String, String)]
-    /// Per-request timeout in seconds. Default 30.
+    /// Per-request timeout in seconds.
+    ///
+    /// Default 30.
     public var timeout: Double
-    /// The longest rate-limit wait before `RateLimited` is raised instead. Default 60.
+    /// The longest rate-limit wait before `RateLimited` is raised instead.
+    ///
+    /// Default 60.
     public var maxWait: Double
-    /// At most this many retries of an idempotent request. Default 3.
+    /// At most this many retries of an idempotent request.
+    ///
+    /// Default 3.
     public var maxRetries: Int
     /// Finds the human message in an error body (GitHub: `message`).
     public var errorMessage: @Sendable (Response) -> String?

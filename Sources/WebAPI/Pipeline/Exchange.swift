@@ -1,7 +1,9 @@
 import Foundation
 
 /// A request resolved against its client and ready for the wire: an absolute
-/// URL, the final headers and body bytes. Stages pass it down and may change it.
+/// URL, the final headers and body bytes.
+///
+/// Stages pass it down and may change it.
 public struct Exchange: Sendable {
     public var method: String
     /// Absolute `http(s)` URL.
@@ -11,7 +13,7 @@ public struct Exchange: Sendable {
     /// Seconds before the request fails with `Timeout`.
     public var timeout: Double
     /// Whether an error status raises (the default) or comes back as a response
-    /// (`Request.validatesStatus`, e.g. `apimacro.request(..., raise_for_status=False)`).
+    /// (`Request.validatesStatus`, e.g., `apimacro.request(..., raise_for_status=False)`).
     public var validatesStatus = true
     /// Whether a retry cannot repeat a side effect.
     public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }

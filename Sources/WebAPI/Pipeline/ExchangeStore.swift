@@ -1,6 +1,7 @@
 /// Where exchanges are kept rather than sent: the HTTP cache, the HAR
-/// recording and the replay file, in front of the network transport. Hand it
-/// to clients as their transport; `APIClient` puts its stages above the
+/// recording and the replay file, in front of the network transport.
+///
+/// Hand it to clients as their transport; `APIClient` puts its stages above the
 /// retries (recording → cache or replay → retries → credentials → wire).
 ///
 /// - `--replay`: the replay file answers and the cache is off (a replay is
@@ -17,8 +18,9 @@ public final class ExchangeStore: Transport {
     public let replay: HARReplay?
     public let offline: Bool
     /// State shared with other apimacro processes through Redis (`APIMACRO_SHARED_STATE`):
-    /// the rate-limit governor and the second cache tier. Nil when not configured, and while
-    /// replaying or offline (nothing is sent).
+    /// the rate-limit governor and the second cache tier.
+    ///
+    /// Nil when not configured, and while replaying or offline (nothing is sent).
     public let shared: SharedState?
     /// The shared limiter's pace and concurrency cap (used only with `shared`).
     public let limits: GovernorLimits
@@ -27,10 +29,16 @@ public final class ExchangeStore: Transport {
     /// - Parameters:
     ///   - network: the real transport, used unless `offline` or `replay`.
     ///   - cache: the HTTP cache; ignored while replaying.
+    ///   - recorder: records every exchange to a HAR file (`--record`), or nil.
+    ///   - replay: answers from a HAR file instead of the network (`--replay`), or nil.
+    ///   - offline: answers only from the cache (`--offline`).
+    ///   - shared: the state shared through Redis (`APIMACRO_SHARED_STATE`), or nil.
+    ///   - limits: the shared limiter's pace and concurrency cap (used only with `shared`).
     ///   - warn: writes a line to stderr (stale-if-error warnings).
     public init(
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,
-        shared: SharedState? = nil, limits: GovernorLimits = GovernorLimits(), warn: @escaping @Sendable (String) -> Void
+        shared: SharedState? = nil, limits: GovernorLimits = GovernorLimits(),
+        warn: @escaping @Sendable (String) -> Void
     ) {
         self.network = network
         if replay != nil {
@@ -54,6 +62,7 @@ public final class ExchangeStore: Transport {
     }
 
     /// The stages a client puts above its retries.
+    ///
     /// Whether a HAR file answers (`--replay`).
     public var answersFromRecording: Bool { replay != nil }
 
@@ -64,7 +73,8 @@ public final class ExchangeStore: Transport {
             stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
         } else if let cache {
             stages.append(
-                CacheStage(cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn, shared: shared))
+                CacheStage(
+                    cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn, shared: shared))
         }
         return stages
     }

@@ -22,7 +22,9 @@ public struct RateLimitInfo: Sendable, Equatable {
 }
 
 /// Decides what to do with a rate-limited response: wait and try again, or
-/// give up with `RateLimited`. Pure: no I/O, the clock is passed in.
+/// give up with `RateLimited`.
+///
+/// Pure: no I/O, the clock is passed in.
 public struct RateLimitPolicy: Sendable {
     /// The longest wait accepted (`APIMACRO_MAX_WAIT`, default 60 s).
     public var maxWait: Double
@@ -52,7 +54,9 @@ public struct RateLimitPolicy: Sendable {
         guard RateLimitPolicy.isRateLimit(response) else { return .proceed }
         let resetAt = response.headers["x-ratelimit-reset"].flatMap { Int($0) }
         var wait: Double?
-        if let retryAfter = response.headers["retry-after"].flatMap({ RateLimitPolicy.seconds(retryAfter: $0, now: now) }) {
+        if let retryAfter = response.headers["retry-after"].flatMap({
+            RateLimitPolicy.seconds(retryAfter: $0, now: now)
+        }) {
             wait = retryAfter
         } else if let resetAt {
             // The reset time is in whole seconds; one more second avoids arriving just before it.
@@ -77,7 +81,9 @@ public struct RateLimitPolicy: Sendable {
 }
 
 /// Exponential backoff with full jitter for retrying idempotent requests on
-/// connection errors, 502, 503 and 504. Pure: the random source is passed in.
+/// connection errors, 502, 503 and 504.
+///
+/// Pure: the random source is passed in.
 public struct RetryPolicy: Sendable {
     /// At most this many retries (SPEC: 3).
     public var maxRetries: Int
@@ -103,6 +109,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The delay before retry number `attempt` (1-based), or nil when retries are used up.
+    ///
     /// `random` returns a value in 0..<1.
     public func delay(attempt: Int, random: () -> Double) -> Double? {
         guard attempt <= maxRetries else { return nil }

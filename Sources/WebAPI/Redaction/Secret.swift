@@ -1,5 +1,7 @@
-/// A credential value. Its description is always `REDACTED`, so printing,
-/// logging or interpolating one never shows the secret.
+/// A credential value.
+///
+/// Its description is always `REDACTED`, so printing, logging or interpolating
+/// one never shows the secret.
 public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The secret itself, for the one stage that puts it on the wire.
     public let revealed: String

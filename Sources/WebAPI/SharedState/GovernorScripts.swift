@@ -1,5 +1,7 @@
-/// The rate-limit governor's two Lua scripts. Redis runs each atomically, so N processes on
-/// N machines see one budget, one pace and one set of leases per (host, credential).
+/// The rate-limit governor's two Lua scripts.
+///
+/// Redis runs each atomically, so N processes on N machines see one budget, one pace and
+/// one set of leases per (host, credential).
 ///
 /// Keys (one hash tag per host and credential, so both live on one Redis Cluster slot):
 /// - `KEYS[1]`, a hash: `route:<first path segment>` → the resource its answers named
@@ -12,8 +14,10 @@
 ///
 /// Times come from Redis (`TIME`), so machines whose clocks differ still agree.
 enum GovernorScripts {
-    /// Before a send. ARGV: route, lease id, max concurrency (0: none), lease ms,
-    /// pace interval ms (0: none), probe ms.
+    /// Before a send.
+    ///
+    /// ARGV: route, lease id, max concurrency (0: none), lease ms, pace interval
+    /// ms (0: none), probe ms.
     ///
     /// Returns `{0, resource}` go (one unit of a known budget reserved, or no budget applies);
     /// `{3, resource}` go as the one probe of an unknown budget; `{1, ms}` try again in ms
@@ -58,8 +62,10 @@ enum GovernorScripts {
         return {0, resource}
         """)
 
-    /// After a send (answered or failed). ARGV: route, lease id, probed (1/0), the reserved
-    /// resource, answered (1/0), has headers (1/0), limit, remaining, reset, resource header.
+    /// After a send (answered or failed).
+    ///
+    /// ARGV: route, lease id, probed (1/0), the reserved resource, answered (1/0), has
+    /// headers (1/0), limit, remaining, reset, resource header.
     ///
     /// Frees the lease and the probe; with rate-limit headers, maps the route to its resource
     /// and lowers the budget: within a window the stored remaining only goes down (the

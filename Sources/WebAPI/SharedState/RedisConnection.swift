@@ -3,8 +3,10 @@ import Foundation
 
 /// One synchronous connection to Redis through hiredis: connect with a timeout,
 /// `AUTH`, `SELECT`, then commands, each bounded by the same timeout (a dead server
-/// costs at most that long, never a hang). Used by one caller at a time: `SharedState`
-/// checks connections out of its pool and drops one that failed.
+/// costs at most that long, never a hang).
+///
+/// Used by one caller at a time: `SharedState` checks connections out of its pool and
+/// drops one that failed.
 final class RedisConnection: @unchecked Sendable {
     private let context: UnsafeMutablePointer<redisContext>
     /// Set once a command failed on the socket: the connection is not used again.
@@ -82,7 +84,9 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// Writes a command now without waiting for its reply, which the next `command` reads
-    /// (and discards; a `NOSCRIPT` for `script` sends its text then). One round trip saved.
+    /// (and discards; a `NOSCRIPT` for `script` sends its text then).
+    ///
+    /// One round trip saved.
     func send(_ arguments: [[UInt8]], script: RedisScript?) throws(RedisFailure) {
         guard !isBroken else { throw .unreachable("the connection was lost") }
         let lengths = arguments.map(\.count)

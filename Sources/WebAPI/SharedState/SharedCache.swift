@@ -71,8 +71,9 @@ public struct SharedCache: Sendable {
         return SharedCache.decode(plain)
     }
 
-    /// Stores `entry` in `slot` (replacing what was there), within the bounds. Does nothing
-    /// when Redis is not usable or the entry is too large to share.
+    /// Stores `entry` in `slot` (replacing what was there), within the bounds.
+    ///
+    /// Does nothing when Redis is not usable or the entry is too large to share.
     func store(_ entry: Stored, in slot: Slot) {
         guard shared.isAvailable else { return }
         let plain = SharedCache.encode(entry)
@@ -137,6 +138,7 @@ public struct SharedCache: Sendable {
     }
 
     /// KEYS: entry, index (entry → expiry, Redis ms), sizes (entry → bytes), total bytes.
+    ///
     /// ARGV: sealed value, time to live ms, its size, the bound. Drops expired entries from the
     /// bookkeeping, stores the entry, then evicts the entries that expire first until the total fits.
     static let storeScript = RedisScript(

@@ -35,7 +35,9 @@ struct SharedCredential: Sendable {
 
     /// The credential material of a request as the wire sees it: every credential-looking
     /// header (and the client credential's own header, whatever its name) and the client's
-    /// query credential when it was attached. Empty for an anonymous request.
+    /// query credential when it was attached.
+    ///
+    /// Empty for an anonymous request.
     static func material(wire: Exchange, credential: Credential?, attached: Bool) -> String {
         let own = attached ? CacheStage.headerName(of: credential)?.lowercased() : nil
         var fields: [String] = []

@@ -4,7 +4,9 @@ import Synchronization
 
 /// The state every apimacro process shares through one Redis server
 /// (`APIMACRO_SHARED_STATE`): the rate-limit governor's budgets, leases and pacing, and
-/// the second cache tier. Built only when the setting names a server.
+/// the second cache tier.
+///
+/// Built only when the setting names a server.
 ///
 /// Redis is a help, never a dependency of a macro: when it cannot be reached (at start or
 /// later), one warning goes to stderr, every caller gets nil and carries on with local
@@ -36,6 +38,8 @@ public final class SharedState: Sendable {
     static let idleLimit = 8
 
     /// - Parameters:
+    ///   - address: the Redis server, database and credentials.
+    ///   - source: where the address came from, for messages.
     ///   - timeout: bounds each connect and each command, in seconds.
     ///   - retryInterval: after a failure, how long no connection is tried, in seconds.
     ///   - warn: writes one line to stderr (the one warning per process when Redis is lost).
@@ -84,8 +88,9 @@ public final class SharedState: Sendable {
     }
 
     /// Runs a Lua script by its digest, sending its text once when the server does not know
-    /// it (`NOSCRIPT`, after a restart or `SCRIPT FLUSH`). Nil when Redis is unavailable or the
-    /// script failed (the failure is reported once).
+    /// it (`NOSCRIPT`, after a restart or `SCRIPT FLUSH`).
+    ///
+    /// Nil when Redis is unavailable or the script failed (the failure is reported once).
     func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisReply? {
         let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
         let reply = withConnection { connection throws(RedisFailure) -> RedisReply in

@@ -2,7 +2,9 @@ import Foundation
 
 /// Where the state shared by every apimacro process lives:
 /// `redis://[user:password@]host:port/db` (`APIMACRO_SHARED_STATE`, or `[shared] redis` in
-/// config.toml). The password is a secret: `description` shows it as `REDACTED`.
+/// config.toml).
+///
+/// The password is a secret: `description` shows it as `REDACTED`.
 public struct SharedStateAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: Int
@@ -21,7 +23,10 @@ public struct SharedStateAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `text`; the error says what is accepted and never repeats the password.
-    /// - Parameter source: where the value came from, for the message (`APIMACRO_SHARED_STATE`).
+    /// - Parameters:
+    ///   - text: `redis://[user:password@]host:port/db`.
+    ///   - source: where the value came from, for the message (`APIMACRO_SHARED_STATE`).
+    /// - Throws: `APIError` of kind `invalidRequest` saying what is accepted (the password redacted).
     public init(parsing text: String, source: String) throws {
         let accepted = "accepted: redis://[user:password@]host:port/db, such as redis://127.0.0.1:6379/0"
         func problem(_ reason: String) -> APIError {

@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// Puts the client's credential on an exchange — the last stage before the
-/// wire, so nothing above it ever holds the secret in a URL or header. Only
-/// for the client's own origin, and only over https or to a loopback host; a
-/// pagination link or redirect to anywhere else goes without it.
+/// wire, so nothing above it ever holds the secret in a URL or header.
+///
+/// Only for the client's own origin, and only over https or to a loopback host;
+/// a pagination link or redirect to anywhere else goes without it.
 public struct CredentialStage: Stage {
     private let slot: CredentialSlot
     public let home: Origin?
@@ -49,7 +50,9 @@ public struct CredentialStage: Stage {
 public final class CredentialSlot: Sendable {
     private let stored: Mutex<(credential: Credential?, base: Redactor, redactor: Redactor)>
 
-    /// - Parameter base: what to redact besides the credential itself.
+    /// - Parameters:
+    ///   - credential: the credential to start with, or nil for none yet.
+    ///   - base: what to redact besides the credential itself.
     public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
         stored = Mutex((credential, base, CredentialSlot.redactor(base, credential)))
     }

@@ -2,8 +2,9 @@ import Foundation
 
 /// Waits out a rate limit (429, or 403 with `x-ratelimit-remaining: 0` or
 /// `retry-after`) when the wait is at most `maxWait` seconds, then sends
-/// again; otherwise raises `RateLimited` with the reset time. A POST is not
-/// sent again.
+/// again; otherwise raises `RateLimited` with the reset time.
+///
+/// A POST is not sent again.
 public struct RateLimitStage: Stage {
     public let policy: RateLimitPolicy
     public let api: String?
@@ -11,7 +12,8 @@ public struct RateLimitStage: Stage {
     let now: @Sendable () -> Double
 
     public init(
-        policy: RateLimitPolicy, api: String?, sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        policy: RateLimitPolicy, api: String?,
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.policy = policy
@@ -36,7 +38,10 @@ public struct RateLimitStage: Stage {
             case .fail(let retryAfter, let resetAt):
                 var message = "\(exchange.method) \(response.url) → \(response.status) rate limited"
                 if let text = JSONPath.string(in: response.body, path: ["message"]) { message += ": \(text)" }
-                if let retryAfter { message += " (retry after \(Int(retryAfter.rounded(.up))) s; APIMACRO_MAX_WAIT is \(Int(policy.maxWait)) s)" }
+                if let retryAfter {
+                    message +=
+                        " (retry after \(Int(retryAfter.rounded(.up))) s; APIMACRO_MAX_WAIT is \(Int(policy.maxWait)) s)"
+                }
                 throw APIError(
                     .rateLimited, message, status: response.status, url: response.url, api: api, body: response.text,
                     resetAt: resetAt, retryAfter: retryAfter)

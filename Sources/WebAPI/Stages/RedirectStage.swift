@@ -3,11 +3,14 @@ import Foundation
 /// Follows redirects itself (the transport never does), so that each hop goes
 /// back through the credential stage: a redirect to another host arrives
 /// there without the client's credential, and any `Authorization` or `Cookie`
-/// header the request carried is dropped when the origin changes. A redirect
-/// off http(s), or from https to plain http on another host than loopback,
-/// is a `NetworkError` (`SchemeRule`) and is never sent.
+/// header the request carried is dropped when the origin changes.
+///
+/// A redirect off http(s), or from https to plain http on another host than
+/// loopback, is a `NetworkError` (`SchemeRule`) and is never sent.
 public struct RedirectStage: Stage {
-    /// At most this many hops. Default 10.
+    /// At most this many hops.
+    ///
+    /// Default 10.
     public let maxRedirects: Int
 
     public init(maxRedirects: Int = 10) { self.maxRedirects = maxRedirects }
@@ -21,7 +24,8 @@ public struct RedirectStage: Stage {
             else { return response }
             // Only http(s), and from https down to http only towards loopback: `http+unix://…`
             // would reach a local socket (the POST body included), `file://` a file.
-            try SchemeRule.check(target, from: current.url, what: "redirect", method: current.method, redactor: Redactor(secrets: []))
+            try SchemeRule.check(
+                target, from: current.url, what: "redirect", method: current.method, redactor: Redactor(secrets: []))
             if Origin(url: target) != Origin(url: current.url) {
                 current.headers.remove("Authorization")
                 current.headers.remove("Cookie")

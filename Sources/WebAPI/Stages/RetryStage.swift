@@ -1,11 +1,13 @@
 import Foundation
 
 /// Retries idempotent requests on connection errors, 502, 503 and 504 with
-/// backoff and jitter. Never retries a POST (its body may have been sent),
-/// a timeout (a slow server would only be asked again), a body over the size
-/// limit or a decompression bomb (`APIError.isRetryable`), or a cancellation.
-/// Each attempt is bounded by the exchange's timeout (body included), so one
-/// request takes at most `timeout × (maxRetries + 1)` plus the backoff
+/// backoff and jitter.
+///
+/// Never retries a POST (its body may have been sent), a timeout (a slow server
+/// would only be asked again), a body over the size limit or a decompression
+/// bomb (`APIError.isRetryable`), or a cancellation. Each attempt is bounded by
+/// the exchange's timeout (body included), so one request takes at most
+/// `timeout × (maxRetries + 1)` plus the backoff
 /// (`RetryPolicy.maximumTotalDelay`).
 public struct RetryStage: Stage {
     public let policy: RetryPolicy
@@ -26,13 +28,19 @@ public struct RetryStage: Stage {
         while true {
             do {
                 let response = try await next(exchange)
-                guard exchange.isIdempotent, RetryPolicy.retryableStatuses.contains(response.status) else { return response }
+                guard exchange.isIdempotent, RetryPolicy.retryableStatuses.contains(response.status) else {
+                    return response
+                }
                 attempt += 1
-                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { return response }
+                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else {
+                    return response
+                }
                 try await sleep(delay)
             } catch let error as APIError where error.kind == .network && error.isRetryable && exchange.isIdempotent {
                 attempt += 1
-                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else { throw error }
+                guard let delay = policy.delay(attempt: attempt, random: { Double.random(in: 0..<1) }) else {
+                    throw error
+                }
                 try await sleep(delay)
             }
         }

@@ -2,8 +2,10 @@ import CCurl
 import Foundation
 
 /// One libcurl easy handle and what its callbacks collect, reused request after request
-/// (the connection stays open in the share). One transfer at a time; handed between
-/// threads only whole (a transport's idle pool, the transfer thread), hence `@unchecked`.
+/// (the connection stays open in the share).
+///
+/// One transfer at a time; handed between threads only whole (a transport's idle pool,
+/// the transfer thread), hence `@unchecked`.
 final class CurlEasy: @unchecked Sendable {
     let library: CurlLibrary
     let handle: UnsafeMutableRawPointer
@@ -107,7 +109,8 @@ final class CurlEasy: @unchecked Sendable {
         try setHeaders(exchange, userAgent: userAgent)
         if failed {
             throw APIError(
-                .network, "\(exchange.method) \(exchange.url): libcurl refused an option (\(library.version) is too old?)",
+                .network,
+                "\(exchange.method) \(exchange.url): libcurl refused an option (\(library.version) is too old?)",
                 url: exchange.url)
         }
     }
@@ -130,8 +133,10 @@ final class CurlEasy: @unchecked Sendable {
             set(ccurl_setopt_offset(api, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(exchange.body.count)))
             exchange.body.withUnsafeBytes { bytes in
                 // libcurl keeps its own copy; an empty body still needs a valid pointer.
-                set(ccurl_setopt_pointer(
-                    api, handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))))
+                set(
+                    ccurl_setopt_pointer(
+                        api, handle, CURLOPT_COPYPOSTFIELDS,
+                        UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))))
             }
         }
     }
@@ -216,9 +221,11 @@ final class CurlEasy: @unchecked Sendable {
             // The same certificate fails the same way every time: not retried.
             retryable = false
             if let caBundle {
-                detail += "; the server's certificate is not signed by an authority in \(caBundle) (APIMACRO_CA_BUNDLE or SSL_CERT_FILE)"
+                detail +=
+                    "; the server's certificate is not signed by an authority in \(caBundle) (APIMACRO_CA_BUNDLE or SSL_CERT_FILE)"
             } else {
-                detail += "; the server's certificate is not signed by an authority apimacro trusts: if your network has "
+                detail +=
+                    "; the server's certificate is not signed by an authority apimacro trusts: if your network has "
                     + "its own certificate authority, set APIMACRO_CA_BUNDLE (or SSL_CERT_FILE) to its PEM file"
             }
         }
@@ -229,7 +236,8 @@ final class CurlEasy: @unchecked Sendable {
             if connectStatus == 407 {
                 // The same credentials would be refused again.
                 retryable = false
-                detail += "; the proxy \(named) wants credentials (407): put them in the proxy URL, http://USER:PASSWORD@HOST:PORT"
+                detail +=
+                    "; the proxy \(named) wants credentials (407): put them in the proxy URL, http://USER:PASSWORD@HOST:PORT"
             } else if connectStatus >= 300 {
                 retryable = retryable && [502, 503, 504].contains(connectStatus)
                 detail += "; the proxy \(named) refused the tunnel (\(connectStatus))"
@@ -265,9 +273,11 @@ final class CurlEasy: @unchecked Sendable {
         return count
     }
 
-    /// The request is about to go onto the wire. libcurl sends it a second time, on a new
-    /// connection, when a reused one dies before any answer; that second send is refused
-    /// here: retries are RetryStage's (idempotent requests only, counted, with backoff).
+    /// The request is about to go onto the wire.
+    ///
+    /// libcurl sends it a second time, on a new connection, when a reused one dies before
+    /// any answer; that second send is refused here: retries are RetryStage's (idempotent
+    /// requests only, counted, with backoff).
     fileprivate func sending() -> Int32 {
         sends += 1
         return sends == 1 ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
@@ -309,7 +319,9 @@ private let curlHeader: curl_write_callback = { data, size, count, user in
     let total = size * count
     guard let user, let data else { return total }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
-    data.withMemoryRebound(to: UInt8.self, capacity: total) { easy.headerLine(UnsafeBufferPointer(start: $0, count: total)) }
+    data.withMemoryRebound(to: UInt8.self, capacity: total) {
+        easy.headerLine(UnsafeBufferPointer(start: $0, count: total))
+    }
     return total
 }
 

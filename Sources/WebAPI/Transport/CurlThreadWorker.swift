@@ -3,7 +3,9 @@ import Foundation
 
 /// The easy handle (and a one-handle multi to drive it) of one caller thread, reused by
 /// every call that thread makes: the transfer runs on the thread that waits for it, with
-/// no hop. Kept in a thread-local slot, released when the thread ends.
+/// no hop.
+///
+/// Kept in a thread-local slot, released when the thread ends.
 final class CurlThreadWorker {
     private let easy: CurlEasy
     private let multi: UnsafeMutableRawPointer
@@ -46,7 +48,8 @@ final class CurlThreadWorker {
         let added = api.pointee.multi_add_handle(multi, easy.handle)
         guard added == CURLM_OK else {
             throw APIError(
-                .network, "\(exchange.method) \(exchange.url): libcurl could not start the transfer (CURLMcode \(added.rawValue))",
+                .network,
+                "\(exchange.method) \(exchange.url): libcurl could not start the transfer (CURLMcode \(added.rawValue))",
                 url: exchange.url)
         }
         defer { _ = api.pointee.multi_remove_handle(multi, easy.handle) }

@@ -5,8 +5,10 @@ import Synchronization
 /// The transport's own thread for calls that do not run on a caller thread: it drives
 /// every such transfer at once through one `curl_multi` (so `apimacro.map`'s 32 calls in
 /// flight are 32 transfers on this thread) and resumes each waiting task when its transfer
-/// ends. Nothing blocks Swift's cooperative pool; cancelling a task removes its transfer
-/// at once (`curl_multi_wakeup`).
+/// ends.
+///
+/// Nothing blocks Swift's cooperative pool; cancelling a task removes its transfer at once
+/// (`curl_multi_wakeup`).
 final class CurlTransferThread: @unchecked Sendable {
     /// A transfer handed to the thread, and how to tell its task the outcome.
     private struct Job {

@@ -3,9 +3,11 @@ import Foundation
 import Synchronization
 
 /// The network transport: libcurl (loaded on first use, see `CurlLibrary`), one keep-alive
-/// connection cache for the process. Redirects are left to `RedirectStage`; bodies are
-/// decompressed (gzip, deflate, br, zstd) within a 200× ratio and a size cap; the deadline
-/// covers the whole exchange, body included; only http and https are ever spoken.
+/// connection cache for the process.
+///
+/// Redirects are left to `RedirectStage`; bodies are decompressed (gzip, deflate, br,
+/// zstd) within a 200× ratio and a size cap; the deadline covers the whole exchange, body
+/// included; only http and https are ever spoken.
 ///
 /// A call made from a caller thread (the `caller` hook returns one: the Python thread that
 /// waits on it) runs its transfer right there, on that thread's reused easy handle, and
@@ -16,7 +18,9 @@ import Synchronization
 public final class CurlTransport: Transport {
     /// `User-Agent` sent with every request that has none (GitHub rejects requests without one).
     public let userAgent: String
-    /// The largest body accepted. Default 256 MiB.
+    /// The largest body accepted.
+    ///
+    /// Default 256 MiB.
     public let maximumBodySize: Int
     /// Proxies and certificate authorities, applied to every request.
     public let network: NetworkSettings
@@ -28,6 +32,7 @@ public final class CurlTransport: Transport {
 
     /// - Parameters:
     ///   - userAgent: `apimacro/VERSION`.
+    ///   - maximumBodySize: the largest body accepted (a larger one is a never-retried NetworkError).
     ///   - network: proxies and CA bundle, resolved once by Settings.
     ///   - caller: the thread that waits on the call now, if it may run the transfer itself.
     public init(
@@ -41,7 +46,9 @@ public final class CurlTransport: Transport {
     }
 
     /// Ends the transfer thread (its transfers end as cancelled); call once before the
-    /// process ends. Calls made afterwards are refused.
+    /// process ends.
+    ///
+    /// Calls made afterwards are refused.
     public func shutdown() async throws {
         stopped.store(true, ordering: .releasing)
         transfers.withLock { $0 }?.stop()
@@ -54,7 +61,8 @@ public final class CurlTransport: Transport {
             let origin = exchange.origin
         else {
             throw APIError(
-                .network, "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
+                .network,
+                "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
                 url: exchange.url)
         }
         guard !stopped.load(ordering: .acquiring) else { throw Self.cancelled(exchange) }
@@ -81,7 +89,8 @@ public final class CurlTransport: Transport {
 
     static func timeout(_ exchange: Exchange) -> APIError {
         APIError(
-            .timeout, "\(exchange.method) \(exchange.url): no complete response within \(formatSeconds(exchange.timeout)) s",
+            .timeout,
+            "\(exchange.method) \(exchange.url): no complete response within \(formatSeconds(exchange.timeout)) s",
             url: exchange.url)
     }
 

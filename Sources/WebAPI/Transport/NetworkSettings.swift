@@ -1,11 +1,13 @@
 import Foundation
 
 /// How the transport reaches the network: forward proxies and the certificate
-/// authorities it trusts. Resolved once (from the standard environment
-/// variables and config.toml, by `Settings`) and handed to the transport,
-/// which applies it to every client and plugin alike.
+/// authorities it trusts.
+///
+/// Resolved once (from the standard environment variables and config.toml, by
+/// `Settings`) and handed to the transport, which applies it to every client
+/// and plugin alike.
 public struct NetworkSettings: Sendable, Equatable {
-    /// Proxy for `http://` URLs (`HTTP_PROXY` / `http_proxy`), e.g. `http://user:pass@proxy:3128`.
+    /// Proxy for `http://` URLs (`HTTP_PROXY` / `http_proxy`), e.g., `http://user:pass@proxy:3128`.
     public var httpProxy: String?
     /// Proxy for `https://` URLs (`HTTPS_PROXY` / `https_proxy`); reached with CONNECT.
     public var httpsProxy: String?

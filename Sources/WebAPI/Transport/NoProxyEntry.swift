@@ -9,7 +9,9 @@ import Foundation
 /// One entry of `NO_PROXY`, read as curl reads it: `*` (every host), a host name (which also
 /// matches its subdomains; a leading `.` or `*.` changes nothing), an IP address, an IP range
 /// in CIDR form (`10.0.0.0/8`, `fd00::/8`), each optionally with `:port` (`[::1]:8080` for
-/// IPv6). Names and addresses never match each other: `2.3` does not match `10.1.2.3`.
+/// IPv6).
+///
+/// Names and addresses never match each other: `2.3` does not match `10.1.2.3`.
 struct NoProxyEntry: Sendable, Equatable {
     enum Target: Sendable, Equatable {
         case everything

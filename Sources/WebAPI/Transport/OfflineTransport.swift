@@ -1,5 +1,7 @@
-/// The transport of `--offline` and `--replay`: no network at all. Whatever
-/// reaches it was not in the cache (or the replay file), and is an `OfflineError`.
+/// The transport of `--offline` and `--replay`: no network at all.
+///
+/// Whatever reaches it was not in the cache (or the replay file), and is an
+/// `OfflineError`.
 public struct OfflineTransport: Transport {
     /// What the user can do about it, appended to the message.
     let hint: String
