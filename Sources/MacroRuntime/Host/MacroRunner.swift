@@ -219,19 +219,12 @@ public struct MacroRunner {
         let globals = try? Interpreter.newGlobals()
         if let globals {
             do {
-                try Interpreter.exec(
-                    """
-                    import sys, atexit
-                    if 'threading' in sys.modules:
-                        _threading = sys.modules['threading']
-                        for _t in _threading.enumerate():
-                            if _t is not _threading.main_thread() and not _t.daemon:
-                                _t.join()
-                    atexit._run_exitfuncs()
-                    """, globals: globals)
+                try Interpreter.exec(try PythonPackage.source("_finish.py"), globals: globals, filename: "<apimacro>")
             } catch {
                 if let exception = PythonException.fetch() {
                     writeError(exception.traceback, newline: false)
+                } else {
+                    writeError("apimacro: \(error)", newline: true)
                 }
             }
         }
