@@ -161,10 +161,11 @@ private struct Parser {
     mutating func readKey() -> Bool {
         guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
         let first = cursor + 1
-        if let known = keys.find(from: first, end: end) {
-            cursor = known.after
-            Py_IncRef(known.object)
-            stack[stack.count - 1].key = known.object
+        let lookup = keys.find(from: first, end: end)
+        if case .found(let known, let after) = lookup {
+            cursor = after
+            Py_IncRef(known)
+            stack[stack.count - 1].key = known
         } else {
             guard var key = string() else { return false }
             if memo == nil { memo = PyDict_New() }
@@ -177,7 +178,9 @@ private struct Parser {
                 Py_DecRef(key)
                 key = shared
             }
-            keys.insert(from: first, count: cursor - 1 - first, object: key)
+            if case .new(let hash, let count) = lookup {
+                keys.insert(from: first, hash: hash, count: count, object: key)
+            }
             stack[stack.count - 1].key = key
         }
         skipWhitespace()
@@ -403,48 +406,52 @@ private struct Parser {
 ///
 /// References are borrowed from the memo.
 private struct KeyTable {
-    private var slots: [(start: UnsafePointer<UInt8>?, count: Int, hash: UInt32, object: PyPointer?)] =
-        Array(repeating: (nil, 0, 0, nil), count: 256)
+    /// Empty until the first key is entered: a document with no objects allocates nothing.
+    private var slots: [(start: UnsafePointer<UInt8>?, count: Int, hash: UInt32, object: PyPointer?)] = []
     private var used = 0
+    static let capacity = 256
 
-    /// The key whose text starts at `first` (after its opening quote), and
-    /// where the input continues after its closing quote, when it was seen before.
-    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> (
-        object: PyPointer, after: UnsafePointer<UInt8>
-    )? {
+    /// What `find` learnt about a key's bytes.
+    enum Lookup {
+        /// Seen before: the key, and where the input continues after its closing quote.
+        case found(PyPointer, after: UnsafePointer<UInt8>)
+        /// A plain key not seen yet: its hash and length, for `insert` once it is decoded.
+        case new(hash: UInt32, count: Int)
+        /// A key with an escape (or no closing quote): never entered.
+        case unusual
+    }
+
+    /// Looks up the key whose text starts at `first` (after its opening quote).
+    func find(from first: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>) -> Lookup {
         var hash: UInt32 = 2_166_136_261
         var probe = first
         while probe < end {
             let byte = probe.pointee
             if byte == UInt8(ascii: "\"") { break }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return .unusual }
             hash = (hash ^ UInt32(byte)) &* 16_777_619
             probe += 1
         }
-        guard probe < end else { return nil }
+        guard probe < end else { return .unusual }
         let count = probe - first
+        guard !slots.isEmpty else { return .new(hash: hash, count: count) }
         let mask = slots.count - 1
         var index = Int(hash) & mask
         while let start = slots[index].start {
             if slots[index].hash == hash, slots[index].count == count, let object = slots[index].object,
                 memcmp(start, first, count) == 0
             {
-                return (object, probe + 1)
+                return .found(object, after: probe + 1)
             }
             index = (index + 1) & mask
         }
-        return nil
+        return .new(hash: hash, count: count)
     }
 
-    /// Enters a plain key (its bytes at `first`, `count` long) until the table is half full.
-    mutating func insert(from first: UnsafePointer<UInt8>, count: Int, object: PyPointer) {
+    /// Enters a plain key (its bytes at `first`, as `find` measured them) until the table is half full.
+    mutating func insert(from first: UnsafePointer<UInt8>, hash: UInt32, count: Int, object: PyPointer) {
+        if slots.isEmpty { slots = Array(repeating: (nil, 0, 0, nil), count: Self.capacity) }
         guard used < slots.count / 2 else { return }
-        var hash: UInt32 = 2_166_136_261
-        for offset in 0..<count {
-            let byte = first[offset]
-            if byte == UInt8(ascii: "\\") { return }
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
-        }
         let mask = slots.count - 1
         var index = Int(hash) & mask
         while slots[index].start != nil { index = (index + 1) & mask }
