@@ -8,19 +8,7 @@ struct GitHubClientTests {
     func withGitHub(token: String? = "ghp_clienttest123", _ body: (GitHubClient, TestServer) async throws -> Void)
         async throws
     {
-        let server = try await TestServer.start()
-        let transport = CurlTransport(userAgent: "apimacro/test")
-        let client = GitHubClient(
-            configuration: GitHubConfiguration(baseURL: server.baseURL, token: token.map(Secret.init)),
-            transport: transport,
-            log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
-        do { try await body(client, server) } catch {
-            try await transport.shutdown()
-            try await server.shutdown()
-            throw error
-        }
-        try await transport.shutdown()
-        try await server.shutdown()
+        try await withGitHubClient(token: token, body)
     }
 
     @Test("requests send Accept, X-GitHub-Api-Version, User-Agent and the bearer token")

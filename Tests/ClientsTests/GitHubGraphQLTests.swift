@@ -19,20 +19,7 @@ struct GitHubGraphQLTests {
         graphQLURL: ((TestServer) -> String)? = nil,
         _ body: (GitHubClient, TestServer) async throws -> Void
     ) async throws {
-        let server = try await TestServer.start()
-        let transport = CurlTransport(userAgent: "apimacro/test")
-        let configuration = GitHubConfiguration(
-            baseURL: baseURL?(server) ?? server.baseURL, token: token.map(Secret.init), graphQLURL: graphQLURL?(server))
-        let client = GitHubClient(
-            configuration: configuration, transport: transport, log: ExchangeLog(logger: nil),
-            redactor: Redactor(secrets: []))
-        do { try await body(client, server) } catch {
-            try await transport.shutdown()
-            try await server.shutdown()
-            throw error
-        }
-        try await transport.shutdown()
-        try await server.shutdown()
+        try await withGitHubClient(token: token, baseURL: baseURL, graphQLURL: graphQLURL, body)
     }
 
     @Test("the endpoint: api.github.com/graphql, GitHub Enterprise's /api/v3 → /api/graphql, the override wins")
