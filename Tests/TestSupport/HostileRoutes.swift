@@ -18,6 +18,7 @@ import Foundation
 /// - `GET /hostile/trickle[?interval_ms=N]`: 200, `Content-Length: 1048576`, then one byte every
 ///   N ms (default 1000) without end.
 /// - `GET /hostile/big?bytes=N`: a complete JSON string body of N bytes (for size limits).
+/// - `GET /hostile/huge-head`: 200 with 400 header lines of 1 KiB each (a 400 KiB head).
 /// - `GET /hostile/gzip-bomb`: 290 bytes of gzip (`Content-Encoding: gzip`) that inflate to 256 KiB.
 ///
 /// Every request header and the query string come back from `/echo` (`EchoRoutes`).
@@ -81,6 +82,13 @@ struct HostileRoutes: RouteHandler {
                 body: [UInt8](repeating: UInt8(ascii: "\""), count: 1)
                     + [UInt8](repeating: UInt8(ascii: "x"), count: size - 2)
                     + [UInt8(ascii: "\"")])
+        }
+        if request.match("GET", "/hostile/huge-head") != nil {
+            // 400 header lines of 1 KiB: a response head no API sends, past the transport's cap.
+            let filler = String(repeating: "a", count: 1024)
+            return Response(
+                status: 200, headers: [("Content-Type", "text/plain")] + (0..<400).map { ("X-Filler-\($0)", filler) },
+                body: Array("ok".utf8))
         }
         if request.match("GET", "/hostile/gzip-bomb") != nil {
             return Response(

@@ -171,6 +171,17 @@ struct HostileServerTests {
         #expect(attempts == 1)
     }
 
+    @Test("a response head past 256 KiB is a NetworkError, never retried")
+    func hugeHeadNotRetried() async throws {
+        try await withLoopback { loop in
+            let error = await apiError { _ = try await loop.client().send(Request("GET", "/hostile/huge-head")) }
+            #expect(error?.kind == .network, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("response head is larger than 256 KiB") == true, "\(String(describing: error))")
+            #expect(loop.requests("/hostile/huge-head").count == 1)
+        }
+    }
+
     @Test("a gzip bomb is a NetworkError, never retried")
     func gzipBombNotRetried() async throws {
         try await withLoopback { loop in

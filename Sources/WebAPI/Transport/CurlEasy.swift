@@ -21,8 +21,13 @@ final class CurlEasy: @unchecked Sendable {
     private var bomb = false
     /// Times the request went onto the wire in this transfer (see `sending`).
     private var sends = 0
-    /// The response has a Content-Encoding: libcurl decodes it, the write callback bounds the ratio.
-    private var encoded = false
+    /// Bytes of response heads received in this transfer (1xx heads included), and whether they
+    /// passed `maximumHeadBytes`.
+    fileprivate var headBytes = 0
+    private var headTooLarge = false
+    /// The most a transfer's response heads may take: a hostile server streaming header lines
+    /// (or endless 1xx heads) is cut off here, not at the deadline.
+    static let maximumHeadBytes = 256 << 10
     /// The proxy this transfer goes through, if any (named, its userinfo hidden, in errors).
     private var proxy: String?
     /// The CA bundle this transfer trusts instead of the system's, if any.
@@ -56,7 +61,8 @@ final class CurlEasy: @unchecked Sendable {
         self.limit = limit
         tooLarge = false
         bomb = false
-        encoded = false
+        headBytes = 0
+        headTooLarge = false
         sends = 0
         errorBuffer[0] = 0
         let own = Unmanaged.passUnretained(self).toOpaque()
@@ -118,6 +124,13 @@ final class CurlEasy: @unchecked Sendable {
     private func setMethodAndBody(_ exchange: Exchange, set: (CURLcode) -> Void) throws {
         let api = library.api
         let method = exchange.method
+        // The method goes into the request line as it is: CR, LF or a space would forge one.
+        guard Self.isToken(method) else {
+            throw APIError(
+                .invalidRequest,
+                "the method \(method.debugDescription) is not an HTTP token; nothing was sent to \(exchange.url)",
+                url: exchange.url)
+        }
         let sendsBody = !exchange.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
         if !exchange.isIdempotent {
             // A kept-alive connection the server closes as the request leaves would fail it (see
@@ -187,6 +200,14 @@ final class CurlEasy: @unchecked Sendable {
     /// The response once a transfer ended with `code`, or the error it is.
     func finish(_ code: CURLcode, _ exchange: Exchange) throws -> Response {
         guard code == CURLE_OK else { throw failure(code, exchange) }
+        // The exact ratio, now that libcurl has counted every byte off the wire (during the
+        // transfer the count may lag one read, so `received` allows one read buffer on top).
+        var wire: curl_off_t = 0
+        _ = ccurl_getinfo_offset(library.api, handle, CURLINFO_SIZE_DOWNLOAD_T, &wire)
+        if body.count > Int(max(wire, 1)) * CurlTransport.decompressionRatio {
+            bomb = true
+            throw failure(code, exchange)
+        }
         var status = 0
         _ = ccurl_getinfo_long(library.api, handle, CURLINFO_RESPONSE_CODE, &status)
         let response = Response(status: status, headers: Headers(headers), body: body, url: exchange.url)
@@ -196,6 +217,16 @@ final class CurlEasy: @unchecked Sendable {
 
     /// The `APIError` for a transfer that ended with `code`.
     func failure(_ code: CURLcode, _ exchange: Exchange) -> APIError {
+        // A failed transfer's partial body (up to the size cap) is not kept in the idle handle.
+        defer { body = [] }
+        if headTooLarge {
+            var error = APIError(
+                .network,
+                "\(exchange.method) \(exchange.url): refused, the response head is larger than \(Self.maximumHeadBytes >> 10) KiB",
+                url: exchange.url)
+            error.isRetryable = false
+            return error
+        }
         if tooLarge || bomb || code == CURLE_FILESIZE_EXCEEDED {
             let reason =
                 bomb
@@ -258,20 +289,32 @@ final class CurlEasy: @unchecked Sendable {
             tooLarge = true
             return 0  // aborts the transfer: CURLE_WRITE_ERROR
         }
-        if encoded {
-            // CURLINFO_SIZE_DOWNLOAD_T counts the body bytes as they came off the wire (encoded).
-            var wire: curl_off_t = 0
-            _ = ccurl_getinfo_offset(library.api, handle, CURLINFO_SIZE_DOWNLOAD_T, &wire)
-            if body.count + count > Int(max(wire, 1)) * CurlTransport.decompressionRatio {
-                bomb = true
-                return 0
-            }
+        // CURLINFO_SIZE_DOWNLOAD_T counts the body bytes as they came off the wire (encoded). It is
+        // checked for every body, whatever Content-Encoding says (a server can stack or hide it;
+        // an unencoded body is never past 1×), and it lags one read behind the decoded bytes on
+        // a chunked body (libcurl counts a read after writing it): one read buffer (16 KiB) is
+        // allowed on top, or a chunked gzip answer would be refused on its first read.
+        var wire: curl_off_t = 0
+        _ = ccurl_getinfo_offset(library.api, handle, CURLINFO_SIZE_DOWNLOAD_T, &wire)
+        if body.count + count > (Int(max(wire, 0)) + Self.readBuffer) * CurlTransport.decompressionRatio {
+            bomb = true
+            return 0
         }
         data.withMemoryRebound(to: UInt8.self, capacity: count) {
             body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
         }
         return count
     }
+
+    /// Counts `bytes` of response head; false (and the transfer is refused) past `maximumHeadBytes`.
+    fileprivate func countHead(_ bytes: Int) -> Bool {
+        headBytes += bytes
+        if headBytes > Self.maximumHeadBytes { headTooLarge = true }
+        return !headTooLarge
+    }
+
+    /// libcurl's default receive buffer (CURLOPT_BUFFERSIZE): the most one read delivers.
+    static let readBuffer = 16 << 10
 
     /// The request is about to go onto the wire.
     ///
@@ -288,7 +331,6 @@ final class CurlEasy: @unchecked Sendable {
     fileprivate func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
         if line.starts(with: "HTTP/".utf8) {
             headers.removeAll(keepingCapacity: true)  // a new head: 1xx first, then the final one
-            encoded = false
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }  // the blank line
@@ -299,9 +341,7 @@ final class CurlEasy: @unchecked Sendable {
         while end > start, isSpace(line[end - 1]) { end -= 1 }
         let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
         let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        if colon == 16, name.lowercased() == "content-encoding", start < end {
-            encoded = value.lowercased() != "identity"
-        } else if colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
+        if colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
             // One allocation for the body, not a doubling series; a declared length is the
             // server's word, so at most 8 MiB is set aside on it.
             body.reserveCapacity(min(length, limit, 8 << 20))
@@ -319,6 +359,7 @@ private let curlHeader: curl_write_callback = { data, size, count, user in
     let total = size * count
     guard let user, let data else { return total }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+    guard easy.countHead(total) else { return 0 }  // aborts the transfer: CURLE_WRITE_ERROR
     data.withMemoryRebound(to: UInt8.self, capacity: total) {
         easy.headerLine(UnsafeBufferPointer(start: $0, count: total))
     }

@@ -55,7 +55,10 @@ final class CurlLibrary: @unchecked Sendable {
             guard let user, data.rawValue < CURL_LOCK_DATA_LAST.rawValue else { return }
             pthread_mutex_unlock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
         }
-        for data in [CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_DNS, CURL_LOCK_DATA_SSL_SESSION] {
+        // Not CURL_LOCK_DATA_CONNECT: libcurl does not support one connection cache used by
+        // concurrent threads (CURLSHOPT_SHARE); each multi handle (a caller thread's, the
+        // transfer thread's) keeps its own connections alive.
+        for data in [CURL_LOCK_DATA_DNS, CURL_LOCK_DATA_SSL_SESSION] {
             _ = ccurl_share_setopt_long(api, share, CURLSHOPT_SHARE, Int(data.rawValue))
         }
         self.api = api
