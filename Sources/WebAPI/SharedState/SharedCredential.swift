@@ -45,8 +45,16 @@ struct SharedCredential: Sendable {
             let name = field.name.lowercased()
             if name == own || CacheStage.isCredentialHeader(name) { fields.append("\(name): \(field.value)") }
         }
-        if attached, case .query(let name, let value) = credential {
-            fields.append("query \(name)=\(value.revealed)")
+        // The client's own credential counts whether or not it is on `wire` yet: the governor
+        // sits above CredentialStage, so without this every bearer, basic and header token of a
+        // host shared the anonymous budget.
+        if attached, let credential {
+            switch credential {
+            case .query(let name, let value): fields.append("query \(name)=\(value.revealed)")
+            case .bearer(let token): fields.append("credential bearer \(token.revealed)")
+            case .header(let name, let value): fields.append("credential \(name.lowercased()): \(value.revealed)")
+            case .basic(let user, let password): fields.append("credential basic \(user):\(password.revealed)")
+            }
         }
         return fields.sorted().joined(separator: "\n")
     }

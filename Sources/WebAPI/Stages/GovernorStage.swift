@@ -37,6 +37,11 @@ public struct GovernorStage: Stage {
         self.sleep = sleep
     }
 
+    /// `seconds` in whole milliseconds, bounded to a day (a huge `timeout=` must not trap).
+    static func milliseconds(_ seconds: Double) -> Int {
+        Int(min(max(seconds, 0), 86_400) * 1000)
+    }
+
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let origin = exchange.origin, shared.isAvailable else { return try await next(exchange) }
         let credential = slot.value
@@ -49,8 +54,8 @@ public struct GovernorStage: Stage {
         var reservation: (probe: Bool, resource: String)?
         while reservation == nil {
             let arguments = [
-                route, lease, String(limits.maxConcurrency ?? 0), String(Int((exchange.timeout + 10) * 1000)),
-                String(limits.paceMilliseconds), String(Int((exchange.timeout + 5) * 1000)),
+                route, lease, String(limits.maxConcurrency ?? 0), String(Self.milliseconds(exchange.timeout + 10)),
+                String(limits.paceMilliseconds), String(Self.milliseconds(exchange.timeout + 5)),
             ]
             guard
                 let reply = shared.evaluate(
@@ -68,7 +73,8 @@ public struct GovernorStage: Stage {
                 let reset = values.first?.integer ?? 0
                 let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
                 // The reset is in whole seconds; one more second avoids arriving just before it.
-                let seconds = max(0, Double(reset) - now) + 1
+                // Bounded: a reply (or a server's header) naming a reset centuries away must not trap.
+                let seconds = min(max(0, Double(reset) - now) + 1, 86_400 * 366)
                 guard waited + seconds <= maxWait else {
                     throw APIError(
                         .rateLimited,
@@ -80,8 +86,20 @@ public struct GovernorStage: Stage {
                 waited += seconds
                 try await sleep(seconds)
             default:
-                let milliseconds = values.first?.integer ?? 10
-                try await sleep(Double(max(1, min(milliseconds, 1000))) / 1000)
+                // Paced, or another process is probing: these waits count against
+                // APIMACRO_MAX_WAIT too, so a peer's tiny APIMACRO_MAX_RATE or a probe left by a
+                // killed process cannot hold this request without bound.
+                let seconds = Double(max(1, min(values.first?.integer ?? 10, 1000))) / 1000
+                guard waited + seconds <= maxWait else {
+                    throw APIError(
+                        .rateLimited,
+                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(GovernorStage.number(waited)) s "
+                            + "for the pace or a probe shared by every apimacro process (\(shared.source)) on \(origin.host); "
+                            + "APIMACRO_MAX_WAIT is \(GovernorStage.number(maxWait)) s",
+                        url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
+                }
+                waited += seconds
+                try await sleep(seconds)
             }
         }
         guard let reservation else { return try await next(exchange) }
