@@ -93,14 +93,18 @@ enum GovernorScripts {
           local f = redis.call('HMGET', state, resource .. ':remaining', resource .. ':reset')
           local storedRemaining, storedReset = tonumber(f[1]), tonumber(f[2])
           if storedRemaining == nil or storedReset == nil or storedReset * 1000 <= now then
-            if reset * 1000 > now then
+            -- A reset more than a day away (a millisecond epoch, a hostile header) is not believed:
+            -- it would keep every process from sending until then.
+            if reset * 1000 > now and reset * 1000 <= now + 86400000 then
               -- Requests still in flight may reach the server in this new window after this answer
               -- left it: count them as spent.
               local left = remaining - redis.call('ZCARD', leases)
               if left < 0 then left = 0 end
               redis.call('HSET', state, resource .. ':remaining', left, resource .. ':reset', reset, resource .. ':limit', ARGV[7])
             end
-          elseif remaining < storedRemaining then
+          elseif reset == storedReset and remaining < storedRemaining then
+            -- Only an answer from the stored window lowers it (a slow answer from the previous
+            -- window must not spend the new one).
             redis.call('HSET', state, resource .. ':remaining', remaining)
           end
         end
