@@ -70,10 +70,36 @@ public enum Interpreter {
         try PyRef.checked(PyImport_ImportModule(name))
     }
 
-    /// Compiles and runs `source` in `globals` (GIL held), as `exec` does.
+    /// Compiles and runs `source` in `globals` (GIL held), as `exec` does; the compiled code
+    /// comes from `CodeCache` when it holds this source.
     public static func exec(_ source: String, globals: PyRef, filename: String = "<apimacro>") throws {
-        let code = try PyRef.checked(Py_CompileString(source, filename, Py_file_input))
+        let code = try CodeCache.code(for: source, filename: filename)
         _ = try PyRef.checked(PyEval_EvalCode(code.pointer, globals.pointer, globals.pointer))
+    }
+
+    /// Compiles a file's bytes as `compile(source, filename, "exec", dont_inherit=True)` does
+    /// (GIL held): a coding cookie is honoured, no `__future__` flag is inherited.
+    ///
+    /// Calls the C compiler directly: the builtin `compile()` first checks whether it was given
+    /// an AST, which builds the `ast` module's hundred-odd node types (9 M instructions,
+    /// a fifth of an empty macro's start-up). Bytes holding a NUL go to the builtin, which
+    /// raises its own error for them.
+    public static func compileFile(_ source: [UInt8], filename: String) throws -> PyRef {
+        guard !source.contains(0) else {
+            let builtins = try Interpreter.import("builtins")
+            return try builtins.callMethod(
+                "compile",
+                [PythonValue.bytes(source).toPython(), PyRef(string: filename), PyRef(string: "exec")],
+                kwargs: [("dont_inherit", .bool(true))])
+        }
+        let name = try PyRef(string: filename)
+        var flags = PyCompilerFlags(cf_flags: PyCF_SOURCE_IS_UTF8, cf_feature_version: PY_MINOR_VERSION)
+        let text = source + [0]
+        return try text.withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) {
+                try PyRef.checked(Py_CompileStringObject($0.baseAddress, name.pointer, Py_file_input, &flags, -1))
+            }
+        }
     }
 
     /// Evaluates one expression in `globals` (GIL held).

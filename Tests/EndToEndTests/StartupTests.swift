@@ -68,4 +68,77 @@ struct StartupTests {
         #expect(Self.line("collections loaded:", in: result.stdout) == "collections loaded: False", "\(result.stdout)")
         #expect(Self.line("types loaded:", in: result.stdout) == "types loaded: False", "\(result.stdout)")
     }
+
+    @Test(
+        "the bundled Python is compiled once into the cache folder and read from there; no usable folder changes nothing"
+    )
+    func bytecodeCache() async throws {
+        let space = try Workspace(files: ["hello.py": "import apimacro\nprint(apimacro.NotFound.__name__)\n"])
+        defer { space.remove() }
+        let folder = space.url.appendingPathComponent(".cache/apimacro/bytecode")
+        let first = try await space.run("run", "--no-cache", "hello.py")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "NotFound\n")
+        func files() throws -> [String: Int] {
+            var found: [String: Int] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".code") {
+                let attributes = try FileManager.default.attributesOfItem(
+                    atPath: folder.appendingPathComponent(name).path)
+                found[name] = (attributes[.systemFileNumber] as? NSNumber)?.intValue ?? -1
+            }
+            return found
+        }
+        let stored = try files()
+        #expect(stored.count >= 3, "compiled code of the bundled sources was not stored: \(stored)")
+        // The second run reads those files: none is compiled and written again (same inodes).
+        let second = try await space.run("run", "--no-cache", "hello.py")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == "NotFound\n")
+        #expect(try files() == stored)
+        // A cache folder that cannot exist (XDG_CACHE_HOME is a file): the macro runs, nothing is said.
+        try space.write("blocker", "not a folder")
+        let blocked = try await space.run(
+            "run", "--no-cache", "hello.py",
+            environment: ["XDG_CACHE_HOME": space.url.appendingPathComponent("blocker").path])
+        #expect(blocked.status == 0, "\(blocked.stderr)")
+        #expect(blocked.stdout == "NotFound\n")
+        #expect(blocked.stderr.isEmpty, "\(blocked.stderr)")
+    }
+
+    @Test("run MACRO ARGS, read without ArgumentParser, passes the arguments through as the parser did")
+    func plainRunArguments() async throws {
+        let space = try Workspace(files: ["argv.py": "import json, sys\nprint(json.dumps(sys.argv[1:]))\n"])
+        defer { space.remove() }
+        let cases: [([String], String)] = [
+            (["--help"], #"["--help"]"#), (["-h"], #"["-h"]"#), (["--version"], #"["--version"]"#),
+            (["--stats-file", "x"], #"["--stats-file", "x"]"#), (["help"], #"["help"]"#),
+            (["a", "--experimental-dump-help"], #"["a", "--experimental-dump-help"]"#),
+            (["a", "-v", "b"], #"["a", "b"]"#), (["--format", "json", "a"], #"["a"]"#),
+            (["--", "--format", "json"], #"["--", "--format", "json"]"#), ([], "[]"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try await Binary.run(["run", "argv.py"] + arguments, in: space.url)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout == expected + "\n", "\(arguments)")
+        }
+        // Flags before the macro's name are read too, and take effect: --no-cache opens no HTTP cache.
+        let fresh = try Workspace(files: ["argv.py": "import json, sys\nprint(json.dumps(sys.argv[1:]))\n"])
+        defer { fresh.remove() }
+        let database = fresh.url.appendingPathComponent(".cache/apimacro/cache.sqlite")
+        for flags in [["--no-cache"], ["-v", "--offline", "--no-cache"], ["--no-cache", "--verbose"]] {
+            let result = try await Binary.run(["run"] + flags + ["argv.py", "a", "-v"], in: fresh.url)
+            #expect(result.status == 0, "\(flags): \(result.stderr)")
+            #expect(result.stdout == #"["a"]"# + "\n", "\(flags)")
+            #expect(!FileManager.default.fileExists(atPath: database.path), "\(flags) opened the HTTP cache")
+        }
+        let cached = try await fresh.run("run", "--offline", "argv.py")
+        #expect(cached.stdout == "[]\n", "\(cached.stderr)")
+        #expect(FileManager.default.fileExists(atPath: database.path), "without --no-cache, no HTTP cache was opened")
+        // What the parser itself answers still goes to it.
+        let completion = try await space.run("run", "argv.py", "--generate-completion-script", "bash")
+        #expect(completion.stdout.hasPrefix("#!/bin/bash"), "\(completion.stdout.prefix(200))")
+        let missing = try await space.run("run", "missing.py")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no such macro file: missing.py"), "\(missing.stderr)")
+    }
 }

@@ -23,6 +23,7 @@ public final class MacroHost: Sendable {
         self.runtime = runtime
         self.warn = warn
         try Interpreter.start()
+        CodeCache.directory = settings.cacheDirectory.appendingPathComponent("bytecode").path
         try withGIL {
             do {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)

@@ -102,11 +102,8 @@ public struct MacroRunner {
     /// Compiles and runs the macro, then its `main(...)` when it has one and
     /// does not call it itself behind `if __name__ == "__main__"`.
     private func execute(source: Data, file: URL, namespace: PyRef, arguments: [String], name: String) throws -> Int32 {
-        let builtins = try Interpreter.import("builtins")
-        let code = try builtins.callMethod(
-            "compile", [PythonValue.bytes(Array(source)).toPython(), PyRef(string: file.path), PyRef(string: "exec")],
-            kwargs: [("dont_inherit", .bool(true))])
-        try builtins.callMethod("exec", [code, namespace])
+        let code = try Interpreter.compileFile(Array(source), filename: file.path)
+        try Interpreter.import("builtins").callMethod("exec", [code, namespace])
         guard let main = try namespace.item("main"), main.isCallable else { return ExitCode.success }
         let text = String(decoding: source, as: UTF8.self)
         if text.range(of: #"__name__\s*==\s*['"]__main__['"]"#, options: .regularExpression) != nil {
