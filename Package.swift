@@ -75,6 +75,19 @@ let package = Package(
                 "MacroRuntime",
                 "Batch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // The Swift runtime and Foundation linked into the binary: the dynamic loader no longer
+            // maps and relocates a dozen libswift*/Foundation*/ICU libraries at every start
+            // (README, Performance: start-up). Our modules are compiled against the shared
+            // Foundation, whose module does not name the static archives it needs: named here.
+            // lld: gold warns at every link that the static Foundation calls mktemp. Release only:
+            // the test bundle links this target's objects too, and swift-testing has no static library.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
+                        "-l_FoundationCShims", "-lswiftSynchronization", "-use-ld=lld",
+                    ], .when(configuration: .release))
             ]
         ),
         // A real HTTP server on 127.0.0.1 that speaks the APIs' shapes and injects faults (tests only).

@@ -27,12 +27,20 @@ struct Apimacro: AsyncParsableCommand {
     static func main() async {
         let code: Int32
         do {
-            try checkCommandName(Array(CommandLine.arguments.dropFirst()))
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let plain = Run.plainArguments(arguments) {
+                try Run.run(
+                    settings: MacroOptions.settings(flags: plain.flags), forwarded: plain.flags.sorted(),
+                    statsFile: nil,
+                    macro: plain.macro, arguments: plain.arguments)
             } else {
-                try command.run()
+                try checkCommandName(arguments)
+                var command = try parseAsRoot()
+                if var asyncCommand = command as? AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
             }
             code = 0
         } catch {

@@ -41,6 +41,14 @@ struct MacroOptions: ParsableArguments {
     @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
     var noCache = false
 
+    /// The settings when only `flags` are given (spelled as `forwardedArguments` spells them):
+    /// the flags over the environment over `config.toml`.
+    static func settings(flags: Set<String>) throws -> Settings {
+        try Settings.load(
+            format: nil, timeout: nil, requestTimeout: nil, verbose: flags.contains("--verbose"), record: nil,
+            replay: nil, offline: flags.contains("--offline"), useCache: !flags.contains("--no-cache"))
+    }
+
     /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
     func settings() throws -> Settings {
         try Settings.load(
@@ -142,14 +150,51 @@ struct Run: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        var settings = try options.settings()
+        try Self.run(
+            settings: options.settings(), forwarded: options.forwardedArguments, statsFile: statsFile, macro: macro,
+            arguments: arguments)
+    }
+
+    /// `apimacro run [FLAGS] MACRO [ARGS...]`, read without ArgumentParser (a sixth of an
+    /// empty macro's start-up went to building its parser by reflection): the flags before
+    /// MACRO (`--no-cache`, `--offline`, `--verbose`, each once), MACRO and what follows it,
+    /// exactly as the parser passes them through; nil when the parser must decide (an option
+    /// with a value or anything else before MACRO, a completion request, `---` syntax).
+    static func plainArguments(_ arguments: [String]) -> (flags: Set<String>, macro: String, arguments: [String])? {
+        guard arguments.first == "run" else { return nil }
+        var flags: Set<String> = []
+        var index = 1
+        while index < arguments.count, let flag = plainFlags[arguments[index]] {
+            guard flags.insert(flag).inserted else { return nil }
+            index += 1
+        }
+        guard index < arguments.count, !arguments[index].isEmpty, !arguments[index].hasPrefix("-") else { return nil }
+        let rest = Array(arguments[(index + 1)...])
+        guard !rest.contains(where: { $0.hasPrefix("---") || $0.contains("generate-completion-script") }) else {
+            return nil
+        }
+        return (flags, arguments[index], rest)
+    }
+
+    /// The flags `plainArguments` reads, by spelling, as `MacroOptions.forwardedArguments` spells them.
+    static let plainFlags = [
+        "--no-cache": "--no-cache", "--offline": "--offline", "-v": "--verbose", "--verbose": "--verbose",
+    ]
+
+    /// Runs `macro` with `arguments` (apimacro's options among them are split off here).
+    ///
+    /// `forwarded` are the options given before MACRO, as arguments again.
+    static func run(settings: Settings, forwarded: [String], statsFile: String?, macro: String, arguments: [String])
+        throws
+    {
+        var settings = settings
         let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
         // apimacro's options after the macro's name: the macro's main() decides which are its own.
         // Reading main()'s signature loads argparse, ast and typing: only when an argument could be ours.
         let macroFlags = MacroOptions.mentionsRunOption(arguments) ? try MacroSignature.optionFlags(of: file) : []
         let (own, macroArguments) = MacroOptions.split(arguments, macroFlags: macroFlags)
         if !own.isEmpty {
-            settings = try MacroOptions.parse(options.forwardedArguments + own).settings()
+            settings = try MacroOptions.parse(forwarded + own).settings()
         }
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
         // A failure before Python started made no request: zeros.
