@@ -167,9 +167,14 @@ struct CacheSecurityTests {
             again.stdout == "3\n3\n" && !again.stderr.contains("HTTP cache"), "the cache works again: \(again.stderr)")
     }
 
-    /// The cache database and its WAL and shared-memory files.
+    /// Every regular file in the cache folder and below: the database, its WAL and
+    /// shared-memory files, and the compiled code in `bytecode/`.
     static func cacheFiles(_ folder: URL) throws -> [URL] {
-        try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
+        return walk.compactMap { $0 as? URL }.filter {
+            (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+        }
     }
 }
 

@@ -54,7 +54,7 @@ extension SecretsAuditTests {
         try await server.shutdown()
         let cache = space.url.appendingPathComponent(".cache/apimacro")
         let home = space.url.appendingPathComponent(".config/apimacro")
-        let cacheFiles = try FileManager.default.contentsOfDirectory(at: cache, includingPropertiesForKeys: nil)
+        let cacheFiles = try CacheSecurityTests.cacheFiles(cache)
         let homeFiles =
             ((try? FileManager.default.contentsOfDirectory(at: home, includingPropertiesForKeys: nil)) ?? [])
             .filter { $0.lastPathComponent != "credentials.json" && !$0.hasDirectoryPath }

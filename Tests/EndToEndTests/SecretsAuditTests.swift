@@ -169,8 +169,10 @@ struct SecretsAuditTests {
         #expect(try Self.mode(store.deletingLastPathComponent()) == 0o700)
         let cache = space.url.appendingPathComponent(".cache/apimacro")
         #expect(try Self.mode(cache) == 0o700)
-        for name in try FileManager.default.contentsOfDirectory(atPath: cache.path) {
-            #expect(try Self.mode(cache.appendingPathComponent(name)) == 0o600, "\(name) in the cache folder")
+        for name in try FileManager.default.subpathsOfDirectory(atPath: cache.path) {
+            let item = cache.appendingPathComponent(name)
+            let folder = (try? item.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true
+            #expect(try Self.mode(item) == (folder ? 0o700 : 0o600), "\(name) in the cache folder")
         }
     }
 
