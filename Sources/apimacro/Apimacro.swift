@@ -31,8 +31,7 @@ struct Apimacro: AsyncParsableCommand {
             if let plain = Run.plainArguments(arguments) {
                 try Run.run(
                     settings: MacroOptions.settings(flags: plain.flags), forwarded: plain.flags.sorted(),
-                    statsFile: nil,
-                    macro: plain.macro, arguments: plain.arguments)
+                    statsFile: plain.statsFile, macro: plain.macro, arguments: plain.arguments)
             } else {
                 try checkCommandName(arguments)
                 var command = try parseAsRoot()

@@ -157,23 +157,42 @@ struct Run: ParsableCommand {
 
     /// `apimacro run [FLAGS] MACRO [ARGS...]`, read without ArgumentParser (a sixth of an
     /// empty macro's start-up went to building its parser by reflection): the flags before
-    /// MACRO (`--no-cache`, `--offline`, `--verbose`, each once), MACRO and what follows it,
-    /// exactly as the parser passes them through; nil when the parser must decide (an option
-    /// with a value or anything else before MACRO, a completion request, `---` syntax).
-    static func plainArguments(_ arguments: [String]) -> (flags: Set<String>, macro: String, arguments: [String])? {
+    /// MACRO (`--no-cache`, `--offline`, `--verbose`, and `batch`'s `--stats-file PATH`, each
+    /// once), MACRO and what follows it, exactly as the parser passes them through; nil when
+    /// the parser must decide (another option or anything else before MACRO, a completion
+    /// request, `---` syntax).
+    static func plainArguments(_ arguments: [String]) -> PlainRun? {
         guard arguments.first == "run" else { return nil }
-        var flags: Set<String> = []
+        var plain = PlainRun(flags: [], statsFile: nil, macro: "", arguments: [])
         var index = 1
-        while index < arguments.count, let flag = plainFlags[arguments[index]] {
-            guard flags.insert(flag).inserted else { return nil }
-            index += 1
+        while index < arguments.count {
+            if let flag = plainFlags[arguments[index]] {
+                guard plain.flags.insert(flag).inserted else { return nil }
+                index += 1
+            } else if arguments[index] == "--stats-file", plain.statsFile == nil, index + 1 < arguments.count,
+                !arguments[index + 1].isEmpty, !arguments[index + 1].hasPrefix("-")
+            {
+                plain.statsFile = arguments[index + 1]
+                index += 2
+            } else {
+                break
+            }
         }
         guard index < arguments.count, !arguments[index].isEmpty, !arguments[index].hasPrefix("-") else { return nil }
-        let rest = Array(arguments[(index + 1)...])
-        guard !rest.contains(where: { $0.hasPrefix("---") || $0.contains("generate-completion-script") }) else {
-            return nil
-        }
-        return (flags, arguments[index], rest)
+        plain.macro = arguments[index]
+        plain.arguments = Array(arguments[(index + 1)...])
+        guard !plain.arguments.contains(where: { $0.hasPrefix("---") || $0.contains("generate-completion-script") })
+        else { return nil }
+        return plain
+    }
+
+    /// What `plainArguments` read.
+    struct PlainRun {
+        /// Spelled as `MacroOptions.forwardedArguments` spells them.
+        var flags: Set<String>
+        var statsFile: String?
+        var macro: String
+        var arguments: [String]
     }
 
     /// The flags `plainArguments` reads, by spelling, as `MacroOptions.forwardedArguments` spells them.

@@ -131,6 +131,12 @@ struct StartupTests {
             #expect(result.stdout == #"["a"]"# + "\n", "\(flags)")
             #expect(!FileManager.default.fileExists(atPath: database.path), "\(flags) opened the HTTP cache")
         }
+        // batch's children: `run [--no-cache] --stats-file PATH MACRO`, read here too; the counts are written.
+        let stats = fresh.url.appendingPathComponent("stats.json")
+        let child = try await fresh.run("run", "--no-cache", "--stats-file", stats.path, "argv.py", "b")
+        #expect(child.stdout == #"["b"]"# + "\n", "\(child.stderr)")
+        let counts = try String(contentsOf: stats, encoding: .utf8)
+        #expect(counts.contains("\"requests\""), "\(counts)")
         let cached = try await fresh.run("run", "--offline", "argv.py")
         #expect(cached.stdout == "[]\n", "\(cached.stderr)")
         #expect(FileManager.default.fileExists(atPath: database.path), "without --no-cache, no HTTP cache was opened")
