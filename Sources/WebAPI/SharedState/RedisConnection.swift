@@ -121,21 +121,39 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// A command in Redis's protocol (RESP): `*N`, then `$length` and the bytes of each argument.
+    ///
+    /// One buffer, filled by copies of whole arguments.
     static func format(_ arguments: [[UInt8]]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(arguments.reduce(16) { $0 + $1.count + 16 })
-        func line(_ marker: UInt8, _ number: Int) {
-            out.append(marker)
-            out += String(number).utf8
-            out += [13, 10]
+        var size = 24
+        for argument in arguments { size += argument.count + 24 }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            var at = 0
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                if let source = bytes.baseAddress, !bytes.isEmpty {
+                    UnsafeMutableRawPointer(base + at).copyMemory(from: source, byteCount: bytes.count)
+                }
+                at += bytes.count
+            }
+            func line(_ marker: UInt8, _ number: Int) {
+                base[at] = marker
+                at += 1
+                var digits = String(number)
+                digits.withUTF8 { put(UnsafeRawBufferPointer($0)) }
+                base[at] = 13
+                base[at + 1] = 10
+                at += 2
+            }
+            line(UInt8(ascii: "*"), arguments.count)
+            for argument in arguments {
+                line(UInt8(ascii: "$"), argument.count)
+                argument.withUnsafeBytes { put($0) }
+                base[at] = 13
+                base[at + 1] = 10
+                at += 2
+            }
+            count = at
         }
-        line(UInt8(ascii: "*"), arguments.count)
-        for argument in arguments {
-            line(UInt8(ascii: "$"), argument.count)
-            out += argument
-            out += [13, 10]
-        }
-        return out
     }
 
     /// Writes `bytes` in full before `deadline`.

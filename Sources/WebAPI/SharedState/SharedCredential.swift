@@ -28,7 +28,10 @@ final class SharedCredential: Sendable {
     /// Route segments to their keyed names (a client uses a few).
     private let routes = Mutex<[String: [UInt8]]>([:])
     /// The governor's two keys for the last origin asked (a client talks to one host).
-    private let lastKeys = Mutex<(origin: String, keys: [[UInt8]])?>(nil)
+    private let lastKeys = Mutex<(origin: Origin, keys: [[UInt8]])?>(nil)
+
+    /// Header names as sent → their lower-case form and whether they look like a credential.
+    private static let headerNames = Mutex<[String: (lower: String, credential: Bool)]>([:])
 
     /// The material for anonymous requests.
     static let anonymous = "apimacro anonymous v1"
@@ -68,11 +71,10 @@ final class SharedCredential: Sendable {
     /// The governor's keys for `origin` and this credential (one Redis Cluster slot): its
     /// budgets and pace, and its leases.
     func governorKeys(_ origin: Origin) -> [[UInt8]] {
-        let name = "\(origin.scheme)://\(origin.host):\(origin.port)"
-        if let last = lastKeys.withLock({ $0 }), last.origin == name { return last.keys }
-        let tag = "{apimacro:\(name):\(governorID)}"
+        if let last = lastKeys.withLock({ $0 }), last.origin == origin { return last.keys }
+        let tag = "{apimacro:\(origin.scheme)://\(origin.host):\(origin.port):\(governorID)}"
         let keys = [Array("\(tag):limits".utf8), Array("\(tag):leases".utf8)]
-        lastKeys.withLock { $0 = (name, keys) }
+        lastKeys.withLock { $0 = (origin, keys) }
         return keys
     }
 
@@ -84,9 +86,21 @@ final class SharedCredential: Sendable {
     static func material(wire: Exchange, credential: Credential?, attached: Bool) -> String {
         let own = attached ? CacheStage.headerName(of: credential)?.lowercased() : nil
         var fields: [String] = []
-        for field in wire.headers {
-            let name = field.name.lowercased()
-            if name == own || CacheStage.isCredentialHeader(name) { fields.append("\(name): \(field.value)") }
+        // A client sends the same few header names on every request: their lower-case form
+        // and whether they look like credentials are remembered, not worked out per request.
+        SharedCredential.headerNames.withLock { known in
+            for field in wire.headers {
+                let name: (lower: String, credential: Bool)
+                if let seen = known[field.name] {
+                    name = seen
+                } else {
+                    let lower = field.name.lowercased()
+                    name = (lower, CacheStage.isCredentialHeader(lower))
+                    if known.count >= 256 { known.removeAll() }
+                    known[field.name] = name
+                }
+                if name.credential || name.lower == own { fields.append("\(name.lower): \(field.value)") }
+            }
         }
         // The client's own credential counts whether or not it is on `wire` yet: the governor
         // sits above CredentialStage, so without this every bearer, basic and header token of a

@@ -51,7 +51,8 @@ public struct GovernorStage: Stage {
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let origin = exchange.origin, shared.isAvailable else { return try await next(exchange) }
         let credential = slot.value
-        let attached = credential != nil && credentials.allows(exchange.url)
+        // `CredentialStage.allows`, on the origin parsed once.
+        let attached = credential != nil && credentials.home == origin && origin.isSecureForCredentials
         let material = SharedCredential.material(wire: exchange, credential: credential, attached: attached)
         let identity = shared.credential(material: material)
         let keys = identity.governorKeys(origin)
@@ -151,9 +152,9 @@ public struct GovernorStage: Stage {
     /// A lease's name: 128 random bits, as hex (unique among the requests in flight).
     static func leaseID() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let bits = [generator.next(), generator.next()] as [UInt64]
-        return Array(
-            bits.flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> ($0 * 8)) } }.hexString.utf8)
+        let high: UInt64 = generator.next()
+        let low: UInt64 = generator.next()
+        return Array((String(high, radix: 16) + "-" + String(low, radix: 16)).utf8)
     }
 
     /// The first segment of the URL's path: requests under it count against one resource
