@@ -19,6 +19,8 @@ public final class HostileRedis: Sendable {
         case drip(bytes: Int, milliseconds: Int)
         /// A bulk string of `bytes` bytes, sent as fast as the client reads.
         case huge(bytes: Int)
+        /// These bytes, then nothing until the client hangs up.
+        case raw(String)
     }
 
     /// What happened to the hostile reply.
@@ -117,6 +119,11 @@ public final class HostileRedis: Sendable {
                 result.sent += 1
                 usleep(UInt32(milliseconds * 1000))
             }
+        case .raw(let text):
+            guard write(Array(text.utf8)) else { return }
+            result.sent = text.utf8.count
+            result.hungUp = !readCommand()
+            return
         case .huge(let bytes):
             guard write(Array("$\(bytes)\r\n".utf8)) else { return }
             let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)

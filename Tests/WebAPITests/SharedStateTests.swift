@@ -400,4 +400,19 @@ struct SharedStateTests {
         }
         #expect(other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8)))
     }
+
+    @Test("an array reply that declares two billion elements is refused at once (hiredis would allocate and walk them)")
+    func hugeArrayReply() async throws {
+        let hostile = try HostileRedis.start(.raw("*2000000000\r\n:1\r\n"))
+        let warnings = Warnings()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 60, warn: warnings.add)
+        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
+        let refused = answer == nil
+        #expect(refused)
+        #expect(hostile.result()?.hungUp == true)
+        #expect(
+            warnings.all.count == 1 && warnings.all.first?.contains("more than 4096 elements") == true,
+            "\(warnings.all)")
+    }
 }

@@ -13,6 +13,8 @@ import Foundation
 /// drops one that failed.
 final class RedisConnection: @unchecked Sendable {
     private let context: UnsafeMutablePointer<redisContext>
+    /// The reader's reply functions, with array sizes bounded (`apimacro_bound_reader`).
+    private let functions: UnsafeMutablePointer<redisReplyObjectFunctions>
     /// Bounds each command, from its first byte written to its reply's last byte read.
     private let timeout: Duration
     /// The most bytes one reply may take.
@@ -49,12 +51,17 @@ final class RedisConnection: @unchecked Sendable {
         }
         // From here `deinit` frees the context, also when the handshake throws.
         self.context = context
+        functions = .allocate(capacity: 1)
+        apimacro_bound_reader(context.pointee.reader, functions)
         self.timeout = .milliseconds(Int64(min(max(timeout, 0.001), 86_400) * 1000))
         self.maximumReplyBytes = maximumReplyBytes
         try handshake(address)
     }
 
-    deinit { redisFree(context) }
+    deinit {
+        redisFree(context)
+        functions.deallocate()
+    }
 
     /// `AUTH` (or `PING` when there is no password, so that a server that is not Redis, or
     /// that wants a password, is found now), then `SELECT` for another database.
@@ -176,7 +183,10 @@ final class RedisConnection: @unchecked Sendable {
         while true {
             var raw: UnsafeMutableRawPointer?
             guard redisReaderGetReply(reader, &raw) == REDIS_OK else {
-                let reason = RedisConnection.text(of: reader.pointee.errstr)
+                var reason = RedisConnection.text(of: reader.pointee.errstr)
+                if reader.pointee.err == REDIS_ERR_OOM {
+                    reason = "an array reply of more than \(apimacro_REDIS_MAX_ELEMENTS) elements, or no memory"
+                }
                 isBroken = true
                 throw .rejected("the server does not speak Redis (\(reason))")
             }
