@@ -35,7 +35,7 @@ struct SharedStateTests {
     func environment(_ server: TestServer, _ redis: RedisServer, _ extra: [String: String] = [:]) -> [String: String] {
         [
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token,
-            "APIMACRO_SHARED_STATE": redis.url,
+            "APIMACRO_SHARED_STATE": redis.url, "APIMACRO_SHARED_STATE_TIMEOUT": "10",
         ].merging(extra) { $1 }
     }
 
@@ -103,19 +103,28 @@ struct SharedStateTests {
     @Test("APIMACRO_MAX_CONCURRENCY=4: the server never sees more than 4 requests in flight from 4 processes")
     func concurrencyCap() async throws {
         let server = try await TestServer.start()
-        server.setBudget(limit: 100_000, delayMilliseconds: 100)
         let redis = try await RedisServer.start()
         defer { redis.stop() }
         let space = try Workspace(files: ["parallel.py": Self.parallel])
         defer { space.remove() }
+        server.setBudget(limit: 100_000)
+        // One request first, so the budget is known: while it is not, one request alone probes it.
+        let first = try await Binary.run(
+            ["run", "--no-cache", "parallel.py", "1", "first", "1"], in: space.url,
+            environment: environment(server, redis), limit: 300)
+        #expect(first.status == 0 && first.stdout == "1\n", "\(first.stderr.suffix(400))")
+        // No answer until 5 requests are in flight at once: an event, not a delay that load could eat.
+        server.setBudget(limit: 100_000, holdUntilInFlight: 5)
         // Without the cap, one process with 8 workers has more than 4 in flight: the check can fail.
         let control = try await Binary.run(
             ["run", "--no-cache", "parallel.py", "24", "control", "8"], in: space.url,
             environment: environment(server, redis),
             limit: 300)
         #expect(control.status == 0 && control.stdout == "24\n", "\(control.stderr.suffix(400))")
-        #expect(server.budgetReport.peakInFlight > 4, "\(server.budgetReport)")
-        server.setBudget(limit: 100_000, delayMilliseconds: 100)
+        #expect(server.budgetReport.gateOpened && server.budgetReport.peakInFlight > 4, "\(server.budgetReport)")
+        // With the cap: no answer until 4 are in flight (the cap is reached, never passed), then
+        // each answer 100 ms late so that requests keep overlapping.
+        server.setBudget(limit: 100_000, delayMilliseconds: 100, holdUntilInFlight: 4)
         let environment = environment(server, redis, ["APIMACRO_MAX_CONCURRENCY": "4"])
         let results = try await withThrowingTaskGroup(of: RunResult.self) { group in
             for index in 0..<4 {
@@ -131,7 +140,7 @@ struct SharedStateTests {
         try await server.shutdown()
         for result in results { #expect(result.status == 0 && result.stdout == "24\n", "\(result.stderr.suffix(400))") }
         #expect(report.admitted == 96)
-        #expect(report.peakInFlight <= 4 && report.peakInFlight >= 1, "\(report)")
+        #expect(report.gateOpened && report.peakInFlight == 4, "\(report)")
     }
 
     @Test(

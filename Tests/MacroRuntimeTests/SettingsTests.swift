@@ -75,6 +75,26 @@ struct SharedStateSettingsTests {
         #expect(Redactor(secrets: set.secrets).redact("pw pa55-word-1") == "pw REDACTED")
     }
 
+    @Test("the Redis timeout: 1 s by default, APIMACRO_SHARED_STATE_TIMEOUT, or [shared] timeout in config.toml")
+    func timeout() throws {
+        #expect(try Settings(environment: [:]).sharedStateTimeout == 1)
+        #expect(try Settings(environment: ["APIMACRO_SHARED_STATE_TIMEOUT": "2.5"]).sharedStateTimeout == 2.5)
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-shared-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try "[shared]\ntimeout = 7\n".write(
+            to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        #expect(try Settings.load(process: ["APIMACRO_HOME": home.path]).sharedStateTimeout == 7)
+        // The variable wins over the file.
+        let both = try Settings.load(process: ["APIMACRO_HOME": home.path, "APIMACRO_SHARED_STATE_TIMEOUT": "3"])
+        #expect(both.sharedStateTimeout == 3)
+        try "[shared]\ntimeout = -1\n".write(
+            to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        #expect {
+            _ = try Settings.load(process: ["APIMACRO_HOME": home.path])
+        } throws: { error in "\(error)".contains("config.toml: shared.timeout") }
+    }
+
     @Test(
         "a bad value names its variable and what is accepted, never the password",
         arguments: [
@@ -83,6 +103,8 @@ struct SharedStateSettingsTests {
             ("APIMACRO_MAX_RATE", "0", "is not a number of requests per second"),
             ("APIMACRO_MAX_CONCURRENCY", "2.5", "is not a count"),
             ("APIMACRO_MAX_CONCURRENCY", "0", "is not a count"),
+            ("APIMACRO_SHARED_STATE_TIMEOUT", "0", "is not a number of seconds"),
+            ("APIMACRO_SHARED_STATE_TIMEOUT", "soon", "is not a number of seconds"),
         ])
     func bad(variable: String, value: String, message: String) {
         do {

@@ -99,6 +99,29 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if case .truncated = fault { truncate = true }
         let final = core.finalize(response, for: recorded)
         let keepAlive = requestHead.isKeepAlive && !bodyTooLarge
+        if let budget {
+            // The budget mode may hold answers back (`RateBudget.deliver`): this one goes when it says.
+            let truncate = truncate
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            budget.deliver {
+                loop.execute {
+                    let (handler, context) = bound.value
+                    handler.answer(
+                        final, for: requestHead, keepAlive: keepAlive, truncate: truncate, budget: budget,
+                        context: context)
+                }
+            }
+        } else {
+            answer(final, for: requestHead, keepAlive: keepAlive, truncate: truncate, budget: nil, context: context)
+        }
+    }
+
+    /// Writes `final` now, or after its delay; the budget mode counts the request answered then.
+    private func answer(
+        _ final: Response, for requestHead: HTTPRequestHead, keepAlive: Bool, truncate: Bool, budget: RateBudget?,
+        context: ChannelHandlerContext
+    ) {
         if final.delayMilliseconds > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(final.delayMilliseconds))) {
                 budget?.end()

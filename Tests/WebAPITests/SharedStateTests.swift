@@ -165,4 +165,254 @@ struct SharedStateTests {
         #expect(small.load(small.slot(keyText: text + "19", material: "m")) != nil)
         #expect(small.load(small.slot(keyText: text + "0", material: "m")) == nil)
     }
+
+    /// Every key, field and member Redis holds, as text.
+    func dump(_ shared: SharedState) -> String {
+        var text = ""
+        for key in shared.command([Array("KEYS".utf8), Array("*".utf8)])?.elements.compactMap(\.bytes) ?? [] {
+            text += String(decoding: key, as: UTF8.self) + "\n"
+            let type = shared.command([Array("TYPE".utf8), key])
+            let read: [[UInt8]] =
+                switch type {
+                case .status("hash"): [Array("HGETALL".utf8), key]
+                case .status("zset"): [Array("ZRANGE".utf8), key, Array("0".utf8), Array("-1".utf8)]
+                default: [Array("GET".utf8), key]
+                }
+            for item in shared.command(read)?.elements ?? [] {
+                text += String(decoding: item.bytes ?? [], as: UTF8.self) + "\n"
+            }
+        }
+        return text
+    }
+
+    @Test("the governor keeps a keyed name of each route, never the path segment (a token in /bot<TOKEN>/…)")
+    func routeNotInClear() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let loop = try await Loopback.start()
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 10, warn: { _ in })
+        let store = ExchangeStore(
+            network: loop.transport, cache: nil, recorder: nil, replay: nil, offline: false, shared: shared,
+            warn: { _ in })
+        let api = APIClient(
+            configuration: ClientConfiguration(
+                name: "test", baseURL: loop.server.baseURL, credential: .bearer(Secret("ghp_routeToken0123")),
+                timeout: 30, maxWait: 60),
+            transport: store, log: loop.log, redactor: Redactor(secrets: []))
+        _ = try? await api.send(Request("GET", "/bot123456:AAEroute-secret-7/getMe"))
+        _ = try await api.send(Request("GET", "/users/octocat"))
+        try await loop.close()
+        let held = dump(shared)
+        #expect(loop.server.requests.count == 2)
+        // Both routes were recorded (the test looks at real state), under names that show nothing.
+        #expect(held.split(separator: "\n").filter { $0.hasPrefix("route:") }.count == 2, "\(held)")
+        #expect(!held.contains("route-secret") && !held.contains("bot123456") && !held.contains("users"), "\(held)")
+        #expect(!held.contains("ghp_routeToken"))
+    }
+
+    @Test("no shared cache entry without a secret credential: anonymous or Basic alone, whose keys anyone can compute")
+    func forgeableNotShared() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 10, warn: { _ in })
+        let tier = SharedCache(shared: shared)
+        let text = "v2\nGET\nhttps://api.example.com/public"
+        let entry = SharedCache.Stored(
+            status: 200, headers: Headers(), body: Array(#"{"answer":"real"}"#.utf8), varyNames: [],
+            storedAt: 1_700_000_000, initialAge: 0, variant: "")
+        var forgery = entry
+        forgery.body = Array(#"{"answer":"forged"}"#.utf8)
+        for material in ["", "authorization: Basic dTpwYXNzd29yZA==\ncredential basic u:password"] {
+            let slot = tier.slot(keyText: text, material: material)
+            // Whoever can write to Redis can derive this slot's keys (a fixed or guessable
+            // material) and plant an answer: it must never be served.
+            let sealed = try slot.credential.seal(SharedCache.encode(forgery), context: slot.key)
+            #expect(shared.command([Array("SET".utf8), Array(slot.key.utf8), sealed]) == .status("OK"))
+            #expect(tier.load(slot) == nil, "a forged entry was served for material \(material.debugDescription)")
+            #expect(shared.command([Array("FLUSHDB".utf8)]) == .status("OK"))
+            // Nor is anything stored for such a request.
+            tier.store(entry, in: slot)
+            #expect(shared.command([Array("DBSIZE".utf8)]) == .integer(0), "\(material.debugDescription)")
+        }
+        // A token still shares.
+        let token = tier.slot(keyText: text, material: "credential bearer ghp_sharedToken0123")
+        tier.store(entry, in: token)
+        #expect(tier.load(token)?.body == entry.body)
+    }
+
+    @Test("an error reply fails that command alone: Redis stays in use on the same connection, one warning")
+    func errorReplyKeepsConnection() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let warnings = Warnings()
+        // A lost Redis is not tried again for an hour: any call treated as a loss shows.
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "APIMACRO_SHARED_STATE"), timeout: 10,
+            retryInterval: 3600, warn: warnings.add)
+        try shared.connect()
+        let id = shared.command([Array("CLIENT".utf8), Array("ID".utf8)])
+        #expect(id?.integer != nil)
+        let failing = RedisScript("return redis.error_reply('ERR refused on purpose')")
+        #expect(shared.evaluate(failing, keys: ["k"], arguments: []) == nil)
+        #expect(shared.isAvailable)
+        #expect(shared.command([Array("INCR".utf8), Array("a".utf8), Array("b".utf8)]) == nil)
+        #expect(shared.command([Array("CLIENT".utf8), Array("ID".utf8)]) == id, "the same connection, still pooled")
+        #expect(
+            warnings.all.count == 1 && warnings.all.first?.contains("refused on purpose") == true, "\(warnings.all)")
+    }
+
+    @Test("a reply that drips a byte at a time is bounded by the timeout for the whole command, not per read")
+    func drippingReply() async throws {
+        let hostile = try HostileRedis.start(.drip(bytes: 2000, milliseconds: 25))
+        let warnings = Warnings()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 5, warn: warnings.add)
+        // The drip lasts 50 s; each byte comes long before a per-read timeout of 5 s would fire.
+        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
+        let refused = answer == nil
+        #expect(refused, "read \(answer?.bytes?.count ?? 0) bytes")
+        let outcome = hostile.result()
+        #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
+        #expect(warnings.all.count == 1 && warnings.all.first?.contains("no answer in time") == true, "\(warnings.all)")
+    }
+
+    @Test("a reply larger than the bound is refused as it arrives, not read to its end")
+    func hugeReply() async throws {
+        let hostile = try HostileRedis.start(.huge(bytes: 200_000_000))
+        let warnings = Warnings()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 60, warn: warnings.add)
+        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
+        let refused = answer == nil
+        #expect(refused, "read \(answer?.bytes?.count ?? 0) bytes")
+        let outcome = hostile.result()
+        #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
+        #expect((outcome?.sent ?? .max) < 200_000_000)
+        #expect(
+            warnings.all.count == 1 && warnings.all.first?.contains("a reply larger than") == true, "\(warnings.all)")
+    }
+
+    /// A client of the loopback server whose governor shares `shared` (no cache: every request is sent).
+    func governed(_ loop: Loopback, _ shared: SharedState, maxWait: Double = 0) -> APIClient {
+        let store = ExchangeStore(
+            network: loop.transport, cache: nil, recorder: nil, replay: nil, offline: false, shared: shared,
+            warn: { _ in })
+        return APIClient(
+            configuration: ClientConfiguration(
+                name: "test", baseURL: loop.server.baseURL, credential: .bearer(Secret("ghp_budgetToken0123")),
+                timeout: 30, maxWait: maxWait),
+            transport: store, log: loop.log, redactor: Redactor(secrets: []))
+    }
+
+    /// The governor's stored value of `field` (`core:remaining`), and its leases in flight.
+    func governorState(_ shared: SharedState, _ field: String) -> (value: String?, leases: Int) {
+        let keys = shared.command([Array("KEYS".utf8), Array("{apimacro:*".utf8)])?.elements.compactMap(\.bytes) ?? []
+        var value: String?
+        var leases = 0
+        for key in keys {
+            if String(decoding: key, as: UTF8.self).hasSuffix(":leases") {
+                leases += Int(shared.command([Array("ZCARD".utf8), key])?.integer ?? 0)
+            } else if let found = shared.command([Array("HGET".utf8), key, Array(field.utf8)])?.bytes {
+                value = String(decoding: found, as: UTF8.self)
+            }
+        }
+        return (value, leases)
+    }
+
+    @Test("a reset more than a day away (an epoch in milliseconds) is not believed: the next window's budget is used")
+    func farResetNotBelieved() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let loop = try await Loopback.start()
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 10, warn: { _ in })
+        let api = governed(loop, shared)
+        loop.server.setBudget(limit: 3, resetInMilliseconds: true, manualWindows: true)
+        for index in 0..<3 { _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "\(index)")])) }
+        // The server's next window: it has budget again. A governor that believed the reset
+        // (year 50000 and more) would refuse every request until then, unsent.
+        loop.server.nextBudgetWindow(reset: Int(Date().timeIntervalSince1970) + 3600)
+        let next = try await api.send(Request("GET", "/users/octocat", query: [("n", "3")]))
+        try await loop.close()
+        #expect(next.status == 200)
+        #expect(loop.server.budgetReport.admitted == 4 && loop.server.budgetReport.refused == 0)
+    }
+
+    @Test("a late answer from the previous window does not lower the new window's budget")
+    func staleWindowIgnored() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let loop = try await Loopback.start()
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 10, warn: { _ in })
+        let api = governed(loop, shared)
+        // Window 1 ends in 2 s by its headers, but on the server only when the test says.
+        loop.server.setBudget(limit: 5, window: 2, manualWindows: true)
+        let firstReset = loop.server.budgetReset ?? 0
+        for index in 0..<3 { _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "\(index)")])) }
+        // The 4th request spends window 1 (its answer says 1 left) but its answer is held back.
+        loop.server.holdBudgetAnswers(next: 1)
+        let late = Task { try await api.send(Request("GET", "/users/octocat", query: [("n", "late")])) }
+        try await until("the server to see the 4th request") { loop.server.requests.count == 4 }
+        // Window 1 has passed (Redis's clock, the same machine's): the next answer starts window 2.
+        try await until("window 1 to end") { Int(Date().timeIntervalSince1970) > firstReset }
+        loop.server.nextBudgetWindow(reset: Int(Date().timeIntervalSince1970) + 3600)
+        _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "4")]))
+        // Window 2: 4 left by the server, less the one request still in flight.
+        #expect(governorState(shared, "core:remaining").value == "3")
+        loop.server.releaseBudgetAnswers()
+        #expect(try await late.value.status == 200)
+        try await until("the late answer's record") { governorState(shared, "core:remaining").leases == 0 }
+        try await loop.close()
+        #expect(
+            governorState(shared, "core:remaining").value == "3",
+            "the answer from window 1 (1 left) did not spend window 2")
+    }
+
+    /// Waits for `condition` (an event), polling; gives up after a minute.
+    func until(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(60)
+        while !condition() {
+            guard Date() < deadline else {
+                Issue.record("gave up waiting for \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test("an update posted by a process that ends at once reaches a fresh Redis (the script sent in full)")
+    func postedToFreshRedis() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let address = try SharedStateAddress(parsing: redis.url, source: "X")
+        let setter = RedisScript("redis.call('SET', KEYS[1], ARGV[1]) return 1")
+        do {
+            // One short-lived process: posts once and is gone, never reading the answer.
+            let short = SharedState(address: address, timeout: 10, warn: { _ in })
+            short.post(setter, keys: ["posted"], arguments: [Array("landed".utf8)])
+        }
+        let other = SharedState(address: address, timeout: 10, warn: { _ in })
+        try await until("the posted update") {
+            other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8))
+        }
+        #expect(other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8)))
+    }
+
+    @Test("an array reply that declares two billion elements is refused at once (hiredis would allocate and walk them)")
+    func hugeArrayReply() async throws {
+        let hostile = try HostileRedis.start(.raw("*2000000000\r\n:1\r\n"))
+        let warnings = Warnings()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 60, warn: warnings.add)
+        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
+        let refused = answer == nil
+        #expect(refused)
+        #expect(hostile.result()?.hungUp == true)
+        #expect(
+            warnings.all.count == 1 && warnings.all.first?.contains("more than 4096 elements") == true,
+            "\(warnings.all)")
+    }
 }

@@ -124,7 +124,8 @@ final class Runtime: Sendable {
         settings: Settings, replay: HARReplay?, warn: @escaping @Sendable (String) -> Void
     ) throws -> SharedState? {
         guard let address = settings.sharedState, replay == nil, !settings.offline else { return nil }
-        let shared = SharedState(address: address, source: settings.sharedStateSource, warn: warn)
+        let shared = SharedState(
+            address: address, source: settings.sharedStateSource, timeout: settings.sharedStateTimeout, warn: warn)
         try shared.connect()
         return shared
     }

@@ -15,6 +15,7 @@ import PluginHost
 ///
 /// [shared]
 /// redis = "redis://:password@redis.internal:6379/0"   # APIMACRO_SHARED_STATE
+/// timeout = 2                                          # APIMACRO_SHARED_STATE_TIMEOUT
 /// https_proxy = "http://proxy.example.com:3128"   # APIMACRO_HTTPS_PROXY (also http_proxy)
 /// no_proxy = ["localhost", ".corp.example.com"]  # APIMACRO_NO_PROXY (joined with ',')
 /// ca_bundle = "/etc/ssl/corp-ca.pem"             # APIMACRO_CA_BUNDLE
@@ -53,8 +54,9 @@ public struct ConfigFile: Sendable {
     static var knownTables: [String: [String]] {
         var tables = Dictionary(
             uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
-        // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS).
-        tables["shared"] = ["redis"]
+        // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS);
+        // `timeout`: APIMACRO_SHARED_STATE_TIMEOUT (through APIMACRO_SHARED_TIMEOUT).
+        tables["shared"] = ["redis", "timeout"]
         return tables
     }
 

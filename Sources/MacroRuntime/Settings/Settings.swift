@@ -49,6 +49,9 @@ public struct Settings: Sendable {
     public var sharedState: SharedStateAddress?
     /// Where `sharedState` came from, for messages (the variable, or the config.toml key).
     public var sharedStateSource = "APIMACRO_SHARED_STATE"
+    /// `APIMACRO_SHARED_STATE_TIMEOUT` (or `[shared] timeout` in config.toml): the longest one
+    /// Redis call (connect, or a command and its reply) may take, in seconds (1).
+    public var sharedStateTimeout = 1.0
     /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
     public var governorLimits = GovernorLimits()
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
@@ -110,6 +113,9 @@ public struct Settings: Sendable {
                 throw MacroError(error.message)
             }
         }
+        sharedStateTimeout =
+            try check.seconds("APIMACRO_SHARED_STATE_TIMEOUT", zeroAllowed: false)
+            ?? check.seconds(Settings.sharedStateTimeoutFileVariable, zeroAllowed: false) ?? 1
         governorLimits = GovernorLimits(
             maxRate: try check.seconds("APIMACRO_MAX_RATE", zeroAllowed: false, unit: "requests per second"),
             maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
@@ -117,6 +123,8 @@ public struct Settings: Sendable {
 
     /// The variable `[shared] redis` in config.toml stands for (`APIMACRO_SHARED_STATE` wins over it).
     static let sharedStateFileVariable = "APIMACRO_SHARED_REDIS"
+    /// The variable `[shared] timeout` in config.toml stands for (`APIMACRO_SHARED_STATE_TIMEOUT` wins over it).
+    static let sharedStateTimeoutFileVariable = "APIMACRO_SHARED_TIMEOUT"
 
     /// The settings of a command: `flags` over the process environment over
     /// `$APIMACRO_HOME/config.toml` over the defaults, resolved and checked once.

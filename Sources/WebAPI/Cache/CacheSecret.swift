@@ -124,3 +124,18 @@ public struct CacheSecret: Sendable {
         return APIError(.invalidRequest, "the HTTP cache key \(file.path): \(reason)\(cause)")
     }
 }
+
+extension CacheSecret {
+    /// A naming and a sealing key derived from `material` by HKDF-SHA256 with `salt`, and
+    /// the infos `naming` and `sealing` (the shared state's keys, `SharedCredential`).
+    init(material: [UInt8], salt: [UInt8], naming: String, sealing: String) {
+        self.naming = CacheSecret.derive(material, salt: salt, info: naming)
+        self.sealing = CacheSecret.derive(material, salt: salt, info: sealing)
+    }
+
+    /// HKDF-SHA256 of `material` with `salt` and `info`: a 32-byte key.
+    static func derive(_ material: [UInt8], salt: [UInt8], info: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: material), salt: salt, info: Data(info.utf8), outputByteCount: 32)
+    }
+}

@@ -4,7 +4,8 @@
 /// one set of leases per (host, credential).
 ///
 /// Keys (one hash tag per host and credential, so both live on one Redis Cluster slot):
-/// - `KEYS[1]`, a hash: `route:<first path segment>` → the resource its answers named
+/// - `KEYS[1]`, a hash: `route:<keyed hash of the first path segment>` (never the segment,
+///   which may hold a token) → the resource its answers named
 ///   (`core`, `search`; `-` when they carry no rate-limit headers); `<resource>:remaining`,
 ///   `:reset` (epoch seconds), `:limit`; `<resource>:probe` (until when, in Redis ms, one
 ///   request is finding out an unknown budget); `pace` (the earliest next send, Redis ms).
@@ -16,7 +17,7 @@
 enum GovernorScripts {
     /// Before a send.
     ///
-    /// ARGV: route, lease id, max concurrency (0: none), lease ms, pace interval
+    /// ARGV: route (its keyed name), lease id, max concurrency (0: none), lease ms, pace interval
     /// ms (0: none), probe ms.
     ///
     /// Returns `{0, resource}` go (one unit of a known budget reserved, or no budget applies);

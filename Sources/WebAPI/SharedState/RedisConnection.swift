@@ -2,23 +2,44 @@ import CHiredis
 import Foundation
 
 /// One synchronous connection to Redis through hiredis: connect with a timeout,
-/// `AUTH`, `SELECT`, then commands, each bounded by the same timeout (a dead server
-/// costs at most that long, never a hang).
+/// `AUTH`, `SELECT`, then commands.
+///
+/// Each command — writing it and reading its whole reply — is bounded by the timeout, and
+/// its reply by `maximumReplyBytes`, so a dead, stalled, dripping or hostile server costs at
+/// most that long and that much memory, never a hang. hiredis parses; this class writes and
+/// reads the socket itself, to keep those bounds per command rather than per `recv`.
 ///
 /// Used by one caller at a time: `SharedState` checks connections out of its pool and
 /// drops one that failed.
 final class RedisConnection: @unchecked Sendable {
     private let context: UnsafeMutablePointer<redisContext>
+    /// The reader's reply functions, with array sizes bounded (`apimacro_bound_reader`).
+    private let functions: UnsafeMutablePointer<redisReplyObjectFunctions>
+    /// Bounds each command, from its first byte written to its reply's last byte read.
+    private let timeout: Duration
+    /// The most bytes one reply may take.
+    let maximumReplyBytes: Int
     /// Set once a command failed on the socket: the connection is not used again.
     private(set) var isBroken = false
     /// Commands sent by `send` whose replies are not read yet (read before the next command),
     /// with their script, to send it in full when the server does not know its digest.
     private var unanswered: [(script: RedisScript?, arguments: [[UInt8]])] = []
+    /// Where `recv` puts bytes before hiredis's reader takes them.
+    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+
+    /// The largest reply read by default: the shared cache's entries are at most 1 MB.
+    static let defaultMaximumReplyBytes = 8 * 1024 * 1024
 
     /// Connects and says who we are.
+    /// - Parameters:
+    ///   - address: the server, database and credentials.
+    ///   - timeout: bounds the connect, and each command as a whole, in seconds.
+    ///   - maximumReplyBytes: a longer reply fails its command (and the connection is dropped).
     /// - Throws: `RedisFailure.unreachable` when nothing answers in `timeout` seconds;
     ///   `.rejected` for a wrong password, a server that needs one, or a port that does not speak Redis.
-    init(address: SharedStateAddress, timeout: Double) throws(RedisFailure) {
+    init(
+        address: SharedStateAddress, timeout: Double, maximumReplyBytes: Int = RedisConnection.defaultMaximumReplyBytes
+    ) throws(RedisFailure) {
         let limit = RedisConnection.limit(seconds: timeout)
         guard let context = redisConnectWithTimeout(address.host, Int32(address.port), limit) else {
             throw .unreachable("cannot allocate a Redis connection")
@@ -30,10 +51,17 @@ final class RedisConnection: @unchecked Sendable {
         }
         // From here `deinit` frees the context, also when the handshake throws.
         self.context = context
+        functions = .allocate(capacity: 1)
+        apimacro_bound_reader(context.pointee.reader, functions)
+        self.timeout = .milliseconds(Int64(min(max(timeout, 0.001), 86_400) * 1000))
+        self.maximumReplyBytes = maximumReplyBytes
         try handshake(address)
     }
 
-    deinit { redisFree(context) }
+    deinit {
+        redisFree(context)
+        functions.deallocate()
+    }
 
     /// `AUTH` (or `PING` when there is no password, so that a server that is not Redis, or
     /// that wants a password, is found now), then `SELECT` for another database.
@@ -63,24 +91,15 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// Sends one command and reads its reply (an error reply is a value, not a throw).
-    /// - Throws: `RedisFailure.unreachable` when the socket fails or times out (the
-    ///   connection is then broken), or the reply cannot be read.
+    /// - Throws: `RedisFailure.unreachable` when the socket fails, the command takes longer
+    ///   than the timeout or its reply is larger than `maximumReplyBytes` (the connection is
+    ///   then broken); `.rejected` when the reply is not Redis's protocol.
     func command(_ arguments: [[UInt8]]) throws(RedisFailure) -> RedisReply {
         guard !isBroken else { throw .unreachable("the connection was lost") }
         try drain()
-        let lengths = arguments.map(\.count)
-        // hiredis copies the arguments into its output buffer before returning.
-        let raw: UnsafeMutableRawPointer? = RedisConnection.withPointers(arguments) { pointers in
-            lengths.withUnsafeBufferPointer { sizes in
-                var values = pointers
-                return values.withUnsafeMutableBufferPointer { values in
-                    redisCommandArgv(context, Int32(arguments.count), values.baseAddress, sizes.baseAddress)
-                }
-            }
-        }
-        guard let raw else { throw fail() }
-        defer { freeReplyObject(raw) }
-        return RedisConnection.copy(raw.assumingMemoryBound(to: redisReply.self))
+        let deadline = ContinuousClock.now + timeout
+        try write(RedisConnection.format(arguments), until: deadline)
+        return try readReply(until: deadline)
     }
 
     /// Writes a command now without waiting for its reply, which the next `command` reads
@@ -89,21 +108,8 @@ final class RedisConnection: @unchecked Sendable {
     /// One round trip saved.
     func send(_ arguments: [[UInt8]], script: RedisScript?) throws(RedisFailure) {
         guard !isBroken else { throw .unreachable("the connection was lost") }
-        let lengths = arguments.map(\.count)
-        let appended = RedisConnection.withPointers(arguments) { pointers in
-            lengths.withUnsafeBufferPointer { sizes in
-                var values = pointers
-                return values.withUnsafeMutableBufferPointer { values in
-                    redisAppendCommandArgv(context, Int32(arguments.count), values.baseAddress, sizes.baseAddress)
-                }
-            }
-        }
-        guard appended == REDIS_OK else { throw fail() }
+        try write(RedisConnection.format(arguments), until: ContinuousClock.now + timeout)
         unanswered.append((script, arguments))
-        var done: Int32 = 0
-        while done == 0 {
-            guard redisBufferWrite(context, &done) == REDIS_OK else { throw fail() }
-        }
     }
 
     /// Reads the replies of what `send` sent; scripts the server did not know are sent again in full.
@@ -111,10 +117,7 @@ final class RedisConnection: @unchecked Sendable {
         var again: [(RedisScript, [[UInt8]])] = []
         while !unanswered.isEmpty {
             let sent = unanswered.removeFirst()
-            var raw: UnsafeMutableRawPointer?
-            guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw fail() }
-            let reply = RedisConnection.copy(raw.assumingMemoryBound(to: redisReply.self))
-            freeReplyObject(raw)
+            let reply = try readReply(until: ContinuousClock.now + timeout)
             if case .error(let text) = reply, text.hasPrefix("NOSCRIPT"), let script = sent.script {
                 again.append((script, Array(sent.arguments.dropFirst(2))))
             }
@@ -124,31 +127,110 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// Marks the connection broken and says why.
-    private func fail() -> RedisFailure {
-        isBroken = true
-        let reason = RedisConnection.errorText(context)
-        if context.pointee.err == REDIS_ERR_PROTOCOL { return .rejected("the server does not speak Redis (\(reason))") }
-        return .unreachable(reason)
+    /// A command in Redis's protocol (RESP): `*N`, then `$length` and the bytes of each argument.
+    ///
+    /// One buffer, filled by copies of whole arguments.
+    static func format(_ arguments: [[UInt8]]) -> [UInt8] {
+        var size = 24
+        for argument in arguments { size += argument.count + 24 }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            var at = 0
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                if let source = bytes.baseAddress, !bytes.isEmpty {
+                    UnsafeMutableRawPointer(base + at).copyMemory(from: source, byteCount: bytes.count)
+                }
+                at += bytes.count
+            }
+            func line(_ marker: UInt8, _ number: Int) {
+                base[at] = marker
+                at += 1
+                var digits = String(number)
+                digits.withUTF8 { put(UnsafeRawBufferPointer($0)) }
+                base[at] = 13
+                base[at + 1] = 10
+                at += 2
+            }
+            line(UInt8(ascii: "*"), arguments.count)
+            for argument in arguments {
+                line(UInt8(ascii: "$"), argument.count)
+                argument.withUnsafeBytes { put($0) }
+                base[at] = 13
+                base[at + 1] = 10
+                at += 2
+            }
+            count = at
+        }
     }
 
-    /// Calls `body` with C pointers to every argument's bytes (valid only inside it).
-    private static func withPointers<T>(
-        _ arguments: [[UInt8]], _ body: ([UnsafePointer<CChar>?]) -> T
-    ) -> T {
-        var buffers: [UnsafeMutablePointer<CChar>] = []
-        buffers.reserveCapacity(arguments.count)
-        defer { for buffer in buffers { buffer.deallocate() } }
-        for argument in arguments {
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, argument.count))
-            argument.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress {
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count)
-                }
-            }
-            buffers.append(buffer)
+    /// Writes `bytes` in full before `deadline`.
+    private func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(RedisFailure) {
+        let appended = bytes.withUnsafeBufferPointer { pointer in
+            pointer.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
         }
-        return body(buffers.map { UnsafePointer($0) })
+        guard appended == REDIS_OK else { throw fail(RedisConnection.errorText(context)) }
+        var done: Int32 = 0
+        while done == 0 {
+            try wait(for: Int16(POLLOUT), until: deadline)
+            guard redisBufferWrite(context, &done) == REDIS_OK else { throw fail(RedisConnection.errorText(context)) }
+        }
+    }
+
+    /// Reads one whole reply before `deadline`, of at most `maximumReplyBytes`.
+    private func readReply(until deadline: ContinuousClock.Instant) throws(RedisFailure) -> RedisReply {
+        guard let reader = context.pointee.reader else { throw fail("the connection has no reader") }
+        var received = 0
+        while true {
+            var raw: UnsafeMutableRawPointer?
+            guard redisReaderGetReply(reader, &raw) == REDIS_OK else {
+                var reason = RedisConnection.text(of: reader.pointee.errstr)
+                if reader.pointee.err == REDIS_ERR_OOM {
+                    reason = "an array reply of more than \(apimacro_REDIS_MAX_ELEMENTS) elements, or no memory"
+                }
+                isBroken = true
+                throw .rejected("the server does not speak Redis (\(reason))")
+            }
+            if let raw {
+                defer { freeReplyObject(raw) }
+                return RedisConnection.copy(raw.assumingMemoryBound(to: redisReply.self))
+            }
+            try wait(for: Int16(POLLIN), until: deadline)
+            let count = buffer.withUnsafeMutableBytes { recv(context.pointee.fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { throw fail("the server closed the connection") }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                throw fail(String(cString: strerror(errno)))
+            }
+            received += count
+            guard received <= maximumReplyBytes else {
+                throw fail("a reply larger than \(maximumReplyBytes) bytes")
+            }
+            let fed = buffer.withUnsafeBytes { bytes in
+                redisReaderFeed(reader, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count)
+            }
+            guard fed == REDIS_OK else { throw fail("cannot hold the reply") }
+        }
+    }
+
+    /// Waits until the socket is ready for `events`, or throws once `deadline` has passed.
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant) throws(RedisFailure) {
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw fail("no answer in time") }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 86_400_000))
+            var descriptor = pollfd(fd: context.pointee.fd, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0, errno != EINTR { throw fail(String(cString: strerror(errno))) }
+        }
+    }
+
+    /// Marks the connection broken and says why.
+    private func fail(_ reason: String) -> RedisFailure {
+        isBroken = true
+        if context.pointee.err == REDIS_ERR_PROTOCOL { return .rejected("the server does not speak Redis (\(reason))") }
+        return .unreachable(reason)
     }
 
     /// A Swift copy of a hiredis reply tree.
@@ -173,14 +255,19 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {
-        var errorText = context.pointee.errstr
-        let text = withUnsafeBytes(of: &errorText) { bytes in
-            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let text = RedisConnection.text(of: context.pointee.errstr)
         if text.isEmpty { return "error \(context.pointee.err)" }
         // hiredis 0.14 says "Resource temporarily unavailable" when a read times out.
         if text == "Resource temporarily unavailable" { return "no answer in time" }
         return text
+    }
+
+    /// A C string held in a fixed-size array (hiredis's `errstr`).
+    private static func text<T>(of characters: T) -> String {
+        var characters = characters
+        return withUnsafeBytes(of: &characters) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
     }
 
     private static func limit(seconds: Double) -> timeval {

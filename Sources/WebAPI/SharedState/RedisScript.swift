@@ -5,9 +5,12 @@ import Foundation
 struct RedisScript: Sendable {
     let text: String
     let digest: String
+    /// `EVALSHA` and the digest: the first two arguments of every call.
+    let evalsha: [[UInt8]]
 
     init(_ text: String) {
         self.text = text
         digest = Insecure.SHA1.hash(data: Data(text.utf8)).hexString
+        evalsha = [Array("EVALSHA".utf8), Array(digest.utf8)]
     }
 }

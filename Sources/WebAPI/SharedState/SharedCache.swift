@@ -8,7 +8,9 @@ import Foundation
 /// entry's name is HMAC(HKDF(credential, "name"), request) and its status, headers and body
 /// are sealed with ChaChaPoly under HKDF(credential, "seal"), bound to the name. A Redis
 /// operator sees neither tokens nor bodies, and cannot find which entry belongs to which
-/// request without the credential. Anonymous requests use a fixed key: their answers are public.
+/// request without the credential. Requests without a secret credential (anonymous, or Basic
+/// auth alone) do not use the tier: their keys are computable, or guessable, by whoever can
+/// write to Redis, who could then plant a forged answer (`SharedCredential.isSecret`).
 ///
 /// Bounded: each entry lives `timeToLive` seconds at most, an entry over `maximumEntryBytes`
 /// is not shared, and the tier's entries add up to at most `maximumBytes` (the oldest go first).
@@ -65,7 +67,8 @@ public struct SharedCache: Sendable {
 
     /// The entry in `slot`; nil when there is none, it does not open, or Redis is not usable.
     func load(_ slot: Slot) -> Stored? {
-        guard shared.isAvailable, let sealed = shared.command([Array("GET".utf8), Array(slot.key.utf8)])?.bytes,
+        guard slot.credential.isSecret, shared.isAvailable,
+            let sealed = shared.command([Array("GET".utf8), Array(slot.key.utf8)])?.bytes,
             let plain = slot.credential.unseal(sealed, context: slot.key)
         else { return nil }
         return SharedCache.decode(plain)
@@ -73,9 +76,10 @@ public struct SharedCache: Sendable {
 
     /// Stores `entry` in `slot` (replacing what was there), within the bounds.
     ///
-    /// Does nothing when Redis is not usable or the entry is too large to share.
+    /// Does nothing when Redis is not usable, the entry is too large to share, or the request
+    /// carries no secret credential.
     func store(_ entry: Stored, in slot: Slot) {
-        guard shared.isAvailable else { return }
+        guard slot.credential.isSecret, shared.isAvailable else { return }
         let plain = SharedCache.encode(entry)
         guard plain.count <= maximumEntryBytes, let sealed = try? slot.credential.seal(plain, context: slot.key) else {
             return
@@ -90,7 +94,7 @@ public struct SharedCache: Sendable {
 
     /// Forgets the entry in `slot` (after an unsafe method changed its URL).
     func remove(_ slot: Slot) {
-        guard shared.isAvailable else { return }
+        guard slot.credential.isSecret, shared.isAvailable else { return }
         _ = shared.evaluate(
             SharedCache.removeScript, keys: [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total],
             arguments: [])

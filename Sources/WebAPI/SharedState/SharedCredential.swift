@@ -1,36 +1,81 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// The keys that shared state derives from the credential a request carries, so that no key
 /// has to be handed from machine to machine: every holder of the credential derives the same
 /// ones, and nobody else (a Redis operator included) can.
 ///
-/// - `naming`: HMAC key for the names of shared cache entries, HKDF(material, "name").
-/// - `sealing`: ChaChaPoly key for their contents, HKDF(material, "seal").
-/// - `governorID`: the credential's name in the rate-limit governor's keys, a keyed hash
-///   HKDF(material, "governor") applied to a constant.
+/// - `keys`: HKDF(material, "name") names shared cache entries (HMAC-SHA256) and
+///   HKDF(material, "seal") seals their contents (ChaChaPoly), the same two operations as the
+///   local cache's `CacheSecret`, from which they come.
+/// - `governorID`: the credential's name in the rate-limit governor's keys, and `route(_:)`
+///   the names of its routes there: keyed hashes under HKDF(material, "governor"), so a token
+///   in a URL path (`/bot<TOKEN>/…`) never shows in Redis.
 ///
-/// A request without a credential uses a fixed material: its answers are public anyway.
-struct SharedCredential: Sendable {
-    let naming: SymmetricKey
-    let sealing: SymmetricKey
+/// A request without a credential uses a fixed material for the governor; the shared cache
+/// is not used for it (`isSecret` is false: anyone could compute its keys and forge entries).
+final class SharedCredential: Sendable {
+    let keys: CacheSecret
     let governorID: String
+    /// Whether the material holds a secret an attacker cannot guess: a token, key or header
+    /// credential.
+    ///
+    /// False for an anonymous request and for Basic auth alone (a password chosen by a person
+    /// can be guessed, and the entries it names forged).
+    let isSecret: Bool
+    private let governor: SymmetricKey
+    /// Route segments to their keyed names (a client uses a few).
+    private let routes = Mutex<[String: [UInt8]]>([:])
+    /// The governor's two keys for the last origin asked (a client talks to one host).
+    private let lastKeys = Mutex<(origin: Origin, keys: [[UInt8]])?>(nil)
+
+    /// Header names as sent → their lower-case form and whether they look like a credential.
+    private static let headerNames = Mutex<[String: (lower: String, credential: Bool)]>([:])
 
     /// The material for anonymous requests.
     static let anonymous = "apimacro anonymous v1"
+    static let salt = Array("apimacro shared state v1".utf8)
 
     init(material: String) {
-        let input = SymmetricKey(data: Data((material.isEmpty ? SharedCredential.anonymous : material).utf8))
-        let salt = Data("apimacro shared state v1".utf8)
-        func derive(_ info: String) -> SymmetricKey {
-            HKDF<SHA256>.deriveKey(inputKeyMaterial: input, salt: salt, info: Data(info.utf8), outputByteCount: 32)
-        }
-        naming = derive("name")
-        sealing = derive("seal")
-        let governor = derive("governor")
+        let input = Array((material.isEmpty ? SharedCredential.anonymous : material).utf8)
+        keys = CacheSecret(material: input, salt: SharedCredential.salt, naming: "name", sealing: "seal")
+        governor = CacheSecret.derive(input, salt: SharedCredential.salt, info: "governor")
         governorID =
             HMAC<SHA256>.authenticationCode(for: Data("rate limit".utf8), using: governor)
             .prefix(16).hexString
+        isSecret = SharedCredential.holdsSecret(material)
+    }
+
+    /// Whether `material` has a field other than Basic auth.
+    static func holdsSecret(_ material: String) -> Bool {
+        material.split(separator: "\n").contains { field in
+            let lower = field.lowercased()
+            return !lower.hasPrefix("credential basic ") && !lower.hasPrefix("authorization: basic ")
+        }
+    }
+
+    /// The governor's name for the route `segment`: a keyed hash, 16 hex digits.
+    func route(_ segment: String) -> [UInt8] {
+        if let known = routes.withLock({ $0[segment] }) { return known }
+        let name = Array(
+            HMAC<SHA256>.authenticationCode(for: Data(("route\n" + segment).utf8), using: governor).prefix(8)
+                .hexString.utf8)
+        routes.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[segment] = name
+        }
+        return name
+    }
+
+    /// The governor's keys for `origin` and this credential (one Redis Cluster slot): its
+    /// budgets and pace, and its leases.
+    func governorKeys(_ origin: Origin) -> [[UInt8]] {
+        if let last = lastKeys.withLock({ $0 }), last.origin == origin { return last.keys }
+        let tag = "{apimacro:\(origin.scheme)://\(origin.host):\(origin.port):\(governorID)}"
+        let keys = [Array("\(tag):limits".utf8), Array("\(tag):leases".utf8)]
+        lastKeys.withLock { $0 = (origin, keys) }
+        return keys
     }
 
     /// The credential material of a request as the wire sees it: every credential-looking
@@ -41,9 +86,21 @@ struct SharedCredential: Sendable {
     static func material(wire: Exchange, credential: Credential?, attached: Bool) -> String {
         let own = attached ? CacheStage.headerName(of: credential)?.lowercased() : nil
         var fields: [String] = []
-        for field in wire.headers {
-            let name = field.name.lowercased()
-            if name == own || CacheStage.isCredentialHeader(name) { fields.append("\(name): \(field.value)") }
+        // A client sends the same few header names on every request: their lower-case form
+        // and whether they look like credentials are remembered, not worked out per request.
+        SharedCredential.headerNames.withLock { known in
+            for field in wire.headers {
+                let name: (lower: String, credential: Bool)
+                if let seen = known[field.name] {
+                    name = seen
+                } else {
+                    let lower = field.name.lowercased()
+                    name = (lower, CacheStage.isCredentialHeader(lower))
+                    if known.count >= 256 { known.removeAll() }
+                    known[field.name] = name
+                }
+                if name.credential || name.lower == own { fields.append("\(name.lower): \(field.value)") }
+            }
         }
         // The client's own credential counts whether or not it is on `wire` yet: the governor
         // sits above CredentialStage, so without this every bearer, basic and header token of a
@@ -61,20 +118,17 @@ struct SharedCredential: Sendable {
 
     /// A keyed digest of `text` under the naming key, as hex.
     func name(_ text: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: naming).hexString
+        keys.name(text).hexString
     }
 
     /// `bytes` encrypted and authenticated, bound to `context` (the entry's name).
     func seal(_ bytes: [UInt8], context: String) throws -> [UInt8] {
-        Array(try ChaChaPoly.seal(bytes, using: sealing, authenticating: Data(context.utf8)).combined)
+        try keys.seal(bytes, context: Array(context.utf8))
     }
 
     /// What `seal` sealed; nil for another key, another context, or altered bytes.
     func unseal(_ sealed: [UInt8], context: String) -> [UInt8]? {
-        guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
-            let plain = try? ChaChaPoly.open(box, using: sealing, authenticating: Data(context.utf8))
-        else { return nil }
-        return Array(plain)
+        keys.unseal(sealed, context: Array(context.utf8))
     }
 }
 

@@ -15,7 +15,9 @@ import Synchronization
 /// (`connect()` throws).
 ///
 /// Calls are synchronous loopback-or-LAN round trips on a pool of connections, each
-/// bounded by `timeout` (1 s), so a dead server holds a cooperative thread at most that long.
+/// bounded by `timeout` (`APIMACRO_SHARED_STATE_TIMEOUT`, 1 s by default), so a dead server
+/// holds a cooperative thread at most that long. A command the server answers with an error
+/// fails alone: the connection stays in use.
 public final class SharedState: Sendable {
     public let address: SharedStateAddress
     /// Where the address came from, for messages (`APIMACRO_SHARED_STATE`, or the config.toml key).
@@ -24,6 +26,9 @@ public final class SharedState: Sendable {
     let retryInterval: Double
     let warn: @Sendable (String) -> Void
     private let pool = Mutex(Pool())
+    /// The digests of the scripts sent to this Redis (forgotten when it is lost: a restarted
+    /// server knows none).
+    private let scripts = Mutex<Set<String>>([])
     /// The keys derived from recently seen credential material (a process uses a few).
     private let derived = Mutex<[String: SharedCredential]>([:])
 
@@ -32,6 +37,8 @@ public final class SharedState: Sendable {
         /// While set and in the future, no connection is tried.
         var retryAt: ContinuousClock.Instant?
         var warned = false
+        /// Whether the warning about an error reply was written.
+        var warnedReply = false
     }
 
     /// Idle connections kept for reuse; more may exist while many requests are in flight.
@@ -40,7 +47,7 @@ public final class SharedState: Sendable {
     /// - Parameters:
     ///   - address: the Redis server, database and credentials.
     ///   - source: where the address came from, for messages.
-    ///   - timeout: bounds each connect and each command, in seconds.
+    ///   - timeout: bounds each connect and each command (written and answered), in seconds.
     ///   - retryInterval: after a failure, how long no connection is tried, in seconds.
     ///   - warn: writes one line to stderr (the one warning per process when Redis is lost).
     public init(
@@ -92,16 +99,25 @@ public final class SharedState: Sendable {
     ///
     /// Nil when Redis is unavailable or the script failed (the failure is reported once).
     func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisReply? {
-        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        evaluate(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
+    }
+
+    /// `evaluate` with the keys as bytes.
+    func evaluate(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) -> RedisReply? {
+        var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
+        tail.reserveCapacity(1 + keys.count + arguments.count)
+        tail += keys
+        tail += arguments
         let reply = withConnection { connection throws(RedisFailure) -> RedisReply in
-            let answer = try connection.command([Array("EVALSHA".utf8), Array(script.digest.utf8)] + tail)
+            let answer = try connection.command(script.evalsha + tail)
             if case .error(let text) = answer, text.hasPrefix("NOSCRIPT") {
                 return try connection.command([Array("EVAL".utf8), Array(script.text.utf8)] + tail)
             }
             return answer
         }
         if case .error(let text) = reply {
-            lost(.reply("a script failed: \(text)"))
+            // One command failed, not the connection (still pooled): no retry pause, no lost state.
+            refused("a script failed: \(text)")
             return nil
         }
         return reply
@@ -110,16 +126,32 @@ public final class SharedState: Sendable {
     /// Runs a Lua script without waiting for its answer (it is read before the connection's
     /// next command): for updates whose result nobody needs, one round trip fewer.
     func post(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) {
-        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        post(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
+    }
+
+    /// `post` with the keys as bytes.
+    func post(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) {
+        var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
+        tail.reserveCapacity(1 + keys.count + arguments.count)
+        tail += keys
+        tail += arguments
+        // A script this process has not seen Redis run goes in full: its answer is read only
+        // before the connection's next command, and a process that ends first would lose a
+        // NOSCRIPT update (a short run's only record, on a fresh or restarted Redis).
+        let known = scripts.withLock { known in !known.insert(script.digest).inserted }
+        let head = known ? script.evalsha : [Array("EVAL".utf8), Array(script.text.utf8)]
         _ = withConnection { connection throws(RedisFailure) in
-            try connection.send([Array("EVALSHA".utf8), Array(script.digest.utf8)] + tail, script: script)
+            try connection.send(head + tail, script: script)
         }
     }
 
     /// Runs one plain command; nil when Redis is unavailable or answered with an error.
     func command(_ arguments: [[UInt8]]) -> RedisReply? {
         let reply = withConnection { connection throws(RedisFailure) in try connection.command(arguments) }
-        if case .error = reply { return nil }
+        if case .error(let text) = reply {
+            refused("a command failed: \(text)")
+            return nil
+        }
         return reply
     }
 
@@ -167,8 +199,24 @@ public final class SharedState: Sendable {
         }
     }
 
+    /// Warns once that Redis answered a command with an error (a full memory, a script the
+    /// server refuses): that command's caller gets nil, Redis stays in use for the next ones.
+    private func refused(_ reason: String) {
+        let first = pool.withLock { state -> Bool in
+            defer { state.warnedReply = true }
+            return !state.warnedReply
+        }
+        guard first else { return }
+        let shown =
+            address.password.map { reason.replacingOccurrences(of: $0.revealed, with: "REDACTED") } ?? reason
+        warn(
+            "apimacro: warning: the shared state \(address) (\(source)) refused a command (\(shown)); "
+                + "that request goes on with this process's own state, and Redis stays in use")
+    }
+
     /// Forgets every pooled connection, waits `retryInterval` before the next try and warns once.
     private func lost(_ failure: RedisFailure) {
+        scripts.withLock { $0.removeAll() }
         let first = pool.withLock { state -> Bool in
             state.idle.removeAll()
             state.retryAt = ContinuousClock.now + .milliseconds(Int(retryInterval * 1000))

@@ -22,6 +22,10 @@ public struct GovernorStage: Stage {
     let maxWait: Double
     let api: String?
     let sleep: @Sendable (Double) async throws -> Void
+    /// `APIMACRO_MAX_CONCURRENCY` (0: none) and the pace in milliseconds (0: none), as the
+    /// reserve script's arguments.
+    let maxConcurrency: [UInt8]
+    let pace: [UInt8]
 
     public init(
         shared: SharedState, limits: GovernorLimits, slot: CredentialSlot, baseURL: String, maxWait: Double,
@@ -35,6 +39,8 @@ public struct GovernorStage: Stage {
         self.maxWait = maxWait
         self.api = api
         self.sleep = sleep
+        maxConcurrency = Array(String(limits.maxConcurrency ?? 0).utf8)
+        pace = Array(String(limits.paceMilliseconds).utf8)
     }
 
     /// `seconds` in whole milliseconds, bounded to a day (a huge `timeout=` must not trap).
@@ -45,21 +51,23 @@ public struct GovernorStage: Stage {
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let origin = exchange.origin, shared.isAvailable else { return try await next(exchange) }
         let credential = slot.value
-        let attached = credential != nil && credentials.allows(exchange.url)
+        // `CredentialStage.allows`, on the origin parsed once.
+        let attached = credential != nil && credentials.home == origin && origin.isSecureForCredentials
         let material = SharedCredential.material(wire: exchange, credential: credential, attached: attached)
-        let keys = GovernorStage.keys(origin: origin, credential: shared.credential(material: material).governorID)
-        let route = GovernorStage.route(of: exchange.url)
-        let lease = UUID().uuidString
+        let identity = shared.credential(material: material)
+        let keys = identity.governorKeys(origin)
+        // The route's keyed name, never the segment itself: it may hold a token (`/bot<TOKEN>/…`).
+        let route = identity.route(GovernorStage.route(of: exchange.url))
+        let lease = GovernorStage.leaseID()
+        let arguments = [
+            route, lease, maxConcurrency, Array(String(Self.milliseconds(exchange.timeout + 10)).utf8), pace,
+            Array(String(Self.milliseconds(exchange.timeout + 5)).utf8),
+        ]
         var waited = 0.0
-        var reservation: (probe: Bool, resource: String)?
+        var reservation: (probe: Bool, resource: [UInt8])?
         while reservation == nil {
-            let arguments = [
-                route, lease, String(limits.maxConcurrency ?? 0), String(Self.milliseconds(exchange.timeout + 10)),
-                String(limits.paceMilliseconds), String(Self.milliseconds(exchange.timeout + 5)),
-            ]
             guard
-                let reply = shared.evaluate(
-                    GovernorScripts.reserve, keys: keys, arguments: arguments.map { Array($0.utf8) }),
+                let reply = shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments),
                 let code = reply.elements.first?.integer
             else {
                 return try await next(exchange)
@@ -67,8 +75,7 @@ public struct GovernorStage: Stage {
             let values = reply.elements.dropFirst()
             switch code {
             case 0, 3:
-                let resource = values.first?.bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                reservation = (code == 3, resource)
+                reservation = (code == 3, values.first?.bytes ?? [])
             case 2:
                 let reset = values.first?.integer ?? 0
                 let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
@@ -116,26 +123,38 @@ public struct GovernorStage: Stage {
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.
     private func record(
-        keys: [String], route: String, lease: String, reservation: (probe: Bool, resource: String), response: Response?
+        keys: [[UInt8]], route: [UInt8], lease: [UInt8], reservation: (probe: Bool, resource: [UInt8]),
+        response: Response?
     ) {
-        let headers = response?.headers ?? Headers()
-        let remaining = headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        let reset = headers["x-ratelimit-reset"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let info = response.flatMap { RateLimitInfo(headers: $0.headers) }
+        let remaining = info?.remaining
+        let reset = info?.reset
         let usable = remaining != nil && reset != nil
-        let arguments = [
-            route, lease, reservation.probe ? "1" : "0", reservation.resource, response == nil ? "0" : "1",
-            usable ? "1" : "0",
-            headers["x-ratelimit-limit"] ?? "", remaining.map(String.init) ?? "", reset.map(String.init) ?? "",
-            GovernorStage.resourceName(headers["x-ratelimit-resource"]),
+        let arguments: [[UInt8]] = [
+            route, lease, reservation.probe ? GovernorStage.one : GovernorStage.zero, reservation.resource,
+            response == nil ? GovernorStage.zero : GovernorStage.one,
+            usable ? GovernorStage.one : GovernorStage.zero,
+            GovernorStage.digits(info?.limit), GovernorStage.digits(remaining), GovernorStage.digits(reset),
+            Array(GovernorStage.resourceName(info?.resource).utf8),
         ]
         // Nobody waits for its answer: written now (the lease is free at once), read later.
-        shared.post(GovernorScripts.record, keys: keys, arguments: arguments.map { Array($0.utf8) })
+        shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments)
     }
 
-    /// The governor's keys for a host and a credential's keyed hash (one Redis Cluster slot).
-    static func keys(origin: Origin, credential: String) -> [String] {
-        let tag = "{apimacro:\(origin.scheme)://\(origin.host):\(origin.port):\(credential)}"
-        return ["\(tag):limits", "\(tag):leases"]
+    static let one = Array("1".utf8)
+    static let zero = Array("0".utf8)
+
+    /// A number as decimal digits; empty for none.
+    static func digits(_ value: Int?) -> [UInt8] {
+        value.map { Array(String($0).utf8) } ?? []
+    }
+
+    /// A lease's name: 128 random bits, as hex (unique among the requests in flight).
+    static func leaseID() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let high: UInt64 = generator.next()
+        let low: UInt64 = generator.next()
+        return Array((String(high, radix: 16) + "-" + String(low, radix: 16)).utf8)
     }
 
     /// The first segment of the URL's path: requests under it count against one resource
@@ -173,13 +192,11 @@ public struct GovernorStage: Stage {
         String((header ?? "").prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
     }
 
-    /// `14:05:09 UTC`.
+    /// `14:05:09 UTC`, computed (a `DateFormatter` per call cost more than the request).
     static func clock(_ epoch: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "HH:mm:ss 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(epoch)))
+        let second = Int((epoch % 86_400 + 86_400) % 86_400)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) UTC"
     }
 
     static func number(_ value: Double) -> String {

@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A server on a free loopback port that speaks just enough Redis to pass a client's
+/// handshake (`+PONG` to its first command), then answers the second command the way a
+/// hostile or broken Redis would: a reply that drips a byte at a time, or one far too large.
+///
+/// One connection; it records whether the client hung up before the reply was whole.
+public final class HostileRedis: Sendable {
+    /// What the second command gets.
+    public enum Answer: Sendable {
+        /// A bulk string of `bytes` bytes, one byte every `milliseconds`.
+        case drip(bytes: Int, milliseconds: Int)
+        /// A bulk string of `bytes` bytes, sent as fast as the client reads.
+        case huge(bytes: Int)
+        /// These bytes, then nothing until the client hangs up.
+        case raw(String)
+    }
+
+    /// What happened to the hostile reply.
+    public struct Outcome: Sendable, Equatable {
+        /// Bytes of the reply written before the client closed (or all of them).
+        public var sent = 0
+        /// Whether the client closed the connection before the reply was whole.
+        public var hungUp = false
+        /// Whether the client's second command arrived (the handshake passed).
+        public var commandSeen = false
+    }
+
+    public let port: Int
+    private let listener: Int32
+    private let outcome = Mutex<Outcome?>(nil)
+    private let done = NSCondition()
+
+    private init(port: Int, listener: Int32) {
+        self.port = port
+        self.listener = listener
+    }
+
+    /// Listens on a free loopback port and serves one connection on its own thread.
+    public static func start(_ answer: Answer) throws -> HostileRedis {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RedisServerError(description: "socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 4) == 0 else {
+            close(descriptor)
+            throw RedisServerError(description: "bind() or listen() failed")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        let server = HostileRedis(port: Int(UInt16(bigEndian: address.sin_port)), listener: descriptor)
+        let thread = Thread { server.serve(answer) }
+        thread.start()
+        return server
+    }
+
+    /// What happened, once the reply was whole or the client hung up; nil when that did not
+    /// happen within `limit` seconds.
+    public func result(limit: Double = 120) -> Outcome? {
+        let deadline = Date().addingTimeInterval(limit)
+        done.lock()
+        defer { done.unlock() }
+        while outcome.withLock({ $0 }) == nil {
+            guard done.wait(until: deadline) else { break }
+        }
+        return outcome.withLock { $0 }
+    }
+
+    private func serve(_ answer: Answer) {
+        var result = Outcome()
+        defer {
+            close(listener)
+            publish(result)
+        }
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else { return }
+        defer { close(connection) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func readCommand() -> Bool {
+            buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) } > 0
+        }
+        func write(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes[offset...].withUnsafeBytes {
+                    send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard readCommand(), write(Array("+PONG\r\n".utf8)), readCommand() else { return }
+        result.commandSeen = true
+        switch answer {
+        case .drip(let bytes, let milliseconds):
+            guard write(Array("$\(bytes)\r\n".utf8)) else { return }
+            for _ in 0..<bytes {
+                guard write([UInt8(ascii: "x")]) else {
+                    result.hungUp = true
+                    return
+                }
+                result.sent += 1
+                usleep(UInt32(milliseconds * 1000))
+            }
+        case .raw(let text):
+            guard write(Array(text.utf8)) else { return }
+            result.sent = text.utf8.count
+            result.hungUp = !readCommand()
+            return
+        case .huge(let bytes):
+            guard write(Array("$\(bytes)\r\n".utf8)) else { return }
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            while result.sent < bytes {
+                let part = Array(chunk.prefix(bytes - result.sent))
+                guard write(part) else {
+                    result.hungUp = true
+                    return
+                }
+                result.sent += part.count
+            }
+        }
+        // The reply is whole: said now, then its end, and the connection held until the client closes.
+        _ = write(Array("\r\n".utf8))
+        publish(result)
+        _ = readCommand()
+    }
+
+    /// Makes `result` the outcome (the first one only) and wakes `result(limit:)`.
+    private func publish(_ result: Outcome) {
+        done.lock()
+        outcome.withLock { $0 = $0 ?? result }
+        done.broadcast()
+        done.unlock()
+    }
+}
