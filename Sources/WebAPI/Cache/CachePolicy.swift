@@ -138,7 +138,14 @@ public enum CachePolicy {
     /// malformed or sent more than once (§5.3: already expired); nil without either (no
     /// heuristic freshness: API data changes, so an unlabelled answer is revalidated).
     public static func freshnessLifetime(_ headers: Headers, responseTime: Double = 0) -> Double? {
-        if let maxAge = directives(headers)["max-age"] { return deltaSeconds(maxAge) ?? 0 }
+        freshnessLifetime(headers, directives: directives(headers), responseTime: responseTime)
+    }
+
+    /// `freshnessLifetime` with the response's `Cache-Control` already parsed.
+    static func freshnessLifetime(_ headers: Headers, directives response: [String: String], responseTime: Double)
+        -> Double?
+    {
+        if let maxAge = response["max-age"] { return deltaSeconds(maxAge) ?? 0 }
         let expires = headers.values("Expires")
         guard !expires.isEmpty else { return nil }
         guard expires.count == 1, let expiry = HTTPDate.parse(expires[0]) else { return 0 }
@@ -148,8 +155,12 @@ public enum CachePolicy {
     /// Whether the origin forbids serving this response stale (§4.2.4): `must-revalidate`
     /// (§5.2.2.2) or `no-cache` (§5.2.2.4).
     public static func forbidsStale(_ headers: Headers) -> Bool {
-        let response = directives(headers)
-        return response["must-revalidate"] != nil || response["no-cache"] != nil
+        forbidsStale(directives: directives(headers))
+    }
+
+    /// `forbidsStale` with the response's `Cache-Control` already parsed.
+    static func forbidsStale(directives response: [String: String]) -> Bool {
+        response["must-revalidate"] != nil || response["no-cache"] != nil
     }
 
     /// Decides between answering from `stored` and asking the server (§4, §5.2).
@@ -164,11 +175,12 @@ public enum CachePolicy {
         let asked = RequestDirectives(request)
         guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
         let age = currentAge(stored, now: now)
-        let lifetime = freshnessLifetime(stored.headers, responseTime: stored.storedAt) ?? 0
-        let fresh = age < lifetime
+        // The stored response's directives, parsed once for every rule below.
         let response = directives(stored.headers)
+        let lifetime = freshnessLifetime(stored.headers, directives: response, responseTime: stored.storedAt) ?? 0
+        let fresh = age < lifetime
         let mustValidate = asked.noCache || response["no-cache"] != nil
-        let staleAllowed = !forbidsStale(stored.headers)
+        let staleAllowed = !forbidsStale(directives: response)
         var usable = !mustValidate
         if let maxAge = asked.maxAge, maxAge == 0 || age > maxAge { usable = false }
         if usable {
@@ -262,12 +274,29 @@ public enum CachePolicy {
         var result: [String: String] = [:]
         for value in headers.values("Cache-Control") {
             for part in value.split(separator: ",") {
-                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let pair = part.split(separator: "=", maxSplits: 1).map(trimmed)
                 guard let name = pair.first?.lowercased(), !name.isEmpty, result[name] == nil else { continue }
-                result[name] = pair.count == 2 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
+                result[name] = pair.count == 2 ? unquoted(pair[1]) : ""
             }
         }
         return result
+    }
+
+    /// `text` without the double quotes around it.
+    static func unquoted(_ text: Substring) -> String {
+        var text = text
+        while text.first == "\"" { text.removeFirst() }
+        while text.last == "\"" { text.removeLast() }
+        return String(text)
+    }
+
+    /// `text` without the blanks around it (spaces, tabs and the other horizontal white space
+    /// of `CharacterSet.whitespaces`), without Foundation's character-set machinery.
+    static func trimmed(_ text: Substring) -> Substring {
+        func blank(_ c: Character) -> Bool { c.isWhitespace && !c.isNewline }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+        else { return "" }
+        return text[first...last]
     }
 
     /// `delta-seconds` (§1.2.2): digits only; too large a value is 2147483648.

@@ -12,6 +12,8 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let lastRateLimit: RateLimitMemory
+    /// `configuration.defaultHeaders`, made into `Headers` once.
+    private let defaultHeaders: Headers
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
@@ -28,6 +30,7 @@ public final class APIClient: Sendable {
     ) {
         self.configuration = configuration
         lastRateLimit = rateLimits
+        defaultHeaders = Headers(configuration.defaultHeaders)
         needsCredentials = !transport.answersFromRecording
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
@@ -109,10 +112,9 @@ public final class APIClient: Sendable {
         if !request.query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(request.query)
         }
-        var headers = Headers(configuration.defaultHeaders)
+        var headers = defaultHeaders
         for (name, value) in request.headers { headers.set(name, value) }
-        let boundary = "apimacro-" + UUID().uuidString
-        let (body, contentType) = request.body.encoded(boundary: boundary)
+        let (body, contentType) = request.body.encoded(boundary: "apimacro-" + UUID().uuidString)
         if let contentType, headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
         if let auth = request.basicAuth {
             guard let origin = Origin(url: url), origin.isSecureForCredentials else {
