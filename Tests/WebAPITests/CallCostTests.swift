@@ -104,6 +104,21 @@ struct CallCostTests {
         #expect(headers.fields.count == 2)
     }
 
+    @Test("Cache-Control is read from its bytes as it was from its characters: case, blanks, quotes, repeats")
+    func directives() {
+        let headers = Headers([
+            ("Cache-Control", " Private ,\tMAX-AGE = \"600\" ,, no-cache, max-stale="),
+            ("cache-control", "max-age=5, must-revalidate, community=\"UCI\""),
+        ])
+        #expect(
+            CachePolicy.directives(headers) == [
+                "private": "", "max-age": "600", "no-cache": "", "max-stale": "", "must-revalidate": "",
+                "community": "UCI",
+            ])
+        #expect(CachePolicy.directives(Headers([("Content-Type", "text/plain")])).isEmpty)
+        #expect(CachePolicy.freshnessLifetime(headers) == 600)
+    }
+
     @Test("a redactor works out its secrets' encoded forms once and redacts the same as before")
     func redactorForms() {
         let redactor = Redactor(secrets: ["tok en/+=", "plain-secret"])

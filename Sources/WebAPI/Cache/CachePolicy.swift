@@ -272,31 +272,52 @@ public enum CachePolicy {
     /// the first of a repeated directive wins (§4.2.1).
     public static func directives(_ headers: Headers) -> [String: String] {
         var result: [String: String] = [:]
-        for value in headers.values("Cache-Control") {
-            for part in value.split(separator: ",") {
-                let pair = part.split(separator: "=", maxSplits: 1).map(trimmed)
-                guard let name = pair.first?.lowercased(), !name.isEmpty, result[name] == nil else { continue }
-                result[name] = pair.count == 2 ? unquoted(pair[1]) : ""
+        for field in headers.fields where Headers.sameName(field.name, "Cache-Control") {
+            var value = field.value
+            value.withUTF8 { bytes in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+                    add(UnsafeBufferPointer(rebasing: bytes[start..<end]), to: &result)
+                    start = end + 1
+                }
             }
         }
         return result
     }
 
-    /// `text` without the double quotes around it.
-    static func unquoted(_ text: Substring) -> String {
-        var text = text
-        while text.first == "\"" { text.removeFirst() }
-        while text.last == "\"" { text.removeLast() }
-        return String(text)
+    /// Adds one `name[=value]` member of `Cache-Control` (its bytes) to `result`, unless
+    /// its name is empty or already there: the name lower-cased, the value without the
+    /// blanks and double quotes around it.
+    ///
+    /// Bytes, not `Character`s: no grapheme breaking, no Foundation character sets, on
+    /// every cache decision.
+    private static func add(_ member: UnsafeBufferPointer<UInt8>, to result: inout [String: String]) {
+        let equals = member.firstIndex(of: UInt8(ascii: "="))
+        let name = trimmed(member, 0, equals ?? member.count, trimming: blanks)
+        guard !name.isEmpty else { return }
+        let key = String(decoding: name, as: UTF8.self).lowercased()
+        guard result[key] == nil else { return }
+        guard let equals else {
+            result[key] = ""
+            return
+        }
+        let value = trimmed(member, equals + 1, member.count, trimming: blanks)
+        result[key] = String(decoding: trimmed(value, 0, value.count, trimming: quotes), as: UTF8.self)
     }
 
-    /// `text` without the blanks around it (spaces, tabs and the other horizontal white space
-    /// of `CharacterSet.whitespaces`), without Foundation's character-set machinery.
-    static func trimmed(_ text: Substring) -> Substring {
-        func blank(_ c: Character) -> Bool { c.isWhitespace && !c.isNewline }
-        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
-        else { return "" }
-        return text[first...last]
+    private static let blanks: [UInt8] = [UInt8(ascii: " "), UInt8(ascii: "\t")]
+    private static let quotes: [UInt8] = [UInt8(ascii: "\"")]
+
+    /// `bytes[from..<to]` without the leading and trailing bytes found in `trimming`.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, trimming: [UInt8])
+        -> UnsafeBufferPointer<UInt8>
+    {
+        var (from, to) = (from, to)
+        while from < to && trimming.contains(bytes[from]) { from += 1 }
+        while to > from && trimming.contains(bytes[to - 1]) { to -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[from..<to])
     }
 
     /// `delta-seconds` (§1.2.2): digits only; too large a value is 2147483648.
