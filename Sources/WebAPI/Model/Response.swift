@@ -35,11 +35,22 @@ public struct Headers: Sendable, Sequence {
     static func sameName(_ a: String, _ b: String) -> Bool {
         let (a, b) = (a.utf8, b.utf8)
         guard a.count == b.count else { return false }
-        return a.elementsEqual(b) { x, y in
-            if x == y { return true }
-            let folded = x | 0x20
-            return folded == y | 0x20 && folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for index in 0..<x.count where !sameByte(x[index], y[index]) { return false }
+                return true
+            }
         }
+        if let compared, let compared { return compared }
+        return a.elementsEqual(b, by: sameByte)
+    }
+
+    /// Whether two bytes of a field name are the same letter in any case, or the same byte.
+    @inline(__always)
+    private static func sameByte(_ x: UInt8, _ y: UInt8) -> Bool {
+        if x == y { return true }
+        let folded = x | 0x20
+        return folded == y | 0x20 && folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
