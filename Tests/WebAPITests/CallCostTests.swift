@@ -69,6 +69,26 @@ struct CallCostTests {
         }
     }
 
+    @Test("a stage with nothing to do is not in the chain: no rate-limit memory nobody reads, no HAR or governor")
+    func idleStages() async throws {
+        try await withLoopback { loop in
+            var configuration = ClientConfiguration(name: "http", baseURL: "")
+            configuration.remembersRateLimit = false
+            let idle = APIClient(
+                configuration: configuration, transport: loop.transport, log: loop.log, redactor: Redactor(secrets: []))
+            #expect(!idle.stages.contains { $0 is RateLimitMemoryStage })
+            #expect(!idle.stages.contains { $0 is HARRecordStage || $0 is ReplayStage || $0 is GovernorStage })
+            let response = try await idle.send(Request("GET", loop.server.baseURL + "/users/octocat"))
+            #expect(response.status == 200 && idle.rateLimit == nil)
+            let github = APIClient(
+                configuration: ClientConfiguration(name: "github", baseURL: loop.server.baseURL),
+                transport: loop.transport, log: loop.log, redactor: Redactor(secrets: []))
+            #expect(github.stages.contains { $0 is RateLimitMemoryStage })
+            _ = try await github.send(Request("GET", "/users/octocat"))
+            #expect(github.rateLimit != nil)
+        }
+    }
+
     @Test("entry names are HMAC-SHA256 under the HKDF-derived naming key, the same on every call")
     func namesUnchanged() {
         // Worked out with Python's hmac and hashlib (HKDF-SHA256 of RFC 5869, no salt, info

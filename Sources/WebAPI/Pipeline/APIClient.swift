@@ -18,7 +18,8 @@ public final class APIClient: Sendable {
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
 
-    /// Builds the pipeline: status → rate limit → rate-limit memory → redirects → [recording →
+    /// Builds the pipeline: status → rate limit → [rate-limit memory, unless the configuration
+    /// says nobody reads it] → redirects → [recording →
     /// cache or replay, when the transport is an `ExchangeStore`] → retries → [the shared
     /// rate-limit governor, with `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
     ///
@@ -41,8 +42,8 @@ public final class APIClient: Sendable {
                 StatusStage(
                     api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
-                RateLimitMemoryStage(memory: rateLimits),
-                RedirectStage(),
+            ] + (configuration.remembersRateLimit ? [RateLimitMemoryStage(memory: rateLimits)] : []) + [
+                RedirectStage()
             ] + transport.storeStages(slot: slot, baseURL: configuration.baseURL, log: log) + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries))
             ]
@@ -64,7 +65,11 @@ public final class APIClient: Sendable {
     /// Sets or clears the credential (after a login or logout).
     public func setCredential(_ credential: Credential?) { credentialSlot.set(credential) }
 
-    /// The rate limit as last seen in response headers, or nil before the first response.
+    /// The stages in front of the transport, outermost first.
+    var stages: [any Stage] { pipeline.stages }
+
+    /// The rate limit as last seen in response headers, or nil before the first response
+    /// (always nil when the configuration does not remember it).
     public var rateLimit: RateLimitInfo? { lastRateLimit.value }
 
     /// Sends a request and returns the response.
