@@ -40,11 +40,12 @@ enum HTTPBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let (module, runtime, decoder) = (context.module, context.runtime, context.decoder)
         let responses = try responseClass(module: module, decoder: decoder)
-        // No base URL, no credential.
+        // No base URL, no credential, and no rate limit to show (no `apimacro.rate_limit`).
+        var configuration = ClientConfiguration(
+            name: "http", baseURL: "", timeout: runtime.settings.requestTimeout, maxWait: runtime.settings.maxWait)
+        configuration.remembersRateLimit = false
         let client = APIClient(
-            configuration: ClientConfiguration(
-                name: "http", baseURL: "", timeout: runtime.settings.requestTimeout, maxWait: runtime.settings.maxWait),
-            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
+            configuration: configuration, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         try module.addFunction(
             "request",
             doc: """

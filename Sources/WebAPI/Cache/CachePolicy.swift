@@ -138,7 +138,14 @@ public enum CachePolicy {
     /// malformed or sent more than once (§5.3: already expired); nil without either (no
     /// heuristic freshness: API data changes, so an unlabelled answer is revalidated).
     public static func freshnessLifetime(_ headers: Headers, responseTime: Double = 0) -> Double? {
-        if let maxAge = directives(headers)["max-age"] { return deltaSeconds(maxAge) ?? 0 }
+        freshnessLifetime(headers, directives: directives(headers), responseTime: responseTime)
+    }
+
+    /// `freshnessLifetime` with the response's `Cache-Control` already parsed.
+    static func freshnessLifetime(_ headers: Headers, directives response: [String: String], responseTime: Double)
+        -> Double?
+    {
+        if let maxAge = response["max-age"] { return deltaSeconds(maxAge) ?? 0 }
         let expires = headers.values("Expires")
         guard !expires.isEmpty else { return nil }
         guard expires.count == 1, let expiry = HTTPDate.parse(expires[0]) else { return 0 }
@@ -148,8 +155,12 @@ public enum CachePolicy {
     /// Whether the origin forbids serving this response stale (§4.2.4): `must-revalidate`
     /// (§5.2.2.2) or `no-cache` (§5.2.2.4).
     public static func forbidsStale(_ headers: Headers) -> Bool {
-        let response = directives(headers)
-        return response["must-revalidate"] != nil || response["no-cache"] != nil
+        forbidsStale(directives: directives(headers))
+    }
+
+    /// `forbidsStale` with the response's `Cache-Control` already parsed.
+    static func forbidsStale(directives response: [String: String]) -> Bool {
+        response["must-revalidate"] != nil || response["no-cache"] != nil
     }
 
     /// Decides between answering from `stored` and asking the server (§4, §5.2).
@@ -164,11 +175,12 @@ public enum CachePolicy {
         let asked = RequestDirectives(request)
         guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
         let age = currentAge(stored, now: now)
-        let lifetime = freshnessLifetime(stored.headers, responseTime: stored.storedAt) ?? 0
-        let fresh = age < lifetime
+        // The stored response's directives, parsed once for every rule below.
         let response = directives(stored.headers)
+        let lifetime = freshnessLifetime(stored.headers, directives: response, responseTime: stored.storedAt) ?? 0
+        let fresh = age < lifetime
         let mustValidate = asked.noCache || response["no-cache"] != nil
-        let staleAllowed = !forbidsStale(stored.headers)
+        let staleAllowed = !forbidsStale(directives: response)
         var usable = !mustValidate
         if let maxAge = asked.maxAge, maxAge == 0 || age > maxAge { usable = false }
         if usable {
@@ -260,14 +272,52 @@ public enum CachePolicy {
     /// the first of a repeated directive wins (§4.2.1).
     public static func directives(_ headers: Headers) -> [String: String] {
         var result: [String: String] = [:]
-        for value in headers.values("Cache-Control") {
-            for part in value.split(separator: ",") {
-                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard let name = pair.first?.lowercased(), !name.isEmpty, result[name] == nil else { continue }
-                result[name] = pair.count == 2 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
+        for field in headers.fields where Headers.sameName(field.name, "Cache-Control") {
+            var value = field.value
+            value.withUTF8 { bytes in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+                    add(UnsafeBufferPointer(rebasing: bytes[start..<end]), to: &result)
+                    start = end + 1
+                }
             }
         }
         return result
+    }
+
+    /// Adds one `name[=value]` member of `Cache-Control` (its bytes) to `result`, unless
+    /// its name is empty or already there: the name lower-cased, the value without the
+    /// blanks and double quotes around it.
+    ///
+    /// Bytes, not `Character`s: no grapheme breaking, no Foundation character sets, on
+    /// every cache decision.
+    private static func add(_ member: UnsafeBufferPointer<UInt8>, to result: inout [String: String]) {
+        let equals = member.firstIndex(of: UInt8(ascii: "="))
+        let name = trimmed(member, 0, equals ?? member.count, trimming: blanks)
+        guard !name.isEmpty else { return }
+        let key = String(decoding: name, as: UTF8.self).lowercased()
+        guard result[key] == nil else { return }
+        guard let equals else {
+            result[key] = ""
+            return
+        }
+        let value = trimmed(member, equals + 1, member.count, trimming: blanks)
+        result[key] = String(decoding: trimmed(value, 0, value.count, trimming: quotes), as: UTF8.self)
+    }
+
+    private static let blanks: [UInt8] = [UInt8(ascii: " "), UInt8(ascii: "\t")]
+    private static let quotes: [UInt8] = [UInt8(ascii: "\"")]
+
+    /// `bytes[from..<to]` without the leading and trailing bytes found in `trimming`.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, trimming: [UInt8])
+        -> UnsafeBufferPointer<UInt8>
+    {
+        var (from, to) = (from, to)
+        while from < to && trimming.contains(bytes[from]) { from += 1 }
+        while to > from && trimming.contains(bytes[to - 1]) { to -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[from..<to])
     }
 
     /// `delta-seconds` (§1.2.2): digits only; too large a value is 2147483648.

@@ -22,7 +22,9 @@ public struct CacheSecret: Sendable {
     /// The file name inside `APIMACRO_HOME`.
     public static let fileName = "cache.key"
 
-    private let naming: SymmetricKey
+    /// HMAC-SHA256 keyed with the naming key, its key block already hashed in: each name
+    /// copies it and adds only the text (the pads are worked out once per process, not per call).
+    private let naming: HMAC<SHA256>
     private let sealing: SymmetricKey
 
     /// Reads `folder/cache.key`, creating it (and `folder`, mode 0700) when missing.
@@ -35,15 +37,19 @@ public struct CacheSecret: Sendable {
     /// A secret from its 32 bytes (tests; `init(folder:)` for real use).
     public init(bytes: [UInt8]) {
         let master = SymmetricKey(data: bytes)
-        naming = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: master, info: Data("apimacro cache names v1".utf8), outputByteCount: 32)
+        naming = HMAC<SHA256>(
+            key: HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: master, info: Data("apimacro cache names v1".utf8), outputByteCount: 32))
         sealing = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: master, info: Data("apimacro cache contents v1".utf8), outputByteCount: 32)
     }
 
     /// A keyed digest of `text` (HMAC-SHA256), 32 bytes.
     public func name(_ text: String) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: naming))
+        var hmac = naming
+        var text = text
+        text.withUTF8 { hmac.update(data: UnsafeRawBufferPointer($0)) }
+        return Array(hmac.finalize())
     }
 
     /// `bytes` encrypted and authenticated, bound to `context` (the entry's name,
@@ -53,7 +59,7 @@ public struct CacheSecret: Sendable {
     }
 
     /// What `seal` sealed, or nil when it was sealed with another key or for another context, or altered.
-    public func unseal(_ sealed: [UInt8], context: [UInt8]) -> [UInt8]? {
+    public func unseal(_ sealed: some DataProtocol, context: [UInt8]) -> [UInt8]? {
         guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
             let plain = try? ChaChaPoly.open(box, using: sealing, authenticating: context)
         else { return nil }

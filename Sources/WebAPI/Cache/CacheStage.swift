@@ -59,7 +59,7 @@ public struct CacheStage: Stage {
         }
         let start = ContinuousClock.now
         let secret = cache.secret
-        let wire = await credentials.injected(exchange)
+        let wire = credentials.wire(exchange)
         let credentialHeader = CacheStage.headerName(of: slot.value)
         let keyText = CacheStage.keyText(for: wire, credentialHeader: credentialHeader)
         let key = secret.name(keyText)
@@ -205,7 +205,7 @@ public struct CacheStage: Stage {
                     get.method = "GET"
                     get.url = url
                     get.body = []
-                    let wire = await credentials.injected(get)
+                    let wire = credentials.wire(get)
                     let material = SharedCredential.material(
                         wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url))
                     let text = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
@@ -258,12 +258,17 @@ public struct CacheStage: Stage {
     /// Whether a request header's name says it carries a credential: `Authorization`, `Cookie`,
     /// `X-Api-Key`, `X-Auth-Token`, `*-Session`, …; such headers are part of the cache key.
     public static func isCredentialHeader(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        let markers = [
-            "auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf",
-            "xsrf",
-        ]
-        return markers.contains { lower.contains($0) }
+        isLowercasedCredentialHeader(name.lowercased())
+    }
+
+    private static let credentialMarkers = [
+        "auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf",
+        "xsrf",
+    ]
+
+    /// `isCredentialHeader` for a name already lower-cased.
+    static func isLowercasedCredentialHeader(_ lower: String) -> Bool {
+        credentialMarkers.contains { lower.contains($0) }
     }
 
     /// The cache key: a keyed hash of the method, the URL as the wire sees it (a query
@@ -280,7 +285,7 @@ public struct CacheStage: Stage {
         var fields: [String] = []
         for field in wire.headers {
             let name = field.name.lowercased()
-            if name == own || isCredentialHeader(name) { fields.append("\(name): \(field.value)") }
+            if name == own || isLowercasedCredentialHeader(name) { fields.append("\(name): \(field.value)") }
         }
         var text = "v2\n\(wire.method)\n\(wire.url)\n" + fields.sorted().joined(separator: "\n")
         if !wire.body.isEmpty { text += "\nbody " + Data(wire.body).base64EncodedString() }
@@ -330,13 +335,6 @@ extension CredentialStage {
     ///
     /// For keys and recordings, never for the wire.
     func injected(_ exchange: Exchange) async -> Exchange {
-        let seen = Mutex(exchange)
-        _ = try? await handle(
-            exchange,
-            next: Next { wire in
-                seen.withLock { $0 = wire }
-                return Response(status: 0, headers: Headers(), body: [], url: wire.url)
-            })
-        return seen.withLock { $0 }
+        wire(exchange)
     }
 }

@@ -179,30 +179,49 @@ public final class HTTPCache: Sendable {
 
     /// The variants stored under `key` that open with the secret; marks them used at `now`
     /// (a write only when the last mark is older than a minute).
+    ///
+    /// One prepared SELECT on the calling thread: no transaction around it (one statement
+    /// reads one snapshot of a WAL database) and no hop to another thread, so a hit costs no
+    /// more than the read and the opening of its sealed records.
     public func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws -> [Entry] {
         let secret = secret
-        let (found, stale) = try await pool.read { db -> ([Entry], [[UInt8]]) in
+        let keyData = Data(key)
+        let (found, stale) = try readHere { db -> ([Entry], [Data]) in
             let statement = try db.cachedStatement(
                 sql: "SELECT variant, target, meta, body, stored_at, initial_age, last_used FROM entry WHERE key = ?")
             var entries: [Entry] = []
-            var untouched: [[UInt8]] = []
-            let rows = try Row.fetchCursor(statement, arguments: [Data(key)])
+            var untouched: [Data] = []
+            let rows = try Row.fetchCursor(statement, arguments: [keyData])
             while let row = try rows.next() {
-                let variant = Array(row[0] as Data)
+                let variantData: Data = row[0]
+                let variant = Array(variantData)
                 guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { continue }
                 entries.append(entry)
-                if now - (row[6] as Double) > HTTPCache.touchInterval { untouched.append(variant) }
+                if now - (row[6] as Double) > HTTPCache.touchInterval { untouched.append(variantData) }
             }
             return (entries, untouched)
         }
         if !stale.isEmpty {
-            try await pool.write { db in
+            // One UPDATE per variant, each its own (autocommit) transaction: an LRU mark needs no more.
+            try writeHere { db in
                 let statement = try db.cachedStatement(
                     sql: "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
-                for variant in stale { try statement.execute(arguments: [now, Data(key), Data(variant)]) }
+                for variant in stale { try statement.execute(arguments: [now, keyData, variant]) }
             }
         }
         return found
+    }
+
+    /// Runs `body` on a reader connection, on this thread, outside any transaction (GRDB's
+    /// synchronous `unsafeRead`; from an async function the asynchronous overload, which hops to
+    /// the reader's queue and wraps the read in a transaction, would be chosen).
+    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.unsafeRead(body)
+    }
+
+    /// Runs `body` on the writer connection, on this thread, outside any explicit transaction.
+    private func writeHere<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction(body)
     }
 
     /// Stores `entry` (replacing the variant under its key), then evicts the least
@@ -232,11 +251,13 @@ public final class HTTPCache: Sendable {
 
     /// After a 304: the variant's sealed headers replaced and its freshness clock restarted;
     /// the body is not touched.
+    ///
+    /// One UPDATE of one row on the calling thread (autocommit: it is its own transaction).
     public func refresh(_ entry: Entry) async throws {
         let meta = try secret.seal(
             HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
             context: HTTPCache.context(entry.key, entry.variant, "meta"))
-        try await pool.write { db in
+        try writeHere { db in
             let statement = try db.cachedStatement(
                 sql: """
                     UPDATE entry SET meta = ?, stored_at = ?, initial_age = ?, last_used = ?, size = length(body) + ?
@@ -300,9 +321,9 @@ public final class HTTPCache: Sendable {
 
     /// The entry in `row`, or nil when it does not open with `secret` or its record is damaged.
     private static func open(_ row: Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
-        guard let meta = secret.unseal(Array(row[2] as Data), context: context(key, variant, "meta")),
+        guard let meta = secret.unseal(row[2] as Data, context: context(key, variant, "meta")),
             let (status, varyNames, headers) = decode(meta),
-            let body = secret.unseal(Array(row[3] as Data), context: context(key, variant, "body"))
+            let body = secret.unseal(row[3] as Data, context: context(key, variant, "body"))
         else { return nil }
         return Entry(
             key: key, variant: variant, target: Array(row[1] as Data), status: status, headers: headers, body: body,

@@ -83,7 +83,9 @@ public struct MultipartPart: Sendable {
 
 extension Request.Body {
     /// The bytes and content type to send.
-    func encoded(boundary: String) -> (bytes: [UInt8], contentType: String?) {
+    ///
+    /// `boundary` is asked for only by a multipart body (a fresh one per request, made only then).
+    func encoded(boundary: @autoclosure () -> String) -> (bytes: [UInt8], contentType: String?) {
         switch self {
         case .none:
             return ([], nil)
@@ -94,6 +96,7 @@ extension Request.Body {
         case .raw(let bytes, let contentType):
             return (bytes, contentType)
         case .multipart(let parts):
+            let boundary = boundary()
             var out: [UInt8] = []
             func add(_ text: String) { out.append(contentsOf: text.utf8) }
             for part in parts {

@@ -8,14 +8,14 @@ public struct Headers: Sendable, Sequence {
 
     /// The first value of `name`, any case.
     public subscript(name: String) -> String? {
-        let lower = name.lowercased()
-        return fields.first { $0.name.lowercased() == lower }?.value
+        fields.first { Headers.sameName($0.name, name) }?.value
     }
 
     /// Every value of `name`, any case.
     public func values(_ name: String) -> [String] {
-        let lower = name.lowercased()
-        return fields.filter { $0.name.lowercased() == lower }.map(\.value)
+        var found: [String] = []
+        for field in fields where Headers.sameName(field.name, name) { found.append(field.value) }
+        return found
     }
 
     /// Replaces every field of `name` with one value.
@@ -26,8 +26,31 @@ public struct Headers: Sendable, Sequence {
 
     /// Removes every field of `name`.
     public mutating func remove(_ name: String) {
-        let lower = name.lowercased()
-        fields.removeAll { $0.name.lowercased() == lower }
+        guard fields.contains(where: { Headers.sameName($0.name, name) }) else { return }
+        fields.removeAll { Headers.sameName($0.name, name) }
+    }
+
+    /// Whether two field names are the same, ASCII letters compared without regard to case
+    /// (RFC 9110 §5.1: names are tokens); no lower-cased copies are made.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        let (a, b) = (a.utf8, b.utf8)
+        guard a.count == b.count else { return false }
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for index in 0..<x.count where !sameByte(x[index], y[index]) { return false }
+                return true
+            }
+        }
+        if let compared, let compared { return compared }
+        return a.elementsEqual(b, by: sameByte)
+    }
+
+    /// Whether two bytes of a field name are the same letter in any case, or the same byte.
+    @inline(__always)
+    private static func sameByte(_ x: UInt8, _ y: UInt8) -> Bool {
+        if x == y { return true }
+        let folded = x | 0x20
+        return folded == y | 0x20 && folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }

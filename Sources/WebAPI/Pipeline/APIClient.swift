@@ -12,11 +12,14 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let lastRateLimit: RateLimitMemory
+    /// `configuration.defaultHeaders`, made into `Headers` once.
+    private let defaultHeaders: Headers
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
 
-    /// Builds the pipeline: status → rate limit → rate-limit memory → redirects → [recording →
+    /// Builds the pipeline: status → rate limit → [rate-limit memory, unless the configuration
+    /// says nobody reads it] → redirects → [recording →
     /// cache or replay, when the transport is an `ExchangeStore`] → retries → [the shared
     /// rate-limit governor, with `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
     ///
@@ -28,6 +31,7 @@ public final class APIClient: Sendable {
     ) {
         self.configuration = configuration
         lastRateLimit = rateLimits
+        defaultHeaders = Headers(configuration.defaultHeaders)
         needsCredentials = !transport.answersFromRecording
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
@@ -38,8 +42,8 @@ public final class APIClient: Sendable {
                 StatusStage(
                     api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
-                RateLimitMemoryStage(memory: rateLimits),
-                RedirectStage(),
+            ] + (configuration.remembersRateLimit ? [RateLimitMemoryStage(memory: rateLimits)] : []) + [
+                RedirectStage()
             ] + transport.storeStages(slot: slot, baseURL: configuration.baseURL, log: log) + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries))
             ]
@@ -61,7 +65,11 @@ public final class APIClient: Sendable {
     /// Sets or clears the credential (after a login or logout).
     public func setCredential(_ credential: Credential?) { credentialSlot.set(credential) }
 
-    /// The rate limit as last seen in response headers, or nil before the first response.
+    /// The stages in front of the transport, outermost first.
+    var stages: [any Stage] { pipeline.stages }
+
+    /// The rate limit as last seen in response headers, or nil before the first response
+    /// (always nil when the configuration does not remember it).
     public var rateLimit: RateLimitInfo? { lastRateLimit.value }
 
     /// Sends a request and returns the response.
@@ -109,10 +117,9 @@ public final class APIClient: Sendable {
         if !request.query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(request.query)
         }
-        var headers = Headers(configuration.defaultHeaders)
+        var headers = defaultHeaders
         for (name, value) in request.headers { headers.set(name, value) }
-        let boundary = "apimacro-" + UUID().uuidString
-        let (body, contentType) = request.body.encoded(boundary: boundary)
+        let (body, contentType) = request.body.encoded(boundary: "apimacro-" + UUID().uuidString)
         if let contentType, headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
         if let auth = request.basicAuth {
             guard let origin = Origin(url: url), origin.isSecureForCredentials else {

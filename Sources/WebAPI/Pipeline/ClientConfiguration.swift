@@ -29,6 +29,11 @@ public struct ClientConfiguration: Sendable {
     /// (Instagram names `OAuthAccessTokenException` in its envelope); nil
     /// means "by status".
     public var errorKind: @Sendable (Response) -> APIError.Kind?
+    /// Whether the client keeps the rate-limit headers of its last response (`rateLimit`,
+    /// `github.rate_limit`); a client nobody asks (`apimacro.request`) leaves the stage out.
+    ///
+    /// Default true.
+    public var remembersRateLimit = true
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],

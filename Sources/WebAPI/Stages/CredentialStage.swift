@@ -27,7 +27,12 @@ public struct CredentialStage: Stage {
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
-        guard let credential = slot.value, allows(exchange.url) else { return try await next(exchange) }
+        try await next(wire(exchange))
+    }
+
+    /// The exchange with the credential attached when its URL's origin gets one; unchanged otherwise.
+    public func wire(_ exchange: Exchange) -> Exchange {
+        guard let credential = slot.value, allows(exchange.url) else { return exchange }
         var exchange = exchange
         switch credential {
         case .bearer(let token):
@@ -40,7 +45,7 @@ public struct CredentialStage: Stage {
             let separator = exchange.url.contains("?") ? "&" : "?"
             exchange.url += "\(separator)\(FormEncoding.escape(name))=\(FormEncoding.escape(value.revealed))"
         }
-        return try await next(exchange)
+        return exchange
     }
 }
 
