@@ -69,6 +69,16 @@ struct StartupTests {
         #expect(Self.line("types loaded:", in: result.stdout) == "types loaded: False", "\(result.stdout)")
     }
 
+    @Test("an empty macro with the HTTP cache on never opens the cache's database")
+    func cacheOpenedOnFirstUse() async throws {
+        let space = try Workspace(files: ["empty.py": "import apimacro\n"])
+        defer { space.remove() }
+        let result = try await space.run("run", "empty.py")
+        #expect(result.status == 0, "\(result.stderr)")
+        let database = space.url.appendingPathComponent(".cache/apimacro/cache.sqlite")
+        #expect(!FileManager.default.fileExists(atPath: database.path), "an empty macro opened the HTTP cache")
+    }
+
     @Test(
         "the bundled Python is compiled once into the cache folder and read from there; no usable folder changes nothing"
     )

@@ -100,8 +100,9 @@ final class Runtime: Sendable {
         var cache: HTTPCache?
         if settings.useCache, replay == nil {
             do {
-                cache = try HTTPCache(
-                    directory: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
+                // Opened by the first cacheable request: an empty macro never opens SQLite.
+                cache = HTTPCache(
+                    openingOnFirstUse: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
             } catch {
                 warn(
                     "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it"

@@ -135,7 +135,7 @@ extension CacheSecret {
     /// A naming and a sealing key derived from `material` by HKDF-SHA256 with `salt`, and
     /// the infos `naming` and `sealing` (the shared state's keys, `SharedCredential`).
     init(material: [UInt8], salt: [UInt8], naming: String, sealing: String) {
-        self.naming = CacheSecret.derive(material, salt: salt, info: naming)
+        self.naming = HMAC<SHA256>(key: CacheSecret.derive(material, salt: salt, info: naming))
         self.sealing = CacheSecret.derive(material, salt: salt, info: sealing)
     }
 

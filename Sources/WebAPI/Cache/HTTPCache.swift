@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The persistent HTTP cache: stored GET responses in one SQLite file
 /// (`cache.sqlite` under `$XDG_CACHE_HOME/apimacro`), shared safely by
@@ -82,7 +83,7 @@ public final class HTTPCache: Sendable {
     public let maximumBytes: Int
     /// Names and seals the entries.
     public let secret: CacheSecret
-    private let pool: DatabasePool
+    private let opened: Opened
 
     /// A recently used entry's last-use time is refreshed at most this often
     /// (seconds), so most cache hits need no write.
@@ -91,7 +92,7 @@ public final class HTTPCache: Sendable {
     /// The file name inside the cache folder.
     public static let fileName = "cache.sqlite"
 
-    /// Opens (creating if needed) the cache in `directory`.
+    /// Opens (creating if needed) the cache in `directory`, now.
     ///
     /// - Parameters:
     ///   - directory: the cache folder, created owner-only when missing.
@@ -99,12 +100,54 @@ public final class HTTPCache: Sendable {
     ///   - maximumBytes: the size bound; default 100 MB.
     /// - Throws: the file system's or SQLite's error when the folder cannot be created or the
     ///   database cannot be opened.
-    public init(directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) throws {
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    public convenience init(directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) throws {
+        self.init(openingOnFirstUse: directory, secret: secret, maximumBytes: maximumBytes)
+        _ = try pool
+    }
+
+    /// The cache in `directory`, opened (and created if needed) by the first call that reads
+    /// or writes it: a macro that never makes a cacheable request never opens SQLite.
+    ///
+    /// An error opening it is thrown by that call and by every later one (the cache stage
+    /// then warns once and goes on without it); the file is not tried again.
+    ///
+    /// - Parameters:
+    ///   - directory: the cache folder, created owner-only when missing.
+    ///   - secret: the key that names and seals entries (`CacheSecret(folder: APIMACRO_HOME)`).
+    ///   - maximumBytes: the size bound; default 100 MB.
+    public init(openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) {
         file = directory.appendingPathComponent(HTTPCache.fileName)
         self.maximumBytes = maximumBytes
         self.secret = secret
+        opened = Opened(directory: directory)
+    }
+
+    /// The database, opened on first use (once: a failure is kept and thrown again).
+    private var pool: DatabasePool {
+        get throws { try opened.pool() }
+    }
+
+    /// The database pool once opened, or the error opening it gave.
+    private final class Opened: Sendable {
+        let directory: URL
+        let state = Mutex<Result<DatabasePool, any Error>?>(nil)
+
+        init(directory: URL) { self.directory = directory }
+
+        func pool() throws -> DatabasePool {
+            try state.withLock { state in
+                if let state { return try state.get() }
+                let result = Result { try HTTPCache.openPool(directory) }
+                state = result
+                return try result.get()
+            }
+        }
+    }
+
+    /// Creates the folder and the file owner-only, opens the pool and makes the table.
+    private static func openPool(_ directory: URL) throws -> DatabasePool {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "apimacro.cache"
@@ -113,10 +156,10 @@ public final class HTTPCache: Sendable {
             // Replaced and evicted entries are overwritten with zeros, not left in free pages.
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
-        let path = file.path
+        let path = directory.appendingPathComponent(HTTPCache.fileName).path
         // Owner-only even though sealed (the WAL files inherit it).
         HTTPCache.createOwnerOnly(path)
-        pool = try HTTPCache.retryingBusy {
+        return try HTTPCache.retryingBusy {
             let pool = try DatabasePool(path: path, configuration: configuration)
             let hadClearText = try pool.write { db -> Bool in
                 // Versions before sealing kept bodies and headers in clear in `response`: drop it.
