@@ -34,8 +34,6 @@ final class CurlEasy: @unchecked Sendable {
     private var caBundle: String?
     /// The constant options are set (see `prepare`).
     private var configured = false
-    /// The request now on this handle may be sent again by libcurl (see `sending`).
-    private var idempotent = true
 
     init(_ library: CurlLibrary) throws {
         guard let handle = library.api.pointee.easy_init() else {
@@ -73,7 +71,6 @@ final class CurlEasy: @unchecked Sendable {
         headBytes = 0
         headTooLarge = false
         sends = 0
-        idempotent = exchange.isIdempotent
         errorBuffer[0] = 0
         var failed = false
         func set(_ code: CURLcode) { failed = failed || code != CURLE_OK }
@@ -262,7 +259,7 @@ final class CurlEasy: @unchecked Sendable {
             return error
         }
         if code == CURLE_OPERATION_TIMEDOUT { return CurlTransport.timeout(exchange) }
-        if sends > 1 && !idempotent {
+        if sends > 1 {
             return APIError(
                 .network, "\(exchange.method) \(exchange.url): no response (the connection closed before an answer)",
                 url: exchange.url)
@@ -344,12 +341,12 @@ final class CurlEasy: @unchecked Sendable {
     /// The request is about to go onto the wire.
     ///
     /// libcurl sends it a second time, on a new connection, when a reused one dies before
-    /// any answer. An idempotent request may go again (nothing was answered, so nothing was
-    /// done twice); a non-idempotent one (a POST) is refused here: the server may have acted
-    /// on it, and it is never retried.
+    /// any answer; that second send is refused here: retries are RetryStage's (idempotent
+    /// requests only, counted, with backoff), and a non-idempotent request (a POST) may
+    /// have been acted on by the server already.
     fileprivate func sending() -> Int32 {
         sends += 1
-        return sends == 1 || idempotent ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+        return sends == 1 ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
     }
 
     /// The longest a non-idempotent request's connection may have been idle to be reused
