@@ -2,7 +2,7 @@
 // that never reaches the network does not pay for loading it and its ~32 shared libraries
 // (12 M instructions, Benchmarks/SPIKE-transport.md). `ccurl_load` fills a table of the
 // functions the transport calls; every call goes through the table. The variadic functions
-// (curl_easy_setopt, curl_easy_getinfo, curl_share_setopt, curl_multi_setopt), which Swift
+// (curl_easy_setopt, curl_easy_getinfo, curl_share_setopt), which Swift
 // cannot call, get typed wrappers here.
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
@@ -25,7 +25,6 @@ typedef struct ccurl_api {
     CURLSHcode (*share_setopt)(CURLSH *share, CURLSHoption option, ...);
     CURLM *(*multi_init)(void);
     CURLMcode (*multi_cleanup)(CURLM *multi);
-    CURLMcode (*multi_setopt)(CURLM *multi, CURLMoption option, ...);
     CURLMcode (*multi_add_handle)(CURLM *multi, CURL *handle);
     CURLMcode (*multi_remove_handle)(CURLM *multi, CURL *handle);
     CURLMcode (*multi_perform)(CURLM *multi, int *running);
@@ -56,7 +55,6 @@ static inline int ccurl_load(const char *path, ccurl_api *api) {
     CCURL_LOAD(share_setopt, "curl_share_setopt")
     CCURL_LOAD(multi_init, "curl_multi_init")
     CCURL_LOAD(multi_cleanup, "curl_multi_cleanup")
-    CCURL_LOAD(multi_setopt, "curl_multi_setopt")
     CCURL_LOAD(multi_add_handle, "curl_multi_add_handle")
     CCURL_LOAD(multi_remove_handle, "curl_multi_remove_handle")
     CCURL_LOAD(multi_perform, "curl_multi_perform")
@@ -95,9 +93,6 @@ static inline CURLcode ccurl_setopt_slist(const ccurl_api *api, CURL *handle, CU
 static inline CURLcode ccurl_setopt_write(const ccurl_api *api, CURL *handle, CURLoption option, curl_write_callback value) {
     return api->easy_setopt(handle, option, value);
 }
-static inline CURLcode ccurl_setopt_xferinfo(const ccurl_api *api, CURL *handle, curl_xferinfo_callback value) {
-    return api->easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
-}
 static inline CURLcode ccurl_setopt_prereq(const ccurl_api *api, CURL *handle, curl_prereq_callback value) {
     return api->easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
@@ -105,9 +100,6 @@ static inline CURLcode ccurl_getinfo_long(const ccurl_api *api, CURL *handle, CU
     return api->easy_getinfo(handle, info, value);
 }
 static inline CURLcode ccurl_getinfo_offset(const ccurl_api *api, CURL *handle, CURLINFO info, curl_off_t *value) {
-    return api->easy_getinfo(handle, info, value);
-}
-static inline CURLcode ccurl_getinfo_pointer(const ccurl_api *api, CURL *handle, CURLINFO info, void **value) {
     return api->easy_getinfo(handle, info, value);
 }
 static inline CURLSHcode ccurl_share_setopt_long(const ccurl_api *api, CURLSH *share, CURLSHoption option, long value) {
@@ -121,9 +113,6 @@ static inline CURLSHcode ccurl_share_setopt_lock(const ccurl_api *api, CURLSH *s
 }
 static inline CURLSHcode ccurl_share_setopt_unlock(const ccurl_api *api, CURLSH *share, curl_unlock_function unlock) {
     return api->share_setopt(share, CURLSHOPT_UNLOCKFUNC, unlock);
-}
-static inline CURLMcode ccurl_multi_setopt_long(const ccurl_api *api, CURLM *multi, CURLMoption option, long value) {
-    return api->multi_setopt(multi, option, value);
 }
 /// The easy handle and result of a finished transfer's message (CURLMSG_DONE), or 0.
 static inline int ccurl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {

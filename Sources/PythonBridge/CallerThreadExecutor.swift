@@ -18,8 +18,21 @@ import Synchronization
 /// and back. A transport that sees `current` may run its transfer inline, asking
 /// `shouldStop()` as it waits on its sockets.
 public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
-    private let queue = Mutex<[UnownedJob]>([])
+    /// The jobs to run, what the thread waits on, and whether the call is over.
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        var waiter: (any CallerThreadWaiter)?
+        /// The waiting thread has left (`close`): late jobs go to the global executor.
+        var closed = false
+    }
+
+    private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
+    /// The waiting thread (the executor is made on it).
+    private let thread = pthread_self()
+    /// Python runs signal handlers on its main thread only: elsewhere `PyErr_CheckSignals`
+    /// does nothing, and the GIL is not taken for it.
+    private let checksSignals = Interrupts.mainThread == nil || Interrupts.onMainThread
 
     // Touched only by the waiting thread (in `withoutGIL` and in the jobs it runs).
     var threadState: UnsafeMutablePointer<PyThreadState>?
@@ -40,31 +53,79 @@ public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.withLock { $0.append(job) }
-        wake.signal()
+        let (accepted, waiter) = queue.withLock { queue -> (Bool, (any CallerThreadWaiter)?) in
+            guard !queue.closed else { return (false, nil) }
+            queue.jobs.append(job)
+            return (true, queue.waiter)
+        }
+        guard accepted else {
+            // The waiting thread is gone (a call given up after Ctrl-C's grace, a task that
+            // outlived its call): the job runs on the global executor instead of never.
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            return
+        }
+        if let waiter {
+            // A job queued by the waiting thread itself is run before it waits again.
+            if pthread_equal(thread, pthread_self()) == 0 { waiter.wake() }
+        } else {
+            wake.signal()
+        }
+    }
+
+    /// What this thread waits on while the call is suspended: the installed one, or `make()`'s,
+    /// now installed; nil when another kind is installed already.
+    ///
+    /// Call on the waiting thread, from a job of this executor.
+    public func waiter<W: CallerThreadWaiter>(make: () -> W) -> W? {
+        if let installed = queue.withLock({ $0.waiter }) { return installed as? W }
+        let made = make()
+        queue.withLock { $0.waiter = made }
+        return made
     }
 
     /// Runs the queued jobs, and those they queue, until none is left.
     func runJobs() {
         let executor = asUnownedTaskExecutor()
-        while let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+        while let job = queue.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) {
             job.runSynchronously(on: executor)
         }
     }
 
-    /// Waits up to `milliseconds` for a job (a resumption from another thread, a timer).
+    /// Waits up to `milliseconds` for a job (a resumption from another thread, a timer), or
+    /// for the waiter's events.
     func waitForJob(milliseconds: Int) {
-        _ = wake.wait(timeout: .now() + .milliseconds(milliseconds))
+        if let waiter = queue.withLock({ $0.waiter }) {
+            waiter.wait(milliseconds: milliseconds)
+        } else {
+            _ = wake.wait(timeout: .now() + .milliseconds(milliseconds))
+        }
+    }
+
+    /// The waiting thread leaves: jobs still queued, and any that come later, run on the
+    /// global executor; the waiter ends what it still has in flight.
+    func close() {
+        let (left, waiter) = queue.withLock { queue in
+            defer {
+                queue.jobs.removeAll()
+                queue.waiter = nil
+                queue.closed = true
+            }
+            return (queue.jobs, queue.waiter)
+        }
+        for job in left { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        waiter?.abandon()
     }
 
     /// Whether the call must stop now: a Ctrl-C or a macro deadline that Python raised for.
     ///
     /// Cheap unless an interrupt came (`Interrupts.generation` changed) or 100 ms passed
     /// since Python's pending signals were last looked at; then it takes the GIL for
-    /// `PyErr_CheckSignals` (which runs Python's handlers). Call it on the waiting thread
-    /// only, from a job of this executor.
+    /// `PyErr_CheckSignals` (which runs Python's handlers). Off Python's main thread, where
+    /// no handler runs, it never takes the GIL. Call it on the waiting thread only, from a
+    /// job of this executor.
     public func shouldStop() -> Bool {
         if raised { return true }
+        guard checksSignals else { return false }
         let generation = Interrupts.generation
         let now = ContinuousClock.now
         guard generation != seen || now - lastSignalCheck >= .milliseconds(100) else { return false }

@@ -57,6 +57,7 @@ public func withoutGIL<T: Sendable>(
         _ = executor.shouldStop()
     }
     pthread_setspecific(callerKey, outer)
+    executor.close()
     PyEval_RestoreThread(executor.threadState)
     if executor.raised { throw PythonErrorSet() }
     guard let result = box.result else { throw PythonErrorSet() }

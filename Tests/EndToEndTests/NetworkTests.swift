@@ -63,6 +63,53 @@ struct NetworkTests {
         #expect(!result.stderr.contains("NetworkError"))
     }
 
+    @Test("Ctrl-C during apimacro.map's calls in flight exits 130, not as a network error")
+    func interruptMap() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "slowmap.py": """
+            from functools import partial
+            from apimacro import github, map
+            map(partial(github.get, params={'ms': 20000}), ['/slow'] * 4, concurrency=4)
+            """
+        ])
+        defer { space.remove() }
+        // Ctrl-C once all four calls have reached the server (they are in flight together).
+        let result = try await space.run(
+            "run", "--no-cache", "slowmap.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL],
+            defaultSIGINT: true
+        ) { [server] process in
+            let deadline = Date().addingTimeInterval(60)
+            while server.requests.filter({ $0.path == "/slow" }).count < 4 && Date() < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            kill(process.processIdentifier, SIGINT)
+        }
+        try await server.shutdown()
+        #expect(server.requests.filter { $0.path == "/slow" }.count == 4)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(!result.stderr.contains("NetworkError"))
+    }
+
+    @Test("--timeout interrupts apimacro.map waiting on the network")
+    func timeoutDuringMap() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "slowmap.py": """
+            from functools import partial
+            from apimacro import github, map
+            map(partial(github.get, params={'ms': 20000}), ['/slow'] * 4, concurrency=4)
+            """
+        ])
+        defer { space.remove() }
+        let result = try await space.run(
+            "run", "--no-cache", "--timeout", "1", "slowmap.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+        try await server.shutdown()
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("ran longer than its --timeout of 1 s"), "\(result.stderr)")
+        #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
+    }
+
     @Test("--timeout interrupts a macro waiting on the network")
     func timeoutDuringRequest() async throws {
         let server = try await TestServer.start()

@@ -66,6 +66,32 @@ struct BridgeTests {
         #expect(CallerThreadExecutor.current == nil)
     }
 
+    @Test(
+        "a task that outlives its withoutGIL call (as one given up after Ctrl-C's grace) runs to its end on the global executor",
+        .timeLimit(.minutes(1)))
+    func lateJobsRunAfterTheCall() async throws {
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let (ended, end) = AsyncStream<UInt>.makeStream()
+        let caller = try await python { () -> UInt in
+            try withoutGIL {
+                guard let executor = CallerThreadExecutor.current else { return }
+                // Runs on the call's executor, and is still waiting when the call returns.
+                Task(executorPreference: executor) {
+                    for await _ in gate { break }
+                    end.yield(UInt(pthread_self()))
+                    end.finish()
+                }
+            }
+            return UInt(pthread_self())
+        }
+        // The call is over and its thread gone back to Python: the task's next job comes now.
+        open.yield()
+        var finishedOn: UInt?
+        for await thread in ended { finishedOn = thread }
+        #expect(finishedOn != nil, "the late task never ran (stranded in the call's queue)")
+        #expect(finishedOn != caller)
+    }
+
     @Test("errors thrown without the GIL come back as Swift errors")
     func errorsCrossWithoutGIL() async throws {
         struct Boom: Error {}

@@ -9,6 +9,9 @@ enum HostileBody: Sendable {
     case stall(prefix: [UInt8])
     /// Send one byte of `filler` every `intervalMilliseconds`, without end.
     case trickle(intervalMilliseconds: Int)
+    /// Send these pieces with `Transfer-Encoding: chunked` (one chunk each, flushed apart),
+    /// then end: a complete answer, not an endless one.
+    case chunked([[UInt8]])
 
     /// The `Content-Length` announced: a promise the body never keeps.
     static let announcedLength = 1 << 20
@@ -16,6 +19,18 @@ enum HostileBody: Sendable {
     /// Writes the head of `response` (its status and headers), then the never-ending body.
     func write(_ response: Response, version: HTTPVersion, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers)
+        if case .chunked(let pieces) = self {
+            headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            let head = HTTPResponseHead(
+                version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+            context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+            for piece in pieces {
+                let buffer = context.channel.allocator.buffer(bytes: piece)
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
+            }
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+            return
+        }
         headers.replaceOrAdd(name: "Content-Length", value: String(HostileBody.announcedLength))
         let head = HTTPResponseHead(
             version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
@@ -27,6 +42,8 @@ enum HostileBody: Sendable {
         case .trickle(let interval):
             context.flush()
             HostileBody.trickle(every: Int64(max(1, interval)), context: context)
+        case .chunked:
+            break  // written above
         }
     }
 

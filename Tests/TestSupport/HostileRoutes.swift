@@ -20,6 +20,9 @@ import Foundation
 /// - `GET /hostile/big?bytes=N`: a complete JSON string body of N bytes (for size limits).
 /// - `GET /hostile/huge-head`: 200 with 400 header lines of 1 KiB each (a 400 KiB head).
 /// - `GET /hostile/gzip-bomb`: 290 bytes of gzip (`Content-Encoding: gzip`) that inflate to 256 KiB.
+/// - `GET /hostile/gzip-chunked`: a legitimate gzip answer (`Content-Encoding: gzip`) sent with
+///   `Transfer-Encoding: chunked` in three chunks: the GitHub organization of
+///   `github/octokit-get-organization.json` (1,000 bytes of JSON, 361 of gzip).
 ///
 /// Every request header and the query string come back from `/echo` (`EchoRoutes`).
 struct HostileRoutes: RouteHandler {
@@ -90,6 +93,16 @@ struct HostileRoutes: RouteHandler {
                 status: 200, headers: [("Content-Type", "text/plain")] + (0..<400).map { ("X-Filler-\($0)", filler) },
                 body: Array("ok".utf8))
         }
+        if request.match("GET", "/hostile/gzip-chunked") != nil {
+            let gzip = Array(Data(base64Encoded: HostileRoutes.gzipOrganization) ?? Data())
+            var response = Response(
+                status: 200, headers: [("Content-Type", Response.jsonContentType), ("Content-Encoding", "gzip")])
+            let third = gzip.count / 3
+            response.hostile = .chunked([
+                Array(gzip[..<third]), Array(gzip[third..<(2 * third)]), Array(gzip[(2 * third)...]),
+            ])
+            return response
+        }
         if request.match("GET", "/hostile/gzip-bomb") != nil {
             return Response(
                 status: 200, headers: [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")],
@@ -103,6 +116,11 @@ struct HostileRoutes: RouteHandler {
             status: status, headers: [("Location", location), ("Content-Type", "text/plain")],
             body: Array("redirecting".utf8))
     }
+
+    /// `gzip.compress(json.dumps(fixture[0]["response"]).encode(), 9, mtime=0)` of
+    /// `github/octokit-get-organization.json`: the organization `octokit-fixture-org`.
+    static let gzipOrganization =
+        "H4sIAAAAAAACA6WTUUvDMBDHv0rps1vTsU0oDBF8HeIQFF9K1t7auLQJyaU6x767uayi0wlSIQ/J3f1/l7tc9rFUlWjjLIpVgWorcLQRr+gMjJSp4osoFqV3powxv29VCXkwxMub6/nqYcb442q2vFssKNQZSa4aUdssSbgW40pg7dbjQjWJ59nklyQGtLL5MH0SxESBDlocjDmqiVMrtR2MCeLQOGsdDMYc1cRpoFmDGQzq5ft+cyCkdmspivyf5FPKSQLeceTmBzhY7aSnOwumUC36todELqExu+oWU0KUYAsjNApF09k6KUNP8w6M2AigIdxwaYHei9vcX4i34o1TfK6NeobCP2YWoXEfIWFOBCqzOxPQF3OcpSyaTj5tlbAhkn7ARkmpXny5J2fRVv25xkZ+L/trL8+Pf2GAI5Q5R9JNWHo5Splf9+k8Y8yvp/C9dPmHKNxpIP/tl4bEh3cIYF0q6AMAAA=="
 
     /// `gzip.compress(b"0" * 262144, 9, mtime=0)`: 290 bytes that inflate about 900 times.
     static let gzipBomb =

@@ -9,6 +9,8 @@ final class ServerCore: Sendable {
     /// `x-ratelimit-reset` of normal responses: server start + 3600 s.
     let resetEpoch: Int
     private let state = Mutex(State())
+    /// Connections accepted so far, on both listeners.
+    private let accepted = Atomic<Int>(0)
 
     private struct State {
         var requests: [RecordedRequest] = []
@@ -45,6 +47,14 @@ final class ServerCore: Sendable {
     func listenerURL(_ address: String) -> String {
         state.withLock { $0.listenerURLs[address] } ?? "http://\(address)"
     }
+
+    // MARK: connections
+
+    func connectionAccepted() {
+        accepted.add(1, ordering: .relaxed)
+    }
+
+    var connectionCount: Int { accepted.load(ordering: .relaxed) }
 
     // MARK: request log
 

@@ -74,7 +74,8 @@ public final class TestServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                core.connectionAccepted()
+                return channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(HTTPHandler(core: core, listener: host))
@@ -98,6 +99,10 @@ public final class TestServer: Sendable {
         }
         try await group.shutdownGracefully()
     }
+
+    /// How many connections the server has accepted so far (both listeners): keep-alive reuse
+    /// shows as fewer connections than requests.
+    public var connections: Int { core.connectionCount }
 
     /// A snapshot of every request received so far, in arrival order (both listeners).
     public var requests: [RecordedRequest] { core.requests }

@@ -143,3 +143,60 @@ struct CurlNetworkSettingsTests {
         try await origin.shutdown()
     }
 }
+
+@Suite("the libcurl transport reuses handles and connections")
+struct CurlReuseTests {
+    @Test("a POST reuses the kept-alive connection of the GET before it, and the GET after it reuses it too")
+    func postReusesConnection() async throws {
+        try await withLoopback { loop in
+            let get = Exchange(
+                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+            let post = Exchange(
+                method: "POST", url: loop.server.baseURL + "/echo",
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+            for exchange in [get, post, get] {
+                let response = try await loop.transport.send(exchange)
+                #expect(response.status == 200)
+            }
+            #expect(loop.server.requests.map(\.method) == ["GET", "POST", "GET"])
+            // FRESH_CONNECT on every POST made this 2: the POST's own connection, then the GET's.
+            #expect(loop.server.connections == 1, "connections: \(loop.server.connections)")
+        }
+    }
+
+    @Test("one handle sends POST, HEAD, GET, DELETE and PUT in turn: each its own method, only the bodies given")
+    func methodsInTurnOnOneHandle() async throws {
+        let server = try await TestServer.start()
+        let caller = TestCaller(stopWhen: { false })
+        let transport = CurlTransport(userAgent: "apimacro/test", caller: { caller })
+        let sequence: [(String, String)] = [
+            ("POST", "first"), ("HEAD", ""), ("GET", ""), ("DELETE", ""), ("PUT", "last"),
+        ]
+        for (method, body) in sequence {
+            let exchange = Exchange(
+                method: method, url: server.baseURL + "/echo", headers: Headers(), body: Array(body.utf8), timeout: 30)
+            let response = try await transport.send(exchange)
+            #expect(response.status == 200, "\(method)")
+        }
+        let recorded = server.requests.filter { $0.path == "/echo" }
+        #expect(recorded.map(\.method) == sequence.map(\.0))
+        #expect(recorded.map(\.bodyText) == sequence.map(\.1))
+        #expect(recorded.map { $0.header("content-length") } == ["5", nil, nil, nil, "4"])
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("a gzip answer sent chunked is decoded whole (the ratio check allows libcurl's late count of wire bytes)")
+    func chunkedGzipDecoded() async throws {
+        try await withLoopback { loop in
+            let exchange = Exchange(
+                method: "GET", url: loop.server.baseURL + "/hostile/gzip-chunked", headers: Headers(), body: [],
+                timeout: 30)
+            let response = try await loop.transport.send(exchange)
+            #expect(response.status == 200)
+            #expect(response.headers["content-encoding"] == "gzip")
+            #expect(response.body.count == 1000)
+            #expect(JSONPath.string(in: response.body, path: ["login"]) == "octokit-fixture-org")
+        }
+    }
+}

@@ -116,10 +116,10 @@ enum ParallelMap {
     /// Runs the calls with at most `concurrency` in flight; after the first
     /// error no new call starts, and it is thrown once the others finish.
     ///
-    /// The calls run on the global executor, not on the waiting Python thread's
-    /// (`withoutGIL`): there a transfer runs inline and they would go one at a time;
-    /// from the pool they all reach the transport's transfer thread, which drives
-    /// them together through one `curl_multi`.
+    /// The calls run on the waiting Python thread's executor (`withoutGIL`), like the task
+    /// that runs them: their stages run on that thread, each suspends on its transfer, and
+    /// the thread, waiting with the GIL released, drives every transfer in flight through
+    /// its one `curl_multi` (no hand-off to another thread and back).
     /// Results are collected as (index, response) pairs and put in input
     /// order at the end.
     static func run(_ calls: [ParallelCall], concurrency: Int) async throws -> [Response] {
@@ -129,7 +129,7 @@ enum ParallelMap {
         await withTaskGroup(of: (Int, Result<Response, any Error>).self) { group in
             var next = 0
             while next < min(concurrency, calls.count) {
-                group.addTask(executorPreference: globalConcurrentExecutor) { [index = next, call = calls[next]] in
+                group.addTask { [index = next, call = calls[next]] in
                     await outcome(index, call)
                 }
                 next += 1
@@ -140,7 +140,7 @@ enum ParallelMap {
                 case .failure(let error): if firstError == nil { firstError = error }
                 }
                 if firstError == nil, next < calls.count, !Task.isCancelled {
-                    group.addTask(executorPreference: globalConcurrentExecutor) { [index = next, call = calls[next]] in
+                    group.addTask { [index = next, call = calls[next]] in
                         await outcome(index, call)
                     }
                     next += 1

@@ -43,4 +43,22 @@ struct PythonTransferCaller: TransferCaller {
     }
 
     func shouldStop() -> Bool { executor.shouldStop() }
+
+    func driver<Driver: TransferDriver>(make: () -> Driver) -> Driver? {
+        executor.waiter { DriverWaiter(make()) }?.driver
+    }
+}
+
+/// A transport's `TransferDriver` as the executor's `CallerThreadWaiter` (WebAPI and
+/// PythonBridge do not know each other).
+final class DriverWaiter<Driver: TransferDriver>: CallerThreadWaiter {
+    let driver: Driver
+
+    init(_ driver: Driver) {
+        self.driver = driver
+    }
+
+    func wait(milliseconds: Int) { driver.wait(milliseconds: milliseconds) }
+    func wake() { driver.wake() }
+    func abandon() { driver.abandon() }
 }

@@ -205,10 +205,5 @@ enum POSIXSocket {
         return address
     }
 
-    /// `120` or `0.5`, for messages.
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
-    }
-
     static func errorText() -> String { String(cString: strerror(errno)) }
 }

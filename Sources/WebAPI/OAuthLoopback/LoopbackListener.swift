@@ -127,7 +127,7 @@ public final class LoopbackListener: Sendable {
             guard now < deadline else {
                 throw APIError(
                     .auth,
-                    "no redirect arrived within \(POSIXSocket.seconds(timeout)) s; open the login URL in a browser on this "
+                    "no redirect arrived within \(SecondsText.format(timeout)) s; open the login URL in a browser on this "
                         + "machine, or paste the address it ends on with apimacro login NAME --redirect-url URL")
             }
             connections.removeAll { connection in

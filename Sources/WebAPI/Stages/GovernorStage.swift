@@ -87,7 +87,7 @@ public struct GovernorStage: Stage {
                         .rateLimited,
                         "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
                             + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
-                            + "in \(Int(seconds.rounded(.up))) s; APIMACRO_MAX_WAIT is \(GovernorStage.number(maxWait)) s",
+                            + "in \(Int(seconds.rounded(.up))) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
                         url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
                 }
                 waited += seconds
@@ -100,9 +100,9 @@ public struct GovernorStage: Stage {
                 guard waited + seconds <= maxWait else {
                     throw APIError(
                         .rateLimited,
-                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(GovernorStage.number(waited)) s "
+                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(SecondsText.format(waited)) s "
                             + "for the pace or a probe shared by every apimacro process (\(shared.source)) on \(origin.host); "
-                            + "APIMACRO_MAX_WAIT is \(GovernorStage.number(maxWait)) s",
+                            + "APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
                         url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
                 }
                 waited += seconds
@@ -197,9 +197,5 @@ public struct GovernorStage: Stage {
         let second = Int((epoch % 86_400 + 86_400) % 86_400)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
         return "\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) UTC"
-    }
-
-    static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

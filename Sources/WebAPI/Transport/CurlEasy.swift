@@ -30,8 +30,10 @@ final class CurlEasy: @unchecked Sendable {
     static let maximumHeadBytes = 256 << 10
     /// The proxy this transfer goes through, if any (named, its userinfo hidden, in errors).
     private var proxy: String?
-    /// The CA bundle this transfer trusts instead of the system's, if any.
+    /// The CA bundle this handle trusts instead of the system's, if any.
     private var caBundle: String?
+    /// The constant options are set (see `prepare`).
+    private var configured = false
 
     init(_ library: CurlLibrary) throws {
         guard let handle = library.api.pointee.easy_init() else {
@@ -49,13 +51,18 @@ final class CurlEasy: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Sets the handle up for `exchange` from a clean state (`curl_easy_reset` keeps the live
-    /// connections, DNS and TLS caches: only the options of the last request go).
+    /// Sets the handle up for `exchange`.
+    ///
+    /// The options every request shares (callbacks, protocols, share, decoding, the CA bundle)
+    /// are set once per handle, again only after a `curl_easy_reset` when the CA bundle changes
+    /// (a handle serves every transport of its thread); each request sets only the options
+    /// that vary (URL, deadline, size cap, proxy, method, body, headers), each to a value, so
+    /// nothing of the previous request stays. `curl_easy_reset` keeps live connections, DNS
+    /// and TLS caches.
     func prepare(_ exchange: Exchange, userAgent: String, limit: Int, network: NetworkSettings, origin: Origin)
         throws
     {
         let api = library.api
-        api.pointee.easy_reset(handle)
         headers.removeAll(keepingCapacity: true)
         body = []
         self.limit = limit
@@ -65,9 +72,45 @@ final class CurlEasy: @unchecked Sendable {
         headTooLarge = false
         sends = 0
         errorBuffer[0] = 0
-        let own = Unmanaged.passUnretained(self).toOpaque()
         var failed = false
         func set(_ code: CURLcode) { failed = failed || code != CURLE_OK }
+        if !configured || caBundle != network.caBundle {
+            api.pointee.easy_reset(handle)
+            setConstantOptions(caBundle: network.caBundle, set: set)
+            caBundle = network.caBundle
+            configured = !failed
+        }
+        set(ccurl_setopt_string(api, handle, CURLOPT_URL, exchange.url))
+        // The deadline covers the whole exchange, connect to the last body byte. libcurl reads
+        // 0 as "no limit": the shortest deadline is 1 ms.
+        let milliseconds = max(1, min(exchange.timeout, 1e9 / 1000) * 1000)
+        set(ccurl_setopt_long(api, handle, CURLOPT_TIMEOUT_MS, Int(milliseconds.rounded(.up))))
+        set(ccurl_setopt_offset(api, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        // The proxy comes from NetworkSettings alone (resolved once by Settings); the empty
+        // string also stops libcurl reading http_proxy/NO_PROXY from the environment itself.
+        // libcurl 7.88 does NOT bypass a proxy for localhost or 127.0.0.1 on its own (checked
+        // with `curl -x http://127.0.0.1:1 http://localhost:PORT/`: it dials the proxy), so a
+        // loopback origin goes direct only when NetworkSettings.proxy(for:) says so.
+        let proxy = network.proxy(for: origin)
+        self.proxy = proxy
+        set(ccurl_setopt_string(api, handle, CURLOPT_PROXY, proxy ?? ""))
+        // CONNECT even for http: the request's headers (credentials) never reach the proxy in clear.
+        set(ccurl_setopt_long(api, handle, CURLOPT_HTTPPROXYTUNNEL, proxy == nil ? 0 : 1))
+        set(ccurl_setopt_long(api, handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, proxy == nil ? 0 : 1))
+        try setMethodAndBody(exchange, set: set)
+        try setHeaders(exchange, userAgent: userAgent)
+        if failed {
+            throw APIError(
+                .network,
+                "\(exchange.method) \(exchange.url): libcurl refused an option (\(library.version) is too old?)",
+                url: exchange.url)
+        }
+    }
+
+    /// The options every request on this handle shares, set after `curl_easy_reset`.
+    private func setConstantOptions(caBundle: String?, set: (CURLcode) -> Void) {
+        let api = library.api
+        let own = Unmanaged.passUnretained(self).toOpaque()
         set(ccurl_setopt_pointer(api, handle, CURLOPT_SHARE, library.share))
         set(ccurl_setopt_pointer(api, handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)))
         // Threads, and Python owns SIGALRM (the macro deadline): libcurl never touches signals.
@@ -77,33 +120,13 @@ final class CurlEasy: @unchecked Sendable {
         set(ccurl_setopt_string(api, handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(ccurl_setopt_string(api, handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(ccurl_setopt_long(api, handle, CURLOPT_FOLLOWLOCATION, 0))
-        set(ccurl_setopt_string(api, handle, CURLOPT_URL, exchange.url))
-        // The deadline covers the whole exchange, connect to the last body byte. libcurl reads
-        // 0 as "no limit": the shortest deadline is 1 ms.
-        let milliseconds = max(1, min(exchange.timeout, 1e9 / 1000) * 1000)
-        set(ccurl_setopt_long(api, handle, CURLOPT_TIMEOUT_MS, Int(milliseconds.rounded(.up))))
         set(ccurl_setopt_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000))
         // gzip, deflate, br and zstd, decoded by libcurl; the write callback bounds the ratio.
         set(ccurl_setopt_string(api, handle, CURLOPT_ACCEPT_ENCODING, ""))
-        set(ccurl_setopt_offset(api, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
-        // The proxy comes from NetworkSettings alone (resolved once by Settings); the empty
-        // string also stops libcurl reading http_proxy/NO_PROXY from the environment itself.
-        // libcurl 7.88 does NOT bypass a proxy for localhost or 127.0.0.1 on its own (checked
-        // with `curl -x http://127.0.0.1:1 http://localhost:PORT/`: it dials the proxy), so a
-        // loopback origin goes direct only when NetworkSettings.proxy(for:) says so.
-        let proxy = network.proxy(for: origin)
-        self.proxy = proxy
-        caBundle = network.caBundle
-        set(ccurl_setopt_string(api, handle, CURLOPT_PROXY, proxy ?? ""))
-        if proxy != nil {
-            // CONNECT even for http: the request's headers (credentials) never reach the proxy in clear.
-            set(ccurl_setopt_long(api, handle, CURLOPT_HTTPPROXYTUNNEL, 1))
-            set(ccurl_setopt_long(api, handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
-        }
-        if let bundle = network.caBundle {
-            set(ccurl_setopt_string(api, handle, CURLOPT_CAINFO, bundle))
+        if let caBundle {
+            set(ccurl_setopt_string(api, handle, CURLOPT_CAINFO, caBundle))
             // An https:// proxy's own certificate is checked against the same authorities.
-            set(ccurl_setopt_string(api, handle, CURLOPT_PROXY_CAINFO, bundle))
+            set(ccurl_setopt_string(api, handle, CURLOPT_PROXY_CAINFO, caBundle))
         }
         set(ccurl_setopt_pointer(api, handle, CURLOPT_WRITEDATA, own))
         set(ccurl_setopt_write(api, handle, CURLOPT_WRITEFUNCTION, curlWrite))
@@ -111,14 +134,6 @@ final class CurlEasy: @unchecked Sendable {
         set(ccurl_setopt_write(api, handle, CURLOPT_HEADERFUNCTION, curlHeader))
         set(ccurl_setopt_pointer(api, handle, CURLOPT_PREREQDATA, own))
         set(ccurl_setopt_prereq(api, handle, curlPrerequest))
-        try setMethodAndBody(exchange, set: set)
-        try setHeaders(exchange, userAgent: userAgent)
-        if failed {
-            throw APIError(
-                .network,
-                "\(exchange.method) \(exchange.url): libcurl refused an option (\(library.version) is too old?)",
-                url: exchange.url)
-        }
     }
 
     private func setMethodAndBody(_ exchange: Exchange, set: (CURLcode) -> Void) throws {
@@ -132,11 +147,18 @@ final class CurlEasy: @unchecked Sendable {
                 url: exchange.url)
         }
         let sendsBody = !exchange.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
-        if !exchange.isIdempotent {
-            // A kept-alive connection the server closes as the request leaves would fail it (see
-            // `sending`), and a POST is never retried: it gets a connection of its own.
-            set(ccurl_setopt_long(api, handle, CURLOPT_FRESH_CONNECT, 1))
-        }
+        // A kept-alive connection the server closes as the request leaves would fail a
+        // non-idempotent request (see `sending`: it is never sent twice, nor retried), so such
+        // a request reuses only a connection that was busy within the last
+        // `nonIdempotentConnectionAge` seconds, well inside any server's idle timeout; others
+        // reuse a connection up to libcurl's default age.
+        set(
+            ccurl_setopt_long(
+                api, handle, CURLOPT_MAXAGE_CONN,
+                exchange.isIdempotent ? Self.connectionAge : Self.nonIdempotentConnectionAge))
+        // Back to a plain GET (method, upload and no-body flags), then the request's own method.
+        set(ccurl_setopt_long(api, handle, CURLOPT_HTTPGET, 1))
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_CUSTOMREQUEST, nil))
         if method == "HEAD" {
             set(ccurl_setopt_long(api, handle, CURLOPT_NOBODY, 1))
         } else if method != "GET" || sendsBody {
@@ -320,11 +342,20 @@ final class CurlEasy: @unchecked Sendable {
     ///
     /// libcurl sends it a second time, on a new connection, when a reused one dies before
     /// any answer; that second send is refused here: retries are RetryStage's (idempotent
-    /// requests only, counted, with backoff).
+    /// requests only, counted, with backoff), and a non-idempotent request (a POST) may
+    /// have been acted on by the server already.
     fileprivate func sending() -> Int32 {
         sends += 1
         return sends == 1 ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
     }
+
+    /// The longest a non-idempotent request's connection may have been idle to be reused
+    /// (`CURLOPT_MAXAGE_CONN`, seconds): servers close idle connections after 5 s (Apache,
+    /// Node) to 75 s (nginx), so one idle for less than 2 s is not being closed as the request
+    /// leaves.
+    static let nonIdempotentConnectionAge = 2
+    /// libcurl's own `CURLOPT_MAXAGE_CONN` default, for every other request.
+    static let connectionAge = 118
 
     /// One line of a response head, with its CR LF, parsed as bytes (no Foundation on the
     /// per-request path: trimming with Foundation cost more than the whole exchange).

@@ -1,61 +1,115 @@
 import CCurl
 import Foundation
+import Synchronization
 
-/// The easy handle (and a one-handle multi to drive it) of one caller thread, reused by
-/// every call that thread makes: the transfer runs on the thread that waits for it, with
-/// no hop.
+/// The `curl_multi` of one caller thread and its easy handles, reused by every call that
+/// thread makes: transfers run on the thread that waits for them, with no hop.
 ///
-/// Kept in a thread-local slot, released when the thread ends.
-final class CurlThreadWorker {
-    private let easy: CurlEasy
+/// A caller that hosts a driver (a Python thread in `withoutGIL`) suspends each call's task
+/// on its transfer and waits on this multi through a `CurlCallDriver`: `apimacro.map`'s
+/// calls in flight are that many transfers on this one multi, their stages run on this
+/// thread. A caller that hosts none gets one transfer at a time, run inline. Kept in a
+/// thread-local slot, released when the thread ends.
+final class CurlThreadWorker: @unchecked Sendable {
+    /// One transfer on the multi, and the task waiting for it.
+    final class Transfer: Sendable {
+        let easy: CurlEasy
+        let driver: CurlCallDriver
+        let cancelled = Atomic<Bool>(false)
+        /// Set (on this thread) before the task suspends, taken when the transfer ends.
+        nonisolated(unsafe) var continuation: CheckedContinuation<CURLcode?, Never>?
+
+        init(easy: CurlEasy, driver: CurlCallDriver) {
+            self.easy = easy
+            self.driver = driver
+        }
+    }
+
+    let library: CurlLibrary
     private let multi: UnsafeMutableRawPointer
-    /// A transfer is running on this thread (a signal handler that sends a request from
-    /// inside `shouldStop` gets the transfer thread instead).
-    private var busy = false
+    /// Easy handles between transfers; a task resumed elsewhere (after its call was given
+    /// up) hands its handle back from another thread, hence the lock.
+    private let idle = Mutex<[CurlEasy]>([])
+    // Touched on this worker's thread only.
+    private var running: [UnsafeMutableRawPointer: Transfer] = [:]
+    /// An inline transfer is running (a signal handler that sends a request from inside
+    /// `shouldStop` gets the transfer thread instead).
+    private var inline = false
 
     private init(_ library: CurlLibrary) throws {
         guard let multi = library.api.pointee.multi_init() else {
             throw APIError(.network, "cannot create a libcurl multi handle (curl_multi_init failed)")
         }
+        self.library = library
         self.multi = multi
-        easy = try CurlEasy(library)
     }
 
     deinit {
-        _ = easy.library.api.pointee.multi_cleanup(multi)
+        for transfer in running.values { _ = library.api.pointee.multi_remove_handle(multi, transfer.easy.handle) }
+        _ = library.api.pointee.multi_cleanup(multi)
     }
 
-    /// This thread's worker, made on first use; nil when one is busy on this thread already
-    /// or cannot be made (the caller then uses the transfer thread).
+    /// This thread's worker, made on first use; nil when it cannot be made (the caller then
+    /// uses the transfer thread).
     static func forThisThread(_ library: CurlLibrary) -> CurlThreadWorker? {
         if let stored = pthread_getspecific(workerKey) {
-            let worker = Unmanaged<CurlThreadWorker>.fromOpaque(stored).takeUnretainedValue()
-            return worker.busy ? nil : worker
+            return Unmanaged<CurlThreadWorker>.fromOpaque(stored).takeUnretainedValue()
         }
         guard let made = try? CurlThreadWorker(library) else { return nil }
         pthread_setspecific(workerKey, Unmanaged.passRetained(made).toOpaque())
         return made
     }
 
-    /// Runs the transfer on this thread, asking `caller` about every 20 ms whether to stop.
-    func send(_ exchange: Exchange, origin: Origin, transport: CurlTransport, caller: any TransferCaller) throws
-        -> Response
+    /// Runs the transfer on this thread; nil when it cannot (an inline transfer is running
+    /// here already, or the caller's driver belongs to another worker): the caller then
+    /// uses the transfer thread.
+    func send(_ exchange: Exchange, origin: Origin, transport: CurlTransport, caller: any TransferCaller)
+        async throws -> Response?
     {
-        busy = true
-        defer { busy = false }
-        try transport.prepare(easy, exchange, origin: origin)
-        let api = easy.library.api
-        let added = api.pointee.multi_add_handle(multi, easy.handle)
-        guard added == CURLM_OK else {
-            throw APIError(
-                .network,
-                "\(exchange.method) \(exchange.url): libcurl could not start the transfer (CURLMcode \(added.rawValue))",
-                url: exchange.url)
+        guard !inline else { return nil }
+        if let driver = caller.driver(make: { CurlCallDriver(self) }) {
+            guard driver.worker === self else { return nil }
+            return try await suspend(exchange, origin: origin, transport: transport, driver: driver)
         }
+        guard running.isEmpty else { return nil }
+        return try runInline(exchange, origin: origin, transport: transport, caller: caller)
+    }
+
+    /// Adds the transfer to the multi and suspends the task until the driver's waits end it.
+    private func suspend(_ exchange: Exchange, origin: Origin, transport: CurlTransport, driver: CurlCallDriver)
+        async throws -> Response
+    {
+        let easy = try idle.withLock { $0.popLast() } ?? CurlEasy(library)
+        defer { idle.withLock { $0.append(easy) } }
+        try transport.prepare(easy, exchange, origin: origin)
+        try add(easy, exchange)
+        let transfer = Transfer(easy: easy, driver: driver)
+        running[easy.handle] = transfer
+        let code = await withTaskCancellationHandler {
+            await withCheckedContinuation { transfer.continuation = $0 }
+        } onCancel: {
+            transfer.cancelled.store(true, ordering: .releasing)
+            _ = library.api.pointee.multi_wakeup(multi)
+        }
+        guard let code else { throw CurlTransport.cancelled(exchange) }
+        return try easy.finish(code, exchange)
+    }
+
+    /// Runs the transfer right here, asking `caller` about every 20 ms whether to stop.
+    private func runInline(_ exchange: Exchange, origin: Origin, transport: CurlTransport, caller: any TransferCaller)
+        throws -> Response
+    {
+        inline = true
+        defer { inline = false }
+        let easy = try idle.withLock { $0.popLast() } ?? CurlEasy(library)
+        defer { idle.withLock { $0.append(easy) } }
+        try transport.prepare(easy, exchange, origin: origin)
+        try add(easy, exchange)
+        let api = library.api
         defer { _ = api.pointee.multi_remove_handle(multi, easy.handle) }
-        var running: Int32 = 0
+        var active: Int32 = 0
         while true {
-            _ = api.pointee.multi_perform(multi, &running)
+            _ = api.pointee.multi_perform(multi, &active)
             var queued: Int32 = 0
             var done: UnsafeMutableRawPointer?
             var code = CURLE_OK
@@ -65,6 +119,68 @@ final class CurlThreadWorker {
             if caller.shouldStop() || Task.isCancelled { throw CurlTransport.cancelled(exchange) }
             _ = api.pointee.multi_poll(multi, nil, 0, 20, nil)
         }
+    }
+
+    private func add(_ easy: CurlEasy, _ exchange: Exchange) throws {
+        let added = library.api.pointee.multi_add_handle(multi, easy.handle)
+        guard added == CURLM_OK else {
+            throw APIError(
+                .network,
+                "\(exchange.method) \(exchange.url): libcurl could not start the transfer (CURLMcode \(added.rawValue))",
+                url: exchange.url)
+        }
+    }
+
+    /// Drives the multi: ends cancelled transfers, moves the others on, and waits up to
+    /// `milliseconds` for their sockets (or a wake-up) when none ended.
+    ///
+    /// On this thread only.
+    func drive(milliseconds: Int) {
+        if collect() > 0 { return }
+        _ = library.api.pointee.multi_poll(multi, nil, 0, Int32(clamping: milliseconds), nil)
+        _ = collect()
+    }
+
+    /// Wakes a `drive` now waiting; any thread.
+    func wake() {
+        _ = library.api.pointee.multi_wakeup(multi)
+    }
+
+    /// Ends, as cancelled, every transfer of `driver` still running.
+    func abandon(_ driver: CurlCallDriver) {
+        for (handle, transfer) in running where transfer.driver === driver { end(handle, nil) }
+    }
+
+    /// Ends cancelled transfers and those libcurl finished; how many ended.
+    private func collect() -> Int {
+        guard !running.isEmpty else { return 0 }
+        var ended = 0
+        for (handle, transfer) in running where transfer.cancelled.load(ordering: .acquiring) {
+            end(handle, nil)
+            ended += 1
+        }
+        let api = library.api
+        var active: Int32 = 0
+        _ = api.pointee.multi_perform(multi, &active)
+        var queued: Int32 = 0
+        var handle: UnsafeMutableRawPointer?
+        var code = CURLE_OK
+        while let message = api.pointee.multi_info_read(multi, &queued) {
+            if ccurl_message_done(message, &handle, &code) != 0, let handle {
+                end(handle, code)
+                ended += 1
+            }
+        }
+        return ended
+    }
+
+    /// Takes the transfer off the multi and resumes its task with `code` (nil: cancelled).
+    private func end(_ handle: UnsafeMutableRawPointer, _ code: CURLcode?) {
+        _ = library.api.pointee.multi_remove_handle(multi, handle)
+        guard let transfer = running.removeValue(forKey: handle) else { return }
+        let continuation = transfer.continuation
+        transfer.continuation = nil
+        continuation?.resume(returning: code)
     }
 }
 

@@ -10,11 +10,13 @@ import Synchronization
 /// included; only http and https are ever spoken.
 ///
 /// A call made from a caller thread (the `caller` hook returns one: the Python thread that
-/// waits on it) runs its transfer right there, on that thread's reused easy handle, and
-/// stops within about 20 ms when the caller says so (Ctrl-C). Any other call (tests, the
-/// CLI's own requests, `apimacro.map`'s fan-out) goes to the transport's transfer thread,
-/// which drives every such transfer at once through `curl_multi`, so the cooperative pool
-/// never blocks; cancelling the task stops its transfer.
+/// waits on it) runs its transfer right there, on that thread's `curl_multi` and reused easy
+/// handles (`CurlThreadWorker`): the call's task suspends on its transfer and the thread,
+/// waiting with the GIL released, drives every transfer its tasks started (all of
+/// `apimacro.map`'s calls in flight), stopping them within about 20 ms of a Ctrl-C or a
+/// deadline. Any other call (tests, the CLI's own requests) goes to the transport's transfer
+/// thread, which drives every such transfer at once through its own `curl_multi`, so the
+/// cooperative pool never blocks; cancelling the task stops its transfer.
 public final class CurlTransport: Transport {
     /// `User-Agent` sent with every request that has none (GitHub rejects requests without one).
     public let userAgent: String
@@ -68,8 +70,10 @@ public final class CurlTransport: Transport {
         guard !stopped.load(ordering: .acquiring) else { throw Self.cancelled(exchange) }
         try Task.checkCancellation()
         let library = try CurlLibrary.shared()
-        if let caller = caller?(), let worker = CurlThreadWorker.forThisThread(library) {
-            return try worker.send(exchange, origin: origin, transport: self, caller: caller)
+        if let caller = caller?(), let worker = CurlThreadWorker.forThisThread(library),
+            let response = try await worker.send(exchange, origin: origin, transport: self, caller: caller)
+        {
+            return response
         }
         return try await transferThread(library).send(exchange, origin: origin, transport: self)
     }
@@ -90,15 +94,11 @@ public final class CurlTransport: Transport {
     static func timeout(_ exchange: Exchange) -> APIError {
         APIError(
             .timeout,
-            "\(exchange.method) \(exchange.url): no complete response within \(formatSeconds(exchange.timeout)) s",
+            "\(exchange.method) \(exchange.url): no complete response within \(SecondsText.format(exchange.timeout)) s",
             url: exchange.url)
     }
 
     static func cancelled(_ exchange: Exchange) -> APIError {
         APIError(.cancelled, "\(exchange.method) \(exchange.url): cancelled", url: exchange.url)
-    }
-
-    static func formatSeconds(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
 }

@@ -13,7 +13,11 @@ public struct NetworkSettings: Sendable, Equatable {
     public var httpsProxy: String?
     /// Hosts reached directly (`NO_PROXY` / `no_proxy`): host names (a name also
     /// matches its subdomains), `.suffix`, IP addresses, CIDR ranges, `host:port`, or `*` for all.
-    public var noProxy: [String]
+    public var noProxy: [String] {
+        didSet { noProxyEntries = noProxy.compactMap(NoProxyEntry.init) }
+    }
+    /// `noProxy` read once (not on every proxied request); kept in step by `noProxy`'s `didSet`.
+    private var noProxyEntries: [NoProxyEntry]
     /// A PEM file of certificate authorities trusted instead of the system's
     /// (`APIMACRO_CA_BUNDLE`, else `SSL_CERT_FILE`); nil means the system's.
     public var caBundle: String?
@@ -22,6 +26,7 @@ public struct NetworkSettings: Sendable, Equatable {
         self.httpProxy = httpProxy
         self.httpsProxy = httpsProxy
         self.noProxy = noProxy
+        noProxyEntries = noProxy.compactMap(NoProxyEntry.init)
         self.caBundle = caBundle
     }
 
@@ -37,6 +42,6 @@ public struct NetworkSettings: Sendable, Equatable {
 
     /// Whether `NO_PROXY` names this origin (see `NoProxyEntry` for the forms an entry takes).
     public func bypassesProxy(_ origin: Origin) -> Bool {
-        noProxy.contains { NoProxyEntry($0)?.matches(host: origin.host, port: origin.port) ?? false }
+        noProxyEntries.contains { $0.matches(host: origin.host, port: origin.port) }
     }
 }
