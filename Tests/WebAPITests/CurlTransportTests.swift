@@ -148,7 +148,13 @@ struct CurlNetworkSettingsTests {
 struct CurlReuseTests {
     @Test("a POST reuses the kept-alive connection of the GET before it, and the GET after it reuses it too")
     func postReusesConnection() async throws {
-        try await withLoopback { loop in
+        // No caller: every transfer runs on the transport's one transfer thread, one handle. The
+        // idle limit for a POST's connection is an hour here, not 2 s, so a busy machine's pause
+        // between the GET and the POST cannot make the test open a second connection.
+        let server = try await TestServer.start()
+        let transport = CurlTransport(userAgent: "apimacro/test", nonIdempotentConnectionAge: 3600)
+        let loop = Loopback(server: server, transport: transport)
+        do {
             let get = Exchange(
                 method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
             let post = Exchange(
@@ -161,7 +167,11 @@ struct CurlReuseTests {
             #expect(loop.server.requests.map(\.method) == ["GET", "POST", "GET"])
             // FRESH_CONNECT on every POST made this 2: the POST's own connection, then the GET's.
             #expect(loop.server.connections == 1, "connections: \(loop.server.connections)")
+        } catch {
+            try await loop.close()
+            throw error
         }
+        try await loop.close()
     }
 
     @Test("one handle sends POST, HEAD, GET, DELETE and PUT in turn: each its own method, only the bodies given")

@@ -59,9 +59,10 @@ final class CurlEasy: @unchecked Sendable {
     /// that vary (URL, deadline, size cap, proxy, method, body, headers), each to a value, so
     /// nothing of the previous request stays. `curl_easy_reset` keeps live connections, DNS
     /// and TLS caches.
-    func prepare(_ exchange: Exchange, userAgent: String, limit: Int, network: NetworkSettings, origin: Origin)
-        throws
-    {
+    func prepare(
+        _ exchange: Exchange, userAgent: String, limit: Int, network: NetworkSettings, origin: Origin,
+        nonIdempotentAge: Int
+    ) throws {
         let api = library.api
         headers.removeAll(keepingCapacity: true)
         body = []
@@ -97,7 +98,7 @@ final class CurlEasy: @unchecked Sendable {
         // CONNECT even for http: the request's headers (credentials) never reach the proxy in clear.
         set(ccurl_setopt_long(api, handle, CURLOPT_HTTPPROXYTUNNEL, proxy == nil ? 0 : 1))
         set(ccurl_setopt_long(api, handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, proxy == nil ? 0 : 1))
-        try setMethodAndBody(exchange, set: set)
+        try setMethodAndBody(exchange, nonIdempotentAge: nonIdempotentAge, set: set)
         try setHeaders(exchange, userAgent: userAgent)
         if failed {
             throw APIError(
@@ -136,7 +137,7 @@ final class CurlEasy: @unchecked Sendable {
         set(ccurl_setopt_prereq(api, handle, curlPrerequest))
     }
 
-    private func setMethodAndBody(_ exchange: Exchange, set: (CURLcode) -> Void) throws {
+    private func setMethodAndBody(_ exchange: Exchange, nonIdempotentAge: Int, set: (CURLcode) -> Void) throws {
         let api = library.api
         let method = exchange.method
         // The method goes into the request line as it is: CR, LF or a space would forge one.
@@ -150,12 +151,13 @@ final class CurlEasy: @unchecked Sendable {
         // A kept-alive connection the server closes as the request leaves would fail a
         // non-idempotent request (see `sending`: it is never sent twice, nor retried), so such
         // a request reuses only a connection that was busy within the last
-        // `nonIdempotentConnectionAge` seconds, well inside any server's idle timeout; others
+        // `nonIdempotentAge` seconds (the transport's `nonIdempotentConnectionAge`, 2 s), well
+        // inside any server's idle timeout; others
         // reuse a connection up to libcurl's default age.
         set(
             ccurl_setopt_long(
                 api, handle, CURLOPT_MAXAGE_CONN,
-                exchange.isIdempotent ? Self.connectionAge : Self.nonIdempotentConnectionAge))
+                exchange.isIdempotent ? Self.connectionAge : nonIdempotentAge))
         // Back to a plain GET (method, upload and no-body flags), then the request's own method.
         set(ccurl_setopt_long(api, handle, CURLOPT_HTTPGET, 1))
         set(ccurl_setopt_pointer(api, handle, CURLOPT_CUSTOMREQUEST, nil))
@@ -349,11 +351,6 @@ final class CurlEasy: @unchecked Sendable {
         return sends == 1 ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
     }
 
-    /// The longest a non-idempotent request's connection may have been idle to be reused
-    /// (`CURLOPT_MAXAGE_CONN`, seconds): servers close idle connections after 5 s (Apache,
-    /// Node) to 75 s (nginx), so one idle for less than 2 s is not being closed as the request
-    /// leaves.
-    static let nonIdempotentConnectionAge = 2
     /// libcurl's own `CURLOPT_MAXAGE_CONN` default, for every other request.
     static let connectionAge = 118
 

@@ -26,6 +26,12 @@ public final class CurlTransport: Transport {
     public let maximumBodySize: Int
     /// Proxies and certificate authorities, applied to every request.
     public let network: NetworkSettings
+    /// The longest a non-idempotent request's connection may have been idle to be reused
+    /// (`CURLOPT_MAXAGE_CONN`, seconds).
+    ///
+    /// Default 2: servers close idle connections after 5 s (Apache, Node) to 75 s (nginx), so
+    /// one idle for less than that is not being closed as the request leaves.
+    public let nonIdempotentConnectionAge: Int
     /// The most a compressed body may inflate (decompressed size / compressed size).
     static let decompressionRatio = 200
     private let caller: (@Sendable () -> (any TransferCaller)?)?
@@ -37,10 +43,13 @@ public final class CurlTransport: Transport {
     ///   - maximumBodySize: the largest body accepted (a larger one is a never-retried NetworkError).
     ///   - network: proxies and CA bundle, resolved once by Settings.
     ///   - caller: the thread that waits on the call now, if it may run the transfer itself.
+    ///   - nonIdempotentConnectionAge: how long (seconds) a connection may have been idle for a
+    ///     POST or another non-idempotent request to reuse it; default 2.
     public init(
         userAgent: String, maximumBodySize: Int = 256 << 20, network: NetworkSettings = .direct,
-        caller: (@Sendable () -> (any TransferCaller)?)? = nil
+        caller: (@Sendable () -> (any TransferCaller)?)? = nil, nonIdempotentConnectionAge: Int = 2
     ) {
+        self.nonIdempotentConnectionAge = nonIdempotentConnectionAge
         self.userAgent = userAgent
         self.maximumBodySize = maximumBodySize
         self.network = network
@@ -88,7 +97,9 @@ public final class CurlTransport: Transport {
     }
 
     func prepare(_ easy: CurlEasy, _ exchange: Exchange, origin: Origin) throws {
-        try easy.prepare(exchange, userAgent: userAgent, limit: maximumBodySize, network: network, origin: origin)
+        try easy.prepare(
+            exchange, userAgent: userAgent, limit: maximumBodySize, network: network, origin: origin,
+            nonIdempotentAge: nonIdempotentConnectionAge)
     }
 
     static func timeout(_ exchange: Exchange) -> APIError {
