@@ -83,11 +83,17 @@ public final class Tinyproxy: Sendable {
         try pipe.fileHandleForWriting.close()
         let output = TinyproxyOutput()
         // Read its log until it accepts connections or exits (end of output).
-        let reader = pipe.fileHandleForReading
+        // Read with read(2), not FileHandle.availableData, whose `try!` ends the whole test
+        // process on any read error (seen once under load). The descriptor is a duplicate this
+        // code owns: the drain thread closes it at end of output.
+        let reader = dup(pipe.fileHandleForReading.fileDescriptor)
+        try pipe.fileHandleForReading.close()
+        guard reader >= 0 else { throw ProcessFailure("dup: \(String(cString: strerror(errno)))") }
         var pending = ""
         while true {
-            let chunk = reader.availableData
+            let chunk = Tinyproxy.readChunk(reader)
             if chunk.isEmpty {
+                close(reader)
                 let exit = process.waitUntilExit()
                 try? FileManager.default.removeItem(at: folder)
                 let log = output.text + pending
@@ -102,13 +108,27 @@ public final class Tinyproxy: Sendable {
         // Keep draining its log so it never blocks on a full pipe.
         let drain = Thread {
             while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { return }
+                let chunk = Tinyproxy.readChunk(reader)
+                if chunk.isEmpty {
+                    close(reader)
+                    return
+                }
                 output.append(String(decoding: chunk, as: UTF8.self))
             }
         }
         drain.start()
         return Tinyproxy(port: port, process: process, folder: folder, output: output)
+    }
+
+    /// Up to 64 KiB from `descriptor`; empty at end of output or on an error other than EINTR.
+    static func readChunk(_ descriptor: Int32) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { return Array(buffer[..<count]) }
+            if count < 0 && errno == EINTR { continue }
+            return []
+        }
     }
 
     /// What tinyproxy logged so far (requests it served, refusals).
