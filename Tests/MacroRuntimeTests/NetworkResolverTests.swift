@@ -1,7 +1,8 @@
 import Clients
 import Foundation
-import MacroRuntime
 import Testing
+
+@testable import MacroRuntime
 
 @Suite("network settings: proxy variables, NO_PROXY and the CA bundle, resolved once")
 struct NetworkResolverTests {
@@ -193,6 +194,19 @@ struct NetworkResolverTests {
             let message = String(describing: error)
             #expect(message.hasPrefix("\(home.path)/config.toml: https_proxy: 'ftp://REDACTED@x' uses 'ftp'"))
             #expect(!message.contains("hunter22"))
+        }
+    }
+
+    @Test("a value is trimmed of spaces and tabs exactly as Foundation's trimmingCharacters(in: .whitespaces) did")
+    func trimmedAsFoundation() {
+        let samples = [
+            "", " ", "\t", "  a  ", "\ta b\t", "\u{00A0}x\u{3000}", " \n ", "\nx\n", "http://p:8080 ", "é ",
+            " \u{2003}",
+        ]
+        for sample in samples {
+            #expect(
+                NetworkResolver.trimmed(sample) == sample.trimmingCharacters(in: .whitespaces),
+                "\(sample.debugDescription)")
         }
     }
 }
