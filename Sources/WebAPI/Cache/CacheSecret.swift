@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -22,10 +23,32 @@ public struct CacheSecret: Sendable {
     /// The file name inside `APIMACRO_HOME`.
     public static let fileName = "cache.key"
 
+    /// The naming and sealing keys, derived on first use: a macro that never reaches the
+    /// cache never runs HKDF (about 1.2 M instructions of an empty macro's start).
+    private let keys: Keys
+
     /// HMAC-SHA256 keyed with the naming key, its key block already hashed in: each name
     /// copies it and adds only the text (the pads are worked out once per process, not per call).
-    private let naming: HMAC<SHA256>
-    private let sealing: SymmetricKey
+    private var naming: HMAC<SHA256> { keys.derived.naming }
+    private var sealing: SymmetricKey { keys.derived.sealing }
+
+    /// Derives the two keys once, on first use, and keeps them.
+    private final class Keys: Sendable {
+        typealias Pair = (naming: HMAC<SHA256>, sealing: SymmetricKey)
+        private let derive: @Sendable () -> Pair
+        private let state = Mutex<Pair?>(nil)
+
+        init(_ derive: @escaping @Sendable () -> Pair) { self.derive = derive }
+
+        var derived: Pair {
+            state.withLock { state in
+                if let state { return state }
+                let pair = derive()
+                state = pair
+                return pair
+            }
+        }
+    }
 
     /// Reads `folder/cache.key`, creating it (and `folder`, mode 0700) when missing.
     ///
@@ -36,12 +59,15 @@ public struct CacheSecret: Sendable {
 
     /// A secret from its 32 bytes (tests; `init(folder:)` for real use).
     public init(bytes: [UInt8]) {
-        let master = SymmetricKey(data: bytes)
-        naming = HMAC<SHA256>(
-            key: HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: master, info: Data("apimacro cache names v1".utf8), outputByteCount: 32))
-        sealing = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: master, info: Data("apimacro cache contents v1".utf8), outputByteCount: 32)
+        keys = Keys {
+            let master = SymmetricKey(data: bytes)
+            let naming = HMAC<SHA256>(
+                key: HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: master, info: Data("apimacro cache names v1".utf8), outputByteCount: 32))
+            let sealing = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: master, info: Data("apimacro cache contents v1".utf8), outputByteCount: 32)
+            return (naming, sealing)
+        }
     }
 
     /// A keyed digest of `text` (HMAC-SHA256), 32 bytes.
@@ -135,8 +161,12 @@ extension CacheSecret {
     /// A naming and a sealing key derived from `material` by HKDF-SHA256 with `salt`, and
     /// the infos `naming` and `sealing` (the shared state's keys, `SharedCredential`).
     init(material: [UInt8], salt: [UInt8], naming: String, sealing: String) {
-        self.naming = HMAC<SHA256>(key: CacheSecret.derive(material, salt: salt, info: naming))
-        self.sealing = CacheSecret.derive(material, salt: salt, info: sealing)
+        keys = Keys {
+            (
+                HMAC<SHA256>(key: CacheSecret.derive(material, salt: salt, info: naming)),
+                CacheSecret.derive(material, salt: salt, info: sealing)
+            )
+        }
     }
 
     /// HKDF-SHA256 of `material` with `salt` and `info`: a 32-byte key.
