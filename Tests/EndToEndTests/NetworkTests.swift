@@ -63,16 +63,21 @@ struct NetworkTests {
         #expect(!result.stderr.contains("NetworkError"))
     }
 
-    @Test("Ctrl-C during apimacro.map's calls in flight exits 130, not as a network error")
-    func interruptMap() async throws {
-        let server = try await TestServer.start()
-        let space = try Workspace(files: [
+    /// A workspace whose `slowmap.py` maps four 20-second calls to `/slow`, all in flight together.
+    private static func slowMapSpace() throws -> Workspace {
+        try Workspace(files: [
             "slowmap.py": """
             from functools import partial
             from apimacro import github, map
             map(partial(github.get, params={'ms': 20000}), ['/slow'] * 4, concurrency=4)
             """
         ])
+    }
+
+    @Test("Ctrl-C during apimacro.map's calls in flight exits 130, not as a network error")
+    func interruptMap() async throws {
+        let server = try await TestServer.start()
+        let space = try Self.slowMapSpace()
         defer { space.remove() }
         // Ctrl-C once all four calls have reached the server (they are in flight together).
         let result = try await space.run(
@@ -94,13 +99,7 @@ struct NetworkTests {
     @Test("--timeout interrupts apimacro.map waiting on the network")
     func timeoutDuringMap() async throws {
         let server = try await TestServer.start()
-        let space = try Workspace(files: [
-            "slowmap.py": """
-            from functools import partial
-            from apimacro import github, map
-            map(partial(github.get, params={'ms': 20000}), ['/slow'] * 4, concurrency=4)
-            """
-        ])
+        let space = try Self.slowMapSpace()
         defer { space.remove() }
         let result = try await space.run(
             "run", "--no-cache", "--timeout", "1", "slowmap.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])

@@ -45,26 +45,12 @@ public final class HostileRedis: Sendable {
 
     /// Listens on a free loopback port and serves one connection on its own thread.
     public static func start(_ answer: Answer) throws -> HostileRedis {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw RedisServerError(description: "socket() failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, 4) == 0 else {
+        let (descriptor, port) = try LoopbackSocket.bound()
+        guard listen(descriptor, 4) == 0 else {
             close(descriptor)
-            throw RedisServerError(description: "bind() or listen() failed")
+            throw RedisServerError(description: "listen() failed: errno \(errno)")
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        let server = HostileRedis(port: Int(UInt16(bigEndian: address.sin_port)), listener: descriptor)
+        let server = HostileRedis(port: port, listener: descriptor)
         let thread = Thread { server.serve(answer) }
         thread.start()
         return server
