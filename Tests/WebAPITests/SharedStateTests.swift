@@ -265,33 +265,18 @@ struct SharedStateTests {
 
     @Test("a reply that drips a byte at a time is bounded by the timeout for the whole command, not per read")
     func drippingReply() async throws {
-        let hostile = try HostileRedis.start(.drip(bytes: 2000, milliseconds: 25))
-        let warnings = Warnings()
-        let shared = SharedState(
-            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 5, warn: warnings.add)
         // The drip lasts 50 s; each byte comes long before a per-read timeout of 5 s would fire.
-        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
-        let refused = answer == nil
-        #expect(refused, "read \(answer?.bytes?.count ?? 0) bytes")
-        let outcome = hostile.result()
+        let (outcome, warnings) = try askRefused(.drip(bytes: 2000, milliseconds: 25), timeout: 5)
         #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
-        #expect(warnings.all.count == 1 && warnings.all.first?.contains("no answer in time") == true, "\(warnings.all)")
+        #expect(warnings.count == 1 && warnings.first?.contains("no answer in time") == true, "\(warnings)")
     }
 
     @Test("a reply larger than the bound is refused as it arrives, not read to its end")
     func hugeReply() async throws {
-        let hostile = try HostileRedis.start(.huge(bytes: 200_000_000))
-        let warnings = Warnings()
-        let shared = SharedState(
-            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 60, warn: warnings.add)
-        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
-        let refused = answer == nil
-        #expect(refused, "read \(answer?.bytes?.count ?? 0) bytes")
-        let outcome = hostile.result()
+        let (outcome, warnings) = try askRefused(.huge(bytes: 200_000_000), timeout: 60)
         #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
         #expect((outcome?.sent ?? .max) < 200_000_000)
-        #expect(
-            warnings.all.count == 1 && warnings.all.first?.contains("a reply larger than") == true, "\(warnings.all)")
+        #expect(warnings.count == 1 && warnings.first?.contains("a reply larger than") == true, "\(warnings)")
     }
 
     /// A client of the loopback server whose governor shares `shared` (no cache: every request is sent).
@@ -403,16 +388,23 @@ struct SharedStateTests {
 
     @Test("an array reply that declares two billion elements is refused at once (hiredis would allocate and walk them)")
     func hugeArrayReply() async throws {
-        let hostile = try HostileRedis.start(.raw("*2000000000\r\n:1\r\n"))
+        let (outcome, warnings) = try askRefused(.raw("*2000000000\r\n:1\r\n"), timeout: 60)
+        #expect(outcome?.hungUp == true)
+        #expect(warnings.count == 1 && warnings.first?.contains("more than 4096 elements") == true, "\(warnings)")
+    }
+
+    /// Sends one `GET k` to a fake Redis answering with `answer`, expects no reply to come
+    /// of it, and returns what the fake saw and the warnings printed.
+    func askRefused(
+        _ answer: HostileRedis.Answer, timeout: Double, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (outcome: HostileRedis.Outcome?, warnings: [String]) {
+        let hostile = try HostileRedis.start(answer)
         let warnings = Warnings()
         let shared = SharedState(
-            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 60, warn: warnings.add)
-        let answer = shared.command([Array("GET".utf8), Array("k".utf8)])
-        let refused = answer == nil
-        #expect(refused)
-        #expect(hostile.result()?.hungUp == true)
-        #expect(
-            warnings.all.count == 1 && warnings.all.first?.contains("more than 4096 elements") == true,
-            "\(warnings.all)")
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: timeout, warn: warnings.add)
+        let reply = shared.command([Array("GET".utf8), Array("k".utf8)])
+        let refused = reply == nil
+        #expect(refused, "read \(reply?.bytes?.count ?? 0) bytes", sourceLocation: sourceLocation)
+        return (hostile.result(), warnings.all)
     }
 }
