@@ -65,6 +65,19 @@ final class CurlLibrary: @unchecked Sendable {
         self.share = share
         version = ccurl_version(api).map { "libcurl/" + String(cString: $0) } ?? "libcurl"
     }
+
+    /// Moves `multi`'s transfers on as far as they go without waiting, then hands each one
+    /// libcurl finished to `finished` with its result (the caller takes it off the multi).
+    func performAndCollect(_ multi: UnsafeMutableRawPointer, _ finished: (UnsafeMutableRawPointer, CURLcode) -> Void) {
+        var active: Int32 = 0
+        _ = api.pointee.multi_perform(multi, &active)
+        var queued: Int32 = 0
+        var handle: UnsafeMutableRawPointer?
+        var code = CURLE_OK
+        while let message = api.pointee.multi_info_read(multi, &queued) {
+            if ccurl_message_done(message, &handle, &code) != 0, let handle { finished(handle, code) }
+        }
+    }
 }
 
 /// Loaded once, on first use (a Swift global is initialised lazily and exactly once).

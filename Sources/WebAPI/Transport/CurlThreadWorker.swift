@@ -159,17 +159,9 @@ final class CurlThreadWorker: @unchecked Sendable {
             end(handle, nil)
             ended += 1
         }
-        let api = library.api
-        var active: Int32 = 0
-        _ = api.pointee.multi_perform(multi, &active)
-        var queued: Int32 = 0
-        var handle: UnsafeMutableRawPointer?
-        var code = CURLE_OK
-        while let message = api.pointee.multi_info_read(multi, &queued) {
-            if ccurl_message_done(message, &handle, &code) != 0, let handle {
-                end(handle, code)
-                ended += 1
-            }
+        library.performAndCollect(multi) { handle, code in
+            end(handle, code)
+            ended += 1
         }
         return ended
     }

@@ -102,14 +102,7 @@ final class CurlTransferThread: @unchecked Sendable {
                 end(handle, nil)
             }
             if stopping { break }
-            var running: Int32 = 0
-            _ = api.pointee.multi_perform(multi, &running)
-            var queued: Int32 = 0
-            var handle: UnsafeMutableRawPointer?
-            var code = CURLE_OK
-            while let message = api.pointee.multi_info_read(multi, &queued) {
-                if ccurl_message_done(message, &handle, &code) != 0, let handle { end(handle, code) }
-            }
+            library.performAndCollect(multi) { handle, code in end(handle, code) }
             _ = api.pointee.multi_poll(multi, nil, 0, 1_000, nil)
         }
     }
