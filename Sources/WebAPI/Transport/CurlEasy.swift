@@ -16,6 +16,8 @@ final class CurlEasy: @unchecked Sendable {
     // What the callbacks collect for the transfer now running.
     private var headers: [(String, String)] = []
     private var body: [UInt8] = []
+    /// The final head's Content-Length (0 when none): reserved once body bytes arrive.
+    private var declaredLength = 0
     private var limit = 0
     private var tooLarge = false
     private var bomb = false
@@ -66,6 +68,7 @@ final class CurlEasy: @unchecked Sendable {
         let api = library.api
         headers.removeAll(keepingCapacity: true)
         body = []
+        declaredLength = 0
         self.limit = limit
         tooLarge = false
         bomb = false
@@ -324,6 +327,11 @@ final class CurlEasy: @unchecked Sendable {
             bomb = true
             return 0
         }
+        if body.isEmpty, declaredLength > count {
+            // One allocation for the body, not a doubling series; a declared length is the
+            // server's word, so at most 8 MiB is set aside on it.
+            body.reserveCapacity(min(declaredLength, limit, 8 << 20))
+        }
         data.withMemoryRebound(to: UInt8.self, capacity: count) {
             body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
         }
@@ -359,6 +367,7 @@ final class CurlEasy: @unchecked Sendable {
     fileprivate func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
         if line.starts(with: "HTTP/".utf8) {
             headers.removeAll(keepingCapacity: true)  // a new head: 1xx first, then the final one
+            declaredLength = 0
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }  // the blank line
@@ -370,9 +379,10 @@ final class CurlEasy: @unchecked Sendable {
         let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
         let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
         if colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
-            // One allocation for the body, not a doubling series; a declared length is the
-            // server's word, so at most 8 MiB is set aside on it.
-            body.reserveCapacity(min(length, limit, 8 << 20))
+            // Noted, not reserved: a HEAD, 204 or 304 declares a length and sends no body, and
+            // a reservation made here would be kept by the response (8 MiB per answer, on a
+            // hostile server's word). The first body bytes reserve it (`received`).
+            declaredLength = length
         }
         headers.append((name, value))
     }
