@@ -32,20 +32,29 @@ public struct CacheSecret: Sendable {
     private var naming: HMAC<SHA256> { keys.derived.naming }
     private var sealing: SymmetricKey { keys.derived.sealing }
 
-    /// Derives the two keys once, on first use, and keeps them.
+    /// Derives the two keys once, on first use, and keeps them (and no longer what they
+    /// were derived from: the closure holding the key file's bytes or a credential's material
+    /// is dropped once it has run).
     private final class Keys: Sendable {
         typealias Pair = (naming: HMAC<SHA256>, sealing: SymmetricKey)
-        private let derive: @Sendable () -> Pair
-        private let state = Mutex<Pair?>(nil)
+        private enum State {
+            case pending(@Sendable () -> Pair)
+            case derived(Pair)
+        }
+        private let state: Mutex<State>
 
-        init(_ derive: @escaping @Sendable () -> Pair) { self.derive = derive }
+        init(_ derive: @escaping @Sendable () -> Pair) { state = Mutex(.pending(derive)) }
 
         var derived: Pair {
             state.withLock { state in
-                if let state { return state }
-                let pair = derive()
-                state = pair
-                return pair
+                switch state {
+                case .derived(let pair):
+                    return pair
+                case .pending(let derive):
+                    let pair = derive()
+                    state = .derived(pair)
+                    return pair
+                }
             }
         }
     }

@@ -85,7 +85,10 @@ public struct CacheStage: Stage {
             stored = HTTPCache.Entry(
                 key: key, variant: CacheStage.variant(found.varyNames, wire.headers, secret: secret),
                 target: CacheStage.target(exchange.url, secret: secret), status: found.status, headers: found.headers,
-                body: found.body, varyNames: found.varyNames, storedAt: found.storedAt, initialAge: found.initialAge)
+                // Another machine's clock (or a writer of Redis) does not make an entry younger
+                // than now: a storage time in the future would keep it fresh past its max-age.
+                body: found.body, varyNames: found.varyNames, storedAt: min(found.storedAt, now()),
+                initialAge: found.initialAge)
             fromShared = true
         }
         var request = exchange
