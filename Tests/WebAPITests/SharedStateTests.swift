@@ -62,7 +62,7 @@ struct SharedStateTests {
         let warnings = Warnings()
         let wrong = SharedState(
             address: SharedStateAddress(host: "127.0.0.1", port: redis.port, password: Secret("not-the-right-one-2")),
-            warn: warnings.add)
+            timeout: 30, warn: warnings.add)
         do {
             try wrong.connect()
             Issue.record("a wrong password connected")
@@ -73,7 +73,8 @@ struct SharedStateTests {
                 !error.message.contains("not-the-right-one-2") && error.message.contains("REDACTED"), "\(error.message)"
             )
         }
-        let right = SharedState(address: try SharedStateAddress(parsing: redis.url, source: "X"), warn: warnings.add)
+        let right = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: warnings.add)
         try right.connect()
         #expect(right.command([Array("PING".utf8)]) == .status("PONG"))
         #expect(warnings.all.isEmpty)
@@ -86,13 +87,30 @@ struct SharedStateTests {
         let address = { (database: Int) in
             SharedStateAddress(host: "127.0.0.1", port: redis.port, database: database, password: Secret("db-pw-1234"))
         }
-        let three = SharedState(address: address(3), warn: { _ in })
-        let zero = SharedState(address: address(0), warn: { _ in })
+        let three = SharedState(address: address(3), timeout: 30, warn: { _ in })
+        let zero = SharedState(address: address(0), timeout: 30, warn: { _ in })
         #expect(three.command([Array("SET".utf8), Array("where".utf8), Array("three".utf8)]) == .status("OK"))
         #expect(three.command([Array("GET".utf8), Array("where".utf8)]) == .string(Array("three".utf8)))
         #expect(zero.command([Array("GET".utf8), Array("where".utf8)]) == .null)
-        let missing = SharedState(address: address(99_999), warn: { _ in })
+        let missing = SharedState(address: address(99_999), timeout: 30, warn: { _ in })
         #expect(throws: APIError.self) { try missing.connect() }
+    }
+
+    @Test("a server echoing the password in SELECT's error: the usage error shows it redacted")
+    func selectErrorRedacted() async throws {
+        // The fake accepts the handshake (AUTH), then SELECT's error carries the password back.
+        let hostile = try HostileRedis.start(.raw("-ERR no database for hunter22-secret-pw\r\n"))
+        let shared = SharedState(
+            address: SharedStateAddress(
+                host: "127.0.0.1", port: hostile.port, database: 7, password: Secret("hunter22-secret-pw")),
+            timeout: 30, warn: { _ in })
+        do {
+            try shared.connect()
+            Issue.record("a refused SELECT connected")
+        } catch let error as APIError {
+            #expect(error.message.contains("cannot use database 7"), "\(error.message)")
+            #expect(!error.message.contains("hunter22-secret-pw"), "\(error.message)")
+        }
     }
 
     @Test("Redis lost mid-run: nil and one warning, however many calls; Redis back: used again")
@@ -101,8 +119,8 @@ struct SharedStateTests {
         defer { redis.stop() }
         let warnings = Warnings()
         let shared = SharedState(
-            address: try SharedStateAddress(parsing: redis.url, source: "APIMACRO_SHARED_STATE"), retryInterval: 0.05,
-            warn: warnings.add)
+            address: try SharedStateAddress(parsing: redis.url, source: "APIMACRO_SHARED_STATE"), timeout: 30,
+            retryInterval: 0.05, warn: warnings.add)
         try shared.connect()
         let set = [Array("SET".utf8), Array("k".utf8), Array("v".utf8)]
         #expect(shared.command(set) == .status("OK"))
@@ -136,7 +154,8 @@ struct SharedStateTests {
     func sealedEntries() async throws {
         let redis = try await RedisServer.start()
         defer { redis.stop() }
-        let shared = SharedState(address: try SharedStateAddress(parsing: redis.url, source: "X"), warn: { _ in })
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
         let tier = SharedCache(shared: shared)
         let text = "v2\nGET\nhttps://api.example.com/user\nauthorization: Bearer tok-one-123"
         let mine = tier.slot(keyText: text, material: "authorization: Bearer tok-one-123")

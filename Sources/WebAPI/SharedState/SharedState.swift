@@ -73,7 +73,7 @@ public final class SharedState: Sendable {
         } catch .rejected(let reason) {
             throw APIError(
                 .invalidRequest,
-                "\(source): \(address) cannot be used: \(reason); check the address, user and password "
+                "\(source): \(address) cannot be used: \(shown(reason)); check the address, user and password "
                     + "(redis://[user:password@]host:port/db), or unset \(source) to run without shared state")
         } catch {
             lost(error)
@@ -207,11 +207,23 @@ public final class SharedState: Sendable {
             return !state.warnedReply
         }
         guard first else { return }
-        let shown =
-            address.password.map { reason.replacingOccurrences(of: $0.revealed, with: "REDACTED") } ?? reason
         warn(
-            "apimacro: warning: the shared state \(address) (\(source)) refused a command (\(shown)); "
+            "apimacro: warning: the shared state \(address) (\(source)) refused a command (\(shown(reason))); "
                 + "that request goes on with this process's own state, and Redis stays in use")
+    }
+
+    /// Text that came from the Redis server (an error reply, a rejection), as it may be shown:
+    /// the password redacted in every form the project's `Redactor` knows (a hostile server can
+    /// echo it in any reply, `SELECT`'s included), control characters replaced, at most 200
+    /// characters (a reply may be megabytes).
+    private func shown(_ text: String) -> String {
+        let redacted = address.password.map { Redactor(secrets: [$0.revealed]).redact(text) } ?? text
+        let printable = String(
+            String.UnicodeScalarView(
+                redacted.unicodeScalars.prefix(200).map { scalar in
+                    scalar.properties.generalCategory == .control ? "?" : scalar
+                }))
+        return redacted.unicodeScalars.count > 200 ? printable + "…" : printable
     }
 
     /// Forgets every pooled connection, waits `retryInterval` before the next try and warns once.
@@ -224,9 +236,7 @@ public final class SharedState: Sendable {
             return !state.warned
         }
         guard first else { return }
-        let reason =
-            address.password.map { failure.description.replacingOccurrences(of: $0.revealed, with: "REDACTED") }
-            ?? failure.description
+        let reason = shown(failure.description)
         warn(
             "apimacro: warning: the shared state \(address) (\(source)) is not usable (\(reason)); "
                 + "this process goes on with its own rate-limit state and cache, and uses Redis again when it answers")
