@@ -1,24 +1,22 @@
 /// Turns a non-2xx final response into the one error type, with the API's
-/// own message, unless the request asked to see every status.
+/// own message, unless the request asked to see every status (`Exchange.validatesStatus`).
 public struct StatusStage: Stage {
     public let api: String?
     public let message: @Sendable (Response) -> String?
-    public let validates: Bool
     public let kind: @Sendable (Response) -> APIError.Kind?
 
     public init(
-        api: String?, validates: Bool = true, message: @escaping @Sendable (Response) -> String?,
+        api: String?, message: @escaping @Sendable (Response) -> String?,
         kind: @escaping @Sendable (Response) -> APIError.Kind? = { _ in nil }
     ) {
         self.api = api
-        self.validates = validates
         self.message = message
         self.kind = kind
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
-        guard validates, exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
+        guard exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
         let error = APIError.status(response, api: api, method: exchange.method, message: message(response))
         guard let kind = kind(response), kind != error.kind else { throw error }
         throw APIError(kind, error.message, status: error.status, url: error.url, api: api, body: error.body)
