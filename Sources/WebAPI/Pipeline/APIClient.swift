@@ -17,6 +17,8 @@ public final class APIClient: Sendable {
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
     /// need none, so a client that requires one lets its calls through.
     public let needsCredentials: Bool
+    /// Whether the configuration's base URL is an http(s) URL (`SchemeRule`), decided once.
+    private let baseURLIsHTTP: Bool
 
     /// Builds the pipeline: status → rate limit → [rate-limit memory, unless the configuration
     /// says nobody reads it] → redirects → [recording →
@@ -33,6 +35,7 @@ public final class APIClient: Sendable {
         lastRateLimit = rateLimits
         defaultHeaders = Headers(configuration.defaultHeaders)
         needsCredentials = !transport.answersFromRecording
+        baseURLIsHTTP = SchemeRule.violation(configuration.baseURL, from: nil) == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
         // One pipeline; what varies per request (whether an error status raises) travels on the
@@ -121,36 +124,36 @@ public final class APIClient: Sendable {
         for (name, value) in request.headers { headers.set(name, value) }
         let (body, contentType) = request.body.encoded(boundary: "apimacro-" + UUID().uuidString)
         if let contentType, headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
+        var exchange = Exchange(
+            method: request.method, url: url, headers: headers, body: body,
+            timeout: request.timeout ?? configuration.timeout)
+        exchange.validatesStatus = request.validatesStatus
         if let auth = request.basicAuth {
-            guard let origin = Origin(url: url), origin.isSecureForCredentials else {
+            guard let origin = exchange.origin, origin.isSecureForCredentials else {
                 throw APIError(
                     .auth,
-                    "refusing to send credentials over plain http to \(Origin(url: url)?.host ?? url): use https",
+                    "refusing to send credentials over plain http to \(exchange.origin?.host ?? url): use https",
                     url: redactor.redactURL(url), api: configuration.name)
             }
             // The password and its base64 may come back in a body (an echo): this client's
             // redactor (-v, errors, HAR) knows them from now on.
             credentialSlot.remember(BasicAuthorization.wireForms(user: auth.user, password: auth.password.revealed))
-            headers.set("Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
+            exchange.headers.set(
+                "Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
-        var exchange = Exchange(
-            method: request.method, url: url, headers: headers, body: body,
-            timeout: request.timeout ?? configuration.timeout)
-        exchange.validatesStatus = request.validatesStatus
         return exchange
     }
 
     /// `target` if it is an absolute http(s) URL, else the base URL joined with it.
     func absoluteURL(_ target: String) throws -> String {
-        let lower = target.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        if Self.startsWithHTTP(target) {
             guard Origin(url: target) != nil else {
                 throw APIError(
                     .invalidRequest, "not a valid URL: \(redactor.redactURL(target))", api: configuration.name)
             }
             return target
         }
-        if target.contains("://") {
+        if Self.containsSchemeSeparator(target) {
             throw APIError(
                 .invalidRequest, "only http and https URLs are supported, not \(redactor.redactURL(target))",
                 api: configuration.name)
@@ -158,13 +161,39 @@ public final class APIClient: Sendable {
         guard !configuration.baseURL.isEmpty else {
             throw APIError(.invalidRequest, "\(target) is not an absolute http(s) URL", api: configuration.name)
         }
-        // The base URL comes from a manifest or an `APIMACRO_*_URL` variable: http(s) only.
-        guard SchemeRule.violation(configuration.baseURL, from: nil) == nil else {
+        // The base URL comes from a manifest or an `APIMACRO_*_URL` variable: http(s) only
+        // (checked once, when the client is made).
+        guard baseURLIsHTTP else {
             throw APIError(
                 .invalidRequest,
                 "the base URL of \(configuration.name), \(redactor.redactURL(configuration.baseURL)), is not an http(s) URL: "
                     + "set it to one such as https://api.example.com", api: configuration.name)
         }
-        return configuration.baseURL + (target.hasPrefix("/") ? target : "/" + target)
+        return configuration.baseURL + (target.utf8.first == UInt8(ascii: "/") ? target : "/" + target)
+    }
+
+    /// Whether `target` starts with `http://` or `https://`, in any case.
+    static func startsWithHTTP(_ target: String) -> Bool {
+        var bytes = target.utf8.prefix(8).makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected else { return false }
+        }
+        var byte = bytes.next()
+        if let letter = byte, letter | 0x20 == UInt8(ascii: "s") { byte = bytes.next() }
+        return byte == UInt8(ascii: ":") && bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "/")
+    }
+
+    /// Whether `target` holds `://` anywhere.
+    static func containsSchemeSeparator(_ target: String) -> Bool {
+        var colon = 0
+        for byte in target.utf8 {
+            switch (byte, colon) {
+            case (UInt8(ascii: ":"), _): colon = 1
+            case (UInt8(ascii: "/"), 1): colon = 2
+            case (UInt8(ascii: "/"), 2): return true
+            default: colon = 0
+            }
+        }
+        return false
     }
 }

@@ -21,8 +21,11 @@ public struct CredentialStage: Stage {
     }
 
     /// Whether the credential may be attached to a request for `url`.
-    public func allows(_ url: String) -> Bool {
-        guard let home, let target = Origin(url: url) else { return false }
+    public func allows(_ url: String) -> Bool { allows(Origin(url: url)) }
+
+    /// Whether the credential may be attached to a request for `target` (an exchange's origin).
+    func allows(_ target: Origin?) -> Bool {
+        guard let home, let target else { return false }
         return target == home && target.isSecureForCredentials
     }
 
@@ -32,7 +35,7 @@ public struct CredentialStage: Stage {
 
     /// The exchange with the credential attached when its URL's origin gets one; unchanged otherwise.
     public func wire(_ exchange: Exchange) -> Exchange {
-        guard let credential = slot.value, allows(exchange.url) else { return exchange }
+        guard let credential = slot.value, allows(exchange.origin) else { return exchange }
         var exchange = exchange
         switch credential {
         case .bearer(let token):

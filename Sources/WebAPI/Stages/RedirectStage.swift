@@ -26,7 +26,7 @@ public struct RedirectStage: Stage {
             // would reach a local socket (the POST body included), `file://` a file.
             try SchemeRule.check(
                 target, from: current.url, what: "redirect", method: current.method, redactor: Redactor(secrets: []))
-            if Origin(url: target) != Origin(url: current.url) {
+            if Origin(url: target) != current.origin {
                 current.headers.remove("Authorization")
                 current.headers.remove("Cookie")
             }
