@@ -60,9 +60,6 @@ private struct Parser {
         memo = nil
     }
 
-    /// Keys by their bytes in this document (borrowed: `memo` holds them).
-    var keys = KeyTable()
-
     /// The whole document, or nil (containers still open are released).
     mutating func document() -> PyPointer? {
         guard let value = value() else {
@@ -161,7 +158,7 @@ private struct Parser {
     mutating func readKey() -> Bool {
         guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
         let first = cursor + 1
-        let lookup = keys.find(from: first, end: end)
+        let lookup = KeyTable.known.find(from: first, end: end)
         if case .found(let known, let after) = lookup {
             cursor = after
             Py_IncRef(known)
@@ -179,7 +176,7 @@ private struct Parser {
                 key = shared
             }
             if case .new(let hash, let count) = lookup {
-                keys.insert(from: first, hash: hash, count: count, object: key)
+                KeyTable.known.insert(from: first, hash: hash, count: count, object: key)
             }
             stack[stack.count - 1].key = key
         }
@@ -400,20 +397,38 @@ private struct Parser {
     }
 }
 
-/// Object keys by their raw bytes: an open-addressing table of the distinct
-/// keys met so far (plain ones only: a key with escapes is never entered),
-/// pointing into the document itself.
+/// Object keys by their raw bytes, kept for the life of the process: an
+/// open-addressing table of the distinct plain keys met so far (a key with an
+/// escape is never entered), each with a copy of its bytes and a reference to
+/// its `str`.
 ///
-/// References are borrowed from the memo.
+/// API answers repeat the same keys call after call (`login`, `id`, `url`…):
+/// a key seen before, in this document or an earlier one, is found by its
+/// bytes, with no decoding and no new `str` (a one-user call spent a seventh
+/// of its instructions making its ~30 keys). Bounded: at most `capacity / 2`
+/// keys of at most `longestKey` bytes (a longer key goes through the
+/// document's memo only, as before); a full table is emptied and fills again
+/// with the keys met from then on, so a server sending endless new keys costs
+/// memory no more than once.
+///
+/// Touched only with the GIL held, and nothing inside `find` or `insert` runs
+/// Python code (which could re-enter a parse), hence `nonisolated(unsafe)`.
 private struct KeyTable {
-    /// Empty until the first key is entered: a document with no objects allocates nothing.
+    nonisolated(unsafe) static var known = KeyTable()
+
+    /// Empty until the first key is entered: a process that parses no object allocates nothing.
     private var slots: [(start: UnsafePointer<UInt8>?, count: Int, hash: UInt32, object: PyPointer?)] = []
+    /// The entered keys' bytes, back to back.
+    private var bytes: UnsafeMutablePointer<UInt8>?
+    private var bytesUsed = 0
     private var used = 0
-    static let capacity = 256
+    static let capacity = 2048
+    static let longestKey = 64
 
     /// What `find` learnt about a key's bytes.
     enum Lookup {
-        /// Seen before: the key, and where the input continues after its closing quote.
+        /// Seen before: the key (borrowed from the table), and where the input continues
+        /// after its closing quote.
         case found(PyPointer, after: UnsafePointer<UInt8>)
         /// A plain key not seen yet: its hash and length, for `insert` once it is decoded.
         case new(hash: UInt32, count: Int)
@@ -448,14 +463,34 @@ private struct KeyTable {
         return .new(hash: hash, count: count)
     }
 
-    /// Enters a plain key (its bytes at `first`, as `find` measured them) until the table is half full.
+    /// Enters a plain key (its bytes at `first`, as `find` measured them; `object` borrowed,
+    /// the table takes its own reference) while the table is under half full and the key short.
     mutating func insert(from first: UnsafePointer<UInt8>, hash: UInt32, count: Int, object: PyPointer) {
-        if slots.isEmpty { slots = Array(repeating: (nil, 0, 0, nil), count: Self.capacity) }
-        guard used < slots.count / 2 else { return }
+        guard count <= Self.longestKey else { return }
+        if used == Self.capacity / 2 { clear() }
+        if slots.isEmpty {
+            slots = Array(repeating: (nil, 0, 0, nil), count: Self.capacity)
+            bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.capacity / 2 * Self.longestKey)
+        }
+        guard let bytes else { return }
+        let copy = bytes + bytesUsed
+        copy.update(from: first, count: count)
+        bytesUsed += count
+        Py_IncRef(object)
         let mask = slots.count - 1
         var index = Int(hash) & mask
         while slots[index].start != nil { index = (index + 1) & mask }
-        slots[index] = (first, count, hash, object)
+        slots[index] = (UnsafePointer(copy), count, hash, object)
         used += 1
+    }
+
+    /// Forgets every key (a full table starts again with the keys met from now on).
+    private mutating func clear() {
+        for index in slots.indices {
+            if let object = slots[index].object { Py_DecRef(object) }
+            slots[index] = (nil, 0, 0, nil)
+        }
+        bytesUsed = 0
+        used = 0
     }
 }

@@ -120,6 +120,40 @@ struct JSONToPythonTests {
         #expect(same)
     }
 
+    @Test("a key met in an earlier document is the same str object: keys are known across calls")
+    func keysKnownAcrossDocuments() async throws {
+        let same = try await python {
+            try fetching { () -> Bool in
+                let first = Array("{\"apimacro_known_key\": 1}".utf8)
+                let second = Array("[{\"apimacro_known_key\": 2}]".utf8)
+                guard let one = first.withUnsafeBufferPointer({ JSONToPython.parse($0) }),
+                    let two = second.withUnsafeBufferPointer({ JSONToPython.parse($0) })
+                else { return false }
+                let globals = try Interpreter.newGlobals()
+                try globals.setItem("a", one)
+                try globals.setItem("b", two)
+                return try Interpreter.eval("list(a)[0] is list(b[0])[0]", globals: globals).str() == "True"
+            }
+        }
+        #expect(same)
+    }
+
+    @Test("past the known-key table's bounds (thousands of new keys, long keys) answers still equal json.loads")
+    func keyTableBounds() async throws {
+        let many = (0..<5000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        let long = (0..<20).map { "\"\(String(repeating: "x", count: 100 + $0))\": \($0)" }.joined(separator: ", ")
+        let documents = [
+            "[{\(many)}, {\(many)}]", "{\(long), \"after\": [{\(long)}]}", "{\"k4999\": 1, \"brand_new_key\": 2}",
+        ].map { Array($0.utf8) }
+        let results = try await python {
+            try fetching { try documents.map { (try Self.fastDump($0), try Self.referenceDump($0)) } }
+        }
+        for (fast, reference) in results {
+            #expect(fast != nil)
+            #expect(fast == reference)
+        }
+    }
+
     @Test("every recorded API response in ../shared/fixtures takes the fast path and equals json.loads")
     func recordedResponses() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
