@@ -145,6 +145,9 @@ struct OAuthFlowTests {
 }
 
 extension OAuthFlowTests {
+    /// The listeners wait up to 600 s: they answer as soon as the redirect arrives (an event), and
+    /// a full run on a busy 2-core machine once kept a waiting listener's task from running for
+    /// over 20 s, so the listener gave up before the test's requests reached it.
     @Suite("the loopback listener for --listen")
     struct Listener {
         let flow = OAuthImplicitFlow(
@@ -155,7 +158,7 @@ extension OAuthFlowTests {
         func fullFlow() async throws {
             let listener = try LoopbackListener(port: 0)
             #expect(listener.port > 0)
-            async let redirect = listener.waitForRedirect(timeout: 20, callbackPath: "/callback")
+            async let redirect = listener.waitForRedirect(timeout: 600, callbackPath: "/callback")
             let transport = CurlTransport(userAgent: "apimacro/test")
             let client = APIClient(
                 configuration: ClientConfiguration(name: "login", baseURL: "http://127.0.0.1:\(listener.port)"),
@@ -185,7 +188,7 @@ extension OAuthFlowTests {
         @Test("requests split over several TCP segments are read whole; query and fragment are both kept")
         func segmented() async throws {
             let listener = try LoopbackListener(port: 0)
-            async let redirect = listener.waitForRedirect(timeout: 20, callbackPath: "/cb")
+            async let redirect = listener.waitForRedirect(timeout: 600, callbackPath: "/cb")
             let body = "fragment=access_token%3Dseg-token%26state%3DS&query=from%3Dx"
             let reply = try await RawHTTP.exchange(
                 port: listener.port,
@@ -200,7 +203,7 @@ extension OAuthFlowTests {
         @Test("other paths get 404, oversized requests 413, foreign origins 403; the listener keeps waiting")
         func rejections() async throws {
             let listener = try LoopbackListener(port: 0)
-            async let redirect = listener.waitForRedirect(timeout: 20, callbackPath: "/callback")
+            async let redirect = listener.waitForRedirect(timeout: 600, callbackPath: "/callback")
             let port = listener.port
             #expect(
                 try await RawHTTP.exchange(port: port, "GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
@@ -234,7 +237,7 @@ extension OAuthFlowTests {
             let listener = try LoopbackListener(port: 0)
             let busy = try #require(throws: APIError.self) { try LoopbackListener(port: listener.port) }
             #expect(busy.message.contains("127.0.0.1:\(listener.port)") && busy.message.contains("--listen"))
-            let waiting = Task { try await listener.waitForRedirect(timeout: 20, callbackPath: "/callback") }
+            let waiting = Task { try await listener.waitForRedirect(timeout: 600, callbackPath: "/callback") }
             try await Task.sleep(for: .milliseconds(100))
             listener.close()
             await #expect(throws: APIError.self) { try await waiting.value }
