@@ -168,6 +168,60 @@ struct CurlReuseTests {
         try await loop.close()
     }
 
+    @Test("a POST after the server closed the kept-alive connection (a short keep-alive timeout) goes on a new one")
+    func postAfterServerClosedIdleConnection() async throws {
+        // The server answers the GET keep-alive, then closes: a 1 s keep-alive timeout ending
+        // while the connection sits idle, within the POST's 2 s reuse age. libcurl sees the close
+        // when it picks the connection and dials a new one; nothing is sent on the dead one.
+        try await withLoopback { loop in
+            loop.server.inject([.closeAfterAnswer], path: "/users/octocat")
+            let get = Exchange(
+                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+            #expect(try await loop.transport.send(get).status == 200)
+            // The event, not a delay: the server's close has happened before the POST leaves.
+            let limit = ContinuousClock.now + .seconds(60)
+            while loop.server.closedConnections < 1, ContinuousClock.now < limit {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try #require(loop.server.closedConnections == 1, "the server closed the connection")
+            let post = Exchange(
+                method: "POST", url: loop.server.baseURL + "/echo",
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+            let response = try await loop.transport.send(post)
+            #expect(response.status == 200)
+            #expect(loop.server.requests.map(\.method) == ["GET", "POST"], "the POST was sent once")
+            #expect(loop.server.connections == 2, "connections: \(loop.server.connections)")
+        }
+    }
+
+    @Test("a POST whose reused connection the server closes as it arrives is sent once: a NetworkError, never resent")
+    func postOnConnectionClosingAsItArrives() async throws {
+        // The race a short keep-alive timeout leaves: the server closes the idle connection just
+        // as the POST goes out on it (here: it reads the POST, then resets). libcurl would send it
+        // again on a new connection; the server may have acted on it, so the transport refuses.
+        let server = try await TestServer.start()
+        let transport = CurlTransport(userAgent: "apimacro/test", nonIdempotentConnectionAge: 3600)
+        let loop = Loopback(server: server, transport: transport)
+        do {
+            let get = Exchange(
+                method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+            #expect(try await transport.send(get).status == 200)
+            server.inject([.reset], path: "/echo")
+            let post = Exchange(
+                method: "POST", url: server.baseURL + "/echo",
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+            let error = await apiError { _ = try await transport.send(post) }
+            #expect(error?.kind == .network, "\(String(describing: error))")
+            #expect(error?.message.contains("was not sent again") == true, "\(String(describing: error))")
+            #expect(server.requests.map(\.method) == ["GET", "POST"], "the POST was sent once")
+            #expect(try await transport.send(get).status == 200, "the transport goes on")
+        } catch {
+            try await loop.close()
+            throw error
+        }
+        try await loop.close()
+    }
+
     @Test("one handle sends POST, HEAD, GET, DELETE and PUT in turn: each its own method, only the bodies given")
     func methodsInTurnOnOneHandle() async throws {
         let server = try await TestServer.start()

@@ -268,8 +268,15 @@ final class CurlEasy: @unchecked Sendable {
         }
         if code == CURLE_OPERATION_TIMEDOUT { return CurlTransport.timeout(exchange) }
         if sends > 1 {
+            // A kept-alive connection closed as the request went out on it (a server's keep-alive
+            // timeout ending then): RetryStage sends an idempotent request again; any other is
+            // not, since the server may have read it and acted.
+            let resend =
+                exchange.isIdempotent
+                ? "" : "; it was not sent again, as the server may have acted on it: check before sending it again"
             return APIError(
-                .network, "\(exchange.method) \(exchange.url): no response (the connection closed before an answer)",
+                .network,
+                "\(exchange.method) \(exchange.url): no response (the connection closed before an answer)\(resend)",
                 url: exchange.url)
         }
         if code == CURLE_ABORTED_BY_CALLBACK { return CurlTransport.cancelled(exchange) }
