@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// The call's task (`Task(executorPreference:)`) and every nonisolated async function it
 /// awaits, the pipeline's stages included, run on that thread: no hop to another thread
-/// and back. A transport that sees `current` may run its transfer inline, asking
-/// `shouldStop()` as it waits on its sockets.
+/// and back. A transport that sees `current` installs its `waiter` and runs its transfers
+/// on this thread, which waits on their sockets between jobs.
 public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// The jobs to run, what the thread waits on, and whether the call is over.
     private struct Queue {
@@ -77,10 +77,12 @@ public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
     ///
     /// Call on the waiting thread, from a job of this executor.
     public func waiter<W: CallerThreadWaiter>(make: () -> W) -> W? {
-        if let installed = queue.withLock({ $0.waiter }) { return installed as? W }
-        let made = make()
-        queue.withLock { $0.waiter = made }
-        return made
+        queue.withLock { queue in
+            if let installed = queue.waiter { return installed as? W }
+            let made = make()
+            queue.waiter = made
+            return made
+        }
     }
 
     /// Runs the queued jobs, and those they queue, until none is left.
@@ -123,7 +125,7 @@ public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// `PyErr_CheckSignals` (which runs Python's handlers). Off Python's main thread, where
     /// no handler runs, it never takes the GIL. Call it on the waiting thread only, from a
     /// job of this executor.
-    public func shouldStop() -> Bool {
+    func shouldStop() -> Bool {
         if raised { return true }
         guard checksSignals else { return false }
         let generation = Interrupts.generation

@@ -63,13 +63,14 @@ struct NetworkTests {
         #expect(!result.stderr.contains("NetworkError"))
     }
 
-    /// A workspace whose `slowmap.py` maps four 20-second calls to `/slow`, all in flight together.
-    private static func slowMapSpace() throws -> Workspace {
+    /// A workspace whose `slowmap.py` maps four calls to `/slow`, each answered after
+    /// `milliseconds`, all in flight together.
+    private static func slowMapSpace(milliseconds: Int = 20000) throws -> Workspace {
         try Workspace(files: [
             "slowmap.py": """
             from functools import partial
             from apimacro import github, map
-            map(partial(github.get, params={'ms': 20000}), ['/slow'] * 4, concurrency=4)
+            map(partial(github.get, params={'ms': \(milliseconds)}), ['/slow'] * 4, concurrency=4)
             """
         ])
     }
@@ -96,32 +97,55 @@ struct NetworkTests {
         #expect(!result.stderr.contains("NetworkError"))
     }
 
-    @Test("--timeout interrupts apimacro.map waiting on the network")
-    func timeoutDuringMap() async throws {
-        let server = try await TestServer.start()
-        let space = try Self.slowMapSpace()
-        defer { space.remove() }
-        let result = try await space.run(
-            "run", "--no-cache", "--timeout", "1", "slowmap.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
-        try await server.shutdown()
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("ran longer than its --timeout of 1 s"), "\(result.stderr)")
-        #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
+    /// Runs `macro` with a `--timeout` far off, waits until the server has seen `requests` calls
+    /// to `/slow` (all in flight), then fires the deadline's interrupt (the SIGALRM its timer
+    /// sends) and waits for the process to end on it.
+    ///
+    /// Events, not delays: the run cannot reach the timer (600 s) nor its hard stop, and a wait
+    /// the interrupt did not end would go on for the slow answers' 10 minutes (the requests'
+    /// own timeout is 600 s too): the process must end within 60 s of the interrupt, a margin
+    /// load cannot eat.
+    private static func interruptByDeadline(
+        _ space: Workspace, _ macro: String, requests: Int, server: TestServer
+    ) async throws -> RunResult {
+        try await space.run(
+            "run", "--no-cache", "--timeout", "600", macro,
+            environment: ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_REQUEST_TIMEOUT": "600"]
+        ) { [server] process in
+            try await waitUntil("\(requests) requests in flight") {
+                server.requests.filter { $0.path == "/slow" }.count >= requests
+            }
+            process.send(SIGALRM)
+            try await waitUntil("the macro to end on the interrupt") { !process.isRunning }
+        }
     }
 
-    @Test("--timeout interrupts a macro waiting on the network")
+    @Test("--timeout's interrupt ends apimacro.map's calls in flight")
+    func timeoutDuringMap() async throws {
+        let server = try await TestServer.start()
+        let space = try Self.slowMapSpace(milliseconds: 600_000)
+        defer { space.remove() }
+        let result = try await Self.interruptByDeadline(space, "slowmap.py", requests: 4, server: server)
+        try await server.shutdown()
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("ran longer than its --timeout of 600 s"), "\(result.stderr)")
+        #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
+        #expect(!result.stderr.contains("NetworkError"), "\(result.stderr)")
+    }
+
+    @Test("--timeout's interrupt ends a macro waiting on the network")
     func timeoutDuringRequest() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [
-            "slow.py": "import apimacro\napimacro.get(\(String(reflecting: server.baseURL)) + '/slow?ms=20000')\n"
+            "slow.py": "import apimacro\napimacro.get(\(String(reflecting: server.baseURL)) + '/slow?ms=600000')\n"
         ])
         defer { space.remove() }
-        let result = try await space.run("run", "--timeout", "1", "slow.py")
+        let result = try await Self.interruptByDeadline(space, "slow.py", requests: 1, server: server)
         try await server.shutdown()
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("ran longer than its --timeout of 1 s"))
-        // Interrupted in the wait, not ended by the hard stop after it.
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("ran longer than its --timeout of 600 s"), "\(result.stderr)")
         #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
+        #expect(!result.stderr.contains("NetworkError"), "\(result.stderr)")
     }
 }
 

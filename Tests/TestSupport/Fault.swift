@@ -9,6 +9,9 @@ public enum Fault: Sendable {
     case delay(milliseconds: Int)
     /// Send the head with the real `Content-Length`, then half of the body, then close.
     case truncated
+    /// Answer normally, keep-alive (no `Connection: close`), then close the connection: a
+    /// server whose keep-alive timeout ends just after its answer.
+    case closeAfterAnswer
     /// 429 with `retry-after` (if given), `x-ratelimit-remaining: 0` and
     /// `x-ratelimit-reset` = now + `retryAfter` (or + 60) seconds.
     case rateLimited(retryAfter: Int?)

@@ -25,7 +25,7 @@ enum FaultResponses {
             var response = Response.text(rateLimitBody, contentType: Response.jsonContentType, status: 403)
             response.headers += exhaustedHeaders(resetIn: resetIn)
             return response
-        case .reset, .delay, .truncated:
+        case .reset, .delay, .truncated, .closeAfterAnswer:
             return nil
         }
     }

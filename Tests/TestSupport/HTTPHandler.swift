@@ -25,6 +25,8 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
     private var bodyTooLarge = false
+    /// The answer being written is followed by a close (`Fault.closeAfterAnswer`).
+    private var closeAfterAnswer = false
 
     init(core: ServerCore, listener: String) {
         self.core = core
@@ -48,6 +50,11 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             head = nil
             respond(to: requestHead, context: context)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        core.connectionClosed()
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -97,6 +104,7 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if case .delay(let milliseconds) = fault { response.delayMilliseconds += max(0, milliseconds) }
         var truncate = false
         if case .truncated = fault { truncate = true }
+        if case .closeAfterAnswer = fault { closeAfterAnswer = true }
         let final = core.finalize(response, for: recorded)
         let keepAlive = requestHead.isKeepAlive && !bodyTooLarge
         if let budget {
@@ -180,7 +188,7 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
+        if !keepAlive || closeAfterAnswer {
             done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }

@@ -11,6 +11,8 @@ final class ServerCore: Sendable {
     private let state = Mutex(State())
     /// Connections accepted so far, on both listeners.
     private let accepted = Atomic<Int>(0)
+    /// Connections closed so far (by either side), on both listeners.
+    private let closed = Atomic<Int>(0)
 
     private struct State {
         var requests: [RecordedRequest] = []
@@ -55,6 +57,12 @@ final class ServerCore: Sendable {
     }
 
     var connectionCount: Int { accepted.load(ordering: .relaxed) }
+
+    func connectionClosed() {
+        closed.add(1, ordering: .relaxed)
+    }
+
+    var closedCount: Int { closed.load(ordering: .relaxed) }
 
     // MARK: request log
 

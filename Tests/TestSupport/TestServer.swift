@@ -104,6 +104,10 @@ public final class TestServer: Sendable {
     /// shows as fewer connections than requests.
     public var connections: Int { core.connectionCount }
 
+    /// How many connections have closed so far, by either side (both listeners): wait on it
+    /// to know the server's close reached the client's side before its next request.
+    public var closedConnections: Int { core.closedCount }
+
     /// A snapshot of every request received so far, in arrival order (both listeners).
     public var requests: [RecordedRequest] { core.requests }
 

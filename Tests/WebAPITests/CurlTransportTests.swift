@@ -8,54 +8,48 @@ import WebAPI
     import Glibc
 #endif
 
-/// A caller thread for the transport: says stop once `stopWhen` holds, and records the
-/// threads it was asked on.
-final class TestCaller: TransferCaller, Sendable {
-    let stopWhen: @Sendable () -> Bool
-    let askedOn = Mutex<Set<UInt>>([])
-
-    init(stopWhen: @escaping @Sendable () -> Bool) {
-        self.stopWhen = stopWhen
-    }
-
-    func shouldStop() -> Bool {
-        askedOn.withLock { _ = $0.insert(UInt(pthread_self())) }
-        return stopWhen()
-    }
-}
-
-@Suite("the libcurl transport: inline and transfer-thread calls, cancellation")
+@Suite("the libcurl transport: caller-thread and transfer-thread calls, cancellation")
 struct CurlTransportTests {
-    @Test("a transfer run inline by its caller stops when the caller says so", .timeLimit(.minutes(2)))
-    func inlineTransferStops() async throws {
+    @Test("a transfer on its caller's thread stops when the call's task is cancelled", .timeLimit(.minutes(2)))
+    func callerTransferStops() async throws {
         let server = try await TestServer.start()
-        let seen: @Sendable () -> Bool = { server.requests.contains { $0.path == "/slow" } }
-        let caller = TestCaller(stopWhen: seen)
-        let transport = CurlTransport(userAgent: "apimacro/test", caller: { caller })
+        let caller = TestCallerThread()
+        let transport = CurlTransport(userAgent: "apimacro/test", caller: caller.hook)
         let exchange = Exchange(
             method: "GET", url: server.baseURL + "/slow?ms=600000", headers: Headers(), body: [], timeout: 600)
-        // The server answers after 10 minutes; the call must end when the caller asks.
-        let error = await apiError { _ = try await transport.send(exchange) }
+        // The server answers after 10 minutes; the call must end when its task is cancelled.
+        let call = caller.run { await apiError { _ = try await transport.send(exchange) } }
+        while !server.requests.contains(where: { $0.path == "/slow" }) { try await Task.sleep(for: .milliseconds(10)) }
+        call.cancel()
+        let error = try await call.value
         #expect(error?.kind == .cancelled, "\(String(describing: error))")
-        #expect(caller.askedOn.withLock { $0.count } == 1, "every check ran on the one thread doing the transfer")
+        #expect(caller.hostedDriver, "the transfer ran on the caller's thread, not the transfer thread")
         try await transport.shutdown()
         try await server.shutdown()
     }
 
-    @Test("an inline transfer returns the response, its headers and body")
-    func inlineTransferAnswers() async throws {
+    @Test("transfers on the caller's thread return the response, its headers and body")
+    func callerTransferAnswers() async throws {
         let server = try await TestServer.start()
-        let caller = TestCaller(stopWhen: { false })
-        let transport = CurlTransport(userAgent: "apimacro/test", caller: { caller })
+        let caller = TestCallerThread()
+        let transport = CurlTransport(userAgent: "apimacro/test", caller: caller.hook)
         let exchange = Exchange(
             method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
-        for _ in 0..<3 {
-            let response = try await transport.send(exchange)
+        let responses = try await caller.run {
+            var responses: [WebAPI.Response] = []
+            for _ in 0..<3 { responses.append(try await transport.send(exchange)) }
+            return responses
+        }.value
+        for response in responses {
             #expect(response.status == 200)
             #expect(response.headers["content-type"]?.contains("json") == true)
             #expect(response.body.first == UInt8(ascii: "{"))
         }
         #expect(server.requests.filter { $0.path == "/users/octocat" }.count == 3)
+        #expect(caller.hostedDriver, "the transfers ran on the caller's thread, not the transfer thread")
+        #expect(caller.driverWaits.load(ordering: .relaxed) > 0, "the caller's thread drove the transfers")
+        // One thread, one multi: the three requests went over one kept-alive connection.
+        #expect(server.connections == 1, "connections: \(server.connections)")
         try await transport.shutdown()
         try await server.shutdown()
     }
@@ -167,6 +161,60 @@ struct CurlReuseTests {
             #expect(loop.server.requests.map(\.method) == ["GET", "POST", "GET"])
             // FRESH_CONNECT on every POST made this 2: the POST's own connection, then the GET's.
             #expect(loop.server.connections == 1, "connections: \(loop.server.connections)")
+        } catch {
+            try await loop.close()
+            throw error
+        }
+        try await loop.close()
+    }
+
+    @Test("a POST after the server closed the kept-alive connection (a short keep-alive timeout) goes on a new one")
+    func postAfterServerClosedIdleConnection() async throws {
+        // The server answers the GET keep-alive, then closes: a 1 s keep-alive timeout ending
+        // while the connection sits idle, within the POST's 2 s reuse age. libcurl sees the close
+        // when it picks the connection and dials a new one; nothing is sent on the dead one.
+        try await withLoopback { loop in
+            loop.server.inject([.closeAfterAnswer], path: "/users/octocat")
+            let get = Exchange(
+                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+            #expect(try await loop.transport.send(get).status == 200)
+            // The event, not a delay: the server's close has happened before the POST leaves.
+            let limit = ContinuousClock.now + .seconds(60)
+            while loop.server.closedConnections < 1, ContinuousClock.now < limit {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try #require(loop.server.closedConnections == 1, "the server closed the connection")
+            let post = Exchange(
+                method: "POST", url: loop.server.baseURL + "/echo",
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+            let response = try await loop.transport.send(post)
+            #expect(response.status == 200)
+            #expect(loop.server.requests.map(\.method) == ["GET", "POST"], "the POST was sent once")
+            #expect(loop.server.connections == 2, "connections: \(loop.server.connections)")
+        }
+    }
+
+    @Test("a POST whose reused connection the server closes as it arrives is sent once: a NetworkError, never resent")
+    func postOnConnectionClosingAsItArrives() async throws {
+        // The race a short keep-alive timeout leaves: the server closes the idle connection just
+        // as the POST goes out on it (here: it reads the POST, then resets). libcurl would send it
+        // again on a new connection; the server may have acted on it, so the transport refuses.
+        let server = try await TestServer.start()
+        let transport = CurlTransport(userAgent: "apimacro/test", nonIdempotentConnectionAge: 3600)
+        let loop = Loopback(server: server, transport: transport)
+        do {
+            let get = Exchange(
+                method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+            #expect(try await transport.send(get).status == 200)
+            server.inject([.reset], path: "/echo")
+            let post = Exchange(
+                method: "POST", url: server.baseURL + "/echo",
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+            let error = await apiError { _ = try await transport.send(post) }
+            #expect(error?.kind == .network, "\(String(describing: error))")
+            #expect(error?.message.contains("was not sent again") == true, "\(String(describing: error))")
+            #expect(server.requests.map(\.method) == ["GET", "POST"], "the POST was sent once")
+            #expect(try await transport.send(get).status == 200, "the transport goes on")
         } catch {
             try await loop.close()
             throw error

@@ -32,8 +32,9 @@ final class LazyNetwork: Transport {
 }
 
 /// The Python thread that waits on a call (`withoutGIL`), as the transport sees it: a
-/// transfer started from that call's task runs on that thread, and stops when a Ctrl-C
-/// or a deadline makes Python raise.
+/// transfer started from that call's task runs on that thread, which waits on the call's
+/// `CurlCallDriver` itself (its `CallerThreadWaiter`), and stops when a Ctrl-C or a deadline
+/// makes Python raise (the task is cancelled).
 struct PythonTransferCaller: TransferCaller {
     let executor: CallerThreadExecutor
 
@@ -42,23 +43,11 @@ struct PythonTransferCaller: TransferCaller {
         CallerThreadExecutor.current.map { PythonTransferCaller(executor: $0) }
     }
 
-    func shouldStop() -> Bool { executor.shouldStop() }
-
-    func driver<Driver: TransferDriver>(make: () -> Driver) -> Driver? {
-        executor.waiter { DriverWaiter(make()) }?.driver
+    func driver(make: () -> CurlCallDriver) -> CurlCallDriver? {
+        executor.waiter(make: make)
     }
 }
 
-/// A transport's `TransferDriver` as the executor's `CallerThreadWaiter` (WebAPI and
-/// PythonBridge do not know each other).
-final class DriverWaiter<Driver: TransferDriver>: CallerThreadWaiter {
-    let driver: Driver
-
-    init(_ driver: Driver) {
-        self.driver = driver
-    }
-
-    func wait(milliseconds: Int) { driver.wait(milliseconds: milliseconds) }
-    func wake() { driver.wake() }
-    func abandon() { driver.abandon() }
-}
+/// The transport's driver is what the Python thread waits on, with no wrapper between them
+/// (WebAPI and PythonBridge do not know each other; its methods are the protocol's).
+extension CurlCallDriver: CallerThreadWaiter {}

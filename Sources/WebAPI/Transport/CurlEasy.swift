@@ -21,6 +21,8 @@ final class CurlEasy: @unchecked Sendable {
     private var limit = 0
     private var tooLarge = false
     private var bomb = false
+    /// The body's bytes off the wire when libcurl was last asked (see `received`).
+    private var wireSeen = 0
     /// Times the request went onto the wire in this transfer (see `sending`).
     private var sends = 0
     /// Bytes of response heads received in this transfer (1xx heads included), and whether they
@@ -72,6 +74,7 @@ final class CurlEasy: @unchecked Sendable {
         self.limit = limit
         tooLarge = false
         bomb = false
+        wireSeen = 0
         headBytes = 0
         headTooLarge = false
         sends = 0
@@ -265,8 +268,15 @@ final class CurlEasy: @unchecked Sendable {
         }
         if code == CURLE_OPERATION_TIMEDOUT { return CurlTransport.timeout(exchange) }
         if sends > 1 {
+            // A kept-alive connection closed as the request went out on it (a server's keep-alive
+            // timeout ending then): RetryStage sends an idempotent request again; any other is
+            // not, since the server may have read it and acted.
+            let resend =
+                exchange.isIdempotent
+                ? "" : "; it was not sent again, as the server may have acted on it: check before sending it again"
             return APIError(
-                .network, "\(exchange.method) \(exchange.url): no response (the connection closed before an answer)",
+                .network,
+                "\(exchange.method) \(exchange.url): no response (the connection closed before an answer)\(resend)",
                 url: exchange.url)
         }
         if code == CURLE_ABORTED_BY_CALLBACK { return CurlTransport.cancelled(exchange) }
@@ -320,12 +330,18 @@ final class CurlEasy: @unchecked Sendable {
         // checked for every body, whatever Content-Encoding says (a server can stack or hide it;
         // an unencoded body is never past 1×), and it lags one read behind the decoded bytes on
         // a chunked body (libcurl counts a read after writing it): one read buffer (16 KiB) is
-        // allowed on top, or a chunked gzip answer would be refused on its first read.
-        var wire: curl_off_t = 0
-        _ = ccurl_getinfo_offset(library.api, handle, CURLINFO_SIZE_DOWNLOAD_T, &wire)
-        if body.count + count > (Int(max(wire, 0)) + Self.readBuffer) * CurlTransport.decompressionRatio {
-            bomb = true
-            return 0
+        // allowed on top, or a chunked gzip answer would be refused on its first read. The
+        // count only grows, so libcurl is asked only when the decoded bytes pass the bound of
+        // its last answer (`wireSeen`): not per chunk, and for most bodies never.
+        let decoded = body.count + count
+        if decoded > (wireSeen + Self.readBuffer) * CurlTransport.decompressionRatio {
+            var wire: curl_off_t = 0
+            _ = ccurl_getinfo_offset(library.api, handle, CURLINFO_SIZE_DOWNLOAD_T, &wire)
+            wireSeen = Int(max(wire, 0))
+            if decoded > (wireSeen + Self.readBuffer) * CurlTransport.decompressionRatio {
+                bomb = true
+                return 0
+            }
         }
         if body.isEmpty, declaredLength > count {
             // One allocation for the body, not a doubling series; a declared length is the

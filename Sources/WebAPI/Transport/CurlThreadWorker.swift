@@ -5,11 +5,11 @@ import Synchronization
 /// The `curl_multi` of one caller thread and its easy handles, reused by every call that
 /// thread makes: transfers run on the thread that waits for them, with no hop.
 ///
-/// A caller that hosts a driver (a Python thread in `withoutGIL`) suspends each call's task
-/// on its transfer and waits on this multi through a `CurlCallDriver`: `apimacro.map`'s
-/// calls in flight are that many transfers on this one multi, their stages run on this
-/// thread. A caller that hosts none gets one transfer at a time, run inline. Kept in a
-/// thread-local slot, released when the thread ends.
+/// The caller (a Python thread in `withoutGIL`) hosts a `CurlCallDriver` per call: each
+/// call's task suspends on its transfer and the thread waits on this multi through the
+/// driver, so `apimacro.map`'s calls in flight are that many transfers on this one multi,
+/// their stages run on this thread. Kept in a thread-local slot, released when the thread
+/// ends.
 final class CurlThreadWorker: @unchecked Sendable {
     /// One transfer on the multi, and the task waiting for it.
     final class Transfer: Sendable {
@@ -32,9 +32,6 @@ final class CurlThreadWorker: @unchecked Sendable {
     private let idle = Mutex<[CurlEasy]>([])
     // Touched on this worker's thread only.
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
-    /// An inline transfer is running (a signal handler that sends a request from inside
-    /// `shouldStop` gets the transfer thread instead).
-    private var inline = false
 
     private init(_ library: CurlLibrary) throws {
         guard let multi = library.api.pointee.multi_init() else {
@@ -60,19 +57,13 @@ final class CurlThreadWorker: @unchecked Sendable {
         return made
     }
 
-    /// Runs the transfer on this thread; nil when it cannot (an inline transfer is running
-    /// here already, or the caller's driver belongs to another worker): the caller then
-    /// uses the transfer thread.
+    /// Runs the transfer on this thread; nil when it cannot (the caller hosts no driver, or its
+    /// driver belongs to another thread's worker): the caller then uses the transfer thread.
     func send(_ exchange: Exchange, origin: Origin, transport: CurlTransport, caller: any TransferCaller)
         async throws -> Response?
     {
-        guard !inline else { return nil }
-        if let driver = caller.driver(make: { CurlCallDriver(self) }) {
-            guard driver.worker === self else { return nil }
-            return try await suspend(exchange, origin: origin, transport: transport, driver: driver)
-        }
-        guard running.isEmpty else { return nil }
-        return try runInline(exchange, origin: origin, transport: transport, caller: caller)
+        guard let driver = caller.driver(make: { CurlCallDriver(self) }), driver.worker === self else { return nil }
+        return try await suspend(exchange, origin: origin, transport: transport, driver: driver)
     }
 
     /// Adds the transfer to the multi and suspends the task until the driver's waits end it.
@@ -93,32 +84,6 @@ final class CurlThreadWorker: @unchecked Sendable {
         }
         guard let code else { throw CurlTransport.cancelled(exchange) }
         return try easy.finish(code, exchange)
-    }
-
-    /// Runs the transfer right here, asking `caller` about every 20 ms whether to stop.
-    private func runInline(_ exchange: Exchange, origin: Origin, transport: CurlTransport, caller: any TransferCaller)
-        throws -> Response
-    {
-        inline = true
-        defer { inline = false }
-        let easy = try idle.withLock { $0.popLast() } ?? CurlEasy(library)
-        defer { idle.withLock { $0.append(easy) } }
-        try transport.prepare(easy, exchange, origin: origin)
-        try add(easy, exchange)
-        let api = library.api
-        defer { _ = api.pointee.multi_remove_handle(multi, easy.handle) }
-        var active: Int32 = 0
-        while true {
-            _ = api.pointee.multi_perform(multi, &active)
-            var queued: Int32 = 0
-            var done: UnsafeMutableRawPointer?
-            var code = CURLE_OK
-            while let message = api.pointee.multi_info_read(multi, &queued) {
-                if ccurl_message_done(message, &done, &code) != 0 { return try easy.finish(code, exchange) }
-            }
-            if caller.shouldStop() || Task.isCancelled { throw CurlTransport.cancelled(exchange) }
-            _ = api.pointee.multi_poll(multi, nil, 0, 20, nil)
-        }
     }
 
     private func add(_ easy: CurlEasy, _ exchange: Exchange) throws {
