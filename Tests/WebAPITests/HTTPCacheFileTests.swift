@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import Testing
 
 @testable import WebAPI
@@ -55,5 +56,45 @@ struct HTTPCacheFileTests {
         try FileManager.default.removeItem(at: blocked)
         await #expect(throws: (any Error).self) { try await broken.entries(key: [1]) }
         #expect(!FileManager.default.fileExists(atPath: blocked.path), "a failed open was tried again")
+    }
+}
+
+@Suite("the cache's hit path")
+struct CacheReaderTests {
+    /// Another connection (another process) holding the write lock: a hit whose LRU mark is
+    /// due skips the mark and answers, instead of waiting the writer's 10 s busy timeout on a
+    /// thread of the cooperative pool and then failing. (Before, the mark went through GRDB's
+    /// writer: the lookup threw "database is locked" after 10 s.)
+    @Test("a hit while another connection holds the write lock answers at once, without its LRU mark")
+    func busyWriterSkipsTheMark() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        let cache = try HTTPCache(directory: directory, secret: secret)
+        let key = Array(repeating: UInt8(1), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(key: key, target: [2], status: 200, headers: Headers([]), body: [3], storedAt: 0), now: 0)
+
+        var locker: OpaquePointer?
+        #expect(sqlite3_open_v2(cache.file.path, &locker, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        defer { sqlite3_close_v2(locker) }
+        #expect(sqlite3_exec(locker, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        // A day after it was stored: the mark is due, and the write lock is taken.
+        let found = try await cache.entries(key: key, now: 86_400)
+        #expect(found.map(\.body) == [[3]])
+        #expect(sqlite3_exec(locker, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        var lastUsed: Double?
+        var statement: OpaquePointer?
+        #expect(sqlite3_prepare_v2(locker, "SELECT last_used FROM entry", -1, &statement, nil) == SQLITE_OK)
+        if sqlite3_step(statement) == SQLITE_ROW { lastUsed = sqlite3_column_double(statement, 0) }
+        sqlite3_finalize(statement)
+        #expect(lastUsed == 0, "the mark was written through the lock")
+        // Unlocked, the next hit marks it.
+        _ = try await cache.entries(key: key, now: 86_400)
+        #expect(sqlite3_prepare_v2(locker, "SELECT last_used FROM entry", -1, &statement, nil) == SQLITE_OK)
+        if sqlite3_step(statement) == SQLITE_ROW { lastUsed = sqlite3_column_double(statement, 0) }
+        sqlite3_finalize(statement)
+        #expect(lastUsed == 86_400)
     }
 }

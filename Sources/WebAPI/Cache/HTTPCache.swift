@@ -108,38 +108,89 @@ public final class HTTPCache: Sendable {
     /// The cache in `directory`, opened (and created if needed) by the first call that reads
     /// or writes it: a macro that never makes a cacheable request never opens SQLite.
     ///
-    /// An error opening it is thrown by that call and by every later one (the cache stage
-    /// then warns once and goes on without it); the file is not tried again.
+    /// An error opening it is thrown by that call, and by every call for the next
+    /// `retryInterval` seconds without trying again (a request does not pay for a failing
+    /// open each time); the first call after that tries again, so a long-running host gets
+    /// its cache back once the cause (a full disk, a folder's permissions) is gone. The
+    /// cache stage warns once and goes on without the cache meanwhile.
     ///
     /// - Parameters:
     ///   - directory: the cache folder, created owner-only when missing.
     ///   - secret: the key that names and seals entries (`CacheSecret(folder: APIMACRO_HOME)`).
     ///   - maximumBytes: the size bound; default 100 MB.
-    public init(openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) {
+    public convenience init(openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) {
+        self.init(openingOnFirstUse: directory, secret: secret, maximumBytes: maximumBytes, clock: Opened.uptime)
+    }
+
+    /// `init(openingOnFirstUse:secret:maximumBytes:)` with the clock that spaces the attempts
+    /// to open (seconds, monotonic; tests set it).
+    init(
+        openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000,
+        clock: @escaping @Sendable () -> Double
+    ) {
         file = directory.appendingPathComponent(HTTPCache.fileName)
         self.maximumBytes = maximumBytes
         self.secret = secret
-        opened = Opened(directory: directory)
+        opened = Opened(directory: directory, clock: clock)
     }
 
-    /// The database, opened on first use (once: a failure is kept and thrown again).
+    /// After a failed open, later calls throw the same error for this long (seconds) before
+    /// one tries again.
+    public static let retryInterval = 30.0
+
+    /// The database (the GRDB pool that writes), opened on first use.
     private var pool: DatabasePool {
-        get throws { try opened.pool() }
+        get throws { try opened.open().pool }
     }
 
-    /// The database pool once opened, or the error opening it gave.
+    /// The connections that look entries up, opened with the pool.
+    private var reader: CacheReader {
+        get throws { try opened.open().reader }
+    }
+
+    /// The database once opened, or the last error opening it gave and when.
     private final class Opened: Sendable {
+        struct Database: Sendable {
+            let pool: DatabasePool
+            let reader: CacheReader
+        }
+        enum State {
+            case closed
+            case open(Database)
+            case failed(any Error, at: Double)
+        }
+
         let directory: URL
-        let state = Mutex<Result<DatabasePool, any Error>?>(nil)
+        let clock: @Sendable () -> Double
+        let state = Mutex<State>(.closed)
 
-        init(directory: URL) { self.directory = directory }
+        init(directory: URL, clock: @escaping @Sendable () -> Double) {
+            self.directory = directory
+            self.clock = clock
+        }
 
-        func pool() throws -> DatabasePool {
+        @Sendable static func uptime() -> Double { ProcessInfo.processInfo.systemUptime }
+
+        func open() throws -> Database {
             try state.withLock { state in
-                if let state { return try state.get() }
-                let result = Result { try HTTPCache.openPool(directory) }
-                state = result
-                return try result.get()
+                switch state {
+                case .open(let database):
+                    return database
+                case .failed(let error, let at) where clock() - at < HTTPCache.retryInterval:
+                    throw error
+                case .closed, .failed:
+                    do {
+                        let pool = try HTTPCache.openPool(directory)
+                        let database = Database(
+                            pool: pool,
+                            reader: CacheReader(path: directory.appendingPathComponent(HTTPCache.fileName).path))
+                        state = .open(database)
+                        return database
+                    } catch {
+                        state = .failed(error, at: clock())
+                        throw error
+                    }
+                }
             }
         }
     }
@@ -221,45 +272,31 @@ public final class HTTPCache: Sendable {
     }
 
     /// The variants stored under `key` that open with the secret; marks them used at `now`
-    /// (a write only when the last mark is older than a minute).
+    /// (a write only when the last mark is older than a minute, skipped when the database is busy).
     ///
-    /// One prepared SELECT on the calling thread: no transaction around it (one statement
-    /// reads one snapshot of a WAL database) and no hop to another thread, so a hit costs no
-    /// more than the read and the opening of its sealed records.
+    /// One prepared SELECT on the calling thread through `CacheReader` (SQLite's C API): no
+    /// reader-pool checkout, no transaction around it (one statement reads one snapshot of a
+    /// WAL database) and no hop to another thread, so a hit costs no more than the read and
+    /// the opening of its sealed records. A database locked past the reader's bounded wait
+    /// (another process recovering the WAL) is a miss, not a wait.
     public func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws -> [Entry] {
         let secret = secret
-        let keyData = Data(key)
-        let (found, stale) = try readHere { db -> ([Entry], [Data]) in
-            let statement = try db.cachedStatement(
-                sql: "SELECT variant, target, meta, body, stored_at, initial_age, last_used FROM entry WHERE key = ?")
-            var entries: [Entry] = []
-            var untouched: [Data] = []
-            let rows = try Row.fetchCursor(statement, arguments: [keyData])
-            while let row = try rows.next() {
-                let variantData: Data = row[0]
-                let variant = Array(variantData)
-                guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { continue }
-                entries.append(entry)
-                if now - (row[6] as Double) > HTTPCache.touchInterval { untouched.append(variantData) }
+        let reader = try reader
+        var found: [Entry] = []
+        var stale: [[UInt8]] = []
+        do {
+            try reader.rows(key: key) { row in
+                let variant = Array(row.variant)
+                guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { return }
+                found.append(entry)
+                if now - row.lastUsed > HTTPCache.touchInterval { stale.append(variant) }
             }
-            return (entries, untouched)
+        } catch is CacheReader.Busy {
+            return []
         }
-        if !stale.isEmpty {
-            // One UPDATE per variant, each its own (autocommit) transaction: an LRU mark needs no more.
-            try writeHere { db in
-                let statement = try db.cachedStatement(
-                    sql: "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
-                for variant in stale { try statement.execute(arguments: [now, keyData, variant]) }
-            }
-        }
+        // One UPDATE per variant, each its own (autocommit) transaction: an LRU mark needs no more.
+        if !stale.isEmpty { try reader.touch(key: key, variants: stale, now: now) }
         return found
-    }
-
-    /// Runs `body` on a reader connection, on this thread, outside any transaction (GRDB's
-    /// synchronous `unsafeRead`; from an async function the asynchronous overload, which hops to
-    /// the reader's queue and wraps the read in a transaction, would be chosen).
-    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.unsafeRead(body)
     }
 
     /// Runs `body` on the writer connection, on this thread, outside any explicit transaction.
@@ -363,14 +400,14 @@ public final class HTTPCache: Sendable {
     }
 
     /// The entry in `row`, or nil when it does not open with `secret` or its record is damaged.
-    private static func open(_ row: Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
-        guard let meta = secret.unseal(row[2] as Data, context: context(key, variant, "meta")),
+    private static func open(_ row: CacheReader.Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
+        guard let meta = secret.unseal(row.meta, context: context(key, variant, "meta")),
             let (status, varyNames, headers) = decode(meta),
-            let body = secret.unseal(row[3] as Data, context: context(key, variant, "body"))
+            let body = secret.unseal(row.body, context: context(key, variant, "body"))
         else { return nil }
         return Entry(
-            key: key, variant: variant, target: Array(row[1] as Data), status: status, headers: headers, body: body,
-            varyNames: varyNames, storedAt: row[4], initialAge: row[5])
+            key: key, variant: variant, target: Array(row.target), status: status, headers: headers, body: body,
+            varyNames: varyNames, storedAt: row.storedAt, initialAge: row.initialAge)
     }
 
     /// What a sealed value is bound to: its entry and its role.
