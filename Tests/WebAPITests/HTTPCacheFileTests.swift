@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import Synchronization
 import Testing
 
 @testable import WebAPI
@@ -21,6 +22,40 @@ struct HTTPCacheFileTests {
         let after = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "SQLite format 3\0 and pages")
         #expect(before != nil && before == after)
+    }
+
+    /// The file is made in place by one `open(O_CREAT)`, never written under another name and
+    /// renamed over the path: a rename replaces whatever another process made between a check
+    /// for the file and the rename.
+    ///
+    /// Watched with inotify, the folder sees exactly one event, the creation of `cache.sqlite`
+    /// itself. (Foundation's `createFile`, checked or not, shows a temporary file created and
+    /// then moved to the path, and fails this test.)
+    @Test("the file is created in place, never renamed over the path")
+    func creationIsInPlace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watch = inotify_init1(0)
+        try #require(watch >= 0)
+        defer { close(watch) }
+        _ = fcntl(watch, F_SETFL, O_NONBLOCK)
+        try #require(inotify_add_watch(watch, directory.path, UInt32(IN_CREATE | IN_MOVED_TO)) >= 0)
+        HTTPCache.createOwnerOnly(directory.appendingPathComponent(HTTPCache.fileName).path)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
+        var events: [String] = []
+        var offset = 0
+        while count > 0, offset + 16 <= count {
+            let mask = buffer[offset + 4..<offset + 8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let length = Int(buffer[offset + 12..<offset + 16].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            let name = buffer[offset + 16..<offset + 16 + length].prefix { $0 != 0 }
+            events.append(
+                (mask & UInt32(IN_MOVED_TO) != 0 ? "moved " : "created ") + String(decoding: name, as: UTF8.self))
+            offset += 16 + length
+        }
+        #expect(events == ["created \(HTTPCache.fileName)"])
     }
 
     @Test("a new file is created empty and owner-only")
@@ -56,6 +91,29 @@ struct HTTPCacheFileTests {
         try FileManager.default.removeItem(at: blocked)
         await #expect(throws: (any Error).self) { try await broken.entries(key: [1]) }
         #expect(!FileManager.default.fileExists(atPath: blocked.path), "a failed open was tried again")
+    }
+
+    /// A failed open is not kept for the life of the process: once `retryInterval` has passed
+    /// (the clock set by the test) the next use tries again and gets the cache. (Before, the
+    /// first error was kept and thrown by every later call.)
+    @Test("a failed open is tried again after the retry interval, and the cache works once the cause is gone")
+    func failedOpenRetried() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-file-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let blocked = root.appendingPathComponent("blocked")
+        try Data("not a folder".utf8).write(to: blocked)
+        let clock = Mutex(1000.0)
+        let cache = HTTPCache(
+            openingOnFirstUse: blocked, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)),
+            clock: { clock.withLock { $0 } })
+        await #expect(throws: (any Error).self) { try await cache.entries(key: [1]) }
+        try FileManager.default.removeItem(at: blocked)
+        clock.withLock { $0 += HTTPCache.retryInterval - 1 }
+        await #expect(throws: (any Error).self) { try await cache.entries(key: [1]) }
+        clock.withLock { $0 += 2 }
+        #expect(try await cache.entries(key: [1]).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: cache.file.path))
     }
 }
 
