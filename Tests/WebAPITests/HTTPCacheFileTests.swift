@@ -117,6 +117,124 @@ struct HTTPCacheFileTests {
     }
 }
 
+/// Runs `sql` on the database at `path` with SQLite's C API (a file as another version left it).
+func execute(_ path: String, _ sql: String) -> Int32 {
+    var database: OpaquePointer?
+    guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+        sqlite3_close_v2(database)
+        return SQLITE_CANTOPEN
+    }
+    defer { sqlite3_close_v2(database) }
+    return sqlite3_exec(database, sql, nil, nil, nil)
+}
+
+/// The first integer `sql` gives on the database at `path`.
+func integer(_ path: String, _ sql: String) -> Int? {
+    text(path, sql).flatMap { Int($0) }
+}
+
+/// The first value `sql` gives on the database at `path`, as text.
+func text(_ path: String, _ sql: String) -> String? {
+    var database: OpaquePointer?
+    guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
+    defer { sqlite3_close_v2(database) }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW, let value = sqlite3_column_text(statement, 0) else { return nil }
+    return String(cString: value)
+}
+
+@Suite("the cache file's layout")
+struct HTTPCacheLayoutTests {
+    func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-layout-\(UUID().uuidString)")
+    }
+
+    /// A file of layout 2 (header record and body sealed apart, no version set): its entries are
+    /// discarded, the file is not an error, and the cache works in layout 3 at once.
+    @Test("a cache file of the previous layout is discarded cleanly, never an error")
+    func previousLayoutDiscarded() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(HTTPCache.fileName).path
+        #expect(
+            execute(
+                path,
+                """
+                PRAGMA journal_mode = WAL;
+                CREATE TABLE entry (
+                    key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                    meta BLOB NOT NULL, body BLOB NOT NULL,
+                    stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                    size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+                CREATE INDEX entry_target ON entry(target);
+                CREATE INDEX entry_last_used ON entry(last_used);
+                INSERT INTO entry VALUES (x'01', x'', x'02', x'0303', x'0404', 1, 0, 1, 4);
+                """) == SQLITE_OK)
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        let cache = try HTTPCache(directory: directory, secret: secret)
+        #expect(try await cache.entries(key: [1]).isEmpty)
+        #expect(try cache.summary().entries == 0)
+        #expect(integer(path, "PRAGMA user_version") == HTTPCache.schemaVersion)
+        let key = Array(repeating: UInt8(9), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"a\"")]), body: Array("hi".utf8),
+                storedAt: 5))
+        let found = try #require(try await cache.entries(key: key).first)
+        #expect(found.body == Array("hi".utf8) && found.headers["etag"] == "\"a\"" && found.status == 200)
+        // A second process opening it finds layout 3 and keeps the entry.
+        let again = try HTTPCache(directory: directory, secret: secret)
+        #expect(try await again.entries(key: key).count == 1)
+    }
+
+    @Test("a cache file of a newer layout is refused with what to do, and left as it is")
+    func newerLayoutRefused() throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(HTTPCache.fileName).path
+        #expect(execute(path, "CREATE TABLE future (x); PRAGMA user_version = 99") == SQLITE_OK)
+        do {
+            _ = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+            Issue.record("a newer layout was opened")
+        } catch let error as APIError {
+            #expect(error.message.contains("newer apimacro") && error.message.contains("cache clear"), "\(error)")
+        }
+        #expect(integer(path, "PRAGMA user_version") == 99)
+        #expect(integer(path, "SELECT count(*) FROM sqlite_master WHERE name = 'future'") == 1)
+    }
+
+    /// A 304 stores the refreshed headers beside the record: the record's bytes are not rewritten
+    /// (no body re-sealed), the next hit sees the new headers and the old body.
+    @Test("a 304's refresh leaves the sealed record as it was and changes the headers a hit sees")
+    func refreshKeepsTheRecord() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+        let key = Array(repeating: UInt8(4), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"a\""), ("X-N", "1")]),
+                body: Array("body".utf8), storedAt: 5),
+            now: 5)
+        let path = cache.file.path
+        let before = try #require(text(path, "SELECT hex(record) FROM entry"))
+        var entry = try #require(try await cache.entries(key: key, now: 5).first)
+        entry.headers = Headers([("ETag", "\"a\""), ("X-N", "2")])
+        entry.storedAt = 50
+        try await cache.refresh(entry)
+        #expect(text(path, "SELECT hex(record) FROM entry") == before)
+        #expect(integer(path, "SELECT length(head) FROM entry") ?? 0 > 0)
+        // Within a minute of its last use: the LRU mark (and its index) is not moved by the 304.
+        #expect(integer(path, "SELECT CAST(last_used AS INTEGER) FROM entry") == 5)
+        let after = try #require(try await cache.entries(key: key, now: 50).first)
+        #expect(after.headers["x-n"] == "2" && after.body == Array("body".utf8) && after.storedAt == 50)
+    }
+}
+
 @Suite("the cache's hit path")
 struct CacheReaderTests {
     /// Another connection (another process) holding the write lock: a hit whose LRU mark is

@@ -30,8 +30,10 @@ final class CacheReader: Sendable {
     struct Row {
         let variant: UnsafeRawBufferPointer
         let target: UnsafeRawBufferPointer
-        let meta: UnsafeRawBufferPointer
-        let body: UnsafeRawBufferPointer
+        /// The sealed body and header record.
+        let record: UnsafeRawBufferPointer
+        /// The sealed header record a 304 left, or empty.
+        let head: UnsafeRawBufferPointer
         let storedAt: Double
         let initialAge: Double
         let lastUsed: Double
@@ -105,7 +107,7 @@ final class CacheReader: Sendable {
                 return statement
             }
             let select = try prepare(
-                "SELECT variant, target, meta, body, stored_at, initial_age, last_used FROM entry WHERE key = ?")
+                "SELECT variant, target, record, head, stored_at, initial_age, last_used FROM entry WHERE key = ?")
             let update: OpaquePointer
             do {
                 update = try prepare("UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
@@ -138,7 +140,7 @@ final class CacheReader: Sendable {
                     guard code == SQLITE_ROW else { throw failure(code) }
                     each(
                         Row(
-                            variant: blob(0), target: blob(1), meta: blob(2), body: blob(3),
+                            variant: blob(0), target: blob(1), record: blob(2), head: blob(3),
                             storedAt: sqlite3_column_double(select, 4), initialAge: sqlite3_column_double(select, 5),
                             lastUsed: sqlite3_column_double(select, 6)))
                 }

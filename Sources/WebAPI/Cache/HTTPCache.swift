@@ -212,25 +212,56 @@ public final class HTTPCache: Sendable {
         HTTPCache.createOwnerOnly(path)
         return try HTTPCache.retryingBusy {
             let pool = try DatabasePool(path: path, configuration: configuration)
-            let hadClearText = try pool.write { db -> Bool in
-                // Versions before sealing kept bodies and headers in clear in `response`: drop it.
-                let old = try db.tableExists("response")
-                try db.execute(
-                    sql: """
-                        DROP TABLE IF EXISTS response;
-                        CREATE TABLE IF NOT EXISTS entry (
-                            key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
-                            meta BLOB NOT NULL, body BLOB NOT NULL,
-                            stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
-                            size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
-                        CREATE INDEX IF NOT EXISTS entry_target ON entry(target);
-                        CREATE INDEX IF NOT EXISTS entry_last_used ON entry(last_used);
-                        """)
+            let hadClearText = try pool.writeWithoutTransaction { db -> Bool in
+                var old = false
+                // IMMEDIATE: of several processes opening an old file at once, one migrates it.
+                try db.inTransaction(.immediate) {
+                    old = try HTTPCache.makeSchema(db, file: path)
+                    return .commit
+                }
                 return old
             }
             if hadClearText { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } }
             return pool
         }
+    }
+
+    /// The file's layout (`PRAGMA user_version`): 3 is one sealed record per entry (status,
+    /// headers and body under one seal) and, after a 304, the refreshed header record beside it.
+    ///
+    /// 2 (no version set) sealed the header record and the body apart; 1 kept them in clear in
+    /// `response`.
+    static let schemaVersion = 3
+
+    /// Makes the table, discarding the entries of an older layout (they are only a cache: the
+    /// next requests fetch them again); true when clear-text rows of the first layout were dropped.
+    ///
+    /// - Throws: when the file was made by a newer apimacro, whose layout this one cannot read.
+    private static func makeSchema(_ db: Database, file: String) throws -> Bool {
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if version == schemaVersion { return false }
+        guard version < schemaVersion else {
+            throw APIError(
+                .invalidRequest,
+                "the HTTP cache \(file) was made by a newer apimacro (layout \(version)); run that version, or `apimacro cache clear` to start it afresh"
+            )
+        }
+        // Versions before sealing kept bodies and headers in clear in `response`.
+        let clearText = try db.tableExists("response")
+        try db.execute(
+            sql: """
+                DROP TABLE IF EXISTS response;
+                DROP TABLE IF EXISTS entry;
+                CREATE TABLE entry (
+                    key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                    record BLOB NOT NULL, head BLOB,
+                    stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                    size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+                CREATE INDEX entry_target ON entry(target);
+                CREATE INDEX entry_last_used ON entry(last_used);
+                PRAGMA user_version = \(schemaVersion);
+                """)
+        return clearText
     }
 
     /// Creates `path` empty with mode 0600 unless it exists, atomically, never
@@ -306,45 +337,51 @@ public final class HTTPCache: Sendable {
 
     /// Stores `entry` (replacing the variant under its key), then evicts the least
     /// recently used entries while the cache is over its bound.
+    ///
+    /// Its status, headers and body are sealed together: a hit opens one record.
     public func store(_ entry: Entry, now: Double = Date().timeIntervalSince1970) async throws {
-        let meta = try secret.seal(
-            HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
-            context: HTTPCache.context(entry.key, entry.variant, "meta"))
-        let body = try secret.seal(entry.body, context: HTTPCache.context(entry.key, entry.variant, "body"))
-        let size = meta.count + body.count
+        let head = HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers)
+        var plain = entry.body
+        plain.reserveCapacity(entry.body.count + head.count + 4)
+        plain += head
+        HTTPCache.appendNumber(head.count, to: &plain)
+        let record = try secret.seal(plain, context: HTTPCache.context(entry.key, entry.variant, "record"))
+        let size = record.count
         let limit = maximumBytes
         guard size <= limit else { return }
         try await pool.write { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO entry
-                    (key, variant, target, meta, body, stored_at, initial_age, last_used, size)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (key, variant, target, record, head, stored_at, initial_age, last_used, size)
+                    VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """)
             try statement.execute(arguments: [
-                Data(entry.key), Data(entry.variant), Data(entry.target), Data(meta), Data(body), entry.storedAt,
+                Data(entry.key), Data(entry.variant), Data(entry.target), Data(record), entry.storedAt,
                 entry.initialAge, now, size,
             ])
             try HTTPCache.evict(db, limit: limit)
         }
     }
 
-    /// After a 304: the variant's sealed headers replaced and its freshness clock restarted;
-    /// the body is not touched.
+    /// After a 304: the variant's headers replaced (a small sealed header record beside the
+    /// entry's record, which is not re-sealed or rewritten) and its freshness clock restarted.
     ///
-    /// One UPDATE of one row on the calling thread (autocommit: it is its own transaction).
+    /// One UPDATE of one row on the calling thread (autocommit: it is its own transaction); its
+    /// LRU mark moves only when it is a minute old, as on a hit.
     public func refresh(_ entry: Entry) async throws {
-        let meta = try secret.seal(
+        let head = try secret.seal(
             HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
-            context: HTTPCache.context(entry.key, entry.variant, "meta"))
+            context: HTTPCache.context(entry.key, entry.variant, "head"))
         try writeHere { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    UPDATE entry SET meta = ?, stored_at = ?, initial_age = ?, last_used = ?, size = length(body) + ?
-                    WHERE key = ? AND variant = ?
+                    UPDATE entry SET head = ?1, stored_at = ?2, initial_age = ?3, size = length(record) + ?4,
+                    last_used = CASE WHEN ?2 - last_used > ?5 THEN ?2 ELSE last_used END
+                    WHERE key = ?6 AND variant = ?7
                     """)
             try statement.execute(arguments: [
-                Data(meta), entry.storedAt, entry.initialAge, entry.storedAt, meta.count, Data(entry.key),
+                Data(head), entry.storedAt, entry.initialAge, head.count, HTTPCache.touchInterval, Data(entry.key),
                 Data(entry.variant),
             ])
         }
@@ -400,11 +437,25 @@ public final class HTTPCache: Sendable {
     }
 
     /// The entry in `row`, or nil when it does not open with `secret` or its record is damaged.
+    ///
+    /// One ChaChaPoly open, two when a 304 refreshed the headers.
     private static func open(_ row: CacheReader.Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
-        guard let meta = secret.unseal(row.meta, context: context(key, variant, "meta")),
-            let (status, varyNames, headers) = decode(meta),
-            let body = secret.unseal(row.body, context: context(key, variant, "body"))
+        // The record is the body, the header record, and the header record's length (4 bytes).
+        guard var body = secret.unseal(row.record, context: context(key, variant, "record")), body.count >= 4
         else { return nil }
+        let end = body.count - 4
+        let headCount =
+            Int(body[end]) << 24 | Int(body[end + 1]) << 16 | Int(body[end + 2]) << 8 | Int(body[end + 3])
+        guard headCount <= end else { return nil }
+        let head: [UInt8]
+        if row.head.isEmpty {
+            head = Array(body[(end - headCount)..<end])
+        } else {
+            guard let refreshed = secret.unseal(row.head, context: context(key, variant, "head")) else { return nil }
+            head = refreshed
+        }
+        guard let (status, varyNames, headers) = decode(head) else { return nil }
+        body.removeLast(headCount + 4)
         return Entry(
             key: key, variant: variant, target: Array(row.target), status: status, headers: headers, body: body,
             varyNames: varyNames, storedAt: row.storedAt, initialAge: row.initialAge)
@@ -413,6 +464,15 @@ public final class HTTPCache: Sendable {
     /// What a sealed value is bound to: its entry and its role.
     private static func context(_ key: [UInt8], _ variant: [UInt8], _ role: String) -> [UInt8] {
         key + [UInt8(variant.count)] + variant + Array(role.utf8)
+    }
+
+    /// `value` as 4 bytes, most significant first.
+    static func appendNumber(_ value: Int, to out: inout [UInt8]) {
+        let v = UInt32(clamping: value)
+        out += [
+            UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8),
+            UInt8(truncatingIfNeeded: v),
+        ]
     }
 
     /// Status, vary names and headers as length-prefixed strings (no JSON on the hit path).
