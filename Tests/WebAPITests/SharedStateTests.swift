@@ -371,6 +371,11 @@ struct SharedStateTests {
         loop.server.holdBudgetAnswers(next: 1)
         let late = Task { try await api.send(Request("GET", "/users/octocat", query: [("n", "late")])) }
         try await until("the server to see the 4th request") { loop.server.requests.count == 4 }
+        // The first three leases are released by posted scripts: wait until Redis has run them
+        // (only the held request's lease left), or window 2 would count them as in flight.
+        try await until("the first three leases to be released") {
+            governorState(shared, "core:remaining").leases == 1
+        }
         // Window 1 has passed for the governor (its stored reset a second before Redis's now),
         // and the server's next answer starts window 2.
         let redisNow = shared.command([Array("TIME".utf8)])?.elements.first?.bytes.flatMap {
