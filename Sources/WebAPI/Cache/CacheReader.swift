@@ -63,6 +63,27 @@ final class CacheReader: Sendable {
         }
     }
 
+    /// After a 304: the variant's sealed header record replaced and its freshness clock
+    /// restarted (its LRU mark moved only when a minute old), the record untouched.
+    ///
+    /// - Returns: false when the database stayed locked past the bounded wait (nothing written).
+    func refresh(
+        key: [UInt8], variant: [UInt8], head: [UInt8], storedAt: Double, initialAge: Double, touchInterval: Double
+    ) throws -> Bool {
+        try withConnection { connection in
+            try connection.refresh(
+                key: key, variant: variant, head: head, storedAt: storedAt, initialAge: initialAge,
+                touchInterval: touchInterval)
+        }
+    }
+
+    /// The UPDATE of `refresh` (also run through the GRDB writer when this one finds the database busy).
+    static let refreshSQL = """
+        UPDATE entry SET head = ?1, stored_at = ?2, initial_age = ?3, size = length(record) + length(?1),
+        last_used = CASE WHEN ?2 - last_used > ?4 THEN ?2 ELSE last_used END
+        WHERE key = ?5 AND variant = ?6
+        """
+
     private func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         let connection = try idle.withLock { $0.popLast() } ?? Connection(path: path)
         defer {
@@ -73,12 +94,13 @@ final class CacheReader: Sendable {
         return try body(connection)
     }
 
-    /// One connection and its two prepared statements; used by one thread at a time (it is
+    /// One connection and its prepared statements; used by one thread at a time (it is
     /// out of the idle list while in use).
     private final class Connection: @unchecked Sendable {
         let database: OpaquePointer
         let select: OpaquePointer
         let update: OpaquePointer
+        let refresh: OpaquePointer
 
         init(path: String) throws {
             var database: OpaquePointer?
@@ -109,20 +131,30 @@ final class CacheReader: Sendable {
             let select = try prepare(
                 "SELECT variant, target, record, head, stored_at, initial_age, last_used FROM entry WHERE key = ?")
             let update: OpaquePointer
+            let refresh: OpaquePointer
             do {
                 update = try prepare("UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
             } catch {
                 sqlite3_finalize(select)
                 throw error
             }
+            do {
+                refresh = try prepare(CacheReader.refreshSQL)
+            } catch {
+                sqlite3_finalize(select)
+                sqlite3_finalize(update)
+                throw error
+            }
             self.database = database
             self.select = select
             self.update = update
+            self.refresh = refresh
         }
 
         deinit {
             sqlite3_finalize(select)
             sqlite3_finalize(update)
+            sqlite3_finalize(refresh)
             sqlite3_close_v2(database)
         }
 
@@ -164,6 +196,34 @@ final class CacheReader: Sendable {
                     let code = sqlite3_step(update)
                     guard code == SQLITE_DONE || code == SQLITE_BUSY || code == SQLITE_LOCKED else {
                         throw failure(code)
+                    }
+                }
+            }
+        }
+
+        func refresh(
+            key: [UInt8], variant: [UInt8], head: [UInt8], storedAt: Double, initialAge: Double, touchInterval: Double
+        ) throws -> Bool {
+            defer {
+                sqlite3_reset(refresh)
+                sqlite3_clear_bindings(refresh)
+            }
+            return try key.withUnsafeBytes { key in
+                try variant.withUnsafeBytes { variant in
+                    try head.withUnsafeBytes { head in
+                        sqlite3_bind_blob(refresh, 1, head.baseAddress, Int32(head.count), nil)
+                        sqlite3_bind_double(refresh, 2, storedAt)
+                        sqlite3_bind_double(refresh, 3, initialAge)
+                        sqlite3_bind_double(refresh, 4, touchInterval)
+                        sqlite3_bind_blob(refresh, 5, key.baseAddress, Int32(key.count), nil)
+                        sqlite3_bind_zeroblob(refresh, 6, 0)
+                        if variant.count > 0 {
+                            sqlite3_bind_blob(refresh, 6, variant.baseAddress, Int32(variant.count), nil)
+                        }
+                        let code = sqlite3_step(refresh)
+                        if code == SQLITE_BUSY || code == SQLITE_LOCKED { return false }
+                        guard code == SQLITE_DONE else { throw failure(code) }
+                        return true
                     }
                 }
             }

@@ -330,11 +330,6 @@ public final class HTTPCache: Sendable {
         return found
     }
 
-    /// Runs `body` on the writer connection, on this thread, outside any explicit transaction.
-    private func writeHere<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.writeWithoutTransaction(body)
-    }
-
     /// Stores `entry` (replacing the variant under its key), then evicts the least
     /// recently used entries while the cache is over its bound.
     ///
@@ -367,23 +362,25 @@ public final class HTTPCache: Sendable {
     /// After a 304: the variant's headers replaced (a small sealed header record beside the
     /// entry's record, which is not re-sealed or rewritten) and its freshness clock restarted.
     ///
-    /// One UPDATE of one row on the calling thread (autocommit: it is its own transaction); its
-    /// LRU mark moves only when it is a minute old, as on a hit.
+    /// One UPDATE of one row on the calling thread through `CacheReader` (autocommit: it is its
+    /// own transaction); its LRU mark moves only when it is a minute old, as on a hit. When
+    /// another process holds the write lock past the reader's bounded wait, the UPDATE goes
+    /// through the GRDB writer instead, awaited (it does not hold the thread).
     public func refresh(_ entry: Entry) async throws {
         let head = try secret.seal(
             HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
             context: HTTPCache.context(entry.key, entry.variant, "head"))
-        try writeHere { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE entry SET head = ?1, stored_at = ?2, initial_age = ?3, size = length(record) + ?4,
-                    last_used = CASE WHEN ?2 - last_used > ?5 THEN ?2 ELSE last_used END
-                    WHERE key = ?6 AND variant = ?7
-                    """)
-            try statement.execute(arguments: [
-                Data(head), entry.storedAt, entry.initialAge, head.count, HTTPCache.touchInterval, Data(entry.key),
-                Data(entry.variant),
-            ])
+        let written = try reader.refresh(
+            key: entry.key, variant: entry.variant, head: head, storedAt: entry.storedAt,
+            initialAge: entry.initialAge, touchInterval: HTTPCache.touchInterval)
+        if written { return }
+        try await pool.write { db in
+            try db.execute(
+                sql: CacheReader.refreshSQL,
+                arguments: [
+                    Data(head), entry.storedAt, entry.initialAge, HTTPCache.touchInterval, Data(entry.key),
+                    Data(entry.variant),
+                ])
         }
     }
 
