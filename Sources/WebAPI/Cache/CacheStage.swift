@@ -20,6 +20,9 @@ public struct CacheStage: Stage {
     /// The second tier in Redis (`APIMACRO_SHARED_STATE`), asked when this process's cache has nothing.
     let sharedTier: SharedCache?
     private let trouble = Trouble()
+    /// The keyed names of the requests this client made lately: a request repeated (a loop
+    /// polling one URL, the pages of a list fetched again) is named once, not per call.
+    private let names = Names()
 
     /// - Parameters:
     ///   - cache: the HTTP cache (SQLite).
@@ -46,6 +49,24 @@ public struct CacheStage: Stage {
         self.sharedTier = shared.map { SharedCache(shared: $0) }
     }
 
+    /// Key texts to their keyed names (HMAC-SHA256, about 17 k instructions each).
+    ///
+    /// At most `capacity` of them (emptied when full); in memory only, like the credential they hold.
+    private final class Names: Sendable {
+        static let capacity = 256
+        private let known = Mutex<[String: [UInt8]]>([:])
+
+        func name(_ text: String, secret: CacheSecret) -> [UInt8] {
+            if let name = known.withLock({ $0[text] }) { return name }
+            let name = secret.name(text)
+            known.withLock { known in
+                if known.count >= Names.capacity { known.removeAll() }
+                known[text] = name
+            }
+            return name
+        }
+    }
+
     /// Warns once per process when the cache file cannot be read or written.
     private final class Trouble: Sendable {
         let reported = Atomic<Bool>(false)
@@ -62,7 +83,7 @@ public struct CacheStage: Stage {
         let wire = credentials.wire(exchange)
         let credentialHeader = CacheStage.headerName(of: slot.value)
         let keyText = CacheStage.keyText(for: wire, credentialHeader: credentialHeader)
-        let key = secret.name(keyText)
+        let key = names.name(keyText, secret: secret)
         var stored: HTTPCache.Entry?
         do {
             stored = try await cache.entries(key: key).first { entry in
