@@ -57,6 +57,35 @@ struct SharedCacheTierTests {
         #expect(network.count.load(ordering: .relaxed) == 1)
     }
 
+    @Test("a 304 of this process's own copy sends nothing to Redis; the first answer was shared")
+    func notModifiedUploadsNothing() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 3, count: 32)))
+        let stage = CacheStage(
+            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret("tok-tier-304"))),
+            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+        let exchange = Exchange(
+            method: "GET", url: "https://api.example.com/etag", headers: Headers([]), body: [], timeout: 30)
+        // Always revalidated (no-cache), with a validator.
+        let first = Network(Headers([("Cache-Control", "no-cache"), ("ETag", "\"v1\"")]))
+        _ = try await stage.handle(exchange, next: first.next)
+        let keys = { shared.command([Array("KEYS".utf8), Array("{apimacro-cache}:e:*".utf8)])?.elements ?? [] }
+        #expect(keys().count == 1, "the first answer is shared")
+        _ = shared.command([Array("FLUSHDB".utf8)])
+        let notModified = Next { exchange in
+            #expect(exchange.headers["If-None-Match"] == "\"v1\"")
+            return Response(status: 304, headers: Headers([("ETag", "\"v1\"")]), body: [], url: exchange.url)
+        }
+        let revalidated = try await stage.handle(exchange, next: notModified)
+        #expect(revalidated.source == .revalidated && revalidated.body == Array("{}".utf8))
+        #expect(keys().isEmpty, "a 304 of a local copy re-uploaded the entry")
+    }
+
     @Test("a value in Redis larger than any entry is read only up to the entry bound: a miss, Redis still in use")
     func oversizedValueBounded() async throws {
         let redis = try await RedisServer.start()
