@@ -71,7 +71,9 @@ struct HTTPCacheFileTests {
         #expect((attributes[.size] as? Int) == 0)
     }
 
-    @Test("a cache opened on first use touches nothing until then; a failure to open is kept, not retried")
+    @Test(
+        "a cache opened on first use touches nothing until then; a failure to open is not retried within the retry interval"
+    )
     func openedOnFirstUse() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-file-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -86,7 +88,9 @@ struct HTTPCacheFileTests {
         // error, and the file is not tried again once the cause is gone.
         let blocked = root.appendingPathComponent("blocked")
         try Data("not a folder".utf8).write(to: blocked)
-        let broken = HTTPCache(openingOnFirstUse: blocked, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+        // A clock that stands still: the retry interval never passes (no dependence on speed).
+        let broken = HTTPCache(
+            openingOnFirstUse: blocked, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)), clock: { 0 })
         await #expect(throws: (any Error).self) { try await broken.entries(key: [1]) }
         try FileManager.default.removeItem(at: blocked)
         await #expect(throws: (any Error).self) { try await broken.entries(key: [1]) }
