@@ -50,6 +50,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The persistent HTTP cache (SQLite, shared safely by concurrent processes).
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Its SQLite module, for the cache's hit path on SQLite's C API (`CacheReader`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CHiredis",
             ]

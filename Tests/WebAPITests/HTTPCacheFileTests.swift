@@ -1,4 +1,6 @@
 import Foundation
+import GRDBSQLite
+import Synchronization
 import Testing
 
 @testable import WebAPI
@@ -22,6 +24,40 @@ struct HTTPCacheFileTests {
         #expect(before != nil && before == after)
     }
 
+    /// The file is made in place by one `open(O_CREAT)`, never written under another name and
+    /// renamed over the path: a rename replaces whatever another process made between a check
+    /// for the file and the rename.
+    ///
+    /// Watched with inotify, the folder sees exactly one event, the creation of `cache.sqlite`
+    /// itself. (Foundation's `createFile`, checked or not, shows a temporary file created and
+    /// then moved to the path, and fails this test.)
+    @Test("the file is created in place, never renamed over the path")
+    func creationIsInPlace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watch = inotify_init1(0)
+        try #require(watch >= 0)
+        defer { close(watch) }
+        _ = fcntl(watch, F_SETFL, O_NONBLOCK)
+        try #require(inotify_add_watch(watch, directory.path, UInt32(IN_CREATE | IN_MOVED_TO)) >= 0)
+        HTTPCache.createOwnerOnly(directory.appendingPathComponent(HTTPCache.fileName).path)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
+        var events: [String] = []
+        var offset = 0
+        while count > 0, offset + 16 <= count {
+            let mask = buffer[offset + 4..<offset + 8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let length = Int(buffer[offset + 12..<offset + 16].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            let name = buffer[offset + 16..<offset + 16 + length].prefix { $0 != 0 }
+            events.append(
+                (mask & UInt32(IN_MOVED_TO) != 0 ? "moved " : "created ") + String(decoding: name, as: UTF8.self))
+            offset += 16 + length
+        }
+        #expect(events == ["created \(HTTPCache.fileName)"])
+    }
+
     @Test("a new file is created empty and owner-only")
     func creationIsOwnerOnly() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -35,7 +71,9 @@ struct HTTPCacheFileTests {
         #expect((attributes[.size] as? Int) == 0)
     }
 
-    @Test("a cache opened on first use touches nothing until then; a failure to open is kept, not retried")
+    @Test(
+        "a cache opened on first use touches nothing until then; a failure to open is not retried within the retry interval"
+    )
     func openedOnFirstUse() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-file-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -50,10 +88,193 @@ struct HTTPCacheFileTests {
         // error, and the file is not tried again once the cause is gone.
         let blocked = root.appendingPathComponent("blocked")
         try Data("not a folder".utf8).write(to: blocked)
-        let broken = HTTPCache(openingOnFirstUse: blocked, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+        // A clock that stands still: the retry interval never passes (no dependence on speed).
+        let broken = HTTPCache(
+            openingOnFirstUse: blocked, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)), clock: { 0 })
         await #expect(throws: (any Error).self) { try await broken.entries(key: [1]) }
         try FileManager.default.removeItem(at: blocked)
         await #expect(throws: (any Error).self) { try await broken.entries(key: [1]) }
         #expect(!FileManager.default.fileExists(atPath: blocked.path), "a failed open was tried again")
+    }
+
+    /// A failed open is not kept for the life of the process: once `retryInterval` has passed
+    /// (the clock set by the test) the next use tries again and gets the cache. (Before, the
+    /// first error was kept and thrown by every later call.)
+    @Test("a failed open is tried again after the retry interval, and the cache works once the cause is gone")
+    func failedOpenRetried() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-file-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let blocked = root.appendingPathComponent("blocked")
+        try Data("not a folder".utf8).write(to: blocked)
+        let clock = Mutex(1000.0)
+        let cache = HTTPCache(
+            openingOnFirstUse: blocked, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)),
+            clock: { clock.withLock { $0 } })
+        await #expect(throws: (any Error).self) { try await cache.entries(key: [1]) }
+        try FileManager.default.removeItem(at: blocked)
+        clock.withLock { $0 += HTTPCache.retryInterval - 1 }
+        await #expect(throws: (any Error).self) { try await cache.entries(key: [1]) }
+        clock.withLock { $0 += 2 }
+        #expect(try await cache.entries(key: [1]).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: cache.file.path))
+    }
+}
+
+/// Runs `sql` on the database at `path` with SQLite's C API (a file as another version left it).
+func execute(_ path: String, _ sql: String) -> Int32 {
+    var database: OpaquePointer?
+    guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+        sqlite3_close_v2(database)
+        return SQLITE_CANTOPEN
+    }
+    defer { sqlite3_close_v2(database) }
+    return sqlite3_exec(database, sql, nil, nil, nil)
+}
+
+/// The first integer `sql` gives on the database at `path`.
+func integer(_ path: String, _ sql: String) -> Int? {
+    text(path, sql).flatMap { Int($0) }
+}
+
+/// The first value `sql` gives on the database at `path`, as text.
+func text(_ path: String, _ sql: String) -> String? {
+    var database: OpaquePointer?
+    guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
+    defer { sqlite3_close_v2(database) }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW, let value = sqlite3_column_text(statement, 0) else { return nil }
+    return String(cString: value)
+}
+
+@Suite("the cache file's layout")
+struct HTTPCacheLayoutTests {
+    func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-layout-\(UUID().uuidString)")
+    }
+
+    /// A file of layout 2 (header record and body sealed apart, no version set): its entries are
+    /// discarded, the file is not an error, and the cache works in layout 3 at once.
+    @Test("a cache file of the previous layout is discarded cleanly, never an error")
+    func previousLayoutDiscarded() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(HTTPCache.fileName).path
+        #expect(
+            execute(
+                path,
+                """
+                PRAGMA journal_mode = WAL;
+                CREATE TABLE entry (
+                    key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                    meta BLOB NOT NULL, body BLOB NOT NULL,
+                    stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                    size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+                CREATE INDEX entry_target ON entry(target);
+                CREATE INDEX entry_last_used ON entry(last_used);
+                INSERT INTO entry VALUES (x'01', x'', x'02', x'0303', x'0404', 1, 0, 1, 4);
+                """) == SQLITE_OK)
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        let cache = try HTTPCache(directory: directory, secret: secret)
+        #expect(try await cache.entries(key: [1]).isEmpty)
+        #expect(try cache.summary().entries == 0)
+        #expect(integer(path, "PRAGMA user_version") == HTTPCache.schemaVersion)
+        let key = Array(repeating: UInt8(9), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"a\"")]), body: Array("hi".utf8),
+                storedAt: 5))
+        let found = try #require(try await cache.entries(key: key).first)
+        #expect(found.body == Array("hi".utf8) && found.headers["etag"] == "\"a\"" && found.status == 200)
+        // A second process opening it finds layout 3 and keeps the entry.
+        let again = try HTTPCache(directory: directory, secret: secret)
+        #expect(try await again.entries(key: key).count == 1)
+    }
+
+    @Test("a cache file of a newer layout is refused with what to do, and left as it is")
+    func newerLayoutRefused() throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(HTTPCache.fileName).path
+        #expect(execute(path, "CREATE TABLE future (x); PRAGMA user_version = 99") == SQLITE_OK)
+        do {
+            _ = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+            Issue.record("a newer layout was opened")
+        } catch let error as APIError {
+            #expect(error.message.contains("newer apimacro") && error.message.contains("cache clear"), "\(error)")
+        }
+        #expect(integer(path, "PRAGMA user_version") == 99)
+        #expect(integer(path, "SELECT count(*) FROM sqlite_master WHERE name = 'future'") == 1)
+    }
+
+    /// A 304 stores the refreshed headers beside the record: the record's bytes are not rewritten
+    /// (no body re-sealed), the next hit sees the new headers and the old body.
+    @Test("a 304's refresh leaves the sealed record as it was and changes the headers a hit sees")
+    func refreshKeepsTheRecord() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+        let key = Array(repeating: UInt8(4), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"a\""), ("X-N", "1")]),
+                body: Array("body".utf8), storedAt: 5),
+            now: 5)
+        let path = cache.file.path
+        let before = try #require(text(path, "SELECT hex(record) FROM entry"))
+        var entry = try #require(try await cache.entries(key: key, now: 5).first)
+        entry.headers = Headers([("ETag", "\"a\""), ("X-N", "2")])
+        entry.storedAt = 50
+        try await cache.refresh(entry)
+        #expect(text(path, "SELECT hex(record) FROM entry") == before)
+        #expect(integer(path, "SELECT length(head) FROM entry") ?? 0 > 0)
+        // Within a minute of its last use: the LRU mark (and its index) is not moved by the 304.
+        #expect(integer(path, "SELECT CAST(last_used AS INTEGER) FROM entry") == 5)
+        let after = try #require(try await cache.entries(key: key, now: 50).first)
+        #expect(after.headers["x-n"] == "2" && after.body == Array("body".utf8) && after.storedAt == 50)
+    }
+}
+
+@Suite("the cache's hit path")
+struct CacheReaderTests {
+    /// Another connection (another process) holding the write lock: a hit whose LRU mark is
+    /// due skips the mark and answers, instead of waiting the writer's 10 s busy timeout on a
+    /// thread of the cooperative pool and then failing. (Before, the mark went through GRDB's
+    /// writer: the lookup threw "database is locked" after 10 s.)
+    @Test("a hit while another connection holds the write lock answers at once, without its LRU mark")
+    func busyWriterSkipsTheMark() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        let cache = try HTTPCache(directory: directory, secret: secret)
+        let key = Array(repeating: UInt8(1), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(key: key, target: [2], status: 200, headers: Headers([]), body: [3], storedAt: 0), now: 0)
+
+        var locker: OpaquePointer?
+        #expect(sqlite3_open_v2(cache.file.path, &locker, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        defer { sqlite3_close_v2(locker) }
+        #expect(sqlite3_exec(locker, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        // A day after it was stored: the mark is due, and the write lock is taken.
+        let found = try await cache.entries(key: key, now: 86_400)
+        #expect(found.map(\.body) == [[3]])
+        #expect(sqlite3_exec(locker, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        var lastUsed: Double?
+        var statement: OpaquePointer?
+        #expect(sqlite3_prepare_v2(locker, "SELECT last_used FROM entry", -1, &statement, nil) == SQLITE_OK)
+        if sqlite3_step(statement) == SQLITE_ROW { lastUsed = sqlite3_column_double(statement, 0) }
+        sqlite3_finalize(statement)
+        #expect(lastUsed == 0, "the mark was written through the lock")
+        // Unlocked, the next hit marks it.
+        _ = try await cache.entries(key: key, now: 86_400)
+        #expect(sqlite3_prepare_v2(locker, "SELECT last_used FROM entry", -1, &statement, nil) == SQLITE_OK)
+        if sqlite3_step(statement) == SQLITE_ROW { lastUsed = sqlite3_column_double(statement, 0) }
+        sqlite3_finalize(statement)
+        #expect(lastUsed == 86_400)
     }
 }

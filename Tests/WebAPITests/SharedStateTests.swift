@@ -310,6 +310,14 @@ struct SharedStateTests {
             transport: store, log: loop.log, redactor: Redactor(secrets: []))
     }
 
+    /// Sets the governor's stored `field` (`core:reset`) to `value`.
+    func setGovernorField(_ shared: SharedState, _ field: String, _ value: String) throws {
+        let keys = shared.command([Array("KEYS".utf8), Array("{apimacro:*".utf8)])?.elements.compactMap(\.bytes) ?? []
+        let state = try #require(
+            keys.first { key in shared.command([Array("HEXISTS".utf8), key, Array(field.utf8)])?.integer == 1 })
+        _ = shared.command([Array("HSET".utf8), state, Array(field.utf8), Array(value.utf8)])
+    }
+
     /// The governor's stored value of `field` (`core:remaining`), and its leases in flight.
     func governorState(_ shared: SharedState, _ field: String) -> (value: String?, leases: Int) {
         let keys = shared.command([Array("KEYS".utf8), Array("{apimacro:*".utf8)])?.elements.compactMap(\.bytes) ?? []
@@ -352,17 +360,29 @@ struct SharedStateTests {
         let shared = SharedState(
             address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 10, warn: { _ in })
         let api = governed(loop, shared)
-        // Window 1 ends in 2 s by its headers, but on the server only when the test says.
-        loop.server.setBudget(limit: 5, window: 2, manualWindows: true)
-        let firstReset = loop.server.budgetReset ?? 0
+        // Window 1 lasts an hour by its headers (and on the server until the test says): however
+        // slow the machine, its answers are all in window 1. It ends for the governor when the
+        // test says so, below, not when a clock passes it.
+        loop.server.setBudget(limit: 5, window: 3600, manualWindows: true)
+        let firstReset = try #require(loop.server.budgetReset)
         for index in 0..<3 { _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "\(index)")])) }
+        #expect(governorState(shared, "core:reset").value == "\(firstReset)")
         // The 4th request spends window 1 (its answer says 1 left) but its answer is held back.
         loop.server.holdBudgetAnswers(next: 1)
         let late = Task { try await api.send(Request("GET", "/users/octocat", query: [("n", "late")])) }
         try await until("the server to see the 4th request") { loop.server.requests.count == 4 }
-        // Window 1 has passed (Redis's clock, the same machine's): the next answer starts window 2.
-        try await until("window 1 to end") { Int(Date().timeIntervalSince1970) > firstReset }
-        loop.server.nextBudgetWindow(reset: Int(Date().timeIntervalSince1970) + 3600)
+        // The first three leases are released by posted scripts: wait until Redis has run them
+        // (only the held request's lease left), or window 2 would count them as in flight.
+        try await until("the first three leases to be released") {
+            governorState(shared, "core:remaining").leases == 1
+        }
+        // Window 1 has passed for the governor (its stored reset a second before Redis's now),
+        // and the server's next answer starts window 2.
+        let redisNow = shared.command([Array("TIME".utf8)])?.elements.first?.bytes.flatMap {
+            Int(String(decoding: $0, as: UTF8.self))
+        }
+        try setGovernorField(shared, "core:reset", "\(try #require(redisNow) - 1)")
+        loop.server.nextBudgetWindow(reset: firstReset + 3600)
         _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "4")]))
         // Window 2: 4 left by the server, less the one request still in flight.
         #expect(governorState(shared, "core:remaining").value == "3")

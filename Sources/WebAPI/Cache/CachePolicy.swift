@@ -207,16 +207,26 @@ public enum CachePolicy {
 
     // MARK: - Updating and invalidating (§3.2, §4.4)
 
+    /// Fields a 304 does not replace: they describe the body, which a 304 does not carry.
+    private static let bodyFields = [
+        "content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie",
+    ]
+
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        let bodyFields: Set<String> = [
-            "content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie",
-        ]
-        let fresh = notModified.fields.filter { !bodyFields.contains($0.name.lowercased()) }
-        let replaced = Set(fresh.map { $0.name.lowercased() })
-        let kept = stored.fields.filter { !replaced.contains($0.name.lowercased()) }
-        return Headers((kept + fresh).map { ($0.name, $0.value) })
+        // Names compared in any ASCII case, field by field (a few each): no lower-cased copies, no sets.
+        var fresh: [(String, String)] = []
+        for field in notModified.fields where !bodyFields.contains(where: { Headers.sameName($0, field.name) }) {
+            fresh.append((field.name, field.value))
+        }
+        var merged: [(String, String)] = []
+        merged.reserveCapacity(stored.fields.count + fresh.count)
+        for field in stored.fields where !fresh.contains(where: { Headers.sameName($0.0, field.name) }) {
+            merged.append((field.name, field.value))
+        }
+        merged += fresh
+        return Headers(merged)
     }
 
     /// Whether a response to `method` invalidates stored responses (§4.4): an unsafe method

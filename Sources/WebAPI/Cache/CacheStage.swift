@@ -20,6 +20,9 @@ public struct CacheStage: Stage {
     /// The second tier in Redis (`APIMACRO_SHARED_STATE`), asked when this process's cache has nothing.
     let sharedTier: SharedCache?
     private let trouble = Trouble()
+    /// The keyed names of the requests this client made lately: a request repeated (a loop
+    /// polling one URL, the pages of a list fetched again) is named once, not per call.
+    private let names = Names()
 
     /// - Parameters:
     ///   - cache: the HTTP cache (SQLite).
@@ -46,6 +49,24 @@ public struct CacheStage: Stage {
         self.sharedTier = shared.map { SharedCache(shared: $0) }
     }
 
+    /// Key texts to their keyed names (HMAC-SHA256, about 17 k instructions each).
+    ///
+    /// At most `capacity` of them (emptied when full); in memory only, like the credential they hold.
+    private final class Names: Sendable {
+        static let capacity = 256
+        private let known = Mutex<[String: [UInt8]]>([:])
+
+        func name(_ text: String, secret: CacheSecret) -> [UInt8] {
+            if let name = known.withLock({ $0[text] }) { return name }
+            let name = secret.name(text)
+            known.withLock { known in
+                if known.count >= Names.capacity { known.removeAll() }
+                known[text] = name
+            }
+            return name
+        }
+    }
+
     /// Warns once per process when the cache file cannot be read or written.
     private final class Trouble: Sendable {
         let reported = Atomic<Bool>(false)
@@ -62,7 +83,7 @@ public struct CacheStage: Stage {
         let wire = credentials.wire(exchange)
         let credentialHeader = CacheStage.headerName(of: slot.value)
         let keyText = CacheStage.keyText(for: wire, credentialHeader: credentialHeader)
-        let key = secret.name(keyText)
+        let key = names.name(keyText, secret: secret)
         var stored: HTTPCache.Entry?
         do {
             stored = try await cache.entries(key: key).first { entry in
@@ -71,14 +92,13 @@ public struct CacheStage: Stage {
         } catch {
             report(error)
         }
-        let sharedSlot = sharedTier.map { tier in
-            tier.slot(
-                keyText: keyText,
-                material: SharedCredential.material(
-                    wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url)))
-        }
+        // The shared tier's slot (its credential's keys) is worked out only past a local hit.
+        var sharedSlot: SharedCache.Slot?
         // Nothing here: another process may have fetched it (the shared tier).
         var fromShared = false
+        if stored == nil, let sharedTier {
+            sharedSlot = sharedTier.slot(keyText: keyText, material: sharedMaterial(wire))
+        }
         if stored == nil, let sharedTier, let sharedSlot, let found = sharedTier.load(sharedSlot),
             found.variant == SharedCache.variant(found.varyNames, wire.headers, credential: sharedSlot.credential)
         {
@@ -139,8 +159,12 @@ public struct CacheStage: Stage {
                     report(error)
                 }
             }
-            if let sharedTier, let sharedSlot {
-                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
+            // The shared copy is replaced only when it was the one revalidated (this process had
+            // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
+            // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
+            // shared copy stale revalidates it itself, with a 304.
+            if fromShared, let sharedTier, let sharedSlot {
+                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot, waiting: false)
             }
             return Response(
                 status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
@@ -164,11 +188,18 @@ public struct CacheStage: Stage {
             } catch {
                 report(error)
             }
-            if let sharedTier, let sharedSlot {
-                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot)
+            if let sharedTier {
+                let slot = sharedSlot ?? sharedTier.slot(keyText: keyText, material: sharedMaterial(wire))
+                sharedTier.store(shareable(entry, wire: wire, slot: slot), in: slot)
             }
         }
         return response
+    }
+
+    /// The credential material of a request (`SharedCredential.material`) as the client sends it.
+    private func sharedMaterial(_ wire: Exchange) -> String {
+        SharedCredential.material(
+            wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url))
     }
 
     /// Stores an entry found in the shared tier in this process's cache.
@@ -209,10 +240,8 @@ public struct CacheStage: Stage {
                     get.url = url
                     get.body = []
                     let wire = credentials.wire(get)
-                    let material = SharedCredential.material(
-                        wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url))
                     let text = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
-                    sharedTier.remove(sharedTier.slot(keyText: text, material: material))
+                    sharedTier.remove(sharedTier.slot(keyText: text, material: sharedMaterial(wire)))
                 }
             }
         }
@@ -260,18 +289,47 @@ public struct CacheStage: Stage {
 
     /// Whether a request header's name says it carries a credential: `Authorization`, `Cookie`,
     /// `X-Api-Key`, `X-Auth-Token`, `*-Session`, …; such headers are part of the cache key.
+    ///
+    /// ASCII letters match in any case; read from the name's bytes (no lower-cased copy, no lock).
     public static func isCredentialHeader(_ name: String) -> Bool {
-        isLowercasedCredentialHeader(name.lowercased())
+        var name = name
+        return name.withUTF8 { bytes in
+            for start in bytes.indices {
+                let first = folded(bytes[start])
+                for marker in credentialMarkers where marker[0] == first && marker.count <= bytes.count - start {
+                    var index = 1
+                    while index < marker.count, folded(bytes[start + index]) == marker[index] { index += 1 }
+                    if index == marker.count { return true }
+                }
+            }
+            return false
+        }
     }
 
-    private static let credentialMarkers = [
+    private static let credentialMarkers: [[UInt8]] = [
         "auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf",
         "xsrf",
-    ]
+    ].map { Array($0.utf8) }
 
-    /// `isCredentialHeader` for a name already lower-cased.
-    static func isLowercasedCredentialHeader(_ lower: String) -> Bool {
-        credentialMarkers.contains { lower.contains($0) }
+    /// An ASCII capital as its small letter; any other byte as it is.
+    @inline(__always)
+    private static func folded(_ byte: UInt8) -> UInt8 {
+        byte &- 65 < 26 ? byte | 0x20 : byte
+    }
+
+    /// The request's credential fields, the one filter of the cache key (`keyText`) and the
+    /// shared state's credential material (`SharedCredential.material`): every
+    /// credential-looking header and the header named `own` (the client credential's, whatever
+    /// its name), each as "lower-cased name: value", sorted.
+    ///
+    /// Worked out per call from the names' bytes: nothing shared, no lock.
+    static func credentialFields(_ headers: Headers, own: String?) -> [String] {
+        var fields: [String] = []
+        for field in headers {
+            let isOwn = own.map { Headers.sameName($0, field.name) } ?? false
+            if isOwn || isCredentialHeader(field.name) { fields.append("\(field.name.lowercased()): \(field.value)") }
+        }
+        return fields.sorted()
     }
 
     /// The cache key: a keyed hash of the method, the URL as the wire sees it (a query
@@ -284,13 +342,8 @@ public struct CacheStage: Stage {
     /// What `key` hashes: the request as the wire sees it (credentials included, so it is
     /// only ever hashed, never stored).
     static func keyText(for wire: Exchange, credentialHeader: String?) -> String {
-        let own = credentialHeader?.lowercased()
-        var fields: [String] = []
-        for field in wire.headers {
-            let name = field.name.lowercased()
-            if name == own || isLowercasedCredentialHeader(name) { fields.append("\(name): \(field.value)") }
-        }
-        var text = "v2\n\(wire.method)\n\(wire.url)\n" + fields.sorted().joined(separator: "\n")
+        let fields = credentialFields(wire.headers, own: credentialHeader)
+        var text = "v2\n\(wire.method)\n\(wire.url)\n" + fields.joined(separator: "\n")
         if !wire.body.isEmpty { text += "\nbody " + Data(wire.body).base64EncodedString() }
         return text
     }

@@ -108,38 +108,89 @@ public final class HTTPCache: Sendable {
     /// The cache in `directory`, opened (and created if needed) by the first call that reads
     /// or writes it: a macro that never makes a cacheable request never opens SQLite.
     ///
-    /// An error opening it is thrown by that call and by every later one (the cache stage
-    /// then warns once and goes on without it); the file is not tried again.
+    /// An error opening it is thrown by that call, and by every call for the next
+    /// `retryInterval` seconds without trying again (a request does not pay for a failing
+    /// open each time); the first call after that tries again, so a long-running host gets
+    /// its cache back once the cause (a full disk, a folder's permissions) is gone. The
+    /// cache stage warns once and goes on without the cache meanwhile.
     ///
     /// - Parameters:
     ///   - directory: the cache folder, created owner-only when missing.
     ///   - secret: the key that names and seals entries (`CacheSecret(folder: APIMACRO_HOME)`).
     ///   - maximumBytes: the size bound; default 100 MB.
-    public init(openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) {
+    public convenience init(openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) {
+        self.init(openingOnFirstUse: directory, secret: secret, maximumBytes: maximumBytes, clock: Opened.uptime)
+    }
+
+    /// `init(openingOnFirstUse:secret:maximumBytes:)` with the clock that spaces the attempts
+    /// to open (seconds, monotonic; tests set it).
+    init(
+        openingOnFirstUse directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000,
+        clock: @escaping @Sendable () -> Double
+    ) {
         file = directory.appendingPathComponent(HTTPCache.fileName)
         self.maximumBytes = maximumBytes
         self.secret = secret
-        opened = Opened(directory: directory)
+        opened = Opened(directory: directory, clock: clock)
     }
 
-    /// The database, opened on first use (once: a failure is kept and thrown again).
+    /// After a failed open, later calls throw the same error for this long (seconds) before
+    /// one tries again.
+    public static let retryInterval = 30.0
+
+    /// The database (the GRDB pool that writes), opened on first use.
     private var pool: DatabasePool {
-        get throws { try opened.pool() }
+        get throws { try opened.open().pool }
     }
 
-    /// The database pool once opened, or the error opening it gave.
+    /// The connections that look entries up, opened with the pool.
+    private var reader: CacheReader {
+        get throws { try opened.open().reader }
+    }
+
+    /// The database once opened, or the last error opening it gave and when.
     private final class Opened: Sendable {
+        struct Database: Sendable {
+            let pool: DatabasePool
+            let reader: CacheReader
+        }
+        enum State {
+            case closed
+            case open(Database)
+            case failed(any Error, at: Double)
+        }
+
         let directory: URL
-        let state = Mutex<Result<DatabasePool, any Error>?>(nil)
+        let clock: @Sendable () -> Double
+        let state = Mutex<State>(.closed)
 
-        init(directory: URL) { self.directory = directory }
+        init(directory: URL, clock: @escaping @Sendable () -> Double) {
+            self.directory = directory
+            self.clock = clock
+        }
 
-        func pool() throws -> DatabasePool {
+        @Sendable static func uptime() -> Double { ProcessInfo.processInfo.systemUptime }
+
+        func open() throws -> Database {
             try state.withLock { state in
-                if let state { return try state.get() }
-                let result = Result { try HTTPCache.openPool(directory) }
-                state = result
-                return try result.get()
+                switch state {
+                case .open(let database):
+                    return database
+                case .failed(let error, let at) where clock() - at < HTTPCache.retryInterval:
+                    throw error
+                case .closed, .failed:
+                    do {
+                        let pool = try HTTPCache.openPool(directory)
+                        let database = Database(
+                            pool: pool,
+                            reader: CacheReader(path: directory.appendingPathComponent(HTTPCache.fileName).path))
+                        state = .open(database)
+                        return database
+                    } catch {
+                        state = .failed(error, at: clock())
+                        throw error
+                    }
+                }
             }
         }
     }
@@ -161,25 +212,56 @@ public final class HTTPCache: Sendable {
         HTTPCache.createOwnerOnly(path)
         return try HTTPCache.retryingBusy {
             let pool = try DatabasePool(path: path, configuration: configuration)
-            let hadClearText = try pool.write { db -> Bool in
-                // Versions before sealing kept bodies and headers in clear in `response`: drop it.
-                let old = try db.tableExists("response")
-                try db.execute(
-                    sql: """
-                        DROP TABLE IF EXISTS response;
-                        CREATE TABLE IF NOT EXISTS entry (
-                            key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
-                            meta BLOB NOT NULL, body BLOB NOT NULL,
-                            stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
-                            size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
-                        CREATE INDEX IF NOT EXISTS entry_target ON entry(target);
-                        CREATE INDEX IF NOT EXISTS entry_last_used ON entry(last_used);
-                        """)
+            let hadClearText = try pool.writeWithoutTransaction { db -> Bool in
+                var old = false
+                // IMMEDIATE: of several processes opening an old file at once, one migrates it.
+                try db.inTransaction(.immediate) {
+                    old = try HTTPCache.makeSchema(db, file: path)
+                    return .commit
+                }
                 return old
             }
             if hadClearText { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } }
             return pool
         }
+    }
+
+    /// The file's layout (`PRAGMA user_version`): 3 is one sealed record per entry (status,
+    /// headers and body under one seal) and, after a 304, the refreshed header record beside it.
+    ///
+    /// 2 (no version set) sealed the header record and the body apart; 1 kept them in clear in
+    /// `response`.
+    static let schemaVersion = 3
+
+    /// Makes the table, discarding the entries of an older layout (they are only a cache: the
+    /// next requests fetch them again); true when clear-text rows of the first layout were dropped.
+    ///
+    /// - Throws: when the file was made by a newer apimacro, whose layout this one cannot read.
+    private static func makeSchema(_ db: Database, file: String) throws -> Bool {
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if version == schemaVersion { return false }
+        guard version < schemaVersion else {
+            throw APIError(
+                .invalidRequest,
+                "the HTTP cache \(file) was made by a newer apimacro (layout \(version)); run that version, or `apimacro cache clear` to start it afresh"
+            )
+        }
+        // Versions before sealing kept bodies and headers in clear in `response`.
+        let clearText = try db.tableExists("response")
+        try db.execute(
+            sql: """
+                DROP TABLE IF EXISTS response;
+                DROP TABLE IF EXISTS entry;
+                CREATE TABLE entry (
+                    key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                    record BLOB NOT NULL, head BLOB,
+                    stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                    size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+                CREATE INDEX entry_target ON entry(target);
+                CREATE INDEX entry_last_used ON entry(last_used);
+                PRAGMA user_version = \(schemaVersion);
+                """)
+        return clearText
     }
 
     /// Creates `path` empty with mode 0600 unless it exists, atomically, never
@@ -221,95 +303,84 @@ public final class HTTPCache: Sendable {
     }
 
     /// The variants stored under `key` that open with the secret; marks them used at `now`
-    /// (a write only when the last mark is older than a minute).
+    /// (a write only when the last mark is older than a minute, skipped when the database is busy).
     ///
-    /// One prepared SELECT on the calling thread: no transaction around it (one statement
-    /// reads one snapshot of a WAL database) and no hop to another thread, so a hit costs no
-    /// more than the read and the opening of its sealed records.
+    /// One prepared SELECT on the calling thread through `CacheReader` (SQLite's C API): no
+    /// reader-pool checkout, no transaction around it (one statement reads one snapshot of a
+    /// WAL database) and no hop to another thread, so a hit costs no more than the read and
+    /// the opening of its sealed records. A database locked past the reader's bounded wait
+    /// (another process recovering the WAL) is a miss, not a wait.
     public func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws -> [Entry] {
         let secret = secret
-        let keyData = Data(key)
-        let (found, stale) = try readHere { db -> ([Entry], [Data]) in
-            let statement = try db.cachedStatement(
-                sql: "SELECT variant, target, meta, body, stored_at, initial_age, last_used FROM entry WHERE key = ?")
-            var entries: [Entry] = []
-            var untouched: [Data] = []
-            let rows = try Row.fetchCursor(statement, arguments: [keyData])
-            while let row = try rows.next() {
-                let variantData: Data = row[0]
-                let variant = Array(variantData)
-                guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { continue }
-                entries.append(entry)
-                if now - (row[6] as Double) > HTTPCache.touchInterval { untouched.append(variantData) }
+        let reader = try reader
+        var found: [Entry] = []
+        var stale: [[UInt8]] = []
+        do {
+            try reader.rows(key: key) { row in
+                let variant = Array(row.variant)
+                guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { return }
+                found.append(entry)
+                if now - row.lastUsed > HTTPCache.touchInterval { stale.append(variant) }
             }
-            return (entries, untouched)
+        } catch is CacheReader.Busy {
+            return []
         }
-        if !stale.isEmpty {
-            // One UPDATE per variant, each its own (autocommit) transaction: an LRU mark needs no more.
-            try writeHere { db in
-                let statement = try db.cachedStatement(
-                    sql: "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
-                for variant in stale { try statement.execute(arguments: [now, keyData, variant]) }
-            }
-        }
+        // One UPDATE per variant, each its own (autocommit) transaction: an LRU mark needs no more.
+        if !stale.isEmpty { try reader.touch(key: key, variants: stale, now: now) }
         return found
-    }
-
-    /// Runs `body` on a reader connection, on this thread, outside any transaction (GRDB's
-    /// synchronous `unsafeRead`; from an async function the asynchronous overload, which hops to
-    /// the reader's queue and wraps the read in a transaction, would be chosen).
-    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.unsafeRead(body)
-    }
-
-    /// Runs `body` on the writer connection, on this thread, outside any explicit transaction.
-    private func writeHere<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.writeWithoutTransaction(body)
     }
 
     /// Stores `entry` (replacing the variant under its key), then evicts the least
     /// recently used entries while the cache is over its bound.
+    ///
+    /// Its status, headers and body are sealed together: a hit opens one record.
     public func store(_ entry: Entry, now: Double = Date().timeIntervalSince1970) async throws {
-        let meta = try secret.seal(
-            HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
-            context: HTTPCache.context(entry.key, entry.variant, "meta"))
-        let body = try secret.seal(entry.body, context: HTTPCache.context(entry.key, entry.variant, "body"))
-        let size = meta.count + body.count
+        let head = HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers)
+        var plain = entry.body
+        plain.reserveCapacity(entry.body.count + head.count + 4)
+        plain += head
+        HTTPCache.appendNumber(head.count, to: &plain)
+        let record = try secret.seal(plain, context: HTTPCache.context(entry.key, entry.variant, "record"))
+        let size = record.count
         let limit = maximumBytes
         guard size <= limit else { return }
         try await pool.write { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO entry
-                    (key, variant, target, meta, body, stored_at, initial_age, last_used, size)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (key, variant, target, record, head, stored_at, initial_age, last_used, size)
+                    VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """)
             try statement.execute(arguments: [
-                Data(entry.key), Data(entry.variant), Data(entry.target), Data(meta), Data(body), entry.storedAt,
+                Data(entry.key), Data(entry.variant), Data(entry.target), Data(record), entry.storedAt,
                 entry.initialAge, now, size,
             ])
             try HTTPCache.evict(db, limit: limit)
         }
     }
 
-    /// After a 304: the variant's sealed headers replaced and its freshness clock restarted;
-    /// the body is not touched.
+    /// After a 304: the variant's headers replaced (a small sealed header record beside the
+    /// entry's record, which is not re-sealed or rewritten) and its freshness clock restarted.
     ///
-    /// One UPDATE of one row on the calling thread (autocommit: it is its own transaction).
+    /// One UPDATE of one row on the calling thread through `CacheReader` (autocommit: it is its
+    /// own transaction); its LRU mark moves only when it is a minute old, as on a hit. When
+    /// another process holds the write lock past the reader's bounded wait, the UPDATE goes
+    /// through the GRDB writer instead, awaited (it does not hold the thread).
     public func refresh(_ entry: Entry) async throws {
-        let meta = try secret.seal(
+        let head = try secret.seal(
             HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
-            context: HTTPCache.context(entry.key, entry.variant, "meta"))
-        try writeHere { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE entry SET meta = ?, stored_at = ?, initial_age = ?, last_used = ?, size = length(body) + ?
-                    WHERE key = ? AND variant = ?
-                    """)
-            try statement.execute(arguments: [
-                Data(meta), entry.storedAt, entry.initialAge, entry.storedAt, meta.count, Data(entry.key),
-                Data(entry.variant),
-            ])
+            context: HTTPCache.context(entry.key, entry.variant, "head"))
+        let written = try reader.refresh(
+            key: entry.key, variant: entry.variant, head: head, storedAt: entry.storedAt,
+            initialAge: entry.initialAge, touchInterval: HTTPCache.touchInterval)
+        if written { return }
+        try await pool.write { db in
+            try db.execute(
+                sql: CacheReader.refreshSQL,
+                arguments: [
+                    Data(head), entry.storedAt, entry.initialAge, HTTPCache.touchInterval, Data(entry.key),
+                    Data(entry.variant),
+                ])
         }
     }
 
@@ -363,19 +434,42 @@ public final class HTTPCache: Sendable {
     }
 
     /// The entry in `row`, or nil when it does not open with `secret` or its record is damaged.
-    private static func open(_ row: Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
-        guard let meta = secret.unseal(row[2] as Data, context: context(key, variant, "meta")),
-            let (status, varyNames, headers) = decode(meta),
-            let body = secret.unseal(row[3] as Data, context: context(key, variant, "body"))
+    ///
+    /// One ChaChaPoly open, two when a 304 refreshed the headers.
+    private static func open(_ row: CacheReader.Row, key: [UInt8], variant: [UInt8], secret: CacheSecret) -> Entry? {
+        // The record is the body, the header record, and the header record's length (4 bytes).
+        guard var body = secret.unseal(row.record, context: context(key, variant, "record")), body.count >= 4
         else { return nil }
+        let end = body.count - 4
+        let headCount =
+            Int(body[end]) << 24 | Int(body[end + 1]) << 16 | Int(body[end + 2]) << 8 | Int(body[end + 3])
+        guard headCount <= end else { return nil }
+        let head: [UInt8]
+        if row.head.isEmpty {
+            head = Array(body[(end - headCount)..<end])
+        } else {
+            guard let refreshed = secret.unseal(row.head, context: context(key, variant, "head")) else { return nil }
+            head = refreshed
+        }
+        guard let (status, varyNames, headers) = decode(head) else { return nil }
+        body.removeLast(headCount + 4)
         return Entry(
-            key: key, variant: variant, target: Array(row[1] as Data), status: status, headers: headers, body: body,
-            varyNames: varyNames, storedAt: row[4], initialAge: row[5])
+            key: key, variant: variant, target: Array(row.target), status: status, headers: headers, body: body,
+            varyNames: varyNames, storedAt: row.storedAt, initialAge: row.initialAge)
     }
 
     /// What a sealed value is bound to: its entry and its role.
     private static func context(_ key: [UInt8], _ variant: [UInt8], _ role: String) -> [UInt8] {
         key + [UInt8(variant.count)] + variant + Array(role.utf8)
+    }
+
+    /// `value` as 4 bytes, most significant first.
+    static func appendNumber(_ value: Int, to out: inout [UInt8]) {
+        let v = UInt32(clamping: value)
+        out += [
+            UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8),
+            UInt8(truncatingIfNeeded: v),
+        ]
     }
 
     /// Status, vary names and headers as length-prefixed strings (no JSON on the hit path).

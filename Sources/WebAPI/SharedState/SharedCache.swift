@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The second cache tier: stored GET responses in Redis, behind each process's SQLite cache,
 /// so one machine's fetch (or ETag) serves the others.
@@ -54,8 +55,20 @@ public struct SharedCache: Sendable {
     static let sizes = prefix + ":sizes"
     static let total = prefix + ":bytes"
 
+    /// How many slots were worked out (each looks up or derives a credential's keys and
+    /// hashes a name): a local cache hit works out none (`CacheStageTests`).
+    let slotsMade = Tally()
+
+    /// A count that only grows.
+    final class Tally: Sendable {
+        private let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+        func add() { count.add(1, ordering: .relaxed) }
+    }
+
     /// The slot of a request whose cache key text is `text` and credential material `material`.
     func slot(keyText text: String, material: String) -> Slot {
+        slotsMade.add()
         let credential = shared.credential(material: material)
         return Slot(credential: credential, key: SharedCache.prefix + ":e:" + credential.name("entry\n" + text))
     }
@@ -65,31 +78,48 @@ public struct SharedCache: Sendable {
         names.isEmpty ? "" : credential.name("variant\n" + CachePolicy.variantText(names, headers))
     }
 
-    /// The entry in `slot`; nil when there is none, it does not open, or Redis is not usable.
+    /// The entry in `slot`; nil when there is none, it does not open, it is larger than any
+    /// entry this tier stores, or Redis is not usable.
+    ///
+    /// Reads at most one byte more than the largest sealed entry (`GETRANGE`): a value planted
+    /// by a writer of Redis costs no more to read than a real entry, and never a reply up to the
+    /// connection's 8 MiB bound.
     func load(_ slot: Slot) -> Stored? {
+        let largest = maximumEntryBytes + SharedCache.sealingOverhead
         guard slot.credential.isSecret, shared.isAvailable,
-            let sealed = shared.command([Array("GET".utf8), Array(slot.key.utf8)])?.bytes,
+            let sealed = shared.command([
+                Array("GETRANGE".utf8), Array(slot.key.utf8), Array("0".utf8), Array(String(largest).utf8),
+            ])?.bytes,
+            !sealed.isEmpty, sealed.count <= largest,
             let plain = slot.credential.unseal(sealed, context: slot.key)
         else { return nil }
         return SharedCache.decode(plain)
     }
 
+    /// What sealing adds to an entry: ChaChaPoly's nonce (12 bytes) and tag (16).
+    static let sealingOverhead = 28
+
     /// Stores `entry` in `slot` (replacing what was there), within the bounds.
     ///
     /// Does nothing when Redis is not usable, the entry is too large to share, or the request
-    /// carries no secret credential.
-    func store(_ entry: Stored, in slot: Slot) {
+    /// carries no secret credential. With `waiting` false the script is posted and its answer
+    /// not waited for (`SharedState.post`).
+    func store(_ entry: Stored, in slot: Slot, waiting: Bool = true) {
         guard slot.credential.isSecret, shared.isAvailable else { return }
         let plain = SharedCache.encode(entry)
         guard plain.count <= maximumEntryBytes, let sealed = try? slot.credential.seal(plain, context: slot.key) else {
             return
         }
-        _ = shared.evaluate(
-            SharedCache.storeScript, keys: [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total],
-            arguments: [
-                sealed, Array(String(timeToLive * 1000).utf8), Array(String(sealed.count).utf8),
-                Array(String(maximumBytes).utf8),
-            ])
+        let keys = [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total]
+        let arguments = [
+            sealed, Array(String(timeToLive * 1000).utf8), Array(String(sealed.count).utf8),
+            Array(String(maximumBytes).utf8),
+        ]
+        if waiting {
+            _ = shared.evaluate(SharedCache.storeScript, keys: keys, arguments: arguments)
+        } else {
+            shared.post(SharedCache.storeScript, keys: keys, arguments: arguments)
+        }
     }
 
     /// Forgets the entry in `slot` (after an unsafe method changed its URL).

@@ -30,9 +30,6 @@ final class SharedCredential: Sendable {
     /// The governor's two keys for the last origin asked (a client talks to one host).
     private let lastKeys = Mutex<(origin: Origin, keys: [[UInt8]])?>(nil)
 
-    /// Header names as sent → their lower-case form and whether they look like a credential.
-    private static let headerNames = Mutex<[String: (lower: String, credential: Bool)]>([:])
-
     /// The material for anonymous requests.
     static let anonymous = "apimacro anonymous v1"
     static let salt = Array("apimacro shared state v1".utf8)
@@ -84,24 +81,10 @@ final class SharedCredential: Sendable {
     ///
     /// Empty for an anonymous request.
     static func material(wire: Exchange, credential: Credential?, attached: Bool) -> String {
-        let own = attached ? CacheStage.headerName(of: credential)?.lowercased() : nil
-        var fields: [String] = []
-        // A client sends the same few header names on every request: their lower-case form
-        // and whether they look like credentials are remembered, not worked out per request.
-        SharedCredential.headerNames.withLock { known in
-            for field in wire.headers {
-                let name: (lower: String, credential: Bool)
-                if let seen = known[field.name] {
-                    name = seen
-                } else {
-                    let lower = field.name.lowercased()
-                    name = (lower, CacheStage.isCredentialHeader(lower))
-                    if known.count >= 256 { known.removeAll() }
-                    known[field.name] = name
-                }
-                if name.credential || name.lower == own { fields.append("\(name.lower): \(field.value)") }
-            }
-        }
+        // The cache key's filter (one source): credential-looking headers and the client
+        // credential's own header when it is attached; per call, no lock.
+        var fields = CacheStage.credentialFields(
+            wire.headers, own: attached ? CacheStage.headerName(of: credential) : nil)
         // The client's own credential counts whether or not it is on `wire` yet: the governor
         // sits above CredentialStage, so without this every bearer, basic and header token of a
         // host shared the anonymous budget.

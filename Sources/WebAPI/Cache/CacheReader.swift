@@ -1,0 +1,247 @@
+import Foundation
+import GRDBSQLite
+import Synchronization
+
+/// The cache's hit path: SQLite connections of its own (SQLite's C API, no GRDB pool), each
+/// with the lookup `SELECT` prepared once, taken by the calling thread for one lookup and
+/// given back.
+///
+/// A lookup is one lock to take a connection, one indexed read and one lock to give it back:
+/// no reader-pool checkout, no queue, no transaction around the one statement (it reads one
+/// snapshot of the WAL database, and WAL keeps it apart from any writer).
+///
+/// Bounded waiting: a connection waits at most `busyMilliseconds` for a lock (a reader waits
+/// only while another process recovers or restarts the WAL), and a lookup that still finds
+/// the database busy is reported as `Busy`, which the cache treats as a miss. The GRDB
+/// writer's 10 s busy timeout never holds a thread of the cooperative pool on a hit.
+///
+/// The connections also mark entries used (the LRU mark, at most once a minute per entry):
+/// a mark is advisory, so a busy database skips it rather than wait.
+final class CacheReader: Sendable {
+    /// The database is locked by another connection past the bounded wait.
+    struct Busy: Error {}
+
+    /// SQLite said no: its message.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// One stored row, valid only inside the closure that receives it (the bytes are SQLite's).
+    struct Row {
+        let variant: UnsafeRawBufferPointer
+        let target: UnsafeRawBufferPointer
+        /// The sealed body and header record.
+        let record: UnsafeRawBufferPointer
+        /// The sealed header record a 304 left, or empty.
+        let head: UnsafeRawBufferPointer
+        let storedAt: Double
+        let initialAge: Double
+        let lastUsed: Double
+    }
+
+    /// How long a lookup waits for a lock, at most.
+    static let busyMilliseconds: Int32 = 100
+    /// Idle connections kept (more threads than this at once open short-lived ones).
+    static let maximumIdle = 4
+
+    private let path: String
+    private let idle = Mutex<[Connection]>([])
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Calls `each` with every row stored under `key`.
+    func rows(key: [UInt8], _ each: (Row) -> Void) throws {
+        try withConnection { connection in try connection.rows(key: key, each) }
+    }
+
+    /// Sets `last_used` of the variants under `key` to `now`; skipped when the database is busy.
+    func touch(key: [UInt8], variants: [[UInt8]], now: Double) throws {
+        try withConnection { connection in
+            for variant in variants { try connection.touch(key: key, variant: variant, now: now) }
+        }
+    }
+
+    /// After a 304: the variant's sealed header record replaced and its freshness clock
+    /// restarted (its LRU mark moved only when a minute old), the record untouched.
+    ///
+    /// - Returns: false when the database stayed locked past the bounded wait (nothing written).
+    func refresh(
+        key: [UInt8], variant: [UInt8], head: [UInt8], storedAt: Double, initialAge: Double, touchInterval: Double
+    ) throws -> Bool {
+        try withConnection { connection in
+            try connection.refresh(
+                key: key, variant: variant, head: head, storedAt: storedAt, initialAge: initialAge,
+                touchInterval: touchInterval)
+        }
+    }
+
+    /// The UPDATE of `refresh` (also run through the GRDB writer when this one finds the database busy).
+    static let refreshSQL = """
+        UPDATE entry SET head = ?1, stored_at = ?2, initial_age = ?3, size = length(record) + length(?1),
+        last_used = CASE WHEN ?2 - last_used > ?4 THEN ?2 ELSE last_used END
+        WHERE key = ?5 AND variant = ?6
+        """
+
+    private func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        let connection = try idle.withLock { $0.popLast() } ?? Connection(path: path)
+        defer {
+            idle.withLock { idle in
+                if idle.count < CacheReader.maximumIdle { idle.append(connection) }
+            }
+        }
+        return try body(connection)
+    }
+
+    /// One connection and its prepared statements; used by one thread at a time (it is
+    /// out of the idle list while in use).
+    private final class Connection: @unchecked Sendable {
+        let database: OpaquePointer
+        let select: OpaquePointer
+        let update: OpaquePointer
+        let refresh: OpaquePointer
+
+        init(path: String) throws {
+            var database: OpaquePointer?
+            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+            guard sqlite3_open_v2(path, &database, flags, nil) == SQLITE_OK, let database else {
+                let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+                sqlite3_close_v2(database)
+                throw Failure(description: "cannot open \(path): \(message)")
+            }
+            sqlite3_busy_timeout(database, CacheReader.busyMilliseconds)
+            // As the GRDB writer: a replaced row's old bytes are zeroed, not left in free pages.
+            sqlite3_exec(database, "PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL", nil, nil, nil)
+            func prepare(_ sql: String) throws -> OpaquePointer {
+                var statement: OpaquePointer?
+                guard
+                    sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+                        == SQLITE_OK, let statement
+                else {
+                    let code = sqlite3_errcode(database)
+                    let message = String(cString: sqlite3_errmsg(database))
+                    sqlite3_close_v2(database)
+                    // Preparing reads the schema: the same bounded wait as a lookup.
+                    if code == SQLITE_BUSY || code == SQLITE_LOCKED { throw Busy() }
+                    throw Failure(description: "cannot read \(path): \(message)")
+                }
+                return statement
+            }
+            let select = try prepare(
+                "SELECT variant, target, record, head, stored_at, initial_age, last_used FROM entry WHERE key = ?")
+            let update: OpaquePointer
+            let refresh: OpaquePointer
+            do {
+                update = try prepare("UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
+            } catch {
+                sqlite3_finalize(select)
+                throw error
+            }
+            do {
+                refresh = try prepare(CacheReader.refreshSQL)
+            } catch {
+                sqlite3_finalize(select)
+                sqlite3_finalize(update)
+                throw error
+            }
+            self.database = database
+            self.select = select
+            self.update = update
+            self.refresh = refresh
+        }
+
+        deinit {
+            sqlite3_finalize(select)
+            sqlite3_finalize(update)
+            sqlite3_finalize(refresh)
+            sqlite3_close_v2(database)
+        }
+
+        func rows(key: [UInt8], _ each: (Row) -> Void) throws {
+            defer {
+                sqlite3_reset(select)
+                sqlite3_clear_bindings(select)
+            }
+            try key.withUnsafeBytes { bytes in
+                // SQLITE_STATIC (nil): `bytes` outlives every step below.
+                sqlite3_bind_blob(select, 1, bytes.baseAddress, Int32(bytes.count), nil)
+                while true {
+                    let code = sqlite3_step(select)
+                    if code == SQLITE_DONE { return }
+                    guard code == SQLITE_ROW else { throw failure(code) }
+                    each(
+                        Row(
+                            variant: blob(0), target: blob(1), record: blob(2), head: blob(3),
+                            storedAt: sqlite3_column_double(select, 4), initialAge: sqlite3_column_double(select, 5),
+                            lastUsed: sqlite3_column_double(select, 6)))
+                }
+            }
+        }
+
+        func touch(key: [UInt8], variant: [UInt8], now: Double) throws {
+            defer {
+                sqlite3_reset(update)
+                sqlite3_clear_bindings(update)
+            }
+            try key.withUnsafeBytes { key in
+                try variant.withUnsafeBytes { variant in
+                    sqlite3_bind_double(update, 1, now)
+                    sqlite3_bind_blob(update, 2, key.baseAddress, Int32(key.count), nil)
+                    // A blob of length zero, not NULL, for an entry without variants.
+                    sqlite3_bind_zeroblob(update, 3, 0)
+                    if variant.count > 0 {
+                        sqlite3_bind_blob(update, 3, variant.baseAddress, Int32(variant.count), nil)
+                    }
+                    let code = sqlite3_step(update)
+                    guard code == SQLITE_DONE || code == SQLITE_BUSY || code == SQLITE_LOCKED else {
+                        throw failure(code)
+                    }
+                }
+            }
+        }
+
+        func refresh(
+            key: [UInt8], variant: [UInt8], head: [UInt8], storedAt: Double, initialAge: Double, touchInterval: Double
+        ) throws -> Bool {
+            defer {
+                sqlite3_reset(refresh)
+                sqlite3_clear_bindings(refresh)
+            }
+            return try key.withUnsafeBytes { key in
+                try variant.withUnsafeBytes { variant in
+                    try head.withUnsafeBytes { head in
+                        sqlite3_bind_blob(refresh, 1, head.baseAddress, Int32(head.count), nil)
+                        sqlite3_bind_double(refresh, 2, storedAt)
+                        sqlite3_bind_double(refresh, 3, initialAge)
+                        sqlite3_bind_double(refresh, 4, touchInterval)
+                        sqlite3_bind_blob(refresh, 5, key.baseAddress, Int32(key.count), nil)
+                        sqlite3_bind_zeroblob(refresh, 6, 0)
+                        if variant.count > 0 {
+                            sqlite3_bind_blob(refresh, 6, variant.baseAddress, Int32(variant.count), nil)
+                        }
+                        let code = sqlite3_step(refresh)
+                        if code == SQLITE_BUSY || code == SQLITE_LOCKED { return false }
+                        guard code == SQLITE_DONE else { throw failure(code) }
+                        return true
+                    }
+                }
+            }
+        }
+
+        private func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+            // The pointer first, then the size (SQLite's documented order).
+            let start = sqlite3_column_blob(select, column)
+            let count = Int(sqlite3_column_bytes(select, column))
+            guard count > 0, let start else {
+                return UnsafeRawBufferPointer(start: nil, count: 0)
+            }
+            return UnsafeRawBufferPointer(start: start, count: count)
+        }
+
+        private func failure(_ code: Int32) -> any Error {
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { return Busy() }
+            return Failure(description: String(cString: sqlite3_errmsg(database)))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import WebAPI
+
+/// The cache stage's use of the shared tier, and the tier's reads, against a real `redis-server`.
+@Suite("the shared cache tier from the cache stage", .serialized)
+struct SharedCacheTierTests {
+    final class Lines: Sendable {
+        let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// Counts what reaches the network below the stage.
+    final class Network: Sendable {
+        let count = Atomic<Int>(0)
+        let headers: Headers
+        init(_ headers: Headers) { self.headers = headers }
+        var next: Next {
+            Next { exchange in
+                self.count.add(1, ordering: .relaxed)
+                return Response(status: 200, headers: self.headers, body: Array("{}".utf8), url: exchange.url)
+            }
+        }
+    }
+
+    func temporaryFolder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-tier-\(UUID().uuidString)")
+    }
+
+    @Test("a local hit works out no shared-tier slot (no credential keys, no names); a miss does")
+    func localHitMakesNoSlot() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 3, count: 32)))
+        let stage = CacheStage(
+            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret("tok-tier-1"))),
+            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+        let network = Network(Headers([("Cache-Control", "max-age=600")]))
+        let exchange = Exchange(
+            method: "GET", url: "https://api.example.com/user", headers: Headers([]), body: [], timeout: 30)
+        let tally = try #require(stage.sharedTier?.slotsMade)
+        let first = try await stage.handle(exchange, next: network.next)
+        #expect(first.source == .network)
+        let afterMiss = tally.value
+        #expect(afterMiss >= 1, "a miss asks the shared tier")
+        let second = try await stage.handle(exchange, next: network.next)
+        #expect(second.source == .cacheHit)
+        #expect(tally.value == afterMiss, "a local hit worked out a shared-tier slot")
+        #expect(network.count.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("a 304 of this process's own copy sends nothing to Redis; the first answer was shared")
+    func notModifiedUploadsNothing() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 3, count: 32)))
+        let stage = CacheStage(
+            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret("tok-tier-304"))),
+            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+        let exchange = Exchange(
+            method: "GET", url: "https://api.example.com/etag", headers: Headers([]), body: [], timeout: 30)
+        // Always revalidated (no-cache), with a validator.
+        let first = Network(Headers([("Cache-Control", "no-cache"), ("ETag", "\"v1\"")]))
+        _ = try await stage.handle(exchange, next: first.next)
+        let keys = { shared.command([Array("KEYS".utf8), Array("{apimacro-cache}:e:*".utf8)])?.elements ?? [] }
+        #expect(keys().count == 1, "the first answer is shared")
+        _ = shared.command([Array("FLUSHDB".utf8)])
+        let notModified = Next { exchange in
+            #expect(exchange.headers["If-None-Match"] == "\"v1\"")
+            return Response(status: 304, headers: Headers([("ETag", "\"v1\"")]), body: [], url: exchange.url)
+        }
+        let revalidated = try await stage.handle(exchange, next: notModified)
+        #expect(revalidated.source == .revalidated && revalidated.body == Array("{}".utf8))
+        #expect(keys().isEmpty, "a 304 of a local copy re-uploaded the entry")
+    }
+
+    @Test("a value in Redis larger than any entry is read only up to the entry bound: a miss, Redis still in use")
+    func oversizedValueBounded() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let warnings = Lines()
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: warnings.add)
+        let tier = SharedCache(shared: shared)
+        let slot = tier.slot(keyText: "v2\nGET\nhttps://h.example/x", material: "authorization: Bearer tok-big-1")
+        // 9 MiB planted by a writer of Redis: past the connection's 8 MiB reply bound.
+        let planted = [UInt8](repeating: 0x41, count: 9 * 1024 * 1024)
+        #expect(shared.command([Array("SET".utf8), Array(slot.key.utf8), planted]) == .status("OK"))
+        #expect(tier.load(slot) == nil)
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+        #expect(shared.isAvailable)
+        // A real entry in its place still loads.
+        let entry = SharedCache.Stored(
+            status: 200, headers: Headers([]), body: Array("ok".utf8), varyNames: [], storedAt: 1, initialAge: 0,
+            variant: "")
+        tier.store(entry, in: slot)
+        #expect(tier.load(slot)?.body == Array("ok".utf8))
+    }
+}
