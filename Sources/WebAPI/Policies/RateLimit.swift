@@ -59,13 +59,22 @@ public struct RateLimitPolicy: Sendable {
         }) {
             wait = retryAfter
         } else if let resetAt {
-            // The reset time is in whole seconds; one more second avoids arriving just before it.
-            wait = max(0, Double(resetAt) - now) + 1
+            wait = RateLimitPolicy.wait(untilReset: Double(resetAt), now: now)
         }
         guard canRetry, let seconds = wait, seconds <= maxWait else {
             return .fail(retryAfter: wait, resetAt: resetAt)
         }
         return .wait(seconds)
+    }
+
+    /// How long to wait, at `now`, for a window that resets at `reset` (both epoch seconds):
+    /// the rule of the local rate-limit stage and of the governor shared through Redis.
+    ///
+    /// The reset is in whole seconds; one more second avoids arriving just before it. At most
+    /// 366 days: a reset centuries away (a hostile header, or a reply naming one) must not trap
+    /// where the wait becomes a whole number of seconds.
+    public static func wait(untilReset reset: Double, now: Double) -> Double {
+        min(max(0, reset - now) + 1, 86_400 * 366)
     }
 
     /// `Retry-After` as seconds: a number, or an HTTP date.

@@ -79,9 +79,7 @@ public struct GovernorStage: Stage {
             case 2:
                 let reset = values.first?.integer ?? 0
                 let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
-                // The reset is in whole seconds; one more second avoids arriving just before it.
-                // Bounded: a reply (or a server's header) naming a reset centuries away must not trap.
-                let seconds = min(max(0, Double(reset) - now) + 1, 86_400 * 366)
+                let seconds = RateLimitPolicy.wait(untilReset: Double(reset), now: now)
                 guard waited + seconds <= maxWait else {
                     throw APIError(
                         .rateLimited,
