@@ -298,6 +298,27 @@ struct SharedStateTests {
         #expect(warnings.count == 1 && warnings.first?.contains("a reply larger than") == true, "\(warnings)")
     }
 
+    @Test(
+        "replies read for commands sent without waiting share the next command's one deadline: k + 1 replies, one timeout"
+    )
+    func drainedRepliesShareOneDeadline() async throws {
+        // Five replies of 12 bytes, a byte every 100 ms: 1.2 s each, at least 6 s in all (the
+        // fake's own pauses, which load only lengthens). Each fits in the 3 s timeout; together
+        // they do not, so the fifth must never be read.
+        let hostile = try HostileRedis.start(.dripEach(replies: 5, bytes: 12, milliseconds: 100))
+        let warnings = Warnings()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 3, warn: warnings.add)
+        let script = RedisScript("return 1")
+        for _ in 0..<4 { shared.post(script, keys: [], arguments: []) }
+        let reply = shared.command([Array("GET".utf8), Array("k".utf8)])
+        #expect(reply == nil, "the fifth reply was read: \(reply?.bytes?.count ?? 0) bytes")
+        let outcome = hostile.result()
+        #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
+        #expect(
+            warnings.all.count == 1 && warnings.all.first?.contains("no answer in time") == true, "\(warnings.all)")
+    }
+
     /// A client of the loopback server whose governor shares `shared` (no cache: every request is sent).
     func governed(_ loop: Loopback, _ shared: SharedState, maxWait: Double = 0) -> APIClient {
         let store = ExchangeStore(

@@ -108,13 +108,7 @@ public final class SharedState: Sendable {
         tail.reserveCapacity(1 + keys.count + arguments.count)
         tail += keys
         tail += arguments
-        let reply = withConnection { connection throws(RedisFailure) -> RedisReply in
-            let answer = try connection.command(script.evalsha + tail)
-            if case .error(let text) = answer, text.hasPrefix("NOSCRIPT") {
-                return try connection.command([Array("EVAL".utf8), Array(script.text.utf8)] + tail)
-            }
-            return answer
-        }
+        let reply = withConnection { connection throws(RedisFailure) in try connection.evaluate(script, tail) }
         if case .error(let text) = reply {
             // One command failed, not the connection (still pooled): no retry pause, no lost state.
             refused("a script failed: \(text)")
@@ -139,9 +133,9 @@ public final class SharedState: Sendable {
         // before the connection's next command, and a process that ends first would lose a
         // NOSCRIPT update (a short run's only record, on a fresh or restarted Redis).
         let known = scripts.withLock { known in !known.insert(script.digest).inserted }
-        let head = known ? script.evalsha : [Array("EVAL".utf8), Array(script.text.utf8)]
+        let head = known ? script.evalsha : [RedisConnection.eval, Array(script.text.utf8)]
         _ = withConnection { connection throws(RedisFailure) in
-            try connection.send(head + tail, script: script)
+            try connection.send(head + tail, script: known ? script : nil, tail: tail)
         }
     }
 
