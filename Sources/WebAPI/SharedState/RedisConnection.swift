@@ -24,6 +24,8 @@ final class RedisConnection: @unchecked Sendable {
     /// Commands sent by `send` whose replies are not read yet (read before the next command),
     /// with their script, to send it in full when the server does not know its digest.
     private var unanswered: [Unanswered] = []
+    /// A command `send` wrote only part of (it was not to wait), and how far.
+    private var unwritten: (bytes: [UInt8], offset: Int)?
     /// Where `recv` puts bytes before hiredis's reader takes them.
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
@@ -128,12 +130,30 @@ final class RedisConnection: @unchecked Sendable {
     /// Writes a command now without waiting for its reply, which the next `command` or
     /// `evaluate` reads (and discards; a `NOSCRIPT` for `script` sends its text, with `tail`, then).
     ///
-    /// One round trip saved.
-    func send(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]]) throws(RedisFailure) {
-        guard !isBroken else { throw .unreachable("the connection was lost") }
+    /// One round trip saved. With `waiting` false it never waits: it writes what the socket
+    /// takes at once and returns false when part of the command is left, for `flush`.
+    @discardableResult
+    func send(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]], waiting: Bool = true)
+        throws(RedisFailure) -> Bool
+    {
+        try flush()
         let deadline = ContinuousClock.now + timeout
-        try write(RedisConnection.format(arguments), until: deadline)
+        let bytes = RedisConnection.format(arguments)
+        let written = try write(bytes, until: waiting ? deadline : nil)
         unanswered.append(Unanswered(script: script, tail: tail, deadline: deadline))
+        guard written == bytes.count else {
+            unwritten = (bytes, written)
+            return false
+        }
+        return true
+    }
+
+    /// Writes what `send` left of a command, before that command's deadline.
+    func flush() throws(RedisFailure) {
+        guard !isBroken else { throw .unreachable("the connection was lost") }
+        guard let (bytes, offset) = unwritten else { return }
+        unwritten = nil
+        try write(bytes, from: offset, until: unanswered.last?.deadline ?? ContinuousClock.now + timeout)
     }
 
     /// Writes one command and reads its reply before `deadline`.
@@ -158,8 +178,8 @@ final class RedisConnection: @unchecked Sendable {
     /// `deadline`; scripts the server did not know are sent again in full once every reply
     /// due is read (their replies come after those).
     private func drain(until deadline: ContinuousClock.Instant) throws(RedisFailure) {
+        try flush()
         guard !unanswered.isEmpty else { return }
-        guard !isBroken else { throw .unreachable("the connection was lost") }
         var replies: [(Unanswered, RedisReply)] = []
         while !unanswered.isEmpty {
             let sent = unanswered.removeFirst()
@@ -208,10 +228,16 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes` in full before `deadline`, straight from the buffer `format` filled
-    /// (hiredis's output buffer is not used: it would be one more copy).
-    private func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(RedisFailure) {
-        var offset = 0
+    /// Writes `bytes` from `start`, straight from the buffer `format` filled (hiredis's output
+    /// buffer is not used: it would be one more copy): in full before `deadline`, or, without
+    /// one, what the socket takes at once.
+    ///
+    /// Returns the offset reached.
+    @discardableResult
+    private func write(_ bytes: [UInt8], from start: Int = 0, until deadline: ContinuousClock.Instant?)
+        throws(RedisFailure) -> Int
+    {
+        var offset = start
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { whole in
                 Glibc.send(context.pointee.fd, whole.baseAddress.map { $0 + offset }, whole.count - offset, flags)
@@ -220,11 +246,12 @@ final class RedisConnection: @unchecked Sendable {
                 offset += count
                 continue
             }
-            if count < 0, errno != EINTR, errno != EAGAIN, errno != EWOULDBLOCK {
-                throw fail(String(cString: strerror(errno)))
-            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno != EAGAIN, errno != EWOULDBLOCK { throw fail(String(cString: strerror(errno))) }
+            guard let deadline else { break }
             try wait(for: Int16(POLLOUT), until: deadline)
         }
+        return offset
     }
 
     /// Every `send` and `recv` returns at once (`MSG_DONTWAIT`: `wait` polls, bounded by the

@@ -47,6 +47,15 @@ final class RedisWorker: Sendable {
         await perform { [thread] in thread.apply(body) }
     }
 
+    /// Runs `body` on the calling thread, for a body that never waits (a write of what the
+    /// socket takes at once): a hop to the worker's thread and back would cost more than it.
+    ///
+    /// Only the caller that checked the worker out calls it, when none of its jobs is queued:
+    /// the connection is still used by one thread at a time.
+    func runAtOnce<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) -> Result<T, RedisFailure> {
+        thread.apply(body)
+    }
+
     /// `run`, the calling thread blocked until it is done (for callers that cannot suspend).
     func runWaiting<T: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisFailure) -> T) -> Result<
         T, RedisFailure
@@ -92,7 +101,8 @@ private final class WorkerThread: @unchecked Sendable {
     /// Signalled once per job given and once by `close`.
     private let wake = DispatchSemaphore(value: 0)
     let broken = Atomic<Bool>(false)
-    /// Touched only by this thread (`open` and `apply` run in its jobs; `run` clears it at the end).
+    /// Touched by this thread (`open` and `apply` run in its jobs; `run` clears it at the end),
+    /// and through `runAtOnce` by the caller that checked the worker out, between jobs.
     private var connection: RedisConnection?
 
     func submit(_ job: @escaping @Sendable () -> Void) {

@@ -204,9 +204,19 @@ public final class SharedState: Sendable {
         // NOSCRIPT update (a short run's only record, on a fresh or restarted Redis).
         let known = scripts.withLock { known in !known.insert(script.digest).inserted }
         let head = known ? script.evalsha : [RedisConnection.eval, Array(script.text.utf8)]
-        _ = await withConnection { connection throws(RedisFailure) in
-            try connection.send(head + tail, script: known ? script : nil, tail: tail)
+        guard let worker = await checkOut() else { return }
+        // Written from this thread when the socket takes the command at once (it never waits
+        // here); what is left, if any, is written on the connection's thread.
+        var result = worker.runAtOnce { connection throws(RedisFailure) in
+            try connection.send(head + tail, script: known ? script : nil, tail: tail, waiting: false)
         }
+        if case .success(false) = result {
+            result = await worker.run { connection throws(RedisFailure) in
+                try connection.flush()
+                return true
+            }
+        }
+        _ = finish(worker, result)
     }
 
     /// Runs one plain command; nil when Redis is unavailable or answered with an error.
