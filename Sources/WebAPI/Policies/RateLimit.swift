@@ -74,18 +74,25 @@ public struct RateLimitPolicy: Sendable {
     /// 366 days: a reset centuries away (a hostile header, or a reply naming one) must not trap
     /// where the wait becomes a whole number of seconds.
     public static func wait(untilReset reset: Double, now: Double) -> Double {
-        min(max(0, reset - now) + 1, 86_400 * 366)
+        min(max(0, reset - now) + 1, longestWait)
     }
 
-    /// `Retry-After` as seconds: a number, or an HTTP date.
+    /// The longest wait a server's headers can ask for, 366 days: longer ones (`1e300`, an
+    /// epoch in milliseconds) are that, so every wait is a whole number of seconds that fits an `Int`.
+    public static let longestWait: Double = 86_400 * 366
+
+    /// `Retry-After` as seconds: a number, or an HTTP date; at most `longestWait` (a hostile
+    /// `1e300` or `inf` would trap where the wait becomes whole seconds).
     static func seconds(retryAfter value: String, now: Double) -> Double? {
-        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return seconds }
+        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
+            return min(seconds, longestWait)
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince1970 - now)
+        return min(max(0, date.timeIntervalSince1970 - now), longestWait)
     }
 }
 
