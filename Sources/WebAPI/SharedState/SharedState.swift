@@ -14,8 +14,9 @@ import Synchronization
 /// wrong password or a port that does not speak Redis is a configuration error at start
 /// (`connect()` throws).
 ///
-/// Each connection has a thread of its own that does its socket I/O (`RedisWorker`): a task
-/// waiting for Redis is suspended, it does not hold a thread of the cooperative pool. Each
+/// Each connection has a thread of its own that does its socket I/O (`RedisWorker`; only a
+/// posted write the socket takes at once is done by the caller): a task waiting for Redis is
+/// suspended, it does not hold a thread of the cooperative pool. Each
 /// command is bounded by `timeout` (`APIMACRO_SHARED_STATE_TIMEOUT`, 1 s by default), so a
 /// dead server costs a caller at most that long. A command the server answers with an error
 /// fails alone: the connection stays in use. Until a connection has worked (at start, and
