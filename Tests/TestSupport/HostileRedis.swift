@@ -21,6 +21,10 @@ public final class HostileRedis: Sendable {
         case huge(bytes: Int)
         /// These bytes, then nothing until the client hangs up.
         case raw(String)
+        /// `replies` bulk strings of `bytes` bytes each, one after another, every one dripped a
+        /// byte every `milliseconds`: the replies of commands the client sent without waiting
+        /// (the first is dripped as soon as a command arrives after the handshake).
+        case dripEach(replies: Int, bytes: Int, milliseconds: Int)
     }
 
     /// What happened to the hostile reply.
@@ -92,18 +96,33 @@ public final class HostileRedis: Sendable {
             }
             return true
         }
+        /// A bulk string's header, then its bytes one at a time; false when the client hung up.
+        func drip(bytes: Int, milliseconds: Int) -> Bool {
+            guard write(Array("$\(bytes)\r\n".utf8)) else { return false }
+            for _ in 0..<bytes {
+                guard write([UInt8(ascii: "x")]) else {
+                    result.hungUp = true
+                    return false
+                }
+                result.sent += 1
+                usleep(UInt32(milliseconds * 1000))
+            }
+            return true
+        }
         guard readCommand(), write(Array("+PONG\r\n".utf8)), readCommand() else { return }
         result.commandSeen = true
         switch answer {
         case .drip(let bytes, let milliseconds):
-            guard write(Array("$\(bytes)\r\n".utf8)) else { return }
-            for _ in 0..<bytes {
-                guard write([UInt8(ascii: "x")]) else {
-                    result.hungUp = true
-                    return
+            guard drip(bytes: bytes, milliseconds: milliseconds) else { return }
+        case .dripEach(let replies, let bytes, let milliseconds):
+            for index in 0..<replies {
+                guard drip(bytes: bytes, milliseconds: milliseconds) else { return }
+                if index < replies - 1 {
+                    guard write(Array("\r\n".utf8)) else {
+                        result.hungUp = true
+                        return
+                    }
                 }
-                result.sent += 1
-                usleep(UInt32(milliseconds * 1000))
             }
         case .raw(let text):
             guard write(Array(text.utf8)) else { return }

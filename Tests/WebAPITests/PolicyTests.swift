@@ -58,6 +58,30 @@ struct PolicyTests {
         #expect(policy.decide(response(429, []), now: now, canRetry: true) == .fail(retryAfter: nil, resetAt: nil))
     }
 
+    @Test(
+        "a hostile retry-after (1e300, inf, a reset centuries away) is a wait of at most 366 days, in whole seconds an Int"
+    )
+    func hostileRetryAfterBounded() {
+        let policy = RateLimitPolicy(maxWait: 60)
+        let now = 1_700_000_000.0
+        for headers in [
+            [("retry-after", "1e300")], [("retry-after", "inf")], [("retry-after", "Infinity")],
+            [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "9223372036854775807")],
+        ] {
+            guard case .fail(let retryAfter?, _) = policy.decide(response(429, headers), now: now, canRetry: true)
+            else {
+                Issue.record("\(headers): not a failure with a wait")
+                continue
+            }
+            // RateLimitStage's message shows Int(retryAfter.rounded(.up)): 1e300 or inf trapped there.
+            #expect(retryAfter <= RateLimitPolicy.longestWait, "\(headers): \(retryAfter)")
+            #expect(Int(exactly: retryAfter.rounded(.up)) != nil, "\(headers)")
+        }
+        #expect(
+            policy.decide(response(429, [("retry-after", "nan")]), now: now, canRetry: true)
+                == .fail(retryAfter: nil, resetAt: nil))
+    }
+
     @Test("origins: loopback hosts, default ports, what may carry credentials")
     func origins() throws {
         #expect(try #require(Origin(url: "http://127.0.0.5:8080/x")).isLoopback)

@@ -76,7 +76,7 @@ struct SharedStateTests {
         let right = SharedState(
             address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: warnings.add)
         try right.connect()
-        #expect(right.command([Array("PING".utf8)]) == .status("PONG"))
+        #expect(await right.command([Array("PING".utf8)]) == .status("PONG"))
         #expect(warnings.all.isEmpty)
     }
 
@@ -89,9 +89,9 @@ struct SharedStateTests {
         }
         let three = SharedState(address: address(3), timeout: 30, warn: { _ in })
         let zero = SharedState(address: address(0), timeout: 30, warn: { _ in })
-        #expect(three.command([Array("SET".utf8), Array("where".utf8), Array("three".utf8)]) == .status("OK"))
-        #expect(three.command([Array("GET".utf8), Array("where".utf8)]) == .string(Array("three".utf8)))
-        #expect(zero.command([Array("GET".utf8), Array("where".utf8)]) == .null)
+        #expect(await three.command([Array("SET".utf8), Array("where".utf8), Array("three".utf8)]) == .status("OK"))
+        #expect(await three.command([Array("GET".utf8), Array("where".utf8)]) == .string(Array("three".utf8)))
+        #expect(await zero.command([Array("GET".utf8), Array("where".utf8)]) == .null)
         let missing = SharedState(address: address(99_999), timeout: 30, warn: { _ in })
         #expect(throws: APIError.self) { try missing.connect() }
     }
@@ -123,9 +123,9 @@ struct SharedStateTests {
             retryInterval: 0.05, warn: warnings.add)
         try shared.connect()
         let set = [Array("SET".utf8), Array("k".utf8), Array("v".utf8)]
-        #expect(shared.command(set) == .status("OK"))
+        #expect(await shared.command(set) == .status("OK"))
         redis.kill()
-        for _ in 0..<5 { #expect(shared.command([Array("GET".utf8), Array("k".utf8)]) == nil) }
+        for _ in 0..<5 { #expect(await shared.command([Array("GET".utf8), Array("k".utf8)]) == nil) }
         #expect(warnings.all.count == 1, "\(warnings.all)")
         #expect(warnings.all.first?.contains("APIMACRO_SHARED_STATE") == true)
         try await redis.restart()
@@ -133,21 +133,21 @@ struct SharedStateTests {
         let deadline = Date().addingTimeInterval(60)
         var answer: RedisReply?
         while answer == nil, Date() < deadline {
-            answer = shared.command(set)
+            answer = await shared.command(set)
             if answer == nil { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(answer == .status("OK"))
         #expect(warnings.all.count == 1, "still one warning: \(warnings.all)")
         // Scripts are sent again after the restart flushed them (NOSCRIPT → EVAL).
         let script = RedisScript("return 41 + tonumber(ARGV[1])")
-        #expect(shared.evaluate(script, keys: [], arguments: [Array("1".utf8)]) == .integer(42))
-        #expect(shared.evaluate(script, keys: [], arguments: [Array("2".utf8)]) == .integer(43))
+        #expect(await shared.evaluate(script, keys: [], arguments: [Array("1".utf8)]) == .integer(42))
+        #expect(await shared.evaluate(script, keys: [], arguments: [Array("2".utf8)]) == .integer(43))
         // A script posted without waiting for its answer, unknown to the server: sent in full when its NOSCRIPT is read.
         let setter = RedisScript("redis.call('SET', KEYS[1], ARGV[1]) return 1")
-        shared.post(setter, keys: ["posted"], arguments: [Array("yes".utf8)])
-        #expect(shared.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("yes".utf8)))
-        shared.post(setter, keys: ["posted"], arguments: [Array("again".utf8)])
-        #expect(shared.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("again".utf8)))
+        await shared.post(setter, keys: ["posted"], arguments: [Array("yes".utf8)])
+        #expect(await shared.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("yes".utf8)))
+        await shared.post(setter, keys: ["posted"], arguments: [Array("again".utf8)])
+        #expect(await shared.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("again".utf8)))
     }
 
     @Test("a shared cache entry opens only with the credential that stored it, and holds nothing in clear")
@@ -171,7 +171,7 @@ struct SharedStateTests {
         // Another credential derives another name and another sealing key.
         let theirs = tier.slot(keyText: text, material: "authorization: Bearer tok-two-456")
         #expect(theirs.key != mine.key && tier.load(theirs) == nil)
-        let raw = shared.command([Array("GET".utf8), Array(mine.key.utf8)])?.bytes ?? []
+        let raw = await shared.command([Array("GET".utf8), Array(mine.key.utf8)])?.bytes ?? []
         #expect(!raw.isEmpty && String(decoding: raw, as: UTF8.self).contains("secret-body") == false)
         #expect(!mine.key.contains("tok-one"))
         // The size bound: entries past it evict the oldest.
@@ -179,7 +179,7 @@ struct SharedStateTests {
         for index in 0..<20 {
             small.store(entry, in: small.slot(keyText: text + "\(index)", material: "m"))
         }
-        let total = shared.command([Array("GET".utf8), Array(SharedCache.total.utf8)])?.integer ?? -1
+        let total = await shared.command([Array("GET".utf8), Array(SharedCache.total.utf8)])?.integer ?? -1
         #expect(total > 0 && total <= 1_000, "\(total)")
         #expect(small.load(small.slot(keyText: text + "19", material: "m")) != nil)
         #expect(small.load(small.slot(keyText: text + "0", material: "m")) == nil)
@@ -248,12 +248,12 @@ struct SharedStateTests {
             // Whoever can write to Redis can derive this slot's keys (a fixed or guessable
             // material) and plant an answer: it must never be served.
             let sealed = try slot.credential.seal(SharedCache.encode(forgery), context: slot.key)
-            #expect(shared.command([Array("SET".utf8), Array(slot.key.utf8), sealed]) == .status("OK"))
+            #expect(await shared.command([Array("SET".utf8), Array(slot.key.utf8), sealed]) == .status("OK"))
             #expect(tier.load(slot) == nil, "a forged entry was served for material \(material.debugDescription)")
-            #expect(shared.command([Array("FLUSHDB".utf8)]) == .status("OK"))
+            #expect(await shared.command([Array("FLUSHDB".utf8)]) == .status("OK"))
             // Nor is anything stored for such a request.
             tier.store(entry, in: slot)
-            #expect(shared.command([Array("DBSIZE".utf8)]) == .integer(0), "\(material.debugDescription)")
+            #expect(await shared.command([Array("DBSIZE".utf8)]) == .integer(0), "\(material.debugDescription)")
         }
         // A token still shares.
         let token = tier.slot(keyText: text, material: "credential bearer ghp_sharedToken0123")
@@ -271,13 +271,14 @@ struct SharedStateTests {
             address: try SharedStateAddress(parsing: redis.url, source: "APIMACRO_SHARED_STATE"), timeout: 10,
             retryInterval: 3600, warn: warnings.add)
         try shared.connect()
-        let id = shared.command([Array("CLIENT".utf8), Array("ID".utf8)])
+        let id = await shared.command([Array("CLIENT".utf8), Array("ID".utf8)])
         #expect(id?.integer != nil)
         let failing = RedisScript("return redis.error_reply('ERR refused on purpose')")
-        #expect(shared.evaluate(failing, keys: ["k"], arguments: []) == nil)
+        #expect(await shared.evaluate(failing, keys: ["k"], arguments: []) == nil)
         #expect(shared.isAvailable)
-        #expect(shared.command([Array("INCR".utf8), Array("a".utf8), Array("b".utf8)]) == nil)
-        #expect(shared.command([Array("CLIENT".utf8), Array("ID".utf8)]) == id, "the same connection, still pooled")
+        #expect(await shared.command([Array("INCR".utf8), Array("a".utf8), Array("b".utf8)]) == nil)
+        #expect(
+            await shared.command([Array("CLIENT".utf8), Array("ID".utf8)]) == id, "the same connection, still pooled")
         #expect(
             warnings.all.count == 1 && warnings.all.first?.contains("refused on purpose") == true, "\(warnings.all)")
     }
@@ -285,17 +286,113 @@ struct SharedStateTests {
     @Test("a reply that drips a byte at a time is bounded by the timeout for the whole command, not per read")
     func drippingReply() async throws {
         // The drip lasts 50 s; each byte comes long before a per-read timeout of 5 s would fire.
-        let (outcome, warnings) = try askRefused(.drip(bytes: 2000, milliseconds: 25), timeout: 5)
+        let (outcome, warnings) = try await askRefused(.drip(bytes: 2000, milliseconds: 25), timeout: 5)
         #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
         #expect(warnings.count == 1 && warnings.first?.contains("no answer in time") == true, "\(warnings)")
     }
 
     @Test("a reply larger than the bound is refused as it arrives, not read to its end")
     func hugeReply() async throws {
-        let (outcome, warnings) = try askRefused(.huge(bytes: 200_000_000), timeout: 60)
+        let (outcome, warnings) = try await askRefused(.huge(bytes: 200_000_000), timeout: 60)
         #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
         #expect((outcome?.sent ?? .max) < 200_000_000)
         #expect(warnings.count == 1 && warnings.first?.contains("a reply larger than") == true, "\(warnings)")
+    }
+
+    @Test(
+        "replies read for commands sent without waiting share the next command's one deadline: k + 1 replies, one timeout"
+    )
+    func drainedRepliesShareOneDeadline() async throws {
+        // Five replies of 12 bytes, a byte every 100 ms: 1.2 s each, at least 6 s in all (the
+        // fake's own pauses, which load only lengthens). Each fits in the 3 s timeout; together
+        // they do not, so the fifth must never be read.
+        let hostile = try HostileRedis.start(.dripEach(replies: 5, bytes: 12, milliseconds: 100))
+        let warnings = Warnings()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 3, warn: warnings.add)
+        let script = RedisScript("return 1")
+        for _ in 0..<4 { await shared.post(script, keys: [], arguments: []) }
+        let reply = await shared.command([Array("GET".utf8), Array("k".utf8)])
+        #expect(reply == nil, "the fifth reply was read: \(reply?.bytes?.count ?? 0) bytes")
+        let outcome = hostile.result()
+        #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
+        #expect(
+            warnings.all.count == 1 && warnings.all.first?.contains("no answer in time") == true, "\(warnings.all)")
+    }
+
+    @Test("Redis lost, its retry pause over: many callers at once make one try to connect, the others wait for it")
+    func oneTryAfterLoss() async throws {
+        let hold = try HostileRedisHold.start()
+        defer { hold.stop() }
+        let warnings = Warnings()
+        // A retry pause of 0: once Redis is lost, the next caller may try at once.
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hold.port), timeout: 60, retryInterval: 0,
+            warn: warnings.add)
+        // Lost at start: the handshake hangs until the fake closes the connection.
+        let start = Task.detached { try shared.connect() }
+        try await until("the connect at start") { hold.accepted == 1 }
+        hold.release()
+        try await start.value
+        #expect(warnings.all.count == 1, "\(warnings.all)")
+        hold.holdAgain()
+        let callers = 8
+        let replies = Task {
+            await withTaskGroup(of: RedisReply?.self) { group in
+                for _ in 0..<callers { group.addTask { await shared.command([Array("PING".utf8)]) } }
+                var all: [RedisReply?] = []
+                for await reply in group { all.append(reply) }
+                return all
+            }
+        }
+        // Either every caller tries to connect (a stampede) or one does and the others wait
+        // for its outcome: both are events.
+        try await until("the callers to connect or wait") {
+            hold.accepted == 1 + callers || (hold.accepted == 2 && shared.waitingForTry == callers - 1)
+        }
+        hold.release()
+        let answered = await replies.value
+        #expect(answered.count == callers && answered.allSatisfy { $0 == nil })
+        #expect(hold.accepted == 2, "\(hold.accepted - 1) connections tried at once after the pause")
+        #expect(warnings.all.count == 1, "\(warnings.all)")
+    }
+
+    @Test(
+        "commands waiting in Redis hold no thread of the cooperative pool: more of them than it has threads, and other tasks run"
+    )
+    func waitingCommandsLeaveThePoolFree() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 60, warn: { _ in })
+        try shared.connect()
+        // One more than the pool has threads, each waiting in Redis (BLPOP) until this test pushes.
+        let waiters = ProcessInfo.processInfo.activeProcessorCount + 1
+        let popped = Task {
+            await withTaskGroup(of: RedisReply?.self) { group in
+                for _ in 0..<waiters {
+                    group.addTask { await shared.command(["BLPOP", "queue", "0"].map { Array($0.utf8) }) }
+                }
+                var all: [RedisReply?] = []
+                for await reply in group { all.append(reply) }
+                return all
+            }
+        }
+        // This task needs a thread of the pool too: were they all blocked on sockets, it would
+        // run only once the commands timed out (60 s), and nothing would be pushed.
+        try await until("every BLPOP to wait in Redis") { blockedClients(shared) == waiters }
+        let values = (1...waiters).map { Array(String($0).utf8) }
+        #expect(await shared.command([Array("RPUSH".utf8), Array("queue".utf8)] + values) == .integer(Int64(waiters)))
+        let replies = await popped.value
+        #expect(replies.count == waiters && replies.allSatisfy { $0?.elements.count == 2 }, "\(replies)")
+    }
+
+    /// How many clients Redis has waiting in a blocking command (`INFO clients`).
+    func blockedClients(_ shared: SharedState) -> Int {
+        let info = String(
+            decoding: shared.command([Array("INFO".utf8), Array("clients".utf8)])?.bytes ?? [], as: UTF8.self)
+        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("blocked_clients:") }
+        return line.flatMap { Int($0.dropFirst("blocked_clients:".count)) } ?? -1
     }
 
     /// A client of the loopback server whose governor shares `shared` (no cache: every request is sent).
@@ -416,18 +513,18 @@ struct SharedStateTests {
         do {
             // One short-lived process: posts once and is gone, never reading the answer.
             let short = SharedState(address: address, timeout: 10, warn: { _ in })
-            short.post(setter, keys: ["posted"], arguments: [Array("landed".utf8)])
+            await short.post(setter, keys: ["posted"], arguments: [Array("landed".utf8)])
         }
         let other = SharedState(address: address, timeout: 10, warn: { _ in })
         try await until("the posted update") {
             other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8))
         }
-        #expect(other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8)))
+        #expect(await other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8)))
     }
 
     @Test("an array reply that declares two billion elements is refused at once (hiredis would allocate and walk them)")
     func hugeArrayReply() async throws {
-        let (outcome, warnings) = try askRefused(.raw("*2000000000\r\n:1\r\n"), timeout: 60)
+        let (outcome, warnings) = try await askRefused(.raw("*2000000000\r\n:1\r\n"), timeout: 60)
         #expect(outcome?.hungUp == true)
         #expect(warnings.count == 1 && warnings.first?.contains("more than 4096 elements") == true, "\(warnings)")
     }
@@ -436,12 +533,12 @@ struct SharedStateTests {
     /// of it, and returns what the fake saw and the warnings printed.
     func askRefused(
         _ answer: HostileRedis.Answer, timeout: Double, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> (outcome: HostileRedis.Outcome?, warnings: [String]) {
+    ) async throws -> (outcome: HostileRedis.Outcome?, warnings: [String]) {
         let hostile = try HostileRedis.start(answer)
         let warnings = Warnings()
         let shared = SharedState(
             address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: timeout, warn: warnings.add)
-        let reply = shared.command([Array("GET".utf8), Array("k".utf8)])
+        let reply = await shared.command([Array("GET".utf8), Array("k".utf8)])
         let refused = reply == nil
         #expect(refused, "read \(reply?.bytes?.count ?? 0) bytes", sourceLocation: sourceLocation)
         return (hostile.result(), warnings.all)

@@ -59,8 +59,7 @@ public struct RateLimitPolicy: Sendable {
         }) {
             wait = retryAfter
         } else if let resetAt {
-            // The reset time is in whole seconds; one more second avoids arriving just before it.
-            wait = max(0, Double(resetAt) - now) + 1
+            wait = RateLimitPolicy.wait(untilReset: Double(resetAt), now: now)
         }
         guard canRetry, let seconds = wait, seconds <= maxWait else {
             return .fail(retryAfter: wait, resetAt: resetAt)
@@ -68,15 +67,32 @@ public struct RateLimitPolicy: Sendable {
         return .wait(seconds)
     }
 
-    /// `Retry-After` as seconds: a number, or an HTTP date.
+    /// How long to wait, at `now`, for a window that resets at `reset` (both epoch seconds):
+    /// the rule of the local rate-limit stage and of the governor shared through Redis.
+    ///
+    /// The reset is in whole seconds; one more second avoids arriving just before it. At most
+    /// 366 days: a reset centuries away (a hostile header, or a reply naming one) must not trap
+    /// where the wait becomes a whole number of seconds.
+    public static func wait(untilReset reset: Double, now: Double) -> Double {
+        min(max(0, reset - now) + 1, longestWait)
+    }
+
+    /// The longest wait a server's headers can ask for, 366 days: longer ones (`1e300`, an
+    /// epoch in milliseconds) are that, so every wait is a whole number of seconds that fits an `Int`.
+    public static let longestWait: Double = 86_400 * 366
+
+    /// `Retry-After` as seconds: a number, or an HTTP date; at most `longestWait` (a hostile
+    /// `1e300` or `inf` would trap where the wait becomes whole seconds).
     static func seconds(retryAfter value: String, now: Double) -> Double? {
-        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return seconds }
+        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
+            return min(seconds, longestWait)
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince1970 - now)
+        return min(max(0, date.timeIntervalSince1970 - now), longestWait)
     }
 }
 

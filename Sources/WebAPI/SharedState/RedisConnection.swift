@@ -23,9 +23,20 @@ final class RedisConnection: @unchecked Sendable {
     private(set) var isBroken = false
     /// Commands sent by `send` whose replies are not read yet (read before the next command),
     /// with their script, to send it in full when the server does not know its digest.
-    private var unanswered: [(script: RedisScript?, arguments: [[UInt8]])] = []
+    private var unanswered: [Unanswered] = []
+    /// A command `send` wrote only part of (it was not to wait), and how far.
+    private var unwritten: (bytes: [UInt8], offset: Int)?
     /// Where `recv` puts bytes before hiredis's reader takes them.
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+
+    /// A command written by `send` whose reply is still to be read.
+    private struct Unanswered {
+        /// The script it ran by digest (sent again in full on `NOSCRIPT`), and the rest of its arguments.
+        var script: RedisScript?
+        var tail: [[UInt8]]
+        /// When it was sent, plus the timeout: its reply is due by then.
+        var deadline: ContinuousClock.Instant
+    }
 
     /// The largest reply read by default: the shared cache's entries are at most 1 MB.
     static let defaultMaximumReplyBytes = 8 * 1024 * 1024
@@ -91,41 +102,95 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// Sends one command and reads its reply (an error reply is a value, not a throw).
+    ///
+    /// The command has one deadline, `timeout` from now: reading the replies still due for
+    /// what `send` sent before (each also within `timeout` of its own sending), writing it and
+    /// reading its reply all fit in it, however many replies were due.
     /// - Throws: `RedisFailure.unreachable` when the socket fails, the command takes longer
     ///   than the timeout or its reply is larger than `maximumReplyBytes` (the connection is
     ///   then broken); `.rejected` when the reply is not Redis's protocol.
     func command(_ arguments: [[UInt8]]) throws(RedisFailure) -> RedisReply {
-        guard !isBroken else { throw .unreachable("the connection was lost") }
-        try drain()
         let deadline = ContinuousClock.now + timeout
+        try drain(until: deadline)
+        return try exchange(arguments, until: deadline)
+    }
+
+    /// Runs `script` by its digest (`EVALSHA`), with `tail` (the key count, keys and
+    /// arguments); sends its text when the server does not know it (`NOSCRIPT`, after a
+    /// restart or `SCRIPT FLUSH`).
+    ///
+    /// One deadline, as for `command`.
+    func evaluate(_ script: RedisScript, _ tail: [[UInt8]]) throws(RedisFailure) -> RedisReply {
+        let deadline = ContinuousClock.now + timeout
+        try drain(until: deadline)
+        let reply = try exchange(script.evalsha + tail, until: deadline)
+        return try inFull(script, tail, unless: reply, until: deadline)
+    }
+
+    /// Writes a command now without waiting for its reply, which the next `command` or
+    /// `evaluate` reads (and discards; a `NOSCRIPT` for `script` sends its text, with `tail`, then).
+    ///
+    /// One round trip saved. With `waiting` false it never waits: it writes what the socket
+    /// takes at once and returns false when part of the command is left, for `flush`.
+    @discardableResult
+    func send(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]], waiting: Bool = true)
+        throws(RedisFailure) -> Bool
+    {
+        try flush()
+        let deadline = ContinuousClock.now + timeout
+        let bytes = RedisConnection.format(arguments)
+        let written = try write(bytes, until: waiting ? deadline : nil)
+        unanswered.append(Unanswered(script: script, tail: tail, deadline: deadline))
+        guard written == bytes.count else {
+            unwritten = (bytes, written)
+            return false
+        }
+        return true
+    }
+
+    /// Writes what `send` left of a command, before that command's deadline.
+    func flush() throws(RedisFailure) {
+        guard !isBroken else { throw .unreachable("the connection was lost") }
+        guard let (bytes, offset) = unwritten else { return }
+        unwritten = nil
+        try write(bytes, from: offset, until: unanswered.last?.deadline ?? ContinuousClock.now + timeout)
+    }
+
+    /// Writes one command and reads its reply before `deadline`.
+    private func exchange(_ arguments: [[UInt8]], until deadline: ContinuousClock.Instant) throws(RedisFailure)
+        -> RedisReply
+    {
+        guard !isBroken else { throw .unreachable("the connection was lost") }
         try write(RedisConnection.format(arguments), until: deadline)
         return try readReply(until: deadline)
     }
 
-    /// Writes a command now without waiting for its reply, which the next `command` reads
-    /// (and discards; a `NOSCRIPT` for `script` sends its text then).
-    ///
-    /// One round trip saved.
-    func send(_ arguments: [[UInt8]], script: RedisScript?) throws(RedisFailure) {
-        guard !isBroken else { throw .unreachable("the connection was lost") }
-        try write(RedisConnection.format(arguments), until: ContinuousClock.now + timeout)
-        unanswered.append((script, arguments))
+    /// `reply` itself, or, when it says the server does not know `script` (`NOSCRIPT`), the
+    /// reply to the script sent in full (`EVAL`): the one place a script is sent again.
+    private func inFull(
+        _ script: RedisScript?, _ tail: [[UInt8]], unless reply: RedisReply, until deadline: ContinuousClock.Instant
+    ) throws(RedisFailure) -> RedisReply {
+        guard let script, case .error(let text) = reply, text.hasPrefix("NOSCRIPT") else { return reply }
+        return try exchange([RedisConnection.eval, Array(script.text.utf8)] + tail, until: deadline)
     }
 
-    /// Reads the replies of what `send` sent; scripts the server did not know are sent again in full.
-    private func drain() throws(RedisFailure) {
-        var again: [(RedisScript, [[UInt8]])] = []
+    /// Reads the replies of what `send` sent, each before its own deadline and all before
+    /// `deadline`; scripts the server did not know are sent again in full once every reply
+    /// due is read (their replies come after those).
+    private func drain(until deadline: ContinuousClock.Instant) throws(RedisFailure) {
+        try flush()
+        guard !unanswered.isEmpty else { return }
+        var replies: [(Unanswered, RedisReply)] = []
         while !unanswered.isEmpty {
             let sent = unanswered.removeFirst()
-            let reply = try readReply(until: ContinuousClock.now + timeout)
-            if case .error(let text) = reply, text.hasPrefix("NOSCRIPT"), let script = sent.script {
-                again.append((script, Array(sent.arguments.dropFirst(2))))
-            }
+            replies.append((sent, try readReply(until: min(sent.deadline, deadline))))
         }
-        for (script, tail) in again {
-            _ = try command([Array("EVAL".utf8), Array(script.text.utf8)] + tail)
+        for (sent, reply) in replies {
+            _ = try inFull(sent.script, sent.tail, unless: reply, until: deadline)
         }
     }
+
+    static let eval = Array("EVAL".utf8)
 
     /// A command in Redis's protocol (RESP): `*N`, then `$length` and the bytes of each argument.
     ///
@@ -163,18 +228,35 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes` in full before `deadline`.
-    private func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(RedisFailure) {
-        let appended = bytes.withUnsafeBufferPointer { pointer in
-            pointer.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
-        }
-        guard appended == REDIS_OK else { throw fail(RedisConnection.errorText(context)) }
-        var done: Int32 = 0
-        while done == 0 {
+    /// Writes `bytes` from `start`, straight from the buffer `format` filled (hiredis's output
+    /// buffer is not used: it would be one more copy): in full before `deadline`, or, without
+    /// one, what the socket takes at once.
+    ///
+    /// Returns the offset reached.
+    @discardableResult
+    private func write(_ bytes: [UInt8], from start: Int = 0, until deadline: ContinuousClock.Instant?)
+        throws(RedisFailure) -> Int
+    {
+        var offset = start
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { whole in
+                Glibc.send(context.pointee.fd, whole.baseAddress.map { $0 + offset }, whole.count - offset, flags)
+            }
+            if count > 0 {
+                offset += count
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno != EAGAIN, errno != EWOULDBLOCK { throw fail(String(cString: strerror(errno))) }
+            guard let deadline else { break }
             try wait(for: Int16(POLLOUT), until: deadline)
-            guard redisBufferWrite(context, &done) == REDIS_OK else { throw fail(RedisConnection.errorText(context)) }
         }
+        return offset
     }
+
+    /// Every `send` and `recv` returns at once (`MSG_DONTWAIT`: `wait` polls, bounded by the
+    /// deadline) and a closed peer is an error, not a `SIGPIPE`.
+    private let flags = Int32(MSG_DONTWAIT | MSG_NOSIGNAL)
 
     /// Reads one whole reply before `deadline`, of at most `maximumReplyBytes`.
     private func readReply(until deadline: ContinuousClock.Instant) throws(RedisFailure) -> RedisReply {
@@ -195,7 +277,7 @@ final class RedisConnection: @unchecked Sendable {
                 return RedisConnection.copy(raw.assumingMemoryBound(to: redisReply.self))
             }
             try wait(for: Int16(POLLIN), until: deadline)
-            let count = buffer.withUnsafeMutableBytes { recv(context.pointee.fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(context.pointee.fd, $0.baseAddress, $0.count, flags) }
             if count == 0 { throw fail("the server closed the connection") }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
@@ -215,14 +297,17 @@ final class RedisConnection: @unchecked Sendable {
     /// Waits until the socket is ready for `events`, or throws once `deadline` has passed.
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant) throws(RedisFailure) {
         while true {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw fail("no answer in time") }
+            // Past the deadline, one look without waiting: a reply that arrived long ago (a
+            // posted command's, on a connection idle in the pool) is still read.
+            let left = max(deadline - ContinuousClock.now, .zero)
             let (seconds, attoseconds) = left.components
-            let milliseconds = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 86_400_000))
+            let milliseconds =
+                left == .zero ? 0 : Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 86_400_000))
             var descriptor = pollfd(fd: context.pointee.fd, events: events, revents: 0)
             let ready = poll(&descriptor, 1, milliseconds)
             if ready > 0 { return }
             if ready < 0, errno != EINTR { throw fail(String(cString: strerror(errno))) }
+            if ready == 0, left == .zero { throw fail("no answer in time") }
         }
     }
 

@@ -14,10 +14,14 @@ import Synchronization
 /// wrong password or a port that does not speak Redis is a configuration error at start
 /// (`connect()` throws).
 ///
-/// Calls are synchronous loopback-or-LAN round trips on a pool of connections, each
-/// bounded by `timeout` (`APIMACRO_SHARED_STATE_TIMEOUT`, 1 s by default), so a dead server
-/// holds a cooperative thread at most that long. A command the server answers with an error
-/// fails alone: the connection stays in use.
+/// Each connection has a thread of its own that does its socket I/O (`RedisWorker`; only a
+/// posted write the socket takes at once is done by the caller): a task waiting for Redis is
+/// suspended, it does not hold a thread of the cooperative pool. Each
+/// command is bounded by `timeout` (`APIMACRO_SHARED_STATE_TIMEOUT`, 1 s by default), so a
+/// dead server costs a caller at most that long. A command the server answers with an error
+/// fails alone: the connection stays in use. Until a connection has worked (at start, and
+/// after Redis was lost and `retryInterval` has passed), one caller tries to connect and
+/// the others wait for its outcome instead of all trying at once.
 public final class SharedState: Sendable {
     public let address: SharedStateAddress
     /// Where the address came from, for messages (`APIMACRO_SHARED_STATE`, or the config.toml key).
@@ -33,12 +37,43 @@ public final class SharedState: Sendable {
     private let derived = Mutex<[String: SharedCredential]>([:])
 
     private struct Pool {
-        var idle: [RedisConnection] = []
+        var idle: [RedisWorker] = []
         /// While set and in the future, no connection is tried.
         var retryAt: ContinuousClock.Instant?
+        /// Whether a connection has opened since the start or since Redis was lost; until one
+        /// has, one caller at a time tries (`trying`) and the others wait for its outcome.
+        var verified = false
+        var trying = false
+        /// The callers waiting for that try: resumed with whether it connected.
+        var waiting: [CheckedContinuation<Bool, Never>] = []
         var warned = false
         /// Whether the warning about an error reply was written.
         var warnedReply = false
+
+        /// What a caller wanting a connection does now.
+        mutating func turn(now: ContinuousClock.Instant) -> Turn {
+            if let retryAt {
+                guard now >= retryAt else { return .unavailable }
+                self.retryAt = nil
+            }
+            if let worker = idle.popLast() { return .pooled(worker) }
+            if trying { return .wait }
+            if !verified {
+                trying = true
+                return .open(trial: true)
+            }
+            return .open(trial: false)
+        }
+    }
+
+    private enum Turn {
+        case pooled(RedisWorker)
+        /// Redis was lost and the retry pause has not passed.
+        case unavailable
+        /// Connect; a trial is the one try while no connection is known to work.
+        case open(trial: Bool)
+        /// Another caller is trying to connect: wait for its outcome.
+        case wait
     }
 
     /// Idle connections kept for reuse; more may exist while many requests are in flight.
@@ -67,9 +102,11 @@ public final class SharedState: Sendable {
     /// and the process goes on with local state.
     /// - Throws: `APIError` (`.invalidRequest`, a usage error) naming `source`, the password redacted.
     public func connect() throws {
+        let worker = RedisWorker()
         do {
-            let connection = try RedisConnection(address: address, timeout: timeout)
-            release(connection)
+            try worker.connectWaiting(address, timeout: timeout).get()
+            pool.withLock { $0.verified = true }
+            release(worker)
         } catch .rejected(let reason) {
             throw APIError(
                 .invalidRequest,
@@ -80,16 +117,33 @@ public final class SharedState: Sendable {
         }
     }
 
-    /// Runs `body` on a pooled connection; nil when Redis is unavailable now (the warning,
-    /// once per process, is written here).
-    func withConnection<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) -> T? {
-        guard let connection = checkOut() else { return nil }
-        do {
-            let result = try body(connection)
-            release(connection)
-            return result
-        } catch {
-            if !connection.isBroken, case .reply = error { release(connection) } else { lost(error) }
+    /// Runs `body` on a pooled connection, on its thread; nil when Redis is unavailable now
+    /// (the warning, once per process, is written here).
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisFailure) -> T) async
+        -> T?
+    {
+        guard let worker = await checkOut() else { return nil }
+        return finish(worker, await worker.run(body))
+    }
+
+    /// `withConnection` for a caller that cannot suspend: its thread waits (and it does not
+    /// wait for another caller's try to connect: it goes on without Redis then).
+    func withConnectionWaiting<T: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisFailure) -> T)
+        -> T?
+    {
+        guard let worker = checkOutWaiting() else { return nil }
+        return finish(worker, worker.runWaiting(body))
+    }
+
+    /// The connection back to the pool, or forgotten with Redis lost when it failed (an
+    /// error reply alone keeps it).
+    private func finish<T>(_ worker: RedisWorker, _ result: Result<T, RedisFailure>) -> T? {
+        switch result {
+        case .success(let value):
+            release(worker)
+            return value
+        case .failure(let error):
+            if !worker.isBroken, case .reply = error { release(worker) } else { lost(error) }
             return nil
         }
     }
@@ -98,26 +152,38 @@ public final class SharedState: Sendable {
     /// it (`NOSCRIPT`, after a restart or `SCRIPT FLUSH`).
     ///
     /// Nil when Redis is unavailable or the script failed (the failure is reported once).
-    func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisReply? {
-        evaluate(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
+    func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) async -> RedisReply? {
+        await evaluate(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
     }
 
     /// `evaluate` with the keys as bytes.
-    func evaluate(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) -> RedisReply? {
+    func evaluate(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) async -> RedisReply? {
+        let tail = SharedState.tail(keys, arguments)
+        return answered(
+            await withConnection { connection throws(RedisFailure) in try connection.evaluate(script, tail) })
+    }
+
+    /// `evaluate` for a caller that cannot suspend (its thread waits).
+    func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisReply? {
+        let tail = SharedState.tail(keys.map { Array($0.utf8) }, arguments)
+        return answered(
+            withConnectionWaiting { connection throws(RedisFailure) in try connection.evaluate(script, tail) })
+    }
+
+    /// A script's arguments after its digest or text: the key count, the keys, the arguments.
+    private static func tail(_ keys: [[UInt8]], _ arguments: [[UInt8]]) -> [[UInt8]] {
         var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
         tail.reserveCapacity(1 + keys.count + arguments.count)
         tail += keys
         tail += arguments
-        let reply = withConnection { connection throws(RedisFailure) -> RedisReply in
-            let answer = try connection.command(script.evalsha + tail)
-            if case .error(let text) = answer, text.hasPrefix("NOSCRIPT") {
-                return try connection.command([Array("EVAL".utf8), Array(script.text.utf8)] + tail)
-            }
-            return answer
-        }
+        return tail
+    }
+
+    /// `reply`, or nil (reported once) when the server answered with an error: one command
+    /// failed, not the connection (still pooled), so no retry pause and no lost state.
+    private func answered(_ reply: RedisReply?) -> RedisReply? {
         if case .error(let text) = reply {
-            // One command failed, not the connection (still pooled): no retry pause, no lost state.
-            refused("a script failed: \(text)")
+            refused("a command failed: \(text)")
             return nil
         }
         return reply
@@ -125,34 +191,43 @@ public final class SharedState: Sendable {
 
     /// Runs a Lua script without waiting for its answer (it is read before the connection's
     /// next command): for updates whose result nobody needs, one round trip fewer.
-    func post(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) {
-        post(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
+    ///
+    /// Returns once the command is written.
+    func post(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) async {
+        await post(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
     }
 
     /// `post` with the keys as bytes.
-    func post(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) {
-        var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
-        tail.reserveCapacity(1 + keys.count + arguments.count)
-        tail += keys
-        tail += arguments
+    func post(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) async {
+        let tail = SharedState.tail(keys, arguments)
         // A script this process has not seen Redis run goes in full: its answer is read only
         // before the connection's next command, and a process that ends first would lose a
         // NOSCRIPT update (a short run's only record, on a fresh or restarted Redis).
         let known = scripts.withLock { known in !known.insert(script.digest).inserted }
-        let head = known ? script.evalsha : [Array("EVAL".utf8), Array(script.text.utf8)]
-        _ = withConnection { connection throws(RedisFailure) in
-            try connection.send(head + tail, script: script)
+        let head = known ? script.evalsha : [RedisConnection.eval, Array(script.text.utf8)]
+        guard let worker = await checkOut() else { return }
+        // Written from this thread when the socket takes the command at once (it never waits
+        // here); what is left, if any, is written on the connection's thread.
+        var result = worker.runAtOnce { connection throws(RedisFailure) in
+            try connection.send(head + tail, script: known ? script : nil, tail: tail, waiting: false)
         }
+        if case .success(false) = result {
+            result = await worker.run { connection throws(RedisFailure) in
+                try connection.flush()
+                return true
+            }
+        }
+        _ = finish(worker, result)
     }
 
     /// Runs one plain command; nil when Redis is unavailable or answered with an error.
+    func command(_ arguments: [[UInt8]]) async -> RedisReply? {
+        answered(await withConnection { connection throws(RedisFailure) in try connection.command(arguments) })
+    }
+
+    /// `command` for a caller that cannot suspend (its thread waits).
     func command(_ arguments: [[UInt8]]) -> RedisReply? {
-        let reply = withConnection { connection throws(RedisFailure) in try connection.command(arguments) }
-        if case .error(let text) = reply {
-            refused("a command failed: \(text)")
-            return nil
-        }
-        return reply
+        answered(withConnectionWaiting { connection throws(RedisFailure) in try connection.command(arguments) })
     }
 
     /// The keys derived from `material` (HKDF runs once per credential, not per request).
@@ -171,31 +246,73 @@ public final class SharedState: Sendable {
         pool.withLock { state in state.retryAt.map { ContinuousClock.now >= $0 } ?? true }
     }
 
-    private func checkOut() -> RedisConnection? {
-        let taken: RedisConnection?? = pool.withLock { state in
-            if let retryAt = state.retryAt {
-                guard ContinuousClock.now >= retryAt else { return .some(nil) }
-                state.retryAt = nil
-            }
-            return state.idle.popLast().map { .some($0) } ?? nil
-        }
-        switch taken {
-        case .some(.some(let connection)): return connection
-        case .some(.none): return nil
-        case .none:
-            do {
-                return try RedisConnection(address: address, timeout: timeout)
-            } catch {
-                lost(error)
-                return nil
+    /// A connection: a pooled one, else a new one (or, while another caller is trying to
+    /// connect, whatever its try gives).
+    ///
+    /// Nil when Redis is unavailable.
+    private func checkOut() async -> RedisWorker? {
+        while true {
+            switch pool.withLock({ $0.turn(now: .now) }) {
+            case .pooled(let worker): return worker
+            case .unavailable: return nil
+            case .open(let trial):
+                let worker = RedisWorker()
+                return opened(worker, await worker.connect(address, timeout: timeout), trial: trial)
+            case .wait:
+                guard await outcomeOfTry() else { return nil }
             }
         }
     }
 
-    private func release(_ connection: RedisConnection) {
-        guard !connection.isBroken else { return }
+    /// `checkOut` for a caller that cannot suspend: it does not wait for another caller's try.
+    private func checkOutWaiting() -> RedisWorker? {
+        switch pool.withLock({ $0.turn(now: .now) }) {
+        case .pooled(let worker): return worker
+        case .unavailable, .wait: return nil
+        case .open(let trial):
+            let worker = RedisWorker()
+            return opened(worker, worker.connectWaiting(address, timeout: timeout), trial: trial)
+        }
+    }
+
+    /// Whether the try under way connected; true at once when it has already ended (the
+    /// caller looks at the pool again).
+    private func outcomeOfTry() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let ended = pool.withLock { state -> Bool in
+                guard state.trying else { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if ended { continuation.resume(returning: true) }
+        }
+    }
+
+    /// The worker once it connected, or nil (Redis lost); a trial's waiters learn its outcome.
+    private func opened(_ worker: RedisWorker, _ result: Result<Void, RedisFailure>, trial: Bool) -> RedisWorker? {
+        var failure: RedisFailure?
+        if case .failure(let error) = result {
+            failure = error
+            lost(error)
+        }
+        let waiting = pool.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            if failure == nil { state.verified = true }
+            guard trial else { return [] }
+            state.trying = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for waiter in waiting { waiter.resume(returning: failure == nil) }
+        return failure == nil ? worker : nil
+    }
+
+    /// The number of callers waiting for another's try to connect (for tests).
+    var waitingForTry: Int { pool.withLock { $0.waiting.count } }
+
+    private func release(_ worker: RedisWorker) {
+        guard !worker.isBroken else { return }
         pool.withLock { state in
-            if state.idle.count < SharedState.idleLimit { state.idle.append(connection) }
+            if state.idle.count < SharedState.idleLimit { state.idle.append(worker) }
         }
     }
 
@@ -231,6 +348,7 @@ public final class SharedState: Sendable {
         scripts.withLock { $0.removeAll() }
         let first = pool.withLock { state -> Bool in
             state.idle.removeAll()
+            state.verified = false
             state.retryAt = ContinuousClock.now + .milliseconds(Int(retryInterval * 1000))
             defer { state.warned = true }
             return !state.warned

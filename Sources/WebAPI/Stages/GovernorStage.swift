@@ -67,7 +67,7 @@ public struct GovernorStage: Stage {
         var reservation: (probe: Bool, resource: [UInt8])?
         while reservation == nil {
             guard
-                let reply = shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments),
+                let reply = await shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments),
                 let code = reply.elements.first?.integer
             else {
                 return try await next(exchange)
@@ -79,9 +79,7 @@ public struct GovernorStage: Stage {
             case 2:
                 let reset = values.first?.integer ?? 0
                 let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
-                // The reset is in whole seconds; one more second avoids arriving just before it.
-                // Bounded: a reply (or a server's header) naming a reset centuries away must not trap.
-                let seconds = min(max(0, Double(reset) - now) + 1, 86_400 * 366)
+                let seconds = RateLimitPolicy.wait(untilReset: Double(reset), now: now)
                 guard waited + seconds <= maxWait else {
                     throw APIError(
                         .rateLimited,
@@ -114,10 +112,10 @@ public struct GovernorStage: Stage {
         do {
             response = try await next(exchange)
         } catch {
-            record(keys: keys, route: route, lease: lease, reservation: reservation, response: nil)
+            await record(keys: keys, route: route, lease: lease, reservation: reservation, response: nil)
             throw error
         }
-        record(keys: keys, route: route, lease: lease, reservation: reservation, response: response)
+        await record(keys: keys, route: route, lease: lease, reservation: reservation, response: response)
         return response
     }
 
@@ -125,7 +123,7 @@ public struct GovernorStage: Stage {
     private func record(
         keys: [[UInt8]], route: [UInt8], lease: [UInt8], reservation: (probe: Bool, resource: [UInt8]),
         response: Response?
-    ) {
+    ) async {
         let info = response.flatMap { RateLimitInfo(headers: $0.headers) }
         let remaining = info?.remaining
         let reset = info?.reset
@@ -138,7 +136,7 @@ public struct GovernorStage: Stage {
             Array(GovernorStage.resourceName(info?.resource).utf8),
         ]
         // Nobody waits for its answer: written now (the lease is free at once), read later.
-        shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments)
+        await shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments)
     }
 
     static let one = Array("1".utf8)
