@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -206,22 +207,28 @@ struct SharedStateTests {
         let spaces = try (0..<3).map { _ in try Workspace(files: ["budget.py": Self.sequential]) }
         defer { for space in spaces { space.remove() } }
         let environment = environment(server, redis, ["APIMACRO_MAX_CONCURRENCY": "8"])
-        let results = try await withThrowingTaskGroup(of: RunResult?.self) { group in
+        // Redis is killed from a thread of its own once the server has seen 30 requests: a task
+        // on the cooperative pool (two threads here) waited behind other suites' work until the
+        // three processes had finished, and no process saw Redis go.
+        let killed = Flag()
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(300)
+            while server.requests.count < 30, Date() < deadline { usleep(2_000) }
+            redis.kill()
+            killed.value.store(true, ordering: .releasing)
+        }
+        let results = try await withThrowingTaskGroup(of: RunResult.self) { group in
             for (index, space) in spaces.enumerated() {
                 group.addTask {
                     try await Binary.run(
                         ["run", "budget.py", "80", "k\(index)"], in: space.url, environment: environment, limit: 300)
                 }
             }
-            group.addTask {
-                try await waitUntil("the server to see 30 requests") { server.requests.count >= 30 }
-                redis.kill()
-                return nil
-            }
             var finished: [RunResult] = []
-            for try await result in group { if let result { finished.append(result) } }
+            for try await result in group { finished.append(result) }
             return finished
         }
+        try await waitUntil("redis-server to be killed") { killed.value.load(ordering: .acquiring) }
         try await server.shutdown()
         #expect(server.requests.count == 240)
         for result in results {
@@ -307,4 +314,9 @@ struct SharedStateTests {
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// A flag one thread sets and a task reads.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
 }

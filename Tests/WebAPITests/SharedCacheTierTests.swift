@@ -76,7 +76,7 @@ struct SharedCacheTierTests {
         _ = try await stage.handle(exchange, next: first.next)
         let keys = { shared.command([Array("KEYS".utf8), Array("{apimacro-cache}:e:*".utf8)])?.elements ?? [] }
         #expect(keys().count == 1, "the first answer is shared")
-        _ = shared.command([Array("FLUSHDB".utf8)])
+        _ = await shared.command([Array("FLUSHDB".utf8)])
         let notModified = Next { exchange in
             #expect(exchange.headers["If-None-Match"] == "\"v1\"")
             return Response(status: 304, headers: Headers([("ETag", "\"v1\"")]), body: [], url: exchange.url)
@@ -97,15 +97,15 @@ struct SharedCacheTierTests {
         let slot = tier.slot(keyText: "v2\nGET\nhttps://h.example/x", material: "authorization: Bearer tok-big-1")
         // 9 MiB planted by a writer of Redis: past the connection's 8 MiB reply bound.
         let planted = [UInt8](repeating: 0x41, count: 9 * 1024 * 1024)
-        #expect(shared.command([Array("SET".utf8), Array(slot.key.utf8), planted]) == .status("OK"))
-        #expect(tier.load(slot) == nil)
+        #expect(await shared.command([Array("SET".utf8), Array(slot.key.utf8), planted]) == .status("OK"))
+        #expect(await tier.load(slot) == nil)
         #expect(warnings.all.isEmpty, "\(warnings.all)")
         #expect(shared.isAvailable)
         // A real entry in its place still loads.
         let entry = SharedCache.Stored(
             status: 200, headers: Headers([]), body: Array("ok".utf8), varyNames: [], storedAt: 1, initialAge: 0,
             variant: "")
-        tier.store(entry, in: slot)
-        #expect(tier.load(slot)?.body == Array("ok".utf8))
+        await tier.store(entry, in: slot)
+        #expect(await tier.load(slot)?.body == Array("ok".utf8))
     }
 }

@@ -163,26 +163,27 @@ struct SharedStateTests {
             status: 200, headers: Headers([("ETag", "\"abc\"")]), body: Array(#"{"login":"secret-body"}"#.utf8),
             varyNames: [],
             storedAt: 1_700_000_000, initialAge: 3, variant: "")
-        tier.store(entry, in: mine)
-        let loaded = tier.load(mine)
+        await tier.store(entry, in: mine)
+        let loaded = await tier.load(mine)
         #expect(
             loaded?.body == entry.body && loaded?.status == 200 && loaded?.headers["etag"] == "\"abc\""
                 && loaded?.initialAge == 3)
         // Another credential derives another name and another sealing key.
         let theirs = tier.slot(keyText: text, material: "authorization: Bearer tok-two-456")
-        #expect(theirs.key != mine.key && tier.load(theirs) == nil)
+        #expect(theirs.key != mine.key)
+        #expect(await tier.load(theirs) == nil)
         let raw = await shared.command([Array("GET".utf8), Array(mine.key.utf8)])?.bytes ?? []
         #expect(!raw.isEmpty && String(decoding: raw, as: UTF8.self).contains("secret-body") == false)
         #expect(!mine.key.contains("tok-one"))
         // The size bound: entries past it evict the oldest.
         let small = SharedCache(shared: shared, maximumBytes: 1_000)
         for index in 0..<20 {
-            small.store(entry, in: small.slot(keyText: text + "\(index)", material: "m"))
+            await small.store(entry, in: small.slot(keyText: text + "\(index)", material: "m"))
         }
         let total = await shared.command([Array("GET".utf8), Array(SharedCache.total.utf8)])?.integer ?? -1
         #expect(total > 0 && total <= 1_000, "\(total)")
-        #expect(small.load(small.slot(keyText: text + "19", material: "m")) != nil)
-        #expect(small.load(small.slot(keyText: text + "0", material: "m")) == nil)
+        #expect(await small.load(small.slot(keyText: text + "19", material: "m")) != nil)
+        #expect(await small.load(small.slot(keyText: text + "0", material: "m")) == nil)
     }
 
     /// Every key, field and member Redis holds, as text.
@@ -249,16 +250,16 @@ struct SharedStateTests {
             // material) and plant an answer: it must never be served.
             let sealed = try slot.credential.seal(SharedCache.encode(forgery), context: slot.key)
             #expect(await shared.command([Array("SET".utf8), Array(slot.key.utf8), sealed]) == .status("OK"))
-            #expect(tier.load(slot) == nil, "a forged entry was served for material \(material.debugDescription)")
+            #expect(await tier.load(slot) == nil, "a forged entry was served for material \(material.debugDescription)")
             #expect(await shared.command([Array("FLUSHDB".utf8)]) == .status("OK"))
             // Nor is anything stored for such a request.
-            tier.store(entry, in: slot)
+            await tier.store(entry, in: slot)
             #expect(await shared.command([Array("DBSIZE".utf8)]) == .integer(0), "\(material.debugDescription)")
         }
         // A token still shares.
         let token = tier.slot(keyText: text, material: "credential bearer ghp_sharedToken0123")
-        tier.store(entry, in: token)
-        #expect(tier.load(token)?.body == entry.body)
+        await tier.store(entry, in: token)
+        #expect(await tier.load(token)?.body == entry.body)
     }
 
     @Test("an error reply fails that command alone: Redis stays in use on the same connection, one warning")
@@ -475,7 +476,7 @@ struct SharedStateTests {
         }
         // Window 1 has passed for the governor (its stored reset a second before Redis's now),
         // and the server's next answer starts window 2.
-        let redisNow = shared.command([Array("TIME".utf8)])?.elements.first?.bytes.flatMap {
+        let redisNow = await shared.command([Array("TIME".utf8)])?.elements.first?.bytes.flatMap {
             Int(String(decoding: $0, as: UTF8.self))
         }
         try setGovernorField(shared, "core:reset", "\(try #require(redisNow) - 1)")

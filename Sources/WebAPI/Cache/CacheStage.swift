@@ -99,7 +99,7 @@ public struct CacheStage: Stage {
         if stored == nil, let sharedTier {
             sharedSlot = sharedTier.slot(keyText: keyText, material: sharedMaterial(wire))
         }
-        if stored == nil, let sharedTier, let sharedSlot, let found = sharedTier.load(sharedSlot),
+        if stored == nil, let sharedTier, let sharedSlot, let found = await sharedTier.load(sharedSlot),
             found.variant == SharedCache.variant(found.varyNames, wire.headers, credential: sharedSlot.credential)
         {
             stored = HTTPCache.Entry(
@@ -164,7 +164,7 @@ public struct CacheStage: Stage {
             // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
             // shared copy stale revalidates it itself, with a 304.
             if fromShared, let sharedTier, let sharedSlot {
-                sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot, waiting: false)
+                await sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot, waiting: false)
             }
             return Response(
                 status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
@@ -190,7 +190,7 @@ public struct CacheStage: Stage {
             }
             if let sharedTier {
                 let slot = sharedSlot ?? sharedTier.slot(keyText: keyText, material: sharedMaterial(wire))
-                sharedTier.store(shareable(entry, wire: wire, slot: slot), in: slot)
+                await sharedTier.store(shareable(entry, wire: wire, slot: slot), in: slot)
             }
         }
         return response
@@ -241,7 +241,7 @@ public struct CacheStage: Stage {
                     get.body = []
                     let wire = credentials.wire(get)
                     let text = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
-                    sharedTier.remove(sharedTier.slot(keyText: text, material: sharedMaterial(wire)))
+                    await sharedTier.remove(sharedTier.slot(keyText: text, material: sharedMaterial(wire)))
                 }
             }
         }

@@ -84,10 +84,10 @@ public struct SharedCache: Sendable {
     /// Reads at most one byte more than the largest sealed entry (`GETRANGE`): a value planted
     /// by a writer of Redis costs no more to read than a real entry, and never a reply up to the
     /// connection's 8 MiB bound.
-    func load(_ slot: Slot) -> Stored? {
+    func load(_ slot: Slot) async -> Stored? {
         let largest = maximumEntryBytes + SharedCache.sealingOverhead
         guard slot.credential.isSecret, shared.isAvailable,
-            let sealed = shared.command([
+            let sealed = await shared.command([
                 Array("GETRANGE".utf8), Array(slot.key.utf8), Array("0".utf8), Array(String(largest).utf8),
             ])?.bytes,
             !sealed.isEmpty, sealed.count <= largest,
@@ -104,7 +104,7 @@ public struct SharedCache: Sendable {
     /// Does nothing when Redis is not usable, the entry is too large to share, or the request
     /// carries no secret credential. With `waiting` false the script is posted and its answer
     /// not waited for (`SharedState.post`).
-    func store(_ entry: Stored, in slot: Slot, waiting: Bool = true) {
+    func store(_ entry: Stored, in slot: Slot, waiting: Bool = true) async {
         guard slot.credential.isSecret, shared.isAvailable else { return }
         let plain = SharedCache.encode(entry)
         guard plain.count <= maximumEntryBytes, let sealed = try? slot.credential.seal(plain, context: slot.key) else {
@@ -116,16 +116,16 @@ public struct SharedCache: Sendable {
             Array(String(maximumBytes).utf8),
         ]
         if waiting {
-            _ = shared.evaluate(SharedCache.storeScript, keys: keys, arguments: arguments)
+            _ = await shared.evaluate(SharedCache.storeScript, keys: keys, arguments: arguments)
         } else {
-            shared.post(SharedCache.storeScript, keys: keys, arguments: arguments)
+            await shared.post(SharedCache.storeScript, keys: keys, arguments: arguments)
         }
     }
 
     /// Forgets the entry in `slot` (after an unsafe method changed its URL).
-    func remove(_ slot: Slot) {
+    func remove(_ slot: Slot) async {
         guard slot.credential.isSecret, shared.isAvailable else { return }
-        _ = shared.evaluate(
+        _ = await shared.evaluate(
             SharedCache.removeScript, keys: [slot.key, SharedCache.index, SharedCache.sizes, SharedCache.total],
             arguments: [])
     }

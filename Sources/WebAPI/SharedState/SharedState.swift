@@ -163,7 +163,8 @@ public final class SharedState: Sendable {
             await withConnection { connection throws(RedisFailure) in try connection.evaluate(script, tail) })
     }
 
-    /// `evaluate` for a caller that cannot suspend (its thread waits).
+    /// `evaluate` for a caller that cannot suspend (its thread waits): the tests' helpers; the
+    /// product's callers all await the other one.
     func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) -> RedisReply? {
         let tail = SharedState.tail(keys.map { Array($0.utf8) }, arguments)
         return answered(
@@ -225,7 +226,8 @@ public final class SharedState: Sendable {
         answered(await withConnection { connection throws(RedisFailure) in try connection.command(arguments) })
     }
 
-    /// `command` for a caller that cannot suspend (its thread waits).
+    /// `command` for a caller that cannot suspend (its thread waits): the tests' helpers; the
+    /// product's callers all await the other one.
     func command(_ arguments: [[UInt8]]) -> RedisReply? {
         answered(withConnectionWaiting { connection throws(RedisFailure) in try connection.command(arguments) })
     }
