@@ -58,7 +58,9 @@ final class RawConnection {
     private var buffer: [UInt8] = []
     private var isOpen = true
 
-    init(host: String, port: Int, timeoutSeconds: Int = 15) throws {
+    /// `timeoutSeconds` bounds each read: a hang guard only (a full run with builds going once
+    /// kept a 20-page walk past 15 s), so it is wide.
+    init(host: String, port: Int, timeoutSeconds: Int = 120) throws {
         self.host = host
         self.port = port
         #if canImport(Darwin)
