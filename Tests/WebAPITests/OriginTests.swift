@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import WebAPI
@@ -47,7 +48,7 @@ struct OriginTests {
 
     @Test("on 200,000 generated URLs the fast reading, when it answers, gives URLComponents' answer")
     func generated() {
-        var random = SplitMix(seed: 0x5eed_0461)
+        var random = SplitMix64(seed: 0x5eed_0461)
         let schemes = [
             "http://", "https://", "HTTP://", "hTtPs://", "http://", "https://", "http:/", "http:", "https//", "ftp://",
             "",
@@ -78,18 +79,5 @@ struct OriginTests {
         }
         // The generator reaches the fast reading often enough for the comparison to mean something.
         #expect(fast > 5_000)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -27,6 +27,18 @@ struct SharedCacheTierTests {
         }
     }
 
+    /// A cache stage over a fresh cache in `folder`, with the shared tier on `redis`, for a
+    /// client whose credential is the bearer `token`.
+    func stage(token: String, redis: RedisServer, folder: URL) throws -> (SharedState, CacheStage) {
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
+        let cache = try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 3, count: 32)))
+        let stage = CacheStage(
+            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret(token))),
+            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+        return (shared, stage)
+    }
+
     func temporaryFolder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-tier-\(UUID().uuidString)")
     }
@@ -35,14 +47,9 @@ struct SharedCacheTierTests {
     func localHitMakesNoSlot() async throws {
         let redis = try await RedisServer.start()
         defer { redis.stop() }
-        let shared = SharedState(
-            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let cache = try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 3, count: 32)))
-        let stage = CacheStage(
-            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret("tok-tier-1"))),
-            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+        let (_, stage) = try stage(token: "tok-tier-1", redis: redis, folder: folder)
         let network = Network(Headers([("Cache-Control", "max-age=600")]))
         let exchange = Exchange(
             method: "GET", url: "https://api.example.com/user", headers: Headers([]), body: [], timeout: 30)
@@ -61,14 +68,9 @@ struct SharedCacheTierTests {
     func notModifiedUploadsNothing() async throws {
         let redis = try await RedisServer.start()
         defer { redis.stop() }
-        let shared = SharedState(
-            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let cache = try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 3, count: 32)))
-        let stage = CacheStage(
-            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret("tok-tier-304"))),
-            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+        let (shared, stage) = try stage(token: "tok-tier-304", redis: redis, folder: folder)
         let exchange = Exchange(
             method: "GET", url: "https://api.example.com/etag", headers: Headers([]), body: [], timeout: 30)
         // Always revalidated (no-cache), with a validator.

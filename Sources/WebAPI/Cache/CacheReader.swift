@@ -187,17 +187,25 @@ final class CacheReader: Sendable {
             try key.withUnsafeBytes { key in
                 try variant.withUnsafeBytes { variant in
                     sqlite3_bind_double(update, 1, now)
-                    sqlite3_bind_blob(update, 2, key.baseAddress, Int32(key.count), nil)
-                    // A blob of length zero, not NULL, for an entry without variants.
-                    sqlite3_bind_zeroblob(update, 3, 0)
-                    if variant.count > 0 {
-                        sqlite3_bind_blob(update, 3, variant.baseAddress, Int32(variant.count), nil)
-                    }
+                    bind(update, key: key, at: 2, variant: variant, at: 3)
                     let code = sqlite3_step(update)
                     guard code == SQLITE_DONE || code == SQLITE_BUSY || code == SQLITE_LOCKED else {
                         throw failure(code)
                     }
                 }
+            }
+        }
+
+        /// Binds an entry's key and variant (SQLITE_STATIC: the caller's buffers outlive the step);
+        /// an entry without variants has a blob of length zero, not NULL.
+        private func bind(
+            _ statement: OpaquePointer, key: UnsafeRawBufferPointer, at keyIndex: Int32,
+            variant: UnsafeRawBufferPointer, at variantIndex: Int32
+        ) {
+            sqlite3_bind_blob(statement, keyIndex, key.baseAddress, Int32(key.count), nil)
+            sqlite3_bind_zeroblob(statement, variantIndex, 0)
+            if variant.count > 0 {
+                sqlite3_bind_blob(statement, variantIndex, variant.baseAddress, Int32(variant.count), nil)
             }
         }
 
@@ -215,11 +223,7 @@ final class CacheReader: Sendable {
                         sqlite3_bind_double(refresh, 2, storedAt)
                         sqlite3_bind_double(refresh, 3, initialAge)
                         sqlite3_bind_double(refresh, 4, touchInterval)
-                        sqlite3_bind_blob(refresh, 5, key.baseAddress, Int32(key.count), nil)
-                        sqlite3_bind_zeroblob(refresh, 6, 0)
-                        if variant.count > 0 {
-                            sqlite3_bind_blob(refresh, 6, variant.baseAddress, Int32(variant.count), nil)
-                        }
+                        bind(refresh, key: key, at: 5, variant: variant, at: 6)
                         let code = sqlite3_step(refresh)
                         if code == SQLITE_BUSY || code == SQLITE_LOCKED { return false }
                         guard code == SQLITE_DONE else { throw failure(code) }
