@@ -232,7 +232,7 @@ public struct MacroRunner {
 /// A macro's `--timeout`: at the deadline Python raises `MacroTimeout` in the
 /// main thread (through SIGALRM, which also wakes a blocking sleep, and the
 /// interrupt counter, which wakes native waits); a macro that swallows it is
-/// stopped one second later.
+/// stopped one second after the interrupt.
 final class Deadline {
     /// Shared with the timer callbacks: whether the run ended first.
     private final class Clock: Sendable {
@@ -272,12 +272,14 @@ final class Deadline {
         DispatchQueue.global().asyncAfter(deadline: when) {
             guard !clock.done.load(ordering: .acquiring) else { return }
             Interrupts.signalMainThread(SIGALRM)
-        }
-        DispatchQueue.global().asyncAfter(deadline: when + grace) {
-            guard !clock.done.load(ordering: .acquiring) else { return }
-            warn("apimacro: \(message), and did not stop when interrupted; ending it")
-            beforeExit()
-            _exit(MacroRunner.ExitCode.failure)
+            // The grace counts from the interrupt's delivery, not from the deadline: a timer
+            // that fired late on a busy machine does not shorten the macro's chance to stop.
+            DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+                guard !clock.done.load(ordering: .acquiring) else { return }
+                warn("apimacro: \(message), and did not stop when interrupted; ending it")
+                beforeExit()
+                _exit(MacroRunner.ExitCode.failure)
+            }
         }
         return deadline
     }
