@@ -46,7 +46,7 @@ public func withoutGIL<T: Sendable>(
     var graceEnd: ContinuousClock.Instant?
     while true {
         executor.runJobs()
-        if box.result != nil { break }
+        if box.isFinished { break }
         if executor.raised {
             // The task was cancelled: give it up to 2 s to wind down (its jobs run only here).
             let end = graceEnd ?? .now + .seconds(2)

@@ -1,25 +1,24 @@
-import Dispatch
 import Synchronization
 
-/// The outcome of work run without the GIL, handed from the task to the waiter.
-final class ResultBox<T: Sendable>: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let stored = Mutex<Result<T, any Error>?>(nil)
+/// The outcome of work run without the GIL, handed from the task to the waiting thread.
+///
+/// `finish` is called once. The payload is written before the flag is set (release) and read
+/// only after the flag is seen (acquire), so the waiter's check after each batch of jobs is one
+/// atomic load: a `Mutex` around the generic `Result` cost two generic-metadata lookups per
+/// check (about 6 k instructions a call, callgrind, release).
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private let done = Atomic<Bool>(false)
+    /// Written once, by `finish`, before `done`; read only once `done` is seen.
+    private nonisolated(unsafe) var stored: Result<T, any Error>?
 
     func finish(_ result: Result<T, any Error>) {
-        stored.withLock { $0 = result }
-        semaphore.signal()
+        stored = result
+        done.store(true, ordering: .releasing)
     }
 
-    /// Waits up to `milliseconds`; true once the result is in.
-    func wait(milliseconds: Int) -> Bool {
-        if stored.withLock({ $0 != nil }) { return true }
-        if semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .success {
-            semaphore.signal()  // later waits see it at once
-            return true
-        }
-        return false
-    }
+    /// Whether `finish` has run.
+    var isFinished: Bool { done.load(ordering: .acquiring) }
 
-    var result: Result<T, any Error>? { stored.withLock { $0 } }
+    /// The outcome, or nil before `finish`.
+    var result: Result<T, any Error>? { isFinished ? stored : nil }
 }
