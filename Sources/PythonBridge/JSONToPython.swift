@@ -424,6 +424,8 @@ private struct KeyTable {
     private var used = 0
     static let capacity = 2048
     static let longestKey = 64
+    /// The most slots a lookup or an entry walks.
+    static let longestProbe = 16
 
     /// What `find` learnt about a key's bytes.
     enum Lookup {
@@ -452,7 +454,8 @@ private struct KeyTable {
         guard !slots.isEmpty else { return .new(hash: hash, count: count) }
         let mask = slots.count - 1
         var index = Int(hash) & mask
-        while let start = slots[index].start {
+        for _ in 0..<Self.longestProbe {
+            guard let start = slots[index].start else { break }
             if slots[index].hash == hash, slots[index].count == count, let object = slots[index].object,
                 memcmp(start, first, count) == 0
             {
@@ -473,13 +476,20 @@ private struct KeyTable {
             bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.capacity / 2 * Self.longestKey)
         }
         guard let bytes else { return }
+        let mask = slots.count - 1
+        var index = Int(hash) & mask
+        var probes = 0
+        while slots[index].start != nil {
+            probes += 1
+            // Keys a server chose to collide (FNV is not keyed) are not entered: they go
+            // through the document's memo, and no lookup walks more than `longestProbe` slots.
+            guard probes < Self.longestProbe else { return }
+            index = (index + 1) & mask
+        }
         let copy = bytes + bytesUsed
         copy.update(from: first, count: count)
         bytesUsed += count
         Py_IncRef(object)
-        let mask = slots.count - 1
-        var index = Int(hash) & mask
-        while slots[index].start != nil { index = (index + 1) & mask }
         slots[index] = (UnsafePointer(copy), count, hash, object)
         used += 1
     }
