@@ -120,6 +120,15 @@ struct NetworkTests {
         }
     }
 
+    /// The run ended on the deadline's interrupt: exit 1 with MacroTimeout's message, not by the
+    /// hard stop, and not as a NetworkError.
+    static func expectEndedByDeadline(_ result: RunResult) {
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("ran longer than its --timeout of 600 s"), "\(result.stderr)")
+        #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
+        #expect(!result.stderr.contains("NetworkError"), "\(result.stderr)")
+    }
+
     @Test("--timeout's interrupt ends apimacro.map's calls in flight")
     func timeoutDuringMap() async throws {
         let server = try await TestServer.start()
@@ -127,10 +136,7 @@ struct NetworkTests {
         defer { space.remove() }
         let result = try await Self.interruptByDeadline(space, "slowmap.py", requests: 4, server: server)
         try await server.shutdown()
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("ran longer than its --timeout of 600 s"), "\(result.stderr)")
-        #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
-        #expect(!result.stderr.contains("NetworkError"), "\(result.stderr)")
+        Self.expectEndedByDeadline(result)
     }
 
     @Test("--timeout's interrupt ends a macro waiting on the network")
@@ -142,10 +148,7 @@ struct NetworkTests {
         defer { space.remove() }
         let result = try await Self.interruptByDeadline(space, "slow.py", requests: 1, server: server)
         try await server.shutdown()
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("ran longer than its --timeout of 600 s"), "\(result.stderr)")
-        #expect(!result.stderr.contains("did not stop when interrupted"), "\(result.stderr)")
-        #expect(!result.stderr.contains("NetworkError"), "\(result.stderr)")
+        Self.expectEndedByDeadline(result)
     }
 }
 
