@@ -243,10 +243,10 @@ struct CachePolicyTests {
             "Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Api-Key", "X-Session",
             "X-Client-Secret", "x-csrf-token",
         ] {
-            #expect(CacheStage.isCredentialHeader(name), "\(name)")
+            #expect(CredentialNames.isCredentialHeader(name), "\(name)")
         }
         for name in ["Accept", "Accept-Language", "User-Agent", "X-GitHub-Api-Version", "Content-Type"] {
-            #expect(!CacheStage.isCredentialHeader(name), "\(name)")
+            #expect(!CredentialNames.isCredentialHeader(name), "\(name)")
         }
     }
 

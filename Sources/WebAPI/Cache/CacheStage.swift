@@ -287,47 +287,19 @@ public struct CacheStage: Stage {
         warn("apimacro: warning: the HTTP cache \(cache.file.path) is not usable (\(error)); continuing without it")
     }
 
-    /// Whether a request header's name says it carries a credential: `Authorization`, `Cookie`,
-    /// `X-Api-Key`, `X-Auth-Token`, `*-Session`, …; such headers are part of the cache key.
-    ///
-    /// ASCII letters match in any case; read from the name's bytes (no lower-cased copy, no lock).
-    public static func isCredentialHeader(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { bytes in
-            for start in bytes.indices {
-                let first = folded(bytes[start])
-                for marker in credentialMarkers where marker[0] == first && marker.count <= bytes.count - start {
-                    var index = 1
-                    while index < marker.count, folded(bytes[start + index]) == marker[index] { index += 1 }
-                    if index == marker.count { return true }
-                }
-            }
-            return false
-        }
-    }
-
-    private static let credentialMarkers: [[UInt8]] = [
-        "auth", "token", "key", "secret", "session", "cookie", "pass", "credential", "signature", "jwt", "csrf",
-        "xsrf",
-    ].map { Array($0.utf8) }
-
-    /// An ASCII capital as its small letter; any other byte as it is.
-    @inline(__always)
-    private static func folded(_ byte: UInt8) -> UInt8 {
-        byte &- 65 < 26 ? byte | 0x20 : byte
-    }
-
     /// The request's credential fields, the one filter of the cache key (`keyText`) and the
-    /// shared state's credential material (`SharedCredential.material`): every
-    /// credential-looking header and the header named `own` (the client credential's, whatever
-    /// its name), each as "lower-cased name: value", sorted.
+    /// shared state's credential material (`SharedCredential.material`): every header the
+    /// credential rule names (`CredentialNames.isCredentialHeader`) and the header named `own`
+    /// (the client credential's, whatever its name), each as "lower-cased name: value", sorted.
     ///
     /// Worked out per call from the names' bytes: nothing shared, no lock.
     static func credentialFields(_ headers: Headers, own: String?) -> [String] {
         var fields: [String] = []
         for field in headers {
             let isOwn = own.map { Headers.sameName($0, field.name) } ?? false
-            if isOwn || isCredentialHeader(field.name) { fields.append("\(field.name.lowercased()): \(field.value)") }
+            if isOwn || CredentialNames.isCredentialHeader(field.name) {
+                fields.append("\(field.name.lowercased()): \(field.value)")
+            }
         }
         return fields.sorted()
     }

@@ -13,11 +13,6 @@ public final class HARRecorder: Sendable {
     private let creator: HAR.Creator
     private let entries = Mutex<[HAR.Entry]>([])
 
-    /// Header names whose values are credentials whatever they hold.
-    static let credentialHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
-    ]
-
     /// - Parameters:
     ///   - file: where `write()` puts the HAR file.
     ///   - version: apimacro's version, for `creator`.
@@ -53,6 +48,8 @@ public final class HARRecorder: Sendable {
     static func entry(
         _ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor
     ) -> HAR.Entry {
+        // The credentials this request carries by name, wherever the server echoes them.
+        let redactor = redactor.adding(credentialsOf: exchange)
         let url = redactor.redactURL(exchange.url)
         let query = URLComponents(string: url)?.percentEncodedQueryItems?.map {
             HAR.NameValue(name: $0.name, value: $0.value ?? "")
@@ -89,17 +86,10 @@ public final class HARRecorder: Sendable {
             comment: response.source == .network ? nil : response.source.rawValue)
     }
 
-    /// Header values redacted: credential headers keep only their scheme (`Bearer REDACTED`).
+    /// Header values redacted (`Redactor.redactHeader`): a header the credential rule names keeps
+    /// only its scheme (`Bearer REDACTED`).
     static func headers(_ headers: Headers, redactor: Redactor) -> [HAR.NameValue] {
-        headers.map { field in
-            guard credentialHeaders.contains(field.name.lowercased()) else {
-                return HAR.NameValue(name: field.name, value: redactor.redact(field.value))
-            }
-            let parts = field.value.split(separator: " ", maxSplits: 1)
-            let scheme =
-                parts.count == 2 && ["basic", "bearer", "token"].contains(parts[0].lowercased()) ? "\(parts[0]) " : ""
-            return HAR.NameValue(name: field.name, value: scheme + "REDACTED")
-        }
+        headers.map { HAR.NameValue(name: $0.name, value: redactor.redactHeader(name: $0.name, value: $0.value)) }
     }
 
     /// A body as HAR text: redacted UTF-8, or base64 when it is not UTF-8.

@@ -13,7 +13,8 @@ public final class HARReplay: Sendable {
     public let name: String
     private let answers: [String: [HAR.Entry]]
     private let used = Mutex<[String: Int]>([:])
-    private let sensitiveParameters: Set<String>
+    /// Leaves credentials out of the keys: the credential rule's parameters, and `sensitiveParameters`.
+    private let redactor: Redactor
     /// The origins (`scheme://host[:port]`) the file holds requests to, sorted: a miss names them.
     public let hosts: [String]
 
@@ -22,16 +23,23 @@ public final class HARReplay: Sendable {
         self.init(har: try HAR.read(file), name: file.path)
     }
 
-    public init(har: HAR, name: String, sensitiveParameters: Set<String> = Redactor.defaultSensitiveParameters) {
+    /// The answers of `har`, matched with credentials left out.
+    ///
+    /// - Parameters:
+    ///   - har: the recording.
+    ///   - name: its path, for messages.
+    ///   - sensitiveParameters: query parameters left out of the keys besides those the
+    ///     credential rule names (`CredentialNames.isCredentialParameter`).
+    public init(har: HAR, name: String, sensitiveParameters: Set<String> = []) {
         self.name = name
-        self.sensitiveParameters = sensitiveParameters
         var answers: [String: [HAR.Entry]] = [:]
         let redactor = Redactor(secrets: [], sensitiveParameters: sensitiveParameters)
+        self.redactor = redactor
         for entry in har.log.entries {
             let body = HAR.bytes(text: entry.request.postData?.text, encoding: entry.request.postData?.encoding)
             let key = HARReplay.key(
                 method: entry.request.method, url: entry.request.url, body: body, redactor: redactor,
-                sensitive: sensitiveParameters)
+                parameters: redactor)
             answers[key, default: []].append(entry)
         }
         self.answers = answers
@@ -52,7 +60,7 @@ public final class HARReplay: Sendable {
     public func answer(to exchange: Exchange, redactor: Redactor) -> Response? {
         let key = HARReplay.key(
             method: exchange.method, url: exchange.url, body: exchange.body, redactor: redactor,
-            sensitive: sensitiveParameters)
+            parameters: self.redactor)
         guard let entries = answers[key], !entries.isEmpty else { return nil }
         let index = used.withLock { used -> Int in
             let index = used[key, default: 0]
@@ -73,8 +81,8 @@ public final class HARReplay: Sendable {
     }
 
     /// Method, normalized URL without credentials, and the redacted body.
-    static func key(method: String, url: String, body: [UInt8], redactor: Redactor, sensitive: Set<String>) -> String {
-        var text = method.uppercased() + " " + normalized(url, sensitive: sensitive)
+    static func key(method: String, url: String, body: [UInt8], redactor: Redactor, parameters: Redactor) -> String {
+        var text = method.uppercased() + " " + normalized(url, parameters: parameters)
         if !body.isEmpty {
             text += "\n" + (HARRecorder.utf8Text(body).map { redactor.redact($0) } ?? Data(body).base64EncodedString())
         }
@@ -83,7 +91,7 @@ public final class HARReplay: Sendable {
 
     /// Lower-cased scheme and host, no default port, no fragment, query items
     /// sorted and without credentials.
-    static func normalized(_ url: String, sensitive: Set<String>) -> String {
+    static func normalized(_ url: String, parameters: Redactor) -> String {
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             return url
         }
@@ -95,7 +103,7 @@ public final class HARReplay: Sendable {
         components.password = nil
         if components.path.isEmpty { components.path = "/" }
         let items = (components.percentEncodedQueryItems ?? []).filter { item in
-            !sensitive.contains(item.name.lowercased()) && item.value != "REDACTED"
+            !parameters.isSensitiveParameter(item.name.removingPercentEncoding ?? item.name) && item.value != "REDACTED"
         }
         components.percentEncodedQueryItems =
             items.isEmpty ? nil : items.sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }

@@ -86,23 +86,25 @@ public final class APIClient: Sendable {
                 status: response.status, headers: response.headers, body: response.body,
                 url: redactor.redactURL(response.url), source: response.source)
         } catch let error as APIError {
-            throw redacted(error)
+            throw redacted(error, exchange: exchange)
         } catch is CancellationError {
             throw APIError(
                 .cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
         }
     }
 
-    /// The same error with every URL and text redacted and the client named.
-    func redacted(_ error: APIError) -> APIError {
-        APIError(
-            error.kind, redactor.redact(redactURLs(in: error.message)), status: error.status,
+    /// The same error with every URL and text redacted (also the credentials `exchange` carries
+    /// by name, which an error body may echo) and the client named.
+    func redacted(_ error: APIError, exchange: Exchange) -> APIError {
+        let redactor = redactor.adding(credentialsOf: exchange)
+        return APIError(
+            error.kind, redactor.redact(redactURLs(in: error.message, redactor)), status: error.status,
             url: error.url.map { redactor.redactURL($0) }, api: error.api ?? configuration.name,
             body: error.body.map { redactor.redact($0) }, resetAt: error.resetAt, retryAfter: error.retryAfter)
     }
 
     /// Redacts sensitive query parameters in every URL found in `text`.
-    func redactURLs(in text: String) -> String {
+    func redactURLs(in text: String, _ redactor: Redactor) -> String {
         text.split(separator: " ", omittingEmptySubsequences: false).map { word in
             word.hasPrefix("http://") || word.hasPrefix("https://") ? redactor.redactURL(String(word)) : String(word)
         }.joined(separator: " ")

@@ -5,21 +5,17 @@ import Foundation
 public struct Redactor: Sendable {
     /// The secrets, longest first so a secret that contains another is caught whole.
     public let secrets: [String]
-    /// Query parameters whose values are always redacted in URLs.
+    /// Query parameters redacted besides those `CredentialNames` names (lower-cased): a client's
+    /// own query credential whose name the rule does not know.
     public let sensitiveParameters: Set<String>
-
-    /// Query parameters that carry credentials in the APIs apimacro speaks.
-    public static let defaultSensitiveParameters: Set<String> = [
-        "access_token", "key", "api_key", "apikey", "appid", "client_secret", "token", "oauth_token", "password",
-    ]
 
     /// Each secret and, when it differs, its percent-encoded form: worked out once per
     /// redactor, not on every line redacted.
     private let patterns: [(plain: String, escaped: String?)]
 
-    public init(secrets: [String], sensitiveParameters: Set<String> = Redactor.defaultSensitiveParameters) {
+    public init(secrets: [String], sensitiveParameters: Set<String> = []) {
         self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
-        self.sensitiveParameters = sensitiveParameters
+        self.sensitiveParameters = Set(sensitiveParameters.map { $0.lowercased() })
         patterns = self.secrets.map { secret in
             let escaped = FormEncoding.escape(secret)
             return (secret, escaped == secret ? nil : escaped)
@@ -29,6 +25,42 @@ public struct Redactor: Sendable {
     /// A redactor that also knows these secrets.
     public func adding(_ more: [String]) -> Redactor {
         Redactor(secrets: secrets + more, sensitiveParameters: sensitiveParameters)
+    }
+
+    /// This redactor, also knowing the credentials `exchange` carries by name: the values of the
+    /// headers and query parameters the credential rule names (`CredentialNames`), a header's
+    /// also without its scheme (`Bearer …`) and a cookie's one by one.
+    ///
+    /// For what is written about that exchange (a HAR entry, an error), where a server may echo
+    /// them in a body; never the client's own redactor, which says what the process knows as
+    /// secrets (a header that only looks like a credential holds no secret the shared cache may
+    /// be keyed by).
+    public func adding(credentialsOf exchange: Exchange) -> Redactor {
+        var values: [String] = []
+        for field in exchange.headers where CredentialNames.isCredentialHeader(field.name) {
+            values.append(field.value)
+            let parts = field.value.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { values.append(String(parts[1])) }
+            for pair in field.value.split(separator: ";") {
+                if let equals = pair.firstIndex(of: "=") { values.append(String(pair[pair.index(after: equals)...])) }
+            }
+        }
+        if let mark = exchange.url.firstIndex(of: "?") {
+            let query = exchange.url[exchange.url.index(after: mark)...].prefix { $0 != "#" }
+            for pair in query.split(separator: "&") {
+                guard let equals = pair.firstIndex(of: "=") else { continue }
+                let name = Redactor.decoded(pair[..<equals])
+                if isSensitiveParameter(name) { values.append(Redactor.decoded(pair[pair.index(after: equals)...])) }
+            }
+        }
+        let fresh = values.filter { $0.count >= 4 && !secrets.contains($0) }
+        return fresh.isEmpty ? self : adding(fresh)
+    }
+
+    /// A query component percent-decoded (`+` as a space); as it is when it does not decode.
+    static func decoded(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
     }
 
     /// `text` with every secret replaced (also in percent-encoded form).
@@ -41,22 +73,66 @@ public struct Redactor: Sendable {
         return result
     }
 
-    /// A URL with secrets, sensitive query values and any user:password removed (the whole
-    /// userinfo: `https://TOKEN@host` carries a token as the user name).
+    /// Whether the value of the query parameter `name` (percent-decoded) is redacted in URLs:
+    /// the credential rule's (`CredentialNames.isCredentialParameter`), or one of `sensitiveParameters`.
+    public func isSensitiveParameter(_ name: String) -> Bool {
+        CredentialNames.isCredentialParameter(name) || sensitiveParameters.contains(name.lowercased())
+    }
+
+    /// A header's value as apimacro writes it (HAR files): a credential header
+    /// (`CredentialNames.isCredentialHeader`) keeps only its scheme (`Bearer REDACTED`), any other
+    /// value has its secrets replaced.
+    public func redactHeader(name: String, value: String) -> String {
+        guard CredentialNames.isCredentialHeader(name) else { return redact(value) }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        let scheme =
+            parts.count == 2 && ["basic", "bearer", "token", "digest"].contains(parts[0].lowercased())
+            ? "\(parts[0]) " : ""
+        return scheme + "REDACTED"
+    }
+
+    /// A URL with secrets, sensitive query values (also in a fragment shaped like a query, as
+    /// OAuth's `#access_token=…`) and any user:password removed (the whole userinfo:
+    /// `https://TOKEN@host` carries a token as the user name).
+    ///
+    /// Worked on the text, not through a URL parser: a URL no parser accepts (a space, a `|`) is
+    /// redacted all the same, and anything not redacted stays as it was written.
     public func redactURL(_ url: String) -> String {
-        // No query and no userinfo: nothing for the URL parser to find, only the secrets.
-        if !url.utf8.contains(UInt8(ascii: "?")) && !url.utf8.contains(UInt8(ascii: "@")) { return redact(url) }
-        guard var components = URLComponents(string: url) else { return redact(url) }
-        if components.user != nil || components.password != nil {
-            components.password = nil
-            components.user = "REDACTED"
+        // No query, fragment or userinfo: nothing to find but the secrets.
+        if !url.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "#") })
+        {
+            return redact(url)
         }
-        if let items = components.percentEncodedQueryItems {
-            components.percentEncodedQueryItems = items.map { item in
-                sensitiveParameters.contains(item.name.lowercased()) && item.value != nil
-                    ? URLQueryItem(name: item.name, value: "REDACTED") : item
+        var rest = Substring(url)
+        var fragment: Substring?
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = rest[rest.index(after: hash)...]
+            rest = rest[..<hash]
+        }
+        var query: Substring?
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        var text = String(rest)
+        if let separator = rest.range(of: "://") {
+            let authority = rest[separator.upperBound...].prefix { $0 != "/" }
+            if let at = authority.lastIndex(of: "@") {
+                text = String(rest[..<separator.upperBound]) + "REDACTED" + String(rest[at...])
             }
         }
-        return redact(components.string ?? url)
+        if let query { text += "?" + redactedPairs(query) }
+        if let fragment { text += "#" + (fragment.contains("=") ? redactedPairs(fragment) : String(fragment)) }
+        return redact(text)
+    }
+
+    /// `name=value&…` (percent-encoded) with the values of sensitive parameters replaced; the
+    /// rest as it was.
+    private func redactedPairs(_ text: Substring) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<equals]
+            return isSensitiveParameter(Redactor.decoded(name)) ? String(name) + "=REDACTED" : String(pair)
+        }.joined(separator: "&")
     }
 }
