@@ -46,7 +46,7 @@ public final class APIClient: Sendable {
                     api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
                 RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
             ] + (configuration.remembersRateLimit ? [RateLimitMemoryStage(memory: rateLimits)] : []) + [
-                RedirectStage()
+                RedirectStage(slot: slot)
             ] + transport.storeStages(slot: slot, baseURL: configuration.baseURL, log: log) + [
                 RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries))
             ]
