@@ -88,6 +88,69 @@ struct SharedCacheTierTests {
         #expect(keys().isEmpty, "a 304 of a local copy re-uploaded the entry")
     }
 
+    @Test(
+        "a header that only looks like a credential keys nothing in the shared tier: an entry forged for it is not served",
+        arguments: [("X-Client-Key", "public-demo"), ("Cookie", "consent=yes"), ("X-Api-Key", "plugin-static-key")])
+    func lookalikeNotShared(name: String, value: String) async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
+        // A client with no credential of its own (the http client, a plugin whose static header this is).
+        let stage = CacheStage(
+            cache: try HTTPCache(directory: folder, secret: CacheSecret(bytes: Array(repeating: 5, count: 32))),
+            offline: false, slot: CredentialSlot(nil), baseURL: "https://api.example.com",
+            log: ExchangeLog(logger: nil),
+            warn: { _ in }, shared: shared)
+        let exchange = Exchange(
+            method: "GET", url: "https://api.example.com/public", headers: Headers([(name, value)]), body: [],
+            timeout: 30)
+        // A writer of Redis derives the slot such a request had from public text alone, and seals a
+        // fresh answer for it.
+        let planted = SharedCache(shared: shared).slot(
+            keyText: CacheStage.keyText(for: exchange, credentialHeader: nil),
+            material: SharedCredential.material(wire: exchange, credential: nil, attached: false))
+        let forgery = SharedCache.Stored(
+            status: 200, headers: Headers([("Cache-Control", "max-age=600")]), body: Array(#"{"forged":true}"#.utf8),
+            varyNames: [], storedAt: Date().timeIntervalSince1970, initialAge: 0, variant: "")
+        let sealed = try planted.credential.seal(SharedCache.encode(forgery), context: planted.key)
+        #expect(await shared.command([Array("SET".utf8), Array(planted.key.utf8), sealed]) == .status("OK"))
+        let network = Network(Headers([("Cache-Control", "max-age=600")]))
+        let response = try await stage.handle(exchange, next: network.next)
+        #expect(response.source == .network && response.body == Array("{}".utf8), "the forged answer was served")
+        #expect(network.count.load(ordering: .relaxed) == 1)
+        // Nor does the real answer go to Redis: the planted value is all it holds.
+        let keys = await shared.command([Array("KEYS".utf8), Array("{apimacro-cache}:e:*".utf8)])?.elements ?? []
+        #expect(keys.count == 1, "\(keys.count) entries")
+    }
+
+    @Test("a header holding a secret the process knows (a token from the environment) still shares between processes")
+    func knownSecretShared() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let token = "env-SECRET-token-0123"
+        let exchange = Exchange(
+            method: "GET", url: "https://other.example.com/data",
+            headers: Headers([("Authorization", "Bearer \(token)")]), body: [], timeout: 30)
+        var sources: [Response.Source] = []
+        for process in 0..<2 {
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let shared = SharedState(
+                address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 30, warn: { _ in })
+            let stage = CacheStage(
+                cache: try HTTPCache(
+                    directory: folder, secret: CacheSecret(bytes: Array(repeating: UInt8(9 + process), count: 32))),
+                offline: false, slot: CredentialSlot(nil, redactor: Redactor(secrets: [token])),
+                baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in }, shared: shared)
+            let network = Network(Headers([("Cache-Control", "max-age=600")]))
+            sources.append(try await stage.handle(exchange, next: network.next).source)
+        }
+        #expect(sources == [.network, .sharedHit])
+    }
+
     @Test("a value in Redis larger than any entry is read only up to the entry bound: a miss, Redis still in use")
     func oversizedValueBounded() async throws {
         let redis = try await RedisServer.start()

@@ -196,10 +196,13 @@ public struct CacheStage: Stage {
         return response
     }
 
-    /// The credential material of a request (`SharedCredential.material`) as the client sends it.
+    /// The shared cache's credential material of a request (`SharedCredential.cacheMaterial`) as
+    /// the client sends it: only what holds a secret this client knows.
     private func sharedMaterial(_ wire: Exchange) -> String {
-        SharedCredential.material(
-            wire: wire, credential: slot.value, attached: slot.value != nil && credentials.allows(wire.url))
+        let credential = slot.value
+        return SharedCredential.cacheMaterial(
+            wire: wire, credential: credential, attached: credential != nil && credentials.allows(wire.url),
+            known: slot.redactor)
     }
 
     /// Stores an entry found in the shared tier in this process's cache.

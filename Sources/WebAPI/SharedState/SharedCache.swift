@@ -9,9 +9,11 @@ import Synchronization
 /// entry's name is HMAC(HKDF(credential, "name"), request) and its status, headers and body
 /// are sealed with ChaChaPoly under HKDF(credential, "seal"), bound to the name. A Redis
 /// operator sees neither tokens nor bodies, and cannot find which entry belongs to which
-/// request without the credential. Requests without a secret credential (anonymous, or Basic
-/// auth alone) do not use the tier: their keys are computable, or guessable, by whoever can
-/// write to Redis, who could then plant a forged answer (`SharedCredential.isSecret`).
+/// request without the credential. Requests without a secret the process knows (anonymous,
+/// Basic auth alone, or headers that only look like credentials: `X-Client-Key: public-demo`,
+/// `Cookie: consent=yes`) do not use the tier: their keys are computable, or guessable, by
+/// whoever can write to Redis, who could then plant a forged answer
+/// (`SharedCredential.cacheMaterial`, `SharedCredential.isSecret`).
 ///
 /// Bounded: each entry lives `timeToLive` seconds at most, an entry over `maximumEntryBytes`
 /// is not shared, and the tier's entries add up to at most `maximumBytes` (the oldest go first).

@@ -79,24 +79,46 @@ final class SharedCredential: Sendable {
     /// header (and the client credential's own header, whatever its name) and the client's
     /// query credential when it was attached.
     ///
-    /// Empty for an anonymous request.
+    /// Empty for an anonymous request. The rate-limit governor's identity.
     static func material(wire: Exchange, credential: Credential?, attached: Bool) -> String {
+        let (headers, own) = fields(wire: wire, credential: credential, attached: attached)
+        return (headers + own).sorted().joined(separator: "\n")
+    }
+
+    /// The shared cache's credential material: `material` without the header fields that hold
+    /// no secret the process knows (`known`, the client's redactor: its credential, the tokens
+    /// of the environment and of logins, the passwords given).
+    ///
+    /// A header that only looks like a credential (`X-Client-Key: public-demo`, a plugin's
+    /// static header, `Cookie: consent=yes`) is public text: keys derived from it alone could be
+    /// derived by a writer of Redis, who could then plant answers. So a request carrying no real
+    /// secret has an empty material here, and the tier is not used for it (`isSecret`).
+    static func cacheMaterial(wire: Exchange, credential: Credential?, attached: Bool, known: Redactor) -> String {
+        let (headers, own) = fields(wire: wire, credential: credential, attached: attached)
+        return (headers.filter { known.redact($0) != $0 } + own).sorted().joined(separator: "\n")
+    }
+
+    /// The request's credential header fields (`CacheStage.credentialFields`), and the lines of the
+    /// client's own credential when it is attached.
+    private static func fields(wire: Exchange, credential: Credential?, attached: Bool) -> (
+        headers: [String], own: [String]
+    ) {
         // The cache key's filter (one source): credential-looking headers and the client
         // credential's own header when it is attached; per call, no lock.
-        var fields = CacheStage.credentialFields(
+        let headers = CacheStage.credentialFields(
             wire.headers, own: attached ? CacheStage.headerName(of: credential) : nil)
         // The client's own credential counts whether or not it is on `wire` yet: the governor
         // sits above CredentialStage, so without this every bearer, basic and header token of a
         // host shared the anonymous budget.
-        if attached, let credential {
-            switch credential {
-            case .query(let name, let value): fields.append("query \(name)=\(value.revealed)")
-            case .bearer(let token): fields.append("credential bearer \(token.revealed)")
-            case .header(let name, let value): fields.append("credential \(name.lowercased()): \(value.revealed)")
-            case .basic(let user, let password): fields.append("credential basic \(user):\(password.revealed)")
-            }
+        guard attached, let credential else { return (headers, []) }
+        let own: String
+        switch credential {
+        case .query(let name, let value): own = "query \(name)=\(value.revealed)"
+        case .bearer(let token): own = "credential bearer \(token.revealed)"
+        case .header(let name, let value): own = "credential \(name.lowercased()): \(value.revealed)"
+        case .basic(let user, let password): own = "credential basic \(user):\(password.revealed)"
         }
-        return fields.sorted().joined(separator: "\n")
+        return (headers, [own])
     }
 
     /// A keyed digest of `text` under the naming key, as hex.
