@@ -82,6 +82,20 @@ struct GitHubGraphQLTests {
         }
     }
 
+    @Test("an error message that quotes the token reads REDACTED in its place")
+    func errorsRedacted() async throws {
+        try await withGitHub { client, _ in
+            do {
+                _ = try await client.graphQL("query { echoToken }")
+                Issue.record("expected GraphQLError")
+            } catch let error as GraphQLError {
+                #expect(error.messages.count == 2)
+                #expect(error.messages.allSatisfy { !$0.contains("ghp_graphqltest123") }, "\(error.messages)")
+                #expect(error.description.hasPrefix("Your token Bearer REDACTED may not"), "\(error.description)")
+            }
+        }
+    }
+
     @Test("no token: GitHub's 401 is Unauthorized")
     func unauthorized() async throws {
         try await withGitHub(token: nil) { client, _ in

@@ -119,6 +119,56 @@ extension EmbeddedPython {
             #expect(paged == .list([.string("repository")]))
         }
 
+        @Test("a GraphQL error that quotes the token holds REDACTED in str, repr, args, errors and body")
+        func errorsRedacted() async throws {
+            let result = try await runPython(
+                """
+                import apimacro
+                from apimacro import github
+                try:
+                    github.graphql('query { echoToken }')
+                except apimacro.GraphQLError as e:
+                    seen = [str(e), repr(e), repr(e.args), repr(e.errors), e.body, e.message]
+                    result = [[\(try pythonLiteral(Fixture.token)) in text for text in seen], 'REDACTED' in str(e),
+                              e.errors[0]['extensions']['authorization'], len(e.errors), e.errors[0]['type']]
+                """)
+            #expect(
+                result
+                    == .list([
+                        .list(Array(repeating: .bool(false), count: 6)), .bool(true), .string("Bearer REDACTED"),
+                        .int(2),
+                        .string("FORBIDDEN"),
+                    ]))
+        }
+
+        @Test("a parse error of a body that echoes the token holds REDACTED in its message, args and body")
+        func parseErrorsRedacted() async throws {
+            let base = try await fixture().server.baseURL
+            let result = try await runPython(
+                """
+                import apimacro
+                from apimacro import github
+                token = \(try pythonLiteral(Fixture.token))
+                response = apimacro.get(\(try pythonLiteral(base)) + '/hostile/echo-text',
+                                        headers={'Authorization': 'Bearer ' + token})
+                errors = []
+                for parse in (response.json, response.xml, lambda: github.get('/hostile/echo-text')):
+                    try:
+                        parse()
+                    except apimacro.ParseError as e:
+                        errors.append(e)
+                own = apimacro.HTTPError('a macro quoting ' + token, body=token, url='http://x/?t=' + token)
+                seen = [str(e) + repr(e) + repr(e.args) + (e.body or '') + str(e.url) for e in errors + [own]]
+                result = [len(errors), [token in text for text in seen], ['REDACTED' in (e.body or '') for e in errors]]
+                """)
+            #expect(
+                result
+                    == .list([
+                        .int(3), .list(Array(repeating: .bool(false), count: 4)),
+                        .list(Array(repeating: .bool(true), count: 3)),
+                    ]))
+        }
+
         @Test("HTTP 401 from the GraphQL endpoint raises Unauthorized")
         func unauthorized() async throws {
             try await fixture().server.inject(

@@ -13,6 +13,8 @@ import Synchronization
 ///   release-drafter's 16 recorded commits, cursors in the recorded `<sha> <index>` form.
 /// - any other repository: the recorded NOT_FOUND answer (`data.repository: null` and `errors`),
 ///   naming the repository asked for.
+/// - `echoToken` (hostile): `errors` whose message, and a field of whose `extensions`, quote the
+///   request's `Authorization` value, as a careless server's error does.
 /// - no `Authorization`: 401 as GitHub answers it. Every answer carries `x-ratelimit-resource: graphql`.
 struct GraphQLRoutes: RouteHandler {
     static let limit = 5000
@@ -37,7 +39,7 @@ struct GraphQLRoutes: RouteHandler {
                 ]), status: 401)
         }
         let spent = budget.spend(limit: Self.limit)
-        var response = answer(request.recorded.body)
+        var response = answer(request.recorded.body, authorization: request.recorded.header("authorization") ?? "")
         response.headers += [
             ("x-ratelimit-limit", String(Self.limit)),
             ("x-ratelimit-remaining", String(Self.limit - spent)),
@@ -48,7 +50,7 @@ struct GraphQLRoutes: RouteHandler {
         return response
     }
 
-    private func answer(_ body: [UInt8]) -> Response {
+    private func answer(_ body: [UInt8], authorization: String) -> Response {
         guard let document = try? JSON(parsing: body), let text = document["query"]?.stringValue else {
             return errors([.object([("message", .string("A query attribute must be specified and must be a string."))])]
             )
@@ -56,6 +58,16 @@ struct GraphQLRoutes: RouteHandler {
         let query = GraphQLQuery(text: text, variables: document["variables"] ?? .null)
         guard let root = query.rootField else {
             return errors([.object([("message", .string("Parse error: no selection in the query"))])])
+        }
+        if root == "echoToken" {
+            return errors([
+                .object([
+                    ("message", .string("Your token \(authorization) may not ask for echoToken")),
+                    ("type", .string("FORBIDDEN")),
+                    ("extensions", .object([("authorization", .string(authorization))])),
+                ]),
+                .object([("message", .string("Also: \(authorization)"))]),
+            ])
         }
         guard root == "repository" else {
             return errors([

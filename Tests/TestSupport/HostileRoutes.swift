@@ -13,6 +13,8 @@ import Foundation
 /// - `GET /hostile/next-url?to=URL`: an Instagram-style page whose `pagination.next_url` is URL.
 /// - `ANY /hostile/echo-status/N`: the request headers and query echoed back (`{"message", "headers",
 ///   "query"}`) with error status N (400–599), so they land in an exception's `body`.
+/// - `ANY /hostile/echo-text[?type=MEDIA]`: 200 with a body that is neither JSON nor XML, quoting
+///   every request header (`name: value & …`), as `text/plain` or MEDIA: a parse error's body echoes them.
 /// - `GET /hostile/stall[?prefix=TEXT]`: 200, `Content-Length: 1048576`, the body `[1,` (or TEXT),
 ///   then silence until the client gives up.
 /// - `GET /hostile/trickle[?interval_ms=N]`: 200, `Content-Length: 1048576`, then one byte every
@@ -67,6 +69,12 @@ struct HostileRoutes: RouteHandler {
                     ("query", .object(query)),
                 ]),
                 status: (400...599).contains(status) ? status : 400)
+        }
+        if request.match("*", "/hostile/echo-text") != nil {
+            let quoted = request.recorded.headers.map { "\($0.0): \($0.1)" }.joined(separator: " & ")
+            return Response(
+                status: 200, headers: [("Content-Type", request.query["type"] ?? "text/plain")],
+                body: Array("<echo>you sent & \(quoted)".utf8))
         }
         if request.match("GET", "/hostile/stall") != nil {
             var response = Response(status: 200, headers: [("Content-Type", Response.jsonContentType)])

@@ -38,12 +38,14 @@ public enum GitHubGraphQL {
     }
 
     /// The errors in a GraphQL answer, or nil when it has none (an absent, null or empty `errors`).
-    public static func failure(in response: Response) -> GraphQLError? {
+    ///
+    /// Their messages are redacted with `redactor`: a server may quote the token in one.
+    public static func failure(in response: Response, redactor: Redactor) -> GraphQLError? {
         guard let root = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let errors = root["errors"] as? [Any], !errors.isEmpty
         else { return nil }
         let messages = errors.map { error -> String in
-            ((error as? [String: Any])?["message"] as? String) ?? String(describing: error)
+            redactor.redact(((error as? [String: Any])?["message"] as? String) ?? String(describing: error))
         }
         let data = root["data"]
         return GraphQLError(messages: messages, hasData: data != nil && !(data is NSNull), response: response)
@@ -74,7 +76,7 @@ extension GitHubClient {
     public func graphQL(_ query: String, variablesJSON: [UInt8]? = nil) async throws -> Response {
         let response = try await graphQLAPI.send(
             GitHubGraphQL.request(endpoint: configuration.graphQLEndpoint, query: query, variablesJSON: variablesJSON))
-        if let failure = GitHubGraphQL.failure(in: response) { throw failure }
+        if let failure = GitHubGraphQL.failure(in: response, redactor: graphQLAPI.redactor) { throw failure }
         return response
     }
 }

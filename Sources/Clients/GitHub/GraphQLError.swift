@@ -2,7 +2,7 @@
 ///
 /// Its description is the first message.
 public struct GraphQLError: Error, Sendable, CustomStringConvertible {
-    /// Every error's `message`, in order.
+    /// Every error's `message`, in order, redacted.
     public let messages: [String]
     /// Whether the answer also held (partial) `data`.
     public let hasData: Bool

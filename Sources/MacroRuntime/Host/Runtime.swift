@@ -57,10 +57,11 @@ final class Runtime: Sendable {
         let registry = PluginRegistry.load(settings: settings)
         plugins = registry
         let pluginTokens = registry.plugins.map { $0.auth == .none ? nil : stored($0.name) }
-        // A plugin's key may sit in a variable of any name: redact it in tracebacks too.
-        let pluginSecrets = zip(registry.plugins, pluginTokens).compactMap { manifest, token in
-            PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.secret
-                .revealed
+        // A plugin's key may sit in a variable of any name: redact it in tracebacks and error
+        // attributes too, in every form it takes on the wire (a basic password's base64 as well).
+        let pluginSecrets = zip(registry.plugins, pluginTokens).flatMap { manifest, token in
+            PluginCredential(manifest: manifest, environment: environment, storedToken: token).credential?.wireForms
+                ?? []
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
         var builtInTokens: [String: Secret] = [:]

@@ -15,6 +15,7 @@ enum ApimacroModule {
             doc: "Native half of apimacro: exceptions, clients and helpers. Import `apimacro` instead.")
         try module.set("__version__", PyRef(string: version))
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
+        try ErrorRedaction.install(in: module, secrets: runtime.secrets)
         try module.exec(exceptionSource)
         try module.exec(PythonPackage.source("_native_helpers.py"))
         let decoder = JSONDecoding()
@@ -64,17 +65,19 @@ enum ApimacroModule {
             """Base class of every apimacro API error.
 
             Attributes: status (int or None), url (redacted), api (client name),
-            body (response text or None, at most 4 KiB).
+            body (response text or None, at most 4 KiB). The message, url and body are
+            redacted when the error is made: no secret apimacro knows stays in them.
             """
             def __init__(self, message="", *, status=None, url=None, api=None, body=None):
+                message = _redact(message)
                 super().__init__(message)
                 self.message = message
                 self.status = status
-                self.url = url
+                self.url = _redact(url)
                 self.api = api
                 if body is not None and not isinstance(body, str):
                     body = bytes(body).decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
-                self.body = body[:4096] if body is not None else None
+                self.body = _redact(body)[:4096] if body is not None else None
 
             def __repr__(self):
                 parts = [repr(self.message)]
@@ -125,12 +128,12 @@ enum ApimacroModule {
         class GraphQLError(APIError):
             """A GraphQL answer that holds `errors` (GitHub sends them with HTTP 200).
 
-            errors: the list of errors as sent; data: the partial data sent with them, or None.
+            errors: the list of errors as sent, redacted; data: the partial data sent with them, or None.
             str() is the first error's message.
             """
             def __init__(self, message="", *, errors=None, data=None, **kwargs):
                 super().__init__(message, **kwargs)
-                self.errors = list(errors) if errors is not None else []
+                self.errors = _redact(list(errors)) if errors is not None else []
                 self.data = data
 
         class MacroTimeout(BaseException):
