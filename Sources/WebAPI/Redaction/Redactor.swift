@@ -28,8 +28,8 @@ public struct Redactor: Sendable {
     }
 
     /// This redactor, also knowing the credentials `exchange` carries by name: the values of the
-    /// headers and query parameters the credential rule names (`CredentialNames`), a header's
-    /// also without its scheme (`Bearer …`) and a cookie's one by one.
+    /// headers and query parameters the credential rule names (`CredentialNames`); of a header
+    /// with a scheme (`Bearer …`) the credential after it, of a cookie header each cookie's value.
     ///
     /// For what is written about that exchange (a HAR entry, an error), where a server may echo
     /// them in a body; never the client's own redactor, which says what the process knows as
@@ -38,9 +38,12 @@ public struct Redactor: Sendable {
     public func adding(credentialsOf exchange: Exchange) -> Redactor {
         var values: [String] = []
         for field in exchange.headers where CredentialNames.isCredentialHeader(field.name) {
+            // `Bearer X` echoed reads `Bearer REDACTED`, as in the HAR's own headers.
+            if let (_, credential) = Redactor.scheme(of: field.value) {
+                values.append(String(credential))
+                continue
+            }
             values.append(field.value)
-            let parts = field.value.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { values.append(String(parts[1])) }
             for pair in field.value.split(separator: ";") {
                 if let equals = pair.firstIndex(of: "=") { values.append(String(pair[pair.index(after: equals)...])) }
             }
@@ -84,11 +87,17 @@ public struct Redactor: Sendable {
     /// value has its secrets replaced.
     public func redactHeader(name: String, value: String) -> String {
         guard CredentialNames.isCredentialHeader(name) else { return redact(value) }
+        return (Redactor.scheme(of: value).map { "\($0.scheme) " } ?? "") + "REDACTED"
+    }
+
+    /// The authentication scheme `value` starts with (`Basic`, `Bearer`, `Token`, `Digest`, as
+    /// written) and the credential after it; nil for any other value.
+    static func scheme(of value: String) -> (scheme: Substring, credential: Substring)? {
         let parts = value.split(separator: " ", maxSplits: 1)
-        let scheme =
-            parts.count == 2 && ["basic", "bearer", "token", "digest"].contains(parts[0].lowercased())
-            ? "\(parts[0]) " : ""
-        return scheme + "REDACTED"
+        guard parts.count == 2, ["basic", "bearer", "token", "digest"].contains(parts[0].lowercased()) else {
+            return nil
+        }
+        return (parts[0], parts[1])
     }
 
     /// A URL with secrets, sensitive query values (also in a fragment shaped like a query, as
