@@ -80,7 +80,7 @@ let package = Package(
             ],
             // The Swift runtime and Foundation linked into the binary: the dynamic loader no longer
             // maps and relocates a dozen libswift*/Foundation*/ICU libraries at every start
-            // (README, Performance: start-up). Our modules are compiled against the shared
+            // (docs/performance.md, Start-up). Our modules are compiled against the shared
             // Foundation, whose module does not name the static archives it needs: named here.
             // lld: gold warns at every link that the static Foundation calls mktemp. Release only:
             // the test bundle links this target's objects too, and swift-testing has no static library.

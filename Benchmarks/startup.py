@@ -7,7 +7,7 @@ unless APIMACRO_BIN names a binary to measure).
 Prints each command's median and best wall time over N runs, its median CPU time
 (user + system, from the children's rusage: what a busy machine changes least) and
 the ratios to `python3 -c pass`. Instruction counts, steadier still, come from
-callgrind (README, Performance: start-up).
+callgrind (docs/performance.md, Start-up).
 """
 import os
 import resource
