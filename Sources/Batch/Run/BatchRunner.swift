@@ -125,9 +125,12 @@ public struct BatchRunner {
     public func run(jobs: [BatchJob], events: (Event) -> Void) throws -> [BatchResult] {
         let names = jobs.map(\.name)
         let macros = jobs.map(\.macro)
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-batch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+        // The children's output is unredacted until they end: an owner-only folder, which a
+        // killed batch leaves behind for the next batch to remove.
+        BatchWorkFolder.removeAbandoned()
+        let workFolder = try BatchWorkFolder.create()
+        defer { workFolder.remove() }
+        let work = workFolder.url
         if let folder = configuration.outputDirectory {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
@@ -165,9 +168,13 @@ public struct BatchRunner {
             while !stopping, running.count < configuration.jobs, let index = pending.popLast() {
                 let files = self.files(name: names[index], index: index, work: work)
                 do {
+                    let out = try workFolder.createOwnerOnly(files.stdout.lastPathComponent)
+                    defer { close(out) }
+                    let err = try workFolder.createOwnerOnly(files.stderr.lastPathComponent)
+                    defer { close(err) }
                     let child = try ChildProcess.spawn(
                         executable: configuration.executable, arguments: arguments(jobs[index], files: files),
-                        environment: environment, stdout: files.stdout, stderr: files.stderr)
+                        environment: environment, stdout: out, stderr: err)
                     let now = seconds(since: begin)
                     running.append(
                         Running(
