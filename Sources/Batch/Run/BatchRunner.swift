@@ -125,6 +125,10 @@ public struct BatchRunner {
     public func run(jobs: [BatchJob], events: (Event) -> Void) throws -> [BatchResult] {
         let names = jobs.map(\.name)
         let macros = jobs.map(\.macro)
+        // Each job's HAR file must be writable before any job runs, not found unwritable at its end.
+        if let record = configuration.record {
+            for name in names { try HARRecorder.checkWritable(Self.recordFile(record, name: name)) }
+        }
         // The children's output is unredacted until they end: an owner-only folder, which a
         // killed batch leaves behind for the next batch to remove.
         BatchWorkFolder.removeAbandoned()

@@ -69,8 +69,9 @@ public struct MacroRunner {
                 code = report(error, name: name, file: file, signal: termination?.signal)
             }
             finish()
-            // However the macro ended, the --record file holds what it fetched.
-            host.runtime.writeRecording()
+            // However the macro ended, the --record file holds what it fetched; a file that
+            // could not be written is a failed run, never a silent loss.
+            if !host.runtime.writeRecording(), code == ExitCode.success { code = ExitCode.failure }
             deadline?.restore()
             termination?.restore()
             // SIGTERM or SIGHUP asked the process to end, even if the macro swallowed the interrupt.
