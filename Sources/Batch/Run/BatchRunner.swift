@@ -235,11 +235,21 @@ public struct BatchRunner {
     /// Whether Ctrl-C stopped the last batch.
     public static var wasInterrupted: Bool { batchInterrupted.load(ordering: .relaxed) }
 
-    /// The signal (SIGTERM or SIGHUP) that stopped the last batch, if one did: exit 128 + it.
+    /// The signal (SIGTERM or SIGHUP) that stopped the last batch, if one did: exit 128 + it
+    /// (SIGPIPE when stdout's reader went away, `stopForClosedOutput`).
     public static var terminationSignal: Int32? {
         let signal = batchTerminatedBy.load(ordering: .relaxed)
         return signal == 0 ? nil : signal
     }
+
+    /// Stops the running batch as SIGTERM does (children interrupted, the rest not run, the
+    /// work folder removed) because nobody reads its stdout anymore: it exits 141.
+    public static func stopForClosedOutput() {
+        batchTerminatedBy.store(SIGPIPE, ordering: .relaxed)
+    }
+
+    /// Whether stdout's reader went away during the last batch (`stopForClosedOutput`).
+    public static var outputClosed: Bool { batchTerminatedBy.load(ordering: .relaxed) == SIGPIPE }
 
     private func files(name: String, index: Int, work: URL) -> Files {
         let stats = work.appendingPathComponent("\(index).stats.json")
