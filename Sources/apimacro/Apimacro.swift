@@ -12,7 +12,8 @@ struct Apimacro: AsyncParsableCommand {
         discussion: """
             A macro is a Python file that uses the module `apimacro` (import apimacro).
             Exit codes: 0 success, 1 the macro raised or timed out, n for sys.exit(n),
-            2 usage or configuration error, 130 interrupted (Ctrl-C).
+            2 usage or configuration error, 130 interrupted (Ctrl-C),
+            141 stdout closed by its reader (| head).
             """,
         version: VersionText.text,
         subcommands: [

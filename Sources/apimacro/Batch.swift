@@ -27,7 +27,7 @@ struct Batch: ParsableCommand {
             JOB_COMPLETION_INDEX, N from JOB_COMPLETIONS (set it to the Job's completions). With --shard, \
             --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N").
 
-            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP); 2 for a usage error.
+            Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP, 141 when stdout's reader went away, as with | head); 2 for a usage error.
             """)
 
     @OptionGroup var options: MacroOptions

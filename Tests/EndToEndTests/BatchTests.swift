@@ -228,6 +228,115 @@ struct BatchTests {
         #expect(result.stderr.contains("apimacro: s1.py interrupted"))
     }
 
+    /// The permission bits of `path` (not following a symbolic link).
+    static func mode(_ path: URL) -> mode_t {
+        var status = stat()
+        guard lstat(path.path, &status) == 0 else { return 0o7777 }
+        return status.st_mode & 0o777
+    }
+
+    /// The batch work folders in `folder`.
+    static func workFolders(in folder: URL) -> [URL] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasPrefix("apimacro-batch-") }.map { folder.appendingPathComponent($0) }
+    }
+
+    @Test(
+        "the work folder is 0700 and each child's output 0600 while the macro runs, under umask 000; a killed batch's folder stays private and the next batch removes it"
+    )
+    func privateWorkFolder() async throws {
+        let token = "ghp_batchWorkFolderToken0123456789"
+        // Prints the token on both streams, says it runs (its pid in `started`), then waits
+        // on the FIFO `gate` until the test opens it: an event, not a delay.
+        let blocks = """
+            import os, sys
+            print("token", os.environ["APIMACRO_GITHUB_TOKEN"], flush=True)
+            print("token", os.environ["APIMACRO_GITHUB_TOKEN"], file=sys.stderr, flush=True)
+            with open("started.new", "w") as note:
+                note.write(str(os.getpid()))
+            os.rename("started.new", "started")
+            with open("gate") as gate:
+                gate.read()
+            """
+        let space = try Workspace(files: ["blocks.py": blocks, "quick.py": "print('quick')\n"])
+        defer { space.remove() }
+        let temporary = space.url.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let gate = space.url.appendingPathComponent("gate")
+        #expect(mkfifo(gate.path, 0o600) == 0)
+        let environment = ["TMPDIR": temporary.path, "APIMACRO_GITHUB_TOKEN": token]
+        // umask 000: modes asked for are modes given, so nothing but the code keeps others out.
+        let shell = ["-c", "umask 000; exec \"$0\" \"$@\"", Binary.url.path]
+        let sh = URL(fileURLWithPath: "/bin/sh")
+
+        /// Waits for the macro, then checks the folder and the files while it runs.
+        @Sendable func checkWhileRunning() async throws -> URL {
+            try await space.waitFor("started")
+            let folders = Self.workFolders(in: temporary)
+            try #require(folders.count == 1, "\(folders)")
+            let folder = folders[0]
+            #expect(Self.mode(folder) == 0o700, "the work folder: \(String(Self.mode(folder), radix: 8))")
+            for name in ["0.out", "0.err"] {
+                let file = folder.appendingPathComponent(name)
+                #expect(Self.mode(file) == 0o600, "\(name): \(String(Self.mode(file), radix: 8))")
+                // These are the files that hold the unredacted token.
+                #expect(try String(contentsOf: file, encoding: .utf8) == "token \(token)\n")
+            }
+            return folder
+        }
+
+        // 1. A batch that ends: the folder is private while it runs and gone after.
+        let ended = try await Binary.run(
+            shell + ["batch", "blocks.py"], in: space.url, environment: environment, executable: sh
+        ) { _ in
+            _ = try await checkWhileRunning()
+            let writer = open(gate.path, O_WRONLY | O_CLOEXEC)
+            if writer >= 0 { close(writer) }
+        }
+        #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(ended.stdout.contains("token REDACTED") && !ended.stdout.contains(token), "\(ended.stdout)")
+        #expect(Self.workFolders(in: temporary).isEmpty)
+
+        // 2. A batch killed with SIGKILL (and its child): what it leaves is readable by its owner only.
+        try FileManager.default.removeItem(at: space.url.appendingPathComponent("started"))
+        let killed = try await Binary.run(
+            shell + ["batch", "blocks.py"], in: space.url, environment: environment, executable: sh
+        ) { process in
+            _ = try await checkWhileRunning()
+            kill(process.processIdentifier, SIGKILL)
+            let child = try String(contentsOf: space.url.appendingPathComponent("started"), encoding: .utf8)
+            if let pid = pid_t(child), pid > 1 { kill(pid, SIGKILL) }
+        }
+        #expect(killed.signalled && killed.status == SIGKILL)
+        let leftovers = Self.workFolders(in: temporary)
+        try #require(leftovers.count == 1)
+        #expect(Self.mode(leftovers[0]) == 0o700)
+        #expect(Self.mode(leftovers[0].appendingPathComponent("0.out")) == 0o600)
+        #expect(Self.mode(leftovers[0].appendingPathComponent("0.err")) == 0o600)
+
+        // 3. The next batch removes the killed one's folder; an older apimacro's folder (no lock)
+        // is made owner-only, and a symbolic link of that name is left alone, as is its target.
+        let old = temporary.appendingPathComponent("apimacro-batch-old")
+        try FileManager.default.createDirectory(at: old, withIntermediateDirectories: false)
+        chmod(old.path, 0o755)
+        let target = space.url.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        chmod(target.path, 0o755)
+        let link = temporary.appendingPathComponent("apimacro-batch-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let next = try await Binary.run(
+            shell + ["batch", "quick.py"], in: space.url, environment: environment, executable: sh)
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: leftovers[0].path), "the killed batch's folder is removed")
+        #expect(Self.mode(old) == 0o700)
+        #expect(Self.mode(target) == 0o755 && FileManager.default.fileExists(atPath: target.path))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == target.path)
+        #expect(
+            Self.workFolders(in: temporary).map(\.lastPathComponent).sorted() == [
+                "apimacro-batch-link", "apimacro-batch-old",
+            ])
+    }
+
     @Test("--shard 1/3, 2/3 and 3/3 together run every job exactly once, each with its own JUnit file")
     func threeShards() async throws {
         let lines = (1...7).map { "name=job\($0) echo.py \($0)" }.joined(separator: "\n") + "\n"

@@ -4,6 +4,8 @@ import contextlib
 import csv
 import io
 import json
+import os
+import tempfile
 import unicodedata
 import unittest
 
@@ -332,6 +334,39 @@ class FormatPrecedenceTests(OutputTestCase):
             apimacro.output(ROWS)
         self.assertEqual(json.loads(out.getvalue()), ROWS)
         self.assertGreaterEqual(out.flushes, 1)
+
+
+class ClosedStdoutTests(unittest.TestCase):
+    """Telling stdout's closed pipe (``| head``) from the macro's own broken pipes."""
+
+    def test_a_pipe_whose_reader_closed_is_seen(self):
+        from apimacro._output import _reader_gone
+
+        reader, writer = os.pipe()
+        try:
+            self.assertFalse(_reader_gone(writer))
+            os.close(reader)
+            reader = None
+            self.assertTrue(_reader_gone(writer))
+        finally:
+            os.close(writer)
+            if reader is not None:
+                os.close(reader)
+
+    def test_a_file_is_never_gone(self):
+        from apimacro._output import _reader_gone
+
+        with tempfile.TemporaryFile() as file:
+            self.assertFalse(_reader_gone(file.fileno()))
+
+    def test_other_errors_and_a_live_stdout_are_not_a_closed_stdout(self):
+        from apimacro import _output
+
+        self.assertFalse(_output.closed_stdout(ValueError("x")))
+        self.assertFalse(_output.closed_stdout(OSError(5, "Input/output error")))
+        # The test process's stdout has its reader: a BrokenPipeError is someone else's.
+        self.assertFalse(_output.closed_stdout(BrokenPipeError(32, "Broken pipe")))
+        self.assertFalse(_output._stdout_closed)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ import Foundation
 
 /// What `apimacro batch` prints: a live progress line on a terminal, each
 /// macro's output whole under a header as it ends, and the summary table.
+///
+/// When stdout's reader goes away (`apimacro batch ... | head`), the console says nothing more,
+/// on either stream, and stops the batch (`BatchRunner.stopForClosedOutput`): it ends as
+/// after SIGTERM, with status 141 (128 + SIGPIPE), as `gh` or `jq` would in that place.
 public struct BatchConsole {
     /// Whether to print each macro's output (false with `--output-dir`).
     let printOutputs: Bool
@@ -15,11 +19,40 @@ public struct BatchConsole {
     private let err: (String) -> Void
 
     /// A console writing to the process's stdout and stderr.
+    ///
+    /// It ignores SIGPIPE in this process (the children start with the default): a write to a
+    /// closed pipe is then an error it handles, not the batch's death with its children
+    /// running and its work folder left behind.
     public init(printOutputs: Bool) {
         self.printOutputs = printOutputs
         self.live = isatty(STDERR_FILENO) == 1
-        self.out = { FileHandle.standardOutput.write(Data($0.utf8)) }
-        self.err = { FileHandle.standardError.write(Data($0.utf8)) }
+        signal(SIGPIPE, SIG_IGN)
+        self.out = { text in
+            guard !BatchRunner.outputClosed else { return }
+            if !Self.write(text, to: STDOUT_FILENO) { BatchRunner.stopForClosedOutput() }
+        }
+        self.err = { text in
+            guard !BatchRunner.outputClosed else { return }
+            _ = Self.write(text, to: STDERR_FILENO)
+        }
+    }
+
+    /// Writes all of `text` to `descriptor`; false when its reader has gone (EPIPE).
+    ///
+    /// Other errors (a full disk) drop the rest of the text, as before.
+    static func write(_ text: String, to descriptor: Int32) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written > 0 {
+                bytes = bytes.dropFirst(written)
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return !(written < 0 && errno == EPIPE)
+            }
+        }
+        return true
     }
 
     /// Handles one event of `BatchRunner.run`.

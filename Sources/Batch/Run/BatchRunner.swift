@@ -125,9 +125,16 @@ public struct BatchRunner {
     public func run(jobs: [BatchJob], events: (Event) -> Void) throws -> [BatchResult] {
         let names = jobs.map(\.name)
         let macros = jobs.map(\.macro)
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-batch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+        // Each job's HAR file must be writable before any job runs, not found unwritable at its end.
+        if let record = configuration.record {
+            for name in names { try HARRecorder.checkWritable(Self.recordFile(record, name: name)) }
+        }
+        // The children's output is unredacted until they end: an owner-only folder, which a
+        // killed batch leaves behind for the next batch to remove.
+        BatchWorkFolder.removeAbandoned()
+        let workFolder = try BatchWorkFolder.create()
+        defer { workFolder.remove() }
+        let work = workFolder.url
         if let folder = configuration.outputDirectory {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
@@ -165,9 +172,13 @@ public struct BatchRunner {
             while !stopping, running.count < configuration.jobs, let index = pending.popLast() {
                 let files = self.files(name: names[index], index: index, work: work)
                 do {
+                    let out = try workFolder.createOwnerOnly(files.stdout.lastPathComponent)
+                    defer { close(out) }
+                    let err = try workFolder.createOwnerOnly(files.stderr.lastPathComponent)
+                    defer { close(err) }
                     let child = try ChildProcess.spawn(
                         executable: configuration.executable, arguments: arguments(jobs[index], files: files),
-                        environment: environment, stdout: files.stdout, stderr: files.stderr)
+                        environment: environment, stdout: out, stderr: err)
                     let now = seconds(since: begin)
                     running.append(
                         Running(
@@ -224,11 +235,21 @@ public struct BatchRunner {
     /// Whether Ctrl-C stopped the last batch.
     public static var wasInterrupted: Bool { batchInterrupted.load(ordering: .relaxed) }
 
-    /// The signal (SIGTERM or SIGHUP) that stopped the last batch, if one did: exit 128 + it.
+    /// The signal (SIGTERM or SIGHUP) that stopped the last batch, if one did: exit 128 + it
+    /// (SIGPIPE when stdout's reader went away, `stopForClosedOutput`).
     public static var terminationSignal: Int32? {
         let signal = batchTerminatedBy.load(ordering: .relaxed)
         return signal == 0 ? nil : signal
     }
+
+    /// Stops the running batch as SIGTERM does (children interrupted, the rest not run, the
+    /// work folder removed) because nobody reads its stdout anymore: it exits 141.
+    public static func stopForClosedOutput() {
+        batchTerminatedBy.store(SIGPIPE, ordering: .relaxed)
+    }
+
+    /// Whether stdout's reader went away during the last batch (`stopForClosedOutput`).
+    public static var outputClosed: Bool { batchTerminatedBy.load(ordering: .relaxed) == SIGPIPE }
 
     private func files(name: String, index: Int, work: URL) -> Files {
         let stats = work.appendingPathComponent("\(index).stats.json")

@@ -6,7 +6,8 @@ import Foundation
 
 /// One `batch` child: a process started with `posix_spawn` in a process group
 /// of its own, stdin from `/dev/null`, stdout and stderr each into a file (no
-/// pipe, so a chatty child never blocks and its output stays whole).
+/// pipe, so a chatty child never blocks and its output stays whole) that the
+/// batch made owner-only before the child started (`BatchWorkFolder`).
 struct ChildProcess {
     /// How a child ended.
     enum Termination: Equatable, Sendable {
@@ -24,19 +25,20 @@ struct ChildProcess {
     /// The process id, also the id of its process group.
     let pid: pid_t
 
-    /// Starts `executable` with `arguments` (argv[1...]) and `environment`.
+    /// Starts `executable` with `arguments` (argv[1...]) and `environment`, its stdout and
+    /// stderr on the descriptors `stdout` and `stderr` of this process (which stay open here).
     ///
     /// SIGINT, SIGTERM, SIGALRM and SIGPIPE start with their default disposition
     /// and no signal is blocked, whatever the parent inherited.
     static func spawn(
-        executable: String, arguments: [String], environment: [String: String], stdout: URL, stderr: URL
+        executable: String, arguments: [String], environment: [String: String], stdout: Int32, stderr: Int32
     ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

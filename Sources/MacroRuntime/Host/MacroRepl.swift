@@ -38,8 +38,13 @@ public struct MacroRepl {
                 let status = try console.callMethod(
                     "main", [native.object, PyRef(string: historyFile.path), PyRef.bool(interactive)])
                 Interpreter.flushStandardStreams()
-                if case .int(let code) = try PythonValue(python: status) { return Int32(truncatingIfNeeded: code) }
-                return MacroRunner.ExitCode.success
+                var code = MacroRunner.ExitCode.success
+                if case .int(let value) = try PythonValue(python: status) { code = Int32(truncatingIfNeeded: value) }
+                // The --record file holds the whole session; one that cannot be written fails it.
+                if !host.runtime.writeRecording(), code == MacroRunner.ExitCode.success {
+                    code = MacroRunner.ExitCode.failure
+                }
+                return code
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"
                 throw MacroError("cannot start the REPL: \(failure)")

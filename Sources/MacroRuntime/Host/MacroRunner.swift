@@ -30,6 +30,9 @@ public struct MacroRunner {
         public static let terminated: Int32 = 143
         /// Ended by SIGHUP (128 + 1).
         public static let hungUp: Int32 = 129
+        /// Its stdout's reader went away (`apimacro run m | head -2`): 128 + SIGPIPE, what the
+        /// shell reports for `gh` or `jq` in that place, so `set -o pipefail` sees the same.
+        public static let closedOutput: Int32 = 141
     }
 
     /// Runs `file` with `arguments` and returns the exit code: 0 success, 1
@@ -68,9 +71,11 @@ public struct MacroRunner {
             } catch {
                 code = report(error, name: name, file: file, signal: termination?.signal)
             }
-            finish()
-            // However the macro ended, the --record file holds what it fetched.
-            host.runtime.writeRecording()
+            // Its output's reader gone (`| head`) at the final flush: the quiet end of a closed pipe.
+            if !finish(), code == ExitCode.success { code = ExitCode.closedOutput }
+            // However the macro ended, the --record file holds what it fetched; a file that
+            // could not be written is a failed run, never a silent loss.
+            if !host.runtime.writeRecording(), code == ExitCode.success { code = ExitCode.failure }
             deadline?.restore()
             termination?.restore()
             // SIGTERM or SIGHUP asked the process to end, even if the macro swallowed the interrupt.
@@ -133,6 +138,10 @@ public struct MacroRunner {
         }
         if PythonRaise.matches(type, .systemExit) {
             return exitStatus(of: value)
+        }
+        if endedByClosedOutput(value) {
+            PythonRaise.clear()
+            return ExitCode.closedOutput
         }
         if PythonRaise.matches(type, .keyboardInterrupt) {
             if let signal {
@@ -210,13 +219,32 @@ public struct MacroRunner {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
+    /// Whether `exception` is a write to a stdout whose reader has gone (`| head`): then the
+    /// run ends quietly (`apimacro._output.closed_stdout`, which also silences stdout).
+    private func endedByClosedOutput(_ exception: PyRef?) -> Bool {
+        guard let exception, let output = try? Interpreter.import("apimacro._output"),
+            let closed = try? output.callMethod("closed_stdout", [exception]),
+            case .bool(true) = try? PythonValue(python: closed)
+        else {
+            PythonRaise.clear()
+            return false
+        }
+        return true
+    }
+
     /// What `python3` does after the script: wait for non-daemon threads, run
     /// `atexit` handlers, flush the streams.
-    private func finish() {
+    ///
+    /// False when stdout's reader had gone and what was left to print was lost.
+    private func finish() -> Bool {
         let globals = try? Interpreter.newGlobals()
+        var delivered = true
         if let globals {
             do {
                 try Interpreter.exec(try PythonPackage.source("_finish.py"), globals: globals, filename: "<apimacro>")
+                if let flag = try? globals.item("delivered"), case .bool(false) = try? PythonValue(python: flag) {
+                    delivered = false
+                }
             } catch {
                 if let exception = PythonException.fetch() {
                     writeError(exception.traceback, newline: false)
@@ -226,6 +254,7 @@ public struct MacroRunner {
             }
         }
         Interpreter.flushStandardStreams()
+        return delivered
     }
 }
 

@@ -74,6 +74,8 @@ final class Runtime: Sendable {
         secrets = SecretRegistry(redactor)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
+        // Likewise a --record file that could not be written at the end: before anything runs.
+        if let record = settings.record { try HARRecorder.checkWritable(record) }
         network = LazyNetwork {
             CurlTransport(
                 userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network,
@@ -132,13 +134,17 @@ final class Runtime: Sendable {
         return shared
     }
 
-    /// Writes the `--record` file, if any (the runner calls it however the macro ended).
-    func writeRecording() {
-        guard let recorder = transport.recorder else { return }
+    /// Writes the `--record` file, if any (the runner calls it however the macro ended); false
+    /// when it could not be written (the reason is on stderr, and the run must not exit 0).
+    @discardableResult
+    func writeRecording() -> Bool {
+        guard let recorder = transport.recorder else { return true }
         do {
             try recorder.write()
+            return true
         } catch {
             MacroHost.standardError("apimacro: \(error)")
+            return false
         }
     }
 }

@@ -45,23 +45,37 @@ public struct CacheReport: Sendable {
             "path     \(cache.file.path)",
             "entries  \(summary.entries)",
             "size     \(Self.megabytes(summary.bytes)) (limit \(Self.megabytes(cache.maximumBytes)))",
+            "on disk  \(Self.megabytes(HTTPCache.diskBytes(directory: directory))) (the database, its WAL and index)",
             "oldest   \(when(summary.oldest))",
             "newest   \(when(summary.newest))",
         ]
     }
 
-    /// Removes every stored response; says how many.
+    /// Removes every stored response and gives the space back; says how many, and what the
+    /// files took on disk before and take now (measured, not estimated).
     ///
     /// A database too damaged to open or empty is removed and made again.
     public func clear() throws -> String {
+        let before = HTTPCache.diskBytes(directory: directory)
+        var outcome: String
         do {
             let removed = try open().clear()
-            return "removed \(removed) cached \(removed == 1 ? "response" : "responses") from \(path)"
+            outcome = "removed \(removed) cached \(removed == 1 ? "response" : "responses") from \(path)"
+            // After a TRUNCATE checkpoint the WAL is empty, unless a reader held it.
+            let wal = HTTPCache.diskBytes(directory: directory, suffixes: ["-wal"])
+            if wal > 0 {
+                outcome +=
+                    " (another apimacro process was reading it: its WAL keeps \(Self.megabytes(wal)); "
+                    + "clear again when no apimacro runs)"
+            }
         } catch {
             try HTTPCache.destroy(directory: directory)
             _ = try open()
-            return "the HTTP cache \(path) was damaged (\(error)); removed it and started an empty one"
+            outcome = "the HTTP cache \(path) was damaged (\(error)); removed it and started an empty one"
         }
+        let after = HTTPCache.diskBytes(directory: directory)
+        return
+            "\(outcome); freed \(Self.megabytes(max(0, before - after))), its files now take \(Self.megabytes(after))"
     }
 
     static func megabytes(_ bytes: Int) -> String {

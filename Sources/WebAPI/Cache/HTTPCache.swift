@@ -406,15 +406,40 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Removes every entry; returns how many there were.
+    /// Removes every entry and gives the space back to the file system; returns how many
+    /// entries there were.
+    ///
+    /// VACUUM rebuilds the database without its free pages, but in WAL mode it writes the new
+    /// file into the WAL: a TRUNCATE checkpoint then copies it into `cache.sqlite`, shortens that
+    /// file, and empties the WAL. Safe while other processes use the cache (SQLite's own
+    /// locking; no file is removed). The checkpoint waits for their reads up to the busy
+    /// timeout; one still reading then keeps the WAL's size until a later checkpoint
+    /// (`diskBytes(directory:)` shows what is on disk).
     @discardableResult
     public func clear() throws -> Int {
         let removed = try pool.write { db -> Int in
             try db.execute(sql: "DELETE FROM entry")
             return db.changesCount
         }
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM")
+            // SQLITE_BUSY: another process is reading; what could be copied was, and the space
+            // comes back at a later checkpoint.
+            do {
+                try db.checkpoint(.truncate)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {}
+        }
         return removed
+    }
+
+    /// The bytes the cache's files in `directory` take on disk: by default the database, its WAL
+    /// and its shared-memory index (`suffixes` of `cache.sqlite`).
+    public static func diskBytes(directory: URL, suffixes: [String] = ["", "-wal", "-shm"]) -> Int {
+        suffixes.reduce(0) { total, suffix in
+            var status = stat()
+            let path = directory.appendingPathComponent(fileName + suffix).path
+            return total + (stat(path, &status) == 0 ? Int(status.st_size) : 0)
+        }
     }
 
     /// Deletes least recently used entries until the total is at most 90 % of `limit`.

@@ -34,6 +34,8 @@ public final class HARRecorder: Sendable {
     }
 
     /// Writes the file (atomically: a reader never sees half of it).
+    ///
+    /// - Throws: `APIError` (`invalidRequest`) naming the file and why it could not be written.
     public func write() throws {
         let har = HAR(log: HAR.Log(version: "1.2", creator: creator, entries: entries.withLock { $0 }))
         let encoder = JSONEncoder()
@@ -41,8 +43,33 @@ public final class HARRecorder: Sendable {
         do {
             try encoder.encode(har).write(to: file, options: .atomic)
         } catch {
-            throw APIError(.invalidRequest, "cannot write the HAR file \(file.path): \(error.localizedDescription)")
+            throw Self.cannotWrite(file, error.localizedDescription)
         }
+    }
+
+    /// Checks, before anything runs, that `write()` will be able to write `file`: its folder
+    /// exists and takes a new file (the atomic write makes one beside it, then renames it), and
+    /// `file` is not a folder.
+    ///
+    /// A run that records then fails before the macro starts, instead of losing what it
+    /// fetched at the end. Nothing is left behind.
+    ///
+    /// - Throws: `APIError` (`invalidRequest`, a usage error) naming the file and why.
+    public static func checkWritable(_ file: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw cannotWrite(file, "it is a folder")
+        }
+        let probe = file.deletingLastPathComponent().appendingPathComponent(
+            ".\(file.lastPathComponent).\(UUID().uuidString).probe")
+        let descriptor = open(probe.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw cannotWrite(file, String(cString: strerror(errno))) }
+        close(descriptor)
+        unlink(probe.path)
+    }
+
+    private static func cannotWrite(_ file: URL, _ reason: String) -> APIError {
+        APIError(.invalidRequest, "cannot write the HAR file \(file.path): \(reason)")
     }
 
     static func entry(

@@ -1,5 +1,7 @@
 # What python3 does after a script, run by the host (MacroRunner.finish) once a macro's main
-# returns or raises: wait for the non-daemon threads it started, then run the atexit handlers.
+# returns or raises: wait for the non-daemon threads it started, run the atexit handlers, then
+# flush stdout. `delivered` tells the host whether that flush reached stdout's reader (False:
+# the reader had gone, `| head`, and the run ends with status 141).
 # Executed into a fresh namespace, never imported.
 import sys, atexit
 if 'threading' in sys.modules:
@@ -8,3 +10,9 @@ if 'threading' in sys.modules:
         if _t is not _threading.main_thread() and not _t.daemon:
             _t.join()
 atexit._run_exitfuncs()
+try:
+    from apimacro._output import flush_stdout as _flush_stdout
+except ImportError:
+    delivered = True
+else:
+    delivered = _flush_stdout()

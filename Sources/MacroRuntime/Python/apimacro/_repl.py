@@ -22,6 +22,8 @@ import sys
 
 import _apimacro
 
+from ._output import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
+
 # The built-in clients with a login, and how each logs in ("oauth2_implicit" or "key"), as the host lists them.
 LOGINS = dict(_apimacro._logins)
 
@@ -78,6 +80,8 @@ class Console(code.InteractiveConsole):
         self.interactive = interactive
         self.failed = False
         self.quitting = False
+        # stdout's reader went away (`apimacro repl < s.txt | head`): the session ends quietly.
+        self.output_closed = False
 
     # -- input -------------------------------------------------------------------------
 
@@ -99,8 +103,16 @@ class Console(code.InteractiveConsole):
         sys.stderr.write(self.native.redact(data))
 
     def showtraceback(self):
+        if closed_stdout(sys.exc_info()[1]):
+            self.end_quietly()
+            return
         self.failed = True
         super().showtraceback()
+
+    def end_quietly(self):
+        """Ends the session because stdout's reader has gone: no traceback, status 141."""
+        self.output_closed = True
+        self.quitting = True
 
     def showsyntaxerror(self, filename=None):
         self.failed = True
@@ -127,7 +139,10 @@ class Console(code.InteractiveConsole):
         except KeyboardInterrupt:
             self.write("\nKeyboardInterrupt\n")
         except Exception as error:  # a command's failure is one line, not a traceback
-            self.complain(str(error))
+            if closed_stdout(error):
+                self.end_quietly()
+            else:
+                self.complain(str(error))
 
     def complain(self, message):
         self.failed = True
@@ -153,7 +168,9 @@ class Console(code.InteractiveConsole):
             sys.path[:] = saved_path
             if saved_main is not None:
                 sys.modules["__main__"] = saved_main
-        if status:
+        if status == CLOSED_OUTPUT_STATUS and closed_stdout():
+            self.end_quietly()
+        elif status:
             self.failed = True
             self.write(f"[{args[0]} exited {status}]\n")
 
@@ -343,6 +360,10 @@ def main(native, history, interactive):
             _save_history(history, native.redact)
     if status == 0 and not interactive and console.failed:
         status = 1
+    # Stdout's reader gone (`| head`): the session, or what stdout still held, ended quietly.
+    delivered = flush_stdout()
+    if console.output_closed or (not delivered and status == 0):
+        status = CLOSED_OUTPUT_STATUS
     return status
 
 
