@@ -131,9 +131,14 @@ final class CurlEasy: @unchecked Sendable {
         // gzip, deflate, br and zstd, decoded by libcurl; the write callback bounds the ratio.
         set(ccurl_setopt_string(api, handle, CURLOPT_ACCEPT_ENCODING, ""))
         if let caBundle {
+            // The bundle replaces the system's authorities: libcurl's built-in CApath
+            // (/etc/ssl/certs on Debian) stays on beside CURLOPT_CAINFO unless it is cleared, and
+            // would still trust every authority installed there.
             set(ccurl_setopt_string(api, handle, CURLOPT_CAINFO, caBundle))
-            // An https:// proxy's own certificate is checked against the same authorities.
+            set(ccurl_setopt_pointer(api, handle, CURLOPT_CAPATH, nil))
+            // An https:// proxy's own certificate is checked against the same authorities alone.
             set(ccurl_setopt_string(api, handle, CURLOPT_PROXY_CAINFO, caBundle))
+            set(ccurl_setopt_pointer(api, handle, CURLOPT_PROXY_CAPATH, nil))
         }
         set(ccurl_setopt_pointer(api, handle, CURLOPT_WRITEDATA, own))
         set(ccurl_setopt_write(api, handle, CURLOPT_WRITEFUNCTION, curlWrite))
