@@ -130,6 +130,11 @@ final class CurlEasy: @unchecked Sendable {
         set(ccurl_setopt_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000))
         // gzip, deflate, br and zstd, decoded by libcurl; the write callback bounds the ratio.
         set(ccurl_setopt_string(api, handle, CURLOPT_ACCEPT_ENCODING, ""))
+        // Whether a host bypasses the proxy is NetworkSettings' decision alone (`prepare` sets
+        // CURLOPT_PROXY to "" for it): libcurl reads no_proxy/NO_PROXY from the environment
+        // whenever this option is unset, even for a proxy it was given, and NO_PROXY=* would
+        // turn APIMACRO_HTTPS_PROXY off.
+        set(ccurl_setopt_string(api, handle, CURLOPT_NOPROXY, ""))
         if let caBundle {
             // The bundle replaces the system's authorities: libcurl's built-in CApath
             // (/etc/ssl/certs on Debian) stays on beside CURLOPT_CAINFO unless it is cleared, and

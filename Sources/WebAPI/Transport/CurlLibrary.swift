@@ -40,6 +40,8 @@ final class CurlLibrary: @unchecked Sendable {
                 "cannot load libcurl, which apimacro sends requests with (\(reason)): install it "
                     + "(Debian and Ubuntu: apt-get install libcurl4)")
         }
+        // libcurl opens SSLKEYLOGFILE here, once for the process (see CurlEnvironment).
+        CurlEnvironment.removeVariablesReadAtLoad()
         guard api.pointee.global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK, let share = api.pointee.share_init() else {
             throw APIError(.network, "cannot initialise libcurl (curl_global_init or curl_share_init failed)")
         }
