@@ -81,7 +81,7 @@ struct SystemAuthoritiesTests {
         let server = try await TestServer.start(tls: try authorities.system.serverContext())
         let space = try Workspace(files: ["fetch.py": Self.macro])
         defer { space.remove() }
-        do {
+        try await shuttingDown(server) {
             let base = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_systemCA0123456789"]
             // Control: without a bundle, the system's authorities are trusted, the directory too.
             let system = try await Self.run(space, authorities, base)
@@ -102,11 +102,7 @@ struct SystemAuthoritiesTests {
                 space, authorities, base.merging(["SSL_CERT_FILE": authorities.system.caFile.path]) { $1 })
             #expect(named.status == 0, "\(named.stderr)")
             #expect(server.requests.filter { $0.path == "/users/octocat" }.count == 2)
-        } catch {
-            try? await server.shutdown()
-            throw error
         }
-        try await server.shutdown()
     }
 
     @Test("an https:// proxy: its certificate is checked against the bundle alone, the CA directory is not read")
@@ -118,7 +114,7 @@ struct SystemAuthoritiesTests {
         let proxy = try await RecordingProxy.start(tls: try authorities.system.serverContext())
         let space = try Workspace(files: ["fetch.py": Self.macro])
         defer { space.remove() }
-        do {
+        try await shuttingDown(server, proxy) {
             let base = [
                 "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_systemCA0123456789",
                 "HTTPS_PROXY": proxy.url,
@@ -144,14 +140,23 @@ struct SystemAuthoritiesTests {
             #expect(bundled.stderr.contains("through the proxy \(proxy.url)"), "\(bundled.stderr)")
             #expect(proxy.requests.count == 2, "a CONNECT reached a proxy whose certificate the bundle does not sign")
             #expect(server.requests.filter { $0.path == "/users/octocat" }.count == 2)
-        } catch {
-            try? await proxy.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await proxy.shutdown()
-        try await server.shutdown()
     }
+}
+
+/// Runs `body`, then shuts `server` and `proxy` down, whether `body` threw or not.
+func shuttingDown(
+    _ server: TestServer, _ proxy: RecordingProxy? = nil, _ body: () async throws -> Void
+) async throws {
+    do {
+        try await body()
+    } catch {
+        try? await proxy?.shutdown()
+        try? await server.shutdown()
+        throw error
+    }
+    try await proxy?.shutdown()
+    try await server.shutdown()
 }
 
 /// How to run a command in a mount namespace of its own: `unshare` with a user namespace (any

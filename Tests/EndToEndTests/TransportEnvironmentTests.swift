@@ -40,15 +40,7 @@ struct TransportEnvironmentTests {
             "APIMACRO_HTTPS_PROXY": proxy.url, "APIMACRO_NO_PROXY": "example.com",
             "APIMACRO_CA_BUNDLE": authority.caFile.path,
         ]
-        do {
-            try await body(server, proxy, space, settings)
-        } catch {
-            try? await proxy.shutdown()
-            try? await server.shutdown()
-            throw error
-        }
-        try await proxy.shutdown()
-        try await server.shutdown()
+        try await shuttingDown(server, proxy) { try await body(server, proxy, space, settings) }
     }
 
     @Test(
