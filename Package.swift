@@ -96,6 +96,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                // libcurl's headers only: LibcurlDefaults asks the library what it trusts by default.
+                "CCurl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -72,6 +72,26 @@ static inline const char *ccurl_version(const ccurl_api *api) {
     return info == NULL ? NULL : info->version;
 }
 
+/// libcurl's feature bits (`CURL_VERSION_LIBZ`, `CURL_VERSION_BROTLI`, ...), or 0.
+static inline int ccurl_features(const ccurl_api *api) {
+    curl_version_info_data *info = api->version_info(CURLVERSION_NOW);
+    return info == NULL ? 0 : info->features;
+}
+
+/// The directory of certificate authorities libcurl trusts when CURLOPT_CAPATH is not set
+/// (Debian: /etc/ssl/certs), or NULL (also for a libcurl older than 7.70).
+static inline const char *ccurl_builtin_capath(const ccurl_api *api) {
+    curl_version_info_data *info = api->version_info(CURLVERSION_NOW);
+    return info == NULL || info->age < CURLVERSION_SEVENTH ? NULL : info->capath;
+}
+
+/// The file of certificate authorities libcurl trusts when CURLOPT_CAINFO is not set (Debian:
+/// /etc/ssl/certs/ca-certificates.crt), or NULL (also for a libcurl older than 7.70).
+static inline const char *ccurl_builtin_cainfo(const ccurl_api *api) {
+    curl_version_info_data *info = api->version_info(CURLVERSION_NOW);
+    return info == NULL || info->age < CURLVERSION_SEVENTH ? NULL : info->cainfo;
+}
+
 /// The text of the last dlopen/dlsym failure, or NULL.
 static inline const char *ccurl_dlerror(void) { return dlerror(); }
 

@@ -26,6 +26,7 @@ struct Apimacro: AsyncParsableCommand {
     /// `run` stays on the main thread (Python delivers Ctrl-C and deadlines
     /// there); commands that wait on the network run as async commands.
     static func main() async {
+        ProcessEnvironment.prepare()  // before any thread starts: it edits the environment
         let code: Int32
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())

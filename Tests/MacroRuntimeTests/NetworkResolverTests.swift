@@ -110,6 +110,48 @@ struct NetworkResolverTests {
         }
     }
 
+    @Test(
+        "a proxy URL libcurl would not use as written is refused at start, password never printed: control characters in the user info, a path, query or fragment, a host that is no host name"
+    )
+    func proxyFailingOpen() throws {
+        // libcurl connects directly, without a word, when the decoded user info holds a control
+        // character; `user:12/abc@host` parses as host `user`, port 12 (and the path `/abc@host`).
+        let cases: [(value: String, reason: String)] = [
+            ("http://alice:hun%0Ater22@proxy:3128", "has a control character (such as %0A, %0D or %00)"),
+            ("http://alice:hun%0Dter22@proxy:3128", "has a control character"),
+            ("http://alice:hun%00ter22@proxy:3128", "has a control character"),
+            ("http://alice:hun%09ter22@proxy:3128", "has a control character"),
+            ("http://ali%0Ace:hunter22@proxy:3128", "has a control character"),
+            ("http://alice:hun%7Fter22@proxy:3128", "has a control character"),
+            ("http://alice:hun%C2%85ter22@proxy:3128", "has a control character"),
+            ("http://alice:12/hunter22@proxy:3128", "has a path, query or fragment"),
+            ("http://alice:12?hunter22@proxy:3128", "has a path, query or fragment"),
+            ("http://alice:12#hunter22@proxy:3128", "has a path, query or fragment"),
+            ("http://alice:hunter22@proxy:3128/path", "has a path, query or fragment"),
+            ("http://alice:hunter22@proxy:3128/?", "has a path, query or fragment"),
+            ("http://alice:hunter22@pro%2Fxy:3128", "has a host that is neither a name"),
+            ("http://alice:hunter22@pro%0Axy:3128", "has a host that is neither a name"),
+            ("http://alice:hunter22@b%C3%BCcher.example:3128", "has a host that is neither a name"),
+        ]
+        for (value, reason) in cases {
+            let message = failure(["HTTPS_PROXY": value])
+            #expect(message.hasPrefix("HTTPS_PROXY: '"), "\(value): \(message)")
+            #expect(message.contains(reason), "\(value): \(message)")
+            for secret in ["hunter", "alice", "12/", "12?", "12#"] {
+                #expect(!message.contains(secret), "\(value): \(message)")
+            }
+        }
+        // Accepted: a trailing slash, encoded reserved characters, an IPv6 address; an '@' or a
+        // non-ASCII letter written as such goes to libcurl percent-encoded (libcurl cuts the user
+        // info at its first '@').
+        let accepted = try Settings(environment: [
+            "HTTPS_PROXY": "http://al%40ice:p%2F%3F%23%25%C3%A4x@Proxy.Example:3128/",
+            "HTTP_PROXY": "http://u:p@ä@[fd00::1]:8080",
+        ]).network
+        #expect(accepted.httpsProxy == "http://al%40ice:p%2F%3F%23%25%C3%A4x@proxy.example:3128")
+        #expect(accepted.httpProxy == "http://u:p%40%C3%A4@[fd00::1]:8080")
+    }
+
     @Test("the proxy's credentials are secrets in every form: as written, decoded, and Proxy-Authorization's base64")
     func proxySecrets() throws {
         let settings = try Settings(environment: ["HTTPS_PROXY": "http://alice:s3cr%2Ft@proxy:3128"])

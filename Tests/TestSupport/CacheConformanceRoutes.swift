@@ -10,7 +10,8 @@ import Synchronization
 /// - `etag`: sends `ETag: "X"`, and a GET whose `If-None-Match` names it gets 304;
 /// - `echo`: the body's `echo` holds the request's value of that header.
 /// The JSON body's `serial` counts the requests `{name}` has answered (any method),
-/// so a test tells a stored answer (same serial) from a new one.
+/// so a test tells a stored answer (same serial) from a new one. A `Transfer-Encoding` among the
+/// `h` lines is sent as given, the body then ending with the connection (no `Content-Length`).
 struct CacheConformanceRoutes: RouteHandler {
     private final class Serials: Sendable {
         let counts = Mutex<[String: Int]>([:])
@@ -45,6 +46,9 @@ struct CacheConformanceRoutes: RouteHandler {
         ]
         if let echo { fields.append(("echo", request.recorded.header(echo).map(JSON.string) ?? .null)) }
         var response = Response.json(.object(fields), status: status, headers: headers)
+        if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) {
+            response.hostile = .closeDelimited(response.body)
+        }
         if let etag {
             response.etag = etag
             if status != 200 { response.headers.append(("ETag", etag)) }

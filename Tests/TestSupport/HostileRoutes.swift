@@ -26,6 +26,10 @@ import Foundation
 ///   `Transfer-Encoding: chunked` in three chunks: the GitHub organization of
 ///   `github/octokit-get-organization.json` (1,000 bytes of JSON, 361 of gzip).
 ///
+/// - `GET /hostile/coded?ce=CODINGS&te=CODINGS`: the gzip bytes of `/hostile/gzip-chunked`, sent
+///   as they are with `Content-Encoding: CODINGS` (if `ce`) and `Transfer-Encoding: CODINGS` (if
+///   `te`: then the body ends with the connection); whatever the codings say, the bytes are gzip.
+///
 /// Every request header and the query string come back from `/echo` (`EchoRoutes`).
 struct HostileRoutes: RouteHandler {
     func respond(to request: RouteRequest) -> Response? {
@@ -109,6 +113,17 @@ struct HostileRoutes: RouteHandler {
             response.hostile = .chunked([
                 Array(gzip[..<third]), Array(gzip[third..<(2 * third)]), Array(gzip[(2 * third)...]),
             ])
+            return response
+        }
+        if request.match("GET", "/hostile/coded") != nil {
+            var response = Response(
+                status: 200, headers: [("Content-Type", Response.jsonContentType)],
+                body: Array(Data(base64Encoded: HostileRoutes.gzipOrganization) ?? Data()))
+            if let codings = request.query["ce"] { response.headers.append(("Content-Encoding", codings)) }
+            if let codings = request.query["te"] {
+                response.headers.append(("Transfer-Encoding", codings))
+                response.hostile = .closeDelimited(response.body)
+            }
             return response
         }
         if request.match("GET", "/hostile/gzip-bomb") != nil {

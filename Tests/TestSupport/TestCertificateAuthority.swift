@@ -6,7 +6,8 @@ import NIOSSL
 /// `IP:127.0.0.1`, `IP:127.0.0.2` and `DNS:localhost` (the test server's two listeners),
 /// with its key.
 ///
-/// Nothing here is trusted by the system; `remove()` deletes the folder.
+/// Each CA has a name of its own (OpenSSL finds an issuer by its name). Nothing here is trusted
+/// by the system; `remove()` deletes the folder.
 public final class TestCertificateAuthority: Sendable {
     /// The temporary folder holding the files.
     public let folder: URL
@@ -22,7 +23,8 @@ public final class TestCertificateAuthority: Sendable {
     /// Throws `ProcessFailure` with `openssl`'s own words when it is missing or
     /// fails.
     public init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-ca-\(UUID().uuidString)")
+        let name = UUID().uuidString
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("apimacro-ca-\(name)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         caFile = folder.appendingPathComponent("ca.pem")
         certificateFile = folder.appendingPathComponent("server.pem")
@@ -37,7 +39,7 @@ public final class TestCertificateAuthority: Sendable {
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try Self.openssl(
             ["req", "-x509"] + curve + [
-                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=apimacro test CA",
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=apimacro test CA \(name.prefix(8))",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ], in: folder)
         try Self.openssl(
@@ -55,6 +57,12 @@ public final class TestCertificateAuthority: Sendable {
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificateFile.path).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: keyFile.path, format: .pem)))
         return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// Names each PEM certificate in `folder` by its subject's hash (`openssl rehash`): the
+    /// form of a CA directory (libcurl's `CURLOPT_CAPATH`, /etc/ssl/certs).
+    public static func rehash(_ folder: URL) throws {
+        try openssl(["rehash", folder.path], in: folder)
     }
 
     /// Deletes the folder and everything in it.

@@ -251,6 +251,38 @@ struct CacheConformanceTests {
         }
     }
 
+    @Test(
+        "headers-store-Content-Encoding, headers-store-Transfer-Encoding: a coding apimacro did not ask for arrives as sent, its header stored with it"
+    )
+    func headersStoreCodings() async throws {
+        try await withCache { cache in
+            let client = cache.client(try cache.store())
+            for (name, header) in [
+                ("store-ce", "Content-Encoding"), ("store-te", "Transfer-Encoding"),
+            ] {
+                let value = "\(header)-store-value"
+                let get = Self.request(name, ["\(header): \(value)", "Cache-Control: max-age=3600"])
+                let first = try await client.send(get)
+                #expect(first.status == 200 && first.headers[header] == value, "\(header)")
+                #expect(Self.serial(first) == 1, "\(header): the body arrives as sent (JSON, not decoded)")
+                let hit = try await client.send(get)
+                #expect(hit.source == .cacheHit, "\(header)")
+                #expect(hit.headers[header] == value && hit.body == first.body, "\(header)")
+            }
+        }
+    }
+
+    @Test("headers-store-Set-Cookie2: stored like any header (only Set-Cookie is kept out of the cache)")
+    func headersStoreSetCookie2() async throws {
+        try await withCache { cache in
+            let client = cache.client(try cache.store())
+            let get = Self.request("store-cookie2", ["Set-Cookie2: a=b", "Cache-Control: max-age=3600"])
+            #expect(try await client.send(get).headers["Set-Cookie2"] == "a=b")
+            let hit = try await client.send(get)
+            #expect(hit.source == .cacheHit && hit.headers["Set-Cookie2"] == "a=b")
+        }
+    }
+
     @Test("Set-Cookie is never stored (secret hygiene): an answer from the cache has none")
     func setCookieStripped() async throws {
         try await withCache { cache in

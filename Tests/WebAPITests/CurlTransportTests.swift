@@ -245,6 +245,39 @@ struct CurlReuseTests {
         try await server.shutdown()
     }
 
+    @Test(
+        "only the codings apimacro asked for are decoded: any other Content-Encoding or Transfer-Encoding arrives as sent, its header kept, and the next answer is decoded again"
+    )
+    func codingsNotAskedForArriveAsSent() async throws {
+        try await withLoopback { loop in
+            func get(_ query: String) async throws -> WebAPI.Response {
+                try await loop.transport.send(
+                    Exchange(
+                        method: "GET", url: loop.server.baseURL + "/hostile/coded?" + query, headers: Headers(),
+                        body: [], timeout: 30))
+            }
+            // Asked for (Accept-Encoding): decoded.
+            let decoded = try await get("ce=gzip")
+            #expect(JSONPath.string(in: decoded.body, path: ["login"]) == "octokit-fixture-org")
+            // Not asked for: the bytes as sent, the header as sent; libcurl 7.88 failed the first
+            // three ("Unrecognized content encoding type") and decoded the last.
+            for (query, header, value) in [
+                ("ce=arizona", "content-encoding", "arizona"),
+                ("ce=gzip,%20arizona", "content-encoding", "gzip, arizona"),
+                ("te=arizona", "transfer-encoding", "arizona"), ("te=gzip", "transfer-encoding", "gzip"),
+            ] {
+                let response = try await get(query)
+                #expect(response.status == 200, "\(query)")
+                #expect(response.headers[header] == value, "\(query)")
+                // The route's 361 bytes of gzip, not the 1,000 bytes of JSON they inflate to.
+                #expect(response.body.count == 361 && response.body.starts(with: [0x1F, 0x8B]), "\(query)")
+                // The handle is reused: a coding asked for is decoded again right after.
+                let again = try await get("ce=gzip")
+                #expect(JSONPath.string(in: again.body, path: ["login"]) == "octokit-fixture-org", "after \(query)")
+            }
+        }
+    }
+
     @Test("a gzip answer sent chunked is decoded whole (the ratio check allows libcurl's late count of wire bytes)")
     func chunkedGzipDecoded() async throws {
         try await withLoopback { loop in

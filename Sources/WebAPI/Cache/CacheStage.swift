@@ -174,9 +174,10 @@ public struct CacheStage: Stage {
             responseHeaders: response.headers)
         {
             let names = CachePolicy.varyNames(response.headers)
+            // Set-Cookie alone is never stored (a session handed to this client only); every
+            // other header is, Set-Cookie2 included (RFC 9111 §3.1; cache-tests headers-store-*).
             var headers = response.headers
             headers.remove("Set-Cookie")
-            headers.remove("Set-Cookie2")
             let entry = HTTPCache.Entry(
                 key: key, variant: CacheStage.variant(names, wire.headers, secret: secret),
                 target: CacheStage.target(exchange.url, secret: secret), status: response.status, headers: headers,

@@ -38,6 +38,8 @@ final class CurlEasy: @unchecked Sendable {
     private var caBundle: String?
     /// The constant options are set (see `prepare`).
     private var configured = false
+    /// libcurl was told, during this transfer, to hand the body over as sent (see `headerLine`).
+    private var passesBodyAsSent = false
 
     init(_ library: CurlLibrary) throws {
         guard let handle = library.api.pointee.easy_init() else {
@@ -86,6 +88,11 @@ final class CurlEasy: @unchecked Sendable {
             setConstantOptions(caBundle: network.caBundle, set: set)
             caBundle = network.caBundle
             configured = !failed
+            passesBodyAsSent = false
+        }
+        if passesBodyAsSent {
+            set(ccurl_setopt_long(api, handle, CURLOPT_HTTP_CONTENT_DECODING, 1))
+            passesBodyAsSent = false
         }
         set(ccurl_setopt_string(api, handle, CURLOPT_URL, exchange.url))
         // The deadline covers the whole exchange, connect to the last body byte. libcurl reads
@@ -128,12 +135,23 @@ final class CurlEasy: @unchecked Sendable {
         set(ccurl_setopt_string(api, handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(ccurl_setopt_long(api, handle, CURLOPT_FOLLOWLOCATION, 0))
         set(ccurl_setopt_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000))
-        // gzip, deflate, br and zstd, decoded by libcurl; the write callback bounds the ratio.
+        // Accept-Encoding: every coding libcurl decodes (gzip, deflate, br and zstd); the write
+        // callback bounds the ratio. A response in any other coding arrives as sent (`headerLine`).
         set(ccurl_setopt_string(api, handle, CURLOPT_ACCEPT_ENCODING, ""))
+        // Whether a host bypasses the proxy is NetworkSettings' decision alone (`prepare` sets
+        // CURLOPT_PROXY to "" for it): libcurl reads no_proxy/NO_PROXY from the environment
+        // whenever this option is unset, even for a proxy it was given, and NO_PROXY=* would
+        // turn APIMACRO_HTTPS_PROXY off.
+        set(ccurl_setopt_string(api, handle, CURLOPT_NOPROXY, ""))
         if let caBundle {
+            // The bundle replaces the system's authorities: libcurl's built-in CApath
+            // (/etc/ssl/certs on Debian) stays on beside CURLOPT_CAINFO unless it is cleared, and
+            // would still trust every authority installed there.
             set(ccurl_setopt_string(api, handle, CURLOPT_CAINFO, caBundle))
-            // An https:// proxy's own certificate is checked against the same authorities.
+            set(ccurl_setopt_pointer(api, handle, CURLOPT_CAPATH, nil))
+            // An https:// proxy's own certificate is checked against the same authorities alone.
             set(ccurl_setopt_string(api, handle, CURLOPT_PROXY_CAINFO, caBundle))
+            set(ccurl_setopt_pointer(api, handle, CURLOPT_PROXY_CAPATH, nil))
         }
         set(ccurl_setopt_pointer(api, handle, CURLOPT_WRITEDATA, own))
         set(ccurl_setopt_write(api, handle, CURLOPT_WRITEFUNCTION, curlWrite))
@@ -384,6 +402,10 @@ final class CurlEasy: @unchecked Sendable {
         if line.starts(with: "HTTP/".utf8) {
             headers.removeAll(keepingCapacity: true)  // a new head: 1xx first, then the final one
             declaredLength = 0
+            if passesBodyAsSent {  // a 1xx head's codings say nothing of the final body
+                _ = ccurl_setopt_long(library.api, handle, CURLOPT_HTTP_CONTENT_DECODING, 1)
+                passesBodyAsSent = false
+            }
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }  // the blank line
@@ -399,6 +421,14 @@ final class CurlEasy: @unchecked Sendable {
             // a reservation made here would be kept by the response (8 MiB per answer, on a
             // hostile server's word). The first body bytes reserve it (`received`).
             declaredLength = length
+        } else if !passesBodyAsSent, colon == 16 || colon == 17, !library.decodes(name: name, codings: value) {
+            // A coding apimacro did not ask for (`Content-Encoding: foo`, `Transfer-Encoding:
+            // gzip`): libcurl would fail the transfer ("Unrecognized content encoding type") or
+            // decode what was never asked for. The body is handed over as sent instead, its
+            // header kept, as a browser does. libcurl 7.88 reads this option at each body write,
+            // and the head (this line included) is complete before the first one.
+            _ = ccurl_setopt_long(library.api, handle, CURLOPT_HTTP_CONTENT_DECODING, 0)
+            passesBodyAsSent = true
         }
         headers.append((name, value))
     }

@@ -17,6 +17,9 @@ final class CurlLibrary: @unchecked Sendable {
     let version: String
     /// One lock per kind of shared data (`curl_lock_data`), handed to the share's callbacks.
     private let locks: UnsafeMutablePointer<pthread_mutex_t>
+    /// The content codings libcurl decodes, lower case: those it lists in `Accept-Encoding`
+    /// (`CURLOPT_ACCEPT_ENCODING` "", every one it was built with) and `identity`.
+    let contentCodings: Set<String>
 
     /// The library, loaded now if this is the first use; an `APIError` (network) when it is
     /// missing, saying which package to install.
@@ -40,6 +43,8 @@ final class CurlLibrary: @unchecked Sendable {
                 "cannot load libcurl, which apimacro sends requests with (\(reason)): install it "
                     + "(Debian and Ubuntu: apt-get install libcurl4)")
         }
+        // libcurl opens SSLKEYLOGFILE here, once for the process (see CurlEnvironment).
+        CurlEnvironment.removeVariablesReadAtLoad()
         guard api.pointee.global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK, let share = api.pointee.share_init() else {
             throw APIError(.network, "cannot initialise libcurl (curl_global_init or curl_share_init failed)")
         }
@@ -64,6 +69,33 @@ final class CurlLibrary: @unchecked Sendable {
         self.api = api
         self.share = share
         version = ccurl_version(api).map { "libcurl/" + String(cString: $0) } ?? "libcurl"
+        let features = ccurl_features(api)
+        var codings: Set<String> = ["identity"]
+        if features & CURL_VERSION_LIBZ != 0 { codings.formUnion(["gzip", "x-gzip", "deflate"]) }
+        if features & CURL_VERSION_BROTLI != 0 { codings.insert("br") }
+        if features & CURL_VERSION_ZSTD != 0 { codings.insert("zstd") }
+        contentCodings = codings
+    }
+
+    /// Whether libcurl decodes a body sent with the header `name: codings` as apimacro asked:
+    /// every coding of a `Content-Encoding` one it lists in `Accept-Encoding`, only `chunked`
+    /// in a `Transfer-Encoding` (apimacro sends no `TE`); true for any other header.
+    func decodes(name: String, codings: String) -> Bool {
+        let transfer: Bool
+        if Headers.sameName(name, "Content-Encoding") {
+            transfer = false
+        } else if Headers.sameName(name, "Transfer-Encoding") {
+            transfer = true
+        } else {
+            return true
+        }
+        for token in codings.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            let coding = token.lowercased()
+            guard transfer ? coding == "chunked" || coding == "identity" : contentCodings.contains(coding) else {
+                return false
+            }
+        }
+        return true
     }
 
     /// Moves `multi`'s transfers on as far as they go without waiting, then hands each one
