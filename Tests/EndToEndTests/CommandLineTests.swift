@@ -174,6 +174,8 @@ struct CommandLineTests {
                 "config.toml: unknown table [githb]: no client or plugin of that name; did you mean 'github'?"
             ),
             ([:], "max_wait = -1\n", ["cache", "info"], "config.toml: max_wait: '-1' is not a number of seconds"),
+            // Issue 24: a date, a space and a digit aborted every command inside toml++.
+            ([:], "a = 1979-05-27 5\n", ["run", "x.py"], "config.toml is not valid TOML: line 1, column 16"),
         ] as [([String: String], String?, [String], String)])
     func badSetting(environment: [String: String], config: String?, arguments: [String], message: String) async throws {
         var files = ["x.py": "print('ran')\n"]
