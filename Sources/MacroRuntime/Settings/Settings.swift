@@ -117,7 +117,7 @@ public struct Settings: Sendable {
             try check.seconds("APIMACRO_SHARED_STATE_TIMEOUT", zeroAllowed: false)
             ?? check.seconds(Settings.sharedStateTimeoutFileVariable, zeroAllowed: false) ?? 1
         governorLimits = GovernorLimits(
-            maxRate: try check.seconds("APIMACRO_MAX_RATE", zeroAllowed: false, unit: "requests per second"),
+            maxRate: try check.rate("APIMACRO_MAX_RATE"),
             maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
     }
 
