@@ -16,7 +16,6 @@ let package = Package(
         // The HTTP cache's encryption (ChaChaPoly) and keyed hashes (HMAC-SHA256): audited primitives.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Debian's libpython3 (the interpreter apimacro embeds), found through pkg-config.
@@ -58,11 +57,9 @@ let package = Package(
         ),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.
         .target(name: "Clients", dependencies: ["WebAPI"]),
-        // plugin.toml (and config.toml): the manifest model, validation, discovery, manifest clients.
-        .target(
-            name: "PluginHost",
-            dependencies: ["WebAPI", "Clients", .product(name: "TOMLKit", package: "TOMLKit")]
-        ),
+        // plugin.toml (and config.toml): the manifest model, validation, discovery, manifest clients;
+        // TOML/ is its own TOML 1.0 parser in Swift (no C++ toml++, whose assertions could abort).
+        .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),
         .target(
             name: "MacroRuntime",
             dependencies: ["PythonBridge", "Clients", "PluginHost"],
@@ -137,6 +134,7 @@ if Context.environment["APIMACRO_FUZZ"] == "1" {
         ("JSONPython", ["PythonBridge"]),
         ("HAR", ["WebAPI"]),
         ("Manifest", ["PluginHost"]),
+        ("TOML", ["PluginHost"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for fuzzer in fuzzers {

@@ -69,11 +69,16 @@ public struct PyArguments {
     }
 }
 
-/// A wrong call from Python: becomes `TypeError`.
+/// A wrong call from Python: becomes `TypeError`, or the built-in class given (a value out of
+/// range is a `ValueError` or an `OverflowError`, as Python's own functions raise).
 public struct ArgumentError: Error, Sendable, CustomStringConvertible, PythonRaisable {
     public let description: String
-    public init(_ description: String) { self.description = description }
-    public func raiseInPython() { PythonRaise.builtin(.typeError, description) }
+    let kind: PythonRaise.Builtin
+    public init(_ description: String, raising kind: PythonRaise.Builtin = .typeError) {
+        self.description = description
+        self.kind = kind
+    }
+    public func raiseInPython() { PythonRaise.builtin(kind, description) }
 }
 
 /// The Swift closure behind a native function.

@@ -47,10 +47,14 @@ struct CredentialStoreTests {
         }
     }
 
-    @Test("the file is 0600 and the folder 0700 even with umask 000")
+    /// The modes are asked for exactly (open and mkdir with 0600 and 0700, then fchmod and chmod).
+    ///
+    /// They are never left to the umask: a wider request (0666, 0777) would show here under any umask.
+    /// The test does not set `umask(0)` itself: the umask is the process's, and the suites run in
+    /// parallel, so every folder another test made meanwhile was world-writable, which the rule
+    /// for `APIMACRO_HOME` and `config.toml` (issue 24) rightly refuses.
+    @Test("the file is 0600 and the folder 0700")
     func permissions() throws {
-        let previous = umask(0)
-        defer { umask(previous) }
         try withTemporaryFolder { folder in
             let store = CredentialStore(home: folder.appendingPathComponent("a/b"))
             try store.save(Secret(token), for: "instagram", kind: "access_token")
@@ -77,6 +81,22 @@ struct CredentialStoreTests {
             #expect(!error.message.contains(token))
             #expect(throws: APIError.self) { try store.save(Secret("x-token"), for: "github", kind: "access_token") }
             #expect(chmod(store.path.path, 0o600) == 0)
+            #expect(try store.token(for: "instagram")?.revealed == token)
+        }
+    }
+
+    /// Issue 24: the owner is part of the one rule (`SecureFile.exposure`) config.toml shares.
+    @Test("a file another user owns is refused, even at 0600")
+    func refusesAnotherUsersFile() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder)
+            try store.save(Secret(token), for: "instagram", kind: "access_token")
+            #expect(chown(store.path.path, 65_534, 65_534) == 0)
+            let error = try #require(throws: APIError.self) { try store.token(for: "instagram") }
+            #expect(
+                error.message.contains("refusing to read \(store.path.path): it belongs to another user (uid 65534)"))
+            #expect(!error.message.contains(token))
+            #expect(chown(store.path.path, getuid(), getgid()) == 0)
             #expect(try store.token(for: "instagram")?.revealed == token)
         }
     }

@@ -174,6 +174,33 @@ struct CommandLineTests {
                 "config.toml: unknown table [githb]: no client or plugin of that name; did you mean 'github'?"
             ),
             ([:], "max_wait = -1\n", ["cache", "info"], "config.toml: max_wait: '-1' is not a number of seconds"),
+            // Issue 24: each of these was accepted, then trapped (SIGILL) where it became an integer.
+            (
+                [:], nil, ["run", "--timeout", "1e300", "x.py"],
+                "--timeout: 1e+300 is not a number of seconds; accepted: a number above 0 and at most 1000000000"
+            ),
+            (
+                ["APIMACRO_SHARED_STATE": "redis://127.0.0.1:9/0", "APIMACRO_SHARED_STATE_TIMEOUT": "1e300"], nil,
+                ["run", "x.py"], "APIMACRO_SHARED_STATE_TIMEOUT: '1e300' is not a number of seconds"
+            ),
+            (
+                ["APIMACRO_SHARED_STATE": "redis://127.0.0.1:9/0", "APIMACRO_MAX_RATE": "1e-300"], nil,
+                ["run", "x.py"], "APIMACRO_MAX_RATE: '1e-300' is not a number of requests per second"
+            ),
+            (
+                ["APIMACRO_MAX_WAIT": "1e300"], nil, ["run", "x.py"],
+                "APIMACRO_MAX_WAIT: '1e300' is not a number of seconds"
+            ),
+            (
+                [:], "max_rate = 1e-300\n", ["run", "x.py"],
+                "config.toml: max_rate: '1e-300' is not a number of requests per second"
+            ),
+            (
+                [:], "[shared]\ntimeout = 1e300\n", ["run", "x.py"],
+                "config.toml: shared.timeout: '1e+300' is not a number of seconds"
+            ),
+            // Issue 24: a date, a space and a digit aborted every command inside toml++.
+            ([:], "a = 1979-05-27 5\n", ["run", "x.py"], "config.toml is not valid TOML: line 1, column 16"),
         ] as [([String: String], String?, [String], String)])
     func badSetting(environment: [String: String], config: String?, arguments: [String], message: String) async throws {
         var files = ["x.py": "print('ran')\n"]

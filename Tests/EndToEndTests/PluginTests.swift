@@ -199,6 +199,29 @@ struct PluginTests {
         "name = \"\(name)\"\ndescription = \"Test plugin \(name)\"\nbase_url = \"https://example.com\"\n\(body)\n[endpoints.\(endpoint)]\n"
     }
 
+    /// Issue 24: toml++ aborted (SIGABRT) on this shape, so every command that looked at the
+    /// plugins died: `plugins list`, and `run` of any macro by name.
+    @Test("a plugin.toml with a date, a space and a digit is one plugin that did not load; every command goes on")
+    func dateSpaceDigit() async throws {
+        let space = try Workspace(files: [
+            "more/dated/plugin.toml": Self.goodManifest("dated", "x", "released = 1979-05-27 5") + "path = \"/x\"\n",
+            "macros/hi.py": "print('hi')\n",
+        ])
+        defer { space.remove() }
+        let environment = ["APIMACRO_PLUGINS": space.url.appendingPathComponent("more").path]
+        let file = space.url.appendingPathComponent("more/dated/plugin.toml").path
+        let list = try await space.run("plugins", "list", environment: environment)
+        #expect(list.status == 1 && !list.signalled, "\(list.stderr)")
+        #expect(list.stdout.contains("\nhackernews "), "\(list.stdout)")
+        #expect(
+            list.stdout.contains(
+                "  dated: \(file): line 4: expected the end of the line after a statement, found '5'; fix the TOML syntax"
+            ),
+            "\(list.stdout)")
+        let run = try await space.run("run", "hi", environment: environment)
+        #expect(run.status == 0 && run.stdout == "hi\n", "\(run.stderr)")
+    }
+
     @Test(
         "one broken plugin beside two good ones: both good ones work, the broken one is reported by plugins list and client()"
     )

@@ -58,6 +58,24 @@ struct ReplTests {
         try await server.shutdown()
     }
 
+    /// Issue 24: 1e300 seconds trapped (SIGILL) where it became a `Duration`, and the session was lost.
+    @Test("apimacro.sleep(1e300) is an OverflowError and the session goes on")
+    func hugeSleepKeepsTheSession() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let terminal = try await Self.start(space)
+        defer { terminal.close() }
+        try await Self.enter("kept = 'still here'", on: terminal)
+        let failure = try await Self.enter("apimacro.sleep(1e300)", on: terminal)
+        #expect(failure.contains("OverflowError: sleep() argument 'seconds' is too long"), "\(failure)")
+        let negative = try await Self.enter("apimacro.sleep(-1)", on: terminal)
+        #expect(negative.contains("ValueError"), "\(negative)")
+        let after = try await Self.enter("print(kept)", on: terminal)
+        #expect(after.contains("still here\r\n"), "\(after)")
+        terminal.type("\u{04}")
+        #expect(try await terminal.waitForExit() == 0)
+    }
+
     @Test("Ctrl-C during a slow request cancels it and returns to the prompt")
     func interruptSlowRequest() async throws {
         let server = try await TestServer.start()

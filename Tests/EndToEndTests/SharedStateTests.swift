@@ -270,6 +270,10 @@ struct SharedStateTests {
         try space.write(
             ".config/apimacro/config.toml",
             "[shared]\nredis = \"redis://:wrong-password-77@127.0.0.1:\(redis.port)/0\"\n")
+        // It holds a password: only a file others cannot read is used (issue 24).
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o600],
+            ofItemAtPath: space.url.appendingPathComponent(".config/apimacro/config.toml").path)
         let fromFile = try await space.run("run", "hello.py")
         #expect(fromFile.status == 2 && fromFile.stderr.contains("config.toml: shared.redis"), "\(fromFile.stderr)")
         #expect(!fromFile.stderr.contains("wrong-password-77"))

@@ -133,16 +133,37 @@ extension EmbeddedPython {
                 state['stop'] = True
                 t.join()
                 errors = []
-                for bad in (-1, float('nan'), 'x'):
+                for bad in (-1, float('nan'), 'x', 1e300, float('inf'), 10**400, 1_000_000_001):
                     try:
                         apimacro.sleep(bad)
-                    except (TypeError, ValueError) as e:
+                    except (TypeError, ValueError, OverflowError) as e:
                         errors.append(type(e).__name__)
                 result = (state['n'] > 10000, errors)
                 """)
+            // As `time.sleep`: a negative or NaN wait is a ValueError; past the longest (1e9 s)
+            // an OverflowError, where 1e300 used to stop the process (issue 24).
+            let errors = ["ValueError", "ValueError", "TypeError", "OverflowError", "OverflowError", "OverflowError"]
+            #expect(result == .tuple([.bool(true), .list((errors + ["OverflowError"]).map { .string($0) })]))
+        }
+
+        @Test("a request's timeout= past the longest wait is an OverflowError before anything is sent")
+        func hugeRequestTimeout() async throws {
+            let result = try await runPython(
+                """
+                import apimacro
+                errors = []
+                for bad in (1e300, float('inf'), 10**400, -1, float('nan'), 0):
+                    try:
+                        apimacro.get('http://127.0.0.1:9/never', timeout=bad)
+                    except Exception as e:
+                        errors.append(type(e).__name__)
+                result = errors
+                """)
             #expect(
                 result
-                    == .tuple([.bool(true), .list([.string("TypeError"), .string("TypeError"), .string("TypeError")])]))
+                    == .list(
+                        ["OverflowError", "OverflowError", "OverflowError", "ValueError", "ValueError", "ValueError"]
+                            .map { .string($0) }))
         }
 
         @Test("apimacro.output honours the --format setting when the macro does not choose")

@@ -229,6 +229,9 @@ struct NetworkResolverTests {
         // A bad value names the file and the key.
         try "https_proxy = \"ftp://u:hunter22@x\"\n".write(
             to: home.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        // It holds a password: only a file others cannot read is used (issue 24).
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o600], ofItemAtPath: home.appendingPathComponent("config.toml").path)
         do {
             _ = try Settings.load(process: ["APIMACRO_HOME": home.path])
             Issue.record("a bad proxy in config.toml was accepted")

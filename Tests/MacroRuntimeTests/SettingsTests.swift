@@ -105,6 +105,13 @@ struct SharedStateSettingsTests {
             ("APIMACRO_MAX_CONCURRENCY", "0", "is not a count"),
             ("APIMACRO_SHARED_STATE_TIMEOUT", "0", "is not a number of seconds"),
             ("APIMACRO_SHARED_STATE_TIMEOUT", "soon", "is not a number of seconds"),
+            // Issue 24: accepted, then a trap where each became an integer.
+            ("APIMACRO_SHARED_STATE_TIMEOUT", "1e300", "is not a number of seconds"),
+            ("APIMACRO_SHARED_STATE_TIMEOUT", "1000000001", "at most 1000000000"),
+            ("APIMACRO_MAX_RATE", "1e-300", "is not a number of requests per second"),
+            ("APIMACRO_MAX_RATE", "inf", "is not a number of requests per second"),
+            ("APIMACRO_MAX_WAIT", "1e300", "is not a number of seconds"),
+            ("APIMACRO_REQUEST_TIMEOUT", "1e300", "is not a number of seconds"),
         ])
     func bad(variable: String, value: String, message: String) {
         do {

@@ -242,12 +242,13 @@ struct ManifestTests {
         Broken(
             label: "a duplicate endpoint", text: base + "\n\n[endpoints.thing]\npath = \"/other\"\n", key: nil,
             problem:
-                "line 9: cannot redefine existing table 'endpoints.thing'; each key and each [endpoints.NAME] may appear once: rename or remove the second one"
+                "line 9: cannot redefine table 'endpoints.thing'; each key and each [endpoints.NAME] may appear once: rename or remove the second one"
         ),
         Broken(
             label: "a TOML syntax error", text: "name = \n" + base, key: nil,
             problem:
-                "line 1: expected value, saw '\\n'; fix the TOML syntax (strings in double quotes, one key = value per line)"
+                "line 1: expected a value (a \"string\", a number, true, false, a date, [an array] or {an inline table}), "
+                + "found the end of the line; fix the TOML syntax (strings in double quotes, one key = value per line)"
         ),
     ]
 

@@ -25,10 +25,38 @@ enum Arguments {
     /// An optional number of seconds (None → nil).
     static func seconds(_ value: PyRef?, _ name: String, in function: String) throws -> Double? {
         guard let value, !value.isNone else { return nil }
+        let what = "\(function)() argument '\(name)'"
+        let number = try span(number(value, what), what)
+        guard number > 0 else {
+            throw ArgumentError("\(what) must be a positive number of seconds", raising: .valueError)
+        }
+        return number
+    }
+
+    /// An int or a float as a `Double` (an int past 64 bits as an infinity of its sign); else `TypeError`.
+    static func number(_ value: PyRef, _ what: String) throws -> Double {
         switch try PythonValue(python: value) {
-        case .int(let number) where number > 0: return Double(number)
-        case .float(let number) where number > 0 && number.isFinite: return number
-        default: throw ArgumentError("\(function)() argument '\(name)' must be a positive number of seconds")
+        case .int(let number): return Double(number)
+        case .bigInt(let digits): return digits.hasPrefix("-") ? -.infinity : .infinity
+        case .float(let number): return number
+        default: throw ArgumentError("\(what) must be a number of seconds, not '\(value.typeName)'")
+        }
+    }
+
+    /// `value` when it is a span a macro may ask for (0 to `Seconds.longest`); else the error Python's
+    /// `time.sleep` raises: `ValueError` for NaN or a negative number, `OverflowError` past the longest.
+    static func span(_ value: Double, _ what: String) throws -> Double {
+        switch Seconds.check(value) {
+        case .notANumber?:
+            throw ArgumentError("\(what) must be a number of seconds, not NaN", raising: .valueError)
+        case .negative?:
+            throw ArgumentError("\(what) must not be negative (\(value) seconds)", raising: .valueError)
+        case .tooLong?:
+            throw ArgumentError(
+                "\(what) is too long: at most \(SecondsText.format(Seconds.longest)) seconds (about 31 years), "
+                    + "not \(value)", raising: .overflowError)
+        case nil:
+            return value
         }
     }
 

@@ -286,9 +286,8 @@ final class Deadline {
         beforeExit: @escaping @Sendable () -> Void = {}
     ) throws -> Deadline {
         let signal = try Interpreter.import("signal")
-        let seconds = max(0, seconds)
-        let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-        let message = "\(macro) ran longer than its --timeout of \(limit) s"
+        let seconds = Seconds.clamped(seconds)
+        let message = "\(macro) ran longer than its --timeout of \(SecondsText.format(seconds)) s"
         let handler = try NativeFunction.make("_on_deadline") { _ in
             let timeout = try Interpreter.import("_apimacro").attribute("MacroTimeout")
             PythonRaise.type(timeout, message)

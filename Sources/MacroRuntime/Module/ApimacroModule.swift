@@ -1,3 +1,4 @@
+import Clients
 import PythonBridge
 
 /// The native module `_apimacro`: what the bundled `apimacro` package
@@ -40,16 +41,11 @@ enum ApimacroModule {
             doc: "sleep(seconds)\n\nWaits without holding the GIL; Ctrl-C and the macro timeout interrupt it."
         ) { arguments in
             let slots = try arguments.bind("sleep", ["seconds"], required: 1)
-            let seconds: Double
-            switch try PythonValue(python: slots[0] ?? .none) {
-            case .int(let value): seconds = Double(value)
-            case .float(let value): seconds = value
-            default: throw ConversionError.expected("a number of seconds", got: slots[0]?.typeName ?? "None")
-            }
-            guard seconds.isFinite, seconds >= 0 else {
-                throw ArgumentError("sleep() needs a finite, non-negative number of seconds")
-            }
-            try withoutGIL { try await Task.sleep(for: .seconds(seconds)) }
+            // Checked as `time.sleep` checks it: 1e300 (or a server's huge retry_after) is an
+            // OverflowError, never a trap in the conversion to a `Duration` (issue 24).
+            let what = "sleep() argument 'seconds'"
+            let seconds = try Arguments.span(Arguments.number(slots[0] ?? .none, what), what)
+            try withoutGIL { try await Task.sleep(for: Seconds.duration(seconds)) }
             return .none
         }
         try module.register()

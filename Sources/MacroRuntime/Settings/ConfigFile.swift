@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import PluginHost
 
@@ -26,6 +27,11 @@ import PluginHost
 ///
 /// A variable set in the environment wins over the file (flags > env > config.toml > defaults).
 /// A key apimacro does not know stops every command (`Settings.load`), as a bad value does.
+///
+/// The file decides where requests and tokens go (`[github] url`), and may hold secrets: it is
+/// read only when it belongs to the user (or root) and no one else may write it, and, when it
+/// holds a secret (`holdsSecret`), no one else may read it either (`SecureFile.exposure`, the
+/// rule of `credentials.json`; issue 24).
 public struct ConfigFile: Sendable {
     /// Where the file is (it need not exist).
     public let path: URL
@@ -68,14 +74,55 @@ public struct ConfigFile: Sendable {
     }
 
     /// The file's settings in order of key; empty when there is no file.
+    ///
+    /// Throws `MacroError` for a file another user could change, or one holding a secret that
+    /// others could read (with the `chmod` to run), as for one that is not valid.
     public func entries() throws -> [Entry] {
-        guard FileManager.default.fileExists(atPath: path.path) else { return [] }
-        let text: String
+        let file = path.path
+        let contents: (bytes: [UInt8], info: stat)
         do {
-            text = try String(contentsOf: path, encoding: .utf8)
-        } catch {
-            throw MacroError("cannot read \(path.path): \(error.localizedDescription)")
+            // A link is followed (a dotfiles manager may link the file); the file read is checked.
+            let read = try SecureFile.load(path, followingLinks: true) {
+                SecureFile.exposure($0, path: file, isPrivate: false)
+            }
+            guard let read else { return [] }
+            contents = read
+        } catch let error as APIError {
+            throw MacroError(error.message)
         }
+        guard let text = String(validating: contents.bytes, as: UTF8.self) else {
+            throw MacroError("cannot read \(file): it is not UTF-8 text; save it as UTF-8")
+        }
+        let entries = try entries(text)
+        if let secret = entries.first(where: Self.holdsSecret),
+            let problem = SecureFile.exposure(contents.info, path: file, isPrivate: true)
+        {
+            throw MacroError("refusing to read \(file): it holds a secret (\(secret.key)), and \(problem)")
+        }
+        return entries
+    }
+
+    /// Whether a setting is a credential: its variable's name says so (`Settings.isSecretVariable`:
+    /// `[github] token`, `[shortener] key`), it is a URL with a user or password (`[shared] redis`,
+    /// a proxy), or it is a key of a plugin's table other than the public ones (a plugin names its
+    /// credential's variable as it likes).
+    static func holdsSecret(_ entry: Entry) -> Bool {
+        if Settings.isSecretVariable(entry.variable) { return true }
+        if let scheme = entry.value.range(of: "://") {
+            let authority = entry.value[scheme.upperBound...].prefix { !"/?#".contains($0) }
+            if authority.contains("@") { return true }
+        }
+        let parts = entry.key.split(separator: ".", maxSplits: 1).map {
+            $0.lowercased().replacingOccurrences(of: "-", with: "_")
+        }
+        return parts.count == 2 && knownTables[parts[0]] == nil && !publicPluginKeys.contains(parts[1])
+    }
+
+    /// The keys of a plugin's table that hold no secret (its URL, an OAuth app's public settings).
+    static let publicPluginKeys = ["url", "client_id", "redirect_uri", "authorize_url"]
+
+    /// The settings of the file's `text`, in order of key.
+    private func entries(_ text: String) throws -> [Entry] {
         let document: [String: TOMLValue]
         do {
             document = try TOMLValue.parse(text)

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 
 /// Checks the value of one setting and says, in one line, where a bad value
@@ -19,15 +20,24 @@ struct SettingCheck {
         return (value, origins[variable] ?? variable)
     }
 
-    /// A number of seconds (`zeroAllowed`: 0 is accepted), or nil when unset.
-    func seconds(_ variable: String, zeroAllowed: Bool, unit: String = "seconds") throws -> Double? {
+    /// A number of seconds up to `Seconds.longest` (`zeroAllowed`: 0 is accepted), or nil when unset.
+    func seconds(_ variable: String, zeroAllowed: Bool) throws -> Double? {
         guard let found = value(variable) else { return nil }
-        let (text, source) = found
-        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite,
-            zeroAllowed ? number >= 0 : number > 0
+        let number = Double(found.value.trimmingCharacters(in: .whitespaces))
+        try Self.seconds(number, zeroAllowed: zeroAllowed, text: "'\(found.value)'", source: found.source)
+        return number
+    }
+
+    /// `APIMACRO_MAX_RATE`: requests per second, at least one in `Seconds.longest` (the pace
+    /// between two requests is a wait like any other), or nil when unset.
+    func rate(_ variable: String) throws -> Double? {
+        guard let found = value(variable) else { return nil }
+        guard let number = Double(found.value.trimmingCharacters(in: .whitespaces)), number.isFinite,
+            number >= 1 / Seconds.longest
         else {
             throw MacroError(
-                "\(source): '\(text)' is not a number of \(unit); accepted: a number \(zeroAllowed ? "of 0 or more" : "above 0") (such as 30 or 2.5)"
+                "\(found.source): '\(found.value)' is not a number of requests per second; accepted: a number of "
+                    + "at least 0.000000001 (one request in \(SecondsText.format(Seconds.longest)) s), such as 10 or 0.5"
             )
         }
         return number
@@ -75,11 +85,19 @@ struct SettingCheck {
         )
     }
 
-    /// A positive, finite number of seconds given as a flag.
+    /// A number of seconds above 0 given as a flag.
     static func positive(_ number: Double, source: String) throws {
-        guard number > 0, number.isFinite else {
+        try seconds(number, zeroAllowed: false, text: "\(number)", source: source)
+    }
+
+    /// Throws unless `number` is a number of seconds from 0 (or just above, unless `zeroAllowed`)
+    /// to `Seconds.longest`: a larger one would trap where it becomes whole milliseconds (issue 24).
+    private static func seconds(_ number: Double?, zeroAllowed: Bool, text: String, source: String) throws {
+        guard let number, Seconds.check(number) == nil, zeroAllowed || number > 0 else {
             throw MacroError(
-                "\(source): \(number) is not a number of seconds; accepted: a number above 0 (such as 30 or 2.5)")
+                "\(source): \(text) is not a number of seconds; accepted: a number "
+                    + "\(zeroAllowed ? "of 0 or more" : "above 0") and at most \(SecondsText.format(Seconds.longest)) "
+                    + "(about 31 years), such as 30 or 2.5")
         }
     }
 

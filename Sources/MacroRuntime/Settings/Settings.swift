@@ -117,7 +117,7 @@ public struct Settings: Sendable {
             try check.seconds("APIMACRO_SHARED_STATE_TIMEOUT", zeroAllowed: false)
             ?? check.seconds(Settings.sharedStateTimeoutFileVariable, zeroAllowed: false) ?? 1
         governorLimits = GovernorLimits(
-            maxRate: try check.seconds("APIMACRO_MAX_RATE", zeroAllowed: false, unit: "requests per second"),
+            maxRate: try check.rate("APIMACRO_MAX_RATE"),
             maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
     }
 
@@ -135,7 +135,15 @@ public struct Settings: Sendable {
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
         process: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Settings {
-        let file = ConfigFile(home: home(environment: process))
+        let home = home(environment: process)
+        // The folder decides which config.toml, plugins and macros run with the user's tokens.
+        if let (folder, problem) = SecureFile.folderExposure(home) {
+            let place = folder == home.resolvingSymlinksInPath().path ? "" : "the folder above it, \(folder): "
+            throw MacroError(
+                "refusing to use APIMACRO_HOME \(home.path), where another user could put a config.toml, "
+                    + "a plugin or a macro: \(place)\(problem)")
+        }
+        let file = ConfigFile(home: home)
         let entries = try file.entries()
         var environment = process
         var origins: [String: String] = [:]
@@ -184,10 +192,8 @@ public struct Settings: Sendable {
     /// whose name says it is a credential (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*_PASSWORD`),
     /// and the credentials of the proxy URLs in every form they take (see `ProxyURL.secrets`).
     public var secrets: [String] {
-        let markers = ["TOKEN", "_KEY", "SECRET", "PASSWORD"]
         let named = environment.compactMap { name, value -> String? in
-            let upper = name.uppercased()
-            guard value.count >= 4, markers.contains(where: { upper.hasSuffix($0) }) else { return nil }
+            guard value.count >= 4, Settings.isSecretVariable(name) else { return nil }
             return value
         }
         // The shared state's password, as written and as the URL carries it (percent-encoded).
@@ -201,6 +207,15 @@ public struct Settings: Sendable {
         let proxies = [network.httpsProxy, network.httpProxy].compactMap { $0 }
         return named + shared.filter { $0.count >= 4 }
             + proxies.flatMap { (try? ProxyURL.parse($0, source: "proxy"))?.secrets ?? [] }
+    }
+}
+
+extension Settings {
+    /// Whether a variable's name says it holds a credential: `*TOKEN`, `*_KEY`, `*SECRET`, `*PASSWORD`
+    /// (its value is redacted, and `config.toml` holding it must be private).
+    static func isSecretVariable(_ name: String) -> Bool {
+        let upper = name.uppercased()
+        return ["TOKEN", "_KEY", "SECRET", "PASSWORD"].contains { upper.hasSuffix($0) }
     }
 }
 

@@ -25,12 +25,8 @@ struct ManifestReader {
         do {
             root = try TOMLValue.parse(text)
         } catch let error as TOMLSyntaxError {
-            var message = error.message.replacingOccurrences(of: "\n", with: "\\n")
-            if message.hasPrefix("Error while parsing"), let colon = message.range(of: ": ") {
-                message = String(message[colon.upperBound...])
-            }
-            var problem = "line \(error.line): \(message)"
-            if message.contains("redefine") {
+            var problem = "line \(error.line): \(error.message)"
+            if error.message.contains("redefine") {
                 problem += "; each key and each [endpoints.NAME] may appear once: rename or remove the second one"
             } else {
                 problem += "; fix the TOML syntax (strings in double quotes, one key = value per line)"

@@ -1,7 +1,4 @@
-import TOMLKit
-
-/// Parses TOML text into plain Swift values, so the rest of PluginHost never
-/// touches TOMLKit's types.
+/// Parses TOML text into plain Swift values: the model `plugin.toml` and `config.toml` are read into.
 public indirect enum TOMLValue: Equatable, Sendable {
     case string(String)
     case integer(Int)
@@ -9,33 +6,14 @@ public indirect enum TOMLValue: Equatable, Sendable {
     case bool(Bool)
     case array([TOMLValue])
     case table([String: TOMLValue])
+    /// A date, a time or a date-time, as Python's `isoformat()` writes it (`1979-05-27T07:32:00-07:00`).
     case other(String)
 
-    /// Parses a whole document; a syntax error is a `TOMLSyntaxError` with TOMLKit's text, line and column.
+    /// Parses a whole document with `TOMLParser` (TOML 1.0, strict); any input that is not TOML is
+    /// a `TOMLSyntaxError` with a message, line and column, never a crash.
     public static func parse(_ text: String) throws -> [String: TOMLValue] {
-        try TOMLPrecheck.check(text)
-        do {
-            return convert(try TOMLTable(string: text))
-        } catch let error as TOMLParseError {
-            throw TOMLSyntaxError(
-                message: error.description, line: error.source.begin.line, column: error.source.begin.column)
-        }
-    }
-
-    static func convert(_ table: TOMLTable) -> [String: TOMLValue] {
-        var out: [String: TOMLValue] = [:]
-        for (key, value) in table { out[key] = convert(value) }
-        return out
-    }
-
-    static func convert(_ value: TOMLValueConvertible) -> TOMLValue {
-        if let s = value.string { return .string(s) }
-        if let b = value.bool { return .bool(b) }
-        if let i = value.int { return .integer(i) }
-        if let d = value.double { return .double(d) }
-        if let a = value.array { return .array(a.map { convert($0) }) }
-        if let t = value.table { return .table(convert(t)) }
-        return .other(String(describing: value))
+        var parser = TOMLParser(text)
+        return try parser.document()
     }
 
     /// The TOML type's name, for error messages ("expected a string, found an integer").
@@ -50,16 +28,4 @@ public indirect enum TOMLValue: Equatable, Sendable {
         case .other: "a date or time"
         }
     }
-}
-
-/// A TOML document that does not parse: TOMLKit's message and where.
-public struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// TOMLKit's message.
-    public let message: String
-    /// Where the error starts (1-based).
-    public let line: Int
-    public let column: Int
-
-    /// `line L, column C: MESSAGE`.
-    public var description: String { "line \(line), column \(column): \(message)" }
 }

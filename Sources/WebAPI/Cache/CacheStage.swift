@@ -346,7 +346,7 @@ public struct CacheStage: Stage {
 
     /// "12 s", "5 min", "3 h", "2 days".
     public static func describeAge(_ seconds: Double) -> String {
-        let value = max(0, seconds)
+        let value = Seconds.clamped(seconds)  // a stored time from far away must not trap below
         switch value {
         case ..<120: return "\(Int(value)) s"
         case ..<7200: return "\(Int(value / 60)) min"

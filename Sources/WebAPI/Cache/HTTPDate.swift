@@ -47,7 +47,9 @@ public enum HTTPDate {
             let day = number(c[1...2]), let month = month(c[4...6]), let shortYear = number(c[8...9]),
             let time = clock(c[11...18])
         else { return nil }
-        let currentYear = 1970 + Int((now > 0 ? now : Date().timeIntervalSince1970) / 31_556_952)
+        // Before year 10000 (a `now` past it, or NaN, is the clock's time): whole years fit an Int.
+        let clock = now > 0 && now < 253_402_300_800 ? now : Date().timeIntervalSince1970
+        let currentYear = 1970 + Int(clock / 31_556_952)
         var year = (currentYear / 100) * 100 + shortYear
         if year > currentYear + 50 { year -= 100 }
         return epoch(year: year, month: month, day: day, time: time)
@@ -104,7 +106,8 @@ public enum HTTPDate {
 
     /// The IMF-fixdate for `seconds` since 1970 (for tests and the `Date` of generated answers).
     public static func format(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.down))
+        // Years 1 to 9999; NaN is the epoch (nothing here may trap on a value from elsewhere).
+        let total = seconds.isNaN ? 0 : Int(min(max(seconds, -62_135_596_800), 253_402_300_799).rounded(.down))
         let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
         let time = total - days * 86400
         let z = days + 719_468

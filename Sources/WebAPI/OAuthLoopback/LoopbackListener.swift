@@ -76,8 +76,7 @@ public final class LoopbackListener: Sendable {
             state.serving = true
         }
         let routes = LoopbackRoutes(port: port, callbackPath: callbackPath)
-        let seconds = timeout.isFinite ? min(max(0, timeout), 31_536_000) : 31_536_000
-        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        let deadline = ContinuousClock.now + Seconds.duration(timeout.isFinite ? min(timeout, 31_536_000) : 31_536_000)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 let thread = Thread { [self] in

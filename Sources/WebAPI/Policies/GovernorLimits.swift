@@ -13,6 +13,6 @@ public struct GovernorLimits: Sendable, Equatable {
     /// The pace as milliseconds between sends (0: none).
     var paceMilliseconds: Int {
         guard let maxRate, maxRate > 0 else { return 0 }
-        return max(1, Int((1000 / maxRate).rounded()))
+        return max(1, Seconds.milliseconds(1 / maxRate))
     }
 }

@@ -64,7 +64,7 @@ final class RedisConnection: @unchecked Sendable {
         self.context = context
         functions = .allocate(capacity: 1)
         apimacro_bound_reader(context.pointee.reader, functions)
-        self.timeout = .milliseconds(Int64(min(max(timeout, 0.001), 86_400) * 1000))
+        self.timeout = Seconds.duration(min(max(Seconds.clamped(timeout), 0.001), 86_400))
         self.maximumReplyBytes = maximumReplyBytes
         try handshake(address)
     }
@@ -355,8 +355,9 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
+    /// `seconds` as hiredis's `timeval`: `APIMACRO_SHARED_STATE_TIMEOUT=1e300` trapped here (issue 24).
     private static func limit(seconds: Double) -> timeval {
-        let whole = max(0, seconds.rounded(.down))
-        return timeval(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
+        let (whole, microseconds) = Seconds.secondsAndMicroseconds(seconds)
+        return timeval(tv_sec: whole, tv_usec: microseconds)
     }
 }

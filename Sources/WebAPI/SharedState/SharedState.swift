@@ -351,7 +351,7 @@ public final class SharedState: Sendable {
         let first = pool.withLock { state -> Bool in
             state.idle.removeAll()
             state.verified = false
-            state.retryAt = ContinuousClock.now + .milliseconds(Int(retryInterval * 1000))
+            state.retryAt = ContinuousClock.now + Seconds.duration(retryInterval)
             defer { state.warned = true }
             return !state.warned
         }

@@ -45,7 +45,7 @@ public struct GovernorStage: Stage {
 
     /// `seconds` in whole milliseconds, bounded to a day (a huge `timeout=` must not trap).
     static func milliseconds(_ seconds: Double) -> Int {
-        Int(min(max(seconds, 0), 86_400) * 1000)
+        Seconds.milliseconds(min(seconds, 86_400))
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
@@ -85,7 +85,7 @@ public struct GovernorStage: Stage {
                         .rateLimited,
                         "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
                             + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
-                            + "in \(Int(seconds.rounded(.up))) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
+                            + "in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
                         url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
                 }
                 waited += seconds

@@ -40,7 +40,7 @@ public struct RateLimitStage: Stage {
                 if let text = JSONPath.string(in: response.body, path: ["message"]) { message += ": \(text)" }
                 if let retryAfter {
                     message +=
-                        " (retry after \(Int(retryAfter.rounded(.up))) s; APIMACRO_MAX_WAIT is \(Int(policy.maxWait)) s)"
+                        " (retry after \(Seconds.whole(retryAfter)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(policy.maxWait)) s)"
                 }
                 throw APIError(
                     .rateLimited, message, status: response.status, url: response.url, api: api, body: response.text,

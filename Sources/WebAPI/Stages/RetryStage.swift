@@ -20,7 +20,7 @@ public struct RetryStage: Stage {
     }
 
     public static let taskSleep: @Sendable (Double) async throws -> Void = { seconds in
-        try await Task.sleep(for: .seconds(seconds))
+        try await Task.sleep(for: Seconds.duration(seconds))
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {

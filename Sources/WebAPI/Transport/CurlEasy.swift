@@ -97,8 +97,8 @@ final class CurlEasy: @unchecked Sendable {
         set(ccurl_setopt_string(api, handle, CURLOPT_URL, exchange.url))
         // The deadline covers the whole exchange, connect to the last body byte. libcurl reads
         // 0 as "no limit": the shortest deadline is 1 ms.
-        let milliseconds = max(1, min(exchange.timeout, 1e9 / 1000) * 1000)
-        set(ccurl_setopt_long(api, handle, CURLOPT_TIMEOUT_MS, Int(milliseconds.rounded(.up))))
+        let milliseconds = max(1, Seconds.milliseconds(min(exchange.timeout, 1e9 / 1000)))
+        set(ccurl_setopt_long(api, handle, CURLOPT_TIMEOUT_MS, milliseconds))
         set(ccurl_setopt_offset(api, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
         // The proxy comes from NetworkSettings alone (resolved once by Settings); the empty
         // string also stops libcurl reading http_proxy/NO_PROXY from the environment itself.
