@@ -78,6 +78,7 @@ struct Router: Sendable {
     static var standard: Router {
         Router(handlers: [
             PaginationLoopRoutes(),
+            HostileJSONRoutes(),
             GitHubFixtureRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),

@@ -22,7 +22,8 @@ public enum Pagination: Sendable, Equatable {
     ///   - request: the request that fetched `response`.
     ///   - itemCount: how many items that page held (for `pageParameter`).
     ///   - nextURL: for `nextURL`, the value found at the path (callers that
-    ///     already decoded the body pass it; otherwise it is read here).
+    ///     already decoded the body pass it; otherwise it is read here, from a body of at most
+    ///     `JSONPath.maxValues` values).
     /// - Returns: the next page's request, or nil when `response` was the last page.
     public func next(after response: Response, request: Request, itemCount: Int?, nextURL: String?? = nil) -> Request? {
         switch self {
