@@ -6,29 +6,82 @@ import CPython
 /// scans that; this parser reads the bytes once and makes the objects
 /// directly. It is a fast path only: it accepts a subset of what `json.loads`
 /// accepts (plain UTF-8, no BOM, nesting up to `maxDepth`) and for anything
-/// else (including every malformed document) returns nil, so the caller asks
+/// else (including every malformed document) declines, so the caller asks
 /// `json.loads`, whose answer (value or exception) stays the reference. When
 /// it does return a value, that value equals what `json.loads` gives: the same
 /// types, the same `dict` key order, the same floats (`PyOS_string_to_double`,
 /// as CPython's scanner), `NaN`/`Infinity`, lone surrogates kept. The
 /// differential fuzzer (`Fuzz/JSONPython`) and `JSONToPythonTests` check it.
+///
+/// What one document may build is bounded (`decode`'s `budget`, `maxDepth`): a server's body
+/// of 31 MiB of `[{},{},…]` would otherwise become about 870 MiB of Python objects (an empty
+/// dict and its slot take 72 bytes, for 3 bytes of JSON), and one under the transport's 256 MiB
+/// cap several GiB.
 public enum JSONToPython {
-    /// The document as Python objects, or nil when `json.loads` should decide.
+    /// What `decode` made of a document.
+    public enum Outcome {
+        /// The document's value.
+        case value(PyRef)
+        /// Not taken: bytes other than plain UTF-8 JSON, or a malformed document. `json.loads`
+        /// decides; on the same bytes it builds no more than this parse did before it stopped.
+        case declined
+        /// Refused, whatever `json.loads` would say: what the document would build is past a bound.
+        case refused(Refusal)
+    }
+
+    /// Why a document was refused.
+    public enum Refusal: Sendable, Equatable {
+        /// Its Python objects would take more than this many bytes (as `decode` estimates them).
+        case budget(Int)
+        /// It nests deeper than this many arrays and objects.
+        case depth(Int)
+    }
+
+    /// The most one document may build, as `decode` estimates the size of Python objects: 256 MiB.
+    ///
+    /// About 50–100 MB of JSON as APIs write it (strings, small objects); 10 MB of the densest
+    /// (`[{},{},…]`); far above any page of a paginated API. Fixed, so it scales with nothing a
+    /// server sends: the memory a decode takes is bounded by this and the body, never by the
+    /// body times the 20–35 that the smallest objects cost.
+    public static let defaultBudget = 256 << 20
+
+    /// The deepest nesting `decode` takes: 512 arrays and objects.
+    public static let defaultMaxDepth = 512
+
+    /// The document as Python objects, nil when `json.loads` should decide, or a refusal.
+    ///
+    /// `budget` bounds the estimated size of what is built, in bytes: 64 for a list or dict,
+    /// 56 plus its length in the document for a string (a key only when it makes a new `str`,
+    /// plus 48 for its entry in the document's memo), 32 for a number, and for every value its
+    /// place in its container (8 in a list, 48 in a dict). `JSONToPythonTests` checks the
+    /// estimate against `sys.getsizeof` of what `json.loads` builds, for the shapes that cost
+    /// most per byte. Past `budget`, or
+    /// past `maxDepth`, everything built is released and the answer is a refusal.
     ///
     /// Needs the GIL; leaves no Python exception set.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) -> PyRef? {
-        guard let base = bytes.baseAddress, takesFastPath(bytes) else { return nil }
-        var parser = Parser(start: base, count: bytes.count, maxDepth: maxDepth)
+    public static func decode(
+        _ bytes: UnsafeBufferPointer<UInt8>, budget: Int = defaultBudget, maxDepth: Int = defaultMaxDepth
+    ) -> Outcome {
+        guard let base = bytes.baseAddress, takesFastPath(bytes) else { return .declined }
+        var parser = Parser(start: base, count: bytes.count, maxDepth: maxDepth, budget: budget)
         defer { parser.releaseMemo() }
         guard let object = parser.document() else {
             PyErr_Clear()
-            return nil
+            return parser.refusal.map { .refused($0) } ?? .declined
         }
-        return PyRef(owned: object)
+        return .value(PyRef(owned: object))
     }
 
-    /// `json.detect_encoding` would say UTF-8 without a BOM.
-    static func takesFastPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// The document as Python objects, or nil when `json.loads` should decide or `decode` refuses it.
+    ///
+    /// Needs the GIL; leaves no Python exception set.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) -> PyRef? {
+        guard case .value(let value) = decode(bytes, maxDepth: maxDepth) else { return nil }
+        return value
+    }
+
+    /// Whether `json.detect_encoding` would say UTF-8 without a BOM: bytes `decode` reads as they are.
+    public static func takesFastPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first, first != 0, first != 0xEF, first != 0xFE, first != 0xFF else { return false }
         return bytes.count < 2 || bytes[1] != 0
     }
@@ -41,17 +94,33 @@ private struct Parser {
     let end: UnsafePointer<UInt8>
     var cursor: UnsafePointer<UInt8>
     let maxDepth: Int
+    /// The most `spent` may reach.
+    let budget: Int
+    /// The estimated size of what has been built (`JSONToPython.decode` says how it is counted).
+    var spent = 0
+    /// Why the parse stopped, when it stopped at a bound rather than at malformed input.
+    var refusal: JSONToPython.Refusal?
     /// Open containers, innermost last; a dict's pending key beside it.
     var stack: [(container: PyPointer, isObject: Bool, key: PyPointer?)] = []
     var memo: PyPointer?
     /// Scratch for strings with escapes and for numbers (NUL-terminated copies).
     var scratch: [UInt8] = []
 
-    init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    /// What a list or dict costs, a number, a string besides its bytes, a new key's memo entry,
+    /// and a value's place in a list and in a dict.
+    static let containerCost = 64
+    static let numberCost = 32
+    static let stringCost = 56
+    static let memoEntryCost = 48
+    static let listSlotCost = 8
+    static let dictSlotCost = 48
+
+    init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int, budget: Int) {
         self.start = start
         self.end = start + count
         self.cursor = start
         self.maxDepth = maxDepth
+        self.budget = budget
         stack.reserveCapacity(16)
     }
 
@@ -93,9 +162,12 @@ private struct Parser {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let isObject = cursor.pointee == UInt8(ascii: "{")
                 cursor += 1
-                guard stack.count - floor < maxDepth, let container = isObject ? PyDict_New() : PyList_New(0) else {
+                guard stack.count - floor < maxDepth else {
+                    refusal = .depth(maxDepth)
                     return nil
                 }
+                guard let container = isObject ? PyDict_New() : PyList_New(0) else { return nil }
+                spent &+= Self.containerCost
                 stack.append((container, isObject, nil))
                 skipWhitespace()
                 guard cursor < end else { return nil }
@@ -134,10 +206,19 @@ private struct Parser {
         }
     }
 
-    /// Puts `value` (a new reference, consumed) into the innermost container.
+    /// Puts `value` (a new reference, consumed) into the innermost container; false, with
+    /// `value` released, when that takes the parse past its budget.
+    ///
+    /// Every value but the document itself passes here, so this is where the budget is checked.
     mutating func attach(_ value: PyPointer) -> Bool {
         let top = stack.count - 1
         let container = stack[top].container
+        spent &+= stack[top].isObject ? Self.dictSlotCost : Self.listSlotCost
+        guard spent <= budget else {
+            refusal = .budget(budget)
+            Py_DecRef(value)
+            return false
+        }
         if let key = stack[top].key {
             stack[top].key = nil
             let status = PyDict_SetItem(container, key, value)
@@ -164,6 +245,7 @@ private struct Parser {
             Py_IncRef(known)
             stack[stack.count - 1].key = known
         } else {
+            let charged = spent
             guard var key = string() else { return false }
             if memo == nil { memo = PyDict_New() }
             guard let memo, let shared = PyDict_SetDefault(memo, key, key) else {
@@ -171,9 +253,13 @@ private struct Parser {
                 return false
             }
             if shared != key {
+                // Met before in this document: the new `str` goes, and so does its charge.
+                spent = charged
                 Py_IncRef(shared)
                 Py_DecRef(key)
                 key = shared
+            } else {
+                spent &+= Self.memoEntryCost
             }
             if case .new(let hash, let count) = lookup {
                 KeyTable.known.insert(from: first, hash: hash, count: count, object: key)
@@ -186,6 +272,10 @@ private struct Parser {
         return true
     }
 
+    // Always inlined (into `value`), with `string`: as they were before the budget's counting
+    // made them a little bigger than the optimiser inlines by itself (a call per value cost
+    // about 1 % of a 5 MB decode's instructions).
+    @inline(__always)
     mutating func scalar() -> PyPointer? {
         switch cursor.pointee {
         case UInt8(ascii: "\""):
@@ -250,6 +340,7 @@ private struct Parser {
             }
         }
         let length = cursor - first
+        spent &+= Self.numberCost
         if !isFloat, length <= 18 {
             var magnitude: Int64 = 0
             var digit = first.pointee == UInt8(ascii: "-") ? first + 1 : first
@@ -281,12 +372,14 @@ private struct Parser {
     }
 
     /// A string at the cursor (on its opening quote); keys are memoised by the caller.
+    @inline(__always)
     mutating func string() -> PyPointer? {
         cursor += 1
         let first = cursor
         while cursor < end {
             let byte = cursor.pointee
             if byte == UInt8(ascii: "\"") {
+                spent &+= Self.stringCost &+ (cursor - first)
                 let made = PyUnicode_DecodeUTF8(characters(first), cursor - first, "surrogatepass")
                 cursor += 1
                 return made
@@ -309,6 +402,7 @@ private struct Parser {
             cursor += 1
             switch byte {
             case UInt8(ascii: "\""):
+                spent &+= Self.stringCost &+ scratch.count
                 return scratch.withUnsafeBufferPointer { buffer in
                     buffer.baseAddress.flatMap { PyUnicode_DecodeUTF8(characters($0), buffer.count, "surrogatepass") }
                 }

@@ -106,6 +106,121 @@ struct JSONToPythonTests {
         #expect(shallowAnswer == String(repeating: "[", count: 500) + String(repeating: "]", count: 500))
     }
 
+    @Test("nesting past 512 levels is a refusal from decode (json.loads would build what follows, unbounded)")
+    func depthRefused() async throws {
+        let document = Array(
+            ("[" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + ", {}]").utf8)
+        let refusal = try await python {
+            try fetching { () -> JSONToPython.Refusal? in
+                guard case .refused(let why) = document.withUnsafeBufferPointer({ JSONToPython.decode($0) }) else {
+                    return nil
+                }
+                #expect(!PythonRaise.isSet)
+                return why
+            }
+        }
+        #expect(refusal == .depth(512))
+    }
+
+    /// `[{},{},…]` with `count` empty objects.
+    static func emptyObjects(_ count: Int) -> [UInt8] {
+        Array(("[" + Array(repeating: "{}", count: count).joined(separator: ",") + "]").utf8)
+    }
+
+    @Test("past its budget a document is refused and what was built is freed; under a larger one it decodes")
+    func budgetRefused() async throws {
+        // 20,000 empty dicts: about 1.4 MB as Python objects, refused at 500 KB.
+        let document = Self.emptyObjects(20_000)
+        let (refusal, leftAfterRefusal, heldByValue) = try await python {
+            try fetching { () -> (JSONToPython.Refusal?, Int, Int) in
+                // Counted within one hold of the GIL (nothing here runs bytecode, so no other
+                // thread allocates objects meanwhile): pymalloc's blocks before and after.
+                let blocks = try evaluate("__import__('sys').getallocatedblocks")
+                func count() throws -> Int {
+                    guard case .int(let value) = try PythonValue(python: blocks.call()) else { return 0 }
+                    return value
+                }
+                let before = try count()
+                let outcome = document.withUnsafeBufferPointer { JSONToPython.decode($0, budget: 500_000) }
+                #expect(!PythonRaise.isSet)
+                let afterRefusal = try count()
+                var refusal: JSONToPython.Refusal?
+                if case .refused(let why) = outcome { refusal = why }
+                guard case .value(let list) = document.withUnsafeBufferPointer({ JSONToPython.decode($0) }) else {
+                    return (refusal, afterRefusal - before, 0)
+                }
+                #expect(PySequence.count(list) == 20_000)
+                return (refusal, afterRefusal - before, try count() - afterRefusal)
+            }
+        }
+        // About 6,900 dicts fit 500 KB: had they stayed, the count would show them. (A few dozen
+        // blocks come and go meanwhile: the cyclic collector may free older garbage.)
+        #expect(refusal == .budget(500_000))
+        #expect(leftAfterRefusal < 1000, "\(leftAfterRefusal) blocks still held after the refusal")
+        // Negative control: the count does see a decoded document's objects.
+        #expect(heldByValue >= 19_000, "\(heldByValue) blocks for 20,000 dicts")
+    }
+
+    /// Shapes that cost the most Python memory per byte of JSON, each as a list of 2,000.
+    static let denseShapes = [
+        "{}", "[]", "[0]", "[[]]", "[[[]]]", "{\"a\":0}", "{\"a\":{}}", "{\"a\":[]}", "\"ab\"", "1000", "1.5",
+        "[1.5,2.5]", "{\"id\":12345}",
+    ]
+
+    @Test("the budget's estimate is within 0.5–2 times what json.loads builds (sys.getsizeof), for the densest shapes")
+    func estimateMatchesObjectSizes() async throws {
+        let ratios = try await python {
+            try fetching { () -> [String: Double] in
+                var ratios: [String: Double] = [:]
+                for shape in Self.denseShapes {
+                    let document = Array(("[" + Array(repeating: shape, count: 2000).joined(separator: ",") + "]").utf8)
+                    // The smallest budget it fits is what the parser estimates.
+                    var (low, high) = (0, 64 << 20)
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if case .value = document.withUnsafeBufferPointer({ JSONToPython.decode($0, budget: middle) }) {
+                            high = middle
+                        } else {
+                            low = middle + 1
+                        }
+                    }
+                    // What json.loads builds, object by object (`sys.getsizeof`: with the GC
+                    // header, a list's spare slots and a dict's table; shared objects once).
+                    let globals = try Interpreter.newGlobals()
+                    try globals.setItem("document", PythonValue.bytes(document).toPython())
+                    try Interpreter.exec(
+                        """
+                        import json, sys
+                        def measure(value):
+                            seen, total, stack = set(), 0, [value]
+                            while stack:
+                                item = stack.pop()
+                                if id(item) in seen:
+                                    continue
+                                seen.add(id(item))
+                                total += sys.getsizeof(item)
+                                if isinstance(item, dict):
+                                    stack.extend(item.keys())
+                                    stack.extend(item.values())
+                                elif isinstance(item, list):
+                                    stack.extend(item)
+                            return total
+                        size = measure(json.loads(document))
+                        """, globals: globals)
+                    guard case .int(let size) = try PythonValue(python: try #require(try globals.item("size"))) else {
+                        continue
+                    }
+                    ratios[shape] = Double(low) / Double(size)
+                }
+                return ratios
+            }
+        }
+        #expect(ratios.count == Self.denseShapes.count)
+        for (shape, ratio) in ratios {
+            #expect(ratio >= 0.5 && ratio <= 2, "\(shape): the estimate is \(ratio) times what json.loads builds")
+        }
+    }
+
     @Test("repeated keys are one str object, as json.loads memoises them")
     func keysMemoised() async throws {
         let same = try await python {

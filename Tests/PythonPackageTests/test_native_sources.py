@@ -77,8 +77,8 @@ class GraphQLHelpersTest(unittest.TestCase):
     def setUp(self):
         self.ns = load("_native_graphql.py", ParseError=ParseError, GraphQLError=GraphQLError)
 
-    def page(self, payload, path="repository.issues", cursor=None):
-        return self.ns["_graphql_page"](payload, path, cursor, 200, "https://api/graphql", "{}")
+    def page(self, payload, path="repository.issues"):
+        return self.ns["_graphql_page"](payload, path, 200, "https://api/graphql", "{}")
 
     def test_walks_nodes_and_edges(self):
         issues = {"pageInfo": {"hasNextPage": True, "endCursor": "c1"}, "nodes": [1, 2]}
@@ -94,9 +94,9 @@ class GraphQLHelpersTest(unittest.TestCase):
             self.page([1, 2])
         with self.assertRaisesRegex(ValueError, "has no 'repository.pulls'"):
             self.page({"data": {"repository": {}}}, "repository.pulls")
-        issues = {"pageInfo": {"hasNextPage": True, "endCursor": "same"}, "nodes": []}
-        with self.assertRaisesRegex(ParseError, "the cursor just sent"):
-            self.page({"data": {"repository": {"issues": issues}}}, cursor="same")
+        issues = {"pageInfo": {"hasNextPage": True, "endCursor": ""}, "nodes": []}
+        with self.assertRaisesRegex(ParseError, "hasNextPage but no endCursor"):
+            self.page({"data": {"repository": {"issues": issues}}})
 
 
 class PluginsTest(unittest.TestCase):

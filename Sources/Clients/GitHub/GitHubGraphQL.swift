@@ -37,11 +37,12 @@ public enum GitHubGraphQL {
         return Array(data.dropFirst().dropLast())
     }
 
-    /// The errors in a GraphQL answer, or nil when it has none (an absent, null or empty `errors`).
+    /// The errors in a GraphQL answer, or nil when it has none (an absent, null or empty `errors`),
+    /// or when it is too large to check (`JSONPath.maxValues`).
     ///
     /// Their messages are redacted with `redactor`: a server may quote the token in one.
     public static func failure(in response: Response, redactor: Redactor) -> GraphQLError? {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+        guard let root = JSONPath.value(in: response.body, path: []) as? [String: Any],
             let errors = root["errors"] as? [Any], !errors.isEmpty
         else { return nil }
         let messages = errors.map { error -> String in

@@ -60,7 +60,8 @@ enum GraphQLBinding {
                     "graphql_paginate() needs a path such as \"repository.issues\", not \(path.debugDescription)")
             }
             let variables = try variablesDict(arguments, reserved: ["query", "path", "limit"])
-            if try variables.item("cursor") == nil { try variables.setItem("cursor", .none) }
+            let firstCursor = try variables.item("cursor")
+            if firstCursor == nil { try variables.setItem("cursor", .none) }
             let client = binding.client
             let api = client.graphQLAPI
             let pathObject = try PyRef(string: path)
@@ -69,17 +70,20 @@ enum GraphQLBinding {
                 limit: limit,
                 decoder: binding.decoder,
                 page: { payload, response, sent in
-                    let sentCursor = try variables.item("cursor") ?? .none
                     let result = try helper("_graphql_page").call(
-                        try [payload, pathObject, sentCursor] + facts(response, api: api))
+                        try [payload, pathObject] + facts(response, api: api))
                     let items = try PyRef.checked(PySequence.item(result, 0))
                     let cursor = try PyRef.checked(PySequence.item(result, 1))
-                    guard !cursor.isNone else { return (items, nil) }
+                    guard !cursor.isNone else { return PageState.Page(items: items, next: nil) }
                     try variables.setItem("cursor", cursor)
                     var next = try request(client, query: query, variables: variables)
                     next.timeout = sent.timeout
-                    return (items, next)
-                })
+                    return PageState.Page(items: items, next: next, cursor: try String(pythonString: cursor))
+                },
+                // A cursor the macro passed is a page asked for too: a server answering with it
+                // later goes round in a loop.
+                firstCursor: try firstCursor.flatMap { $0.typeName == "str" ? try String(pythonString: $0) : nil },
+                cursorSource: "graphql_paginate: \(path).pageInfo.endCursor")
             return try binding.iterators.instance(state)
         }
     }

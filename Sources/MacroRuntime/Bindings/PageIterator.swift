@@ -4,7 +4,22 @@ import PythonBridge
 /// The state behind a lazy iterator over every item of every page: a page
 /// is fetched (without the GIL) only when the previous one is used up, and
 /// `limit` stops early without fetching another page.
+///
+/// Every paginator (GitHub's `Link`, Instagram's and plugins' `next_url`, `page_param`,
+/// GraphQL cursors) goes through `history`: asking again for a page this iteration has
+/// fetched is a `ParseError` naming it, raised once the items before it are used up.
 final class PageState {
+    /// A decoded page as the `page` reader sees it.
+    struct Page {
+        /// The page's items (a list).
+        let items: PyRef
+        /// The request for the next page, or nil at the end.
+        let next: Request?
+        /// What asks for `next` when its URL does not tell pages apart (a GraphQL cursor in
+        /// the POSTed variables): the loop check compares these instead of URLs.
+        var cursor: String? = nil
+    }
+
     let client: APIClient
     let pagination: Pagination
     let decoder: JSONDecoding
@@ -14,8 +29,16 @@ final class PageState {
     let nextURL: ((PyRef) throws -> String?)?
     /// For pages linked inside the body in other ways (GraphQL's `pageInfo`): the items of a
     /// decoded page and the request for the next one; replaces `items` and `pagination`.
-    let page: ((PyRef, Response, Request) throws -> (items: PyRef, next: Request?))?
+    let page: ((PyRef, Response, Request) throws -> Page)?
+    /// Where `Page.cursor` comes from, for the error that names a repeated one.
+    let cursorSource: String
     private var next: Request?
+    /// The cursor that asks for `next`, when cursors tell pages apart.
+    private var nextCursor: String?
+    /// The pages asked for so far (their URLs, or cursors).
+    private var history = PageHistory()
+    /// Whether `next` is in `history` already (its fetch failed and is being tried again).
+    private var nextRemembered = false
     private var buffer: PyRef?
     private var index = 0
     private var count = 0
@@ -25,10 +48,13 @@ final class PageState {
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
         items: @escaping (PyRef) throws -> PyRef = { $0 }, nextURL: ((PyRef) throws -> String?)? = nil,
-        page: ((PyRef, Response, Request) throws -> (items: PyRef, next: Request?))? = nil
+        page: ((PyRef, Response, Request) throws -> Page)? = nil, firstCursor: String? = nil,
+        cursorSource: String = "the cursor"
     ) {
         self.client = client
         self.next = first
+        self.nextCursor = firstCursor
+        self.cursorSource = cursorSource
         self.pagination = pagination
         self.limit = limit
         self.decoder = decoder
@@ -48,6 +74,10 @@ final class PageState {
                 return item
             }
             guard let request = next else { return nil }
+            if !nextRemembered {
+                try remember(request)
+                nextRemembered = true
+            }
             let client = self.client
             let response = try withoutGIL { try await client.send(request) }
             try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
@@ -57,7 +87,18 @@ final class PageState {
     /// Starts from a page already fetched and decoded (a plugin's first answer, read to see
     /// whether its result is a list at all): its items come first, then the pages after it.
     func start(after payload: PyRef, response: Response, request: Request) throws {
+        try remember(request)
         try take(payload, response: response, request: request)
+    }
+
+    /// Notes that `request` is being asked for; a page this iteration asked for before is a
+    /// `ParseError` naming it (again at every later `next()`: the iterator stays where it is).
+    private func remember(_ request: Request) throws {
+        if let nextCursor {
+            try history.visit(cursor: nextCursor, from: cursorSource, on: client)
+        } else {
+            try history.visit(request, on: client)
+        }
     }
 
     /// Buffers a decoded page's items and works out the request for the next page (GIL held).
@@ -72,8 +113,10 @@ final class PageState {
         buffer = list
         index = 0
         count = PySequence.count(list)
+        nextRemembered = false
         if let paged {
             next = paged.next
+            nextCursor = paged.cursor
             return
         }
         let found: String?? = try nextURL.map { try $0(payload) }

@@ -2,13 +2,70 @@ import Foundation
 
 /// Reads small values out of JSON bodies (error messages, envelope fields)
 /// without a model type for every API.
+///
+/// Bodies come from servers, so one holding more than `maxValues` values is not decoded (nil,
+/// as for a body that is not JSON): Foundation's objects cost far more than the JSON text (on
+/// Linux about 3 KB for each `{"a":0}`, 150 bytes for each `{}`), and what these readers look
+/// for (an error envelope's `message`, a `next_url`, a GraphQL answer's `errors`) sits in
+/// documents of a few MB at most. A macro's pages are decoded by the runtime's own decoder,
+/// which has its own bound.
 public enum JSONPath {
-    /// The value at `path` (object keys, or array indices as decimal strings), if the body is JSON.
+    /// The most values (and keys) a body may hold to be decoded here: 100,000, about five
+    /// GitHub pages of 100 repositories (at most about 100 MB of Foundation objects).
+    public static let maxValues = 100_000
+
+    /// The value at `path` (object keys, or array indices as decimal strings), if the body is JSON
+    /// of at most `maxValues` values.
     public static func value(in body: [UInt8], path: [String]) -> Any? {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+        guard holds(atMost: maxValues, body),
+            let root = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        else {
             return nil
         }
         return value(in: root, path: path)
+    }
+
+    /// Whether `body` holds at most `limit` JSON values and keys (the document itself aside),
+    /// counted without decoding: outside strings, every `,` and `:` starts one, and so does a
+    /// `{` or `[` that is not empty.
+    static func holds(atMost limit: Int, _ body: [UInt8]) -> Bool {
+        var count = 0
+        var inString = false
+        var escaped = false
+        var opened = false
+        for byte in body {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                continue
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                opened = false
+                continue
+            default:
+                break
+            }
+            if opened {
+                opened = false
+                count += 1
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): opened = true
+            case UInt8(ascii: ","), UInt8(ascii: ":"): count += 1
+            default: break
+            }
+            if count > limit { return false }
+        }
+        return true
     }
 
     /// The value at `path` inside an already decoded document.

@@ -22,7 +22,8 @@ public enum Pagination: Sendable, Equatable {
     ///   - request: the request that fetched `response`.
     ///   - itemCount: how many items that page held (for `pageParameter`).
     ///   - nextURL: for `nextURL`, the value found at the path (callers that
-    ///     already decoded the body pass it; otherwise it is read here).
+    ///     already decoded the body pass it; otherwise it is read here, from a body of at most
+    ///     `JSONPath.maxValues` values).
     /// - Returns: the next page's request, or nil when `response` was the last page.
     public func next(after response: Response, request: Request, itemCount: Int?, nextURL: String?? = nil) -> Request? {
         switch self {
@@ -43,8 +44,12 @@ public enum Pagination: Sendable, Equatable {
             guard let itemCount, itemCount > 0 else { return nil }
             var next = request
             let current = next.query.last { $0.0 == name }.flatMap { Int($0.1) } ?? first
+            // Past Int.max there is no next number: the same page is asked for again, which the
+            // iteration's `PageHistory` refuses with an error (rather than a trap, or a list that
+            // ends without saying so).
+            let (following, overflow) = current.addingReportingOverflow(1)
             next.query.removeAll { $0.0 == name }
-            next.query.append((name, String(current + 1)))
+            next.query.append((name, String(overflow ? current : following)))
             return next
         }
     }

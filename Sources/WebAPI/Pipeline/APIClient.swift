@@ -118,10 +118,7 @@ public final class APIClient: Sendable {
             try SchemeRule.check(
                 request.target, from: previous, what: "next page link", method: request.method, redactor: redactor)
         }
-        var url = try absoluteURL(request.target)
-        if !request.query.isEmpty {
-            url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(request.query)
-        }
+        let url = try url(of: request)
         var headers = defaultHeaders
         for (name, value) in request.headers { headers.set(name, value) }
         let (body, contentType) = request.body.encoded(boundary: "apimacro-" + UUID().uuidString)
@@ -144,6 +141,13 @@ public final class APIClient: Sendable {
                 "Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
         return exchange
+    }
+
+    /// The URL `request` goes to: its target made absolute (`absoluteURL`), its query appended.
+    public func url(of request: Request) throws -> String {
+        let url = try absoluteURL(request.target)
+        guard !request.query.isEmpty else { return url }
+        return url + (url.contains("?") ? "&" : "?") + FormEncoding.encode(request.query)
     }
 
     /// `target` if it is an absolute http(s) URL, else the base URL joined with it.

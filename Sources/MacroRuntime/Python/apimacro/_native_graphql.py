@@ -33,8 +33,9 @@ def _graphql_data(payload, status, url, body):
                            status=status, url=url, api="github", body=body)
     return payload.get("data")
 
-def _graphql_page(payload, path, sent_cursor, status, url, body):
-    """[nodes, next cursor or None] of the connection at `path`."""
+def _graphql_page(payload, path, status, url, body):
+    """[nodes, next cursor or None] of the connection at `path` (a cursor this iteration has
+    sent before is refused by the page iterator's history, PageHistory)."""
     node = _graphql_data(payload, status, url, body)
     keys = path.split(".")
     if keys[0] == "data" and len(keys) > 1:
@@ -65,7 +66,4 @@ def _graphql_page(payload, path, sent_cursor, status, url, body):
     cursor = info["endCursor"]
     if not isinstance(cursor, str) or not cursor:
         raise ParseError(f"{url}: {path}.pageInfo has hasNextPage but no endCursor", status=status, url=url, api="github", body=body)
-    if cursor == sent_cursor:
-        raise ParseError(f"{url}: {path}.pageInfo.endCursor is the cursor just sent; stopping rather than asking for the same page again",
-                         status=status, url=url, api="github", body=body)
     return [items, cursor]

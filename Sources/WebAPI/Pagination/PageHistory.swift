@@ -1,0 +1,227 @@
+import Foundation
+
+/// The pages one iteration over a list has asked for, so that pages linking back to one
+/// already fetched end the iteration instead of looping: a `Link: rel="next"` naming the page
+/// itself (then served from the cache, a loop that never waits for the network), two pages
+/// naming each other, a `next_url` pointing back, GraphQL cursors A, B, A.
+///
+/// A pure value, one per iteration. It keeps a 64-bit digest of each page (Swift's `Hasher`:
+/// SipHash under the process's random seed), never the URL: 100,000 pages cost about 2 MB
+/// whatever their URLs' length. Two different pages with the same digest would end an
+/// iteration early; for n pages the chance is about n² / 2⁶⁵ (3 × 10⁻¹⁰ for 100,000), and a
+/// server cannot aim for it without the seed.
+///
+/// URLs are compared in the normal form of `normalized(_:)`, so the same request written
+/// another way (a fragment added, the query reordered, `/./` in the path) is the same page.
+/// A server that names a really new URL each time (an ever-growing query) is not a loop but an
+/// endless list: every page is a request the server answers, and `limit` bounds it.
+public struct PageHistory: Sendable {
+    private var seen: Set<Int> = []
+
+    public init() {}
+
+    /// How many distinct pages this iteration has asked for.
+    public var count: Int { seen.count }
+
+    /// Remembers the page at `url`; false when this iteration has asked for it before.
+    ///
+    /// `credential` names the query parameter the pipeline puts the client's credential in
+    /// (Instagram's `access_token`), which does not tell pages apart: a server's `next_url`
+    /// carries it while the first request, before the pipeline adds it, does not.
+    public mutating func insert(url: String, ignoring credential: String? = nil) -> Bool {
+        insert(tag: 0, Self.normalized(url, ignoring: credential))
+    }
+
+    /// Remembers the page a cursor asks for (GraphQL's `endCursor`, sent back as `after:`);
+    /// false when this iteration has sent it before.
+    public mutating func insert(cursor: String) -> Bool {
+        insert(tag: 1, cursor)
+    }
+
+    /// About the memory this history holds: its table of 8-byte digests, of which `Set` keeps
+    /// a quarter of the slots free.
+    public var storedBytes: Int { seen.capacity * MemoryLayout<Int>.stride * 4 / 3 }
+
+    private mutating func insert(tag: UInt8, _ text: String) -> Bool {
+        var hasher = Hasher()
+        hasher.combine(tag)
+        // The bytes as sent: `String`'s own hashing would equate canonically equivalent text
+        // (é composed or not), which the wire does not.
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return seen.insert(hasher.finalize()).inserted
+    }
+
+    /// `url` in a normal form in which two spellings of one request are equal: the fragment
+    /// (never sent) dropped; scheme and host in lower case; the default port (80, 443) dropped;
+    /// an empty path as `/`; dot segments (`.`, `..`) removed, as libcurl does before sending;
+    /// a percent-encoded unreserved character decoded and other escapes' hex digits in upper
+    /// case; the query's `&`-separated parameters sorted, a repeated one (`a=1&a=1`), an empty
+    /// one (`&&`, a bare `?`) and any named `ignoring` dropped.
+    ///
+    /// Only for comparing pages: URLs differing in more than these answer differently. The
+    /// order of parameters (`?a=1&b=2`, `?b=2&a=1`) and a parameter given twice with one value
+    /// could matter to some server, but never tell a list's next page from an earlier one. Text
+    /// that is no absolute URL keeps its path as it is, with only the escapes normalised.
+    public static func normalized(_ url: String, ignoring parameter: String? = nil) -> String {
+        var text = Substring(url)
+        if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
+        var query: Substring?
+        if let mark = text.firstIndex(of: "?") {
+            query = text[text.index(after: mark)...]
+            text = text[..<mark]
+        }
+        var result = ""
+        var path = text
+        if let separator = text.range(of: "://"), isScheme(text[..<separator.lowerBound]) {
+            let scheme = text[..<separator.lowerBound].lowercased()
+            let rest = text[separator.upperBound...]
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            result = scheme + "://" + authority(rest[..<slash], scheme: scheme)
+            path = rest[slash...]
+            if path.isEmpty { path = "/" }
+        }
+        result += removingDotSegments(unescaped(path))
+        if let query {
+            var parameters = Set(query.split(separator: "&").map(unescaped))
+            if let parameter {
+                parameters = parameters.filter { $0 != parameter && !$0.hasPrefix(parameter + "=") }
+            }
+            if !parameters.isEmpty { result += "?" + parameters.sorted().joined(separator: "&") }
+        }
+        return result
+    }
+
+    /// Whether `text` is an RFC 3986 scheme (a letter, then letters, digits, `+`, `-`, `.`).
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.utf8.first, isLetter(first) else { return false }
+        return text.utf8.allSatisfy {
+            isLetter($0) || $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-")
+                || $0 == UInt8(ascii: ".")
+        }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- UInt8(ascii: "a") < 26 }
+
+    /// `user@HOST:port` with the host in lower case and the scheme's default port dropped.
+    private static func authority(_ text: Substring, scheme: String) -> String {
+        let at = text.lastIndex(of: "@")
+        let user = at.map { String(text[...$0]) } ?? ""
+        var host = at.map { text[text.index(after: $0)...] } ?? text
+        // A port follows the last colon, unless that colon is inside an IPv6 literal's brackets.
+        if let colon = host.lastIndex(of: ":"), !host[colon...].contains("]") {
+            let port = host[host.index(after: colon)...]
+            if port.isEmpty || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+                host = host[..<colon]
+            }
+        }
+        return user + host.lowercased()
+    }
+
+    /// `text` with each `%XX` of an unreserved character decoded and other escapes' hex in upper case.
+    private static func unescaped(_ text: Substring) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                let decoded = high << 4 | low
+                if isUnreserved(decoded) {
+                    out.append(decoded)
+                } else {
+                    out += [byte, hexDigit(high), hexDigit(low)]
+                }
+                index += 3
+            } else {
+                out.append(byte)
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        isLetter(byte) || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
+    /// RFC 3986's remove_dot_segments (5.2.4): `/a/./b/../c` is `/a/c`.
+    private static func removingDotSegments(_ path: String) -> String {
+        guard path.contains(".") else { return path }
+        // An absolute path keeps its leading empty segment (the first `/`).
+        let floor = path.hasPrefix("/") ? 1 : 0
+        var output: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { output.append("") }
+            case "..":
+                if output.count > floor { output.removeLast() }
+                if isLast { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        return output.joined(separator: "/")
+    }
+}
+
+extension PageHistory {
+    /// "1 page so far", "3 pages so far".
+    private var pagesSoFar: String { count == 1 ? "1 page so far" : "\(count) pages so far" }
+
+    /// Remembers the page `request` asks for on `client`.
+    ///
+    /// - Throws: a `.parse` `APIError` (Python: `ParseError`) naming the URL, redacted, when this
+    ///   iteration has asked for that page before; an invalid target's `.invalidRequest`.
+    public mutating func visit(_ request: Request, on client: APIClient) throws {
+        let url = try client.url(of: request)
+        var credential: String?
+        if case .query(let name, _) = client.credential { credential = name }
+        guard insert(url: url, ignoring: credential) else {
+            let shown = client.redactor.redactURL(url)
+            throw APIError(
+                .parse,
+                "the next page, \(shown), was already fetched in this iteration (\(pagesSoFar)): "
+                    + "the pagination goes round in a loop, so the list stops here",
+                url: shown, api: client.configuration.name)
+        }
+    }
+
+    /// Remembers the page `cursor` asks for; `source` says where the cursor came from
+    /// (`repository.issues.pageInfo.endCursor`).
+    ///
+    /// - Throws: a `.parse` `APIError` naming the cursor (redacted, control characters escaped,
+    ///   at most 100 characters) when this iteration has sent it before.
+    public mutating func visit(cursor: String, from source: String, on client: APIClient) throws {
+        guard insert(cursor: cursor) else {
+            var shown = client.redactor.redact(cursor)
+            if shown.count > 100 { shown = shown.prefix(100) + "..." }
+            throw APIError(
+                .parse,
+                "\(source) \(shown.debugDescription) was already sent in this iteration (\(pagesSoFar)): "
+                    + "the pagination goes round in a loop, so the list stops here",
+                api: client.configuration.name)
+        }
+    }
+}
