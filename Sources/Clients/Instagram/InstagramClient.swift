@@ -73,8 +73,8 @@ public struct InstagramConfiguration: Sendable {
             errorMessage: InstagramEnvelope.message,
             errorKind: { response in
                 InstagramEnvelope.kind(
-                    errorType: JSONPath.string(in: response.body, path: ["meta", "error_type"]),
-                    code: JSONPath.string(in: response.body, path: ["meta", "code"]).flatMap { Int($0) })
+                    errorType: JSONPath.string(in: response.body, path: InstagramEnvelope.errorTypePath),
+                    code: JSONPath.string(in: response.body, path: InstagramEnvelope.codePath).flatMap { Int($0) })
             })
     }
 }

@@ -31,33 +31,3 @@ public enum InstagramRouter: Sendable {
         return request
     }
 }
-
-/// Instagram v1's envelope: `{"meta": {"code", "error_type", "error_message"}, "data", "pagination": {"next_url"}}`.
-public enum InstagramEnvelope {
-    /// Where a page's items and the next page are.
-    public static let dataPath = ["data"]
-    public static let nextURLPath = ["pagination", "next_url"]
-
-    /// The exception kind for a `meta.error_type`.
-    public static func kind(errorType: String?, code: Int?) -> APIError.Kind? {
-        switch errorType {
-        case "OAuthAccessTokenException", "OAuthPermissionsException", "OAuthException": return .unauthorized
-        case "OAuthRateLimitException": return .rateLimited
-        case "APINotFoundError": return .notFound
-        case .some: return .http
-        case .none: return code.map { $0 == 200 ? nil : .http } ?? nil
-        }
-    }
-
-    /// `meta.error_type: meta.error_message`, for error messages.
-    public static func message(_ response: Response) -> String? {
-        let type = JSONPath.string(in: response.body, path: ["meta", "error_type"])
-        let text = JSONPath.string(in: response.body, path: ["meta", "error_message"])
-        switch (type, text) {
-        case (let type?, let text?): return "\(type): \(text)"
-        case (nil, let text?): return text
-        case (let type?, nil): return type
-        default: return nil
-        }
-    }
-}

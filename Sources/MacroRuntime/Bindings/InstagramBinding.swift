@@ -37,17 +37,19 @@ final class InstagramBinding {
 
     /// The envelope's `data`, after checking `meta.code` (GIL held).
     func data(of payload: PyRef, response: Response) throws -> PyRef {
-        guard let meta = try? payload.item("meta"), let data = try? payload.item("data") else {
-            PythonRaise.clear()
+        guard payload.value(at: InstagramEnvelope.metaPath) != nil,
+            let data = payload.value(at: InstagramEnvelope.dataPath)
+        else {
             throw APIError(
                 .parse, "\(response.url) did not answer with the v1 envelope (meta, data)", status: response.status,
                 url: response.url, api: "instagram", body: response.text)
         }
-        if let code = try? meta.item("code"), case .int(let value) = (try? PythonValue(python: code)) ?? .none,
-            value != 200
+        if let code = payload.value(at: InstagramEnvelope.codePath),
+            case .int(let value) = (try? PythonValue(python: code)) ?? .none, value != 200
         {
-            let type = (try? meta.item("error_type")).flatMap { try? $0?.str() }
-            let message = (try? meta.item("error_message")).flatMap { try? $0?.str() } ?? "meta.code \(value)"
+            let type = payload.value(at: InstagramEnvelope.errorTypePath).flatMap { try? $0.str() }
+            let message =
+                payload.value(at: InstagramEnvelope.errorMessagePath).flatMap { try? $0.str() } ?? "meta.code \(value)"
             throw APIError(
                 InstagramEnvelope.kind(errorType: type, code: value) ?? .http,
                 "\(response.url): \(type.map { "\($0): " } ?? "")\(message)",
@@ -71,21 +73,12 @@ final class InstagramBinding {
                 limit: limit,
                 decoder: decoder,
                 items: { payload in
-                    guard let data = try? payload.item("data") else {
-                        PythonRaise.clear()
+                    guard let data = payload.value(at: InstagramEnvelope.dataPath) else {
                         throw APIError(.parse, "an Instagram page without `data`", api: "instagram")
                     }
                     return data
                 },
-                nextURL: { payload in
-                    guard let pagination = try? payload.item("pagination"), let next = try? pagination.item("next_url"),
-                        !next.isNone
-                    else {
-                        PythonRaise.clear()
-                        return nil
-                    }
-                    return try next.str()
-                }))
+                nextURL: PageState.nextURL(of: InstagramClient.pagination)))
     }
 
     /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.

@@ -84,6 +84,16 @@ final class PageState {
         }
     }
 
+    /// For `next_url` pagination, what reads the next page's URL at its path in a decoded page
+    /// (nil when it is missing or null: the last page); nil for other kinds of pagination.
+    static func nextURL(of pagination: Pagination) -> ((PyRef) throws -> String?)? {
+        guard case .nextURL(let path) = pagination else { return nil }
+        return { payload in
+            guard let found = payload.value(at: path), !found.isNone else { return nil }
+            return try found.str()
+        }
+    }
+
     /// Starts from a page already fetched and decoded (a plugin's first answer, read to see
     /// whether its result is a list at all): its items come first, then the pages after it.
     func start(after payload: PyRef, response: Response, request: Request) throws {

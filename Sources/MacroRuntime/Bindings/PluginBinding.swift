@@ -79,7 +79,7 @@ final class PluginBinding {
             }
         case .json:
             let payload = try decoder.decode(response, api: name)
-            guard let value = Self.pick(payload, result) else {
+            guard let value = payload.value(at: result) else {
                 throw APIError(
                     .parse, "\(response.url) answered without \(result.joined(separator: "."))",
                     status: response.status, url: response.url,
@@ -91,40 +91,15 @@ final class PluginBinding {
                 client: client.api, first: request, pagination: client.manifest.pagination, limit: limit,
                 decoder: decoder,
                 items: { [name] payload in
-                    guard let items = Self.pick(payload, result) else {
+                    guard let items = payload.value(at: result) else {
                         throw APIError(.parse, "a page without \(result.joined(separator: "."))", api: name)
                     }
                     return items
                 },
-                nextURL: nextURLReader())
+                nextURL: PageState.nextURL(of: client.manifest.pagination))
             try state.start(after: payload, response: response, request: request)
             return try iterators.instance(state)
         }
-    }
-
-    /// For `next_url` pagination, reads the URL at the manifest's path in a decoded page
-    /// (nil when it is missing or null: the last page); nil for other kinds of pagination.
-    private func nextURLReader() -> ((PyRef) throws -> String?)? {
-        guard case .nextURL(let path) = client.manifest.pagination else { return nil }
-        return { payload in
-            guard let found = Self.pick(payload, path), !found.isNone else { return nil }
-            return try found.str()
-        }
-    }
-
-    /// The value at a JSON path of decoded JSON (WebAPI's `JSONPath` rule: a key, or a
-    /// decimal index into a list), or nil.
-    static func pick(_ payload: PyRef, _ path: [String]) -> PyRef? {
-        JSONPath.value(
-            in: payload, path: path, count: { PySequence.isList($0) ? PySequence.count($0) : nil },
-            element: { list, index in try? PyRef.checked(PySequence.item(list, index)) },
-            member: { node, key in
-                guard let item = try? node.item(key) else {
-                    PythonRaise.clear()
-                    return nil
-                }
-                return item
-            })
     }
 
     /// `get(path, params=None, headers=None)`: the whole decoded body.
