@@ -27,16 +27,17 @@ struct GitHubClientTests {
 
     @Test("environment: APIMACRO_GITHUB_TOKEN beats GITHUB_TOKEN; URL and API version overrides")
     func environment() {
-        let both = GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_TOKEN": "a", "GITHUB_TOKEN": "b"])
+        let both = GitHubConfiguration(SettingsView(environment: ["APIMACRO_GITHUB_TOKEN": "a", "GITHUB_TOKEN": "b"]))
         #expect(both.token?.revealed == "a")
-        #expect(GitHubConfiguration.fromEnvironment(["GITHUB_TOKEN": "b"]).token?.revealed == "b")
-        #expect(GitHubConfiguration.fromEnvironment([:]).token == nil)
-        let custom = GitHubConfiguration.fromEnvironment([
-            "APIMACRO_GITHUB_URL": "http://127.0.0.1:9", "APIMACRO_GITHUB_API_VERSION": "2026-03-10",
-        ])
+        #expect(GitHubConfiguration(SettingsView(environment: ["GITHUB_TOKEN": "b"])).token?.revealed == "b")
+        #expect(GitHubConfiguration(SettingsView(environment: [:])).token == nil)
+        let custom = GitHubConfiguration(
+            SettingsView(environment: [
+                "APIMACRO_GITHUB_URL": "http://127.0.0.1:9", "APIMACRO_GITHUB_API_VERSION": "2026-03-10",
+            ]))
         #expect(custom.baseURL == "http://127.0.0.1:9")
         #expect(custom.apiVersion == "2026-03-10")
-        #expect(GitHubConfiguration.fromEnvironment([:]).baseURL == "https://api.github.com")
+        #expect(GitHubConfiguration(SettingsView(environment: [:])).baseURL == "https://api.github.com")
     }
 
     @Test("a login is one path segment: '../x' cannot reach another endpoint")

@@ -30,15 +30,17 @@ struct GitHubGraphQLTests {
             GitHubGraphQL.endpoint(forREST: "https://ghe.example.com/api/v3") == "https://ghe.example.com/api/graphql")
         #expect(
             GitHubGraphQL.endpoint(forREST: "https://ghe.example.com/api/v3/") == "https://ghe.example.com/api/graphql")
-        let enterprise = GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3"])
+        let enterprise = GitHubConfiguration(
+            SettingsView(environment: ["APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3"]))
         #expect(enterprise.graphQLEndpoint == "https://ghe.example.com/api/graphql")
-        let overridden = GitHubConfiguration.fromEnvironment([
-            "APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3",
-            "APIMACRO_GITHUB_GRAPHQL_URL": "https://graph.example.com/gql",
-        ])
+        let overridden = GitHubConfiguration(
+            SettingsView(environment: [
+                "APIMACRO_GITHUB_URL": "https://ghe.example.com/api/v3",
+                "APIMACRO_GITHUB_GRAPHQL_URL": "https://graph.example.com/gql",
+            ]))
         #expect(overridden.graphQLEndpoint == "https://graph.example.com/gql")
         #expect(
-            GitHubConfiguration.fromEnvironment(["APIMACRO_GITHUB_GRAPHQL_URL": ""]).graphQLEndpoint
+            GitHubConfiguration(SettingsView(environment: ["APIMACRO_GITHUB_GRAPHQL_URL": ""])).graphQLEndpoint
                 == "https://api.github.com/graphql")
     }
 

@@ -48,9 +48,12 @@ struct OAuthFlowTests {
 
     @Test("no pending state (none, used or expired) is a refusal saying to start again (issue 18, item 7)")
     func noPendingState() throws {
+        // Instagram's login, as its descriptor declares it: the message also says how a macro logs in.
+        let instagram = try Instagram.login.flow(
+            clientID: "abc", redirectURI: nil, authorizeURL: "https://api.instagram.com/oauth/authorize")
         for expected in [nil, ""] as [String?] {
             let thrown = try #require(throws: APIError.self) {
-                try flow.complete(
+                try instagram.complete(
                     redirect: "https://example.com/cb#access_token=t-attacker&state=forged", expectedState: expected)
             }
             #expect(thrown.kind == .auth)
@@ -59,6 +62,14 @@ struct OAuthFlowTests {
             #expect(thrown.message.contains("instagram.authorize_url()"))
             #expect(!thrown.message.contains("t-attacker"))
         }
+        // A plugin's login has no macro methods to name.
+        let plugin = OAuthImplicitFlow(
+            authorizeURL: "https://example.com/auth", clientID: "c", redirectURI: "r", name: "places")
+        let thrown = try #require(throws: APIError.self) {
+            try plugin.complete(redirect: "https://example.com/cb#access_token=t&state=s", expectedState: nil)
+        }
+        #expect(thrown.message.contains("no places login is pending"))
+        #expect(!thrown.message.contains("in a macro"))
     }
 
     @Test("a login started in this process expires after 15 minutes, measured with the clock given")

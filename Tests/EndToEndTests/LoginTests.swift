@@ -60,6 +60,66 @@ struct LoginTests {
         return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
+    @Test(
+        "a pasted key: one prompt and one store for a built-in client and a plugin; clients with no login say why")
+    func pastedKeys() async throws {
+        func manifest(_ name: String, _ auth: String) -> String {
+            "name = \"\(name)\"\ndescription = \"\(name)\"\nbase_url = \"https://example.com\"\n\(auth)\n"
+                + "[endpoints.x]\npath = \"/x\"\n"
+        }
+        let space = try Workspace(files: [
+            "plugins/keyed/plugin.toml": manifest(
+                "keyed", "auth = { kind = \"header_key\", header = \"X-Key\", env = \"KEYED_KEY\" }"),
+            "plugins/basicauth/plugin.toml": manifest(
+                "basicauth", "auth = { kind = \"basic\", user_env = \"BA_USER\", env = \"BA_PASSWORD\" }"),
+            "plugins/open/plugin.toml": manifest("open", ""),
+        ])
+        defer { space.remove() }
+        let home = space.url.appendingPathComponent("home")
+        let file = home.appendingPathComponent("credentials.json").path
+        let env = ["APIMACRO_HOME": home.path, "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path]
+        for (name, label, variable) in [
+            ("shortener", "your Google API key", "APIMACRO_SHORTENER_KEY"), ("keyed", "your keyed key", "KEYED_KEY"),
+        ] {
+            let login = try await space.run("login", name, environment: env, stdin: "  key-of-\(name)-1234  \n")
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(
+                login.stdout
+                    == "Paste \(label) (it is stored in \(file), mode 0600; \(variable) overrides it):\n\(name): key stored.\n"
+            )
+        }
+        let stored = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(stored.contains("key-of-shortener-1234") && stored.contains("key-of-keyed-1234"))
+        let status = try await space.run(
+            "auth", "status", environment: env.merging(["BA_USER": "amy", "BA_PASSWORD": "pw-5678"]) { $1 })
+        let rows = status.stdout.split(separator: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true)
+        }
+        func row(_ name: String) -> String? {
+            rows.first { $0.first.map(String.init) == name }.map { $0.dropFirst().joined(separator: " ") }
+        }
+        #expect(row("shortener") == "credentials from stored login (\(file))", "\(status.stdout)")
+        #expect(row("keyed") == "credentials from stored login (\(file))")
+        #expect(row("basicauth") == "credentials from env BA_USER, BA_PASSWORD")
+        #expect(row("github") == "no credentials")
+        #expect(row("open") == nil, "a plugin with no credential has no line")
+        #expect(!status.stdout.contains("key-of-") && !status.stdout.contains("pw-5678"))
+        for (name, message) in [
+            ("basicauth", "basicauth uses HTTP basic auth: set BA_USER and BA_PASSWORD; there is nothing to log in to"),
+            ("open", "open needs no credentials; there is nothing to log in to"),
+            ("github", "; github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN"),
+        ] {
+            let refused = try await space.run("login", name, environment: env, stdin: "secret-typed-9999\n")
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
+        let github = try await space.run("login", "github", environment: env)
+        #expect(github.stderr.contains("no login for 'github': apimacro can log in to instagram, shortener, "))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == stored, "a refused login stores nothing")
+        let logout = try await space.run("logout", "keyed", environment: env)
+        #expect(logout.stdout == "keyed: logged out (stored token removed).\n")
+    }
+
     @Test("login --listen: the test plays the browser; the token is stored 0600 and used by a macro")
     func listenFlow() async throws {
         let server = try await TestServer.start()

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import MacroRuntime
 import Testing
@@ -43,7 +44,7 @@ struct ConfigFileTests {
         let settings = try Settings(environment: environment)
         #expect(settings.format == .json)
         #expect(settings.maxWait == 5)
-        #expect(settings.github.baseURL == "http://127.0.0.1:9")
+        #expect(GitHubConfiguration(settings.view()).baseURL == "http://127.0.0.1:9")
         #expect(try Settings(format: "ndjson", environment: environment).format == .ndjson)
         #expect(try Settings(environment: try Settings.environment(["APIMACRO_HOME": home.path])).format == .csv)
     }

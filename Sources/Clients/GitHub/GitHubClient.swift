@@ -34,26 +34,19 @@ public struct GitHubConfiguration: Sendable {
         self.graphQLURL = graphQLURL
     }
 
-    /// Reads the environment variables of SPEC §2 over these defaults.
-    public static func fromEnvironment(_ environment: [String: String], timeout: Double = 30, maxWait: Double = 60)
-        -> GitHubConfiguration
-    {
-        let token = [environment["APIMACRO_GITHUB_TOKEN"], environment["GITHUB_TOKEN"]].compactMap { $0 }.first {
-            !$0.isEmpty
-        }
-        return GitHubConfiguration(
-            baseURL: environment["APIMACRO_GITHUB_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
-            token: token.map(Secret.init),
-            apiVersion: environment["APIMACRO_GITHUB_API_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? defaultAPIVersion,
-            timeout: timeout, maxWait: maxWait,
-            graphQLURL: environment["APIMACRO_GITHUB_GRAPHQL_URL"].flatMap { $0.isEmpty ? nil : $0 })
+    /// Reads `GitHub`'s settings (SPEC §2) from `view` over these defaults.
+    public init(_ view: SettingsView) {
+        self.init(
+            baseURL: view.value(GitHub.url) ?? Self.defaultBaseURL,
+            token: GitHub.descriptor.credential(in: view)?.secret,
+            apiVersion: view.value(GitHub.apiVersion) ?? Self.defaultAPIVersion,
+            timeout: view.requestTimeout, maxWait: view.maxWait, graphQLURL: view.value(GitHub.graphQLURL))
     }
 
     /// The client configuration for the pipeline.
     public var client: ClientConfiguration {
         ClientConfiguration(
-            name: "github", baseURL: baseURL, credential: token.map { .bearer($0) },
+            name: GitHub.name, baseURL: baseURL, credential: token.map { .bearer($0) },
             defaultHeaders: [("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", apiVersion)],
             timeout: timeout, maxWait: maxWait)
     }

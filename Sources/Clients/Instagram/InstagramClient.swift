@@ -6,8 +6,6 @@ public struct InstagramConfiguration: Sendable {
     public var baseURL: String
     /// `APIMACRO_INSTAGRAM_TOKEN`, else the stored login.
     public var token: Secret?
-    /// Where the token came from, for `auth status` (`env`, `login`).
-    public var tokenSource: String?
     /// `APIMACRO_INSTAGRAM_CLIENT_ID`: the registered app's client id (needed to log in).
     public var clientID: String?
     /// `APIMACRO_INSTAGRAM_REDIRECT_URI`: the registered redirect URI.
@@ -20,55 +18,48 @@ public struct InstagramConfiguration: Sendable {
     public var maxWait: Double
 
     public static let defaultBaseURL = "https://api.instagram.com/v1"
-    public static let defaultRedirectURI = "http://127.0.0.1:8765/callback"
 
     public init(
-        baseURL: String = InstagramConfiguration.defaultBaseURL, token: Secret? = nil, tokenSource: String? = nil,
-        clientID: String? = nil, redirectURI: String = InstagramConfiguration.defaultRedirectURI,
-        authorizeURL: String? = nil,
+        baseURL: String = InstagramConfiguration.defaultBaseURL, token: Secret? = nil, clientID: String? = nil,
+        redirectURI: String = OAuthImplicitFlow.defaultRedirectURI, authorizeURL: String? = nil,
         timeout: Double = 30, maxWait: Double = 60
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
-        self.tokenSource = tokenSource
         self.clientID = clientID
         self.redirectURI = redirectURI
-        let root = self.baseURL.hasSuffix("/v1") ? String(self.baseURL.dropLast(3)) : self.baseURL
-        self.authorizeURL = authorizeURL ?? root + "/oauth/authorize/"
+        self.authorizeURL = authorizeURL ?? Self.authorizeURL(forBase: baseURL)
         self.timeout = timeout
         self.maxWait = maxWait
     }
 
-    /// Reads SPEC §2's variables; the stored login is the fallback token.
-    public static func fromEnvironment(
-        _ environment: [String: String], storedToken: Secret?, timeout: Double = 30, maxWait: Double = 60
-    ) -> InstagramConfiguration {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let envToken = value("APIMACRO_INSTAGRAM_TOKEN").map(Secret.init)
-        return InstagramConfiguration(
-            baseURL: value("APIMACRO_INSTAGRAM_URL") ?? defaultBaseURL, token: envToken ?? storedToken,
-            tokenSource: envToken != nil ? "env APIMACRO_INSTAGRAM_TOKEN" : (storedToken != nil ? "stored login" : nil),
-            clientID: value("APIMACRO_INSTAGRAM_CLIENT_ID"),
-            redirectURI: value("APIMACRO_INSTAGRAM_REDIRECT_URI") ?? defaultRedirectURI,
-            authorizeURL: value("APIMACRO_INSTAGRAM_AUTHORIZE_URL"), timeout: timeout, maxWait: maxWait)
+    /// Reads `Instagram`'s settings (SPEC §2) from `view`; the stored login is the fallback token.
+    public init(_ view: SettingsView) {
+        self.init(
+            baseURL: view.value(Instagram.url) ?? Self.defaultBaseURL,
+            token: Instagram.descriptor.credential(in: view)?.secret,
+            clientID: view.value(Instagram.login.clientID),
+            redirectURI: view.value(Instagram.login.redirectURI) ?? OAuthImplicitFlow.defaultRedirectURI,
+            authorizeURL: view.value(Instagram.login.authorizeURL), timeout: view.requestTimeout,
+            maxWait: view.maxWait)
+    }
+
+    /// The authorize URL of the API at `baseURL`: its root (without `/v1`), plus `/oauth/authorize/`.
+    public static func authorizeURL(forBase baseURL: String) -> String {
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        let root = base.hasSuffix("/v1") ? String(base.dropLast(3)) : base
+        return root + "/oauth/authorize/"
     }
 
     /// The OAuth implicit-grant flow for this app, or `AuthError` when no client id is configured.
     public func loginFlow() throws -> OAuthImplicitFlow {
-        guard let clientID else {
-            throw APIError(
-                .auth,
-                "set APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values to log in",
-                api: "instagram")
-        }
-        return OAuthImplicitFlow(
-            authorizeURL: authorizeURL, clientID: clientID, redirectURI: redirectURI, name: "instagram")
+        try Instagram.login.flow(clientID: clientID, redirectURI: redirectURI, authorizeURL: authorizeURL)
     }
 
     /// The pipeline configuration: the token travels as `access_token`, as v1 requires.
     public var client: ClientConfiguration {
         ClientConfiguration(
-            name: "instagram", baseURL: baseURL, credential: token.map { .query(name: "access_token", value: $0) },
+            name: Instagram.name, baseURL: baseURL, credential: token.map { .query(name: "access_token", value: $0) },
             defaultHeaders: [("Accept", "application/json")], timeout: timeout, maxWait: maxWait,
             errorMessage: InstagramEnvelope.message,
             errorKind: { response in

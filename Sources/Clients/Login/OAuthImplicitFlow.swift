@@ -5,7 +5,7 @@ import Foundation
 /// from the URL the browser was redirected to.
 ///
 /// Any API can use it (Instagram, manifest plugins with
-/// `auth.kind = "oauth2_implicit"`).
+/// `auth.kind = "oauth2_implicit"`); `OAuthLogin` builds one from a client's settings.
 public struct OAuthImplicitFlow: Sendable {
     /// The provider's authorize endpoint (`https://api.instagram.com/oauth/authorize`).
     public var authorizeURL: String
@@ -17,15 +17,24 @@ public struct OAuthImplicitFlow: Sendable {
     public var scope: String?
     /// The login's name in messages (`apimacro login NAME`).
     public var name: String?
+    /// How a macro logs in instead, for messages (Instagram's
+    /// `instagram.authorize_url(), then instagram.complete_login(url)`), if it can.
+    public var inMacro: String?
+
+    /// The redirect URI a login uses unless one is set: `http://127.0.0.1:8765/callback`.
+    public static let defaultRedirectURI = "http://127.0.0.1:8765/callback"
 
     /// A flow for one provider and application.
-    public init(authorizeURL: String, clientID: String, redirectURI: String, scope: String? = nil, name: String? = nil)
-    {
+    public init(
+        authorizeURL: String, clientID: String, redirectURI: String, scope: String? = nil, name: String? = nil,
+        inMacro: String? = nil
+    ) {
         self.authorizeURL = authorizeURL
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope
         self.name = name
+        self.inMacro = inMacro
     }
 
     /// The URL to open in a browser: `client_id`, `redirect_uri`,
@@ -88,9 +97,7 @@ public struct OAuthImplicitFlow: Sendable {
         var message =
             "no \(login) login is pending (none was started, it was already used, or it is older than 15 minutes), "
             + "so this redirect cannot be trusted and nothing was stored; start the login again with apimacro login \(login)"
-        if login == "instagram" {
-            message += " (in a macro: instagram.authorize_url(), then instagram.complete_login(url))"
-        }
+        if let inMacro { message += " (in a macro: \(inMacro))" }
         return message
     }
 

@@ -26,39 +26,33 @@ public struct ShortenerConfiguration: Sendable {
     public var baseURL: String
     /// `APIMACRO_SHORTENER_KEY` (required for shorten), else a stored key.
     public var key: Secret?
-    /// Where the key came from, for `auth status`.
-    public var keySource: String?
     public var timeout: Double
     public var maxWait: Double
 
     public static let defaultBaseURL = "https://www.googleapis.com/urlshortener/v1"
 
     public init(
-        baseURL: String = ShortenerConfiguration.defaultBaseURL, key: Secret? = nil, keySource: String? = nil,
-        timeout: Double = 30, maxWait: Double = 60
+        baseURL: String = ShortenerConfiguration.defaultBaseURL, key: Secret? = nil, timeout: Double = 30,
+        maxWait: Double = 60
     ) {
         self.baseURL = baseURL
         self.key = key
-        self.keySource = keySource
         self.timeout = timeout
         self.maxWait = maxWait
     }
 
-    public static func fromEnvironment(
-        _ environment: [String: String], storedKey: Secret?, timeout: Double = 30, maxWait: Double = 60
-    ) -> ShortenerConfiguration {
-        let envKey = environment["APIMACRO_SHORTENER_KEY"].flatMap { $0.isEmpty ? nil : Secret($0) }
-        return ShortenerConfiguration(
-            baseURL: environment["APIMACRO_SHORTENER_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL,
-            key: envKey ?? storedKey,
-            keySource: envKey != nil ? "env APIMACRO_SHORTENER_KEY" : (storedKey != nil ? "stored key" : nil),
-            timeout: timeout, maxWait: maxWait)
+    /// Reads `Shortener`'s settings (SPEC §2) from `view`; the stored key is the fallback key.
+    public init(_ view: SettingsView) {
+        self.init(
+            baseURL: view.value(Shortener.url) ?? Self.defaultBaseURL,
+            key: Shortener.descriptor.credential(in: view)?.secret, timeout: view.requestTimeout,
+            maxWait: view.maxWait)
     }
 
     /// Google's error body: `{"error": {"code", "message", "errors": [...]}}`.
     public var client: ClientConfiguration {
         ClientConfiguration(
-            name: "shortener", baseURL: baseURL, credential: key.map { .query(name: "key", value: $0) },
+            name: Shortener.name, baseURL: baseURL, credential: key.map { .query(name: "key", value: $0) },
             timeout: timeout,
             maxWait: maxWait,
             errorMessage: { response in

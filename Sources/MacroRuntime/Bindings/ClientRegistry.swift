@@ -1,27 +1,20 @@
+import Clients
 import Foundation
 import PluginHost
 
 /// The built-in clients.
 ///
-/// Adding one is its router and client (in `Sources/Clients`), its binding (in
-/// `Bindings/`) and one entry here: the module, `login`, `auth status`, `config.toml`,
-/// the REPL and the plugins' reserved names all read this list.
+/// Adding one is its folder in `Sources/Clients` (its descriptor, configuration, router and
+/// client), its binding here in `Bindings/`, and one line below: the module, `login`,
+/// `logout`, `auth status`, `config.toml`'s keys, the settings' checks, the REPL, the help
+/// texts and the plugins' reserved names all read this list.
 enum ClientRegistry {
     static let all: [BuiltInClient] = [
-        BuiltInClient(
-            name: "github", credentialVariables: ["APIMACRO_GITHUB_TOKEN", "GITHUB_TOKEN"], login: nil,
-            configKeys: ["url", "token", "api_version"], install: GitHubBinding.install),
-        BuiltInClient(
-            name: "instagram", credentialVariables: ["APIMACRO_INSTAGRAM_TOKEN"],
-            login: .oauthImplicit(flow: { try $0.instagram(storedToken: nil).loginFlow() }),
-            configKeys: ["url", "token", "client_id", "redirect_uri", "authorize_url"],
-            install: InstagramBinding.install),
-        BuiltInClient(
-            name: "shortener", credentialVariables: ["APIMACRO_SHORTENER_KEY"],
-            login: .pastedKey(label: "your Google API key"),
-            configKeys: ["url", "key"], install: ShortenerBinding.install),
+        BuiltInClient(GitHub.descriptor, install: GitHubBinding.install),
+        BuiltInClient(Instagram.descriptor, install: InstagramBinding.install),
+        BuiltInClient(Shortener.descriptor, install: ShortenerBinding.install),
         // `apimacro.request`, `get` and `post`: any HTTP API, no credential of its own.
-        BuiltInClient(name: "http", credentialVariables: [], login: nil, configKeys: [], install: HTTPBinding.install),
+        BuiltInClient(ClientDescriptor(name: "http"), isObject: false, install: HTTPBinding.install),
     ]
 
     /// The entry called `name`, if one is.
@@ -31,7 +24,12 @@ enum ClientRegistry {
 
     /// The clients `apimacro login` knows, in order.
     static var loginNames: [String] {
-        all.filter { $0.login != nil }.map(\.name)
+        all.filter { $0.descriptor.login != nil }.map(\.name)
+    }
+
+    /// The clients that are objects in `apimacro` (`github`, …), in order.
+    static var objectNames: [String] {
+        all.filter(\.isObject).map(\.name)
     }
 
     /// Every built-in client's name: no plugin may take one.

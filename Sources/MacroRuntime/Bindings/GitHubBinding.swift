@@ -43,7 +43,8 @@ final class GitHubBinding {
         let runtime = context.runtime
         let module = context.module
         let client = GitHubClient(
-            configuration: runtime.settings.github, transport: runtime.transport, log: runtime.log,
+            configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
+            log: runtime.log,
             redactor: runtime.redactor)
         let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
         let builder = NativeClass<GitHubBinding>(

@@ -109,7 +109,7 @@ final class InstagramBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         let client = InstagramClient(
-            configuration: runtime.settings.instagram(storedToken: runtime.storedTokens["instagram"]),
+            configuration: InstagramConfiguration(runtime.view(of: Instagram.descriptor)),
             transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let binding = InstagramBinding(
             client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,

@@ -7,7 +7,7 @@ enum ShortenerBinding {
         let runtime = context.runtime
         let decoder = context.decoder
         let shortener = ShortenerClient(
-            configuration: runtime.settings.shortener(storedKey: runtime.storedTokens["shortener"]),
+            configuration: ShortenerConfiguration(runtime.view(of: Shortener.descriptor)),
             transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let builder = NativeClass<ShortenerClient>(
             name: "Shortener", module: "apimacro", doc: "Google URL Shortener v1 (key from APIMACRO_SHORTENER_KEY).")

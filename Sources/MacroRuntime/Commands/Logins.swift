@@ -25,30 +25,25 @@ public struct Logins: Sendable {
         public let problem: String?
     }
 
-    /// Which clients have credentials and where from.
+    /// Which clients have credentials and where from: the built-in ones, then the plugins,
+    /// each as its descriptor says (those with no credential of their own are left out).
     public func status() -> [Status] {
-        let environment = settings.environment
-        func env(_ names: [String]) -> String? {
-            names.first { !(environment[$0] ?? "").isEmpty }.map { "env \($0)" }
+        let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
+        return (ClientRegistry.all.map(\.descriptor) + plugins).compactMap(status)
+    }
+
+    /// Where `client`'s credential comes from: the first of its sources outside the store that
+    /// holds one, else the stored login, with the store's problem if it cannot be read.
+    private func status(of client: ClientDescriptor) -> Status? {
+        guard !client.credentialSources.isEmpty || client.login != nil else { return nil }
+        let outside = client.credential(in: settings.view())?.source.name
+        guard client.readsStoredLogin else { return Status(name: client.name, source: outside, problem: nil) }
+        do {
+            let stored = try store.token(for: client.name) != nil ? "stored login (\(store.path.path))" : nil
+            return Status(name: client.name, source: outside ?? stored, problem: nil)
+        } catch {
+            return Status(name: client.name, source: outside, problem: String(describing: error))
         }
-        func stored(_ name: String) -> (String?, String?) {
-            do {
-                return (try store.token(for: name) != nil ? "stored login (\(store.path.path))" : nil, nil)
-            } catch {
-                return (nil, String(describing: error))
-            }
-        }
-        let builtIn = ClientRegistry.all.filter { !$0.credentialVariables.isEmpty || $0.login != nil }.map { client in
-            let token = client.login == nil ? (nil, nil) : stored(client.name)
-            return Status(name: client.name, source: env(client.credentialVariables) ?? token.0, problem: token.1)
-        }
-        let plugins = PluginRegistry.load(settings: settings).plugins.filter { $0.auth != .none }.map { manifest in
-            let token = stored(manifest.name)
-            let fromEnvironment = PluginCredential(manifest: manifest, environment: environment, storedToken: nil)
-                .source
-            return Status(name: manifest.name, source: fromEnvironment ?? token.0, problem: token.1)
-        }
-        return builtIn + plugins
     }
 
     /// Every token `apimacro login` stored, for redaction (reports, `--output-dir` files);
@@ -81,60 +76,49 @@ public struct Logins: Sendable {
         case listen(port: Int)
     }
 
-    /// Logs in to `name`.
+    /// Logs in to `name`: a built-in client with a login, else a plugin.
     ///
     /// `say` prints a line for the user; `prompt` reads one.
     public func login(
         _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
     ) async throws {
-        switch ClientRegistry.named(name)?.login {
-        case .oauthImplicit(let flow):
-            try await loginImplicit(name, flow: flow(settings), mode: mode, say: say, prompt: prompt)
-        case .pastedKey(let label):
-            say("Paste \(label) (it is stored in \(store.path.path), mode 0600):")
-            guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
-                throw APIError(.auth, "no key given; nothing stored")
-            }
-            try store.save(Secret(key), for: name, kind: "api_key")
-            say("\(name): key stored.")
-        case nil:
-            try await loginPlugin(name, mode: mode, say: say, prompt: prompt)
+        if let client = ClientRegistry.named(name)?.descriptor, client.login != nil {
+            return try await login(client, mode: mode, say: say, prompt: prompt)
         }
-    }
-
-    /// `login NAME` for a plugin: the OAuth implicit flow for `oauth2_implicit`,
-    /// a pasted key for `query_key`, `header_key` and `bearer`.
-    private func loginPlugin(
-        _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
-    ) async throws {
         let registry = PluginRegistry.load(settings: settings)
         guard let manifest = registry.plugin(named: name) else {
             if let failure = registry.failure(named: name) {
                 throw MacroError("plugin '\(name)' did not load: \(failure.error)")
             }
             let names = Logins.loginNames + registry.plugins.filter { $0.auth != .none }.map(\.name)
-            let fromEnvironment = ClientRegistry.all.filter { $0.login == nil && !$0.credentialVariables.isEmpty }
-                .map { "\($0.name) reads \($0.credentialVariables.joined(separator: " or "))" }
+            let fromEnvironment = ClientRegistry.all.map(\.descriptor).filter {
+                $0.login == nil && !$0.credentialVariables.isEmpty
+            }.map { "\($0.name) reads \($0.credentialVariables.joined(separator: " or "))" }
             throw MacroError(
                 "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); \(fromEnvironment.joined(separator: "; "))"
             )
         }
-        switch manifest.auth {
-        case .oauth2Implicit:
+        try await login(manifest.descriptor, mode: mode, say: say, prompt: prompt)
+    }
+
+    /// Logs in to `client` as its descriptor says, built-in or plugin alike: the OAuth
+    /// implicit grant, or a pasted key.
+    private func login(
+        _ client: ClientDescriptor, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+    ) async throws {
+        switch client.login {
+        case .oauthImplicit(let login):
             try await loginImplicit(
-                name, flow: PluginClient.loginFlow(manifest, environment: settings.environment), mode: mode, say: say,
-                prompt: prompt)
-        case .queryKey(_, let variable), .headerKey(_, let variable), .bearer(let variable):
-            say("Paste your \(name) key (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
+                client.name, flow: login.flow(in: settings.view()), mode: mode, say: say, prompt: prompt)
+        case .pastedKey(let label, let variable):
+            say("Paste \(label) (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
             guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                 throw APIError(.auth, "no key given; nothing stored")
             }
-            try store.save(Secret(key), for: name, kind: "api_key")
-            say("\(name): key stored.")
-        case .basic(let user, let password):
-            throw MacroError("\(name) uses HTTP basic auth: set \(user) and \(password); there is nothing to log in to")
-        case .none:
-            throw MacroError("\(name) needs no credentials; there is nothing to log in to")
+            try store.save(Secret(key), for: client.name, kind: "api_key")
+            say("\(client.name): key stored.")
+        case nil:
+            throw MacroError(client.noLogin ?? "\(client.name) has nothing to log in to")
         }
     }
 

@@ -28,11 +28,13 @@ enum ApimacroModule {
             try client.install(context)
         }
         // What the REPL's namespace and `:login` read: the built-in clients and how each logs in.
-        try module.set("_builtin_clients", PythonValue.list(ClientRegistry.all.map { .string($0.name) }).toPython())
+        try module.set("_builtin_clients", PythonValue.list(ClientRegistry.objectNames.map { .string($0) }).toPython())
         try module.set(
             "_logins",
             PythonValue.object(
-                ClientRegistry.all.compactMap { client in client.login.map { (client.name, .string($0.kind)) } }
+                ClientRegistry.all.compactMap { client in
+                    client.descriptor.login.map { (client.name, .string($0.kind)) }
+                }
             ).toPython())
         try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)

@@ -18,7 +18,7 @@ final class Runtime: Sendable {
     let redactor: Redactor
     /// The redactor for what apimacro prints itself, which also learns secrets handed over later.
     let secrets: SecretRegistry
-    /// The tokens `apimacro login` stored for the built-in clients that have a login, by name.
+    /// The tokens `apimacro login` stored for the built-in clients that read one, by name.
     let storedTokens: [String: Secret]
     /// Tokens saved by `apimacro login` (mode 0600 under `$APIMACRO_HOME`).
     let credentials: CredentialStore
@@ -65,7 +65,7 @@ final class Runtime: Sendable {
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
         var builtInTokens: [String: Secret] = [:]
-        for client in ClientRegistry.all where client.login != nil {
+        for client in ClientRegistry.all where client.descriptor.readsStoredLogin {
             builtInTokens[client.name] = stored(client.name)
         }
         storedTokens = builtInTokens
@@ -93,6 +93,12 @@ final class Runtime: Sendable {
         }
         pluginClients = clients
         credentialProblem = problem
+    }
+
+    /// What the client `descriptor` describes reads its configuration from: the settings, and
+    /// the credential `apimacro login` stored for it.
+    func view(of descriptor: ClientDescriptor) -> SettingsView {
+        settings.view(storedCredential: storedTokens[descriptor.name])
     }
 
     /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.

@@ -59,7 +59,9 @@ public struct ConfigFile: Sendable {
     static let listSeparators = ["no_proxy": ","]
     static var knownTables: [String: [String]] {
         var tables = Dictionary(
-            uniqueKeysWithValues: ClientRegistry.all.filter { !$0.configKeys.isEmpty }.map { ($0.name, $0.configKeys) })
+            uniqueKeysWithValues: ClientRegistry.all.map(\.descriptor).filter { !$0.configKeys.isEmpty }.map {
+                ($0.name, $0.configKeys)
+            })
         // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS);
         // `timeout`: APIMACRO_SHARED_STATE_TIMEOUT (through APIMACRO_SHARED_TIMEOUT).
         tables["shared"] = ["redis", "timeout"]

@@ -9,11 +9,6 @@ struct SettingCheck {
     /// Variable → where it came from when not from the environment (`/path/config.toml: format`).
     let origins: [String: String]
 
-    /// The variables holding a URL of a built-in client (plugins' `APIMACRO_<NAME>_URL` are checked too).
-    static let urlVariables = [
-        "APIMACRO_INSTAGRAM_REDIRECT_URI", "APIMACRO_INSTAGRAM_AUTHORIZE_URL",
-    ]
-
     /// The value of `variable` and where it came from; nil when unset or empty.
     func value(_ variable: String) -> (value: String, source: String)? {
         guard let value = environment[variable], !value.isEmpty else { return nil }
@@ -53,26 +48,20 @@ struct SettingCheck {
         return number
     }
 
-    /// Every client URL (`APIMACRO_*_URL`, Instagram's redirect and authorize URLs) is an http(s) URL;
-    /// GitHub's API version is a date.
+    /// Every setting a built-in client declares holds what it accepts (a URL, GitHub's API
+    /// version a date: `ClientSetting.problem`), and every other `APIMACRO_*_URL` (a plugin's)
+    /// an http(s) URL; the first bad one, in the order of the variables' names, is the error.
     func clientVariables() throws {
-        let urls = environment.keys.filter { $0.hasPrefix("APIMACRO_") && $0.hasSuffix("_URL") } + Self.urlVariables
-        for variable in urls.sorted() {
-            guard let found = value(variable) else { continue }
-            let (text, source) = found
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-                url.host?.isEmpty == false
-            else {
-                throw MacroError(
-                    "\(source): '\(text)' is not an http:// or https:// URL; accepted: a URL such as https://api.example.com/v1"
-                )
-            }
+        var checks: [String: @Sendable (String) -> String?] = [:]
+        for variable in environment.keys where variable.hasPrefix("APIMACRO_") && variable.hasSuffix("_URL") {
+            checks[variable] = ClientSetting.urlProblem
         }
-        if let found = value("APIMACRO_GITHUB_API_VERSION"),
-            found.value.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) == nil
-        {
-            throw MacroError(
-                "\(found.source): '\(found.value)' is not a GitHub API version; accepted: a date such as 2022-11-28")
+        for setting in ClientRegistry.all.flatMap(\.descriptor.settings) {
+            if let problem = setting.problem { checks[setting.variable] = problem }
+        }
+        for (variable, problem) in checks.sorted(by: { $0.key < $1.key }) {
+            guard let found = value(variable), let message = problem(found.value) else { continue }
+            throw MacroError("\(found.source): \(message)")
         }
     }
 

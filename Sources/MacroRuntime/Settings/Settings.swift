@@ -27,8 +27,6 @@ public struct Settings: Sendable {
     public var requestTimeout: Double
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait in seconds (60).
     public var maxWait: Double
-    /// The GitHub client's settings (SPEC §2).
-    public var github: GitHubConfiguration
     /// `--record FILE.har`: write every exchange to this HAR file (secrets redacted).
     public var record: URL?
     /// `--replay FILE.har`: answer requests from this HAR file, with no network.
@@ -96,8 +94,6 @@ public struct Settings: Sendable {
         self.maxWait = try check.seconds("APIMACRO_MAX_WAIT", zeroAllowed: true) ?? 60
         try check.clientVariables()
         self.network = try NetworkResolver.resolve(check, workingDirectory: workingDirectory)
-        self.github = GitHubConfiguration.fromEnvironment(
-            environment, timeout: self.requestTimeout, maxWait: self.maxWait)
         self.record = record
         self.replay = replay
         self.offline = offline
@@ -159,14 +155,13 @@ public struct Settings: Sendable {
         return settings
     }
 
-    /// Instagram's configuration from these settings; `storedToken` (from `apimacro login`) is the fallback token.
-    public func instagram(storedToken: Secret?) -> InstagramConfiguration {
-        .fromEnvironment(environment, storedToken: storedToken, timeout: requestTimeout, maxWait: maxWait)
-    }
-
-    /// The shortener's configuration from these settings; `storedKey` is the fallback key.
-    public func shortener(storedKey: Secret?) -> ShortenerConfiguration {
-        .fromEnvironment(environment, storedKey: storedKey, timeout: requestTimeout, maxWait: maxWait)
+    /// What a client reads its configuration from (each client's configuration type takes
+    /// one: `GitHubConfiguration(settings.view())`): the environment, the request timeout and
+    /// rate-limit wait, and `storedCredential`, what `apimacro login` stored for it.
+    public func view(storedCredential: Secret? = nil) -> SettingsView {
+        SettingsView(
+            environment: environment, requestTimeout: requestTimeout, maxWait: maxWait,
+            storedCredential: storedCredential)
     }
 
     static func cacheDirectory(environment: [String: String]) -> URL {

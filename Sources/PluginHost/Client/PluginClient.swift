@@ -147,27 +147,16 @@ public final class PluginClient: Sendable {
     /// The OAuth implicit-grant flow of an `oauth2_implicit` plugin: client id
     /// from `APIMACRO_<NAME>_CLIENT_ID`, redirect URI from
     /// `APIMACRO_<NAME>_REDIRECT_URI` (default `http://127.0.0.1:8765/callback`),
-    /// authorize URL from `APIMACRO_<NAME>_AUTHORIZE_URL`, else the manifest's.
+    /// authorize URL from `APIMACRO_<NAME>_AUTHORIZE_URL`, else the manifest's
+    /// (the plugin's `descriptor`'s login).
     public static func loginFlow(_ manifest: PluginManifest, environment: [String: String]) throws -> OAuthImplicitFlow
     {
-        guard case .oauth2Implicit(let settings) = manifest.auth else {
+        guard case .oauthImplicit(let login) = manifest.descriptor.login else {
             throw APIError(
                 .auth, "\(manifest.name) does not log in with OAuth (its auth is \(manifest.auth.kind))",
                 api: manifest.name)
         }
-        func value(_ suffix: String) -> String? {
-            environment[manifest.environmentPrefix + suffix].flatMap { $0.isEmpty ? nil : $0 }
-        }
-        guard let clientID = value("_CLIENT_ID") else {
-            throw APIError(
-                .auth,
-                "set \(manifest.environmentPrefix)_CLIENT_ID (and \(manifest.environmentPrefix)_REDIRECT_URI) to your app's values to log in",
-                api: manifest.name)
-        }
-        return OAuthImplicitFlow(
-            authorizeURL: value("_AUTHORIZE_URL") ?? settings.authorizeURL, clientID: clientID,
-            redirectURI: value("_REDIRECT_URI") ?? "http://127.0.0.1:8765/callback", scope: settings.scope,
-            name: manifest.name)
+        return try login.flow(in: SettingsView(environment: environment))
     }
 
     /// This client's login flow (see the static `loginFlow`).

@@ -1,0 +1,52 @@
+/// A client as the rest of apimacro sees it, built-in or a plugin: its name, its settings
+/// (each a `config.toml` key), where its credential comes from, and how `apimacro login`
+/// gets one.
+///
+/// A built-in client declares its descriptor in its own folder (`GitHub.descriptor`); a
+/// plugin's is made from its manifest (PluginHost's `PluginManifest.descriptor`). `login`,
+/// `logout`, `auth status`, `config.toml`'s key check, the checks of the settings' values,
+/// the REPL's `:login` and the help texts read descriptors, never a client's name.
+public struct ClientDescriptor: Sendable {
+    /// The client's name: `apimacro.NAME`, the `api` of its errors, its `[NAME]` table in
+    /// `config.toml`, its stored credential, and a name no plugin may take.
+    public let name: String
+    /// Every `APIMACRO_<NAME>_*` setting it reads, in the order `config.toml` messages list
+    /// their keys; empty for a plugin, whose table takes any key.
+    public let settings: [ClientSetting]
+    /// Where its credential comes from, in the order they win; empty when it has none.
+    public let credentialSources: [CredentialSource]
+    /// How `apimacro login NAME` gets a credential; nil when it does not.
+    public let login: LoginKind?
+    /// What `apimacro login NAME` says when there is no login (a plugin with basic auth); nil
+    /// for the general answer, which lists the logins there are.
+    public let noLogin: String?
+
+    /// A client's description.
+    public init(
+        name: String, settings: [ClientSetting] = [], credentialSources: [CredentialSource] = [],
+        login: LoginKind? = nil, noLogin: String? = nil
+    ) {
+        self.name = name
+        self.settings = settings
+        self.credentialSources = credentialSources
+        self.login = login
+        self.noLogin = noLogin
+    }
+
+    /// The keys of its `[NAME]` table in `config.toml`.
+    public var configKeys: [String] { settings.map(\.key) }
+
+    /// Whether one of its sources is what `apimacro login` stored.
+    public var readsStoredLogin: Bool { credentialSources.contains { $0.isStoredLogin } }
+
+    /// The environment variables that may hold its credential, in the order they win.
+    public var credentialVariables: [String] { credentialSources.compactMap(\.variable) }
+
+    /// Its credential in `view` and where it came from: the first source that holds one.
+    public func credential(in view: SettingsView) -> (secret: Secret, source: CredentialSource)? {
+        for source in credentialSources {
+            if let secret = source.read(view) { return (secret, source) }
+        }
+        return nil
+    }
+}
