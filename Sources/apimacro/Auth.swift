@@ -7,17 +7,9 @@ struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log in to an API and store its token under $APIMACRO_HOME (mode 0600).",
-        discussion: """
-            instagram: prints the OAuth2 authorize URL (response_type=token), then either reads the
-            address your browser was redirected to (pasted, or --redirect-url URL), or with --listen PORT
-            serves the redirect URI on 127.0.0.1:PORT and catches the token itself. Needs
-            APIMACRO_INSTAGRAM_CLIENT_ID (and APIMACRO_INSTAGRAM_REDIRECT_URI for the paste flow).
-            shortener: reads an API key from standard input.
-            A plugin: oauth2_implicit plugins log in like instagram (with APIMACRO_<NAME>_CLIENT_ID);
-            plugins with a key (query_key, header_key, bearer) read it from standard input.
-            """)
+        discussion: Logins.help)
 
-    @Argument(help: "The client: instagram, shortener or a plugin.", completion: .custom(Completions.loginNames))
+    @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
     var name: String
 
     @Option(help: ArgumentHelp("The address the browser was redirected to, to finish a login.", valueName: "url"))
@@ -49,9 +41,9 @@ struct Login: AsyncParsableCommand {
 struct Logout: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
-        abstract: "Remove a stored token (of instagram, shortener or a plugin).")
+        abstract: "Remove a stored token (of \(Logins.namesInWords)).")
 
-    @Argument(help: "The client: instagram, shortener or a plugin.", completion: .custom(Completions.loginNames))
+    @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
     var name: String
 
     func run() throws {

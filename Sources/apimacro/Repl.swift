@@ -6,7 +6,8 @@ import MacroRuntime
 struct Repl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repl",
-        abstract: "Interactive Python with apimacro, github, instagram, shortener and the plugins' clients imported.",
+        abstract:
+            "Interactive Python with apimacro, \(MacroHostInfo.clients.joined(separator: ", ")) and the plugins' clients imported.",
         discussion: """
             Line editing, history in $APIMACRO_HOME/history and tab completion on a terminal. \
             Commands: :run MACRO [ARGS], :macros, :plugins, :login NAME, \

@@ -9,7 +9,11 @@ struct HelpTests {
 
     @Test(
         "help text matches its snapshot",
-        arguments: [["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"]])
+        arguments: [
+            ["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"],
+            ["login", "--help"],
+            ["logout", "--help"],
+        ])
     func help(arguments: [String]) async throws {
         let space = try Workspace()
         defer { space.remove() }

@@ -16,6 +16,39 @@ public struct Logins: Sendable {
     /// The built-in clients `login` knows (plugins with credentials come on top).
     public static var loginNames: [String] { ClientRegistry.loginNames }
 
+    /// What `login` and `logout` take, in words: `instagram, shortener or a plugin`.
+    public static var namesInWords: String {
+        let names = loginNames
+        return names.isEmpty ? "a plugin" : names.joined(separator: ", ") + " or a plugin"
+    }
+
+    /// `login`'s help: one line on how each built-in client with a login logs in (read from
+    /// its descriptor), then one on the plugins.
+    public static var help: String {
+        var lines: [String] = []
+        var oauthName: String?
+        for client in ClientRegistry.all.map(\.descriptor) {
+            switch client.login {
+            case .oauthImplicit(let login):
+                oauthName = oauthName ?? client.name
+                lines.append(
+                    "\(client.name): prints the OAuth2 authorize URL (response_type=token), then either reads the "
+                        + "address your browser was redirected to (pasted, or --redirect-url URL), or with --listen PORT "
+                        + "serves the redirect URI on 127.0.0.1:PORT and catches the token itself. Needs "
+                        + "\(login.clientID.variable) (and \(login.redirectURI.variable) for the paste flow).")
+            case .pastedKey:
+                lines.append("\(client.name): reads an API key from standard input.")
+            case nil:
+                break
+            }
+        }
+        let oauth = oauthName.map { "like \($0)" } ?? "through the OAuth2 flow"
+        lines.append(
+            "A plugin: oauth2_implicit plugins log in \(oauth) (with APIMACRO_<NAME>_CLIENT_ID); "
+                + "plugins with a key (query_key, header_key, bearer) read it from standard input.")
+        return lines.joined(separator: "\n")
+    }
+
     /// One line of `auth status`.
     public struct Status: Sendable, Equatable {
         public let name: String
