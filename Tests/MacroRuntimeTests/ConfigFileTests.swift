@@ -1,7 +1,8 @@
 import Clients
 import Foundation
-import MacroRuntime
 import Testing
+
+@testable import MacroRuntime
 
 @Suite("config.toml: flags > environment > config.toml > defaults")
 struct ConfigFileTests {
@@ -47,6 +48,45 @@ struct ConfigFileTests {
         #expect(GitHubConfiguration(settings.view()).baseURL == "http://127.0.0.1:9")
         #expect(try Settings(format: "ndjson", environment: environment).format == .ndjson)
         #expect(try Settings(environment: try Settings.environment(["APIMACRO_HOME": home.path])).format == .csv)
+    }
+
+    @Test("[github] graphql_url is APIMACRO_GITHUB_GRAPHQL_URL: the GraphQL endpoint, checked like the variable")
+    func graphQLURLKey() throws {
+        let home = try home(with: "[github]\ngraphql_url = \"http://127.0.0.1:9/gql\"\n")
+        let settings = try Settings.load(process: ["APIMACRO_HOME": home.path])
+        #expect(GitHubConfiguration(settings.view()).graphQLEndpoint == "http://127.0.0.1:9/gql")
+        let bad = try self.home(with: "[github]\ngraphql_url = \"ftp://127.0.0.1/gql\"\n")
+        let error = #expect(throws: MacroError.self) { try Settings.load(process: ["APIMACRO_HOME": bad.path]) }
+        #expect(
+            error?.description
+                == "\(bad.appendingPathComponent("config.toml").path): github.graphql_url: 'ftp://127.0.0.1/gql' "
+                + "is not an http:// or https:// URL; accepted: a URL such as https://api.example.com/v1")
+    }
+
+    @Test("every setting a built-in client declares is a key of its table in config.toml, for its variable")
+    func everyClientSettingIsAKey() throws {
+        var text = ""
+        var expected: [String: String] = [:]
+        for client in ClientRegistry.all.map(\.descriptor) where !client.settings.isEmpty {
+            text += "[\(client.name)]\n"
+            for setting in client.settings {
+                // A value the setting accepts: a URL, else a date (GitHub's API version).
+                let value =
+                    ["https://\(client.name).example.com/\(setting.key)", "2022-11-28"].first {
+                        setting.problem?($0) == nil
+                    } ?? ""
+                text += "\(setting.key) = \"\(value)\"\n"
+                expected[setting.variable] = value
+            }
+        }
+        #expect(expected["APIMACRO_GITHUB_GRAPHQL_URL"] != nil && expected.count >= 11, "\(expected.keys.sorted())")
+        let home = try home(with: text)
+        // It holds tokens and keys: only a private file is read.
+        #expect(chmod(home.appendingPathComponent("config.toml").path, 0o600) == 0)
+        let settings = try Settings.load(process: ["APIMACRO_HOME": home.path])
+        for (variable, value) in expected {
+            #expect(settings.environment[variable] == value, "\(variable)")
+        }
     }
 
     @Test("no file: nothing changes")

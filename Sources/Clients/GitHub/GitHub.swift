@@ -15,13 +15,13 @@ public enum GitHub {
         text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil
             ? nil : "'\(text)' is not a GitHub API version; accepted: a date such as 2022-11-28"
     }
-    /// `APIMACRO_GITHUB_GRAPHQL_URL`: the GraphQL endpoint, when it is
+    /// `APIMACRO_GITHUB_GRAPHQL_URL` (`[github] graphql_url`): the GraphQL endpoint, when it is
     /// not where the base URL implies.
     public static let graphQLURL = ClientSetting.url(client: name, key: "graphql_url")
 
     /// GitHub for `auth status`, `config.toml` and the setting checks: the token from
     /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; no login.
     public static let descriptor = ClientDescriptor(
-        name: name, settings: [url, token, apiVersion],
+        name: name, settings: [url, token, apiVersion, graphQLURL],
         credentialSources: [.variable(token.variable), .variable("GITHUB_TOKEN")])
 }
