@@ -96,7 +96,7 @@ final class GitHubBinding {
                     parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
                 limit: Arguments.limit(slots[2], in: "paginate"))
         }
-        try GraphQLBinding.install(on: builder, module: module)
+        try GraphQL.install(on: builder, module: module)
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") {
             try $0.rateLimit()
         }

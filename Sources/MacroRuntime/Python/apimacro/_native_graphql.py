@@ -2,7 +2,7 @@
 # ``github.graphql`` and ``github.graphql_paginate``).
 #
 # Not a module to import: at start-up the host reads this file and executes it
-# in the namespace of ``_apimacro`` (GraphQLBinding.install), where ``ParseError`` and ``GraphQLError`` are already defined.
+# in the namespace of ``_apimacro`` (GitHubBinding.GraphQL.install), where ``ParseError`` and ``GraphQLError`` are already defined.
 #
 
 def _graphql_clean(text, limit=500):
