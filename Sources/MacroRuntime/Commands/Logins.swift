@@ -62,7 +62,7 @@ public struct Logins: Sendable {
     /// each as its descriptor says (those with no credential of their own are left out).
     public func status() -> [Status] {
         let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
-        return (ClientRegistry.all.map(\.descriptor) + plugins).compactMap(status)
+        return (ClientRegistry.all.map(\.descriptor) + plugins).compactMap(status(of:))
     }
 
     /// Where `client`'s credential comes from: the first of its sources outside the store that
