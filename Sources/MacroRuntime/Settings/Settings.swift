@@ -38,9 +38,9 @@ public struct Settings: Sendable {
     /// The HTTP cache's folder: `$XDG_CACHE_HOME/apimacro`, else `~/.cache/apimacro`.
     public var cacheDirectory: URL
     /// Folders holding plugin folders, in search order: `APIMACRO_PLUGINS`
-    /// (colon-separated), `$APIMACRO_HOME/plugins`, then the checkout's
-    /// `plugins/` found by walking up from the executable's real path (or an
-    /// installed `PREFIX/share/apimacro/plugins`).
+    /// (colon-separated), `$APIMACRO_HOME/plugins`, then the shipped plugins: an
+    /// installed `PREFIX/share/apimacro/plugins` beside the executable's real path, else
+    /// the checkout's `plugins/` found by walking up from it.
     public var pluginFolders: [URL]
     /// `APIMACRO_SHARED_STATE` (or `[shared] redis` in config.toml): the Redis server whose
     /// rate-limit budgets and cache every apimacro process shares; nil (the default) for none.

@@ -103,13 +103,18 @@ public struct PluginRegistry: Sendable {
             + [repositoryFolder(executable: executable)].compactMap { $0 }
     }
 
-    /// The plugins shipped with apimacro: walking up from the real path of
-    /// the executable, the first folder holding both `Package.swift` and
-    /// `plugins/` (a checkout, with the binary in `.build/…`); else an
-    /// installed `PREFIX/share/apimacro/plugins` beside `PREFIX/bin/apimacro`.
+    /// The plugins shipped with apimacro: an installed `PREFIX/share/apimacro/plugins` beside
+    /// `PREFIX/bin/apimacro` (the real path of the executable); else, walking up from the
+    /// executable's folder, the first folder holding both `Package.swift` and `plugins/` (a
+    /// checkout, with the binary in `.build/…`).
+    ///
+    /// A binary installed with its plugins never looks above its prefix: a `plugins/` folder
+    /// there is not its own.
     public static func repositoryFolder(executable: URL) -> URL? {
         let fileManager = FileManager.default
         let binDirectory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        let installed = binDirectory.deletingLastPathComponent().appendingPathComponent("share/apimacro/plugins")
+        if fileManager.fileExists(atPath: installed.path) { return installed }
         var folder = binDirectory
         for _ in 0..<8 {
             let plugins = folder.appendingPathComponent("plugins")
@@ -122,7 +127,6 @@ public struct PluginRegistry: Sendable {
             if parent.path == folder.path { break }
             folder = parent
         }
-        let installed = binDirectory.deletingLastPathComponent().appendingPathComponent("share/apimacro/plugins")
-        return fileManager.fileExists(atPath: installed.path) ? installed : nil
+        return nil
     }
 }
