@@ -360,13 +360,3 @@ public struct CacheStage: Stage {
         return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 }
-
-extension CredentialStage {
-    /// The exchange as this stage would send it: with the credential when the
-    /// URL's origin gets one.
-    ///
-    /// For keys and recordings, never for the wire.
-    func injected(_ exchange: Exchange) async -> Exchange {
-        wire(exchange)
-    }
-}
