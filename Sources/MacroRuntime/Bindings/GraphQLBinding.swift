@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import WebAPI
 
 /// `github.graphql(query, **variables)` and `github.graphql_paginate(query, path,
 /// limit=None, **variables)`: GitHub's GraphQL API as two more methods of the

@@ -1,4 +1,5 @@
 import Clients
+import WebAPI
 
 /// A problem with how apimacro was asked to run a macro (not an error raised
 /// by the macro itself): the CLI prints its message on one line and exits 2.

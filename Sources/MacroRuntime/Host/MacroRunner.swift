@@ -2,6 +2,7 @@ import Clients
 import Foundation
 import PythonBridge
 import Synchronization
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// The native module `_apimacro`: what the bundled `apimacro` package
 /// re-exports.
