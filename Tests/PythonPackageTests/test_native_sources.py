@@ -1,7 +1,7 @@
 """Tests for the Python the host executes itself (``_native_*.py``, ``_macro_help.py``).
 
 Each file is executed here as the host executes it: in a namespace that already
-holds what the native module defines (``request``, the exception classes).
+holds what the native module defines (``request``, ``_redact``, the exception classes).
 """
 
 import os
@@ -36,6 +36,50 @@ def load(name, **namespace):
         code = compile(file.read(), path, "exec")
     exec(code, namespace)
     return namespace
+
+
+def fake_redact(value):
+    """``_apimacro._redact`` for one known secret, ``s3cret``: in a str, or in the strs of a list."""
+    if isinstance(value, str):
+        return value.replace("s3cret", "REDACTED")
+    if isinstance(value, list):
+        return [fake_redact(item) for item in value]
+    return value
+
+
+class ExceptionsTest(unittest.TestCase):
+    NAMES = ["APIError", "NetworkError", "Timeout", "HTTPError", "NotFound", "Unauthorized", "Forbidden",
+             "RateLimited", "ParseError", "AuthError", "OfflineError", "GraphQLError", "MacroTimeout"]
+
+    def setUp(self):
+        self.ns = load("_native_exceptions.py", _redact=fake_redact)
+
+    def test_classes_hierarchy_and_module(self):
+        ns = self.ns
+        parents = {name: ns[name].__mro__[1].__name__ for name in self.NAMES}
+        self.assertEqual(parents, {
+            "APIError": "Exception", "NetworkError": "APIError", "Timeout": "NetworkError",
+            "HTTPError": "APIError", "NotFound": "HTTPError", "Unauthorized": "HTTPError",
+            "Forbidden": "HTTPError", "RateLimited": "HTTPError", "ParseError": "APIError",
+            "AuthError": "APIError", "OfflineError": "APIError", "GraphQLError": "APIError",
+            "MacroTimeout": "BaseException"})
+        for name in self.NAMES:
+            self.assertEqual((ns[name].__module__, ns[name].__qualname__), ("apimacro", name))
+        self.assertNotIn("_cls", ns)
+
+    def test_attributes_are_redacted_and_bounded(self):
+        error = self.ns["NotFound"]("no s3cret here", status=404, url="https://x/?t=s3cret", api="github",
+                                    body=b"s3cret" + b"b" * 5000)
+        self.assertEqual((str(error), error.message, error.url), ("no REDACTED here",) * 2 + ("https://x/?t=REDACTED",))
+        self.assertEqual((error.status, error.api, len(error.body)), (404, "github", 4096))
+        self.assertTrue(error.body.startswith("REDACTEDbbb"))
+        self.assertEqual(repr(error), "NotFound('no REDACTED here', status=404, url='https://x/?t=REDACTED', api='github')")
+        limited = self.ns["RateLimited"]("slow", status=429, reset_at=1700000000, retry_after=2.5)
+        self.assertEqual((limited.reset_at, limited.retry_after, limited.status), (1700000000, 2.5, 429))
+        graphql = self.ns["GraphQLError"]("bad", errors=("s3cret",), data={"a": 1})
+        self.assertEqual((graphql.errors, graphql.data), (["REDACTED"], {"a": 1}))
+        self.assertEqual(self.ns["GraphQLError"]("x").errors, [])
+        self.assertFalse(issubclass(self.ns["MacroTimeout"], Exception))
 
 
 class HelpersTest(unittest.TestCase):
