@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge", "Clients", "PluginHost"],
+            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost"],
             resources: [.copy("Python/apimacro")]
         ),
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
@@ -101,17 +101,19 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/TestSupport",
-            // Recorded GraphQL answers, read from the source tree like ../shared/fixtures.
-            exclude: ["Fixtures"]
+            // Recorded GraphQL answers, read from the source tree like ../shared/fixtures (their
+            // readers, Fixtures/*.swift, are built).
+            exclude: ["Fixtures/graphql"]
         ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .executableTarget(name: "apimacro-testserver", dependencies: ["TestSupport"], path: "Tests/TestServerMain"),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport"]),
-        .testTarget(name: "ClientsTests", dependencies: ["Clients", "TestSupport"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "TestSupport"]),
+        .testTarget(name: "ClientsTests", dependencies: ["WebAPI", "Clients", "TestSupport"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch"]),
-        .testTarget(name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "TestSupport"]),
+        .testTarget(
+            name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.
         .testTarget(name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots"]),
     ],
@@ -130,7 +132,7 @@ if Context.environment["APIMACRO_FUZZ"] == "1" {
     let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
         ("LinkHeader", ["WebAPI"]),
         ("NextURL", ["WebAPI"]),
-        ("RedirectURL", ["Clients"]),
+        ("RedirectURL", ["Clients", "WebAPI"]),
         ("JSONPython", ["PythonBridge"]),
         ("HAR", ["WebAPI"]),
         ("Manifest", ["PluginHost"]),

@@ -1,5 +1,6 @@
 import Clients
 import FuzzSupport
+import WebAPI
 
 /// libFuzzer entry: any text as the address a browser was redirected to after an OAuth 2
 /// implicit-grant authorize step.

@@ -111,7 +111,8 @@ struct Batch: ParsableCommand {
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let runner = BatchRunner(
             configuration: .init(
-                executable: executable, runOptions: forwarded.forwardedArguments,
+                executable: executable, childFailureCode: ExitReport.failure().exitCode,
+                runOptions: forwarded.forwardedArguments,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeout: options.timeout,
                 failFast: failFast, record: settings.record,
                 outputDirectory: outputDir.map { URL(fileURLWithPath: $0) },
@@ -125,6 +126,6 @@ struct Batch: ParsableCommand {
             try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard)
                 .write(to: URL(fileURLWithPath: shard?.fileName(junit) ?? junit))
         }
-        throw ExitCode(BatchExit.code(for: results))
+        throw ExitCode(ExitReport(BatchOutcome(results)).exitCode)
     }
 }

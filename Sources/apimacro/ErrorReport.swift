@@ -3,41 +3,52 @@ import Batch
 import Foundation
 import MacroRuntime
 
-/// The single place where errors become what the user sees (SPEC §1: usage
-/// errors are one line and exit 2; help and version exit 0).
+/// Where the command line turns any error into what the user sees and an exit code, through
+/// the one table, `ExitReport` (SPEC §1: usage errors are one line and exit 2; help and
+/// version exit 0); swift-argument-parser's own errors (help, the version, a bad flag) are read
+/// with its `MessageInfo` (`fullMessage`, `exitCode`).
 enum ErrorReport {
     static func exitCode(for error: any Error, command: Apimacro.Type) -> Int32 {
-        if let exit = error as? ExitCode { return exit.rawValue }
-        if let failure = report(error) {
-            printError("apimacro: \(failure.message)")
-            return failure.exitCode
+        let ending = report(error, command: command)
+        if let message = ending.message {
+            if ending.printsOnStandardOutput {
+                print(message)
+            } else {
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+            }
         }
+        return ending.exitCode
+    }
+
+    /// How the command ends after `error`: an `ExitCode` a command threw passes through;
+    /// apimacro's own errors (`ExitReport.init(_:)`); else swift-argument-parser's reading.
+    static func report(_ error: any Error, command: Apimacro.Type) -> ExitReport {
+        if let exit = error as? ExitCode { return .status(exit.rawValue) }
+        if let own = ExitReport(error) { return own }
         let status = command.exitCode(for: error)
         let message = command.fullMessage(for: error)
-        if status == .success {
-            print(message)
-            return 0
-        }
+        if status == .success { return .help(message) }
         if status.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
             let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
             let trimmed = line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line
-            printError("apimacro: \(trimmed) (see 'apimacro --help')")
-            return MacroRunner.ExitCode.usage
+            return .usage("\(trimmed) (see 'apimacro --help')")
         }
-        printError("apimacro: \(message)")
-        return status.rawValue == 0 ? 1 : status.rawValue
+        return .status(status.rawValue == 0 ? 1 : status.rawValue, message)
     }
+}
 
-    /// apimacro's own errors: `MacroError.report` (an `APIError` or a `MacroError`), or a
-    /// `BatchError` (usage and configuration problems, 2); nil for any other.
-    static func report(_ error: any Error) -> (message: String, exitCode: Int32)? {
-        if let batchError = error as? BatchError {
-            return (batchError.description, MacroRunner.ExitCode.usage)
+/// A jobs file that cannot be read, a bad `--shard`: a usage error, as `MacroError` is.
+extension BatchError: UsageError {}
+
+extension ExitReport {
+    /// How `apimacro batch` ends: 0 when every job succeeded, else 1; 130 after Ctrl-C; 128 +
+    /// the signal after SIGTERM, SIGHUP, or SIGPIPE when stdout's reader went away (141).
+    init(_ outcome: BatchOutcome) {
+        switch outcome {
+        case .succeeded: self = .success
+        case .failed: self = .failure()
+        case .interrupted: self = .interrupted()
+        case .stopped(let signal): self = .stopped(signal: signal)
         }
-        return MacroError.report(error)
-    }
-
-    static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

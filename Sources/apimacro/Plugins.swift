@@ -19,7 +19,7 @@ struct Plugins: ParsableCommand {
             let catalog = PluginCatalog(settings: try Settings.load())
             print(catalog.list())
             // The others are listed and work; the exit code tells a script that one did not load.
-            if !catalog.registry.failures.isEmpty { throw ExitCode.failure }
+            if !catalog.registry.failures.isEmpty { throw ExitCode(ExitReport.failure().exitCode) }
         }
     }
 

@@ -2,6 +2,7 @@ import Clients
 import Foundation
 import TestSupport
 import Testing
+import WebAPI
 
 @Suite("the GitHub client against the loopback server")
 struct GitHubClientTests {

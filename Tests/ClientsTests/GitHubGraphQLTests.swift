@@ -2,6 +2,7 @@ import Clients
 import Foundation
 import TestSupport
 import Testing
+import WebAPI
 
 @Suite("GitHub GraphQL against the loopback server")
 struct GitHubGraphQLTests {

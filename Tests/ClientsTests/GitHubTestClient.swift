@@ -1,5 +1,6 @@
 import Clients
 import TestSupport
+import WebAPI
 
 /// A GitHub client on a fresh loopback test server and its own transport, for `body`; both are
 /// shut down afterwards, also when `body` throws.

@@ -100,6 +100,11 @@ struct StartupTests {
         }
         let stored = try files()
         #expect(stored.count >= 3, "compiled code of the bundled sources was not stored: \(stored)")
+        // The exception classes (_native_exceptions.py) among them: a file's header holds its whole source.
+        let exceptions = try stored.keys.filter { name in
+            try Data(contentsOf: folder.appendingPathComponent(name)).range(of: Data("class RateLimited(".utf8)) != nil
+        }
+        #expect(exceptions.count == 1, "the exception classes' code was not stored once: \(exceptions)")
         // The second run reads those files: none is compiled and written again (same inodes).
         let second = try await space.run("run", "--no-cache", "hello.py")
         #expect(second.status == 0, "\(second.stderr)")

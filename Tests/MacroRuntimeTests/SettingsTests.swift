@@ -2,6 +2,7 @@ import Clients
 import Foundation
 import MacroRuntime
 import Testing
+import WebAPI
 
 @Suite("settings, macro lookup and redaction")
 struct SettingsTests {

@@ -2,6 +2,7 @@ import Clients
 import Foundation
 import TestSupport
 import Testing
+import WebAPI
 
 @testable import PluginHost
 

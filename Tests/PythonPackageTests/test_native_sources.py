@@ -1,7 +1,7 @@
 """Tests for the Python the host executes itself (``_native_*.py``, ``_macro_help.py``).
 
 Each file is executed here as the host executes it: in a namespace that already
-holds what the native module defines (``request``, the exception classes).
+holds what the native module defines (``request``, ``_redact``, the exception classes).
 """
 
 import os
@@ -13,22 +13,6 @@ import apimacro
 PACKAGE = os.path.dirname(apimacro.__file__)
 
 
-class APIError(Exception):
-    def __init__(self, message="", *, status=None, url=None, api=None, body=None):
-        super().__init__(message)
-        self.status, self.url, self.api, self.body = status, url, api, body
-
-
-class ParseError(APIError):
-    pass
-
-
-class GraphQLError(APIError):
-    def __init__(self, message="", *, errors=None, data=None, **kwargs):
-        super().__init__(message, **kwargs)
-        self.errors, self.data = errors, data
-
-
 def load(name, **namespace):
     """The namespace after executing the package's file `name` in one holding `namespace`."""
     path = os.path.join(PACKAGE, name)
@@ -36,6 +20,52 @@ def load(name, **namespace):
         code = compile(file.read(), path, "exec")
     exec(code, namespace)
     return namespace
+
+
+def fake_redact(value):
+    """``_apimacro._redact`` for one known secret, ``s3cret``: in a str, or in the strs of a list."""
+    if isinstance(value, str):
+        return value.replace("s3cret", "REDACTED")
+    if isinstance(value, list):
+        return [fake_redact(item) for item in value]
+    return value
+
+
+class ExceptionsTest(unittest.TestCase):
+    NAMES = ["APIError", "NetworkError", "Timeout", "HTTPError", "NotFound", "Unauthorized", "Forbidden",
+             "RateLimited", "ParseError", "AuthError", "OfflineError", "GraphQLError", "MacroTimeout"]
+
+    def setUp(self):
+        self.ns = load("_native_exceptions.py", _redact=fake_redact)
+
+    def test_classes_hierarchy_and_module(self):
+        ns = self.ns
+        parents = {name: ns[name].__mro__[1].__name__ for name in self.NAMES}
+        self.assertEqual(parents, {
+            "APIError": "Exception", "NetworkError": "APIError", "Timeout": "NetworkError",
+            "HTTPError": "APIError", "NotFound": "HTTPError", "Unauthorized": "HTTPError",
+            "Forbidden": "HTTPError", "RateLimited": "HTTPError", "ParseError": "APIError",
+            "AuthError": "APIError", "OfflineError": "APIError", "GraphQLError": "APIError",
+            "MacroTimeout": "BaseException"})
+        for name in self.NAMES:
+            self.assertEqual((ns[name].__module__, ns[name].__qualname__), ("apimacro", name))
+        self.assertNotIn("_cls", ns)
+
+    def test_attributes_are_redacted_and_bounded(self):
+        error = self.ns["NotFound"]("no s3cret here", status=404, url="https://x/?t=s3cret", api="github",
+                                    body=b"s3cret" + b"b" * 5000)
+        self.assertEqual((str(error), error.message), ("no REDACTED here",) * 2)
+        self.assertEqual(error.url, "https://x/?t=REDACTED")
+        self.assertEqual((error.status, error.api, len(error.body)), (404, "github", 4096))
+        self.assertTrue(error.body.startswith("REDACTEDbbb"))
+        self.assertEqual(repr(error),
+                         "NotFound('no REDACTED here', status=404, url='https://x/?t=REDACTED', api='github')")
+        limited = self.ns["RateLimited"]("slow", status=429, reset_at=1700000000, retry_after=2.5)
+        self.assertEqual((limited.reset_at, limited.retry_after, limited.status), (1700000000, 2.5, 429))
+        graphql = self.ns["GraphQLError"]("bad", errors=("s3cret",), data={"a": 1})
+        self.assertEqual((graphql.errors, graphql.data), (["REDACTED"], {"a": 1}))
+        self.assertEqual(self.ns["GraphQLError"]("x").errors, [])
+        self.assertFalse(issubclass(self.ns["MacroTimeout"], Exception))
 
 
 class HelpersTest(unittest.TestCase):
@@ -75,7 +105,9 @@ class HelpersTest(unittest.TestCase):
 
 class GraphQLHelpersTest(unittest.TestCase):
     def setUp(self):
-        self.ns = load("_native_graphql.py", ParseError=ParseError, GraphQLError=GraphQLError)
+        exceptions = load("_native_exceptions.py", _redact=fake_redact)
+        self.ns = load("_native_graphql.py", ParseError=exceptions["ParseError"],
+                       GraphQLError=exceptions["GraphQLError"])
 
     def page(self, payload, path="repository.issues"):
         return self.ns["_graphql_page"](payload, path, 200, "https://api/graphql", "{}")
@@ -87,15 +119,15 @@ class GraphQLHelpersTest(unittest.TestCase):
         self.assertEqual(self.page({"data": {"repository": {"issues": edges}}}, "data.repository.issues"), [[3, None], None])
 
     def test_errors_and_bad_shapes(self):
-        with self.assertRaises(GraphQLError) as raised:
+        with self.assertRaises(self.ns["GraphQLError"]) as raised:
             self.page({"errors": [{"message": "bad\x1b[31m", "type": "NOT_FOUND"}, {}], "data": None})
         self.assertEqual(str(raised.exception), "bad [31m (NOT_FOUND) (and 1 more)")
-        with self.assertRaises(ParseError):
+        with self.assertRaises(self.ns["ParseError"]):
             self.page([1, 2])
         with self.assertRaisesRegex(ValueError, "has no 'repository.pulls'"):
             self.page({"data": {"repository": {}}}, "repository.pulls")
         issues = {"pageInfo": {"hasNextPage": True, "endCursor": ""}, "nodes": []}
-        with self.assertRaisesRegex(ParseError, "hasNextPage but no endCursor"):
+        with self.assertRaisesRegex(self.ns["ParseError"], "hasNextPage but no endCursor"):
             self.page({"data": {"repository": {"issues": issues}}})
 
 

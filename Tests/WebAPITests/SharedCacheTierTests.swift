@@ -53,7 +53,7 @@ struct SharedCacheTierTests {
         let network = Network(Headers([("Cache-Control", "max-age=600")]))
         let exchange = Exchange(
             method: "GET", url: "https://api.example.com/user", headers: Headers([]), body: [], timeout: 30)
-        let tally = try #require(stage.sharedTier?.slotsMade)
+        let tally = try #require(stage.shared?.cache.slotsMade)
         let first = try await stage.handle(exchange, next: network.next)
         #expect(first.source == .network)
         let afterMiss = tally.value

@@ -23,6 +23,9 @@ public struct BatchRunner {
     public struct Configuration: Sendable {
         /// The apimacro binary the children run (`/proc/self/exe`).
         public var executable: String
+        /// What a child (`apimacro run`) exits with when its macro raised or ran past its
+        /// `--timeout` (the command line's `ExitReport.failure`, 1).
+        public var childFailureCode: Int32
         /// Options passed to every child's `run` (`--format`, `--timeout`, `-v`, `--replay`, ...),
         /// without `--record`.
         public var runOptions: [String]
@@ -49,11 +52,12 @@ public struct BatchRunner {
 
         /// A configuration; `jobs` defaults to 1.
         public init(
-            executable: String, runOptions: [String] = [], jobs: Int = 1, timeout: Double? = nil,
-            failFast: Bool = false,
+            executable: String, childFailureCode: Int32, runOptions: [String] = [], jobs: Int = 1,
+            timeout: Double? = nil, failFast: Bool = false,
             record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = []
         ) {
             self.executable = executable
+            self.childFailureCode = childFailureCode
             self.runOptions = runOptions
             self.jobs = max(1, jobs)
             self.timeout = timeout
@@ -330,7 +334,7 @@ public struct BatchRunner {
                 status = .ok
             } else if item.interrupted {
                 status = .interrupted
-            } else if let timeout = configuration.timeout, code == BatchExit.failure, elapsed >= timeout,
+            } else if let timeout = configuration.timeout, code == configuration.childFailureCode, elapsed >= timeout,
                 stderr.contains("ran longer than its --timeout")
             {
                 status = .timeout

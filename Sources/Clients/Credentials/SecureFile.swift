@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import WebAPI
+
 /// One place a client's credential may come from, named as `auth status` prints it.
 ///
 /// A client lists its sources in the order they win (`ClientDescriptor.credentialSources`);

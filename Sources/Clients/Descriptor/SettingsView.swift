@@ -1,3 +1,5 @@
+import WebAPI
+
 /// What a client reads its configuration from: the environment (with `config.toml` beneath
 /// it, flags over both), the request timeout and rate-limit wait every client shares, and the
 /// credential `apimacro login` stored for it.

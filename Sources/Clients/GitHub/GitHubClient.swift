@@ -1,4 +1,6 @@
 /// Settings of the GitHub client (SPEC §2).
+import WebAPI
+
 public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_URL`, default `https://api.github.com`.
     public var baseURL: String

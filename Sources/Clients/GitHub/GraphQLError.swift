@@ -1,6 +1,8 @@
 /// A GraphQL answer that held `errors` (GitHub sends them with HTTP 200).
 ///
 /// Its description is the first message.
+import WebAPI
+
 public struct GraphQLError: Error, Sendable, CustomStringConvertible {
     /// Every error's `message`, in order, redacted.
     public let messages: [String]

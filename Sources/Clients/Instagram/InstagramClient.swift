@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// Settings of the Instagram v1 client (SPEC §2).
 public struct InstagramConfiguration: Sendable {

@@ -1,3 +1,5 @@
+import WebAPI
+
 /// Instagram v1's envelope: `{"meta": {"code", "error_type", "error_message"}, "data", "pagination": {"next_url"}}`.
 public enum InstagramEnvelope {
     /// Where an answer's payload is (a page's items, for a list).

@@ -1,4 +1,6 @@
 /// The Instagram v1 endpoints apimacro knows, one case each.
+import WebAPI
+
 public enum InstagramRouter: Sendable {
     /// `GET users/self`.
     case me

@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// The OAuth 2 implicit grant (RFC 6749 §4.2) as a CLI drives it: build the
 /// authorize URL the user opens in a browser, then take the `access_token`

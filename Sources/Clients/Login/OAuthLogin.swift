@@ -1,3 +1,5 @@
+import WebAPI
+
 /// An OAuth 2 implicit-grant login of the client called `name`: its registered app is
 /// described by the settings `APIMACRO_<NAME>_CLIENT_ID`, `APIMACRO_<NAME>_REDIRECT_URI`
 /// (default `OAuthImplicitFlow.defaultRedirectURI`) and `APIMACRO_<NAME>_AUTHORIZE_URL`

@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// The parameters of the URL a browser ended on after an OAuth 2 authorize
 /// step: those of the fragment (`#access_token=…`) win over those of the query.

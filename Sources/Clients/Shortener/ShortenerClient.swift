@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// The Google URL Shortener v1 endpoints, one case each.
 public enum ShortenerRouter: Sendable {

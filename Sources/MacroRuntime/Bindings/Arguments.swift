@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// Reading Python arguments of the native functions into Swift values, with
 /// the `TypeError`s a Python user expects.

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import WebAPI
 
 extension GitHubBinding {
     /// `github.graphql(query, **variables)` and `github.graphql_paginate(query, path,

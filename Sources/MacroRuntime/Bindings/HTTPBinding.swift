@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import WebAPI
 
 /// The state of a Python `Response` object.
 final class ResponseState {

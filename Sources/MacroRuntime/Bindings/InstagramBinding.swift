@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import WebAPI
 
 /// `apimacro.instagram`: the v1 API of SPEC §3 and its OAuth login.
 final class InstagramBinding {

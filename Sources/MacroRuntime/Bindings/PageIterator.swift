@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// The state behind a lazy iterator over every item of every page: a page
 /// is fetched (without the GIL) only when the previous one is used up, and

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// One natively parallel call prepared for `apimacro.map`: everything it
 /// needs is Sendable, so it runs with the GIL released.

@@ -1,6 +1,7 @@
 import Clients
 import PluginHost
 import PythonBridge
+import WebAPI
 
 /// The plugins in Python: `apimacro.plugins` (name → client), `apimacro.client(name)`,
 /// and one client per loaded manifest with `.call`, `.get`, `.paginate` and one

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 extension PyRef {
     /// The value at a JSON path of decoded JSON (WebAPI's `JSONPath` rule: a key, or a

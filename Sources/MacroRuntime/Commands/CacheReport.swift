@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import WebAPI
 
 /// `apimacro cache info | clear`: what the HTTP cache holds, or emptying it.
 public struct CacheReport: Sendable {

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import WebAPI
 
 /// `apimacro login`, `logout` and `auth status`: getting, storing and
 /// describing credentials without ever printing one.

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import WebAPI
 
 /// `apimacro plugins list` and `plugins show NAME`: what the plugin folders
 /// hold, which plugins have credentials (never the secrets), why a plugin

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// The native module `_apimacro`: what the bundled `apimacro` package
 /// re-exports.
@@ -17,7 +18,8 @@ enum ApimacroModule {
         try module.set("__version__", PyRef(string: version))
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
         try ErrorRedaction.install(in: module, secrets: runtime.secrets)
-        try module.exec(exceptionSource)
+        // The exception classes of SPEC §3, defined once when the module loads (they use `_redact`).
+        try module.exec(PythonPackage.source("_native_exceptions.py"))
         try module.exec(PythonPackage.source("_native_helpers.py"))
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
@@ -53,93 +55,4 @@ enum ApimacroModule {
         try module.register()
         return module
     }
-
-    /// The exception classes of SPEC §3, defined once when the module loads.
-    ///
-    /// They live in Python so macros can subclass, raise and catch them like
-    /// any other exception; `__module__` is `apimacro` so tracebacks read well.
-    static let exceptionSource = #"""
-        class APIError(Exception):
-            """Base class of every apimacro API error.
-
-            Attributes: status (int or None), url (redacted), api (client name),
-            body (response text or None, at most 4 KiB). The message, url and body are
-            redacted when the error is made: no secret apimacro knows stays in them.
-            """
-            def __init__(self, message="", *, status=None, url=None, api=None, body=None):
-                message = _redact(message)
-                super().__init__(message)
-                self.message = message
-                self.status = status
-                self.url = _redact(url)
-                self.api = api
-                if body is not None and not isinstance(body, str):
-                    body = bytes(body).decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
-                self.body = _redact(body)[:4096] if body is not None else None
-
-            def __repr__(self):
-                parts = [repr(self.message)]
-                for name in ("status", "url", "api"):
-                    value = getattr(self, name, None)
-                    if value is not None:
-                        parts.append(f"{name}={value!r}")
-                return f"{type(self).__name__}({', '.join(parts)})"
-
-        class NetworkError(APIError):
-            """No HTTP response: connection refused or reset, DNS or TLS failure."""
-
-        class Timeout(NetworkError):
-            """The request's deadline passed."""
-
-        class HTTPError(APIError):
-            """A non-2xx status not covered by a more specific class."""
-
-        class NotFound(HTTPError):
-            """404 Not Found."""
-
-        class Unauthorized(HTTPError):
-            """401, or an OAuth token error in an API envelope."""
-
-        class Forbidden(HTTPError):
-            """403 that is not a rate limit."""
-
-        class RateLimited(HTTPError):
-            """429, or 403 with x-ratelimit-remaining: 0 or retry-after.
-
-            reset_at: epoch seconds when the limit resets, or None.
-            retry_after: seconds to wait, or None.
-            """
-            def __init__(self, message="", *, reset_at=None, retry_after=None, **kwargs):
-                super().__init__(message, **kwargs)
-                self.reset_at = reset_at
-                self.retry_after = retry_after
-
-        class ParseError(APIError):
-            """A 2xx body that is not the JSON the client expects."""
-
-        class AuthError(APIError):
-            """Login failed, or a call needs credentials that are missing."""
-
-        class OfflineError(APIError):
-            """--offline or --replay, and neither the cache nor the recording has the response."""
-
-        class GraphQLError(APIError):
-            """A GraphQL answer that holds `errors` (GitHub sends them with HTTP 200).
-
-            errors: the list of errors as sent, redacted; data: the partial data sent with them, or None.
-            str() is the first error's message.
-            """
-            def __init__(self, message="", *, errors=None, data=None, **kwargs):
-                super().__init__(message, **kwargs)
-                self.errors = _redact(list(errors)) if errors is not None else []
-                self.data = data
-
-        class MacroTimeout(BaseException):
-            """The macro ran past --timeout. A BaseException, so `except Exception` does not swallow it."""
-
-        for _cls in (APIError, NetworkError, Timeout, HTTPError, NotFound, Unauthorized, Forbidden,
-                     RateLimited, ParseError, AuthError, OfflineError, GraphQLError, MacroTimeout):
-            _cls.__module__ = "apimacro"
-        del _cls
-        """#
 }

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// `_apimacro._redact(value)`: what every `apimacro.APIError` applies to its message, url, body
 /// and (for `GraphQLError`) its `errors` when it is made, so that `str(e)`, `repr(e)`, `e.args`,

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// Turns JSON response bodies into Python objects: the native one-pass
 /// parser (`JSONToPython`) for plain UTF-8 JSON, and CPython's own decoder

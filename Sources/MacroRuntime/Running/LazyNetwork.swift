@@ -1,6 +1,7 @@
 import Clients
 import PythonBridge
 import Synchronization
+import WebAPI
 
 /// The network transport, built on the first request that reaches the wire:
 /// a macro that sends nothing (or is answered by the cache or a replay file)

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import WebAPI
 
 /// The embedded interpreter with apimacro loaded: `_apimacro`, the bundled
 /// package, and the user's virtualenv when one of the same Python is active.

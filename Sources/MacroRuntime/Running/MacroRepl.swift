@@ -38,13 +38,15 @@ public struct MacroRepl {
                 let status = try console.callMethod(
                     "main", [native.object, PyRef(string: historyFile.path), PyRef.bool(interactive)])
                 Interpreter.flushStandardStreams()
-                var code = MacroRunner.ExitCode.success
-                if case .int(let value) = try PythonValue(python: status) { code = Int32(truncatingIfNeeded: value) }
-                // The --record file holds the whole session; one that cannot be written fails it.
-                if !host.runtime.writeRecording(), code == MacroRunner.ExitCode.success {
-                    code = MacroRunner.ExitCode.failure
+                var ending = ExitReport.success
+                if case .int(let value) = try PythonValue(python: status) {
+                    ending = .status(Int32(truncatingIfNeeded: value))
                 }
-                return code
+                // The --record file holds the whole session; one that cannot be written fails it.
+                if !host.runtime.writeRecording(), ending.exitCode == ExitReport.success.exitCode {
+                    ending = .failure()
+                }
+                return ending.exitCode
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"
                 throw MacroError("cannot start the REPL: \(failure)")
@@ -74,8 +76,9 @@ public struct MacroRepl {
                     name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
                 status = try runner.run(file: file, arguments: words, name: name)
             } catch let error as MacroError {
-                runner.writeError("apimacro: \(error.description)")
-                status = MacroRunner.ExitCode.usage
+                let ending = ExitReport(error)
+                if let message = ending.message { runner.writeError(message) }
+                status = ending.exitCode
             }
             return try PythonValue.int(Int(status)).toPython()
         }

@@ -2,6 +2,7 @@ import Clients
 import Foundation
 import PythonBridge
 import Synchronization
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -18,21 +19,6 @@ public struct MacroRunner {
     public init(host: MacroHost, beforeHardExit: @escaping @Sendable () -> Void = {}) {
         self.host = host
         self.beforeHardExit = beforeHardExit
-    }
-
-    /// Exit codes of SPEC §1.
-    public enum ExitCode {
-        public static let success: Int32 = 0
-        public static let failure: Int32 = 1
-        public static let usage: Int32 = 2
-        public static let interrupted: Int32 = 130
-        /// Ended by SIGTERM (128 + 15).
-        public static let terminated: Int32 = 143
-        /// Ended by SIGHUP (128 + 1).
-        public static let hungUp: Int32 = 129
-        /// Its stdout's reader went away (`apimacro run m | head -2`): 128 + SIGPIPE, what the
-        /// shell reports for `gh` or `jq` in that place, so `set -o pipefail` sees the same.
-        public static let closedOutput: Int32 = 141
     }
 
     /// Runs `file` with `arguments` and returns the exit code: 0 success, 1
@@ -69,17 +55,21 @@ public struct MacroRunner {
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
-                code = report(error, name: name, file: file, signal: termination?.signal)
+                let ending = report(error, name: name, file: file, signal: termination?.signal)
+                if let message = ending.message { writeError(message) }
+                code = ending.exitCode
             }
             // Its output's reader gone (`| head`) at the final flush: the quiet end of a closed pipe.
-            if !finish(), code == ExitCode.success { code = ExitCode.closedOutput }
+            if !finish(), code == ExitReport.success.exitCode { code = ExitReport.closedOutput.exitCode }
             // However the macro ended, the --record file holds what it fetched; a file that
             // could not be written is a failed run, never a silent loss.
-            if !host.runtime.writeRecording(), code == ExitCode.success { code = ExitCode.failure }
+            if !host.runtime.writeRecording(), code == ExitReport.success.exitCode {
+                code = ExitReport.failure().exitCode
+            }
             deadline?.restore()
             termination?.restore()
             // SIGTERM or SIGHUP asked the process to end, even if the macro swallowed the interrupt.
-            if let signal = termination?.signal { code = 128 + signal }
+            if let signal = termination?.signal { code = ExitReport.stopped(signal: signal).exitCode }
             return code
         }
     }
@@ -109,10 +99,10 @@ public struct MacroRunner {
     private func execute(source: Data, file: URL, namespace: PyRef, arguments: [String], name: String) throws -> Int32 {
         let code = try Interpreter.compileFile(Array(source), filename: file.path)
         try Interpreter.import("builtins").callMethod("exec", [code, namespace])
-        guard let main = try namespace.item("main"), main.isCallable else { return ExitCode.success }
+        guard let main = try namespace.item("main"), main.isCallable else { return ExitReport.success.exitCode }
         let text = String(decoding: source, as: UTF8.self)
         if text.range(of: #"__name__\s*==\s*['"]__main__['"]"#, options: .regularExpression) != nil {
-            return ExitCode.success
+            return ExitReport.success.exitCode
         }
         let result: PyRef
         if let runner = try? Interpreter.import("apimacro._main") {
@@ -127,36 +117,30 @@ public struct MacroRunner {
             return Int32(truncatingIfNeeded: status)
         }
         PythonRaise.clear()
-        return ExitCode.success
+        return ExitReport.success.exitCode
     }
 
-    /// Maps how the macro ended to an exit code, printing what the user needs.
-    private func report(_ error: any Error, name: String, file: URL, signal: Int32? = nil) -> Int32 {
+    /// How the macro ended (`ExitReport`): what Python prints itself (a traceback, the text
+    /// given to `sys.exit`) is written here; apimacro's own line is the report's `message`.
+    private func report(_ error: any Error, name: String, file: URL, signal: Int32? = nil) -> ExitReport {
         guard error is PythonErrorSet, let (type, value, traceback) = PythonException.fetchRaw() else {
-            writeError("apimacro: \(error)")
-            return error is MacroError ? ExitCode.usage : ExitCode.failure
+            return ExitReport(error) ?? .failure("\(error)")
         }
         if PythonRaise.matches(type, .systemExit) {
             return exitStatus(of: value)
         }
         if endedByClosedOutput(value) {
             PythonRaise.clear()
-            return ExitCode.closedOutput
+            return .closedOutput
         }
         if PythonRaise.matches(type, .keyboardInterrupt) {
-            if let signal {
-                writeError(
-                    "apimacro: \(name) stopped by \(signal == SIGHUP ? "SIGHUP" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)")"
-                )
-                return 128 + signal
-            }
-            writeError("apimacro: \(name) interrupted")
-            return ExitCode.interrupted
+            if let signal { return .stopped(signal: signal, name) }
+            return .interrupted(name)
         }
         let described = PythonException.describe(
             type: type, value: value, traceback: macroFrames(traceback, file: file))
         writeError(described.traceback, newline: false)
-        return ExitCode.failure
+        return .failure()
     }
 
     /// The traceback as `python script.py` shows it: from the macro's first frame on (not
@@ -193,15 +177,15 @@ public struct MacroRunner {
 
     /// `sys.exit(code)`: None → 0, an int passes through, anything else is
     /// printed and gives 1, as `python3` does.
-    private func exitStatus(of exception: PyRef?) -> Int32 {
-        guard let code = exception?.attributeIfPresent("code"), !code.isNone else { return ExitCode.success }
+    private func exitStatus(of exception: PyRef?) -> ExitReport {
+        guard let code = exception?.attributeIfPresent("code"), !code.isNone else { return .success }
         if case .int(let status) = (try? PythonValue(python: code)) ?? .none {
-            return Int32(truncatingIfNeeded: status)
+            return .status(Int32(truncatingIfNeeded: status))
         }
-        if case .bool(let flag) = (try? PythonValue(python: code)) ?? .none { return flag ? 1 : 0 }
+        if case .bool(let flag) = (try? PythonValue(python: code)) ?? .none { return .status(flag ? 1 : 0) }
         writeError((try? code.str()) ?? "")
         PythonRaise.clear()
-        return ExitCode.failure
+        return .failure()
     }
 
     /// Writes redacted text to Python's `sys.stderr` (so it stays in order
@@ -306,7 +290,7 @@ final class Deadline {
                 guard !clock.done.load(ordering: .acquiring) else { return }
                 warn("apimacro: \(message), and did not stop when interrupted; ending it")
                 beforeExit()
-                _exit(MacroRunner.ExitCode.failure)
+                _exit(ExitReport.failure().exitCode)
             }
         }
         return deadline

@@ -1,4 +1,5 @@
 import Clients
+import WebAPI
 
 /// The process's own environment, made ready before anything else runs.
 public enum ProcessEnvironment {

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import WebAPI
 
 /// The services every macro in this process shares: one transport (one
 /// connection pool), one exchange log, the redactor, the stored credentials and

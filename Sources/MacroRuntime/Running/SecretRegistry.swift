@@ -1,5 +1,6 @@
 import Clients
 import Synchronization
+import WebAPI
 
 /// The secrets of this process, for what apimacro prints itself (tracebacks, the REPL's
 /// echo): those known at start (credential variables, plugin keys) and those a macro hands

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import WebAPI
 
 /// `$APIMACRO_HOME/config.toml`: settings a user keeps instead of exporting
 /// variables. Each key stands for the environment variable of the same name

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import WebAPI
 
 /// Resolves `NetworkSettings` once from the environment (with `config.toml` beneath it) and
 /// checks every value, so a bad proxy or CA bundle stops apimacro at start with one line

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import WebAPI
 
 /// A forward proxy's URL as a proxy variable gives it (`http://user:password@proxy:3128`),
 /// checked and put in the one form the transport takes.

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import WebAPI
 
 /// Checks the value of one setting and says, in one line, where a bad value
 /// came from (the flag, the variable, or the `config.toml` key), what was

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import WebAPI
 
 /// Everything a macro run needs to know about its configuration, resolved once
 /// (flags > environment > config.toml > defaults) and passed down explicitly to

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import WebAPI
 
 /// A client built from a manifest, on the same pipeline as the built-in
 /// ones: the manifest's endpoints are its router, checked before any request.

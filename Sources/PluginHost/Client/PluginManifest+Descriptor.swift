@@ -1,4 +1,5 @@
 import Clients
+import WebAPI
 
 extension PluginManifest {
     /// The plugin as `login`, `logout` and `auth status` see it, read the way a built-in

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import WebAPI
 
 /// Reads a parsed `plugin.toml` strictly: every unknown key, wrong type,
 /// bad name or kind is a `PluginError` naming the file, the key and what to

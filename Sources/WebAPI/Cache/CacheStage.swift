@@ -1,15 +1,21 @@
 import Foundation
-import Synchronization
 
 /// Answers GETs from the persistent HTTP cache, revalidates stale copies with
 /// their validators, stores what may be stored, and serves a stored copy when
 /// the network fails or the server answers 5xx (stale-if-error, with a warning).
 ///
+/// Two tiers answer: this process's own cache (`LocalCacheTier`, SQLite) and, when it has
+/// nothing, the copies other processes keep in Redis (`SharedCacheTier`); each tier's reads,
+/// writes and failures are its own, and this stage decides between them and the network.
+///
 /// It sits above `RetryStage`, so a cache hit costs no retry and stale-if-error
 /// sees the failure only after the retries; and above `CredentialStage`, so it
 /// keys entries with a keyed hash (HMAC) of the credential that stage would attach.
 public struct CacheStage: Stage {
-    let cache: HTTPCache
+    /// This process's cache (SQLite).
+    let local: LocalCacheTier
+    /// The second tier in Redis (`APIMACRO_SHARED_STATE`), asked when this process's cache has nothing.
+    let shared: SharedCacheTier?
     /// `--offline`: serve any stored copy, fresh or not, and never ask the network first.
     let offline: Bool
     let credentials: CredentialStage
@@ -17,12 +23,6 @@ public struct CacheStage: Stage {
     let log: ExchangeLog
     let warn: @Sendable (String) -> Void
     let now: @Sendable () -> Double
-    /// The second tier in Redis (`APIMACRO_SHARED_STATE`), asked when this process's cache has nothing.
-    let sharedTier: SharedCache?
-    private let trouble = Trouble()
-    /// The keyed names of the requests this client made lately: a request repeated (a loop
-    /// polling one URL, the pages of a list fetched again) is named once, not per call.
-    private let names = Names()
 
     /// - Parameters:
     ///   - cache: the HTTP cache (SQLite).
@@ -39,37 +39,15 @@ public struct CacheStage: Stage {
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         shared: SharedState? = nil
     ) {
-        self.cache = cache
+        let credentials = CredentialStage(slot: slot, baseURL: baseURL)
+        local = LocalCacheTier(cache: cache, warn: warn)
+        self.shared = shared.map { SharedCacheTier(shared: $0, slot: slot, credentials: credentials) }
         self.offline = offline
-        self.credentials = CredentialStage(slot: slot, baseURL: baseURL)
+        self.credentials = credentials
         self.slot = slot
         self.log = log
         self.warn = warn
         self.now = now
-        self.sharedTier = shared.map { SharedCache(shared: $0) }
-    }
-
-    /// Key texts to their keyed names (HMAC-SHA256, about 17 k instructions each).
-    ///
-    /// At most `capacity` of them (emptied when full); in memory only, like the credential they hold.
-    private final class Names: Sendable {
-        static let capacity = 256
-        private let known = Mutex<[String: [UInt8]]>([:])
-
-        func name(_ text: String, secret: CacheSecret) -> [UInt8] {
-            if let name = known.withLock({ $0[text] }) { return name }
-            let name = secret.name(text)
-            known.withLock { known in
-                if known.count >= Names.capacity { known.removeAll() }
-                known[text] = name
-            }
-            return name
-        }
-    }
-
-    /// Warns once per process when the cache file cannot be read or written.
-    private final class Trouble: Sendable {
-        let reported = Atomic<Bool>(false)
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
@@ -79,50 +57,18 @@ public struct CacheStage: Stage {
             return try await next(exchange)
         }
         let start = ContinuousClock.now
-        let secret = cache.secret
-        let wire = credentials.wire(exchange)
-        let credentialHeader = CacheStage.headerName(of: slot.value)
-        let keyText = CacheStage.keyText(for: wire, credentialHeader: credentialHeader)
-        let key = names.name(keyText, secret: secret)
-        var stored: HTTPCache.Entry?
-        do {
-            stored = try await cache.entries(key: key).first { entry in
-                entry.variant == CacheStage.variant(entry.varyNames, wire.headers, secret: secret)
-            }
-        } catch {
-            report(error)
-        }
-        // The shared tier's slot (its credential's keys) is worked out only past a local hit.
-        var sharedSlot: SharedCache.Slot?
-        // Nothing here: another process may have fetched it (the shared tier).
-        var fromShared = false
-        if stored == nil, let sharedTier {
-            sharedSlot = sharedTier.slot(keyText: keyText, material: sharedMaterial(wire))
-        }
-        if stored == nil, let sharedTier, let sharedSlot, let found = await sharedTier.load(sharedSlot),
-            found.variant == SharedCache.variant(found.varyNames, wire.headers, credential: sharedSlot.credential)
-        {
-            stored = HTTPCache.Entry(
-                key: key, variant: CacheStage.variant(found.varyNames, wire.headers, secret: secret),
-                target: CacheStage.target(exchange.url, secret: secret), status: found.status, headers: found.headers,
-                // Another machine's clock (or a writer of Redis) does not make an entry younger
-                // than now: a storage time in the future would keep it fresh past its max-age.
-                body: found.body, varyNames: found.varyNames, storedAt: min(found.storedAt, now()),
-                initialAge: found.initialAge)
-            fromShared = true
-        }
+        let found = await lookup(exchange)
         var request = exchange
         var conditional = false
-        switch CachePolicy.decide(request: exchange.headers, stored: stored?.stored, now: now(), disconnected: offline)
+        switch CachePolicy.decide(
+            request: exchange.headers, stored: found.entry?.stored, now: now(), disconnected: offline)
         {
         case .serve(let age, let stale):
-            if let entry = stored {
-                if fromShared {
-                    // Kept here too: the next request of this process is a local hit.
-                    await keep(entry)
-                    return serve(entry, exchange, age: age, source: stale ? .stale : .sharedHit, since: start)
-                }
-                return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start)
+            if let entry = found.entry {
+                // Kept here too: the next request of this process is a local hit.
+                if found.fromShared { await local.store(entry) }
+                let source: Response.Source = stale ? .stale : found.fromShared ? .sharedHit : .cacheHit
+                return serve(entry, exchange, age: age, source: source, since: start)
             }
         case .unsatisfiable:
             return unsatisfiable(exchange, since: start)
@@ -137,91 +83,91 @@ public struct CacheStage: Stage {
         do {
             response = try await next(request)
         } catch let error as APIError where error.kind == .network || error.kind == .timeout {
-            guard let entry = stored, CachePolicy.mayServeOnError(entry.stored) else { throw error }
+            guard let entry = found.entry, CachePolicy.mayServeOnError(entry.stored) else { throw error }
             return stale(entry, exchange, because: error.kind == .timeout ? "timed out" : "no response", since: start)
         }
         let responseTime = now()
-        if let entry = stored, response.status >= 500, CachePolicy.mayServeOnError(entry.stored) {
+        if let entry = found.entry, response.status >= 500, CachePolicy.mayServeOnError(entry.stored) {
             return stale(
                 entry, exchange, because: "\(response.status) \(HTTPStatus.reason(response.status))", since: start)
         }
-        if conditional, response.status == 304, var entry = stored {
-            entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
-            entry.storedAt = responseTime
-            entry.initialAge = CachePolicy.initialAge(
-                response.headers, requestTime: requestTime, responseTime: responseTime)
-            if fromShared {
-                await keep(entry)
-            } else {
-                do {
-                    try await cache.refresh(entry)
-                } catch {
-                    report(error)
-                }
-            }
-            // The shared copy is replaced only when it was the one revalidated (this process had
-            // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
-            // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
-            // shared copy stale revalidates it itself, with a 304.
-            if fromShared, let sharedTier, let sharedSlot {
-                await sharedTier.store(shareable(entry, wire: wire, slot: sharedSlot), in: sharedSlot, waiting: false)
-            }
-            return Response(
-                status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
+        if conditional, response.status == 304, let entry = found.entry {
+            return await revalidated(
+                entry, by: response, found, requestTime: requestTime, responseTime: responseTime)
         }
         if CachePolicy.isStorable(
             method: exchange.method, requestHeaders: exchange.headers, status: response.status,
             responseHeaders: response.headers)
         {
-            let names = CachePolicy.varyNames(response.headers)
-            // Set-Cookie alone is never stored (a session handed to this client only); every
-            // other header is, Set-Cookie2 included (RFC 9111 §3.1; cache-tests headers-store-*).
-            var headers = response.headers
-            headers.remove("Set-Cookie")
-            let entry = HTTPCache.Entry(
-                key: key, variant: CacheStage.variant(names, wire.headers, secret: secret),
-                target: CacheStage.target(exchange.url, secret: secret), status: response.status, headers: headers,
-                body: response.body, varyNames: names, storedAt: responseTime,
-                initialAge: CachePolicy.initialAge(
-                    response.headers, requestTime: requestTime, responseTime: responseTime))
-            do {
-                try await cache.store(entry)
-            } catch {
-                report(error)
-            }
-            if let sharedTier {
-                let slot = sharedSlot ?? sharedTier.slot(keyText: keyText, material: sharedMaterial(wire))
-                await sharedTier.store(shareable(entry, wire: wire, slot: slot), in: slot)
+            let entry = local.entry(
+                for: response, key: found.key, exchange: exchange, wire: found.wire, requestTime: requestTime,
+                responseTime: responseTime)
+            await local.store(entry)
+            if let shared {
+                await shared.store(
+                    entry, wire: found.wire, at: found.place ?? shared.place(keyText: found.keyText, wire: found.wire))
             }
         }
         return response
     }
 
-    /// The shared cache's credential material of a request (`SharedCredential.cacheMaterial`) as
-    /// the client sends it: only what holds a secret this client knows.
-    private func sharedMaterial(_ wire: Exchange) -> String {
-        let credential = slot.value
-        return SharedCredential.cacheMaterial(
-            wire: wire, credential: credential, attached: credential != nil && credentials.allows(wire.url),
-            known: slot.redactor)
+    /// What the tiers hold for one GET, and the names it was looked up by.
+    private struct Lookup {
+        /// The request as the wire carries it (with the credential the client would attach).
+        let wire: Exchange
+        /// Its cache key text (`keyText`) and the local tier's key for it.
+        let keyText: String
+        let key: [UInt8]
+        /// The stored answer: this process's, else a copy from the shared tier.
+        var entry: HTTPCache.Entry?
+        /// Where the shared tier keeps the answer, once worked out (only past a local miss).
+        var place: SharedCache.Slot?
+        /// Whether `entry` came from the shared tier.
+        var fromShared = false
     }
 
-    /// Stores an entry found in the shared tier in this process's cache.
-    private func keep(_ entry: HTTPCache.Entry) async {
-        do {
-            try await cache.store(entry)
-        } catch {
-            report(error)
+    /// Looks `exchange` up in this process's cache, then, when that has nothing, in the shared
+    /// tier: another process may have fetched it.
+    private func lookup(_ exchange: Exchange) async -> Lookup {
+        let wire = credentials.wire(exchange)
+        let keyText = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
+        let key = local.key(keyText)
+        var found = Lookup(wire: wire, keyText: keyText, key: key, entry: await local.entry(key: key, for: wire))
+        guard found.entry == nil, let shared else { return found }
+        let place = shared.place(keyText: keyText, wire: wire)
+        found.place = place
+        if let copy = await shared.entry(at: place, for: wire) {
+            found.entry = local.entry(adopting: copy, key: key, exchange: exchange, wire: wire, now: now())
+            found.fromShared = true
         }
+        return found
     }
 
-    /// The shared tier's form of an entry: its variant keyed by the credential, not by this machine's secret.
-    private func shareable(_ entry: HTTPCache.Entry, wire: Exchange, slot: SharedCache.Slot) -> SharedCache.Stored {
-        SharedCache.Stored(
-            status: entry.status, headers: entry.headers, body: entry.body, varyNames: entry.varyNames,
-            storedAt: entry.storedAt,
-            initialAge: entry.initialAge,
-            variant: SharedCache.variant(entry.varyNames, wire.headers, credential: slot.credential))
+    /// The stored `entry` after the server said 304 Not Modified: its headers merged and its
+    /// age restarted, kept in this process's cache (and in the shared tier when it came from
+    /// there).
+    private func revalidated(
+        _ stored: HTTPCache.Entry, by response: Response, _ found: Lookup, requestTime: Double, responseTime: Double
+    ) async -> Response {
+        var entry = stored
+        entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
+        entry.storedAt = responseTime
+        entry.initialAge = CachePolicy.initialAge(
+            response.headers, requestTime: requestTime, responseTime: responseTime)
+        if found.fromShared {
+            await local.store(entry)
+        } else {
+            await local.refresh(entry)
+        }
+        // The shared copy is replaced only when it was the one revalidated (this process had
+        // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
+        // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
+        // shared copy stale revalidates it itself, with a 304.
+        if found.fromShared, let shared, let place = found.place {
+            await shared.store(entry, wire: found.wire, at: place, waiting: false)
+        }
+        return Response(
+            status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
     }
 
     /// An unsafe method (POST, PUT, DELETE, PATCH, …) goes to the server; a non-error
@@ -231,23 +177,8 @@ public struct CacheStage: Stage {
         let response = try await next(exchange)
         if CachePolicy.invalidates(method: exchange.method, status: response.status) {
             let urls = CachePolicy.invalidatedURLs(target: exchange.url, responseHeaders: response.headers)
-            do {
-                try await cache.invalidate(targets: urls.map { CacheStage.target($0, secret: cache.secret) })
-            } catch {
-                report(error)
-            }
-            if let sharedTier {
-                // The shared tier can find only this credential's GET of each URL: entries are named by it.
-                for url in urls {
-                    var get = exchange
-                    get.method = "GET"
-                    get.url = url
-                    get.body = []
-                    let wire = credentials.wire(get)
-                    let text = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
-                    await sharedTier.remove(sharedTier.slot(keyText: text, material: sharedMaterial(wire)))
-                }
-            }
+            await local.invalidate(urls)
+            await shared?.invalidate(urls, after: exchange)
         }
         return response
     }
@@ -284,11 +215,6 @@ public struct CacheStage: Stage {
             "apimacro: warning: \(exchange.method) \(slot.redactor.redactURL(exchange.url)): \(reason); using the cached copy from \(CacheStage.describeAge(now() - entry.storedAt)) ago"
         )
         return serve(entry, exchange, age: age, source: .stale, since: start)
-    }
-
-    private func report(_ error: any Error) {
-        guard !trouble.reported.exchange(true, ordering: .relaxed) else { return }
-        warn("apimacro: warning: the HTTP cache \(cache.file.path) is not usable (\(error)); continuing without it")
     }
 
     /// The request's credential fields, the one filter of the cache key (`keyText`) and the
@@ -358,15 +284,5 @@ public struct CacheStage: Stage {
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {
         let duration = ContinuousClock.now - start
         return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
-}
-
-extension CredentialStage {
-    /// The exchange as this stage would send it: with the credential when the
-    /// URL's origin gets one.
-    ///
-    /// For keys and recordings, never for the wire.
-    func injected(_ exchange: Exchange) async -> Exchange {
-        wire(exchange)
     }
 }

@@ -23,7 +23,7 @@ public struct HARRecordStage: Stage {
         let response = try await next(exchange)
         let duration = ContinuousClock.now - clock
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        let wire = await credentials.injected(exchange)
+        let wire = credentials.wire(exchange)
         recorder.add(
             wire, response, started: started, milliseconds: (milliseconds * 1000).rounded() / 1000,
             redactor: slot.redactor)

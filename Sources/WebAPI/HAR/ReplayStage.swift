@@ -21,7 +21,7 @@ public struct ReplayStage: Stage {
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let start = ContinuousClock.now
         // Matched as the wire would carry it, so a recorded `access_token=REDACTED` lines up either way.
-        let wire = await credentials.injected(exchange)
+        let wire = credentials.wire(exchange)
         guard let answer = replay.answer(to: wire, redactor: slot.redactor) else {
             let url = slot.redactor.redactURL(exchange.url)
             let held =

@@ -20,10 +20,7 @@ public final class APIClient: Sendable {
     /// Whether the configuration's base URL is an http(s) URL (`SchemeRule`), decided once.
     private let baseURLIsHTTP: Bool
 
-    /// Builds the pipeline: status → rate limit → [rate-limit memory, unless the configuration
-    /// says nobody reads it] → redirects → [recording →
-    /// cache or replay, when the transport is an `ExchangeStore`] → retries → [the shared
-    /// rate-limit governor, with `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
+    /// A client on `transport`, whose pipeline `Pipeline.init(client:…)` puts together.
     ///
     /// `rateLimits` is shared by clients that count against one limit (GitHub REST and GraphQL);
     /// by default each client remembers its own.
@@ -34,29 +31,12 @@ public final class APIClient: Sendable {
         self.configuration = configuration
         lastRateLimit = rateLimits
         defaultHeaders = Headers(configuration.defaultHeaders)
-        needsCredentials = !transport.answersFromRecording
+        needsCredentials = !((transport as? ExchangeStore)?.answersFromRecording ?? false)
         baseURLIsHTTP = SchemeRule.violation(configuration.baseURL, from: nil) == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
-        // One pipeline; what varies per request (whether an error status raises) travels on the
-        // exchange, and the transport contributes its own stages (none for a plain transport).
-        let stages: [any Stage] =
-            [
-                StatusStage(
-                    api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
-                RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
-            ] + (configuration.remembersRateLimit ? [RateLimitMemoryStage(memory: rateLimits)] : []) + [
-                RedirectStage(slot: slot)
-            ] + transport.storeStages(slot: slot, baseURL: configuration.baseURL, log: log) + [
-                RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries))
-            ]
-            + transport.wireStages(
-                slot: slot, baseURL: configuration.baseURL, maxWait: configuration.maxWait, api: configuration.name)
-            + [
-                CredentialStage(slot: slot, baseURL: configuration.baseURL),
-                ExchangeLogStage(log: log, slot: slot),
-            ]
-        pipeline = Pipeline(stages: stages, transport: transport)
+        pipeline = Pipeline(
+            client: configuration, slot: slot, transport: transport, log: log, rateLimits: rateLimits)
     }
 
     /// Redacts everything this client knows to be secret, its current credential included.

@@ -1,8 +1,8 @@
 /// Where exchanges are kept rather than sent: the HTTP cache, the HAR
 /// recording and the replay file, in front of the network transport.
 ///
-/// Hand it to clients as their transport; `APIClient` puts its stages above the
-/// retries (recording → cache or replay → retries → credentials → wire).
+/// Hand it to clients as their transport; `Pipeline.init(client:…)` puts its stages above the
+/// retries (recording → cache or replay → retries → [governor] → credentials → wire).
 ///
 /// - `--replay`: the replay file answers and the cache is off (a replay is
 ///   deterministic); nothing reaches the network, so `--offline` adds nothing.
@@ -61,28 +61,7 @@ public final class ExchangeStore: Transport {
         try await wire.send(exchange)
     }
 
-    /// The stages a client puts above its retries.
-    ///
-    /// Whether a HAR file answers (`--replay`).
+    /// Whether a HAR file answers (`--replay`): then a client that requires a credential lets
+    /// its calls through without one (its recordings hold none).
     public var answersFromRecording: Bool { replay != nil }
-
-    public func storeStages(slot: CredentialSlot, baseURL: String, log: ExchangeLog) -> [any Stage] {
-        var stages: [any Stage] = []
-        if let recorder { stages.append(HARRecordStage(recorder: recorder, slot: slot, baseURL: baseURL)) }
-        if let replay {
-            stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
-        } else if let cache {
-            stages.append(
-                CacheStage(
-                    cache: cache, offline: offline, slot: slot, baseURL: baseURL, log: log, warn: warn, shared: shared))
-        }
-        return stages
-    }
-
-    /// The stages a client puts below its retries, right above its credentials: the shared
-    /// rate-limit governor, when shared state is configured.
-    public func wireStages(slot: CredentialSlot, baseURL: String, maxWait: Double, api: String) -> [any Stage] {
-        guard let shared else { return [] }
-        return [GovernorStage(shared: shared, limits: limits, slot: slot, baseURL: baseURL, maxWait: maxWait, api: api)]
-    }
 }

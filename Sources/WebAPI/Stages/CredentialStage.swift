@@ -1,6 +1,3 @@
-import Foundation
-import Synchronization
-
 /// Puts the client's credential on an exchange — the last stage before the
 /// wire, so nothing above it ever holds the secret in a URL or header.
 ///
@@ -49,70 +46,5 @@ public struct CredentialStage: Stage {
             exchange.url += "\(separator)\(FormEncoding.escape(name))=\(FormEncoding.escape(value.revealed))"
         }
         return exchange
-    }
-}
-
-/// A client's credential, which a login may set while the client is in use,
-/// and the redactor that knows it (rebuilt only when the credential changes,
-/// not on every request).
-public final class CredentialSlot: Sendable {
-    private let stored: Mutex<(credential: Credential?, base: Redactor, redactor: Redactor)>
-
-    /// - Parameters:
-    ///   - credential: the credential to start with, or nil for none yet.
-    ///   - base: what to redact besides the credential itself.
-    public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
-        stored = Mutex((credential, base, CredentialSlot.redactor(base, credential)))
-    }
-
-    private static func redactor(_ base: Redactor, _ credential: Credential?) -> Redactor {
-        credential.map { base.adding($0.wireForms) } ?? base
-    }
-
-    /// Redacts `secrets` too from now on, whatever the credential: the forms of a per-request
-    /// credential (`auth=(user, password)`), which may come back in a body that echoes it.
-    public func remember(_ secrets: [String]) {
-        stored.withLock { state in
-            let new = secrets.filter { $0.count >= 4 && !state.base.secrets.contains($0) }
-            guard !new.isEmpty else { return }
-            state.base = state.base.adding(new)
-            state.redactor = CredentialSlot.redactor(state.base, state.credential)
-        }
-    }
-
-    /// The credential now.
-    public var value: Credential? { stored.withLock { $0.credential } }
-
-    /// Redacts the base secrets and the current credential.
-    public var redactor: Redactor { stored.withLock { $0.redactor } }
-
-    /// Replaces the credential.
-    public func set(_ credential: Credential?) {
-        stored.withLock { state in
-            state.credential = credential
-            state.redactor = CredentialSlot.redactor(state.base, credential)
-        }
-    }
-}
-
-/// `Authorization: Basic …`.
-public enum BasicAuthorization {
-    public static func header(user: String, password: String) -> String {
-        "Basic " + encoded(user: user, password: password)
-    }
-
-    /// The base64 of `user:password`, as the header carries it.
-    static func encoded(user: String, password: String) -> String {
-        Data("\(user):\(password)".utf8).base64EncodedString()
-    }
-
-    /// What a redactor must know to keep these credentials out of output: the password and
-    /// the base64 the header carries (with and without its `=` padding, and in its URL-safe
-    /// alphabet, as a server may echo it back in any of these).
-    public static func wireForms(user: String, password: String) -> [String] {
-        let standard = encoded(user: user, password: password)
-        let unpadded = String(standard.reversed().drop { $0 == "=" }.reversed())
-        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        return Array(Set([password, standard, unpadded, urlSafe]))
     }
 }

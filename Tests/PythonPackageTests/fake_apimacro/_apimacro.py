@@ -3,7 +3,8 @@
 Used only when the package tests run under a plain ``/usr/bin/python3``
 (put this folder on ``PYTHONPATH``).  It provides exactly the interface the
 Swift host guarantees and nothing more, so the tests cannot come to rely on
-something the real module lacks.
+something the real module lacks. Its exception classes are the real ones: the
+package's ``_native_exceptions.py``, executed here as the host executes it.
 """
 
 import time as _time
@@ -14,66 +15,22 @@ __version__ = "0.1.0"
 default_format = None
 
 
-class APIError(Exception):
-    """Base class of every error raised by an API call."""
-
-    def __init__(self, message="", *, status=None, url=None, api=None, body=None, **extra):
-        super().__init__(message)
-        self.status = status
-        self.url = url
-        self.api = api
-        self.body = body
-        for key, value in extra.items():
-            setattr(self, key, value)
+def _redact(value):
+    """The host's ``_redact`` replaces the secrets apimacro knows; a plain python3 knows none."""
+    return value
 
 
-class NetworkError(APIError):
-    """The request could not be sent or no response was received."""
+def _define_exceptions():
+    """Execute the package's ``_native_exceptions.py`` here, as the host does in ``_apimacro``."""
+    import importlib.util
+
+    folder = importlib.util.find_spec("apimacro").submodule_search_locations[0]
+    path = folder + "/_native_exceptions.py"
+    with open(path, encoding="utf-8") as file:
+        exec(compile(file.read(), path, "exec"), globals())
 
 
-class Timeout(NetworkError):
-    """The request timed out."""
-
-
-class HTTPError(APIError):
-    """The server answered with an error status."""
-
-
-class NotFound(HTTPError):
-    """HTTP 404."""
-
-
-class Unauthorized(HTTPError):
-    """HTTP 401."""
-
-
-class Forbidden(HTTPError):
-    """HTTP 403."""
-
-
-class RateLimited(HTTPError):
-    """HTTP 429, or a 403 caused by an exhausted rate limit."""
-
-    def __init__(self, message="", *, reset_at=None, retry_after=None, **kwargs):
-        super().__init__(message, **kwargs)
-        self.reset_at = reset_at
-        self.retry_after = retry_after
-
-
-class ParseError(APIError):
-    """The response body could not be decoded."""
-
-
-class AuthError(APIError):
-    """No usable credentials for the API."""
-
-
-class OfflineError(APIError):
-    """A network request was attempted in offline mode."""
-
-
-class MacroTimeout(BaseException):
-    """The macro exceeded its time limit."""
+_define_exceptions()
 
 
 def sleep(seconds):

@@ -6,10 +6,10 @@ import Synchronization
 enum GraphQLFixtures {
     private static let cache = Mutex<[String: JSON]>([:])
 
-    /// `Tests/TestSupport/Fixtures/graphql`, found from this source file's path.
+    /// `Tests/TestSupport/Fixtures/graphql`, beside this source file.
     static var directory: String {
         let components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        return components.dropLast().joined(separator: "/") + "/Fixtures/graphql"
+        return components.dropLast().joined(separator: "/") + "/graphql"
     }
 
     /// The parsed document of `name` (a file in `directory`).

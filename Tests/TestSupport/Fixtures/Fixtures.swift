@@ -23,11 +23,11 @@ extension TestServer {
         return [UInt8](data)
     }
 
-    /// `<project root>/../shared/fixtures`, where the root is three levels above this file
-    /// (`<root>/Tests/TestSupport/Fixtures.swift`).
+    /// `<project root>/../shared/fixtures`, where the root is four levels above this file
+    /// (`<root>/Tests/TestSupport/Fixtures/Fixtures.swift`).
     static var fixturesDirectory: String {
         let components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        let checkoutParent = components.dropLast(4).joined(separator: "/")
+        let checkoutParent = components.dropLast(5).joined(separator: "/")
         return checkoutParent + "/shared/fixtures"
     }
 }

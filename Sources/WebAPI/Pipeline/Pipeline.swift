@@ -1,0 +1,80 @@
+/// Stages in order (outermost first) in front of a transport: the one place a client's
+/// pipeline is put together (`init(client:…)`) and chained (`init(stages:transport:)`).
+///
+/// The chain of `Next` links is built once, here, not per request: sending an exchange
+/// allocates no closures.
+public struct Pipeline: Sendable {
+    public let stages: [any Stage]
+    public let transport: any Transport
+    private let entry: Next
+
+    public init(stages: [any Stage], transport: any Transport) {
+        self.stages = stages
+        self.transport = transport
+        var next = Next { [transport] in try await transport.send($0) }
+        for stage in stages.reversed() {
+            let below = next
+            next = Next { try await stage.handle($0, next: below) }
+        }
+        entry = next
+    }
+
+    /// Runs `exchange` through every stage, then the transport.
+    public func send(_ exchange: Exchange) async throws -> Response {
+        try await entry(exchange)
+    }
+}
+
+extension Pipeline {
+    /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
+    /// says nobody reads it] → redirects → [recording → cache or replay, when the transport is
+    /// an `ExchangeStore`] → retries → [the shared rate-limit governor, with
+    /// `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
+    ///
+    /// What varies per request (whether an error status raises) travels on the exchange; what
+    /// an `ExchangeStore` holds (its recorder, replay, cache and shared state, each nil when
+    /// unused) decides which of its stages are in; a plain transport adds none.
+    ///
+    /// - Parameters:
+    ///   - configuration: the client's name, base URL, limits and error readers.
+    ///   - slot: the client's credential, which the credential-aware stages read per request.
+    ///   - transport: what sends the exchanges; an `ExchangeStore` adds its stages.
+    ///   - log: the exchange log (`-v`).
+    ///   - rateLimits: where the last rate-limit headers are kept.
+    init(
+        client configuration: ClientConfiguration, slot: CredentialSlot, transport: any Transport, log: ExchangeLog,
+        rateLimits: RateLimitMemory
+    ) {
+        let store = transport as? ExchangeStore
+        let baseURL = configuration.baseURL
+        var stages: [any Stage] = [
+            StatusStage(api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
+            RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
+        ]
+        if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
+        stages.append(RedirectStage(slot: slot))
+        if let store {
+            if let recorder = store.recorder {
+                stages.append(HARRecordStage(recorder: recorder, slot: slot, baseURL: baseURL))
+            }
+            if let replay = store.replay {
+                stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
+            } else if let cache = store.cache {
+                stages.append(
+                    CacheStage(
+                        cache: cache, offline: store.offline, slot: slot, baseURL: baseURL, log: log, warn: store.warn,
+                        shared: store.shared))
+            }
+        }
+        stages.append(RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)))
+        if let store, let shared = store.shared {
+            stages.append(
+                GovernorStage(
+                    shared: shared, limits: store.limits, slot: slot, baseURL: baseURL, maxWait: configuration.maxWait,
+                    api: configuration.name))
+        }
+        stages.append(CredentialStage(slot: slot, baseURL: baseURL))
+        stages.append(ExchangeLogStage(log: log, slot: slot))
+        self.init(stages: stages, transport: transport)
+    }
+}

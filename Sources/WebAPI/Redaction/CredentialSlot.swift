@@ -1,0 +1,44 @@
+import Synchronization
+
+/// A client's credential, which a login may set while the client is in use,
+/// and the redactor that knows it (rebuilt only when the credential changes,
+/// not on every request).
+public final class CredentialSlot: Sendable {
+    private let stored: Mutex<(credential: Credential?, base: Redactor, redactor: Redactor)>
+
+    /// - Parameters:
+    ///   - credential: the credential to start with, or nil for none yet.
+    ///   - base: what to redact besides the credential itself.
+    public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
+        stored = Mutex((credential, base, CredentialSlot.redactor(base, credential)))
+    }
+
+    private static func redactor(_ base: Redactor, _ credential: Credential?) -> Redactor {
+        credential.map { base.adding($0.wireForms) } ?? base
+    }
+
+    /// Redacts `secrets` too from now on, whatever the credential: the forms of a per-request
+    /// credential (`auth=(user, password)`), which may come back in a body that echoes it.
+    public func remember(_ secrets: [String]) {
+        stored.withLock { state in
+            let new = secrets.filter { $0.count >= 4 && !state.base.secrets.contains($0) }
+            guard !new.isEmpty else { return }
+            state.base = state.base.adding(new)
+            state.redactor = CredentialSlot.redactor(state.base, state.credential)
+        }
+    }
+
+    /// The credential now.
+    public var value: Credential? { stored.withLock { $0.credential } }
+
+    /// Redacts the base secrets and the current credential.
+    public var redactor: Redactor { stored.withLock { $0.redactor } }
+
+    /// Replaces the credential.
+    public func set(_ credential: Credential?) {
+        stored.withLock { state in
+            state.credential = credential
+            state.redactor = CredentialSlot.redactor(state.base, credential)
+        }
+    }
+}
