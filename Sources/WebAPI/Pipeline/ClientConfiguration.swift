@@ -34,6 +34,11 @@ public struct ClientConfiguration: Sendable {
     ///
     /// Default true.
     public var remembersRateLimit = true
+    /// At most this many of the client's requests in flight at once (`ConcurrencyLimitStage`);
+    /// nil for no cap.
+    ///
+    /// Default nil.
+    public var maxConcurrentRequests: Int?
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],

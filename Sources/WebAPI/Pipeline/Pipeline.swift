@@ -28,7 +28,8 @@ public struct Pipeline: Sendable {
 extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
     /// says nobody reads it] → redirects → [recording → cache or replay, when the transport is
-    /// an `ExchangeStore`] → retries → [the shared rate-limit governor, with
+    /// an `ExchangeStore`] → retries → [the client's cap on requests in flight, when its
+    /// configuration sets one] → [the shared rate-limit governor, with
     /// `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
     ///
     /// What varies per request (whether an error status raises) travels on the exchange; what
@@ -67,6 +68,9 @@ extension Pipeline {
             }
         }
         stages.append(RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)))
+        if let cap = configuration.maxConcurrentRequests {
+            stages.append(ConcurrencyLimitStage(limit: ConcurrencyLimit(limit: cap)))
+        }
         if let store, let shared = store.shared {
             stages.append(
                 GovernorStage(
