@@ -4,7 +4,8 @@ import Synchronization
 /// Google URL Shortener v1 under `/urlshortener/v1` (a client's base URL is `<baseURL>/urlshortener/v1`).
 ///
 /// - `POST url?key=KEY` with `{"longUrl": …}`: `{"kind", "id": "https://goo.gl/<code>", "longUrl"}`
-/// - `GET url?shortUrl=…[&key=KEY]`: `{"kind", "id", "longUrl", "status": "OK"}`, or 404
+/// - `GET url?shortUrl=…[&key=KEY]`: `{"kind", "id", "longUrl", "status": "OK"}`, or 404; with
+///   `projection=ANALYTICS_CLICKS` (or `FULL`) also `analytics.allTime.shortUrlClicks`
 ///
 /// `AIza-test-key` is the only valid key. Codes are 6 base-62 characters of a hash of the long URL,
 /// and each server remembers the URLs it shortened (plus Google's documented `fbsS` example).
@@ -48,11 +49,18 @@ struct ShortenerRoutes: RouteHandler {
             return GoogleError.parameter(reason: "invalid", message: "Invalid Value", location: "shortUrl")
         }
         guard let longURL = store.longURL(code: code) else { return GoogleError.notFound }
-        return .json(
-            .object([
-                ("kind", .string("urlshortener#url")), ("id", .string(shortURL)), ("longUrl", .string(longURL)),
-                ("status", .string("OK")),
-            ]))
+        var members: [(String, JSON)] = [
+            ("kind", .string("urlshortener#url")), ("id", .string(shortURL)), ("longUrl", .string(longURL)),
+            ("status", .string("OK")),
+        ]
+        if ["ANALYTICS_CLICKS", "FULL"].contains(request.query["projection"] ?? "") {
+            // The url resource's documented `analytics` (counts as strings); only the seeded
+            // example has been clicked.
+            let clicks = JSON.string(code == "fbsS" ? "1234" : "0")
+            members.append(
+                ("analytics", .object([("allTime", .object([("shortUrlClicks", clicks), ("longUrlClicks", clicks)]))])))
+        }
+        return .json(.object(members))
     }
 
     /// Whether `text` is an absolute http or https URL with a host.

@@ -11,6 +11,9 @@ struct Response: Sendable {
     var delayMilliseconds: Int
     /// A body that never ends (hostile routes); replaces `body`.
     var hostile: HostileBody?
+    /// Whether the server adds its GitHub-style `x-ratelimit-*` headers (false for the APIs
+    /// that send none, such as Bitly and Shlink; the budget mode adds its own regardless).
+    var sendsRateLimitHeaders = true
 
     init(
         status: Int, headers: [(String, String)] = [], body: [UInt8] = [], etag: String? = nil,

@@ -90,6 +90,8 @@ struct Router: Sendable {
             InstagramRoutes(),
             OAuthRoutes(),
             ShortenerRoutes(),
+            BitlyRoutes(),
+            ShlinkRoutes(),
             PluginRoutes(),
             CacheRoutes(),
             CacheConformanceRoutes(),

@@ -149,7 +149,7 @@ final class ServerCore: Sendable {
         if let budget = self.budget, response.header("x-ratelimit-remaining") == nil {
             response = budget.spend(response)
         }
-        if response.header("x-ratelimit-remaining") == nil {
+        if response.sendsRateLimitHeaders, response.header("x-ratelimit-remaining") == nil {
             let remaining = remaining(listener: request.listener, consume: !notModified)
             response.headers += [
                 ("x-ratelimit-limit", String(ServerCore.rateLimit)),
