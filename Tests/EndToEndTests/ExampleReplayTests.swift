@@ -13,6 +13,9 @@ struct ExampleReplayTests {
         let status: Int32
         let example: String
         let arguments: [String]
+        /// The `APIMACRO_*=VALUE` fields among the arguments: settings of both the recording and
+        /// the replay (the legacy Google example's `APIMACRO_SHORTENER=google`), not arguments.
+        let environment: [String: String]
         var description: String { name }
 
         /// A name or example with a `/` is a path from the repository's root (a plugin's own
@@ -43,7 +46,7 @@ struct ExampleReplayTests {
         try await Binary.run(
             ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path]
                 + cassette.arguments,
-            in: space.url, environment: environment)
+            in: space.url, environment: environment.merging(cassette.environment) { $1 })
     }
 
     /// The shipped plugins' example macros, as paths from the repository's root.
@@ -57,12 +60,21 @@ struct ExampleReplayTests {
         }
     }
 
+    /// Whether a cassettes.tsv field is a setting (`APIMACRO_NAME=VALUE`) rather than an argument.
+    static func isSetting(_ field: String) -> Bool {
+        field.range(of: #"^APIMACRO_[A-Z0-9_]+="#, options: .regularExpression) != nil
+    }
+
     static var all: [Cassette] {
         let text = (try? String(contentsOf: cassettes.appendingPathComponent("cassettes.tsv"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count >= 3, let status = Int32(fields[1]) else { return nil }
-            return Cassette(name: fields[0], status: status, example: fields[2], arguments: Array(fields.dropFirst(3)))
+            let rest = fields.dropFirst(3)
+            let settings = rest.filter(Self.isSetting).map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+            return Cassette(
+                name: fields[0], status: status, example: fields[2], arguments: rest.filter { !Self.isSetting($0) },
+                environment: Dictionary(settings.map { ($0[0], $0[1]) }) { $1 })
         }
     }
 
@@ -117,7 +129,9 @@ struct ExampleReplayTests {
         for cassette in Self.all {
             let har = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".har"), encoding: .utf8)
             #expect(!har.contains("127.0.0.1"), "\(cassette.name).har still points at the loopback server")
-            for secret in ["ig-token-1", "ghp_cassette", "AIza-test-key", "ow-test-key", "fsq-token-1"] {
+            for secret in [
+                "ig-token-1", "ghp_cassette", "AIza-test-key", "ow-test-key", "fsq-token-1", "bitly-test-token",
+            ] {
                 #expect(!har.contains(secret), "\(cassette.name).har holds a recording credential")
             }
         }

@@ -79,7 +79,8 @@ struct LoginTests {
         let file = home.appendingPathComponent("credentials.json").path
         let env = ["APIMACRO_HOME": home.path, "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path]
         for (name, label, variable) in [
-            ("shortener", "your Google API key", "APIMACRO_SHORTENER_KEY"), ("keyed", "your keyed key", "KEYED_KEY"),
+            ("shortener", "your Bitly access token", "APIMACRO_SHORTENER_TOKEN"),
+            ("keyed", "your keyed key", "KEYED_KEY"),
         ] {
             let login = try await space.run("login", name, environment: env, stdin: "  key-of-\(name)-1234  \n")
             #expect(login.status == 0, "\(login.stderr)")

@@ -22,17 +22,28 @@ public struct ClientDescriptor: Sendable {
     /// What `apimacro login NAME` says when there is no login (a plugin with basic auth); nil
     /// for the general answer, which lists the logins there are.
     public let noLogin: String?
+    /// The login as the settings make it, when they change what it asks for (the shortener's
+    /// backend decides whether it is a Bitly token or a Shlink key); nil when `login` is all.
+    let loginInView: (@Sendable (SettingsView) -> LoginKind)?
 
-    /// A client's description.
+    /// A client's description; `loginIn`, when given, is its login under given settings
+    /// (`login` stays what the help texts describe).
     public init(
         name: String, settings: [ClientSetting] = [], credentialSources: [CredentialSource] = [],
-        login: LoginKind? = nil, noLogin: String? = nil
+        login: LoginKind? = nil, noLogin: String? = nil, loginIn: (@Sendable (SettingsView) -> LoginKind)? = nil
     ) {
         self.name = name
         self.settings = settings
         self.credentialSources = credentialSources
         self.login = login
         self.noLogin = noLogin
+        self.loginInView = loginIn
+    }
+
+    /// How `apimacro login NAME` gets a credential under the settings in `view`.
+    public func login(in view: SettingsView) -> LoginKind? {
+        guard login != nil else { return nil }
+        return loginInView?(view) ?? login
     }
 
     /// The keys of its `[NAME]` table in `config.toml`.

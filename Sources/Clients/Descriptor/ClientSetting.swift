@@ -23,6 +23,14 @@ public struct ClientSetting: Sendable {
         self.problem = problem
     }
 
+    /// The setting `key` that stands for `variable`, a name other than `APIMACRO_<CLIENT>_<KEY>`
+    /// (`[shortener] backend` is `APIMACRO_SHORTENER`); `problem` checks a value.
+    public init(key: String, variable: String, problem: (@Sendable (String) -> String?)? = nil) {
+        self.key = key
+        self.variable = variable
+        self.problem = problem
+    }
+
     /// A setting whose value is an http:// or https:// URL (see `urlProblem`).
     public static func url(client: String, key: String) -> ClientSetting {
         ClientSetting(client: client, key: key, problem: urlProblem)

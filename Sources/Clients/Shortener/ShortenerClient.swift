@@ -1,77 +1,12 @@
 import Foundation
 import WebAPI
 
-/// The Google URL Shortener v1 endpoints, one case each.
-public enum ShortenerRouter: Sendable {
-    /// `POST url` with `{"longUrl": …}`.
-    case shorten(longURL: String)
-    /// `GET url?shortUrl=…`.
-    case expand(shortURL: String)
-
-    public var request: Request {
-        switch self {
-        case .shorten(let longURL):
-            let body =
-                (try? JSONSerialization.data(withJSONObject: ["longUrl": longURL], options: [.withoutEscapingSlashes]))
-                ?? Data()
-            return Request("POST", "/url", body: .json(Array(body)))
-        case .expand(let shortURL):
-            return Request("GET", "/url", query: [("shortUrl", shortURL)])
-        }
-    }
-}
-
-/// Settings of the shortener client (SPEC §2).
-public struct ShortenerConfiguration: Sendable {
-    /// `APIMACRO_SHORTENER_URL`, default `https://www.googleapis.com/urlshortener/v1`.
-    public var baseURL: String
-    /// `APIMACRO_SHORTENER_KEY` (required for shorten), else a stored key.
-    public var key: Secret?
-    public var timeout: Double
-    public var maxWait: Double
-
-    public static let defaultBaseURL = "https://www.googleapis.com/urlshortener/v1"
-
-    public init(
-        baseURL: String = ShortenerConfiguration.defaultBaseURL, key: Secret? = nil, timeout: Double = 30,
-        maxWait: Double = 60
-    ) {
-        self.baseURL = baseURL
-        self.key = key
-        self.timeout = timeout
-        self.maxWait = maxWait
-    }
-
-    /// Reads `Shortener`'s settings (SPEC §2) from `view`; the stored key is the fallback key.
-    public init(_ view: SettingsView) {
-        self.init(
-            baseURL: view.value(Shortener.url) ?? Self.defaultBaseURL,
-            key: Shortener.descriptor.credential(in: view)?.secret, timeout: view.requestTimeout,
-            maxWait: view.maxWait)
-    }
-
-    /// Google's error body: `{"error": {"code", "message", "errors": [...]}}`.
-    public var client: ClientConfiguration {
-        ClientConfiguration(
-            name: Shortener.name, baseURL: baseURL, credential: key.map { .query(name: "key", value: $0) },
-            timeout: timeout,
-            maxWait: maxWait,
-            errorMessage: { response in
-                let message = JSONPath.string(in: response.body, path: ["error", "message"])
-                let reason = JSONPath.string(in: response.body, path: ["error", "errors", "0", "reason"])
-                switch (message, reason) {
-                case (let message?, let reason?): return "\(message) (\(reason))"
-                default: return message ?? reason
-                }
-            },
-            errorKind: { response in
-                let reason = JSONPath.string(in: response.body, path: ["error", "errors", "0", "reason"])
-                return ["keyInvalid", "keyExpired"].contains(reason ?? "") ? .unauthorized : nil
-            })
-    }
-}
-
-/// The URL shortener client.
+/// The URL shortener client: one set of calls over whichever backend the configuration names.
+///
+/// Each call is built first (`shortenRequest`, `expandRequest`, `clicksRequest`,
+/// `firstLinksPage`: every check a call makes, with no request sent when one fails) and then
+/// sent (`send`), so a binding builds with the GIL held and sends without it, and
+/// `apimacro.map` builds every call before sending any.
 public final class ShortenerClient: Sendable {
     public let api: APIClient
     public let configuration: ShortenerConfiguration
@@ -81,29 +16,142 @@ public final class ShortenerClient: Sendable {
         api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor)
     }
 
+    /// The backend this client speaks.
+    public var backend: ShortenerBackend { configuration.backend }
+
     /// `ValueError` (an invalid request) unless `text` is an absolute http(s) URL; checked before any request.
     public static func validate(_ text: String, argument: String) throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty
         else {
+            throw notAURL(text, argument: argument)
+        }
+    }
+
+    /// The error for a string that is not an absolute http(s) URL.
+    static func notAURL(_ text: String, argument: String) -> APIError {
+        APIError(
+            .invalidRequest, "\(argument) must be an absolute http(s) URL, not \(text.debugDescription)",
+            api: Shortener.name)
+    }
+
+    /// `shorten(long_url, domain=, slug=, tags=)`'s request: Bitly's `/shorten` (or `/bitlinks`
+    /// for a slug or tags), Shlink's `/short-urls` with `findIfExists`, Google's `url`.
+    public func shortenRequest(_ longURL: String, domain: String? = nil, slug: String? = nil, tags: [String] = [])
+        throws -> Request
+    {
+        try Self.validate(longURL, argument: "shorten() long_url")
+        try ready(for: "shorten")
+        switch backend {
+        case .bitly:
+            guard slug != nil || !tags.isEmpty else {
+                return BitlyRouter.shorten(longURL: longURL, domain: domain, group: configuration.group).request
+            }
+            return BitlyRouter.create(
+                longURL: longURL, domain: domain, group: configuration.group, keyword: slug, tags: tags
+            ).request
+        case .shlink:
+            return ShlinkRouter.create(longURL: longURL, domain: domain, slug: slug, tags: tags).request
+        case .google:
+            if let unsupported = [("domain", domain != nil), ("slug", slug != nil), ("tags", !tags.isEmpty)].first(
+                where: \.1)
+            {
+                throw APIError(
+                    .invalidRequest,
+                    "shorten() argument '\(unsupported.0)' needs the bitly or shlink backend: the legacy Google "
+                        + "API took only long_url", api: Shortener.name)
+            }
+            return GoogleShortenerRouter.shorten(longURL: longURL).request
+        }
+    }
+
+    /// `expand(short_url)`'s request.
+    public func expandRequest(_ shortURL: String) throws -> Request {
+        switch backend {
+        case .bitly:
+            let address = try ShortLinkAddress(shortURL, argument: "expand() short_url")
+            try ready(for: "expand")
+            return BitlyRouter.expand(address).request
+        case .shlink:
+            let address = try ShortLinkAddress(shortURL, argument: "expand() short_url")
+            try ready(for: "expand")
+            return ShlinkRouter.shortURL(code: address.code, domain: shlinkDomain(address)).request
+        case .google:
+            try Self.validate(shortURL, argument: "expand() short_url")
+            try ready(for: "expand")
+            return GoogleShortenerRouter.expand(shortURL: shortURL).request
+        }
+    }
+
+    /// `clicks(short_url)`'s request: Bitly's click summary over all time, Shlink's short URL
+    /// (its `visitsSummary`), Google's link with its analytics.
+    public func clicksRequest(_ shortURL: String) throws -> Request {
+        switch backend {
+        case .bitly:
+            let address = try ShortLinkAddress(shortURL, argument: "clicks() short_url")
+            try ready(for: "clicks")
+            return BitlyRouter.clicks(address).request
+        case .shlink:
+            let address = try ShortLinkAddress(shortURL, argument: "clicks() short_url")
+            try ready(for: "clicks")
+            return ShlinkRouter.shortURL(code: address.code, domain: shlinkDomain(address)).request
+        case .google:
+            try Self.validate(shortURL, argument: "clicks() short_url")
+            try ready(for: "clicks")
+            return GoogleShortenerRouter.clicks(shortURL: shortURL).request
+        }
+    }
+
+    /// `links(limit=...)`'s first request (Bitly: the group's first page, or the account
+    /// lookup that names the group; Shlink: page 1).
+    ///
+    /// Google's API listed links only for an OAuth login, which the legacy backend never had:
+    /// an `AuthError` saying so, with no request.
+    public func firstLinksPage(limit: Int?) throws -> Request {
+        try ready(for: "links")
+        switch backend {
+        case .bitly:
+            return BitlyRouter.firstLinksPage(group: configuration.group, limit: limit)
+        case .shlink:
+            return ShlinkRouter.firstPage(limit: limit)
+        case .google:
             throw APIError(
-                .invalidRequest, "\(argument) must be an absolute http(s) URL, not \(text.debugDescription)",
-                api: "shortener")
+                .auth,
+                "shortener.links() needs the bitly or shlink backend: the legacy Google URL Shortener listed "
+                    + "links only for an OAuth login, which apimacro's Google mode never had", api: Shortener.name)
         }
     }
 
-    /// Shortens `longURL` (needs a key).
-    public func shorten(_ longURL: String) async throws -> Response {
-        try ShortenerClient.validate(longURL, argument: "shorten() long_url")
-        guard api.credential != nil || !api.needsCredentials else {
-            throw APIError(.auth, "shortener.shorten needs an API key: set APIMACRO_SHORTENER_KEY", api: "shortener")
-        }
-        return try await api.send(ShortenerRouter.shorten(longURL: longURL).request)
+    /// Sends a request this client built.
+    public func send(_ request: Request) async throws -> Response {
+        try await api.send(request)
     }
 
-    /// Expands `shortURL` (the key is sent when there is one).
-    public func expand(_ shortURL: String) async throws -> Response {
-        try ShortenerClient.validate(shortURL, argument: "expand() short_url")
-        return try await api.send(ShortenerRouter.expand(shortURL: shortURL).request)
+    /// The `domain` Shlink is asked about: the short URL's host, unless it is the API's own
+    /// (then the server's default domain).
+    func shlinkDomain(_ address: ShortLinkAddress) -> String? {
+        guard let components = URLComponents(string: configuration.baseURL), let host = components.host?.lowercased()
+        else { return address.host }
+        let apiHost = components.port.map { "\(host):\($0)" } ?? host
+        return address.host == apiHost ? nil : address.host
+    }
+
+    /// Throws what stops `call` before any request: a setting that makes no call possible,
+    /// or a credential the call needs and nobody set (`AuthError` naming the variable and the
+    /// login command).
+    ///
+    /// Google's legacy API needed its key only to shorten; a replay needs none.
+    func ready(for call: String) throws {
+        if let problem = configuration.problem { throw problem }
+        guard api.credential == nil, api.needsCredentials, backend != .google || call == "shorten" else { return }
+        if backend == .google {
+            throw APIError(
+                .auth, "shortener.shorten needs an API key: set \(Shortener.key.variable)", api: Shortener.name)
+        }
+        throw APIError(
+            .auth,
+            "shortener.\(call) needs \(backend.credentialName): "
+                + "set \(backend.credentialSetting.variable) or run `apimacro login shortener`",
+            api: Shortener.name)
     }
 }

@@ -7,6 +7,9 @@ import WebAPI
 struct ParallelCall: Sendable {
     let api: String
     let run: @Sendable () async throws -> Response
+    /// What the decoded answer becomes (GIL held), as the direct call presents it (the
+    /// shortener's link dict); nil keeps the decoded answer.
+    var present: (@Sendable (PyRef, Response) throws -> PyRef)? = nil
 }
 
 /// The client methods `apimacro.map` runs natively: their function object
@@ -110,7 +113,10 @@ enum ParallelMap {
             let prepared = calls
             let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
             return try PySequence.list(
-                responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })
+                responses.enumerated().map { index, response in
+                    let decoded = try decoder.decode(response, api: calls[index].api)
+                    return try calls[index].present?(decoded, response) ?? decoded
+                })
         }
     }
 

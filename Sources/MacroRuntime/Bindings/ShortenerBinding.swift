@@ -1,44 +1,288 @@
 import Clients
 import PythonBridge
+import WebAPI
 
-/// `apimacro.shortener`: Google URL Shortener v1 (SPEC §3).
-enum ShortenerBinding {
+/// `apimacro.shortener`: one macro API over Bitly, Shlink or Google's legacy API (SPEC §3; the
+/// backend's facts are `ShortenerBackend`'s).
+///
+/// `shorten` and `expand` answer with the same dict on every backend (`id`, `longUrl`,
+/// `created_at`, `backend`, `raw`: `Presenter.link`), `links` is a lazy iterator of those, and
+/// `clicks` an int. `shorten`, `expand` and `clicks` run natively in parallel under
+/// `apimacro.map`, within the client's cap on requests in flight (Bitly: 5).
+final class ShortenerBinding {
+    let client: ShortenerClient
+    let decoder: JSONDecoding
+    let iterators: NativeClass<PageState>
+    /// With no credential set: why the stored one could not be read, reported instead of
+    /// sending the call without it.
+    let storeProblem: APIError?
+
+    init(client: ShortenerClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, storeProblem: APIError?) {
+        self.client = client
+        self.decoder = decoder
+        self.iterators = iterators
+        self.storeProblem = storeProblem
+    }
+
+    /// A call's request, built with every check (no request is sent when one fails); a store
+    /// that could not be read is the error rather than a call without its credential.
+    func prepare(_ build: (ShortenerClient) throws -> Request) throws -> Request {
+        do {
+            let request = try build(client)
+            if let storeProblem { throw storeProblem }
+            return request
+        } catch let error as APIError where error.kind == .auth {
+            throw storeProblem ?? error
+        }
+    }
+
+    /// Sends `request` (GIL released for the wait) and decodes the answer.
+    func fetch(_ request: Request) throws -> (PyRef, Response) {
+        let client = self.client
+        let response = try withoutGIL { try await client.send(request) }
+        return (try decoder.decode(response, api: Shortener.name), response)
+    }
+
+    /// A lazy iterator over the account's links, each as `Presenter.link` makes it.
+    func links(limit: Int?) throws -> PyRef {
+        let first = try prepare { try $0.firstLinksPage(limit: limit) }
+        let present = Presenter(backend: client.backend)
+        let page: (PyRef, Response, Request) throws -> PageState.Page
+        switch client.backend {
+        case .bitly:
+            page = { payload, response, request in
+                if BitlyRouter.isUserLookup(request) {
+                    guard let group = Self.string(payload.value(at: BitlyRouter.groupPath)), !group.isEmpty else {
+                        throw Self.parseError(response, "did not name the account's default_group_guid")
+                    }
+                    return PageState.Page(
+                        items: try PySequence.list([]), next: BitlyRouter.firstLinksPage(group: group, limit: limit))
+                }
+                let items = try Self.list(payload.value(at: BitlyRouter.itemsPath), response, "links")
+                let found = Self.string(payload.value(at: BitlyRouter.nextPath))
+                let next = Pagination.nextURL(path: BitlyRouter.nextPath).next(
+                    after: response, request: request, itemCount: PySequence.count(items), nextURL: .some(found))
+                return PageState.Page(items: try present.links(items, response), next: next)
+            }
+        case .shlink:
+            page = { payload, response, request in
+                let items = try Self.list(payload.value(at: ShlinkRouter.itemsPath), response, "shortUrls.data")
+                let pages = payload.value(at: ShlinkRouter.pagesCountPath).flatMap(Self.int)
+                let next = ShlinkRouter.nextPage(after: request, pagesCount: pages, itemCount: PySequence.count(items))
+                return PageState.Page(items: try present.links(items, response), next: next)
+            }
+        case .google:
+            // firstLinksPage refused it.
+            page = { _, response, _ in throw Self.parseError(response, "is not a list of links") }
+        }
+        return try iterators.instance(
+            PageState(
+                client: client.api, first: first, pagination: .none, limit: limit, decoder: decoder, page: page))
+    }
+
+    /// How a backend's answers become what a macro sees.
+    struct Presenter: Sendable {
+        let backend: ShortenerBackend
+
+        /// The dict for one link answer: `id` (the full short URL), `longUrl`, `created_at` (or
+        /// None), `backend` and `raw` (the answer as sent); the legacy Google shape keeps its
+        /// own keys too (`kind`, `status`).
+        ///
+        /// An answer with no short URL is a `ParseError`.
+        func link(_ raw: PyRef, _ response: Response) throws -> PyRef {
+            let shape = backend.shape
+            guard raw.typeName == "dict", let id = ShortenerBinding.string(raw.value(at: shape.id)), !id.isEmpty else {
+                throw ShortenerBinding.parseError(
+                    response, "did not answer with a short link (no \(shape.id.joined(separator: ".")))")
+            }
+            let result =
+                shape.keepsAnswerKeys
+                ? try Interpreter.import("builtins").attribute("dict").call([raw])
+                : try PythonValue.object([]).toPython()
+            try result.setItem("id", PyRef(string: shape.shortURL(id)))
+            try result.setItem(
+                "longUrl", ShortenerBinding.string(raw.value(at: shape.longURL)).map { try PyRef(string: $0) } ?? .none)
+            try result.setItem(
+                "created_at",
+                ShortenerBinding.string(raw.value(at: shape.createdAt)).map { try PyRef(string: $0) } ?? .none)
+            try result.setItem("backend", PyRef(string: backend.rawValue))
+            try result.setItem("raw", raw)
+            return result
+        }
+
+        /// The dict for a fetched answer.
+        func link(_ fetched: (PyRef, Response)) throws -> PyRef { try link(fetched.0, fetched.1) }
+
+        /// The count of clicks in a fetched answer.
+        func clicks(_ fetched: (PyRef, Response)) throws -> PyRef { try clicks(fetched.0, fetched.1) }
+
+        /// Each item of a page of links, as `link` makes it.
+        func links(_ items: PyRef, _ response: Response) throws -> PyRef {
+            try PySequence.list(
+                (0..<PySequence.count(items)).map { try link(PyRef.checked(PySequence.item(items, $0)), response) })
+        }
+
+        /// The total of clicks in a `clicks` answer, as an int (Google sent it as a string of digits).
+        func clicks(_ raw: PyRef, _ response: Response) throws -> PyRef {
+            let shape = backend.shape
+            let found = raw.value(at: shape.clicks) ?? shape.olderClicks.flatMap { raw.value(at: $0) }
+            guard let total = found.flatMap(ShortenerBinding.int), total >= 0 else {
+                throw ShortenerBinding.parseError(
+                    response, "did not answer with a count of clicks at \(shape.clicks.joined(separator: "."))")
+            }
+            return try PythonValue.int(total).toPython()
+        }
+    }
+
+    /// The text of a Python `str`, else nil.
+    static func string(_ value: PyRef?) -> String? {
+        guard let value, case .string(let text)? = try? PythonValue(python: value) else { return nil }
+        return text
+    }
+
+    /// A whole number from an `int`, or a `str` of digits; else nil (a bool is no count).
+    static func int(_ value: PyRef) -> Int? {
+        guard value.typeName != "bool" else { return nil }
+        switch try? PythonValue(python: value) {
+        case .int(let number)?: return number
+        case .string(let text)?: return Int(text)
+        default: return nil
+        }
+    }
+
+    /// The list at a page's `path`, else a `ParseError` naming it.
+    static func list(_ value: PyRef?, _ response: Response, _ path: String) throws -> PyRef {
+        guard let value, PySequence.isList(value) else {
+            throw parseError(response, "did not answer with a list at \(path)")
+        }
+        return value
+    }
+
+    /// A `ParseError` about `response`'s answer.
+    static func parseError(_ response: Response, _ what: String) -> APIError {
+        APIError(
+            .parse, "\(response.url) \(what)", status: response.status, url: response.url, api: Shortener.name,
+            body: response.text)
+    }
+
+    /// Builds the `shortener` object and registers its natively parallel methods with `map`.
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
-        let decoder = context.decoder
-        let shortener = ShortenerClient(
+        let client = ShortenerClient(
             configuration: ShortenerConfiguration(runtime.view(of: Shortener.descriptor)),
             transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
-        let builder = NativeClass<ShortenerClient>(
-            name: "Shortener", module: "apimacro", doc: "Google URL Shortener v1 (key from APIMACRO_SHORTENER_KEY).")
-        // No key from the environment and a credential store that cannot be read: say so rather
-        // than send requests without the stored key.
-        let storeProblem = shortener.api.credential == nil ? runtime.credentialProblem : nil
-        try builder.method("shorten", doc: "shorten(long_url) -> dict with id (the short URL) and longUrl") {
-            client, arguments in
-            if let storeProblem { throw storeProblem }
-            let slots = try arguments.bind("shorten", ["long_url"], required: 1)
-            let url = try Arguments.string(slots[0], "long_url", in: "shorten")
-            try ShortenerClient.validate(url, argument: "shorten() long_url")
-            let response = try withoutGIL { try await client.shorten(url) }
-            return try decoder.decode(response, api: "shortener")
+        let binding = ShortenerBinding(
+            client: client, decoder: context.decoder, iterators: context.iterators,
+            storeProblem: client.api.credential == nil ? runtime.credentialProblem : nil)
+        let present = Presenter(backend: client.backend)
+        let builder = NativeClass<ShortenerBinding>(
+            name: "Shortener", module: "apimacro",
+            doc:
+                "A URL shortener: Bitly (default; token from APIMACRO_SHORTENER_TOKEN), Shlink (APIMACRO_SHORTENER=shlink, "
+                + "APIMACRO_SHORTENER_URL, APIMACRO_SHORTENER_KEY) or the legacy Google API.")
+        let shorten = try builder.method(
+            "shorten",
+            doc: """
+                shorten(long_url, *, domain=None, slug=None, tags=None) -> dict
+
+                The short link for long_url (the existing one when the account has it): id (the short URL),
+                longUrl, created_at, backend and raw (the answer as sent). slug is a custom back-half
+                (Bitly's keyword, Shlink's customSlug); tags a list of str.
+                """
+        ) { binding, arguments in
+            try present.link(binding.fetch(binding.prepare { try shortenRequest($0, arguments) }))
         }
-        try builder.method("expand", doc: "expand(short_url) -> dict with id, longUrl and status") {
-            client, arguments in
-            if let storeProblem { throw storeProblem }
-            let slots = try arguments.bind("expand", ["short_url"], required: 1)
-            let url = try Arguments.string(slots[0], "short_url", in: "expand")
-            try ShortenerClient.validate(url, argument: "expand() short_url")
-            let response = try withoutGIL { try await client.expand(url) }
-            return try decoder.decode(response, api: "shortener")
+        let expand = try builder.method(
+            "expand",
+            doc: "expand(short_url) -> dict\n\nThe link behind short_url: id, longUrl, created_at, backend, raw."
+        ) { binding, arguments in
+            try present.link(binding.fetch(binding.prepare { try expandRequest($0, arguments) }))
         }
-        try builder.method("__repr__") { client, _ in
-            try PyRef(
-                string:
-                    "<apimacro.shortener \(client.api.redactor.redactURL(client.configuration.baseURL)) (\(client.api.credential == nil ? "no key" : "key set"))>"
-            )
+        let clicks = try builder.method(
+            "clicks", doc: "clicks(short_url) -> int\n\nEvery click on short_url, all time."
+        ) { binding, arguments in
+            try present.clicks(binding.fetch(binding.prepare { try clicksRequest($0, arguments) }))
+        }
+        try builder.method(
+            "links", doc: "links(limit=None) -> iterator of dicts\n\nThe account's links, newest first, every page."
+        ) { binding, arguments in
+            let slots = try arguments.bind("links", ["limit"])
+            return try binding.links(limit: Arguments.limit(slots[0], in: "links"))
+        }
+        try builder.property("backend", doc: "The service in use: 'bitly', 'shlink' or 'google'.") {
+            try PyRef(string: $0.client.backend.rawValue)
+        }
+        try builder.method("__repr__") { binding, _ in
+            let client = binding.client
+            let base =
+                client.configuration.baseURL.isEmpty
+                ? "no URL" : client.api.redactor.redactURL(client.configuration.baseURL)
+            let credential = client.api.credential == nil ? "no credential" : "credential set"
+            return try PyRef(string: "<apimacro.shortener \(client.backend.rawValue) \(base) (\(credential))>")
         }
         try builder.build()
-        try context.module.set("shortener", builder.instance(shortener))
+        try context.module.set("shortener", builder.instance(binding))
+        // `map` builds each call with the same builders as the direct calls, and presents its answer alike.
+        let calls:
+            [(PyRef, (ShortenerClient, PyArguments) throws -> Request, @Sendable (PyRef, Response) throws -> PyRef)] = [
+                (shorten, shortenRequest, present.link), (expand, expandRequest, present.link),
+                (clicks, clicksRequest, present.clicks),
+            ]
+        for (function, build, presentation) in calls {
+            context.parallel.register(function) { arguments in
+                let request = try binding.prepare { try build($0, arguments) }
+                return ParallelCall(api: Shortener.name, run: { try await client.send(request) }, present: presentation)
+            }
+        }
+    }
+
+    /// `shorten(long_url, *, domain=None, slug=None, tags=None)`'s request.
+    static func shortenRequest(_ client: ShortenerClient, _ arguments: PyArguments) throws -> Request {
+        let slots = try arguments.bind(
+            "shorten", ["long_url", "domain", "slug", "tags"], required: 1, positionalLimit: 1)
+        return try client.shortenRequest(
+            Arguments.string(slots[0], "long_url", in: "shorten"),
+            domain: optionalString(slots[1], "domain", in: "shorten"),
+            slug: optionalString(slots[2], "slug", in: "shorten"),
+            tags: strings(slots[3], "tags", in: "shorten"))
+    }
+
+    /// `expand(short_url)`'s request.
+    static func expandRequest(_ client: ShortenerClient, _ arguments: PyArguments) throws -> Request {
+        let slots = try arguments.bind("expand", ["short_url"], required: 1)
+        return try client.expandRequest(Arguments.string(slots[0], "short_url", in: "expand"))
+    }
+
+    /// `clicks(short_url)`'s request.
+    static func clicksRequest(_ client: ShortenerClient, _ arguments: PyArguments) throws -> Request {
+        let slots = try arguments.bind("clicks", ["short_url"], required: 1)
+        return try client.clicksRequest(Arguments.string(slots[0], "short_url", in: "clicks"))
+    }
+
+    /// A `str` or None (nil); an empty string is refused, as no service takes one.
+    static func optionalString(_ value: PyRef?, _ name: String, in function: String) throws -> String? {
+        guard let value, !value.isNone else { return nil }
+        let text = try Arguments.string(value, name, in: function)
+        guard !text.isEmpty else {
+            throw ArgumentError("\(function)() argument '\(name)' must not be empty", raising: .valueError)
+        }
+        return text
+    }
+
+    /// A list (or tuple) of `str`, or None (empty); a lone `str` is refused rather than split
+    /// into letters.
+    static func strings(_ value: PyRef?, _ name: String, in function: String) throws -> [String] {
+        guard let value, !value.isNone else { return [] }
+        switch try PythonValue(python: value) {
+        case .list(let items), .tuple(let items):
+            return try items.map { item in
+                guard case .string(let text) = item, !text.isEmpty else {
+                    throw ArgumentError("\(function)() argument '\(name)' must be a list of non-empty str")
+                }
+                return text
+            }
+        default:
+            throw ArgumentError("\(function)() argument '\(name)' must be a list of str, not \(value.typeName)")
+        }
     }
 }

@@ -140,7 +140,7 @@ public struct Logins: Sendable {
     private func login(
         _ client: ClientDescriptor, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
     ) async throws {
-        switch client.login {
+        switch client.login(in: settings.view()) {
         case .oauthImplicit(let login):
             try await loginImplicit(
                 client.name, flow: login.flow(in: settings.view()), mode: mode, say: say, prompt: prompt)

@@ -138,7 +138,7 @@ public struct ConfigFile: Sendable {
                 for (innerKey, innerValue) in table.sorted(by: { $0.key < $1.key }) {
                     entries.append(
                         Entry(
-                            key: "\(key).\(innerKey)", variable: Self.variableName(key, innerKey),
+                            key: "\(key).\(innerKey)", variable: Self.variable(table: key, key: innerKey),
                             value: try string(innerValue, key: "\(key).\(innerKey)")))
                 }
             } else {
@@ -194,6 +194,14 @@ public struct ConfigFile: Sendable {
             }
         }
         return Array(Set(names)).sorted()
+    }
+
+    /// The variable `[table] key` stands for: the one a built-in client declares for that key
+    /// (`[shortener] backend` is `APIMACRO_SHORTENER`), else `variableName(table, key)`.
+    static func variable(table: String, key: String) -> String {
+        func normal(_ text: String) -> String { text.lowercased().replacingOccurrences(of: "-", with: "_") }
+        let declared = ClientRegistry.named(normal(table))?.descriptor.settings.first { $0.key == normal(key) }
+        return declared?.variable ?? variableName(table, key)
     }
 
     /// `APIMACRO_` and the key path in capitals: `[github] url` is `APIMACRO_GITHUB_URL`.

@@ -1,0 +1,76 @@
+import Foundation
+import WebAPI
+
+/// Settings of the shortener client (SPEC §2): the backend, where its API is, the credential,
+/// Bitly's group and the cap on requests in flight.
+public struct ShortenerConfiguration: Sendable {
+    /// `APIMACRO_SHORTENER`, else Google when the URL ends in `/urlshortener/v1`, else Bitly.
+    public var backend: ShortenerBackend
+    /// `APIMACRO_SHORTENER_URL`, else the backend's default (`ShortenerBackend.defaultBaseURL`);
+    /// empty for Shlink without one (every call then says to set it).
+    public var baseURL: String
+    /// Bitly's `APIMACRO_SHORTENER_TOKEN`, Shlink's or Google's `APIMACRO_SHORTENER_KEY`, else a
+    /// stored login.
+    public var credential: Secret?
+    /// `APIMACRO_SHORTENER_GROUP`: the Bitly group to shorten in and list; nil for the
+    /// account's default.
+    public var group: String?
+    /// `APIMACRO_SHORTENER_MAX_CONCURRENCY`, else the backend's default (Bitly: 5; nil: none).
+    public var maxConcurrency: Int?
+    /// Why no call can be made (an unknown backend name; Shlink without a URL), or nil.
+    public var problem: APIError?
+    public var timeout: Double
+    public var maxWait: Double
+
+    /// A configuration for `backend`; an unset `baseURL` is the backend's default.
+    public init(
+        backend: ShortenerBackend = .bitly, baseURL: String? = nil, credential: Secret? = nil, group: String? = nil,
+        maxConcurrency: Int? = nil, timeout: Double = 30, maxWait: Double = 60
+    ) {
+        self.backend = backend
+        self.baseURL = baseURL ?? backend.defaultBaseURL ?? ""
+        self.credential = credential
+        self.group = group
+        self.maxConcurrency = maxConcurrency ?? backend.defaultMaxConcurrency
+        self.timeout = timeout
+        self.maxWait = maxWait
+        if self.baseURL.isEmpty {
+            problem = APIError(
+                .invalidRequest,
+                "shortener: \(backend.title) has no default server: set \(Shortener.url.variable) "
+                    + "(or [shortener] url in config.toml) to your server's REST API, such as https://s.example.com/rest/v3",
+                api: Shortener.name)
+        }
+    }
+
+    /// Reads `Shortener`'s settings (SPEC §2) from `view`; the stored login is the fallback credential.
+    public init(_ view: SettingsView) {
+        let backend = ShortenerBackend.selected(in: view)
+        self.init(
+            backend: backend ?? .bitly, baseURL: view.value(Shortener.url),
+            credential: Shortener.descriptor.credential(in: view)?.secret, group: view.value(Shortener.group),
+            maxConcurrency: view.value(Shortener.maxConcurrency).flatMap {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            },
+            timeout: view.requestTimeout, maxWait: view.maxWait)
+        if backend == nil, let name = view.value(Shortener.backend) {
+            problem = APIError(
+                .invalidRequest, "\(Shortener.backend.variable): \(ShortenerBackend.problem(name))", api: Shortener.name
+            )
+        }
+    }
+
+    /// The client's pipeline configuration: the backend's credential and error readers, and
+    /// the cap on requests in flight.
+    public var client: ClientConfiguration {
+        let backend = self.backend
+        var configuration = ClientConfiguration(
+            name: Shortener.name, baseURL: baseURL, credential: credential.map { backend.credential($0) },
+            defaultHeaders: backend == .google ? [] : [("Accept", "application/json")], timeout: timeout,
+            maxWait: maxWait,
+            errorMessage: { ShortenerErrors.message(backend, $0) },
+            errorKind: { ShortenerErrors.kind(backend, $0) })
+        configuration.maxConcurrentRequests = maxConcurrency
+        return configuration
+    }
+}
