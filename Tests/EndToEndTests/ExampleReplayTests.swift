@@ -107,7 +107,9 @@ struct ExampleReplayTests {
         let space = try Workspace()
         defer { space.remove() }
         for cassette in Self.all
-        where ["openweather-now", "shorten"].contains(cassette.macro.deletingPathExtension().lastPathComponent) {
+        where ["openweather-now", "shorten", "shorten-file"].contains(
+            cassette.macro.deletingPathExtension().lastPathComponent)
+        {
             let result = try await Self.replay(cassette, in: space, environment: [:])
             let expected = try cassette.expectedOutput()
             #expect(result.status == cassette.status, "\(result.stderr)")
@@ -126,6 +128,12 @@ struct ExampleReplayTests {
                 "login,name,company,location,public_repos,followers,following,avatar_url\noctocat,The Octocat,"))
         #expect(try output("github-followers").split(separator: "\n").count == 121)
         #expect(try output("instagram-friends").split(separator: "\n").count == 31)
+        // Five distinct links in examples/shorten-file.txt, each shortened once on Bitly.
+        let shortened = try output("shorten-file").split(separator: "\n")
+        #expect(shortened.first == "old,new" && shortened.count == 6)
+        #expect(shortened.dropFirst().allSatisfy { $0.hasPrefix("https://") && $0.contains(",https://bit.ly/") })
+        let bitly = try String(contentsOf: Self.cassettes.appendingPathComponent("shorten-file.har"), encoding: .utf8)
+        #expect(bitly.contains("https://api-ssl.bitly.com/v4/shorten"))
         for cassette in Self.all {
             let har = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".har"), encoding: .utf8)
             #expect(!har.contains("127.0.0.1"), "\(cassette.name).har still points at the loopback server")

@@ -145,4 +145,41 @@ struct ExampleTests {
         #expect(rows[3].hasPrefix("not a url,,\"skipped: shorten() long_url must be an absolute http(s) URL"))
         #expect(result.status == 1, "a skipped URL makes the run fail, so scripts notice")
     }
+
+    @Test("shorten-file shortens each distinct link of a file once, on Bitly, with a domain if asked")
+    func shortenFile() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "notes.txt": """
+            See https://example.com/a, then (https://example.com/b) and "https://example.com/a".
+            Not a link: ftp://example.com/c; https://google.com/ is already on Bitly.
+
+            """
+        ])
+        defer { space.remove() }
+        let environment = [
+            "APIMACRO_SHORTENER_URL": server.baseURL + "/bitly/v4", "APIMACRO_SHORTENER_TOKEN": "bitly-test-token",
+        ]
+        let script = Self.examples.appendingPathComponent("shorten-file.py").path
+        let result = try await Binary.run(
+            ["run", "--no-cache", "--format", "csv", script, "--file", "notes.txt"], in: space.url,
+            environment: environment)
+        let custom = try await Binary.run(
+            ["run", "--no-cache", "--format", "csv", script, "--file", "notes.txt", "--domain", "j.mp"], in: space.url,
+            environment: environment)
+        let shortened = server.requests.filter { $0.path == "/bitly/v4/shorten" }
+        try await server.shutdown()
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.count == 4 && rows.first == "old,new", "\(result.stdout)")
+        #expect(
+            rows.dropFirst().map { $0.split(separator: ",").first.map(String.init) ?? "" } == [
+                "https://example.com/a", "https://example.com/b", "https://google.com/",
+            ])
+        #expect(rows.last == "https://google.com/,https://bit.ly/2WujBe0", "the recorded link")
+        #expect(
+            custom.status == 0
+                && custom.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.contains(",https://j.mp/") })
+        #expect(shortened.count == 6, "each distinct link once per run")
+    }
 }
