@@ -30,6 +30,16 @@ func withShortener(
     try await server.shutdown()
 }
 
+/// The `APIError` that sending `request` ends with, or nil when it succeeds.
+func failure(_ client: ShortenerClient, _ request: Request) async -> APIError? {
+    do {
+        _ = try await client.send(request)
+        return nil
+    } catch {
+        return error as? APIError
+    }
+}
+
 @Suite("the shortener client: backends, settings, requests and error envelopes")
 struct ShortenerClientTests {
     static func configuration(_ environment: [String: String], stored: String? = nil) -> ShortenerConfiguration {
@@ -230,28 +240,20 @@ struct ShortenerClientTests {
             let request = try #require(server.requests.last)
             #expect(request.header("authorization") == "Bearer bitly-test-token")
             #expect(request.header("accept") == "application/json")
-            func failure(_ request: Request) async -> APIError? {
-                do {
-                    _ = try await client.send(request)
-                    return nil
-                } catch {
-                    return error as? APIError
-                }
-            }
-            let notFound = await failure(try client.expandRequest("https://bit.ly/nothing1"))
+            let notFound = await failure(client, try client.expandRequest("https://bit.ly/nothing1"))
             #expect(notFound?.kind == .notFound)
             #expect(notFound?.message.hasSuffix("NOT_FOUND: What you are looking for cannot be found.") == true)
-            let invalid = await failure(try client.shortenRequest("https://intranet/page"))
+            let invalid = await failure(client, try client.shortenRequest("https://intranet/page"))
             #expect(invalid?.kind == .http && invalid?.status == 400)
             #expect(
                 invalid?.message.hasSuffix(
                     "INVALID_ARG_LONG_URL: The value provided is invalid. (field long_url: invalid)") == true,
                 "\(String(describing: invalid))")
             _ = try await client.send(client.shortenRequest("https://example.com/one", slug: "taken"))
-            let taken = await failure(try client.shortenRequest("https://example.com/two", slug: "taken"))
+            let taken = await failure(client, try client.shortenRequest("https://example.com/two", slug: "taken"))
             #expect(taken?.kind == .http)
             #expect(taken?.message.contains("(field keyword: already_exists)") == true)
-            let domain = await failure(try client.shortenRequest("https://example.com/", domain: "example.org"))
+            let domain = await failure(client, try client.shortenRequest("https://example.com/", domain: "example.org"))
             #expect(
                 domain?.message.contains("INVALID_ARG_DOMAIN") == true
                     && domain?.message.contains("field domain") == true)
@@ -277,27 +279,19 @@ struct ShortenerClientTests {
             #expect(
                 JSONPath.string(in: existing.body, path: ["shortCode"]) == "12Kb3", "findIfExists found the example")
             #expect(server.requests.last?.header("x-api-key") == "shlink-test-key")
-            func failure(_ request: Request) async -> APIError? {
-                do {
-                    _ = try await client.send(request)
-                    return nil
-                } catch {
-                    return error as? APIError
-                }
-            }
-            let missing = await failure(try client.expandRequest("https://s.test/nope1"))
+            let missing = await failure(client, try client.expandRequest("https://s.test/nope1"))
             #expect(missing?.kind == .notFound)
             #expect(
                 missing?.message.hasSuffix(
                     #"Short URL not found: No URL found with short code "nope1" (shortCode "nope1")"#)
                     == true, "\(String(describing: missing))")
-            let slug = await failure(try client.shortenRequest("https://example.com/z", slug: "12C18"))
+            let slug = await failure(client, try client.shortenRequest("https://example.com/z", slug: "12C18"))
             #expect(slug?.kind == .http && slug?.status == 400)
             #expect(
                 slug?.message.hasSuffix(
                     #"Invalid custom slug: Provided slug "12C18" is already in use. (customSlug "12C18")"#)
                     == true, "\(String(describing: slug))")
-            let domain = await failure(try client.shortenRequest("https://example.com/z", domain: "not a host"))
+            let domain = await failure(client, try client.shortenRequest("https://example.com/z", domain: "not a host"))
             #expect(
                 domain?.message.hasSuffix("Invalid data: Provided data is not valid (invalid fields: domain)") == true)
         }

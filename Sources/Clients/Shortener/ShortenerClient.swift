@@ -67,39 +67,31 @@ public final class ShortenerClient: Sendable {
 
     /// `expand(short_url)`'s request.
     public func expandRequest(_ shortURL: String) throws -> Request {
-        switch backend {
-        case .bitly:
-            let address = try ShortLinkAddress(shortURL, argument: "expand() short_url")
-            try ready(for: "expand")
-            return BitlyRouter.expand(address).request
-        case .shlink:
-            let address = try ShortLinkAddress(shortURL, argument: "expand() short_url")
-            try ready(for: "expand")
-            return ShlinkRouter.shortURL(code: address.code, domain: shlinkDomain(address)).request
-        case .google:
-            try Self.validate(shortURL, argument: "expand() short_url")
-            try ready(for: "expand")
-            return GoogleShortenerRouter.expand(shortURL: shortURL).request
-        }
+        try linkRequest(shortURL, call: "expand", bitly: BitlyRouter.expand, google: GoogleShortenerRouter.expand)
     }
 
     /// `clicks(short_url)`'s request: Bitly's click summary over all time, Shlink's short URL
     /// (its `visitsSummary`), Google's link with its analytics.
     public func clicksRequest(_ shortURL: String) throws -> Request {
-        switch backend {
-        case .bitly:
-            let address = try ShortLinkAddress(shortURL, argument: "clicks() short_url")
-            try ready(for: "clicks")
-            return BitlyRouter.clicks(address).request
-        case .shlink:
-            let address = try ShortLinkAddress(shortURL, argument: "clicks() short_url")
-            try ready(for: "clicks")
-            return ShlinkRouter.shortURL(code: address.code, domain: shlinkDomain(address)).request
-        case .google:
-            try Self.validate(shortURL, argument: "clicks() short_url")
-            try ready(for: "clicks")
-            return GoogleShortenerRouter.clicks(shortURL: shortURL).request
+        try linkRequest(shortURL, call: "clicks", bitly: BitlyRouter.clicks, google: GoogleShortenerRouter.clicks)
+    }
+
+    /// The request of a `call` about one short link: Bitly's and Shlink's need a back-half
+    /// (`ShortLinkAddress`), Google's took the URL as it was.
+    func linkRequest(
+        _ shortURL: String, call: String, bitly: (ShortLinkAddress) -> BitlyRouter,
+        google: (String) -> GoogleShortenerRouter
+    ) throws -> Request {
+        let argument = "\(call)() short_url"
+        guard backend != .google else {
+            try Self.validate(shortURL, argument: argument)
+            try ready(for: call)
+            return google(shortURL).request
         }
+        let address = try ShortLinkAddress(shortURL, argument: argument)
+        try ready(for: call)
+        return backend == .bitly
+            ? bitly(address).request : ShlinkRouter.shortURL(code: address.code, domain: shlinkDomain(address)).request
     }
 
     /// `links(limit=...)`'s first request (Bitly: the group's first page, or the account

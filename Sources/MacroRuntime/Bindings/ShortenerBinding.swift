@@ -204,7 +204,8 @@ final class ShortenerBinding {
             try present.clicks(binding.fetch(binding.prepare { try clicksRequest($0, arguments) }))
         }
         try builder.method(
-            "links", doc: "links(limit=None) -> iterator of dicts\n\nThe account's links, newest first, every page."
+            "links",
+            doc: "links(limit=None) -> iterator of dicts\n\nThe account's links, every page, in the service's order."
         ) { binding, arguments in
             let slots = try arguments.bind("links", ["limit"])
             return try binding.links(limit: Arguments.limit(slots[0], in: "links"))

@@ -69,27 +69,12 @@ struct ShlinkRoutes: RouteHandler {
     private func create(_ request: RouteRequest) throws -> Response {
         guard let body = try? JSON(parsing: request.recorded.body), let longURL = body["longUrl"]?.stringValue,
             ShortenerRoutes.isWebURL(longURL)
-        else {
-            // shlink-short-url-invalid-args-v3.json's shape, naming the field at fault.
-            return ShlinkRoutes.problem(
-                .object([
-                    ("title", .string("Invalid data")), ("type", .string("https://shlink.io/api/error/invalid-data")),
-                    ("detail", .string("Provided data is not valid")), ("status", .int(400)),
-                    ("invalidElements", .array([.string("longUrl")])),
-                ]), status: 400)
-        }
+        else { return ShlinkRoutes.invalidData("longUrl") }
         let slug = body["customSlug"]?.stringValue
         let domain = body["domain"]?.stringValue.flatMap { $0 == ShlinkRoutes.defaultDomain ? nil : $0 }
-        if let domain, !ShlinkRoutes.isHost(domain) {
-            // shlink-short-url-invalid-args-v3.json's shape; `domain` is among the elements the
-            // create endpoint documents as refusable (shlink-v1_short-urls.json).
-            return ShlinkRoutes.problem(
-                .object([
-                    ("title", .string("Invalid data")), ("type", .string("https://shlink.io/api/error/invalid-data")),
-                    ("detail", .string("Provided data is not valid")), ("status", .int(400)),
-                    ("invalidElements", .array([.string("domain")])),
-                ]), status: 400)
-        }
+        // `domain` is among the elements the create endpoint documents as refusable
+        // (shlink-v1_short-urls.json).
+        if let domain, !ShlinkRoutes.isHost(domain) { return ShlinkRoutes.invalidData("domain") }
         let tags = (body["tags"]?.arrayValue ?? []).compactMap(\.stringValue)
         let findIfExists = body["findIfExists"] == .bool(true)
         switch try server.create(longURL, slug: slug, domain: domain, tags: tags, findIfExists: findIfExists) {
@@ -134,6 +119,16 @@ struct ShlinkRoutes: RouteHandler {
                     ])
                 )
             ]))
+    }
+
+    /// shlink-short-url-invalid-args-v3.json's shape, naming `element` as the field at fault.
+    static func invalidData(_ element: String) -> Response {
+        problem(
+            .object([
+                ("title", .string("Invalid data")), ("type", .string("https://shlink.io/api/error/invalid-data")),
+                ("detail", .string("Provided data is not valid")), ("status", .int(400)),
+                ("invalidElements", .array([.string(element)])),
+            ]), status: 400)
     }
 
     /// Whether `text` is a host name (letters, digits, `-` and `.`; a port allowed).
