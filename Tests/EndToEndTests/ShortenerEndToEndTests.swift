@@ -400,6 +400,31 @@ struct ShortenerEndToEndTests {
         try await server.shutdown()
     }
 
+    @Test("a hostile Bitly page whose pagination.next names another host: followed without the token")
+    func nextPageElsewhere() async throws {
+        let server = try await TestServer.start()
+        let elsewhere = server.otherHostURL + "/bitly/v4/groups/Bj1tjw4uLSN/bitlinks?size=50"
+        server.inject(
+            [.status(200, body: #"{"links": [], "pagination": {"next": "\#(elsewhere)"}}"#)],
+            path: "/bitly/v4/groups/Bj1tjw4uLSN/bitlinks")
+        let (result, _) = try await Self.run(
+            """
+            import apimacro
+            from apimacro import shortener
+            try:
+                print(len(list(shortener.links())))
+            except apimacro.APIError as error:
+                print(type(error).__name__, error.status)
+
+            """, Self.bitly(server))
+        let other = server.requests.filter { $0.listener == "127.0.0.2" }
+        try await server.shutdown()
+        // The other host answers as Bitly does to a request without the token.
+        #expect(result.stdout == "Forbidden 403\n", "\(result.stdout)\(result.stderr)")
+        #expect(other.count == 1 && other.first?.header("authorization") == nil, "\(other.map(\.headers))")
+        #expect(!result.stderr.contains(Self.bitlyToken))
+    }
+
     @Test(
         "login: Bitly asks for its token, Shlink for its key; the stored one is sent; auth status reads each backend's variable"
     )
