@@ -8,9 +8,12 @@ import WebAPI
 /// sent (`send`), so a binding builds with the GIL held and sends without it, and
 /// `apimacro.map` builds every call before sending any.
 public final class ShortenerClient: Sendable {
+    /// The connection to the pipeline (credential, redactor, cap on requests in flight).
     public let api: APIClient
+    /// The settings it was made with.
     public let configuration: ShortenerConfiguration
 
+    /// A client for `configuration` on `transport`.
     public init(configuration: ShortenerConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
         api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor)

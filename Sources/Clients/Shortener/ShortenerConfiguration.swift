@@ -19,7 +19,9 @@ public struct ShortenerConfiguration: Sendable {
     public var maxConcurrency: Int?
     /// Why no call can be made (an unknown backend name; Shlink without a URL), or nil.
     public var problem: APIError?
+    /// Each request's timeout in seconds (`APIMACRO_REQUEST_TIMEOUT`; default 30).
     public var timeout: Double
+    /// The longest rate-limit wait in seconds (`APIMACRO_MAX_WAIT`; default 60).
     public var maxWait: Double
 
     /// A configuration for `backend`; an unset `baseURL` is the backend's default.
