@@ -1,0 +1,129 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 27, "Python the way Python users run it": `apimacro run -c CODE`, `-` (standard input)
+/// and `-m MODULE`, as python3 takes them.
+@Suite("apimacro run -c, - and -m")
+struct RunScriptTests {
+    @Test("-c CODE and - take sys.argv and sys.path as python3 does; apimacro's options go before")
+    func codeAndStandardInput() async throws {
+        let space = try Workspace(files: ["helper.py": "WORD = 'from the working directory'\n"])
+        defer { space.remove() }
+        let code = try await space.run(
+            "run", "--format", "json", "-c",
+            "import sys, apimacro, helper; print(sys.argv, helper.WORD); apimacro.output([{'a': 1}])", "x", "--format",
+            "y")
+        #expect(code.status == 0, "\(code.stderr)")
+        #expect(code.stdout.hasPrefix("['-c', 'x', '--format', 'y'] from the working directory\n"), "\(code.stdout)")
+        #expect(code.stdout.contains("\"a\": 1"), "json, from --format before -c: \(code.stdout)")
+
+        let piped = try await space.run(
+            "run", "-", "a b", stdin: "import sys\nprint('stdin', sys.argv)\ndef main(word):\n    print('main', word)\n"
+        )
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout == "stdin ['-', 'a b']\nmain a b\n", "\(piped.stdout)")
+
+        let failing = try await space.run("run", "-c", "def f():\n    1 / 0\nf()")
+        #expect(failing.status == 1)
+        #expect(
+            failing.stderr
+                == "Traceback (most recent call last):\n  File \"<string>\", line 3, in <module>\n  File \"<string>\", line 2, in f\nZeroDivisionError: division by zero\n",
+            "\(failing.stderr)")
+    }
+
+    @Test("-m MODULE runs it as __main__ with its file as sys.argv[0]; its traceback starts at its own frames")
+    func module() async throws {
+        let space = try Workspace(files: [
+            "tool/__init__.py": "",
+            "tool/__main__.py":
+                "import sys\nprint(__name__, sys.argv[1:], sys.argv[0].endswith('tool/__main__.py'))\nsys.exit(4)\n",
+            "broken.py": "def g():\n    raise ValueError('in the module')\ng()\n",
+        ])
+        defer { space.remove() }
+        let run = try await space.run("run", "-m", "tool", "-x", "--timeout", "3")
+        #expect(run.status == 4, "\(run.stderr)")
+        #expect(run.stdout == "__main__ ['-x', '--timeout', '3'] True\n", "\(run.stdout)")
+
+        let broken = try await space.run("run", "-mbroken")
+        #expect(broken.status == 1)
+        #expect(broken.stderr.hasPrefix("Traceback (most recent call last):\n  File \""), "\(broken.stderr)")
+        #expect(!broken.stderr.contains("runpy"), "\(broken.stderr)")
+        #expect(broken.stderr.hasSuffix("ValueError: in the module\n"), "\(broken.stderr)")
+
+        let missing = try await space.run("run", "-m", "no_such_module")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("apimacro: no module named 'no_such_module'"), "\(missing.stderr)")
+        let bare = try await space.run("run", "-m")
+        #expect(bare.status == 2)
+        #expect(bare.stderr.contains("-m needs a module name"), "\(bare.stderr)")
+    }
+
+    @Test("run -m pytest: a macro's own tests, with pytest from the active virtualenv, call the real module")
+    func pytestFromVirtualEnvironment() async throws {
+        let venv = try await PythonTools.virtualEnvironment()
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "macros/stars.py": """
+            from apimacro import github
+
+            def top(login):
+                return github.user(login)["login"].upper()
+            """,
+            "tests/test_stars.py": """
+            import sys, apimacro, pytest
+            sys.path.insert(0, "macros")
+            import stars
+
+            def test_top():
+                assert stars.top("octocat") == "OCTOCAT"
+
+            def test_missing_user_is_not_found():
+                with pytest.raises(apimacro.NotFound) as raised:
+                    stars.top("nobody-here")
+                assert raised.value.status == 404
+            """,
+        ])
+        defer { space.remove() }
+        let environment = ["VIRTUAL_ENV": venv.path, "APIMACRO_GITHUB_URL": server.baseURL]
+        let passing = try await space.run(
+            "run", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/", environment: environment)
+        #expect(passing.status == 0, "\(passing.stdout)\(passing.stderr)")
+        #expect(passing.stdout.contains("2 passed"), "\(passing.stdout)")
+
+        try space.write("tests/test_fails.py", "def test_fails():\n    assert 1 == 2\n")
+        let failing = try await space.run(
+            "run", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/", environment: environment)
+        #expect(failing.status == 1, "pytest's own exit status: \(failing.stdout)")
+        #expect(failing.stdout.contains("1 failed, 2 passed"), "\(failing.stdout)")
+        try await server.shutdown()
+    }
+
+    @Test("main() annotations: Literal choices and dates are read; an unsupported one is refused at --help time")
+    func mainAnnotations() async throws {
+        let space = try Workspace(files: [
+            "typed.py": """
+            import datetime
+            from typing import Literal
+
+            def main(since: datetime.date, mode: Literal["fast", "slow"] = "fast"):
+                print(repr(since), mode)
+            """,
+            "untyped.py": "def main(filters: dict = {}):\n    print(filters)\n",
+        ])
+        defer { space.remove() }
+        let typed = try await space.run("run", "typed.py", "2024-05-01", "--mode", "slow")
+        #expect(typed.status == 0, "\(typed.stderr)")
+        #expect(typed.stdout == "datetime.date(2024, 5, 1) slow\n", "\(typed.stdout)")
+        let wrong = try await space.run("run", "typed.py", "2024-05-01", "--mode", "medium")
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("invalid choice: 'medium' (choose from fast, slow)"), "\(wrong.stderr)")
+        let help = try await space.run("run", "untyped.py", "--help")
+        #expect(help.status == 2)
+        #expect(help.stdout.isEmpty, "\(help.stdout)")
+        #expect(
+            help.stderr.hasPrefix(
+                "apimacro run untyped.py: main() parameter 'filters': dict cannot be read from the command line; use str, int"
+            ), "\(help.stderr)")
+    }
+}
