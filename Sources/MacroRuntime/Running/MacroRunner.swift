@@ -15,9 +15,14 @@ public struct MacroRunner {
     /// Runs just before the process ends itself (a macro that ignored its `--timeout`):
     /// the command line writes a `batch` child's counts there.
     let beforeHardExit: @Sendable () -> Void
+    /// Whether a session goes on after the macro (the REPL's `:run`): then only the `atexit`
+    /// handlers the macro registered run when it ends, not the session's.
+    let inSession: Bool
 
-    public init(host: MacroHost, beforeHardExit: @escaping @Sendable () -> Void = {}) {
+    /// A runner on `host`; `inSession` for a macro run inside the REPL.
+    public init(host: MacroHost, inSession: Bool = false, beforeHardExit: @escaping @Sendable () -> Void = {}) {
         self.host = host
+        self.inSession = inSession
         self.beforeHardExit = beforeHardExit
     }
 
@@ -58,6 +63,7 @@ public struct MacroRunner {
             var code: Int32
             do {
                 termination = TerminationSignals.armIfPossible()
+                if inSession { try Interpreter.import("apimacro._atexit_scope").callMethod("begin") }
                 let namespace = try prepare(source, arguments: arguments)
                 if let seconds = host.settings.timeout {
                     let runtime = host.runtime
@@ -285,6 +291,7 @@ public struct MacroRunner {
         var delivered = true
         if let globals {
             do {
+                try globals.setItem("in_session", .bool(inSession))
                 try Interpreter.exec(try PythonPackage.source("_finish.py"), globals: globals, filename: "<apimacro>")
                 if let flag = try? globals.item("delivered"), case .bool(false) = try? PythonValue(python: flag) {
                     delivered = false

@@ -358,6 +358,11 @@ def main(native, history, interactive):
     finally:
         if has_readline and history:
             _save_history(history, native.redact)
+        # As python3's REPL at its end: the atexit handlers registered at the prompt (a :run's
+        # own ran when it ended), rlcompleter's among them.
+        import atexit
+
+        atexit._run_exitfuncs()
     if status == 0 and not interactive and console.failed:
         status = 1
     # Stdout's reader gone (`| head`): the session, or what stdout still held, ended quietly.
