@@ -99,6 +99,51 @@ struct RunScriptTests {
         try await server.shutdown()
     }
 
+    @Test(
+        "sys.executable is the embedded Python's python3: subprocess runs it; a forked child's client call is refused")
+    func executableAndChildren() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "children.py": """
+            import multiprocessing, subprocess, sys
+            from apimacro import github
+
+            def square(n):
+                return n * n
+
+            def call(login):
+                try:
+                    return github.user(login)["login"]
+                except RuntimeError as error:
+                    return str(error)
+
+            if __name__ == "__main__":
+                print(sys.executable)
+                child = subprocess.run([sys.executable, "-c", "import sys; print(sys.version_info[:2])"],
+                                       capture_output=True, text=True, check=True)
+                print(child.stdout.strip())
+                with multiprocessing.get_context("fork").Pool(2) as pool:
+                    print(pool.map(square, [1, 2, 3]))
+                    print(pool.map(call, ["octocat"])[0])
+                print(github.user("octocat")["login"])
+            """
+        ])
+        defer { space.remove() }
+        let run = try await space.run("run", "children.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(run.stdout)")
+        #expect(lines.first == "/usr/bin/python3.11", "\(run.stdout)")
+        #expect(lines.dropFirst().first == "(3, 11)", "\(run.stdout)")
+        #expect(lines.dropFirst(2).first == "[1, 4, 9]", "\(run.stdout)")
+        #expect(
+            lines.dropFirst(3).first?.hasPrefix(
+                "apimacro's native calls (clients, request, map, sleep) cannot run in a child process made by fork()")
+                == true, "\(run.stdout)")
+        #expect(lines.last == "octocat", "the parent's client still works: \(run.stdout)")
+        try await server.shutdown()
+    }
+
     @Test("main() annotations: Literal choices and dates are read; an unsupported one is refused at --help time")
     func mainAnnotations() async throws {
         let space = try Workspace(files: [
