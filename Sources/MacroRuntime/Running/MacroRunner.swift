@@ -197,6 +197,10 @@ public struct MacroRunner {
             if let signal { return .stopped(signal: signal, name) }
             return .interrupted(name)
         }
+        // apimacro's own frames out of the exceptions chained to this one too (`raise ... from`).
+        if let value, (try? Interpreter.import("apimacro._tracebacks").callMethod("hide_internal", [value])) == nil {
+            PythonRaise.clear()
+        }
         let described = PythonException.describe(
             type: type, value: value, traceback: macroFrames(traceback, source: source))
         writeError(described.traceback, newline: false)

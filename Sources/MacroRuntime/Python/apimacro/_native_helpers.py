@@ -7,6 +7,10 @@
 
 import _collections_abc as _abc  # what collections.abc re-exports; already loaded, unlike collections
 
+# pytest leaves out of its tracebacks the frames whose globals say so: every function of
+# _apimacro's namespace (these, the plugins' glue, the GraphQL helpers) is apimacro's own.
+__tracebackhide__ = True
+
 class Headers(_abc.Mapping):
     """HTTP headers: a read-only mapping looked up without regard to case.
 
