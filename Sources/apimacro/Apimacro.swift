@@ -18,6 +18,7 @@ struct Apimacro: AsyncParsableCommand {
         version: VersionText.text,
         subcommands: [
             Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self,
+            Stubs.self,
         ]
     )
 
