@@ -119,16 +119,21 @@ def _stub_class_members(node, classes):
     return members
 
 
+def _shared(prefix, declared, live, stub, problems):
+    """The names both have, (name, nodes) in order; a name only one has is a problem (a stub
+    member awaiting another issue may be missing from the module)."""
+    for name in sorted(live - set(declared)):
+        problems.append(f"{prefix}{name}: in the module, not in the stub")
+    for name, nodes in sorted(declared.items()):
+        if name in live:
+            yield name, nodes
+        elif not stub.awaiting(nodes[0]):
+            problems.append(f"{prefix}{name}: in the stub, not in the module")
+
+
 def _compare_class(name, node, cls, stub, classes, problems):
     declared = _stub_class_members(node, classes)
-    live = _live_class_members(cls)
-    for member in sorted(live - set(declared)):
-        problems.append(f"{name}.{member}: in the module, not in the stub")
-    for member, nodes in sorted(declared.items()):
-        if member not in live:
-            if not stub.awaiting(nodes[0]):
-                problems.append(f"{name}.{member}: in the stub, not in the module")
-            continue
+    for member, nodes in _shared(f"{name}.", declared, _live_class_members(cls), stub, problems):
         attribute = inspect.getattr_static(cls, member, None)
         if _is_property(nodes):
             if not isinstance(attribute, property) and not stub.awaiting(nodes[0]):
@@ -144,13 +149,7 @@ def differences(stub_path):
     declared = {n: nodes for n, nodes in _members(stub.tree.body).items() if _public(n)}
     classes = {n: nodes[0] for n, nodes in declared.items() if isinstance(nodes[0], ast.ClassDef)}
     live = {n for n in dir(apimacro) if _public(n)}
-    for name in sorted(live - set(declared)):
-        problems.append(f"{name}: in the module, not in the stub")
-    for name, nodes in sorted(declared.items()):
-        if name not in live:
-            if not stub.awaiting(nodes[0]):
-                problems.append(f"{name}: in the stub, not in the module")
-            continue
+    for name, nodes in _shared("", declared, live, stub, problems):
         value = getattr(apimacro, name)
         node = nodes[0]
         if isinstance(node, ast.ClassDef):
