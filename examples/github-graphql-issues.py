@@ -14,7 +14,7 @@ query($owner: String!, $name: String!, $pageSize: Int!, $cursor: String) {
 """
 
 
-def main(repo: str = "octokit-fixture-org/paginate-issues", limit: int = 50, page_size: int = 50):
+def main(repo: str = "octokit-fixture-org/paginate-issues", limit: int = 50, page_size: int = 50) -> None:
     """List up to LIMIT open issues of REPO (OWNER/NAME), PAGE_SIZE a request, with their labels."""
     owner, _, name = repo.partition("/")
     if not owner or not name:

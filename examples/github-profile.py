@@ -3,7 +3,7 @@ import apimacro
 from apimacro import github
 
 
-def main(login: str = "octocat"):
+def main(login: str = "octocat") -> None:
     """Show login, name, company, location, counts and avatar URL of one user."""
     try:
         user = github.user(login)

@@ -3,7 +3,7 @@ import apimacro
 from apimacro import github
 
 
-def main(login: str = "octocat", top: int = 10, min_stars: int = 0, language: str = ""):
+def main(login: str = "octocat", top: int = 10, min_stars: int = 0, language: str = "") -> None:
     """List the TOP repositories of LOGIN by stars (optionally of one LANGUAGE)."""
     repos = [
         repo

@@ -2,7 +2,7 @@
 import apimacro
 
 
-def main(name: str = "world", times: int = 3):
+def main(name: str = "world", times: int = 3) -> None:
     """Print a greeting table: one row per greeting, in any --format."""
     greetings = ["Hello", "Bonjour", "こんにちは"]
     rows = [

@@ -3,9 +3,9 @@ import apimacro
 from apimacro import instagram
 
 
-def main(user_id: str = "self", photos: int = 100):
+def main(user_id: str = "self", photos: int = 100) -> None:
     """Count the filters of USER_ID's last PHOTOS photos, most used first."""
-    counts = {}
+    counts: dict[str, int] = {}
     for media in instagram.recent_media(user_id, limit=photos):
         name = media.get("filter") or "Normal"
         counts[name] = counts.get(name, 0) + 1

@@ -3,7 +3,7 @@ import apimacro
 from apimacro import instagram
 
 
-def main(limit: int = 100):
+def main(limit: int = 100) -> None:
     """List up to LIMIT of my followers: username, full name, profile picture URL."""
     if not instagram.logged_in:
         raise SystemExit("log in first: apimacro login instagram (or set APIMACRO_INSTAGRAM_TOKEN)")

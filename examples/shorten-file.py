@@ -11,13 +11,13 @@ from apimacro import shortener
 LINK = re.compile(r"""https?://[^\s<>"'()\[\]]+""")
 
 
-def links(text):
+def links(text: str) -> list[str]:
     """The distinct links in TEXT, in the order they first appear."""
     found = [match.rstrip(".,;:!?") for match in LINK.findall(text)]
     return list(dict.fromkeys(found))
 
 
-def main(file: str = "", domain: str = ""):
+def main(file: str = "", domain: str = "") -> None:
     """Shorten each link in FILE (default: shorten-file.txt beside this macro) once.
 
     DOMAIN picks a short domain of your account (Bitly: bit.ly by default). Bitly allows five

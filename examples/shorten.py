@@ -5,11 +5,11 @@ import apimacro
 from apimacro import shortener
 
 
-def main(*urls: str):
+def main(*urls: str) -> None:
     """Shorten URLS (or stdin's lines) and check that each short URL expands back."""
-    urls = list(urls) or [line.strip() for line in sys.stdin if line.strip()]
+    targets = list(urls) or [line.strip() for line in sys.stdin if line.strip()]
     rows = []
-    for url in urls:
+    for url in targets:
         try:
             short = shortener.shorten(url)["id"]
         except ValueError as error:

@@ -18,6 +18,7 @@ struct Apimacro: AsyncParsableCommand {
         version: VersionText.text,
         subcommands: [
             Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self,
+            Stubs.self,
         ]
     )
 
@@ -30,7 +31,11 @@ struct Apimacro: AsyncParsableCommand {
         let code: Int32
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
-            if let plain = Run.plainArguments(arguments) {
+            if let script = try Run.scriptArguments(arguments) {
+                try Run.run(
+                    settings: MacroOptions.parse(script.options).settings(), statsFile: script.statsFile,
+                    source: script.source, name: script.name, arguments: script.arguments)
+            } else if let plain = Run.plainArguments(arguments) {
                 try Run.run(
                     settings: MacroOptions.settings(flags: plain.flags), forwarded: plain.flags.sorted(),
                     statsFile: plain.statsFile, macro: plain.macro, arguments: plain.arguments)

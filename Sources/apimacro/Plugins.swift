@@ -13,13 +13,20 @@ struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
             abstract: "List the plugins: name, endpoints, credentials present or not, description; and load errors.",
-            discussion: "Exit code 1 when a plugin failed to load (the others are still listed and usable).")
+            discussion:
+                "Exit code 1 when a plugin failed to load or its plugin.py does not compile (the others are still listed and usable)."
+        )
 
         func run() throws {
             let catalog = PluginCatalog(settings: try Settings.load())
             print(catalog.list())
+            let python = catalog.pythonProblems()
+            if !python.isEmpty {
+                print("\nplugin.py that does not compile (its endpoints work; its functions fail when used):")
+                print(python.joined(separator: "\n"))
+            }
             // The others are listed and work; the exit code tells a script that one did not load.
-            if !catalog.registry.failures.isEmpty { throw ExitCode(ExitReport.failure().exitCode) }
+            if !catalog.registry.failures.isEmpty || !python.isEmpty { throw ExitCode(ExitReport.failure().exitCode) }
         }
     }
 

@@ -134,6 +134,11 @@ struct Run: ParsableCommand {
 
             A macro that defines main(...) is called with arguments parsed from its signature; \
             `apimacro run MACRO --help` shows them.
+
+            As python3 does: -m MODULE runs a module as __main__ (apimacro run -m pytest tests/ runs \
+            pytest from the active virtualenv against the real apimacro module), -c CODE runs CODE, and \
+            - reads the macro from standard input; everything after MODULE, CODE or - is theirs \
+            (sys.argv[1:]), apimacro's options go before.
             """
     )
 
@@ -143,16 +148,107 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("stats-file"), help: .private)
     var statsFile: String?
 
-    @Argument(help: "The macro, then its arguments.", completion: .custom(Completions.macroNames))
-    var macro: String
+    @Option(
+        name: .customShort("m"),
+        help: ArgumentHelp("Run a Python module as __main__, as python3 -m does.", valueName: "module"))
+    var module: String?
+
+    @Option(
+        name: .customShort("c"), help: ArgumentHelp("Run CODE as the macro, as python3 -c does.", valueName: "code"))
+    var code: String?
+
+    @Argument(
+        help: "The macro (a .py file, a name, or - for standard input), then its arguments.",
+        completion: .custom(Completions.macroNames))
+    var macro: String?
 
     @Argument(parsing: .captureForPassthrough, help: "Arguments passed to the macro.")
     var arguments: [String] = []
 
+    func validate() throws {
+        guard macro != nil || module != nil || code != nil else {
+            throw ValidationError(
+                "missing the macro: a .py file, a macro name, -m MODULE, -c CODE or - (standard input)")
+        }
+    }
+
     func run() throws {
-        try Self.run(
-            settings: options.settings(), forwarded: options.forwardedArguments, statsFile: statsFile, macro: macro,
-            arguments: arguments)
+        let given = macro.map { [$0] } ?? []
+        if let module {
+            try Self.run(
+                settings: options.settings(), statsFile: statsFile, source: .module(module), name: "-m \(module)",
+                arguments: given + arguments)
+        } else if let code {
+            try Self.run(
+                settings: options.settings(), statsFile: statsFile, source: .code(code), name: "-c",
+                arguments: given + arguments)
+        } else if let macro {
+            try Self.run(
+                settings: options.settings(), forwarded: options.forwardedArguments, statsFile: statsFile,
+                macro: macro, arguments: arguments)
+        }
+    }
+
+    /// `apimacro run [OPTIONS] -m MODULE | -c CODE | - [ARGS...]`, split as python3 splits its
+    /// command line: apimacro's run options before, everything after MODULE, CODE or `-` the
+    /// script's own (`apimacro run -m pytest -x tests/`); nil when there is none of them before
+    /// the macro (or `--help` asks for the help).
+    ///
+    /// - Throws: `ValidationError` for `-m` or `-c` without its value.
+    static func scriptArguments(_ arguments: [String]) throws -> ScriptRun? {
+        guard arguments.first == "run" else { return nil }
+        var options: [String] = []
+        var statsFile: String?
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            let spelling = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            if argument == "-" {
+                return ScriptRun(
+                    options: options, statsFile: statsFile, source: .standardInput, name: "-",
+                    arguments: Array(arguments[(index + 1)...]))
+            }
+            if argument.hasPrefix("-m") || argument.hasPrefix("-c"), !argument.hasPrefix("--") {
+                var value = String(argument.dropFirst(2))
+                var next = index + 1
+                if value.isEmpty {
+                    guard next < arguments.count, !arguments[next].isEmpty else {
+                        throw ValidationError(
+                            argument == "-m"
+                                ? "-m needs a module name (apimacro run -m pytest tests/)"
+                                : "-c needs the code to run (apimacro run -c 'print(1)')")
+                    }
+                    value = arguments[next]
+                    next += 1
+                }
+                let module = argument.hasPrefix("-m")
+                return ScriptRun(
+                    options: options, statsFile: statsFile, source: module ? .module(value) : .code(value),
+                    name: module ? "-m \(value)" : "-c", arguments: Array(arguments[next...]))
+            }
+            if spelling == "--stats-file", index + 1 < arguments.count, !argument.contains("=") {
+                statsFile = arguments[index + 1]
+                index += 2
+            } else if let option = MacroOptions.runOptions.first(where: { $0.spelling == spelling }) {
+                let takesNext = option.takesValue && !argument.contains("=") && index + 1 < arguments.count
+                options += takesNext ? [argument, arguments[index + 1]] : [argument]
+                index += takesNext ? 2 : 1
+            } else {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// What `scriptArguments` read.
+    struct ScriptRun {
+        /// apimacro's run options before the script, as typed.
+        var options: [String]
+        var statsFile: String?
+        var source: MacroSource
+        /// How the run names itself in messages (`-m pytest`, `-c`, `-`).
+        var name: String
+        var arguments: [String]
     }
 
     /// `apimacro run [FLAGS] MACRO [ARGS...]`, read without ArgumentParser (a sixth of an
@@ -215,6 +311,13 @@ struct Run: ParsableCommand {
         if !own.isEmpty {
             settings = try MacroOptions.parse(forwarded + own).settings()
         }
+        try run(settings: settings, statsFile: statsFile, source: .file(file), name: macro, arguments: macroArguments)
+    }
+
+    /// Runs `source` with `arguments` as they are (no option of apimacro's among them).
+    static func run(settings: Settings, statsFile: String?, source: MacroSource, name: String, arguments: [String])
+        throws
+    {
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
         // A failure before Python started made no request: zeros.
         var host: MacroHost?
@@ -222,7 +325,7 @@ struct Run: ParsableCommand {
         let started = try MacroHost(settings: settings)
         host = started
         let runner = MacroRunner(host: started, beforeHardExit: { Self.stats(of: started).write(to: statsFile) })
-        throw ExitCode(try runner.run(file: file, arguments: macroArguments, name: macro))
+        throw ExitCode(try runner.run(source, arguments: arguments, name: name))
     }
 
     /// What `host` did on the network, for the `batch` parent.

@@ -158,6 +158,34 @@ struct ReplTests {
         #expect(try await terminal.waitForExit() == 0)
         try await server.shutdown()
     }
+
+    /// Issue 27, friction 1: `:run` ran every atexit handler, rlcompleter's among them, which
+    /// clears the completer, so Tab did nothing for the rest of the session.
+    @Test("Tab still completes after :run, the macro's atexit handlers run at its end and the session's wait")
+    func completionAfterRun() async throws {
+        let space = try Workspace(files: [
+            "macros/bye.py": "import atexit\natexit.register(print, 'macro handler ran')\nprint('macro body')\n"
+        ])
+        defer { space.remove() }
+        let terminal = try await Self.start(space)
+        defer { terminal.close() }
+        try await Self.enter("import atexit; atexit.register(print, 'session handler ran')", on: terminal)
+        let run = try await Self.enter(":run bye", on: terminal)
+        #expect(run.contains("macro body\r\nmacro handler ran\r\n"), "\(run)")
+        #expect(!run.contains("session handler ran"), "\(run)")
+        let start = terminal.count
+        terminal.type("github.us\t")
+        try await terminal.expect("github.user(", after: start)
+        terminal.type("\u{15}")
+        let again = try await Self.enter(":run bye", on: terminal)
+        #expect(again.contains("macro handler ran"), "\(again)")
+        let second = terminal.count
+        terminal.type("apimacro.outp\t")
+        try await terminal.expect("apimacro.output(", after: second)
+        terminal.type("\u{15}:quit\r")
+        try await terminal.expect("session handler ran", after: second)
+        #expect(try await terminal.waitForExit() == 0)
+    }
 }
 
 @Suite("apimacro repl fed from stdin")

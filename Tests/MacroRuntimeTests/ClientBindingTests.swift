@@ -170,6 +170,40 @@ extension EmbeddedPython {
                 result == .list([.bool(true), .int(404), .int(8), .bool(true), .list((0..<10).map { .int($0 * $0) })]))
         }
 
+        @Test("map(return_exceptions=True) runs every call and puts each failure's exception in its place")
+        func mapReturnExceptions() async throws {
+            let result = try await runPython(
+                """
+                import apimacro, functools
+                from apimacro import github
+                logins = ['octocat', 'nobody-here', 'user1', 'nobody-either', 'user2']
+                native = apimacro.map(github.user, logins, concurrency=1, return_exceptions=True)
+                def user(login):
+                    return github.user(login)
+                threaded = apimacro.map(user, logins, 1, return_exceptions=True)
+                partial = apimacro.map(functools.partial(github.get), ['/users/user3', '/users/nobody'],
+                                       return_exceptions=True)
+                def shape(results):
+                    return [r['login'] if isinstance(r, dict) else (type(r).__name__, r.status) for r in results]
+                try:
+                    apimacro.map(github.user, logins, 1, True)
+                    positional = 'accepted'
+                except TypeError as error:
+                    positional = str(error)
+                result = [shape(native), shape(threaded), shape(partial), native[1].__traceback__ is None, positional]
+                """)
+            let notFound = PythonValue.tuple([.string("NotFound"), .int(404)])
+            let expected: [PythonValue] = [
+                .string("octocat"), notFound, .string("user1"), notFound, .string("user2"),
+            ]
+            #expect(
+                result
+                    == .list([
+                        .list(expected), .list(expected), .list([.string("user3"), notFound]), .bool(true),
+                        .string("map() takes at most 3 positional arguments (4 given)"),
+                    ]))
+        }
+
         @Test("request: params, headers, json, form, files, auth; Response fields; check=False")
         func request() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -195,7 +195,7 @@ class CallMainTests(unittest.TestCase):
         self.assertEqual(result, ("u", 2, pathlib.Path("o.txt"), ["t"], True))
         self.assertEqual(call_main(main, ["u"], "m"), ("u", 5, None, [], False))
 
-    def test_unresolvable_annotation_falls_back(self):
+    def test_unresolvable_annotation_is_refused(self):
         namespace = {}
         exec(
             "from __future__ import annotations\n"
@@ -203,7 +203,82 @@ class CallMainTests(unittest.TestCase):
             "    return count, thing\n",
             namespace,
         )
-        self.assertEqual(call_main(namespace["main"], ["--count", "3", "--thing", "t"], "m"), (3, "t"))
+        _, code, out, err = run(namespace["main"], ["--help"], "apimacro run m")
+        self.assertEqual((code, out), (2, ""))
+        self.assertIn("apimacro run m: main() parameter 'thing': 'NoSuchType' (a name that does not resolve)", err)
+
+    def test_literal_choices(self):
+        def main(mode: typing.Literal["fast", "slow"] = "fast", level: typing.Literal[1, 2, 3] = 1):
+            return mode, level
+
+        self.assertEqual(call_main(main, ["--mode", "slow", "--level", "3"], "m"), ("slow", 3))
+        self.assertEqual(call_main(main, [], "m"), ("fast", 1))
+        _, code, _, err = run(main, ["--mode", "medium"])
+        self.assertEqual(code, 2)
+        self.assertIn("invalid choice: 'medium' (choose from fast, slow)", err)
+        _, _, out, _ = run(main, ["--help"])
+        self.assertIn("(one of fast, slow, default: 'fast')", out)
+
+    def test_dates_and_datetimes(self):
+        import datetime
+
+        def main(since: datetime.date, until: datetime.datetime | None = None,
+                 days: list[datetime.date] = []):
+            return since, until, days
+
+        since, until, days = call_main(
+            main, ["2024-05-01", "--until", "2024-05-02T10:30:00+00:00", "--days", "2024-01-02"], "m")
+        self.assertEqual(since, datetime.date(2024, 5, 1))
+        self.assertEqual(until, datetime.datetime(2024, 5, 2, 10, 30, tzinfo=datetime.timezone.utc))
+        self.assertEqual(days, [datetime.date(2024, 1, 2)])
+        _, code, _, err = run(main, ["May 1st"])
+        self.assertEqual(code, 2)
+        self.assertIn("invalid date value: 'May 1st' (expected YYYY-MM-DD)", err)
+
+        def later(when: datetime.date = datetime.date(2024, 1, 31)):
+            return when
+
+        _, _, out, _ = run(later, ["--help"])
+        self.assertIn("(date, default: 2024-01-31)", out)
+
+    def test_enum_by_name_or_value(self):
+        import enum
+
+        class Color(enum.Enum):
+            RED = "r"
+            GREEN = "g"
+
+        def main(color: Color = Color.RED):
+            return color
+
+        self.assertIs(call_main(main, ["--color", "GREEN"], "m"), Color.GREEN)
+        self.assertIs(call_main(main, ["--color", "green"], "m"), Color.GREEN)
+        self.assertIs(call_main(main, ["--color", "g"], "m"), Color.GREEN)
+        self.assertIs(call_main(main, [], "m"), Color.RED)
+        _, code, _, err = run(main, ["--color", "blue"])
+        self.assertEqual(code, 2)
+        self.assertIn("choose from RED, GREEN", err)
+        _, _, out, _ = run(main, ["--help"])
+        self.assertIn("(one of RED, GREEN, default: RED)", out)
+
+    def test_unsupported_annotations_are_refused_at_help_time(self):
+        def main(data: dict = {}):
+            return data
+
+        for annotation, shown in ((dict, "dict"), (tuple[int, str], "tuple[int, str]"),
+                                  (int | str, "int | str"), (typing.Literal[1.5], "Literal[1.5]")):
+            main.__annotations__["data"] = annotation
+            for argv in (["--help"], ["--data", "x"], []):
+                _, code, out, err = run(main, argv, "apimacro run m")
+                self.assertEqual((code, out), (2, ""), (annotation, argv))
+                self.assertTrue(err.startswith(f"apimacro run m: main() parameter 'data': {shown}"), err)
+                self.assertIn("use str, int, float, bool, pathlib.Path, datetime.date", err)
+
+    def test_any_is_a_str(self):
+        def main(value: typing.Any = None):
+            return value
+
+        self.assertEqual(call_main(main, ["--value", "7"], "m"), "7")
 
     def test_return_value_and_async(self):
         async def main(n: int = 1):

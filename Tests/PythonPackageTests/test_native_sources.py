@@ -102,6 +102,30 @@ class HelpersTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "two"):
             map_threads(fail_on_two, [1, 2, 3], 1)
 
+    def test_map_threads_return_exceptions_runs_every_call(self):
+        map_threads = self.ns["_map_threads"]
+        called = []
+
+        def fail_on_even(x):
+            called.append(x)
+            if x % 2 == 0:
+                raise ValueError(f"even {x}")
+            return x * 10
+
+        results = map_threads(fail_on_even, [1, 2, 3, 4, 5], 1, True)
+        self.assertEqual(sorted(called), [1, 2, 3, 4, 5])
+        self.assertEqual([r if isinstance(r, int) else str(r) for r in results], [10, "even 2", 30, "even 4", 50])
+        self.assertIsInstance(results[1], ValueError)
+
+        def interrupted(x):
+            if x == 2:
+                raise KeyboardInterrupt
+            return x
+
+        # A BaseException that is no Exception is never a result: it stops the map.
+        with self.assertRaises(KeyboardInterrupt):
+            map_threads(interrupted, [1, 2, 3], 1, True)
+
 
 class GraphQLHelpersTest(unittest.TestCase):
     def setUp(self):

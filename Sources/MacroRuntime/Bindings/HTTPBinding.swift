@@ -215,7 +215,10 @@ enum HTTPBinding {
                     status: state.response.status, url: state.response.url, api: "http", body: state.response.text)
             }
         }
-        try builder.method("raise_for_status", doc: "Raises the matching HTTPError if the status is not 2xx.") {
+        try builder.method(
+            "raise_for_status",
+            doc: "raise_for_status() -> None\n\nRaises the matching HTTPError if the status is not 2xx."
+        ) {
             state, _ in
             guard state.response.isSuccess else {
                 throw APIError.status(

@@ -72,22 +72,26 @@ final class ParallelMethods {
     }
 }
 
-/// `apimacro.map(func, items, concurrency=8)`.
+/// `apimacro.map(func, items, concurrency=8, *, return_exceptions=False)`.
 enum ParallelMap {
     static func install(in module: NativeModule, parallel: ParallelMethods, decoder: JSONDecoding) throws {
         try module.addFunction(
             "map",
             doc: """
-                map(func, items, concurrency=8) -> list
+                map(func, items, concurrency=8, *, return_exceptions=False) -> list
 
                 Calls func(item) for every item with up to `concurrency` calls in flight and returns the
                 results in input order. Client methods such as github.user and github.get (also wrapped in
                 functools.partial, e.g. partial(github.get, params={...})) run natively in parallel, with
-                every argument the direct call takes; any other callable runs on a pool of Python threads. The first exception is raised after the
-                calls in flight have finished; no new call starts after it.
+                every argument the direct call takes; any other callable runs on a pool of Python threads.
+                The first exception is raised after the calls in flight have finished; no new call starts
+                after it. With return_exceptions=True (as asyncio.gather) every call runs and a call that
+                raised an Exception gives that exception object in its place in the list; Ctrl-C and the
+                macro's timeout still stop the map.
                 """
         ) { arguments in
-            let slots = try arguments.bind("map", ["func", "items", "concurrency"], required: 2)
+            let slots = try arguments.bind(
+                "map", ["func", "items", "concurrency", "return_exceptions"], required: 2, positionalLimit: 3)
             guard let function = slots[0], function.isCallable else {
                 throw ArgumentError("map() argument 'func' must be callable, not \(slots[0]?.typeName ?? "missing")")
             }
@@ -98,10 +102,14 @@ enum ParallelMap {
                 }
                 concurrency = number
             }
+            let truth = try Interpreter.import("builtins").attribute("bool")
+            let returnExceptions =
+                try slots[3].map { try PythonValue(python: truth.call([$0])) == .bool(true) } ?? false
             let items = try Interpreter.import("builtins").attribute("list").call([slots[1] ?? .none])
             guard let make = parallel.maker(for: function) else {
                 return try module.object.callMethod(
-                    "_map_threads", [function, items, try PythonValue.int(concurrency).toPython()])
+                    "_map_threads",
+                    [function, items, try PythonValue.int(concurrency).toPython(), .bool(returnExceptions)])
             }
             let count = PySequence.count(items)
             var calls: [ParallelCall] = []
@@ -111,11 +119,23 @@ enum ParallelMap {
             }
             let limit = concurrency
             let prepared = calls
-            let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
+            // A call's answer as the macro sees it: decoded, then shaped as its method shapes it.
+            func result(_ index: Int, _ response: Response) throws -> PyRef {
+                let decoded = try decoder.decode(response, api: calls[index].api)
+                return try calls[index].present?(decoded, response) ?? decoded
+            }
+            guard returnExceptions else {
+                let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
+                return try PySequence.list(responses.enumerated().map { try result($0.offset, $0.element) })
+            }
+            let outcomes = try withoutGIL { try await runAll(prepared, concurrency: limit) }
             return try PySequence.list(
-                responses.enumerated().map { index, response in
-                    let decoded = try decoder.decode(response, api: calls[index].api)
-                    return try calls[index].present?(decoded, response) ?? decoded
+                outcomes.enumerated().map { index, outcome in
+                    do {
+                        return try result(index, try outcome.get())
+                    } catch {
+                        return try exceptionObject(error)
+                    }
                 })
         }
     }
@@ -130,8 +150,34 @@ enum ParallelMap {
     /// Results are collected as (index, response) pairs and put in input
     /// order at the end.
     static func run(_ calls: [ParallelCall], concurrency: Int) async throws -> [Response] {
-        var collected: [(index: Int, response: Response)] = []
-        collected.reserveCapacity(calls.count)
+        let (outcomes, firstError) = await outcomes(calls, concurrency: concurrency, stopAtFirstError: true)
+        if let firstError { throw firstError }
+        try Task.checkCancellation()
+        return try outcomes.map { outcome in
+            guard let outcome else { throw CancellationError() }
+            return try outcome.get()
+        }
+    }
+
+    /// Runs every call, at most `concurrency` in flight, and returns each one's outcome in
+    /// input order (`map(..., return_exceptions=True)`); a cancellation (Ctrl-C, the macro's
+    /// timeout) is thrown instead.
+    static func runAll(_ calls: [ParallelCall], concurrency: Int) async throws -> [Result<Response, any Error>] {
+        let (outcomes, _) = await outcomes(calls, concurrency: concurrency, stopAtFirstError: false)
+        try Task.checkCancellation()
+        return try outcomes.map { outcome in
+            guard let outcome else { throw CancellationError() }
+            if case .failure(let error as APIError) = outcome, error.kind == .cancelled { throw error }
+            return outcome
+        }
+    }
+
+    /// The calls' outcomes in input order (nil for a call never started) and the first error
+    /// in the order they ended; with `stopAtFirstError`, no call starts after it.
+    private static func outcomes(_ calls: [ParallelCall], concurrency: Int, stopAtFirstError: Bool) async -> (
+        [Result<Response, any Error>?], (any Error)?
+    ) {
+        var collected = [Result<Response, any Error>?](repeating: nil, count: calls.count)
         var firstError: (any Error)?
         await withTaskGroup(of: (Int, Result<Response, any Error>).self) { group in
             var next = 0
@@ -142,11 +188,10 @@ enum ParallelMap {
                 next += 1
             }
             while let (index, result) = await group.next() {
-                switch result {
-                case .success(let response): collected.append((index, response))
-                case .failure(let error): if firstError == nil { firstError = error }
-                }
-                if firstError == nil, next < calls.count, !Task.isCancelled {
+                collected[index] = result
+                if case .failure(let error) = result, firstError == nil { firstError = error }
+                let stopped = stopAtFirstError && firstError != nil
+                if !stopped, next < calls.count, !Task.isCancelled {
                     group.addTask { [index = next, call = calls[next]] in
                         await outcome(index, call)
                     }
@@ -154,10 +199,7 @@ enum ParallelMap {
                 }
             }
         }
-        if let firstError { throw firstError }
-        try Task.checkCancellation()
-        guard collected.count == calls.count else { throw CancellationError() }
-        return collected.sorted { $0.index < $1.index }.map(\.response)
+        return (collected, firstError)
     }
 
     /// One call's result, never thrown: the group keeps going until it decides to stop.
@@ -167,5 +209,20 @@ enum ParallelMap {
         } catch {
             return (index, .failure(error))
         }
+    }
+
+    /// The Python exception object `error` raises, to put in `map`'s list (GIL held); an error
+    /// that is no `Exception` (a `KeyboardInterrupt`) is raised instead.
+    private static func exceptionObject(_ error: any Error) throws -> PyRef {
+        PythonRaise.error(error)
+        guard let (_, value, _) = PythonException.fetchRaw(), let value else { throw PythonErrorSet() }
+        let exception = try Interpreter.import("builtins").attribute("Exception")
+        guard try value.isInstance(of: exception) else {
+            PythonRaise.instance(value)
+            throw PythonErrorSet()
+        }
+        // No traceback: the exception was made here, not raised through the macro's frames.
+        try value.setAttribute("__traceback__", .none)
+        return value
     }
 }

@@ -86,7 +86,8 @@ public struct PluginCatalog: Sendable {
             lines.append("  macros:       \(names.joined(separator: ", ")) (apimacro run NAME)")
         }
         if let python = manifest.pythonFile {
-            lines.append("  plugin.py:    \(python.path) (its public functions are methods too)")
+            let problem = Self.pythonProblem(manifest).map { " -- \($0)" } ?? ""
+            lines.append("  plugin.py:    \(python.path) (its public functions are methods too)\(problem)")
         }
         lines.append("")
         lines.append("In a macro: \(manifest.name) = apimacro.client(\"\(manifest.name)\"), then:")

@@ -29,6 +29,13 @@ enum ApimacroModule {
         for client in ClientRegistry.all {
             try client.install(context)
         }
+        // The clients' classes under their names (`apimacro.GitHub`, as `type(github)` says and
+        // the type stubs declare them), for annotations and isinstance; and the iterators' class.
+        for name in ClientRegistry.objectNames {
+            let type = try module.object.attribute(name).attribute("__class__")
+            try module.set(try String(pythonString: type.attribute("__name__")), type)
+        }
+        if let iteratorType = iterators.type { try module.set("PageIterator", iteratorType) }
         // What the REPL's namespace and `:login` read: the built-in clients and how each logs in.
         try module.set("_builtin_clients", PythonValue.list(ClientRegistry.objectNames.map { .string($0) }).toPython())
         try module.set(

@@ -29,7 +29,7 @@ public final class MacroHost: Sendable {
             do {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)
                 try PythonPackage.install()
-                try addVirtualEnvironment()
+                try setExecutable(virtualEnvironment: try addVirtualEnvironment())
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"
                 throw MacroError("cannot load apimacro into Python: \(failure)")
@@ -43,9 +43,9 @@ public final class MacroHost: Sendable {
     }
 
     /// Makes an active virtualenv's packages importable when it was made with
-    /// the same Python minor version; warns and ignores it otherwise.
-    private func addVirtualEnvironment() throws {
-        guard let venv = settings.environment["VIRTUAL_ENV"], !venv.isEmpty else { return }
+    /// the same Python minor version, and returns its folder; warns and ignores it otherwise.
+    private func addVirtualEnvironment() throws -> URL? {
+        guard let venv = settings.environment["VIRTUAL_ENV"], !venv.isEmpty else { return nil }
         let root = URL(fileURLWithPath: venv)
         let minor = Interpreter.minorVersion
         let config = (try? String(contentsOf: root.appendingPathComponent("pyvenv.cfg"), encoding: .utf8)) ?? ""
@@ -60,8 +60,28 @@ public final class MacroHost: Sendable {
             warn(
                 "apimacro: ignoring VIRTUAL_ENV=\(venv): it is not a Python \(minor) virtualenv "
                     + "(apimacro embeds Python \(Interpreter.version)); create one with /usr/bin/python3 -m venv")
-            return
+            return nil
         }
         try Interpreter.import("site").callMethod("addsitedir", [PyRef(string: sitePackages.path)])
+        return root
+    }
+
+    /// Sets `sys.executable` (empty in an embedded interpreter) to the `python3` of the Python
+    /// apimacro embeds, so `subprocess.run([sys.executable, ...])` and `multiprocessing`'s spawn
+    /// start a real Python: the active virtualenv's `bin/python` when it was accepted, else
+    /// `PREFIX/bin/pythonX.Y` (Debian's `/usr/bin/python3.11`).
+    ///
+    /// Left empty when neither exists.
+    ///
+    /// That Python has no `apimacro` module: a child that imports it should be `apimacro run`.
+    private func setExecutable(virtualEnvironment: URL?) throws {
+        let sys = try Interpreter.import("sys")
+        let prefix = try String(pythonString: sys.attribute("base_prefix"))
+        let base = URL(fileURLWithPath: prefix).appendingPathComponent("bin/python\(Interpreter.minorVersion)").path
+        guard FileManager.default.isExecutableFile(atPath: base) else { return }
+        let venvPython = virtualEnvironment?.appendingPathComponent("bin/python").path
+        let executable = venvPython.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil } ?? base
+        try sys.setAttribute("executable", PyRef(string: executable))
+        try sys.setAttribute("_base_executable", PyRef(string: base))
     }
 }

@@ -69,7 +69,7 @@ public struct MacroRepl {
                 if case .string(let word) = item { return word }
                 return nil
             }
-            let runner = MacroRunner(host: host)
+            let runner = MacroRunner(host: host, inSession: true)
             let status: Int32
             do {
                 let file = try MacroLocator(settings: host.settings).locate(

@@ -15,9 +15,14 @@ public struct MacroRunner {
     /// Runs just before the process ends itself (a macro that ignored its `--timeout`):
     /// the command line writes a `batch` child's counts there.
     let beforeHardExit: @Sendable () -> Void
+    /// Whether a session goes on after the macro (the REPL's `:run`): then only the `atexit`
+    /// handlers the macro registered run when it ends, not the session's.
+    let inSession: Bool
 
-    public init(host: MacroHost, beforeHardExit: @escaping @Sendable () -> Void = {}) {
+    /// A runner on `host`; `inSession` for a macro run inside the REPL.
+    public init(host: MacroHost, inSession: Bool = false, beforeHardExit: @escaping @Sendable () -> Void = {}) {
         self.host = host
+        self.inSession = inSession
         self.beforeHardExit = beforeHardExit
     }
 
@@ -30,11 +35,26 @@ public struct MacroRunner {
     ///
     /// Call on the main thread (Python delivers Ctrl-C and the deadline there).
     public func run(file: URL, arguments: [String], name: String) throws -> Int32 {
-        let source: Data
-        do {
-            source = try Data(contentsOf: file)
-        } catch {
-            throw MacroError("cannot read \(file.path): \(error.localizedDescription)")
+        try run(.file(file), arguments: arguments, name: name)
+    }
+
+    /// Runs a macro file, `-c` code, standard input or `-m` module (`source`) as `python3` would,
+    /// and returns the exit code as `run(file:arguments:name:)` does.
+    ///
+    /// A file that cannot be read is a `MacroError`; a module that cannot be found ends the
+    /// run with a usage error (exit 2) naming it.
+    public func run(_ source: MacroSource, arguments: [String], name: String) throws -> Int32 {
+        let text: Data?
+        switch source {
+        case .file(let file):
+            do {
+                text = try Data(contentsOf: file)
+            } catch {
+                throw MacroError("cannot read \(file.path): \(error.localizedDescription)")
+            }
+        case .code(let code): text = Data(code.utf8)
+        case .standardInput: text = FileHandle.standardInput.readDataToEndOfFile()
+        case .module: text = nil
         }
         return withGIL {
             var deadline: Deadline?
@@ -43,7 +63,8 @@ public struct MacroRunner {
             var code: Int32
             do {
                 termination = TerminationSignals.armIfPossible()
-                let namespace = try prepare(file: file, arguments: arguments)
+                if inSession { try Interpreter.import("apimacro._atexit_scope").callMethod("begin") }
+                let namespace = try prepare(source, arguments: arguments)
                 if let seconds = host.settings.timeout {
                     let runtime = host.runtime
                     deadline = try Deadline.arm(
@@ -53,9 +74,16 @@ public struct MacroRunner {
                             beforeHardExit()
                         })
                 }
-                code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
+                if case .module(let module) = source {
+                    code = try runModule(module)
+                } else if let text, let filename = source.filename {
+                    code = try execute(
+                        source: text, filename: filename, namespace: namespace, arguments: arguments, name: name)
+                } else {
+                    code = ExitReport.success.exitCode
+                }
             } catch {
-                let ending = report(error, name: name, file: file, signal: termination?.signal)
+                let ending = report(error, name: name, source: source, signal: termination?.signal)
                 if let message = ending.message { writeError(message) }
                 code = ending.exitCode
             }
@@ -74,30 +102,62 @@ public struct MacroRunner {
         }
     }
 
-    /// Sets `sys.argv`, `sys.path[0]` and a fresh `__main__` module.
-    private func prepare(file: URL, arguments: [String]) throws -> PyRef {
+    /// Sets `sys.argv`, `sys.path[0]` and a fresh `__main__` module, as `python3` does for
+    /// `source`: a file's folder is `sys.path[0]`, else the working directory.
+    private func prepare(_ source: MacroSource, arguments: [String]) throws -> PyRef {
         let sys = try Interpreter.import("sys")
-        try sys.setAttribute("argv", PythonValue.list(([file.path] + arguments).map { .string($0) }).toPython())
-        let folder = try PyRef(string: file.deletingLastPathComponent().path)
+        try sys.setAttribute(
+            "argv", PythonValue.list(([source.argumentZero] + arguments).map { .string($0) }).toPython())
+        let folderPath: String
+        if case .file(let file) = source {
+            folderPath = file.deletingLastPathComponent().path
+        } else {
+            folderPath = host.settings.workingDirectory.path
+        }
+        let folder = try PyRef(string: folderPath)
         let path = try sys.attribute("path")
         let first = try path.callMethod("__getitem__", [PythonValue.int(0).toPython()])
-        if try first.str() != file.deletingLastPathComponent().path {
+        if try first.str() != folderPath {
             try path.callMethod("insert", [PythonValue.int(0).toPython(), folder])
         }
         // type(sys) is types.ModuleType, without importing types at start-up.
         let moduleType = try Interpreter.import("builtins").attribute("type").call([sys])
         let module = try moduleType.call([PyRef(string: "__main__")])
-        try module.setAttribute("__file__", PyRef(string: file.path))
+        if case .file(let file) = source { try module.setAttribute("__file__", PyRef(string: file.path)) }
         try module.setAttribute("__builtins__", Interpreter.import("builtins"))
         try module.setAttribute("__cached__", .none)
         try sys.attribute("modules").setItem("__main__", module)
         return try module.attribute("__dict__")
     }
 
+    /// `-m MODULE`: runs the module as `__main__` with `runpy.run_module` (`python3 -m`'s
+    /// behaviour: `sys.argv[0]` becomes its file); one that cannot be found is a `MacroError`.
+    private func runModule(_ module: String) throws -> Int32 {
+        let spec: PyRef
+        do {
+            spec = try Interpreter.import("importlib.util").callMethod("find_spec", [PyRef(string: module)])
+        } catch is PythonErrorSet {
+            let reason = PythonException.fetch()?.description ?? "it cannot be imported"
+            throw MacroError("cannot run -m \(module): \(reason)")
+        }
+        guard !spec.isNone else {
+            let venv = host.settings.environment["VIRTUAL_ENV"].map { " and the virtualenv \($0)" } ?? ""
+            throw MacroError(
+                "no module named '\(module)' (looked in the working directory, Python's own modules\(venv); "
+                    + "to use a package from PyPI, activate a virtualenv of /usr/bin/python3 that has it)")
+        }
+        _ = try Interpreter.import("runpy").callMethod(
+            "run_module", [PyRef(string: module)],
+            kwargs: [("run_name", PyRef(string: "__main__")), ("alter_sys", .bool(true))])
+        return ExitReport.success.exitCode
+    }
+
     /// Compiles and runs the macro, then its `main(...)` when it has one and
     /// does not call it itself behind `if __name__ == "__main__"`.
-    private func execute(source: Data, file: URL, namespace: PyRef, arguments: [String], name: String) throws -> Int32 {
-        let code = try Interpreter.compileFile(Array(source), filename: file.path)
+    private func execute(source: Data, filename: String, namespace: PyRef, arguments: [String], name: String) throws
+        -> Int32
+    {
+        let code = try Interpreter.compileFile(Array(source), filename: filename)
         try Interpreter.import("builtins").callMethod("exec", [code, namespace])
         guard let main = try namespace.item("main"), main.isCallable else { return ExitReport.success.exitCode }
         let text = String(decoding: source, as: UTF8.self)
@@ -122,7 +182,7 @@ public struct MacroRunner {
 
     /// How the macro ended (`ExitReport`): what Python prints itself (a traceback, the text
     /// given to `sys.exit`) is written here; apimacro's own line is the report's `message`.
-    private func report(_ error: any Error, name: String, file: URL, signal: Int32? = nil) -> ExitReport {
+    private func report(_ error: any Error, name: String, source: MacroSource, signal: Int32? = nil) -> ExitReport {
         guard error is PythonErrorSet, let (type, value, traceback) = PythonException.fetchRaw() else {
             return ExitReport(error) ?? .failure("\(error)")
         }
@@ -137,18 +197,22 @@ public struct MacroRunner {
             if let signal { return .stopped(signal: signal, name) }
             return .interrupted(name)
         }
+        // apimacro's own frames out of the exceptions chained to this one too (`raise ... from`).
+        if let value, (try? Interpreter.import("apimacro._tracebacks").callMethod("hide_internal", [value])) == nil {
+            PythonRaise.clear()
+        }
         let described = PythonException.describe(
-            type: type, value: value, traceback: macroFrames(traceback, file: file))
+            type: type, value: value, traceback: macroFrames(traceback, source: source))
         writeError(described.traceback, newline: false)
         return .failure()
     }
 
     /// The traceback as `python script.py` shows it: from the macro's first frame on (not
-    /// apimacro's `_main.py` calling `main()`), without the frames of apimacro's own Python
-    /// code (`<apimacro>`, `<_apimacro>`) in between.
+    /// apimacro's `_main.py` calling `main()`, nor `runpy` starting a `-m` module), without the
+    /// frames of apimacro's own Python code (`<apimacro>`, `<_apimacro>`) in between.
     ///
     /// Unchanged when no frame is the macro's.
-    private func macroFrames(_ traceback: PyRef?, file: URL) -> PyRef? {
+    private func macroFrames(_ traceback: PyRef?, source: MacroSource) -> PyRef? {
         func filename(_ entry: PyRef) -> String? {
             try? entry.attribute("tb_frame").attribute("f_code").attribute("co_filename").str()
         }
@@ -156,8 +220,14 @@ public struct MacroRunner {
             guard let following = entry.attributeIfPresent("tb_next"), !following.isNone else { return nil }
             return following
         }
+        let runpy = (try? Interpreter.import("runpy").attribute("__file__").str()) ?? "runpy.py"
+        let isMacro: (String?) -> Bool = { name in
+            if let expected = source.filename { return name == expected }
+            // runpy's own frames read <frozen runpy> (a frozen module) or its file.
+            return ![runpy, "<frozen runpy>", "<apimacro>", "<_apimacro>"].contains(name)
+        }
         var first = traceback
-        while let entry = first, filename(entry) != file.path { first = next(entry) }
+        while let entry = first, !isMacro(filename(entry)) { first = next(entry) }
         guard let start = first else {
             PythonRaise.clear()
             return traceback
@@ -225,6 +295,7 @@ public struct MacroRunner {
         var delivered = true
         if let globals {
             do {
+                try globals.setItem("in_session", .bool(inSession))
                 try Interpreter.exec(try PythonPackage.source("_finish.py"), globals: globals, filename: "<apimacro>")
                 if let flag = try? globals.item("delivered"), case .bool(false) = try? PythonValue(python: flag) {
                     delivered = false

@@ -27,10 +27,12 @@ public func withGIL<T>(_ body: () throws -> T) rethrows -> T {
 /// (Python's pending signals at least every 100 ms, for interrupts that bypass `Interrupts`):
 /// when Python's signal handlers raise (`KeyboardInterrupt`, the macro
 /// timeout), the work is cancelled and `PythonErrorSet` is thrown with that
-/// exception set. A signal that raises nothing lets the wait go on.
+/// exception set. A signal that raises nothing lets the wait go on. In a child that `fork()`
+/// made of the process, it throws `ForkedChildError` and runs nothing.
 public func withoutGIL<T: Sendable>(
     _ body: @escaping @Sendable () async throws -> T
 ) throws -> T {
+    if ForkedChildError.isForkedChild { throw ForkedChildError() }
     // Read the counter, then ask Python: a signal that came in before the read (say between
     // the eval loop's last check and this call) has tripped Python's flag already, and one
     // that comes later changes the counter.

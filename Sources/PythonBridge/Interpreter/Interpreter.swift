@@ -53,6 +53,7 @@ public enum Interpreter {
             try check(Py_InitializeFromConfig(&config))
             Interrupts.mainThread = pthread_self()
             Interrupts.install()
+            ForkedChildError.recordOwner()
             isStarted = true
             _ = PyEval_SaveThread()
         }

@@ -29,7 +29,7 @@ public final class NativeClass<State: AnyObject> {
         _ name: String, doc: String? = nil, _ body: @escaping (State, PyArguments) throws -> PyRef
     ) throws -> PyRef {
         let className = self.name
-        let function = try NativeFunction.make(name, doc: doc, module: module) { arguments in
+        let function = try NativeFunction.make(name, doc: doc, module: module, method: true) { arguments in
             let (state, rest) = try NativeClass.split(arguments, className: className)
             return try body(state, rest)
         }

@@ -133,10 +133,18 @@ public enum NativeFunction {
 
     /// A Python function named `name` that runs `body` (GIL held).
     ///
-    /// The method table entry and the name are allocated for the life of the
-    /// process, because CPython keeps pointers to them.
+    /// When `doc` begins with the call (`name(parameters) -> …`), `inspect.signature()` and
+    /// `help()` show those parameters (`TextSignature`). The method table entry and the name
+    /// are allocated for the life of the process, because CPython keeps pointers to them.
     public static func make(
         _ name: String, doc: String? = nil, module: String? = nil, _ body: @escaping NativeBody
+    ) throws -> PyRef {
+        try make(name, doc: doc, module: module, method: false, body)
+    }
+
+    /// `make`, for a function that `NativeClass` binds to an instance: its signature starts with `self`.
+    static func make(
+        _ name: String, doc: String?, module: String?, method: Bool, _ body: @escaping NativeBody
     ) throws -> PyRef {
         let definition = UnsafeMutablePointer<PyMethodDef>.allocate(capacity: 1)
         definition.initialize(
@@ -144,7 +152,9 @@ public enum NativeFunction {
                 ml_name: ProcessLifetime.cString(name),
                 ml_meth: unsafeBitCast(trampoline, to: PyCFunction.self),
                 ml_flags: apimacro_MethVarargsKeywords(),
-                ml_doc: doc.map { ProcessLifetime.cString($0) }))
+                ml_doc: doc.map {
+                    ProcessLifetime.cString(TextSignature.internalDoc(name: name, doc: $0, method: method))
+                }))
         let box = Unmanaged.passRetained(FunctionBox(name: name, body: body))
         guard let capsule = PyCapsule_New(box.toOpaque(), capsuleName, releaseBox) else {
             box.release()

@@ -2,7 +2,7 @@
 import apimacro
 
 
-def main(near: str = "Brooklyn, NY", query: str = "", limit: int = 10):
+def main(near: str = "Brooklyn, NY", query: str = "", limit: int = 10) -> None:
     """One row per venue near NEAR (optionally matching --query): name, category, address, distance."""
     foursquare = apimacro.client("foursquare")
     params = {"near": near, "limit": limit}

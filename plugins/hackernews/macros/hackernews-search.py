@@ -2,7 +2,7 @@
 import apimacro
 
 
-def main(topic: str = "swift", scan: int = 50, top: int = 10):
+def main(topic: str = "swift", scan: int = 50, top: int = 10) -> None:
     """Reads the first SCAN matching stories (page after page) and prints the TOP by points."""
     hackernews = apimacro.client("hackernews")
     stories = list(hackernews.search(query=topic, tags="story", limit=scan))

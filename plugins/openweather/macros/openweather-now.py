@@ -2,7 +2,7 @@
 import apimacro
 
 
-def main(city: str = "London", like: bool = False, count: int = 5, units: str = "metric"):
+def main(city: str = "London", like: bool = False, count: int = 5, units: str = "metric") -> None:
     """One row per matching city: name, country, temperature, humidity, weather and wind.
 
     --like matches names that start with CITY; units is metric (°C), imperial (°F) or standard (K).

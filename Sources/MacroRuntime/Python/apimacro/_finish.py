@@ -1,7 +1,8 @@
 # What python3 does after a script, run by the host (MacroRunner.finish) once a macro's main
 # returns or raises: wait for the non-daemon threads it started, run the atexit handlers, then
 # flush stdout. `delivered` tells the host whether that flush reached stdout's reader (False:
-# the reader had gone, `| head`, and the run ends with status 141).
+# the reader had gone, `| head`, and the run ends with status 141). In the REPL (`in_session`
+# set by the host) only the handlers the macro registered run (apimacro._atexit_scope).
 # Executed into a fresh namespace, never imported.
 import sys, atexit
 if 'threading' in sys.modules:
@@ -9,7 +10,11 @@ if 'threading' in sys.modules:
     for _t in _threading.enumerate():
         if _t is not _threading.main_thread() and not _t.daemon:
             _t.join()
-atexit._run_exitfuncs()
+if globals().get('in_session'):
+    from apimacro._atexit_scope import end as _end_scope
+    _end_scope()
+else:
+    atexit._run_exitfuncs()
 try:
     from apimacro._output import flush_stdout as _flush_stdout
 except ImportError:

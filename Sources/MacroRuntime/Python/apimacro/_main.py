@@ -11,9 +11,14 @@ an ``argparse`` parser, parses ``argv`` and calls ``main`` with the values:
   option.  Positional-only parameters with a default are optional positionals;
 * ``*args`` is a positional taking zero or more values; ``**kwargs`` is ignored;
 * annotations ``int``, ``float``, ``str``, ``bool``, ``pathlib.Path``,
-  ``list[X]`` and ``Optional[X]`` / ``X | None`` convert the values; an
-  unannotated parameter takes the type of its default when that is an int,
-  float or bool, and is a str otherwise;
+  ``datetime.date`` (``2024-05-01``), ``datetime.datetime`` (ISO 8601),
+  an ``Enum`` (a member's name, or its value), ``Literal["a", "b"]`` (of str
+  or int: the choices), ``list[X]`` and ``Optional[X]`` / ``X | None``
+  convert the values (``typing.Any`` is a str); an unannotated parameter takes
+  the type of its default when that is an int, float or bool, and is a str
+  otherwise. Any other annotation (``dict``, ``tuple``, ``int | str``, a name
+  that does not resolve...) is refused with a clear message and exit status
+  2, also for ``--help``, rather than read as a str;
 * a bool option defaulting to False is a flag ``--name``; one defaulting to
   True is ``--no-name``; one defaulting to None accepts both; a bool
   positional takes true/false/yes/no/1/0;
@@ -30,6 +35,8 @@ from __future__ import annotations
 import argparse
 import ast
 import collections.abc
+import datetime
+import enum
 import inspect
 import pathlib
 import sys
@@ -65,6 +72,16 @@ class _ValueType:
     is_list: bool = False
 
 
+class AnnotationError(TypeError):
+    """A ``main()`` annotation that cannot be read from a command line."""
+
+
+SUPPORTED_ANNOTATIONS = (
+    "str, int, float, bool, pathlib.Path, datetime.date, datetime.datetime, an Enum, "
+    "Literal[...] of str or int, list[X] of one of these, or X | None"
+)
+
+
 def _unwrap_optional(annotation: Any) -> Any:
     """``Optional[X]`` / ``X | None`` → ``X``; anything else unchanged."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
@@ -74,22 +91,108 @@ def _unwrap_optional(annotation: Any) -> Any:
     return annotation
 
 
+def _shown(annotation: Any) -> str:
+    """An annotation as a user wrote it: ``dict``, ``tuple[int, str]``, ``'Foo'``."""
+    if isinstance(annotation, str):
+        return repr(annotation) + " (a name that does not resolve)"
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__qualname__
+    return repr(annotation).replace("typing.", "")
+
+
+def _parse_date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid date value: {text!r} (expected YYYY-MM-DD)") from None
+
+
+def _parse_datetime(text: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid datetime value: {text!r} (expected ISO 8601, e.g. 2024-05-01T12:30:00 or 2024-05-01)"
+        ) from None
+
+
+# What a choice's ``find`` returns for text that names no choice.
+_MISSING = object()
+
+
+def _choice_type(shown: list[str], find: Callable[[str], Any]) -> _ValueType:
+    """A parameter that takes one of the choices ``shown``; ``find`` maps text to a choice."""
+
+    def convert(text: str) -> Any:
+        value = find(text)
+        if value is _MISSING:
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {text!r} (choose from {', '.join(shown)})"
+            )
+        return value
+
+    return _ValueType(convert, "one of " + ", ".join(shown))
+
+
+def _enum_type(annotation: type[enum.Enum]) -> _ValueType:
+    members = list(annotation)
+
+    def find(text: str) -> Any:
+        for match in (
+            lambda m: m.name == text,
+            lambda m: m.name.lower() == text.lower(),
+            lambda m: str(m.value) == text,
+        ):
+            for member in members:
+                if match(member):
+                    return member
+        return _MISSING
+
+    return _choice_type([m.name for m in members], find)
+
+
+def _literal_type(annotation: Any) -> _ValueType:
+    values = [v for v in typing.get_args(annotation) if v is not None]
+    if not values or any(type(v) not in (str, int) for v in values):
+        raise AnnotationError(f"{_shown(annotation)}: a Literal's choices must be str or int")
+
+    def find(text: str) -> Any:
+        for value in values:
+            if str(value) == text:
+                return value
+        return _MISSING
+
+    return _choice_type([str(v) for v in values], find)
+
+
 def _scalar_type(annotation: Any) -> _ValueType:
     annotation = _unwrap_optional(annotation)
     if annotation is bool:
         return _ValueType(parse_bool, "bool", is_bool=True)
     if annotation in _SCALARS:
         return _ValueType(annotation, annotation.__name__)
+    if annotation is typing.Any:
+        return _ValueType(str, "str")
     if isinstance(annotation, type) and issubclass(annotation, pathlib.PurePath):
         return _ValueType(annotation, "path")
-    return _ValueType(str, "str")
+    if annotation is datetime.datetime:
+        return _ValueType(_parse_datetime, "datetime")
+    if annotation is datetime.date:
+        return _ValueType(_parse_date, "date")
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return _enum_type(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return _literal_type(annotation)
+    raise AnnotationError(f"{_shown(annotation)} cannot be read from the command line")
 
 
 _LIST_ORIGINS = (list, collections.abc.Sequence, collections.abc.Iterable)
 
 
 def _value_type(annotation: Any, default: Any) -> _ValueType:
-    """Work out the conversion for a parameter from its annotation/default."""
+    """Work out the conversion for a parameter from its annotation/default.
+
+    Raises AnnotationError for an annotation the command line cannot give."""
     if annotation is inspect.Parameter.empty:
         if type(default) in (int, float, bool):
             return _scalar_type(type(default))
@@ -147,6 +250,10 @@ def _first_line(doc: Any) -> str:
 def _show_default(value: Any) -> str:
     if isinstance(value, pathlib.PurePath):
         return str(value)
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
     return repr(value)
 
 
@@ -288,7 +395,13 @@ def build_parser(func: Callable[..., Any], prog: str | None = None) -> argparse.
         kind = parameter.kind
         if kind is inspect.Parameter.VAR_KEYWORD:
             continue
-        value_type = _value_type(hints.get(parameter.name, parameter.annotation), parameter.default)
+        try:
+            value_type = _value_type(hints.get(parameter.name, parameter.annotation), parameter.default)
+        except AnnotationError as error:
+            raise AnnotationError(
+                f"{getattr(func, '__name__', 'main')}() parameter {parameter.name!r}: {error}; "
+                f"use {SUPPORTED_ANNOTATIONS}"
+            ) from None
         is_option = kind is inspect.Parameter.KEYWORD_ONLY or (
             kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
             and parameter.default is not inspect.Parameter.empty
@@ -317,7 +430,12 @@ def call_main(func: Callable[..., Any], argv: list[str] | None = None, prog: str
     if argv is None:
         argv = sys.argv[1:]
     signature = _signature(func)
-    parser = build_parser(func, prog)
+    try:
+        parser = build_parser(func, prog)
+    except AnnotationError as error:
+        # The macro's command line cannot be built: a usage error, as for a bad argument.
+        sys.stderr.write(f"{prog or 'apimacro'}: {error}\n")
+        raise SystemExit(2) from None
     values = vars(parser.parse_args(list(argv)))
     positional: list[Any] = []
     keywords: dict[str, Any] = {}

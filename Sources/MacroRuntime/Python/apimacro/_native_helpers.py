@@ -7,6 +7,10 @@
 
 import _collections_abc as _abc  # what collections.abc re-exports; already loaded, unlike collections
 
+# pytest leaves out of its tracebacks the frames whose globals say so: every function of
+# _apimacro's namespace (these, the plugins' glue, the GraphQL helpers) is apimacro's own.
+__tracebackhide__ = True
+
 class Headers(_abc.Mapping):
     """HTTP headers: a read-only mapping looked up without regard to case.
 
@@ -53,9 +57,13 @@ def post(url, **kwargs):
     """post(url, **kwargs) -> Response: request("POST", url, **kwargs)."""
     return request("POST", url, **kwargs)
 
-def _map_threads(func, items, concurrency):
-    """map() for any callable: a pool of Python threads, results in input order,
-    the first exception raised once the calls in flight have finished."""
+def _map_threads(func, items, concurrency, return_exceptions=False):
+    """map() for any callable: a pool of Python threads, results in input order, the first
+    exception raised once the calls in flight have finished (no call starts after it).
+
+    With return_exceptions, every call runs and a call that raised an Exception gives that
+    exception object in its place; a BaseException that is no Exception (KeyboardInterrupt,
+    MacroTimeout, SystemExit) still stops the map and is raised."""
     from concurrent.futures import ThreadPoolExecutor, FIRST_EXCEPTION, wait
     results = [None] * len(items)
     if not items:
@@ -72,11 +80,12 @@ def _map_threads(func, items, concurrency):
             for future in done:
                 index = pending.pop(future)
                 error = future.exception()
-                if error is not None:
-                    if first_error is None:
-                        first_error = error
-                else:
+                if error is None:
                     results[index] = future.result()
+                elif return_exceptions and isinstance(error, Exception):
+                    results[index] = error
+                elif first_error is None:
+                    first_error = error
             while first_error is None and position < len(items) and len(pending) < concurrency:
                 pending[pool.submit(func, items[position])] = position
                 position += 1

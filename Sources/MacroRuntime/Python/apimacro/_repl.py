@@ -23,6 +23,7 @@ import sys
 import _apimacro
 
 from ._output import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
+from ._tracebacks import hide_internal
 
 # The built-in clients with a login, and how each logs in ("oauth2_implicit" or "key"), as the host lists them.
 LOGINS = dict(_apimacro._logins)
@@ -107,6 +108,7 @@ class Console(code.InteractiveConsole):
             self.end_quietly()
             return
         self.failed = True
+        hide_internal(sys.exc_info()[1])
         super().showtraceback()
 
     def end_quietly(self):
@@ -358,6 +360,11 @@ def main(native, history, interactive):
     finally:
         if has_readline and history:
             _save_history(history, native.redact)
+        # As python3's REPL at its end: the atexit handlers registered at the prompt (a :run's
+        # own ran when it ended), rlcompleter's among them.
+        import atexit
+
+        atexit._run_exitfuncs()
     if status == 0 and not interactive and console.failed:
         status = 1
     # Stdout's reader gone (`| head`): the session, or what stdout still held, ended quietly.

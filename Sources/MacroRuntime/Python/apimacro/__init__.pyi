@@ -1,0 +1,353 @@
+"""Type stubs of apimacro, the module macros import (shipped with the apimacro binary of the
+same version; `apimacro stubs --install` puts them where a virtualenv's type checker finds them).
+
+JSON arrives as plain Python: an object is a ``dict[str, Any]``, an array a ``list``; where an
+answer may be any JSON, the type is ``Any``. A member marked "awaiting issue N" is declared from
+the issue's contract: the test that keeps these stubs in step with the module skips it until
+the module has it.
+"""
+
+import os
+import xml.etree.ElementTree
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any, Generic, Literal, TypedDict, TypeVar, overload
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+_T_co = TypeVar("_T_co", covariant=True)
+
+# A query parameter's value: None leaves it out, a list repeats the key, a bool is true/false.
+_Scalar = str | int | float | bool
+_ParamValue = _Scalar | Sequence[_Scalar] | None
+_Params = Mapping[str, _ParamValue] | Sequence[tuple[str, _ParamValue]]
+_HeaderPairs = Mapping[str, str] | Sequence[tuple[str, str]]
+_JSONObject = dict[str, Any]
+_Fields = str | Sequence[str]
+_File = bytes | str | os.PathLike[str] | tuple[str, bytes | str] | tuple[str, bytes | str, str]
+
+__version__: str
+default_format: str | None
+"""The value of --format (table, json, csv or ndjson), or None when it was not given."""
+
+args: list[str]
+"""The macro's arguments (``sys.argv[1:]``)."""
+
+# -- exceptions (SPEC §3) -------------------------------------------------------------------
+
+class APIError(Exception):
+    """Base class of every apimacro API error; message, url and body are redacted."""
+
+    message: str
+    status: int | None
+    url: str | None
+    api: str | None
+    body: str | None
+    code: int | None  # awaiting issue 26
+    subcode: int | None  # awaiting issue 26
+    fbtrace_id: str | None  # awaiting issue 26
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        status: int | None = None,
+        url: str | None = None,
+        api: str | None = None,
+        body: str | bytes | None = None,
+    ) -> None: ...
+
+class NetworkError(APIError):
+    """No HTTP response: connection refused or reset, DNS or TLS failure."""
+
+class Timeout(NetworkError):
+    """The request's deadline passed."""
+
+class HTTPError(APIError):
+    """A non-2xx status not covered by a more specific class."""
+
+class NotFound(HTTPError):
+    """404 Not Found."""
+
+class Unauthorized(HTTPError):
+    """401, or an OAuth token error in an API envelope."""
+
+class Forbidden(HTTPError):
+    """403 that is not a rate limit."""
+
+class RateLimited(HTTPError):
+    """429, or 403 with x-ratelimit-remaining: 0 or retry-after."""
+
+    reset_at: float | None
+    """Epoch seconds when the limit resets, or None."""
+    retry_after: float | None
+    """Seconds to wait, or None."""
+    secondary: bool  # awaiting issue 28
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        reset_at: float | None = None,
+        retry_after: float | None = None,
+        status: int | None = None,
+        url: str | None = None,
+        api: str | None = None,
+        body: str | bytes | None = None,
+    ) -> None: ...
+
+class ParseError(APIError):
+    """A 2xx body that is not the JSON the client expects."""
+
+class AuthError(APIError):
+    """Login failed, or a call needs credentials that are missing."""
+
+class OfflineError(APIError):
+    """--offline or --replay, and neither the cache nor the recording has the response."""
+
+class GraphQLError(APIError):
+    """A GraphQL answer that holds ``errors`` (GitHub sends them with HTTP 200)."""
+
+    errors: list[Any]
+    data: Any
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        errors: Iterable[Any] | None = None,
+        data: Any = None,
+        status: int | None = None,
+        url: str | None = None,
+        api: str | None = None,
+        body: str | bytes | None = None,
+    ) -> None: ...
+
+class MacroTimeout(BaseException):
+    """The macro ran past --timeout (a BaseException: ``except Exception`` does not catch it)."""
+
+# -- any HTTP API -----------------------------------------------------------------------------
+
+class Headers(Mapping[str, str]):
+    """HTTP headers: a read-only mapping looked up without regard to case."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None: ...
+    def __getitem__(self, key: str) -> str: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+    def get_all(self, key: str) -> list[str]:
+        """Every value of a repeated header, in order."""
+
+class Response:
+    """An HTTP response: status, url, headers (case-insensitive), content, text, json(), xml()."""
+
+    @property
+    def status(self) -> int: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def headers(self) -> Headers: ...
+    @property
+    def content(self) -> bytes: ...
+    @property
+    def text(self) -> str: ...
+    def json(self) -> Any:
+        """The body decoded as JSON (ParseError if it is not JSON)."""
+    def xml(self) -> xml.etree.ElementTree.Element:
+        """The body as XML (RSS and Atom feeds included)."""
+    def raise_for_status(self) -> None:
+        """Raises the matching HTTPError if the status is not 2xx."""
+
+def request(
+    method: str,
+    url: str,
+    params: _Params | None = None,
+    headers: _HeaderPairs | None = None,
+    json: Any = None,
+    data: Mapping[str, _ParamValue] | bytes | str | None = None,
+    files: Mapping[str, _File] | None = None,
+    auth: tuple[str, str] | None = None,
+    timeout: float | None = None,
+    cache: bool = True,
+    check: bool = True,
+) -> Response:
+    """One HTTP request through apimacro's pipeline (retries, rate limits, cache, redaction, -v)."""
+
+def get(url: str, **kwargs: Any) -> Response:
+    """``request("GET", url, **kwargs)``."""
+
+def post(url: str, **kwargs: Any) -> Response:
+    """``request("POST", url, **kwargs)``."""
+
+# -- the built-in clients -------------------------------------------------------------------
+
+class PageIterator(Iterator[_T_co], Generic[_T_co]):
+    """A lazy iterator over every item of every page; a page is fetched when the previous one is used up."""
+
+    def __iter__(self) -> PageIterator[_T_co]: ...
+    def __next__(self) -> _T_co: ...
+
+class _GitHubRateLimit(TypedDict):
+    limit: int | None
+    remaining: int | None
+    reset: int | None
+    used: int | None
+    resource: str | None
+
+class GitHub:
+    """The GitHub REST and GraphQL APIs (APIMACRO_GITHUB_URL, APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."""
+
+    def user(self, login: str) -> _JSONObject:
+        """GET users/{login}."""
+    def repos(self, login: str, limit: int | None = None, **params: _ParamValue) -> PageIterator[_JSONObject]:
+        """GET users/{login}/repos, every page."""
+    def followers(self, login: str, limit: int | None = None) -> PageIterator[_JSONObject]:
+        """GET users/{login}/followers, every page."""
+    def following(self, login: str, limit: int | None = None) -> PageIterator[_JSONObject]:
+        """GET users/{login}/following, every page."""
+    def get(self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None) -> Any:
+        """One GET relative to the base URL: the decoded JSON."""
+    def paginate(self, path: str, params: _Params | None = None, limit: int | None = None) -> PageIterator[Any]:
+        """Every item of every page of a list endpoint."""
+    def graphql(self, query: str, **variables: Any) -> Any:
+        """POSTs a GraphQL query; the answer's ``data`` (GraphQLError when it holds ``errors``)."""
+    def graphql_paginate(
+        self, query: str, path: str, limit: int | None = None, **variables: Any
+    ) -> PageIterator[Any]:
+        """Every node of the connection at ``path``, one request per page (the query declares ``$cursor``)."""
+    @property
+    def rate_limit(self) -> _GitHubRateLimit | None:
+        """The rate limit as last seen in response headers, or None before the first request."""
+    def post(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+        """POST relative to the base URL: the decoded JSON."""
+    def put(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+        """PUT relative to the base URL: the decoded JSON."""
+    def patch(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+        """PATCH relative to the base URL: the decoded JSON."""
+    def delete(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+        """DELETE relative to the base URL: the decoded JSON, or None for an empty answer."""
+    def search(  # awaiting issue 28
+        self,
+        kind: Literal["issues", "repositories", "code", "commits", "users"],
+        query: str,
+        limit: int | None = None,
+        sort: str | None = None,
+        order: Literal["asc", "desc"] | None = None,
+    ) -> PageIterator[_JSONObject]:
+        """Every search result (past GitHub's 1,000-result cap for issues and repositories)."""
+    @property
+    def app(self) -> _JSONObject | None:  # awaiting issue 28
+        """The GitHub App and installation in use, or None."""
+    @property
+    def token_expires_at(self) -> Any:  # awaiting issue 28
+        """When the token expires (GitHub-Authentication-Token-Expiration), or None."""
+
+class Instagram:
+    """The Instagram API with Instagram Login (graph.instagram.com); a base URL ending in /v1 is the legacy v1 API."""
+
+    @property
+    def logged_in(self) -> bool:
+        """Whether a token is set."""
+    def authorize_url(self, state: str | None = None) -> str:
+        """The OAuth URL to open in a browser."""
+    def complete_login(self, redirect_url: str) -> None:
+        """Stores the token from the redirect URL; AuthError on error= or a state mismatch."""
+    def me(self, fields: _Fields | None = None) -> _JSONObject:  # awaiting issue 26
+        """The account: user_id, username, name, account_type, followers_count, media_count, ..."""
+    def media(  # awaiting issue 26
+        self, user_id: str = "me", fields: _Fields | None = None, limit: int | None = None
+    ) -> PageIterator[_JSONObject]:
+        """The account's media, every page."""
+    def recent_media(  # awaiting issue 26
+        self, user_id: str = ..., fields: _Fields | None = None, limit: int | None = None
+    ) -> PageIterator[_JSONObject]:
+        """``media``'s old name (the v1 API: users/{user_id}/media/recent)."""
+    def children(self, media_id: str) -> list[_JSONObject]:  # awaiting issue 26
+        """The items of a carousel."""
+    def insights(  # awaiting issue 26
+        self, target: str, metrics: _Fields, period: str | None = None, **params: _ParamValue
+    ) -> Any:
+        """Media or account insights, as the API shapes them."""
+    def followed_by(self, limit: int | None = None) -> PageIterator[_JSONObject]:
+        """v1 only: who follows the account (the Graph API has only followers_count)."""
+    def follows(self, limit: int | None = None) -> PageIterator[_JSONObject]:
+        """v1 only: whom the account follows."""
+    def get(self, path: str, params: _Params | None = None) -> Any:
+        """One GET relative to the base URL (v1: the envelope's ``data``)."""
+    def paginate(  # awaiting issue 26
+        self, path: str, params: _Params | None = None, limit: int | None = None
+    ) -> PageIterator[Any]:
+        """Every item of every page."""
+    @property
+    def rate_limit(self) -> _JSONObject | None:  # awaiting issue 26
+        """X-App-Usage / X-Business-Use-Case-Usage as last seen (percentages), or None."""
+
+class Shortener:
+    """Short links: Bitly (default), Shlink, or Google's legacy API (APIMACRO_SHORTENER)."""
+
+    @property
+    def backend(self) -> str:
+        """The backend in use: "bitly", "shlink" or "google"."""
+    def shorten(
+        self, long_url: str, *, domain: str | None = None, slug: str | None = None, tags: Sequence[str] | None = None
+    ) -> _JSONObject:
+        """A short link: id (the short URL), longUrl, created_at, backend, raw."""
+    def expand(self, short_url: str) -> _JSONObject:
+        """The link behind a short URL: id, longUrl, ..."""
+    def links(self, limit: int | None = None) -> PageIterator[_JSONObject]:
+        """The account's links, every page."""
+    def clicks(self, short_url: str) -> int:
+        """Total clicks of a short URL."""
+
+github: GitHub
+instagram: Instagram
+shortener: Shortener
+
+# -- plugins --------------------------------------------------------------------------------
+
+class PluginClient:
+    """A web API declared by a plugin's plugin.toml: one method per endpoint, and plugin.py's functions."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def endpoints(self) -> list[str]: ...
+    def call(self, endpoint: str, /, **params: _ParamValue) -> Any:
+        """One endpoint: a dict, or a lazy iterator over every page when the payload is a list."""
+    def get(self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None) -> Any:
+        """The decoded JSON of one GET relative to the base URL."""
+    def paginate(
+        self, path: str, params: _Params | None = None, limit: int | None = None, result: str | None = None
+    ) -> PageIterator[Any]:
+        """Every item of every page; ``result`` is the JSON path of the list in each page."""
+    def __getattr__(self, name: str) -> Any:
+        """An endpoint declared in plugin.toml, or a function of plugin.py."""
+
+plugins: Mapping[str, PluginClient]
+"""The loaded plugins: name -> client."""
+
+def client(name: str) -> PluginClient:
+    """The client of the plugin called ``name`` (ImportError if it failed to load, LookupError if none)."""
+
+# -- helpers --------------------------------------------------------------------------------
+
+@overload
+def map(
+    func: Callable[[_T], _R], items: Iterable[_T], concurrency: int = 8, *, return_exceptions: Literal[False] = False
+) -> list[_R]:
+    """``func(item)`` for every item, up to ``concurrency`` at once; results in input order."""
+
+@overload
+def map(
+    func: Callable[[_T], _R], items: Iterable[_T], concurrency: int = 8, *, return_exceptions: Literal[True]
+) -> list[_R | Exception]:
+    """As above; a call that raised gives its exception in the list instead of raising it."""
+
+def sleep(seconds: float) -> None:
+    """Waits without holding the GIL; Ctrl-C and the macro timeout interrupt it."""
+
+def output(
+    rows: Iterable[Any], columns: Iterable[str] | None = None, format: str | None = None, file: IO[str] | None = None
+) -> None:
+    """Prints rows (dicts) as a table, json, csv or ndjson (--format, else table on a terminal, else json)."""
+
+def format_rows(rows: Iterable[Any], columns: Iterable[str] | None = None, format: str = "table") -> str:
+    """Renders rows to a string without printing (see ``output``)."""

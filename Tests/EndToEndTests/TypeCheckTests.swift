@@ -1,0 +1,109 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 27, "Editors and type checkers": `apimacro stubs [--install]`, and the examples and
+/// shipped macros type-checked with mypy in strict mode against the stubs.
+@Suite("type stubs: apimacro stubs --install, and mypy --strict over the examples")
+struct TypeCheckTests {
+    /// A fresh virtualenv without pip (what `stubs --install` writes into).
+    static func emptyVirtualEnvironment(in space: Workspace) async throws -> URL {
+        let venv = space.url.appendingPathComponent("venv")
+        let made = try await Binary.run(
+            ["-m", "venv", "--without-pip", venv.path], in: space.url,
+            executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        guard made.status == 0 else { throw WorkspaceError("python3 -m venv failed: \(made.stderr)") }
+        return venv
+    }
+
+    @Test("stubs prints the folder; --install needs a virtualenv, then writes apimacro-stubs of this version")
+    func install() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let shown = try await space.run("stubs")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("apimacro_MacroRuntime.resources/apimacro"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("MYPYPATH="), "\(shown.stdout)")
+
+        let refused = try await space.run("stubs", "--install")
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr.hasPrefix("apimacro: no virtualenv is active (VIRTUAL_ENV is not set)"), "\(refused.stderr)")
+
+        let venv = try await Self.emptyVirtualEnvironment(in: space)
+        let installed = try await space.run("stubs", "--install", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let version = try await space.run("--version").stdout.split(separator: "\n").first.map {
+            String($0.dropFirst("apimacro ".count))
+        }
+        let sitePackages = venv.appendingPathComponent("lib/python3.11/site-packages")
+        let stub = try String(
+            contentsOf: sitePackages.appendingPathComponent("apimacro-stubs/__init__.pyi"), encoding: .utf8)
+        let shipped = try String(
+            contentsOf: PythonTools.root.appendingPathComponent("Sources/MacroRuntime/Python/apimacro/__init__.pyi"),
+            encoding: .utf8)
+        #expect(stub == shipped)
+        let metadata = try String(
+            contentsOf: sitePackages.appendingPathComponent("apimacro_stubs-\(version ?? "?").dist-info/METADATA"),
+            encoding: .utf8)
+        #expect(metadata.contains("Name: apimacro-stubs\nVersion: \(version ?? "?")\n"), "\(metadata)")
+        // pip sees it, and an older install is replaced (one dist-info).
+        try FileManager.default.createDirectory(
+            at: sitePackages.appendingPathComponent("apimacro_stubs-0.0.1.dist-info"), withIntermediateDirectories: true
+        )
+        let again = try await space.run("stubs", "--install", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        let infos = try FileManager.default.contentsOfDirectory(atPath: sitePackages.path).filter {
+            $0.hasPrefix("apimacro_stubs-")
+        }
+        #expect(infos == ["apimacro_stubs-\(version ?? "?").dist-info"], "\(infos)")
+    }
+
+    @Test("the examples and the shipped plugins' macros pass mypy --strict against the installed stubs")
+    func examplesTypeCheck() async throws {
+        let tools = try await PythonTools.virtualEnvironment()
+        let space = try Workspace(files: [
+            "wrong.py": """
+            import apimacro
+            from apimacro import github
+
+            def main() -> None:
+                user: int = github.user("octocat")
+                github.repos(42)
+                apimacro.output(github.rate_limit["remaining"])
+            """
+        ])
+        defer { space.remove() }
+        let venv = try await Self.emptyVirtualEnvironment(in: space)
+        let installed = try await space.run("stubs", "--install", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let root = PythonTools.root
+        let macros =
+            try ["examples", "plugins"].flatMap { folder in
+                try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent(folder).path)
+                    .filter { $0.hasSuffix(".py") && !$0.contains("/cassettes/") }
+                    .map { root.appendingPathComponent(folder).appendingPathComponent($0).path }
+            }.sorted()
+        #expect(macros.count >= 11, "\(macros)")
+        let python = URL(fileURLWithPath: tools.appendingPathComponent("bin/python").path)
+        let mypy = [
+            "-m", "mypy", "--strict", "--no-incremental", "--python-executable",
+            venv.appendingPathComponent("bin/python").path,
+        ]
+        let checked = try await Binary.run(mypy + macros, in: space.url, executable: python)
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        #expect(
+            checked.stdout.hasPrefix("Success: no issues found in \(macros.count) source files"), "\(checked.stdout)")
+
+        // A negative control: the stubs do type the calls (without them every name would be Any).
+        let wrong = try await Binary.run(mypy + ["wrong.py"], in: space.url, executable: python)
+        #expect(wrong.status == 1, "\(wrong.stdout)")
+        for message in [
+            "Incompatible types in assignment (expression has type \"dict[str, Any]\", variable has type \"int\")",
+            "Argument 1 to \"repos\" of \"GitHub\" has incompatible type \"int\"; expected \"str\"",
+            "Value of type \"_GitHubRateLimit | None\" is not indexable",
+        ] {
+            #expect(wrong.stdout.contains(message), "\(wrong.stdout)")
+        }
+    }
+}
