@@ -51,6 +51,11 @@ public struct PluginCatalog: Sendable {
                 lines.append((padded + [row[3]]).joined(separator: "  "))
             }
         }
+        if !registry.overridden.isEmpty {
+            lines.append("")
+            lines.append("Overridden (a plugin of the same name, found earlier in the search order, is used instead):")
+            lines += registry.overridden.map { "  \($0.name): \($0.folder.path) (used: \($0.winner.path))" }
+        }
         if !registry.failures.isEmpty {
             lines.append("")
             lines.append("Failed to load (the other plugins work):")
@@ -80,6 +85,10 @@ public struct PluginCatalog: Sendable {
             "  credentials:  \(credentials(manifest))",
             "  pagination:   \(Self.describe(manifest.pagination))",
         ]
+        for override in registry.overridden where override.name == name {
+            lines.append(
+                "  overrides:    \(override.folder.path) (a plugin of the same name found later in the search order)")
+        }
         if let macros = manifest.macrosFolder {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: macros.path)) ?? [])
                 .filter { $0.hasSuffix(".py") && !$0.hasPrefix("_") }.map { String($0.dropLast(3)) }.sorted()
