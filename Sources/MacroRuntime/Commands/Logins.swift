@@ -70,7 +70,7 @@ public struct Logins: Sendable {
     /// holds one, else the stored login, with the store's problem if it cannot be read.
     private func status(of client: ClientDescriptor) -> Status? {
         guard !client.credentialSources.isEmpty || client.login != nil else { return nil }
-        let outside = client.credential(in: settings.view())?.source.name
+        let outside = client.credential(in: settings.view()).map { settings.describe($0.source) }
         guard client.readsStoredLogin else { return Status(name: client.name, source: outside, problem: nil) }
         do {
             let stored = try store.token(for: client.name) != nil ? "stored login (\(store.path.path))" : nil

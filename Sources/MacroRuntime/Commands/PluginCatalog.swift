@@ -22,8 +22,11 @@ public struct PluginCatalog: Sendable {
         guard manifest.auth != .none else { return "not needed" }
         let store = CredentialStore(home: settings.home)
         let stored = (try? store.token(for: manifest.name)) ?? nil
+        // Named as `auth status` names it (the config.toml key when the file set it).
+        if let found = manifest.descriptor.credential(in: settings.view(storedCredential: stored)) {
+            return "present (\(settings.describe(found.source)))"
+        }
         let credential = PluginCredential(manifest: manifest, environment: settings.environment, storedToken: stored)
-        if let source = credential.source { return "present (\(source))" }
         guard short else { return "missing: \(credential.hint ?? "see plugins show \(manifest.name)")" }
         switch manifest.auth {
         case .oauth2Implicit: return "missing: apimacro login \(manifest.name)"
