@@ -10,7 +10,7 @@ import PythonBridge
 /// interpreter.
 ///
 /// The `:` commands that need the host call the native module `_apimacro_repl`
-/// built here: `run`, `macros`, `login`, `verbose`.
+/// built here: `run` and `child_run`, `macros`, `login` and `login_url`, `verbose`.
 public struct MacroRepl {
     let host: MacroHost
     /// The session's options a macro run in a child process takes too (`--replay FILE`,
@@ -123,22 +123,26 @@ public struct MacroRepl {
                 entries.map { .tuple([.string($0.name), .string($0.help), .string($0.path)]) }
             ).toPython()
         }
-        try module.addFunction("login", doc: "login(name, secret): stores a key read by the REPL (shortener).") {
-            arguments in
-            let slots = try arguments.bind("login", ["name", "secret"], required: 2)
+        try module.addFunction(
+            "login",
+            doc: "login(name, value, redirect=False): stores a key read by the REPL (shortener, a plugin's), or with "
+                + "redirect completes login_url's OAuth login with the address the browser was sent to."
+        ) { arguments in
+            let slots = try arguments.bind("login", ["name", "value", "redirect"], required: 2)
             let name = try String(pythonString: slots[0] ?? .none)
-            let secret = try String(pythonString: slots[1] ?? .none)
+            let value = try String(pythonString: slots[1] ?? .none)
+            let redirect = try PythonValue(python: slots[2] ?? .none) == .bool(true)
             let settings = host.settings
             Interpreter.flushStandardStreams()
             try withoutGIL {
                 try await Logins(settings: settings).login(
-                    name, mode: .paste,
+                    name, mode: redirect ? .redirectURL(value) : .paste,
                     say: { line in
                         // The REPL has asked for the key already: skip the login's own prompt.
                         guard !line.hasSuffix(":") else { return }
                         FileHandle.standardOutput.write(Data((line + "\n").utf8))
                     },
-                    prompt: { secret })
+                    prompt: { value })
             }
             return .none
         }
@@ -148,21 +152,6 @@ public struct MacroRepl {
             let slots = try arguments.bind("login_url", ["name"], required: 1)
             return try PyRef(
                 string: Logins(settings: host.settings).authorizationURL(for: String(pythonString: slots[0] ?? .none)))
-        }
-        try module.addFunction(
-            "login_finish", doc: "login_finish(name, redirect): completes login_url's login with the redirect address."
-        ) { arguments in
-            let slots = try arguments.bind("login_finish", ["name", "redirect"], required: 2)
-            let name = try String(pythonString: slots[0] ?? .none)
-            let redirect = try String(pythonString: slots[1] ?? .none)
-            let settings = host.settings
-            Interpreter.flushStandardStreams()
-            try withoutGIL {
-                try await Logins(settings: settings).login(
-                    name, mode: .redirectURL(redirect),
-                    say: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }, prompt: { nil })
-            }
-            return .none
         }
         try module.addFunction(
             "redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED."

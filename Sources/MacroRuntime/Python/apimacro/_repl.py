@@ -228,7 +228,7 @@ class Console(code.InteractiveConsole):
                 client.complete_login(redirect)
                 print(f"{args[0]}: logged in; the token is stored under $APIMACRO_HOME (mode 0600).")
             else:
-                self.native.login_finish(args[0], redirect)
+                self.native.login(args[0], redirect, True)
                 print("(new sessions and batch runs use it)")
             return
         import getpass
