@@ -5,8 +5,11 @@ from apimacro import instagram
 
 def main(limit: int = 100) -> None:
     """List up to LIMIT of my followers: username, full name, profile picture URL."""
-    if not instagram.logged_in:
-        raise SystemExit("log in first: apimacro login instagram (or set APIMACRO_INSTAGRAM_TOKEN)")
+    try:
+        followers = list(instagram.followed_by(limit=limit))
+    except apimacro.AuthError as error:
+        # No token, and no recording to answer (--replay needs none): say how to log in.
+        raise SystemExit(str(error))
     apimacro.output(
         [
             {
@@ -14,6 +17,6 @@ def main(limit: int = 100) -> None:
                 "name": person.get("full_name") or " ".join(filter(None, [person.get("first_name"), person.get("last_name")])),
                 "picture": person.get("profile_picture", ""),
             }
-            for person in instagram.followed_by(limit=limit)
+            for person in followers
         ]
     )

@@ -60,13 +60,48 @@ struct Batch: ParsableCommand {
             "Run only shard K of N of the jobs (K/N, or auto in a Kubernetes Indexed Job).", valueName: "K/N|auto"))
     var shard: String?
 
+    /// Unknown options are kept here too (`.allUnrecognized`), for `validate` to explain: an
+    /// option after a macro is most likely meant as the macro's argument.
     @Argument(
+        parsing: .allUnrecognized,
         help: "The macros: paths to .py files or names on the macro path.", completion: .custom(Completions.macroNames))
     var macros: [String] = []
 
     func validate() throws {
+        if let option = macros.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw ValidationError(Self.notAnOption(option, macros: macros))
+        }
         if let jobs, jobs < 1 { throw ValidationError("-j needs at least 1, not \(jobs)") }
         if macros.isEmpty && jobsFile == nil { throw ValidationError("give at least one macro, or --file jobs.txt") }
+    }
+
+    /// Why `option` is refused: batch has no such option, and a macro's arguments go in a jobs
+    /// file, with the line to write for the macro before it.
+    static func notAnOption(_ option: String, macros: [String]) -> String {
+        guard let index = macros.firstIndex(of: option), index > 0, !macros[index - 1].hasPrefix("-") else {
+            // Batch's own spellings, read from its help, so the list never drifts from the options.
+            let help = Batch.helpMessage(columns: 10_000)
+            let spellings = help.split(whereSeparator: { $0.isWhitespace || "([`',|".contains($0) }).compactMap {
+                $0.prefixMatch(of: /--?[a-z][a-z-]*/).map { String($0.output) }
+            }
+            let hint = NearMiss.suggestion(for: option, among: Array(Set(spellings))).map { "; did you mean '\($0)'?" }
+            return "unknown option '\(option)' for batch\(hint ?? "")"
+        }
+        let macro = macros[index - 1]
+        let rest = macros[index...].prefix { !$0.hasSuffix(".py") || $0.hasPrefix("-") }
+        let job = ([macro] + rest).map(Self.shellWord).joined(separator: " ")
+        let escaped = job.reduce(into: "") { text, character in
+            if "\"$`\\".contains(character) { text.append("\\") }
+            text.append(character)
+        }
+        return "'\(option)' is not an option of batch; a macro takes its arguments in a jobs file, one "
+            + "'MACRO ARGS...' per line: echo \"\(escaped)\" | apimacro batch --file -"
+    }
+
+    /// `word` as a line of a jobs file reads it back (in single quotes when needed).
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,@%+".contains($0) }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// The macros given as arguments, then the jobs file's lines; each must exist before any runs.
@@ -81,7 +116,9 @@ struct Batch: ParsableCommand {
             do {
                 _ = try locator.locate(job.macro, relativeTo: settings.workingDirectory)
             } catch let error as MacroError {
-                if let origin = job.origin { throw MacroError("\(origin): \(error.description)") }
+                if let origin = job.origin {
+                    throw MacroError("\(origin): \(error.description)\(besideJobsFile(job.macro, settings))")
+                }
                 if job.macro.contains(where: \.isWhitespace) {
                     throw MacroError(
                         "no macro named '\(job.macro)'; to pass arguments to a macro, write the job in a file "
@@ -91,6 +128,17 @@ struct Batch: ParsableCommand {
             }
         }
         return all
+    }
+
+    /// For a path in the jobs file that is found beside the file but not in the working
+    /// directory: that paths are read from the working directory, and what to write instead.
+    func besideJobsFile(_ macro: String, _ settings: Settings) -> String {
+        guard let jobsFile, jobsFile != "-", !macro.hasPrefix("/") else { return "" }
+        let folder = URL(fileURLWithPath: jobsFile, relativeTo: settings.workingDirectory).deletingLastPathComponent()
+        let beside = folder.appendingPathComponent(macro).standardizedFileURL
+        guard FileManager.default.fileExists(atPath: beside.path) else { return "" }
+        return "; paths in a jobs file are relative to the working directory (\(settings.workingDirectory.path)), "
+            + "not to the file: write \(beside.path) or run apimacro batch from \(folder.standardizedFileURL.path)"
     }
 
     func run() throws {

@@ -328,9 +328,10 @@ struct Run: ParsableCommand {
         throw ExitCode(try runner.run(source, arguments: arguments, name: name))
     }
 
-    /// What `host` did on the network, for the `batch` parent.
+    /// What `host` did on the network, for the `batch` parent: a request the replay file
+    /// answered counts as a request (the macro made it; `--replay` stood in for the network).
     static func stats(of host: MacroHost?) -> MacroStats {
-        let counts = host?.exchangeCounts ?? (requests: 0, cacheHits: 0)
-        return MacroStats(requests: counts.requests, cacheHits: counts.cacheHits)
+        let counts = host?.exchangeCounts ?? (requests: 0, cacheHits: 0, replayed: 0)
+        return MacroStats(requests: counts.requests + counts.replayed, cacheHits: counts.cacheHits)
     }
 }

@@ -201,6 +201,24 @@ struct CommandLineTests {
             ),
             // Issue 24: a date, a space and a digit aborted every command inside toml++.
             ([:], "a = 1979-05-27 5\n", ["run", "x.py"], "config.toml is not valid TOML: line 1, column 16"),
+            // Issue 27: a value of the wrong type, a plugin folder that is not one, a string without quotes.
+            (
+                [:], "plugins = \"/nonexistent\"\n", ["plugins", "list"],
+                "config.toml: plugins is a string; it takes a list of strings, such as: plugins = [\"/nonexistent\"]"
+            ),
+            (
+                [:], "plugins = [\"/nonexistent\"]\n", ["run", "x.py"],
+                "config.toml: plugins: /nonexistent is not a folder"
+            ),
+            (
+                [:], "max_wait = \"30\"\n", ["run", "x.py"],
+                "config.toml: max_wait is a string; it takes a number, such as: max_wait = 30"
+            ),
+            (
+                [:], "format = csv\n", ["run", "x.py"],
+                "config.toml is not valid TOML: line 1, column 10: expected a value (a \"string\", a number, true, "
+                    + "false, a date, [an array] or {an inline table}), found csv; text goes in quotes: \"csv\""
+            ),
         ] as [([String: String], String?, [String], String)])
     func badSetting(environment: [String: String], config: String?, arguments: [String], message: String) async throws {
         var files = ["x.py": "print('ran')\n"]

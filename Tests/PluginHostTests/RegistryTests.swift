@@ -56,22 +56,39 @@ struct RegistryTests {
         try await server.shutdown()
     }
 
-    @Test("two plugins with one name: the first folder wins, the second is an error naming both files")
+    @Test("two plugins with one name in one folder: the first found wins, the second is an error naming both files")
     func duplicateNames() throws {
-        let first = PluginFolder()
-        let second = PluginFolder()
-        defer {
-            first.remove()
-            second.remove()
-        }
-        let kept = try first.write("one", Self.manifest("same"))
-        let dropped = try second.write("two", Self.manifest("same"))
-        let registry = PluginRegistry.load(folders: [first.url, second.url], reservedNames: builtInNames)
+        let folder = PluginFolder()
+        defer { folder.remove() }
+        let kept = try folder.write("one", Self.manifest("same"))
+        let dropped = try folder.write("two", Self.manifest("same"))
+        let registry = PluginRegistry.load(folders: [folder.url], reservedNames: builtInNames)
         #expect(registry.plugins.map(\.file.path) == [kept.path])
+        #expect(registry.overridden.isEmpty)
         #expect(
             registry.failures.map(\.error.description) == [
                 "\(dropped.path): name: plugin \"same\" is already loaded from \(kept.path); rename this one (name = \"same_2\") or remove one of the folders"
             ])
+    }
+
+    @Test("a plugin of the name of one in a later folder overrides it: no failure, the override is reported")
+    func override() throws {
+        let user = PluginFolder()
+        let shipped = PluginFolder()
+        defer {
+            user.remove()
+            shipped.remove()
+        }
+        let kept = try user.write("same", Self.manifest("same"))
+        let overridden = try shipped.write("same", Self.manifest("same"))
+        try shipped.write("other", Self.manifest("other"))
+        let registry = PluginRegistry.load(folders: [user.url, shipped.url], reservedNames: builtInNames)
+        #expect(registry.plugins.map(\.name) == ["other", "same"])
+        #expect(registry.plugin(named: "same")?.file.path == kept.path)
+        #expect(registry.failures.isEmpty)
+        #expect(registry.overridden.map(\.name) == ["same"])
+        #expect(registry.overridden.map(\.folder.path) == [overridden.deletingLastPathComponent().path])
+        #expect(registry.overridden.map(\.winner.path) == [kept.deletingLastPathComponent().path])
     }
 
     @Test(

@@ -163,6 +163,23 @@ struct TOMLValueTests {
         #expect(error.description.hasPrefix("line 3, column 5: expected a value"), "\(error)")
     }
 
+    @Test("text without quotes: the error quotes it and says to quote it, or leaves it out when asked")
+    func unquotedText() throws {
+        let error = try #require(throws: TOMLSyntaxError.self) { try TOMLValue.parse("a = 1\nformat = csv # why\n") }
+        #expect(
+            error.description
+                == "line 2, column 10: expected a value (a \"string\", a number, true, false, a date, [an array] or "
+                + "{an inline table}), found csv; text goes in quotes: \"csv\"")
+        #expect(
+            error.concealingValue.description
+                == "line 2, column 10: expected a value (a \"string\", a number, true, false, a date, [an array] or "
+                + "{an inline table}), found text without quotes; text goes in quotes: \"...\"")
+        // Any other error is the same either way.
+        let other = try #require(throws: TOMLSyntaxError.self) { try TOMLValue.parse("a = ?\n") }
+        #expect(other.concealingValue == other && other.messageWithoutValue == nil)
+        #expect(other.message.hasSuffix("found '?'"))
+    }
+
     @Test("a key with control characters is escaped in the message")
     func escapedKeyInMessage() throws {
         let error = try #require(throws: TOMLSyntaxError.self) {

@@ -4,7 +4,7 @@ import Foundation
 /// parent through a small JSON file (the hidden `run --stats-file PATH`; the
 /// command line's `run` writes it from the host's exchange log).
 public struct MacroStats: Codable, Sendable, Equatable {
-    /// Requests sent over the network.
+    /// Requests the network answered, or with `--replay` the replay file.
     public var requests: Int
     /// Responses served from the HTTP cache.
     public var cacheHits: Int

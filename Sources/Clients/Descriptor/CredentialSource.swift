@@ -11,17 +11,22 @@ public struct CredentialSource: Sendable {
     public let isStoredLogin: Bool
     /// The environment variable it reads, when it is one (for messages: `github reads …`).
     public let variable: String?
+    /// Every variable it reads (`variable`, or a basic login's user and password), so that
+    /// `auth status` can say which of them `config.toml` set.
+    public let variables: [String]
     /// The credential this source holds in `view`, if any.
     public let read: @Sendable (SettingsView) -> Secret?
 
-    /// A source named `name` that `read` looks into.
+    /// A source named `name` that `read` looks into; `variables` are those it reads (default:
+    /// `variable`'s).
     public init(
-        name: String, isStoredLogin: Bool = false, variable: String? = nil,
+        name: String, isStoredLogin: Bool = false, variable: String? = nil, variables: [String]? = nil,
         read: @escaping @Sendable (SettingsView) -> Secret?
     ) {
         self.name = name
         self.isStoredLogin = isStoredLogin
         self.variable = variable
+        self.variables = variables ?? variable.map { [$0] } ?? []
         self.read = read
     }
 

@@ -70,7 +70,7 @@ public struct Logins: Sendable {
     /// holds one, else the stored login, with the store's problem if it cannot be read.
     private func status(of client: ClientDescriptor) -> Status? {
         guard !client.credentialSources.isEmpty || client.login != nil else { return nil }
-        let outside = client.credential(in: settings.view())?.source.name
+        let outside = client.credential(in: settings.view()).map { settings.describe($0.source) }
         guard client.readsStoredLogin else { return Status(name: client.name, source: outside, problem: nil) }
         do {
             let stored = try store.token(for: client.name) != nil ? "stored login (\(store.path.path))" : nil
@@ -133,6 +133,26 @@ public struct Logins: Sendable {
             )
         }
         try await login(manifest.descriptor, mode: mode, say: say, prompt: prompt)
+    }
+
+    /// The first half of an OAuth login taken in two steps (the REPL's `:login NAME` for a
+    /// plugin): the authorize URL to open, its `state` saved as `apimacro login NAME` saves it;
+    /// `login(name, mode: .redirectURL(…))` with the address the browser was sent to completes it.
+    ///
+    /// - Throws: `MacroError` when `name` has no OAuth login; `AuthError` when its app's client id
+    ///   is not set.
+    public func authorizationURL(for name: String) throws -> String {
+        let registry = PluginRegistry.load(settings: settings)
+        let client =
+            ClientRegistry.named(name)?.descriptor.login == nil
+            ? registry.plugin(named: name)?.descriptor : ClientRegistry.named(name)?.descriptor
+        guard let client, case .oauthImplicit(let login) = client.login else {
+            throw MacroError("\(name) has no OAuth login; apimacro login \(name) says how it logs in")
+        }
+        let flow = try login.flow(in: settings.view())
+        let state = OAuthImplicitFlow.newState()
+        try flow.savePendingState(state, for: name, in: settings.home)
+        return flow.authorizationURL(state: state)
     }
 
     /// Logs in to `client` as its descriptor says, built-in or plugin alike: the OAuth

@@ -22,8 +22,11 @@ public struct PluginCatalog: Sendable {
         guard manifest.auth != .none else { return "not needed" }
         let store = CredentialStore(home: settings.home)
         let stored = (try? store.token(for: manifest.name)) ?? nil
+        // Named as `auth status` names it (the config.toml key when the file set it).
+        if let found = manifest.descriptor.credential(in: settings.view(storedCredential: stored)) {
+            return "present (\(settings.describe(found.source)))"
+        }
         let credential = PluginCredential(manifest: manifest, environment: settings.environment, storedToken: stored)
-        if let source = credential.source { return "present (\(source))" }
         guard short else { return "missing: \(credential.hint ?? "see plugins show \(manifest.name)")" }
         switch manifest.auth {
         case .oauth2Implicit: return "missing: apimacro login \(manifest.name)"
@@ -50,6 +53,11 @@ public struct PluginCatalog: Sendable {
                 let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
                 lines.append((padded + [row[3]]).joined(separator: "  "))
             }
+        }
+        if !registry.overridden.isEmpty {
+            lines.append("")
+            lines.append("Overridden (a plugin of the same name, found earlier in the search order, is used instead):")
+            lines += registry.overridden.map { "  \($0.name): \($0.folder.path) (used: \($0.winner.path))" }
         }
         if !registry.failures.isEmpty {
             lines.append("")
@@ -80,6 +88,10 @@ public struct PluginCatalog: Sendable {
             "  credentials:  \(credentials(manifest))",
             "  pagination:   \(Self.describe(manifest.pagination))",
         ]
+        for override in registry.overridden where override.name == name {
+            lines.append(
+                "  overrides:    \(override.folder.path) (a plugin of the same name found later in the search order)")
+        }
         if let macros = manifest.macrosFolder {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: macros.path)) ?? [])
                 .filter { $0.hasSuffix(".py") && !$0.hasPrefix("_") }.map { String($0.dropLast(3)) }.sorted()

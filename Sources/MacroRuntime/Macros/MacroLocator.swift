@@ -13,10 +13,7 @@ public struct MacroLocator: Sendable {
     /// Reading it reads the plugins' manifests, so a macro given as a path never
     /// does.
     public var searchPath: [URL] {
-        [
-            settings.workingDirectory.appendingPathComponent("macros"),
-            settings.home.appendingPathComponent("macros"),
-        ] + PluginRegistry.load(settings: settings).macroFolders + extraFolders
+        searchPath(PluginRegistry.load(settings: settings))
     }
 
     public init(settings: Settings, extraFolders: [URL] = []) {
@@ -24,25 +21,86 @@ public struct MacroLocator: Sendable {
         self.extraFolders = extraFolders
     }
 
-    /// The file for `name`: a path when it names an existing file (or has a
-    /// `/` or ends in `.py`), else `NAME.py` in the first folder that has it.
+    private func searchPath(_ plugins: PluginRegistry) -> [URL] {
+        [
+            settings.workingDirectory.appendingPathComponent("macros"),
+            settings.home.appendingPathComponent("macros"),
+        ] + plugins.macroFolders + extraFolders
+    }
+
+    /// The file for `name`.
+    ///
+    /// A name with a `/` or ending in `.py` is a path (relative to `directory`). Any other name
+    /// is a macro's: `NAME.py` in the first folder of the search path that has it, else a file
+    /// of that name in `directory` (a script without `.py`); a file or folder in `directory`
+    /// never hides the macro of the same name.
+    ///
+    /// - Throws: `MacroError` saying what was looked for and where, and what to type instead
+    ///   when that is clear (`apimacro run stars` for `stars.py` that is a macro's name, the
+    ///   plugin that did not load for a macro in its folder).
     public func locate(_ name: String, relativeTo directory: URL) throws -> URL {
-        let fileManager = FileManager.default
-        let isPath = name.contains("/") || name.hasSuffix(".py")
         let direct = (name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name))
             .standardizedFileURL
-        var isDirectory: ObjCBool = false
-        if fileManager.fileExists(atPath: direct.path, isDirectory: &isDirectory) {
-            guard !isDirectory.boolValue else { throw MacroError("\(name) is a folder, not a macro file") }
-            return direct
+        let found = Self.kind(of: direct)
+        if name.contains("/") || name.hasSuffix(".py") {
+            switch found {
+            case .file: return direct
+            case .folder: throw MacroError("\(name) is a folder, not a macro file")
+            case nil: throw MacroError("no such macro file: \(name)\(pathHint(name))")
+            }
         }
-        if isPath { throw MacroError("no such macro file: \(name)") }
-        let searchPath = self.searchPath
-        for folder in searchPath {
-            let candidate = folder.appendingPathComponent(name + ".py")
-            if fileManager.fileExists(atPath: candidate.path) { return candidate }
+        let plugins = PluginRegistry.load(settings: settings)
+        let searchPath = self.searchPath(plugins)
+        if let macro = Self.macro(name, in: searchPath) { return macro }
+        if found == .file { return direct }
+        let looked = searchPath.map(\.path).joined(separator: ", ")
+        if let unloaded = Self.unloadedPlugin(holding: name, in: plugins) { throw MacroError(unloaded) }
+        if found == .folder {
+            throw MacroError(
+                "\(name) is a folder, not a macro file, and no macro is named '\(name)' (looked in \(looked))")
         }
-        let looked = searchPath.map { $0.path }.joined(separator: ", ")
         throw MacroError("no macro named '\(name)' (looked in \(looked)); give a path to a .py file")
+    }
+
+    /// What `path` names on disk: a file, a folder, or nothing.
+    private enum Kind { case file, folder }
+
+    private static func kind(of path: URL) -> Kind? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return nil }
+        return isDirectory.boolValue ? .folder : .file
+    }
+
+    /// `NAME.py` in the first of `folders` that has it.
+    private static func macro(_ name: String, in folders: [URL]) -> URL? {
+        folders.map { $0.appendingPathComponent(name + ".py") }.first { kind(of: $0) == .file }
+    }
+
+    /// For a path that does not exist: the macro of the same name when there is one
+    /// (`stars.py` → `apimacro run stars`).
+    private func pathHint(_ name: String) -> String {
+        guard !name.contains("/"), name.hasSuffix(".py") else { return "" }
+        let bare = String(name.dropLast(3))
+        guard !bare.isEmpty, let macro = Self.macro(bare, in: searchPath) else { return "" }
+        return "; the macro '\(bare)' is \(macro.path): run it by name, apimacro run \(bare)"
+    }
+
+    /// Why a macro called `name` in a plugin's `macros/` is not on the search path: its plugin
+    /// did not load, or another plugin of the same name is used instead; nil when no such
+    /// plugin holds it.
+    private static func unloadedPlugin(holding name: String, in plugins: PluginRegistry) -> String? {
+        func holds(_ folder: URL) -> Bool {
+            kind(of: folder.appendingPathComponent("macros").appendingPathComponent(name + ".py")) == .file
+        }
+        if let failure = plugins.failures.first(where: { holds($0.folder) }) {
+            return "the macro '\(name)' is in the plugin '\(failure.name)' (\(failure.folder.path)), "
+                + "which did not load: \(failure.error)"
+        }
+        if let override = plugins.overridden.first(where: { holds($0.folder) }) {
+            return "the macro '\(name)' is in the plugin '\(override.name)' at \(override.folder.path), which is "
+                + "not used: the plugin of the same name at \(override.winner.path) overrides it (run the macro by "
+                + "its path, or copy it into \(override.winner.appendingPathComponent("macros").path))"
+        }
+        return nil
     }
 }

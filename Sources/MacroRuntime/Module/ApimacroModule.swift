@@ -1,4 +1,5 @@
 import Clients
+import PluginHost
 import PythonBridge
 import WebAPI
 
@@ -36,15 +37,16 @@ enum ApimacroModule {
             try module.set(try String(pythonString: type.attribute("__name__")), type)
         }
         if let iteratorType = iterators.type { try module.set("PageIterator", iteratorType) }
-        // What the REPL's namespace and `:login` read: the built-in clients and how each logs in.
+        // What the REPL's namespace and `:login` read: the built-in clients, and how each client
+        // with a login logs in, the plugins' too (the names `apimacro login` takes).
         try module.set("_builtin_clients", PythonValue.list(ClientRegistry.objectNames.map { .string($0) }).toPython())
+        let descriptors = ClientRegistry.all.map(\.descriptor) + runtime.plugins.plugins.map(\.descriptor)
         try module.set(
             "_logins",
             PythonValue.object(
-                ClientRegistry.all.compactMap { client in
-                    client.descriptor.login.map { (client.name, .string($0.kind)) }
-                }
-            ).toPython())
+                descriptors.compactMap { client in client.login.map { (client.name, .string($0.kind)) } }
+            )
+            .toPython())
         try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try module.addFunction(

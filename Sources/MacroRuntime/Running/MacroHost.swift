@@ -12,8 +12,11 @@ public final class MacroHost: Sendable {
     var redactor: Redactor { runtime.secrets.redactor }
     /// The transport, clients and exchange log shared by every macro of this process.
     let runtime: Runtime
-    /// Requests sent over the network and responses served from the HTTP cache so far.
-    public var exchangeCounts: (requests: Int, cacheHits: Int) { (runtime.log.requests, runtime.log.cacheHits) }
+    /// Requests sent over the network, responses served from the HTTP cache and requests the
+    /// replay file answered, so far.
+    public var exchangeCounts: (requests: Int, cacheHits: Int, replayed: Int) {
+        (runtime.log.requests, runtime.log.cacheHits, runtime.log.replayed)
+    }
     /// Writes a line to stderr (tests capture it).
     let warn: @Sendable (String) -> Void
 

@@ -10,13 +10,27 @@ import PythonBridge
 /// interpreter.
 ///
 /// The `:` commands that need the host call the native module `_apimacro_repl`
-/// built here: `run`, `macros`, `login`, `verbose`.
+/// built here: `run` and `child_run`, `macros`, `login` and `login_url`, `verbose`.
 public struct MacroRepl {
     let host: MacroHost
+    /// The session's options a macro run in a child process takes too (`--replay FILE`,
+    /// `--offline`, …; not `--record`, whose file is the session's, nor `--format` and `-v`,
+    /// which `:format` and `:verbose` may have changed).
+    let childOptions: [String]
+    /// Where `:run WORDS` runs: nil in this process, else the name of the macro a child
+    /// process runs as `apimacro run` would (WORDS hold `run`'s own options).
+    let childMacro: @Sendable ([String]) -> String?
 
-    /// A REPL on `host` (build the host with `settings.switchableVerbose` for `:verbose`).
-    public init(host: MacroHost) {
+    /// A REPL on `host` (build the host with `settings.switchableVerbose` for `:verbose`);
+    /// `childMacro` tells which `:run` lines take `run`'s options, and so run in a child process
+    /// given the session's `childOptions` first.
+    public init(
+        host: MacroHost, childOptions: [String] = [],
+        childMacro: @escaping @Sendable ([String]) -> String? = { _ in nil }
+    ) {
         self.host = host
+        self.childOptions = childOptions
+        self.childMacro = childMacro
     }
 
     /// The history file: `$APIMACRO_HOME/history` (mode 0600).
@@ -82,30 +96,62 @@ public struct MacroRepl {
             }
             return try PythonValue.int(Int(status)).toPython()
         }
+        let childOptions = self.childOptions
+        let childMacro = self.childMacro
+        try module.addFunction(
+            "child_run",
+            doc: "child_run(words, format) -> (argv, macro) for a :run line that takes run's options, else None."
+        ) { arguments in
+            let slots = try arguments.bind("child_run", ["words", "format"], required: 2)
+            guard case .list(let items) = try PythonValue(python: slots[0] ?? .none) else {
+                throw ArgumentError("child_run() needs a list of words")
+            }
+            let words = items.compactMap { item -> String? in
+                if case .string(let word) = item { return word }
+                return nil
+            }
+            guard let macro = childMacro(words) else { return .none }
+            // The session's options, then its current :format and :verbose, then the line's own (which win).
+            var argv = [PythonPackage.executable.path, "run"] + childOptions
+            if case .string(let format) = try PythonValue(python: slots[1] ?? .none) { argv += ["--format", format] }
+            if host.runtime.verbosity.isOn { argv.append("--verbose") }
+            return try PythonValue.tuple([.list((argv + words).map { .string($0) }), .string(macro)]).toPython()
+        }
         try module.addFunction("macros", doc: "macros() -> [(name, help, path)] on the macro path.") { _ in
             let entries = try MacroCatalog(settings: host.settings).entries().filter { !$0.shadowed }
             return try PythonValue.list(
                 entries.map { .tuple([.string($0.name), .string($0.help), .string($0.path)]) }
             ).toPython()
         }
-        try module.addFunction("login", doc: "login(name, secret): stores a key read by the REPL (shortener).") {
-            arguments in
-            let slots = try arguments.bind("login", ["name", "secret"], required: 2)
+        try module.addFunction(
+            "login",
+            doc: "login(name, value, redirect=False): stores a key read by the REPL (shortener, a plugin's), or with "
+                + "redirect completes login_url's OAuth login with the address the browser was sent to."
+        ) { arguments in
+            let slots = try arguments.bind("login", ["name", "value", "redirect"], required: 2)
             let name = try String(pythonString: slots[0] ?? .none)
-            let secret = try String(pythonString: slots[1] ?? .none)
+            let value = try String(pythonString: slots[1] ?? .none)
+            let redirect = try PythonValue(python: slots[2] ?? .none) == .bool(true)
             let settings = host.settings
             Interpreter.flushStandardStreams()
             try withoutGIL {
                 try await Logins(settings: settings).login(
-                    name, mode: .paste,
+                    name, mode: redirect ? .redirectURL(value) : .paste,
                     say: { line in
                         // The REPL has asked for the key already: skip the login's own prompt.
                         guard !line.hasSuffix(":") else { return }
                         FileHandle.standardOutput.write(Data((line + "\n").utf8))
                     },
-                    prompt: { secret })
+                    prompt: { value })
             }
             return .none
+        }
+        try module.addFunction(
+            "login_url", doc: "login_url(name) -> the authorize URL of a plugin's OAuth login (its state saved)."
+        ) { arguments in
+            let slots = try arguments.bind("login_url", ["name"], required: 1)
+            return try PyRef(
+                string: Logins(settings: host.settings).authorizationURL(for: String(pythonString: slots[0] ?? .none)))
         }
         try module.addFunction(
             "redact", doc: "redact(text) -> text with every secret apimacro knows replaced by REDACTED."

@@ -42,11 +42,23 @@ public struct ConfigFile: Sendable {
     }
 
     /// One setting of the file: its key as written (`format`, `github.url`), the
-    /// variable it stands for and its value as the variable would hold it.
+    /// variable it stands for, its value as the variable would hold it, and the type it was
+    /// written with.
     public struct Entry: Sendable, Equatable {
         public let key: String
         public let variable: String
         public let value: String
+        /// What the file holds there (`checkKeys` holds it against what the key takes).
+        public let type: ValueType
+    }
+
+    /// The types a setting's value may have in the file.
+    public enum ValueType: String, Sendable {
+        case string = "a string"
+        case integer = "an integer"
+        case float = "a float"
+        case boolean = "a boolean"
+        case list = "a list of strings"
     }
 
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
@@ -55,6 +67,12 @@ public struct ConfigFile: Sendable {
     static let knownKeys = [
         "format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency", "https_proxy", "http_proxy",
         "no_proxy", "ca_bundle",
+    ]
+    /// What each key takes, by its path (`max_wait`, `shared.timeout`), when it is not a string
+    /// (every other key, a client's or a plugin's included, takes a string).
+    static let valueTypes: [String: [ValueType]] = [
+        "max_wait": [.integer, .float], "request_timeout": [.integer, .float], "max_rate": [.integer, .float],
+        "max_concurrency": [.integer], "plugins": [.list], "no_proxy": [.list], "shared.timeout": [.integer, .float],
     ]
     /// Lists are joined with ':' (a path list) unless the variable takes another separator.
     static let listSeparators = ["no_proxy": ","]
@@ -121,6 +139,24 @@ public struct ConfigFile: Sendable {
         return parts.count == 2 && knownTables[parts[0]] == nil && !publicPluginKeys.contains(parts[1])
     }
 
+    /// Whether a syntax error on line `number` of `text` may quote the value written there
+    /// (`format = csv`): only under a key that never holds a secret (not `token`, not a
+    /// plugin's key, not a proxy, whose URL may carry a password), and with no `@` on the line.
+    static func mayShowValue(onLine number: Int, of text: String) -> Bool {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard number >= 1, number <= lines.count, !lines[number - 1].contains("@"),
+            let equals = lines[number - 1].firstIndex(of: "=")
+        else { return false }
+        let written = lines[number - 1][..<equals].trimmingCharacters(in: .whitespaces)
+        let key = parts(written.split(separator: ".").last.map(String.init) ?? "").joined()
+        let publicClientKeys = ClientRegistry.all.flatMap(\.descriptor.settings).filter {
+            !Settings.isSecretVariable($0.variable)
+        }.map(\.key)
+        let publicKeys =
+            knownKeys.filter { !$0.hasSuffix("_proxy") } + ["timeout"] + publicClientKeys + publicPluginKeys
+        return publicKeys.contains(key)
+    }
+
     /// The keys of a plugin's table that hold no secret (its URL, an OAuth app's public settings).
     static let publicPluginKeys = ["url", "client_id", "redirect_uri", "authorize_url"]
 
@@ -129,6 +165,9 @@ public struct ConfigFile: Sendable {
         let document: [String: TOMLValue]
         do {
             document = try TOMLValue.parse(text)
+        } catch let error as TOMLSyntaxError {
+            let shown = Self.mayShowValue(onLine: error.line, of: text) ? error : error.concealingValue
+            throw MacroError("\(path.path) is not valid TOML: \(shown)")
         } catch {
             throw MacroError("\(path.path) is not valid TOML: \(error)")
         }
@@ -136,64 +175,101 @@ public struct ConfigFile: Sendable {
         for (key, value) in document.sorted(by: { $0.key < $1.key }) {
             if case .table(let table) = value {
                 for (innerKey, innerValue) in table.sorted(by: { $0.key < $1.key }) {
+                    let path = "\(key).\(innerKey)"
+                    let (text, type) = try string(innerValue, key: path)
                     entries.append(
                         Entry(
-                            key: "\(key).\(innerKey)", variable: Self.variable(table: key, key: innerKey),
-                            value: try string(innerValue, key: "\(key).\(innerKey)")))
+                            key: path, variable: Self.variable(table: key, key: innerKey), value: text, type: type))
                 }
             } else {
-                entries.append(Entry(key: key, variable: Self.variableName(key), value: try string(value, key: key)))
+                let (text, type) = try string(value, key: key)
+                entries.append(Entry(key: key, variable: Self.variableName(key), value: text, type: type))
             }
         }
         return entries
     }
 
     /// Throws a one-line `MacroError` for the first key apimacro does not know, with
-    /// "did you mean" for a near miss; a table other than a built-in client's must be
-    /// named after a plugin in `pluginFolders`.
+    /// "did you mean" for a near miss, or whose value is not of the type the key takes (with the
+    /// line to write instead); a table other than a built-in client's must be named after a
+    /// plugin in `pluginFolders` and hold only the keys that plugin reads (any key, when the
+    /// plugin did not load: its own error says why); each folder of `plugins` must exist.
     public func checkKeys(_ entries: [Entry], pluginFolders: [URL]) throws {
-        let plugins = Self.pluginNames(in: pluginFolders)
+        // Manifests are read only when the file has a table that is no built-in client's.
+        let needsPlugins = entries.contains { entry in
+            let parts = Self.parts(entry.key)
+            return parts.count == 2 && Self.knownTables[parts[0]] == nil
+        }
+        let plugins =
+            needsPlugins ? PluginRegistry.load(folders: pluginFolders, reservedNames: ClientRegistry.names) : .empty
+        let pluginTables = Dictionary(plugins.plugins.map { ($0.name, $0.descriptor.configKeys) }) { first, _ in first }
+        let unchecked = Set(plugins.failures.map(\.name))
+        let tables = Self.knownTables.keys.sorted() + pluginTables.keys.sorted()
         for entry in entries {
-            let parts = entry.key.split(separator: ".", maxSplits: 1).map {
-                $0.lowercased().replacingOccurrences(of: "-", with: "_")
-            }
+            let parts = Self.parts(entry.key)
             if parts.count == 1 {
                 guard Self.knownKeys.contains(parts[0]) else {
-                    let tables = Self.knownTables.keys.sorted() + plugins
                     let hint = SettingCheck.didYouMean(parts[0], Self.knownKeys + tables)
                     throw MacroError(
                         "\(path.path): unknown key '\(entry.key)'\(hint) (known keys: \(Self.knownKeys.joined(separator: ", ")); "
                             + "tables: \(tables.map { "[\($0)]" }.joined(separator: ", ")))")
                 }
-                continue
-            }
-            if let keys = Self.knownTables[parts[0]] {
+            } else if let keys = Self.knownTables[parts[0]] ?? pluginTables[parts[0]] {
                 guard keys.contains(parts[1]) else {
                     throw MacroError(
                         "\(path.path): unknown key '\(parts[1])' in [\(parts[0])]\(SettingCheck.didYouMean(parts[1], keys)) "
                             + "(known keys: \(keys.joined(separator: ", ")))")
                 }
-                continue
-            }
-            guard plugins.contains(parts[0]) else {
-                let tables = Self.knownTables.keys.sorted() + plugins
+            } else if !unchecked.contains(parts[0]) {
                 throw MacroError(
                     "\(path.path): unknown table [\(parts[0])]: no client or plugin of that name\(SettingCheck.didYouMean(parts[0], tables)) "
                         + "(tables: \(tables.map { "[\($0)]" }.joined(separator: ", ")))")
             }
+            try checkType(entry, parts: parts)
         }
     }
 
-    /// The names of the plugin folders (those holding a `plugin.toml`) in `folders`.
-    static func pluginNames(in folders: [URL]) -> [String] {
-        let fileManager = FileManager.default
-        let names = folders.flatMap { folder in
-            ((try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-                fileManager.fileExists(
-                    atPath: folder.appendingPathComponent($0).appendingPathComponent("plugin.toml").path)
+    /// Throws unless `entry` holds the type its key takes (`valueTypes`, else a string), and,
+    /// for `plugins`, folders that exist.
+    private func checkType(_ entry: Entry, parts: [String]) throws {
+        let path = parts.joined(separator: ".")
+        let types = Self.valueTypes[path] ?? [.string]
+        guard types.contains(entry.type) else {
+            let name = parts.count == 2 ? "[\(parts[0])] \(parts[1])" : parts[0]
+            let key = parts.last ?? path
+            let example: String
+            switch types.first {
+            case .list?: example = "\(key) = [\"\(entry.value)\"]"
+            case .integer?, .float?:
+                example = Double(entry.value) == nil ? "\(key) = 30" : "\(key) = \(entry.value)"
+            default: example = "\(key) = \"\(entry.value)\""
+            }
+            let wanted = types.contains(.float) ? "a number" : types[0].rawValue
+            throw MacroError(
+                "\(self.path.path): \(name) is \(entry.type.rawValue); it takes \(wanted), such as: \(example)")
+        }
+        if path == "plugins" {
+            for folder in entry.value.split(separator: ":").map(String.init) {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+                else {
+                    throw MacroError(
+                        "\(self.path.path): plugins: \(folder) is not a folder; list folders that hold plugin "
+                            + "folders (each with a plugin.toml), or remove it")
+                }
             }
         }
-        return Array(Set(names)).sorted()
+    }
+
+    /// A key's path in lowercase with `_` for `-`: `["github", "url"]`, `["format"]`.
+    private static func parts(_ key: String) -> [String] {
+        key.split(separator: ".", maxSplits: 1).map { $0.lowercased().replacingOccurrences(of: "-", with: "_") }
+    }
+
+    /// A key as a user writes it in the file: `[github] token` for `github.token`, `format` for `format`.
+    static func spelled(_ key: String) -> String {
+        let parts = key.split(separator: ".", maxSplits: 1)
+        return parts.count == 2 ? "[\(parts[0])] \(parts[1])" : key
     }
 
     /// The variable `[table] key` stands for: the one a built-in client declares for that key
@@ -209,19 +285,21 @@ public struct ConfigFile: Sendable {
         "APIMACRO_" + parts.map { $0.uppercased().replacingOccurrences(of: "-", with: "_") }.joined(separator: "_")
     }
 
-    private func string(_ value: TOMLValue, key: String) throws -> String {
+    /// The value as the variable would hold it, and its type.
+    private func string(_ value: TOMLValue, key: String) throws -> (String, ValueType) {
         switch value {
-        case .string(let string): return string
-        case .integer(let integer): return String(integer)
-        case .double(let double): return String(double)
-        case .bool(let bool): return bool ? "1" : "0"
+        case .string(let string): return (string, .string)
+        case .integer(let integer): return (String(integer), .integer)
+        case .double(let double): return (String(double), .float)
+        case .bool(let bool): return (bool ? "1" : "0", .boolean)
         case .array(let items):
-            return try items.map { item -> String in
+            let text = try items.map { item -> String in
                 guard case .string(let string) = item else {
                     throw MacroError("\(path.path): '\(key)' must be a list of strings, found \(item.typeName) in it")
                 }
                 return string
             }.joined(separator: Self.listSeparators[key.lowercased().replacingOccurrences(of: "-", with: "_")] ?? ":")
+            return (text, .list)
         case .table, .other:
             throw MacroError(
                 "\(path.path): '\(key)' is \(value.typeName); write a string, number, boolean or list of strings (tables nest one level: [github] url = \"...\")"
@@ -240,5 +318,18 @@ extension Settings {
     ) throws -> [String: String] {
         let file = ConfigFile(home: home(environment: process))
         return try file.variables().merging(process) { _, environment in environment }
+    }
+}
+
+extension Settings {
+    /// Where `source` takes a credential from, as `auth status` and `plugins list` say it:
+    /// each variable it reads as `env NAME`, or, when `config.toml` set it, as its key there
+    /// (`[github] token in /home/me/.config/apimacro/config.toml`).
+    public func describe(_ source: CredentialSource) -> String {
+        guard source.variables.contains(where: { configFileKeys[$0] != nil }) else { return source.name }
+        let file = ConfigFile(home: home).path.path
+        return source.variables.map { variable in
+            configFileKeys[variable].map { "\(ConfigFile.spelled($0)) in \(file)" } ?? "env \(variable)"
+        }.joined(separator: ", ")
     }
 }

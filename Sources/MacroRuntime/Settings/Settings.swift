@@ -53,6 +53,9 @@ public struct Settings: Sendable {
     public var sharedStateTimeout = 1.0
     /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
     public var governorLimits = GovernorLimits()
+    /// The variables `config.toml` set (those the environment does not), each with the key it
+    /// came from (`APIMACRO_GITHUB_TOKEN`: `github.token`), so that messages name the key.
+    public var configFileKeys: [String: String] = [:]
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
     /// formatted line per exchange while off, so only the REPL sets it.
     ///
@@ -126,7 +129,8 @@ public struct Settings: Sendable {
     /// The settings of a command: `flags` over the process environment over
     /// `$APIMACRO_HOME/config.toml` over the defaults, resolved and checked once.
     ///
-    /// An unknown key in `config.toml` is an error too (with "did you mean").
+    /// An unknown key in `config.toml`, or a value of the wrong type, is an error too (with
+    /// "did you mean", or the line to write).
     public static func load(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
@@ -144,15 +148,22 @@ public struct Settings: Sendable {
         let entries = try file.entries()
         var environment = process
         var origins: [String: String] = [:]
+        var keys: [String: String] = [:]
         for entry in entries where process[entry.variable] == nil {
             environment[entry.variable] = entry.value
             origins[entry.variable] = "\(file.path.path): \(entry.key)"
+            keys[entry.variable] = entry.key
         }
-        let settings = try Settings(
+        // Keys and their types first: `format = 5` is a number where a string goes, not a bad format.
+        try file.checkKeys(
+            entries,
+            pluginFolders: PluginRegistry.folders(
+                environment: environment, home: home, executable: PythonPackage.executable))
+        var settings = try Settings(
             format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record,
             replay: replay,
             offline: offline, useCache: useCache, environment: environment, origins: origins)
-        try file.checkKeys(entries, pluginFolders: settings.pluginFolders)
+        settings.configFileKeys = keys
         return settings
     }
 

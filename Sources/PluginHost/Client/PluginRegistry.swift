@@ -15,27 +15,46 @@ public struct PluginRegistry: Sendable {
         public let error: PluginError
     }
 
+    /// A plugin that loaded but is not used: a plugin of the same name in a folder searched
+    /// before its own wins (a user's `openweather` in `$APIMACRO_HOME/plugins` over the shipped
+    /// one).
+    public struct Override: Sendable {
+        /// The name both plugins declare.
+        public let name: String
+        /// The plugin folder that is not used.
+        public let folder: URL
+        /// The plugin folder used instead.
+        public let winner: URL
+    }
+
     /// The folders searched, in order.
     public let folders: [URL]
     /// The plugins that loaded, sorted by name.
     public let plugins: [PluginManifest]
     /// The plugin folders that did not load, in the order found.
     public let failures: [Failure]
+    /// The plugins that loaded but lost to one of the same name found earlier in the search
+    /// order, in the order found.
+    public let overridden: [Override]
 
     /// No plugins.
-    public static let empty = PluginRegistry(folders: [], plugins: [], failures: [])
+    public static let empty = PluginRegistry(folders: [], plugins: [], failures: [], overridden: [])
 
     /// Loads every plugin folder (a folder holding `plugin.toml`) found in
     /// `folders`, in order; missing folders are skipped.
     ///
-    /// When two plugins share a name, the first one found wins and the other is a
-    /// failure; one that takes a built-in client's name (`reservedNames`) is a failure
-    /// too.
+    /// When two plugins share a name, the first one found wins: the other is overridden when
+    /// it comes from a later folder of `folders` (the search order is the precedence), and a
+    /// failure when both sit in one folder; one that takes a built-in client's name
+    /// (`reservedNames`) is a failure too.
     public static func load(folders: [URL], reservedNames: Set<String>) -> PluginRegistry {
         var plugins: [PluginManifest] = []
         var failures: [Failure] = []
+        var overridden: [Override] = []
+        // The index in `folders` each loaded plugin came from, by name.
+        var searchIndex: [String: Int] = [:]
         let fileManager = FileManager.default
-        for folder in folders {
+        for (index, folder) in folders.enumerated() {
             var candidates: [URL]
             if fileManager.fileExists(atPath: folder.appendingPathComponent("plugin.toml").path) {
                 candidates = [folder]
@@ -53,12 +72,18 @@ public struct PluginRegistry: Sendable {
                 do {
                     let manifest = try PluginManifest.load(folder: candidate, reservedNames: reservedNames)
                     if let first = plugins.first(where: { $0.name == manifest.name }) {
+                        if let winnerIndex = searchIndex[manifest.name], winnerIndex < index {
+                            overridden.append(
+                                Override(name: manifest.name, folder: candidate, winner: first.folder))
+                            continue
+                        }
                         throw PluginError(
                             file: manifest.file.path, key: "name",
                             "plugin \"\(manifest.name)\" is already loaded from \(first.file.path); rename this one (name = \"\(manifest.name)_2\") or remove one of the folders"
                         )
                     }
                     plugins.append(manifest)
+                    searchIndex[manifest.name] = index
                 } catch let error as PluginError {
                     failures.append(Failure(name: guessName(candidate), folder: candidate, error: error))
                 } catch {
@@ -69,7 +94,8 @@ public struct PluginRegistry: Sendable {
                 }
             }
         }
-        return PluginRegistry(folders: folders, plugins: plugins.sorted { $0.name < $1.name }, failures: failures)
+        return PluginRegistry(
+            folders: folders, plugins: plugins.sorted { $0.name < $1.name }, failures: failures, overridden: overridden)
     }
 
     /// The loaded plugin called `name`.

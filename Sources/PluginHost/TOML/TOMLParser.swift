@@ -205,9 +205,31 @@ struct TOMLParser {
             position += word.unicodeScalars.count
             return .double(number)
         }
-        throw failure(
-            "expected a value (a \"string\", a number, true, false, a date, [an array] or {an inline table}), "
-                + "found \(describe(at()))")
+        let expected =
+            "expected a value (a \"string\", a number, true, false, a date, [an array] or {an inline table})"
+        if let word = unquotedWord() {
+            // `format = csv`: text meant as a string, written without its quotes.
+            var error = failure("\(expected), found \(word); text goes in quotes: \"\(word)\"")
+            error.messageWithoutValue = "\(expected), found text without quotes; text goes in quotes: \"...\""
+            throw error
+        }
+        throw failure("\(expected), found \(describe(at()))")
+    }
+
+    /// The text from here to the end of the value, when it starts with a letter: a word written
+    /// without quotes (`csv`, `https://x`), cut at 60 characters; nil otherwise.
+    private func unquotedWord() -> String? {
+        guard let first = at(), first.properties.isAlphabetic, !Self.isInvisible(first) else { return nil }
+        var word = String.UnicodeScalarView()
+        var offset = 0
+        while let character = at(offset), !character.properties.isWhitespace, !Self.isInvisible(character),
+            !",]}#\"'".unicodeScalars.contains(character)
+        {
+            if word.count == 60 { return String(word) + "…" }
+            word.append(character)
+            offset += 1
+        }
+        return String(word)
     }
 
     private static let specialFloats: [(String, Double)] = [

@@ -5,7 +5,24 @@ public struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     /// Where the error is (1-based; the column counts Unicode scalars).
     public let line: Int
     public let column: Int
+    /// For a value written without its quotes (`format = csv`), whose text `message` quotes:
+    /// the message without that text; nil for any other error.
+    public var messageWithoutValue: String?
+
+    /// The error `message` at `line`, `column`.
+    public init(message: String, line: Int, column: Int, messageWithoutValue: String? = nil) {
+        self.message = message
+        self.line = line
+        self.column = column
+        self.messageWithoutValue = messageWithoutValue
+    }
 
     /// `line L, column C: MESSAGE`.
     public var description: String { "line \(line), column \(column): \(message)" }
+
+    /// The error without the text of the value it is about, for a caller whose value may be a
+    /// secret (`token = ghp_…` in `config.toml`, written without quotes).
+    public var concealingValue: TOMLSyntaxError {
+        TOMLSyntaxError(message: messageWithoutValue ?? message, line: line, column: column)
+    }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// Counts exchanges and, with `-v`, logs one line per exchange on stderr:
 /// method, redacted URL, status, milliseconds, where the answer came from.
 public final class ExchangeLog: Sendable {
-    private let counters = Mutex((requests: 0, cacheHits: 0))
+    private let counters = Mutex((requests: 0, cacheHits: 0, replayed: 0))
     let logger: Logger?
 
     /// - Parameter logger: where `-v` lines go; nil to count only.
@@ -17,6 +17,8 @@ public final class ExchangeLog: Sendable {
     public var requests: Int { counters.withLock { $0.requests } }
     /// Responses served from the cache so far.
     public var cacheHits: Int { counters.withLock { $0.cacheHits } }
+    /// Requests answered by the replay file (`--replay`) so far.
+    public var replayed: Int { counters.withLock { $0.replayed } }
 
     /// Records one exchange.
     public func record(
@@ -28,7 +30,9 @@ public final class ExchangeLog: Sendable {
                 || source == Response.Source.sharedHit.rawValue
             {
                 $0.cacheHits += 1
-            } else if source != Response.Source.replay.rawValue {
+            } else if source == Response.Source.replay.rawValue {
+                $0.replayed += 1
+            } else {
                 $0.requests += 1
             }
         }

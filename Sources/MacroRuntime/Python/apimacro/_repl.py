@@ -25,14 +25,16 @@ import _apimacro
 from ._output import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
 from ._tracebacks import hide_internal
 
-# The built-in clients with a login, and how each logs in ("oauth2_implicit" or "key"), as the host lists them.
+# The clients with a login, built-in and plugins (the names `apimacro login` takes), and how each
+# logs in ("oauth2_implicit" or "key"), as the host lists them.
 LOGINS = dict(_apimacro._logins)
 
 COMMANDS = {
-    "run": ":run MACRO [ARGS]    run a macro in a fresh namespace (its sys.exit does not leave the REPL)",
+    "run": ":run [OPTIONS] MACRO [ARGS]   run a macro in a fresh namespace (its sys.exit does not leave the REPL);"
+           " with run's options (--replay FILE, --offline, ...) as `apimacro run` does, in a process of its own",
     "macros": ":macros              list the macros on the macro path",
     "plugins": ":plugins             list the loaded plugins and their clients",
-    "login": ":login NAME          log in to " + " or ".join(LOGINS),
+    "login": ":login NAME          log in to " + ", ".join(LOGINS) + " (as apimacro login)",
     "format": ":format table|json|csv|ndjson   how apimacro.output prints from now on",
     "verbose": ":verbose on|off      one line per HTTP exchange on stderr",
     "help": ":help                this list",
@@ -160,7 +162,15 @@ class Console(code.InteractiveConsole):
 
     def do_run(self, args):
         if not args:
-            raise ValueError("usage: :run MACRO [ARGS]")
+            raise ValueError("usage: :run [OPTIONS] MACRO [ARGS]")
+        child = self.native.child_run(args, _apimacro.default_format)
+        if child is not None:
+            argv, name = child
+            status = _run_child(argv, forward_interrupt=not self.interactive)
+            if status:
+                self.failed = True
+                self.write(f"[{name} exited {status}]\n")
+            return
         saved_argv, saved_path = list(sys.argv), list(sys.path)
         saved_main = sys.modules.get("__main__")
         try:
@@ -196,14 +206,19 @@ class Console(code.InteractiveConsole):
 
     def do_login(self, args):
         if len(args) != 1:
-            raise ValueError(f"usage: :login NAME ({' or '.join(LOGINS)})")
-        if LOGINS.get(args[0]) == "oauth2_implicit":
-            # In-process, so the session's client uses the token at once.
-            import apimacro
+            raise ValueError(f"usage: :login NAME ({', '.join(LOGINS)})")
+        kind = LOGINS.get(args[0])
+        if kind is None:
+            raise ValueError(f"no login for '{args[0]}': :login takes {', '.join(LOGINS)}, as apimacro login does")
+        import apimacro
 
-            client = getattr(apimacro, args[0])
+        client = getattr(apimacro, args[0], None)
+        if kind == "oauth2_implicit":
+            # A built-in client logs in in-process, so the session's client uses the token at once;
+            # a plugin's login keeps its state as `apimacro login NAME` does.
+            builtin = hasattr(client, "complete_login")
             print("Open this URL in a browser and allow access:")
-            print(client.authorize_url())
+            print(client.authorize_url() if builtin else self.native.login_url(args[0]))
             raw = input("Then paste the address your browser was sent to: ")
             # It carries the access token: it must not reach the history file.
             _forget_last_input(raw)
@@ -211,8 +226,12 @@ class Console(code.InteractiveConsole):
             if not redirect:
                 print("No address given; nothing stored.")
                 return
-            client.complete_login(redirect)
-            print(f"{args[0]}: logged in; the token is stored under $APIMACRO_HOME (mode 0600).")
+            if builtin:
+                client.complete_login(redirect)
+                print(f"{args[0]}: logged in; the token is stored under $APIMACRO_HOME (mode 0600).")
+            else:
+                self.native.login(args[0], redirect, True)
+                print("(new sessions and batch runs use it)")
             return
         import getpass
 
@@ -290,6 +309,29 @@ def _setup_readline(console, history):
         except OSError as error:
             console.write(f"apimacro: cannot read the history {history}: {error}\n")
     return True
+
+
+def _run_child(argv, forward_interrupt):
+    """Runs ``argv`` (``apimacro run ...``) with the REPL's streams and waits for it; returns its
+    exit status (128 + N after signal N, as a shell says).
+
+    Ctrl-C on a terminal reaches the child itself (it is in the terminal's process group); with
+    ``forward_interrupt`` (stdin not a terminal) the REPL passes a SIGINT it receives on.
+    """
+    import signal
+    import subprocess
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    process = subprocess.Popen(argv)
+    while True:
+        try:
+            status = process.wait()
+            break
+        except KeyboardInterrupt:
+            if forward_interrupt:
+                process.send_signal(signal.SIGINT)
+    return 128 - status if status < 0 else status
 
 
 def _forget_last_input(line):
