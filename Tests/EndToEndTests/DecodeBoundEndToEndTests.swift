@@ -37,7 +37,7 @@ struct DecodeBoundEndToEndTests {
         let url = server.baseURL + "/hostile/json/empty-objects?mib=24&form=\(form)"
         let space = try Workspace(files: ["bomb.py": Self.decodeMacro(url)])
         defer { space.remove() }
-        let result = try await space.run("run", "--no-cache", "bomb.py")
+        let result = try await space.run("run", "--no-cache", "--request-timeout", "600", "bomb.py")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("ParseError \(url) answered 200 with JSON"), "\(result.stdout)")
@@ -64,7 +64,7 @@ struct DecodeBoundEndToEndTests {
             """
         ])
         defer { space.remove() }
-        let result = try await space.run("run", "--no-cache", "error.py")
+        let result = try await space.run("run", "--no-cache", "--request-timeout", "600", "error.py")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("HTTPError 500 4096\n"), "\(result.stdout)")
@@ -79,7 +79,7 @@ struct DecodeBoundEndToEndTests {
             "fits.py": Self.decodeMacro(server.baseURL + "/hostile/json/empty-objects?mib=1&form=utf16")
         ])
         defer { space.remove() }
-        let result = try await space.run("run", "--no-cache", "fits.py")
+        let result = try await space.run("run", "--no-cache", "--request-timeout", "600", "fits.py")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("decoded 349524\n"), "\(result.stdout)")
