@@ -12,6 +12,8 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let lastRateLimit: RateLimitMemory
+    /// The usage the API last reported, for a configuration with a `UsageRule`; nil otherwise.
+    public let usage: UsageMemory?
     /// `configuration.defaultHeaders`, made into `Headers` once.
     private let defaultHeaders: Headers
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
@@ -35,8 +37,10 @@ public final class APIClient: Sendable {
         baseURLIsHTTP = SchemeRule.violation(configuration.baseURL, from: nil) == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
+        let usage = configuration.usage.map { _ in UsageMemory() }
+        self.usage = usage
         pipeline = Pipeline(
-            client: configuration, slot: slot, transport: transport, log: log, rateLimits: rateLimits)
+            client: configuration, slot: slot, transport: transport, log: log, rateLimits: rateLimits, usage: usage)
     }
 
     /// Redacts everything this client knows to be secret, its current credential included.
@@ -77,10 +81,16 @@ public final class APIClient: Sendable {
     /// by name, which an error body may echo) and the client named.
     func redacted(_ error: APIError, exchange: Exchange) -> APIError {
         let redactor = redactor.adding(credentialsOf: exchange)
-        return APIError(
+        var redacted = APIError(
             error.kind, redactor.redact(redactURLs(in: error.message, redactor)), status: error.status,
             url: error.url.map { redactor.redactURL($0) }, api: error.api ?? configuration.name,
             body: error.body.map { redactor.redact($0) }, resetAt: error.resetAt, retryAfter: error.retryAfter)
+        redacted.isRetryable = error.isRetryable
+        redacted.details = error.details.map { detail in
+            guard case .string(let text) = detail.value else { return detail }
+            return APIError.Detail(detail.name, .string(redactor.redact(text)))
+        }
+        return redacted
     }
 
     /// Redacts sensitive query parameters in every URL found in `text`.

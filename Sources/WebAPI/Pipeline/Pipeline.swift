@@ -29,7 +29,8 @@ extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
     /// says nobody reads it] → redirects → [recording → cache or replay, when the transport is
     /// an `ExchangeStore`] → retries → [the shared rate-limit governor, with
-    /// `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
+    /// `APIMACRO_SHARED_STATE`] → [usage, for an API that reports it (`ClientConfiguration.usage`)]
+    /// → credentials → exchange log → transport.
     ///
     /// What varies per request (whether an error status raises) travels on the exchange; what
     /// an `ExchangeStore` holds (its recorder, replay, cache and shared state, each nil when
@@ -41,15 +42,22 @@ extension Pipeline {
     ///   - transport: what sends the exchanges; an `ExchangeStore` adds its stages.
     ///   - log: the exchange log (`-v`).
     ///   - rateLimits: where the last rate-limit headers are kept.
+    ///   - usage: where the last usage is kept, for a configuration with a `UsageRule`.
     init(
         client configuration: ClientConfiguration, slot: CredentialSlot, transport: any Transport, log: ExchangeLog,
-        rateLimits: RateLimitMemory
+        rateLimits: RateLimitMemory, usage: UsageMemory? = nil
     ) {
         let store = transport as? ExchangeStore
         let baseURL = configuration.baseURL
+        let sleep = configuration.sleep
+        let usageRule = configuration.usage
         var stages: [any Stage] = [
-            StatusStage(api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
-            RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
+            StatusStage(
+                api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
+                details: configuration.errorDetails,
+                retryAfter: { response in usageRule?.read(response.headers)?.regainAfter }),
+            RateLimitStage(
+                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name, sleep: sleep),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         stages.append(RedirectStage(slot: slot))
@@ -66,12 +74,21 @@ extension Pipeline {
                         shared: store.shared))
             }
         }
-        stages.append(RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)))
+        stages.append(
+            RetryStage(
+                policy: RetryPolicy(maxRetries: configuration.maxRetries), sleep: sleep,
+                isTransient: configuration.isTransient))
         if let store, let shared = store.shared {
             stages.append(
                 GovernorStage(
                     shared: shared, limits: store.limits, slot: slot, baseURL: baseURL, maxWait: configuration.maxWait,
-                    api: configuration.name))
+                    api: configuration.name, sleep: sleep))
+        }
+        if let usageRule {
+            stages.append(
+                UsageStage(
+                    rule: usageRule, memory: usage ?? UsageMemory(), maxWait: configuration.maxWait,
+                    api: configuration.name, sleep: sleep))
         }
         stages.append(CredentialStage(slot: slot, baseURL: baseURL))
         stages.append(ExchangeLogStage(log: log, slot: slot))
