@@ -3,7 +3,8 @@ import Foundation
 import PythonBridge
 import WebAPI
 
-/// `apimacro.instagram`: the v1 API of SPEC §3 and its OAuth login.
+/// `apimacro.instagram` on the legacy v1 API of SPEC §3 and its OAuth implicit login (a base URL
+/// ending in `/v1`); `InstagramBinding.Graph` is the Instagram API with Instagram Login.
 final class InstagramBinding {
     let client: InstagramClient
     let decoder: JSONDecoding
@@ -107,10 +108,20 @@ final class InstagramBinding {
         client.setToken(token)
     }
 
+    /// Builds `apimacro.instagram` for the backend the settings choose: the Instagram API with
+    /// Instagram Login (`Graph`), or the legacy v1 API (a base URL ending in `/v1`).
     static func install(_ context: BuiltInClient.Context) throws {
+        switch InstagramBackend(context.runtime.view(of: Instagram.descriptor)) {
+        case .graph(let configuration): try Graph.install(context, configuration: configuration)
+        case .legacy(let configuration): try installLegacy(context, configuration: configuration)
+        }
+    }
+
+    /// Builds `apimacro.instagram` on the legacy v1 API.
+    static func installLegacy(_ context: BuiltInClient.Context, configuration: InstagramConfiguration) throws {
         let runtime = context.runtime
         let client = InstagramClient(
-            configuration: InstagramConfiguration(runtime.view(of: Instagram.descriptor)),
+            configuration: configuration,
             transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let binding = InstagramBinding(
             client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,

@@ -24,7 +24,7 @@ import _apimacro
 
 from ._output import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
 
-# The built-in clients with a login, and how each logs in ("oauth2_implicit" or "key"), as the host lists them.
+# The built-in clients with a login, and how each logs in ("oauth2_implicit", "oauth2_code" or "key"), as the host lists them.
 LOGINS = dict(_apimacro._logins)
 
 COMMANDS = {
@@ -195,7 +195,7 @@ class Console(code.InteractiveConsole):
     def do_login(self, args):
         if len(args) != 1:
             raise ValueError(f"usage: :login NAME ({' or '.join(LOGINS)})")
-        if LOGINS.get(args[0]) == "oauth2_implicit":
+        if LOGINS.get(args[0]) in ("oauth2_implicit", "oauth2_code"):
             # In-process, so the session's client uses the token at once.
             import apimacro
 
