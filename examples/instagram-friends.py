@@ -1,12 +1,14 @@
-"""Who follows me on Instagram, with their profile pictures (the "InstAFN" first screen)."""
+"""Who follows me on Instagram, with their profile pictures (the "InstAFN" first screen).
+
+Legacy: the v1 API's follower lists (shut down in 2020; the Graph API has only counts). Runs with
+APIMACRO_INSTAGRAM_URL=https://api.instagram.com/v1, against a recording or a server of that shape.
+"""
 import apimacro
 from apimacro import instagram
 
 
 def main(limit: int = 100):
     """List up to LIMIT of my followers: username, full name, profile picture URL."""
-    if not instagram.logged_in:
-        raise SystemExit("log in first: apimacro login instagram (or set APIMACRO_INSTAGRAM_TOKEN)")
     apimacro.output(
         [
             {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every example macro replayed from its cassette (examples/cassettes/, recorded
@@ -27,6 +28,18 @@ struct ExampleReplayTests {
             try String(contentsOf: URL(fileURLWithPath: cassette.path + ".out"), encoding: .utf8)
         }
 
+        /// The settings its example runs with (NAME.env beside the cassette: `VAR=value` lines, URLs
+        /// naming the real hosts, such as a legacy backend's base URL); empty when there is none.
+        var environment: [String: String] {
+            let text = (try? String(contentsOf: URL(fileURLWithPath: cassette.path + ".env"), encoding: .utf8)) ?? ""
+            var variables: [String: String] = [:]
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if pair.count == 2 { variables[pair[0]] = pair[1] }
+            }
+            return variables
+        }
+
         var macro: URL {
             example.contains("/")
                 ? ExampleReplayTests.repository.appendingPathComponent(example)
@@ -36,14 +49,34 @@ struct ExampleReplayTests {
 
     static let repository = ExampleTests.examples.deletingLastPathComponent()
 
-    /// Runs the cassette's macro with `--replay` of its recording (csv output, no server).
+    /// Runs the cassette's macro with `--replay` of its recording (csv output, no server), with
+    /// the settings of its NAME.env over `environment`.
     static func replay(_ cassette: Cassette, in space: Workspace, environment: [String: String]) async throws
         -> RunResult
     {
         try await Binary.run(
             ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path]
                 + cassette.arguments,
-            in: space.url, environment: environment)
+            in: space.url, environment: environment.merging(cassette.environment) { $1 })
+    }
+
+    /// The real hosts of the cassettes' URLs and where the test server serves them, longest
+    /// first (scripts/record-cassettes rewrites its recordings with the same table).
+    static let hosts = [
+        ("https://api.instagram.com/v1", "/instagram/v1"), ("https://graph.instagram.com", "/instagram/graph"),
+        ("https://www.googleapis.com/urlshortener/v1", "/urlshortener/v1"), ("https://api.github.com", ""),
+    ]
+
+    /// The settings the example `example` (a file name in examples/) runs with against `server`:
+    /// its cassette's NAME.env, the real hosts turned into the server's.
+    static func liveEnvironment(of example: String, server: TestServer) -> [String: String] {
+        guard let cassette = all.first(where: { $0.example == example }) else { return [:] }
+        return cassette.environment.mapValues { value in
+            for (real, path) in hosts where value.hasPrefix(real) {
+                return server.baseURL + path + value.dropFirst(real.count)
+            }
+            return value
+        }
     }
 
     /// The shipped plugins' example macros, as paths from the repository's root.
@@ -90,12 +123,12 @@ struct ExampleReplayTests {
         #expect(!result.stderr.contains("OfflineError"), "\(result.stderr)")
     }
 
-    @Test("a replay needs no credential: the recording holds none (plugin key, shortener key)")
+    @Test("a replay needs no credential: the recording holds none (plugin key, shortener key, instagram token)")
     func replayWithoutCredentials() async throws {
         let space = try Workspace()
         defer { space.remove() }
-        for cassette in Self.all
-        where ["openweather-now", "shorten"].contains(cassette.macro.deletingPathExtension().lastPathComponent) {
+        let examples = ["openweather-now", "shorten", "instagram-friends", "instagram-filters", "instagram-top-posts"]
+        for cassette in Self.all where examples.contains(cassette.macro.deletingPathExtension().lastPathComponent) {
             let result = try await Self.replay(cassette, in: space, environment: [:])
             let expected = try cassette.expectedOutput()
             #expect(result.status == cassette.status, "\(result.stderr)")
