@@ -38,8 +38,17 @@ extension InstagramBinding {
             try withoutGIL { try await client.prepare() }
         }
 
+        /// Makes the values a macro passes under credential names (`params={"access_token": …}`)
+        /// secrets of the process: its tracebacks, which quote the macro's line, redact them too.
+        func learnSecrets(in route: InstagramGraphRouter) {
+            for (name, value) in route.request.query where CredentialNames.isCredentialParameter(name) {
+                runtime.secrets.add(value)
+            }
+        }
+
         /// One request's decoded answer, its page links without the token.
         func fetch(_ route: InstagramGraphRouter) throws -> PyRef {
+            learnSecrets(in: route)
             try prepare()
             let client = self.client
             let response = try withoutGIL { try await client.api.send(route.request) }
@@ -50,6 +59,7 @@ extension InstagramBinding {
 
         /// A lazy iterator over the items of every page (`data`), following `paging.next`.
         func iterate(_ route: InstagramGraphRouter, limit: Int?) throws -> PyRef {
+            learnSecrets(in: route)
             try prepare()
             let next = PageState.nextURL(of: InstagramGraphRouter.pagination)
             return try iterators.instance(
@@ -107,6 +117,12 @@ extension InstagramBinding {
         /// code for a 60-day token (over the network itself: never cached nor recorded), stores
         /// it (mode 0600) and uses it from now on.
         func completeLogin(redirect: String) throws {
+            guard !runtime.transport.offline else {
+                throw APIError(
+                    .auth,
+                    "instagram.complete_login() exchanges the code over the network, which --offline and --replay "
+                        + "do not reach; log in without them", api: Instagram.name)
+            }
             let login = Instagram.businessLogin
             let view = runtime.view(of: Instagram.descriptor)
             let flow = try login.flow(in: view)
