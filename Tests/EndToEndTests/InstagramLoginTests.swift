@@ -46,20 +46,8 @@ struct InstagramLoginTests {
         ])
         defer { space.remove() }
         let home = space.url.appendingPathComponent("home")
-        let outFile = space.url.appendingPathComponent("login-out.txt")
-        let errFile = space.url.appendingPathComponent("login-err.txt")
-        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        let process = try Spawned(
-            Binary.url.path, ["login", "instagram", "--listen", "0"],
-            environment: Binary.environment(Self.environment(server, home: home), home: space.url),
-            stdout: .file(outFile.path), stderr: .file(errFile.path))
-        var authorize: String?
-        for _ in 0..<600 where authorize == nil {
-            try await Task.sleep(for: .milliseconds(100))
-            let text = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
-            authorize = text.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init)
-        }
-        let url = try #require(authorize)
+        let (process, url, files) = try await LoginTests.listen(Self.environment(server, home: home), in: space)
+        let (outFile, errFile) = files
         let query = try #require(URLComponents(string: url)?.queryItems)
         func field(_ name: String) -> String? { query.first { $0.name == name }?.value }
         #expect(field("response_type") == "code" && field("client_id") == "test-client")

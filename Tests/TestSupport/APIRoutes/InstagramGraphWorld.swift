@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The account the Graph routes serve, built from the recordings in
 /// `../shared/fixtures/instagram-graph/` (sns-sdks/python-facebook's testdata; the fixtures'
 /// README names each source).
@@ -11,15 +9,9 @@ enum InstagramGraphWorld {
     /// and the `paging.next` of pyfb-graph-users-medias_p1.json names it).
     static let accountID = "17841406338772941"
 
-    private static let cache = Mutex<[String: JSON]>([:])
-
     /// The parsed recording `instagram-graph/<name>`.
     static func recorded(_ name: String) throws -> JSON {
-        let path = "instagram-graph/" + name
-        if let cached = cache.withLock({ $0[path] }) { return cached }
-        let document = try JSON(parsing: try TestServer.fixture(path))
-        cache.withLock { $0[path] = document }
-        return document
+        try InstagramFixtures.document(at: "instagram-graph/" + name)
     }
 
     /// `/me`: the professional account of pyfb-graph-users-user_fields.json (`biography`, `id`,
