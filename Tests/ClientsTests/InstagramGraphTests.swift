@@ -218,6 +218,29 @@ struct InstagramGraphTests {
         }
     }
 
+    @Test("a 429 with a Graph envelope keeps its message, code, fbtrace_id and a wait")
+    func throttled429() async throws {
+        try await Self.withClient(maxWait: 60) { client, server, _ in
+            let usage = #"{"x": [{"call_count": 100, "estimated_time_to_regain_access": 2}]}"#
+            server.inject(
+                [
+                    .status(
+                        429,
+                        body:
+                            #"{"error":{"message":"(#17) User request limit reached","type":"OAuthException","code":17,"fbtrace_id":"Tr4ce"}}"#,
+                        headers: [("X-Business-Use-Case-Usage", usage)])
+                ], path: "/instagram/graph/v27.0/me")
+            let error = try #require(await Self.error { _ = try await client.send(.me(fields: "id")) })
+            #expect(error.kind == .rateLimited && error.status == 429)
+            #expect(error.message.contains("(#17) User request limit reached"), "\(error.message)")
+            // The test server adds GitHub's x-ratelimit-reset to every answer: that wait wins over Meta's estimate.
+            #expect((error.retryAfter ?? 0) > 60)
+            #expect(error.details.first == APIError.Detail("code", .int(17)))
+            #expect(error.details.last == APIError.Detail("fbtrace_id", .string("Tr4ce")))
+            #expect(server.requests.count == 1)
+        }
+    }
+
     @Test("an is_transient error on a GET is retried like a 503")
     func transient() async throws {
         try await Self.withClient { client, server, _ in

@@ -51,13 +51,14 @@ extension Pipeline {
         let baseURL = configuration.baseURL
         let sleep = configuration.sleep
         let usageRule = configuration.usage
+        let usageWait: @Sendable (Response) -> Double? = { response in usageRule?.read(response.headers)?.regainAfter }
         var stages: [any Stage] = [
             StatusStage(
                 api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
-                details: configuration.errorDetails,
-                retryAfter: { response in usageRule?.read(response.headers)?.regainAfter }),
+                details: configuration.errorDetails, retryAfter: usageWait),
             RateLimitStage(
-                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name, sleep: sleep),
+                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name, sleep: sleep,
+                message: configuration.errorMessage, details: configuration.errorDetails, retryAfter: usageWait),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         stages.append(RedirectStage(slot: slot))

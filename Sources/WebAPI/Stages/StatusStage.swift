@@ -29,16 +29,13 @@ public struct StatusStage: Stage {
         let response = try await next(exchange)
         guard exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
         var error = APIError.status(response, api: api, method: exchange.method, message: message(response))
-        if let kind = kind(response), kind != error.kind {
-            var wait: Double?
-            var resetAt: Int?
-            if kind == .rateLimited, let seconds = retryAfter(response) {
-                wait = seconds
-                resetAt = Int(Date().timeIntervalSince1970 + min(seconds, RateLimitPolicy.longestWait))
-            }
+        let kind = kind(response) ?? error.kind
+        let wait =
+            kind == .rateLimited ? retryAfter(response).map { min(max(0, $0), RateLimitPolicy.longestWait) } : nil
+        if kind != error.kind || wait != nil {
             error = APIError(
                 kind, error.message, status: error.status, url: error.url, api: api, body: error.body,
-                resetAt: resetAt, retryAfter: wait)
+                resetAt: wait.map { Int(Date().timeIntervalSince1970 + $0) }, retryAfter: wait)
         }
         error.details = details(response)
         throw error
