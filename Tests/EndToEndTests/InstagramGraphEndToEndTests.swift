@@ -115,6 +115,35 @@ struct InstagramGraphEndToEndTests {
         try await server.shutdown()
     }
 
+    @Test("a token the API echoes anywhere in an answer (nested paging links) reaches the macro as REDACTED")
+    func echoedToken() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let link = server.baseURL + "/instagram/graph/v27.0/17841406338772941/media?access_token=ig-token-1&after=2"
+        let body =
+            #"{"id": "17841406338772941", "media": {"data": [{"id": "1"}], "paging": {"next": "\#(link)"}}, "note": "ig-token-1"}"#
+        server.inject([.status(200, body: body)], path: "/instagram/graph/v27.0/me")
+        let result = try await Self.run(
+            """
+            import json
+            from apimacro import instagram
+            answer = instagram.me(fields='id,media{id}')
+            print(json.dumps(answer))
+            print(len(instagram.get(answer['media']['paging']['next'])['data']))
+            """, in: space, environment: Self.environment(server))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("ig-token-1"))
+        #expect(
+            result.stdout.contains("access_token=REDACTED&after=2") && result.stdout.contains(#""note": "REDACTED""#))
+        // The link, REDACTED, is followed with the client's own token, once.
+        let followed = try #require(server.requests.last)
+        #expect(followed.path == "/instagram/graph/v27.0/17841406338772941/media")
+        #expect(followed.uri.components(separatedBy: "access_token=").count == 2)
+        #expect(followed.query["access_token"] == "ig-token-1" && followed.query["after"] == "2")
+        try await server.shutdown()
+    }
+
     @Test("followed_by() and follows() say the Graph API has no lists, before any request")
     func noFollowerLists() async throws {
         let server = try await TestServer.start()

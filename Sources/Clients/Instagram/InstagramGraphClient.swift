@@ -159,6 +159,8 @@ public final class InstagramGraphClient: Sendable {
             var configuration = client.configuration.client
             configuration.baseURL = client.configuration.baseURL
             configuration.credential = .query(name: "access_token", value: current)
+            // The answer is the new token: never rewritten, even should it be the one sent.
+            configuration.redactsEchoedCredential = false
             let api = APIClient(
                 configuration: configuration, transport: network, log: log, redactor: client.api.redactor)
             do {

@@ -80,8 +80,9 @@ public struct InstagramGraphConfiguration: Sendable {
     }
 
     /// The pipeline configuration: the token travels as the `access_token` query parameter,
-    /// as Meta documents for graph.instagram.com; errors are read from the Graph envelope, and
-    /// the usage headers decide the rate limits.
+    /// as Meta documents for graph.instagram.com (and is `REDACTED` in the answers that echo it,
+    /// `paging` links at any depth); errors are read from the Graph envelope, and the usage
+    /// headers decide the rate limits.
     public var client: ClientConfiguration {
         var configuration = ClientConfiguration(
             name: Instagram.name, baseURL: versionedBaseURL,
@@ -93,6 +94,7 @@ public struct InstagramGraphConfiguration: Sendable {
         configuration.usage = InstagramGraphUsage.rule
         configuration.sleep = sleep
         configuration.remembersRateLimit = false
+        configuration.redactsEchoedCredential = true
         return configuration
     }
 }

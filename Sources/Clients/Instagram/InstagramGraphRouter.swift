@@ -38,7 +38,8 @@ public enum InstagramGraphRouter: Sendable {
         case .insights(let target, let metrics, let parameters):
             Request("GET", "/\(FormEncoding.pathSegment(target))/insights", query: [("metric", metrics)] + parameters)
         case .get(let path, let parameters):
-            Request("GET", path, query: parameters)
+            // A link taken from an answer (`access_token=REDACTED`) is followed with the client's token.
+            Request("GET", Self.withoutToken(path), query: parameters)
         }
     }
 

@@ -44,6 +44,8 @@ public enum InstagramLogin {
         var configuration = graph.client
         configuration.baseURL = graph.baseURL
         configuration.credential = .query(name: "access_token", value: short.token)
+        // The answer is a token: never rewritten, even should it be the one sent.
+        configuration.redactsEchoedCredential = false
         let graphAPI = APIClient(
             configuration: configuration, transport: transport, log: log,
             redactor: Redactor(secrets: secrets + [short.token.revealed]))

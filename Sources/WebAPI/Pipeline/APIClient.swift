@@ -66,8 +66,14 @@ public final class APIClient: Sendable {
         let exchange = try prepare(request)
         do {
             let response = try await pipeline.send(exchange)
+            var body = response.body
+            if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
+                for form in Set(credential.wireForms.flatMap { [$0, FormEncoding.escape($0)] }) {
+                    body = Self.replacing(Array(form.utf8), in: body)
+                }
+            }
             return Response(
-                status: response.status, headers: response.headers, body: response.body,
+                status: response.status, headers: response.headers, body: body,
                 url: redactor.redactURL(response.url), source: response.source)
         } catch let error as APIError {
             throw redacted(error, exchange: exchange)
@@ -75,6 +81,29 @@ public final class APIClient: Sendable {
             throw APIError(
                 .cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
         }
+    }
+
+    /// `body` with every occurrence of `secret` (4 bytes or more) replaced by `REDACTED`.
+    static func replacing(_ secret: [UInt8], in body: [UInt8]) -> [UInt8] {
+        guard secret.count >= 4, body.count >= secret.count, let first = secret.first else { return body }
+        var out: [UInt8] = []
+        var index = 0
+        var copied = 0
+        let last = body.count - secret.count
+        while index <= last {
+            if body[index] == first, body[index..<(index + secret.count)].elementsEqual(secret) {
+                if out.isEmpty { out.reserveCapacity(body.count) }
+                out.append(contentsOf: body[copied..<index])
+                out.append(contentsOf: "REDACTED".utf8)
+                index += secret.count
+                copied = index
+            } else {
+                index += 1
+            }
+        }
+        guard copied > 0 else { return body }
+        out.append(contentsOf: body[copied...])
+        return out
     }
 
     /// The same error with every URL and text redacted (also the credentials `exchange` carries

@@ -47,6 +47,11 @@ public struct ClientConfiguration: Sendable {
     /// For an API that reports how much of its quota is used (Meta's `X-App-Usage`) and names its
     /// rate limits by an error code: the rule `UsageStage` reads answers with; nil for others.
     public var usage: UsageRule?
+    /// Whether the API writes the client's credential into its answers (Meta's `paging` links
+    /// carry `access_token`): the body a caller gets has it replaced by `REDACTED`.
+    ///
+    /// Default false.
+    public var redactsEchoedCredential = false
     /// How the pipeline waits (rate limits, usage, retries' backoff); tests pass one that
     /// records the wait and returns at once.
     ///
