@@ -1,4 +1,8 @@
-"""Which filters does a friend use? A histogram of their recent photos' filters."""
+"""Which filters does a friend use? A histogram of their recent photos' filters.
+
+Legacy: the v1 API's media had a `filter` (shut down in 2020). Runs with
+APIMACRO_INSTAGRAM_URL=https://api.instagram.com/v1, against a recording or a server of that shape.
+"""
 import apimacro
 from apimacro import instagram
 

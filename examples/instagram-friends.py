@@ -1,4 +1,8 @@
-"""Who follows me on Instagram, with their profile pictures (the "InstAFN" first screen)."""
+"""Who follows me on Instagram, with their profile pictures (the "InstAFN" first screen).
+
+Legacy: the v1 API's follower lists (shut down in 2020; the Graph API has only counts). Runs with
+APIMACRO_INSTAGRAM_URL=https://api.instagram.com/v1, against a recording or a server of that shape.
+"""
 import apimacro
 from apimacro import instagram
 

@@ -322,7 +322,7 @@ struct CommandLineTests {
         let pid = try #require(variables["APIMACRO_TESTSERVER_PID"].flatMap { Int32($0) }, "\(output)")
         defer { kill(pid, SIGTERM) }
         #expect(variables["APIMACRO_GITHUB_URL"]?.hasPrefix("http://127.0.0.1:") == true, "\(output)")
-        #expect(variables["APIMACRO_INSTAGRAM_URL"]?.hasSuffix("/instagram/v1") == true)
+        #expect(variables["APIMACRO_INSTAGRAM_URL"]?.hasSuffix("/instagram/graph") == true)
         #expect(variables["APIMACRO_SHORTENER_URL"]?.hasSuffix("/urlshortener/v1") == true)
         #expect(output.contains("kill $APIMACRO_TESTSERVER_PID"))
         // The exports work in a shell, and the server answers after --env has returned.

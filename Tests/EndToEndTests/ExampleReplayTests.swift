@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every example macro replayed from its cassette (examples/cassettes/, recorded
@@ -13,9 +14,6 @@ struct ExampleReplayTests {
         let status: Int32
         let example: String
         let arguments: [String]
-        /// The `APIMACRO_*=VALUE` fields among the arguments: settings of both the recording and
-        /// the replay (the legacy Google example's `APIMACRO_SHORTENER=google`), not arguments.
-        let environment: [String: String]
         var description: String { name }
 
         /// A name or example with a `/` is a path from the repository's root (a plugin's own
@@ -30,6 +28,18 @@ struct ExampleReplayTests {
             try String(contentsOf: URL(fileURLWithPath: cassette.path + ".out"), encoding: .utf8)
         }
 
+        /// The settings its example runs with (NAME.env beside the cassette: `VAR=value` lines, URLs
+        /// naming the real hosts, such as a legacy backend's base URL); empty when there is none.
+        var environment: [String: String] {
+            let text = (try? String(contentsOf: URL(fileURLWithPath: cassette.path + ".env"), encoding: .utf8)) ?? ""
+            var variables: [String: String] = [:]
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if pair.count == 2 { variables[pair[0]] = pair[1] }
+            }
+            return variables
+        }
+
         var macro: URL {
             example.contains("/")
                 ? ExampleReplayTests.repository.appendingPathComponent(example)
@@ -39,7 +49,8 @@ struct ExampleReplayTests {
 
     static let repository = ExampleTests.examples.deletingLastPathComponent()
 
-    /// Runs the cassette's macro with `--replay` of its recording (csv output, no server).
+    /// Runs the cassette's macro with `--replay` of its recording (csv output, no server), with
+    /// the settings of its NAME.env over `environment`.
     static func replay(_ cassette: Cassette, in space: Workspace, environment: [String: String]) async throws
         -> RunResult
     {
@@ -47,6 +58,26 @@ struct ExampleReplayTests {
             ["run", "--format", "csv", "--replay", cassette.cassette.path + ".har", cassette.macro.path]
                 + cassette.arguments,
             in: space.url, environment: environment.merging(cassette.environment) { $1 })
+    }
+
+    /// The real hosts of the cassettes' URLs and where the test server serves them, longest
+    /// first (scripts/record-cassettes rewrites its recordings with the same table).
+    static let hosts = [
+        ("https://api.instagram.com/v1", "/instagram/v1"), ("https://graph.instagram.com", "/instagram/graph"),
+        ("https://www.googleapis.com/urlshortener/v1", "/urlshortener/v1"), ("https://api-ssl.bitly.com/v4", "/bitly/v4"),
+        ("https://api.github.com", ""),
+    ]
+
+    /// The settings the example `example` (a file name in examples/) runs with against `server`:
+    /// its cassette's NAME.env, the real hosts turned into the server's.
+    static func liveEnvironment(of example: String, server: TestServer) -> [String: String] {
+        guard let cassette = all.first(where: { $0.example == example }) else { return [:] }
+        return cassette.environment.mapValues { value in
+            for (real, path) in hosts where value.hasPrefix(real) {
+                return server.baseURL + path + value.dropFirst(real.count)
+            }
+            return value
+        }
     }
 
     /// The shipped plugins' example macros, as paths from the repository's root.
@@ -60,21 +91,12 @@ struct ExampleReplayTests {
         }
     }
 
-    /// Whether a cassettes.tsv field is a setting (`APIMACRO_NAME=VALUE`) rather than an argument.
-    static func isSetting(_ field: String) -> Bool {
-        field.range(of: #"^APIMACRO_[A-Z0-9_]+="#, options: .regularExpression) != nil
-    }
-
     static var all: [Cassette] {
         let text = (try? String(contentsOf: cassettes.appendingPathComponent("cassettes.tsv"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count >= 3, let status = Int32(fields[1]) else { return nil }
-            let rest = fields.dropFirst(3)
-            let settings = rest.filter(Self.isSetting).map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
-            return Cassette(
-                name: fields[0], status: status, example: fields[2], arguments: rest.filter { !Self.isSetting($0) },
-                environment: Dictionary(settings.map { ($0[0], $0[1]) }) { $1 })
+            return Cassette(name: fields[0], status: status, example: fields[2], arguments: Array(fields.dropFirst(3)))
         }
     }
 
@@ -84,9 +106,7 @@ struct ExampleReplayTests {
         #expect(Self.pluginExamples.count >= 3)
     }
 
-    @Test(
-        "each example replays from its cassette with no credential set and prints what the recording printed",
-        arguments: all)
+    @Test("each example replays from its cassette and prints what the recording printed", arguments: all)
     func replay(cassette: Cassette) async throws {
         let space = try Workspace()
         defer { space.remove() }

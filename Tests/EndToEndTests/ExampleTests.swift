@@ -12,13 +12,14 @@ struct ExampleTests {
             .sorted()
     }
 
-    /// Every client pointed at the loopback server, with test credentials.
-    static func environment(_ server: TestServer) -> [String: String] {
+    /// Every client pointed at the loopback server, with test credentials; for `example`, the
+    /// settings its cassette names too (a legacy backend's base URL).
+    static func environment(_ server: TestServer, example: String? = nil) -> [String: String] {
         [
-            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
-            "APIMACRO_INSTAGRAM_TOKEN": "ig-token-1", "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
-            "APIMACRO_SHORTENER_KEY": "AIza-test-key", "APIMACRO_GITHUB_TOKEN": "ghp_exampleTestToken0000",
-        ]
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/graph",
+            "APIMACRO_INSTAGRAM_TOKEN": "ig-token-1", "APIMACRO_SHORTENER_URL": server.baseURL + "/bitly/v4",
+            "APIMACRO_SHORTENER_TOKEN": "bitly-test-token", "APIMACRO_SHORTENER_KEY": "AIza-test-key", "APIMACRO_GITHUB_TOKEN": "ghp_exampleTestToken0000",
+        ].merging(example.map { ExampleReplayTests.liveEnvironment(of: $0, server: server) } ?? [:]) { $1 }
     }
 
     @Test("every example runs against the loopback server and prints JSON rows", arguments: offlineExamples)
@@ -28,7 +29,7 @@ struct ExampleTests {
         defer { space.remove() }
         let result = try await space.run(
             "run", "--format", "json", Self.examples.appendingPathComponent(name).path,
-            environment: Self.environment(server),
+            environment: Self.environment(server, example: name),
             stdin: "https://example.com/from-stdin\n")
         try await server.shutdown()
         #expect(result.status == 0, "\(result.stderr)")
@@ -42,7 +43,7 @@ struct ExampleTests {
         defer { space.remove() }
         let result = try await Binary.run(
             ["run", "--format", "csv", Self.examples.appendingPathComponent(name).path] + arguments, in: space.url,
-            environment: Self.environment(server))
+            environment: Self.environment(server, example: name))
         try await server.shutdown()
         return result
     }
@@ -125,6 +126,17 @@ struct ExampleTests {
         #expect(rows.first == "username,name,picture")
         #expect(rows.count == 31, "\(result.stderr)")
         #expect(rows.dropFirst().allSatisfy { $0.contains("http") })
+    }
+
+    @Test("instagram-top-posts lists the account's media by likes, from every page")
+    func instagramTopPosts() async throws {
+        let result = try await runExample("instagram-top-posts.py", "--top", "4")
+        let rows = result.stdout.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        #expect(rows.first?.joined(separator: ",") == "posted,likes,comments,type,caption,link", "\(result.stderr)")
+        #expect(rows.dropFirst().map { String($0[1]) } == ["2", "1", "1", "0"], "\(result.stdout)")
+        #expect(rows.dropFirst().allSatisfy { $0.last?.hasPrefix("https://www.instagram.com/p/") == true })
     }
 
     @Test("instagram-filters prints a histogram of all 41 photos' filters")

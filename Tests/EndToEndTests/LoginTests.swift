@@ -60,6 +60,28 @@ struct LoginTests {
         return (status, headers, parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
+    /// Starts `apimacro login instagram --listen 0` with `environment` and waits for the
+    /// authorize URL it prints (an event; 60 s is only a hang guard); its stdout and stderr go
+    /// to files in `space`, whose URLs come back with the process.
+    static func listen(_ environment: [String: String], in space: Workspace) async throws -> (
+        process: Spawned, url: String, output: (stdout: URL, stderr: URL)
+    ) {
+        let outFile = space.url.appendingPathComponent("login-out.txt")
+        let errFile = space.url.appendingPathComponent("login-err.txt")
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        let process = try Spawned(
+            Binary.url.path, ["login", "instagram", "--listen", "0"],
+            environment: Binary.environment(environment, home: space.url), stdout: .file(outFile.path),
+            stderr: .file(errFile.path))
+        var authorize: String?
+        for _ in 0..<600 where authorize == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            let text = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
+            authorize = text.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init)
+        }
+        return (process, try #require(authorize), (outFile, errFile))
+    }
+
     @Test(
         "a pasted key: one prompt and one store for a built-in client and a plugin; clients with no login say why")
     func pastedKeys() async throws {
@@ -129,20 +151,7 @@ struct LoginTests {
         ])
         defer { space.remove() }
         let home = space.url.appendingPathComponent("home")
-        let outFile = space.url.appendingPathComponent("login-out.txt")
-        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        let process = try Spawned(
-            Binary.url.path, ["login", "instagram", "--listen", "0"],
-            environment: Binary.environment(environment(server, home: home), home: space.url),
-            stdout: .file(outFile.path))
-        // Wait for the authorize URL on the login's stdout.
-        var authorize: String?
-        for _ in 0..<100 where authorize == nil {
-            try await Task.sleep(for: .milliseconds(100))
-            let text = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
-            authorize = text.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init)
-        }
-        let url = try #require(authorize)
+        let (process, url, _) = try await Self.listen(environment(server, home: home), in: space)
         #expect(url.contains("response_type=token") && url.contains("client_id=test-client"))
         // The "browser": the provider redirects with the token in the fragment…
         let provider = try await runBlocking { try Self.http("GET", url) }

@@ -74,7 +74,7 @@ extension EmbeddedPython {
                         .string("(login)"), .string("(login, limit=None, **params)"),
                         .string("(path, params=None, headers=None)"),
                         .string("(query, path, limit=None, **variables)"),
-                        .string("(user_id='self', limit=None)"), .string("(short_url)"),
+                        .string("(user_id='self', fields=None, limit=None)"), .string("(short_url)"),
                         .string(
                             "(method, url, params=None, headers=None, json=None, data=None, files=None, auth=None, timeout=None, cache=True, check=True)"
                         ),

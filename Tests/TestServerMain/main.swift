@@ -89,7 +89,7 @@ func parseArguments(_ arguments: [String]) -> Arguments? {
 /// The variables that point apimacro's clients at the server (`NAME=VALUE` lines).
 func variables(_ server: TestServer) -> [String] {
     [
-        "APIMACRO_GITHUB_URL=\(server.baseURL)", "APIMACRO_INSTAGRAM_URL=\(server.baseURL)/instagram/v1",
+        "APIMACRO_GITHUB_URL=\(server.baseURL)", "APIMACRO_INSTAGRAM_URL=\(server.baseURL)/instagram/graph",
         "APIMACRO_SHORTENER_URL=\(server.baseURL)/urlshortener/v1",
     ]
 }

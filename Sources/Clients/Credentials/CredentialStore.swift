@@ -3,7 +3,7 @@ import WebAPI
 
 /// The tokens `apimacro login` obtained, in `<APIMACRO_HOME>/credentials.json`
 /// (mode 0600): `{"NAME": {"token": …, "kind": "access_token|api_key",
-/// "obtained_at": EPOCH, "scope": …}}`.
+/// "obtained_at": EPOCH, "expires_at": EPOCH, "scope": …}}` (`expires_at` and `scope` when known).
 ///
 /// It refuses a file others can read or write, and no token ever appears in its
 /// errors or descriptions.
@@ -18,6 +18,8 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         public let obtainedAt: Int
         /// The scope granted, when the provider said.
         public let scope: String?
+        /// When it expires, in epoch seconds, when known (Instagram's 60-day tokens).
+        public let expiresAt: Int?
     }
 
     /// The folder (`$APIMACRO_HOME`).
@@ -45,10 +47,17 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
                 .auth,
                 "the entry \"\(name)\" in \(path.path) is corrupt; run: apimacro logout \(name), then log in again")
         }
-        let obtained = (fields["obtained_at"] as? NSNumber)?.intValue ?? 0
+        let obtained = Self.epoch(fields["obtained_at"]) ?? 0
         return Entry(
             token: Secret(token), kind: fields["kind"] as? String ?? "access_token", obtainedAt: obtained,
-            scope: fields["scope"] as? String)
+            scope: fields["scope"] as? String, expiresAt: Self.epoch(fields["expires_at"]))
+    }
+
+    /// A time in epoch seconds from the file: a finite number within 10,000 years, else nil (a
+    /// hand-edited `1e300` must not trap).
+    static func epoch(_ value: Any?) -> Int? {
+        guard let number = (value as? NSNumber)?.doubleValue, number.isFinite, abs(number) < 3e11 else { return nil }
+        return Int(number)
     }
 
     /// The names that have a stored credential, sorted.
@@ -56,17 +65,20 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         try load().keys.sorted()
     }
 
-    /// Stores `token` for `name` (replacing any previous one, keeping the others).
+    /// Stores `token` for `name` (replacing any previous one, keeping the others), obtained at
+    /// `obtainedAt` (default now) and expiring at `expiresAt` when known.
     ///
     /// Creates `home` (mode 0700) when missing; the file ends with mode 0600
     /// whatever the umask, and is replaced atomically.
-    public func save(_ token: Secret, for name: String, kind: String, scope: String? = nil) throws {
+    public func save(
+        _ token: Secret, for name: String, kind: String, scope: String? = nil, expiresAt: Int? = nil,
+        obtainedAt: Int = Int(Date().timeIntervalSince1970)
+    ) throws {
         guard !name.isEmpty else { throw APIError(.invalidRequest, "a credential needs a name (github, instagram, …)") }
         var all = try load()
-        var fields: [String: Any] = [
-            "token": token.revealed, "kind": kind, "obtained_at": Int(Date().timeIntervalSince1970),
-        ]
+        var fields: [String: Any] = ["token": token.revealed, "kind": kind, "obtained_at": obtainedAt]
         if let scope { fields["scope"] = scope }
+        if let expiresAt { fields["expires_at"] = expiresAt }
         all[name] = fields
         try write(all)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import WebAPI
 
-/// Settings of the Instagram v1 client (SPEC §2).
+/// Settings of the legacy Instagram v1 client (SPEC §3: a base URL ending in `/v1`).
 public struct InstagramConfiguration: Sendable {
     /// `APIMACRO_INSTAGRAM_URL`, default `https://api.instagram.com/v1`.
     public var baseURL: String

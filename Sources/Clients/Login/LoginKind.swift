@@ -3,14 +3,18 @@
 public enum LoginKind: Sendable {
     /// The OAuth 2 implicit grant, with the app the settings describe.
     case oauthImplicit(OAuthLogin)
+    /// The OAuth 2 authorization-code grant, with the app the settings describe (and its
+    /// secret); the client redeems the code itself.
+    case oauthCode(OAuthCodeLogin)
     /// A key the user pastes: `label` says what to paste (`your Google API key`), and
     /// `variable`, when set, wins over the stored key.
     case pastedKey(label: String, variable: String)
 
-    /// `oauth2_implicit` or `key`, as the REPL reads it.
+    /// `oauth2_implicit`, `oauth2_code` or `key`, as the REPL reads it.
     public var kind: String {
         switch self {
         case .oauthImplicit: "oauth2_implicit"
+        case .oauthCode: "oauth2_code"
         case .pastedKey: "key"
         }
     }

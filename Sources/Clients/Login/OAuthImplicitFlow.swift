@@ -1,12 +1,15 @@
 import Foundation
 import WebAPI
 
-/// The OAuth 2 implicit grant (RFC 6749 §4.2) as a CLI drives it: build the
-/// authorize URL the user opens in a browser, then take the `access_token`
-/// from the URL the browser was redirected to.
+/// The browser step of an OAuth 2 login as a CLI drives it: build the authorize URL the user
+/// opens in a browser, then read the URL the browser was redirected to, checking its `state`.
 ///
-/// Any API can use it (Instagram, manifest plugins with
-/// `auth.kind = "oauth2_implicit"`); `OAuthLogin` builds one from a client's settings.
+/// For the implicit grant (RFC 6749 §4.2, `response_type=token`) that URL carries the
+/// `access_token` (`complete`); for the authorization-code grant (§4.1, `response_type=code`)
+/// it carries the code (`code(from:expectedState:)`) the client then exchanges.
+///
+/// Any API can use it (Instagram, manifest plugins with `auth.kind = "oauth2_implicit"`);
+/// `OAuthLogin` builds an implicit one from a client's settings, `OAuthCodeLogin` a code one.
 public struct OAuthImplicitFlow: Sendable {
     /// The provider's authorize endpoint (`https://api.instagram.com/oauth/authorize`).
     public var authorizeURL: String
@@ -21,6 +24,10 @@ public struct OAuthImplicitFlow: Sendable {
     /// How a macro logs in instead, for messages (Instagram's
     /// `instagram.authorize_url(), then instagram.complete_login(url)`), if it can.
     public var inMacro: String?
+    /// `token` (the implicit grant) or `code` (the authorization-code grant).
+    ///
+    /// Default `token`.
+    public var responseType = "token"
 
     /// The redirect URI a login uses unless one is set: `http://127.0.0.1:8765/callback`.
     public static let defaultRedirectURI = "http://127.0.0.1:8765/callback"
@@ -39,9 +46,9 @@ public struct OAuthImplicitFlow: Sendable {
     }
 
     /// The URL to open in a browser: `client_id`, `redirect_uri`,
-    /// `response_type=token`, `scope` when set, and `state`, percent-encoded.
+    /// `response_type` (`token` or `code`), `scope` when set, and `state`, percent-encoded.
     public func authorizationURL(state: String) -> String {
-        var fields = [("client_id", clientID), ("redirect_uri", redirectURI), ("response_type", "token")]
+        var fields = [("client_id", clientID), ("redirect_uri", redirectURI), ("response_type", responseType)]
         if let scope, !scope.isEmpty { fields.append(("scope", scope)) }
         fields.append(("state", state))
         let base =
@@ -67,16 +74,39 @@ public struct OAuthImplicitFlow: Sendable {
     /// one) is a refusal: a token is only ever taken for a login this user
     /// started.
     public func complete(redirect: String, expectedState: String?) throws -> Secret {
+        let url = try checked(redirect: redirect, expectedState: expectedState)
+        guard let token = url.parameters["access_token"], !token.isEmpty else {
+            throw APIError(.auth, missingTokenMessage(found: url.names))
+        }
+        return Secret(token)
+    }
+
+    /// The authorization code carried by `redirect` (in its query), after the same checks as
+    /// `complete`: a provider error, a state other than `expectedState`, no pending login.
+    public func code(from redirect: String, expectedState: String?) throws -> Secret {
+        let url = try checked(redirect: redirect, expectedState: expectedState)
+        guard let code = url.parameters["code"], !code.isEmpty else {
+            throw APIError(.auth, missingCodeMessage(found: url.names))
+        }
+        return Secret(code)
+    }
+
+    /// `redirect` parsed, once it is known to be neither a provider's refusal nor a stranger's.
+    private func checked(redirect: String, expectedState: String?) throws -> RedirectURL {
         let url = try RedirectURL(redirect)
         let parameters = url.parameters
         if let error = parameters["error"] {
             var message = "login refused by the provider: \(error)"
             if let reason = parameters["error_reason"], !reason.isEmpty { message += " (\(reason))" }
             if let description = parameters["error_description"], !description.isEmpty { message += ": \(description)" }
-            throw APIError(.auth, Redactor(secrets: [parameters["access_token"] ?? ""]).redact(message))
+            throw APIError(
+                .auth, Redactor(secrets: [parameters["access_token"] ?? "", parameters["code"] ?? ""]).redact(message))
         }
         // An address with no parameters at all was cut short: say how to paste it whole.
-        if url.names.isEmpty { throw APIError(.auth, missingTokenMessage(found: [])) }
+        if url.names.isEmpty {
+            throw APIError(
+                .auth, responseType == "code" ? missingCodeMessage(found: []) : missingTokenMessage(found: []))
+        }
         guard let expectedState, !expectedState.isEmpty else {
             throw APIError(.auth, noPendingLoginMessage)
         }
@@ -86,10 +116,7 @@ public struct OAuthImplicitFlow: Sendable {
                 "state mismatch: the redirect does not belong to this login (possible CSRF); "
                     + "start again with apimacro login \(name ?? "NAME")")
         }
-        guard let token = parameters["access_token"], !token.isEmpty else {
-            throw APIError(.auth, missingTokenMessage(found: url.names))
-        }
-        return Secret(token)
+        return url
     }
 
     /// Why a redirect is refused when no login is pending, and what to do.
@@ -100,6 +127,15 @@ public struct OAuthImplicitFlow: Sendable {
             + "so this redirect cannot be trusted and nothing was stored; start the login again with apimacro login \(login)"
         if let inMacro { message += " (in a macro: \(inMacro))" }
         return message
+    }
+
+    private func missingCodeMessage(found names: [String]) -> String {
+        let login = "apimacro login \(name ?? "NAME")"
+        guard !names.isEmpty else {
+            return "the redirect holds no code (it has no parameters at all): paste the whole address "
+                + "the browser ended on, or start again with \(login)"
+        }
+        return "the redirect holds no code (it has: \(names.joined(separator: ", "))); start again with \(login)"
     }
 
     private func missingTokenMessage(found names: [String]) -> String {

@@ -3,7 +3,8 @@ import Foundation
 import PythonBridge
 import WebAPI
 
-/// `apimacro.instagram`: the v1 API of SPEC §3 and its OAuth login.
+/// `apimacro.instagram` on the legacy v1 API of SPEC §3 and its OAuth implicit login (a base URL
+/// ending in `/v1`); `InstagramBinding.Graph` is the Instagram API with Instagram Login.
 final class InstagramBinding {
     let client: InstagramClient
     let decoder: JSONDecoding
@@ -107,10 +108,28 @@ final class InstagramBinding {
         client.setToken(token)
     }
 
+    /// v1 has no `fields=`: anything but None is a `TypeError`-like ArgumentError naming the Graph API.
+    static func noFields(_ value: PyRef?, in function: String) throws {
+        if let value, !value.isNone {
+            throw ArgumentError(
+                "\(function)() argument 'fields' is a Graph API parameter; the legacy v1 API returns fixed fields")
+        }
+    }
+
+    /// Builds `apimacro.instagram` for the backend the settings choose: the Instagram API with
+    /// Instagram Login (`Graph`), or the legacy v1 API (a base URL ending in `/v1`).
     static func install(_ context: BuiltInClient.Context) throws {
+        switch InstagramBackend(context.runtime.view(of: Instagram.descriptor)) {
+        case .graph(let configuration): try Graph.install(context, configuration: configuration)
+        case .legacy(let configuration): try installLegacy(context, configuration: configuration)
+        }
+    }
+
+    /// Builds `apimacro.instagram` on the legacy v1 API.
+    static func installLegacy(_ context: BuiltInClient.Context, configuration: InstagramConfiguration) throws {
         let runtime = context.runtime
         let client = InstagramClient(
-            configuration: InstagramConfiguration(runtime.view(of: Instagram.descriptor)),
+            configuration: configuration,
             transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let binding = InstagramBinding(
             client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
@@ -142,7 +161,15 @@ final class InstagramBinding {
             return .none
         }
         try builder.property("logged_in", doc: "Whether a token is set.") { .bool($0.client.loggedIn) }
-        try builder.method("me", doc: "me() -> dict\n\nGET users/self.") { binding, _ in try binding.fetch(.me) }
+        try builder.property("rate_limit", doc: "None: the v1 API reports no usage (the Graph API does).") { _ in
+            .none
+        }
+        try builder.method("me", doc: "me(fields=None) -> dict\n\nGET users/self (v1 takes no fields).") {
+            binding, arguments in
+            let slots = try arguments.bind("me", ["fields"])
+            try noFields(slots[0], in: "me")
+            return try binding.fetch(.me)
+        }
         try builder.method("followed_by", doc: "followed_by(limit=None) -> iterator of users") { binding, arguments in
             let slots = try arguments.bind("followed_by", ["limit"])
             return try binding.iterate(.followedBy, limit: Arguments.limit(slots[0], in: "followed_by"))
@@ -151,16 +178,39 @@ final class InstagramBinding {
             let slots = try arguments.bind("follows", ["limit"])
             return try binding.iterate(.follows, limit: Arguments.limit(slots[0], in: "follows"))
         }
+        for name in ["recent_media", "media"] {
+            try builder.method(
+                name,
+                doc:
+                    "\(name)(user_id='self', fields=None, limit=None) -> iterator of media dicts (filter, link, images, "
+                    + "caption, …); v1 takes no fields"
+            ) { binding, arguments in
+                let slots = try arguments.bind(name, ["user_id", "fields", "limit"])
+                let user =
+                    try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: name) } ?? "self"
+                try noFields(slots[1], in: name)
+                return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[2], in: name))
+            }
+        }
         try builder.method(
-            "recent_media",
-            doc:
-                "recent_media(user_id='self', limit=None) -> iterator of media dicts (filter, link, images, caption, …)"
+            "paginate",
+            doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page (data, pagination)."
         ) { binding, arguments in
-            let slots = try arguments.bind("recent_media", ["user_id", "limit"])
-            let user =
-                try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: "recent_media") }
-                ?? "self"
-            return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[1], in: "recent_media"))
+            let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
+            return try binding.iterate(
+                .get(
+                    path: Arguments.string(slots[0], "path", in: "paginate"),
+                    parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
+                limit: Arguments.limit(slots[2], in: "paginate"))
+        }
+        for (name, parameters) in [("children", "media_id"), ("insights", "target, metrics, period=None, **params")] {
+            try builder.method(name, doc: "\(name)(\(parameters)) -> list of dicts\n\nOnly on the Graph API.") {
+                _, _ in
+                throw APIError(
+                    .invalidRequest,
+                    "instagram.\(name)() exists only on the Instagram API with Instagram Login; this base URL is the "
+                        + "legacy v1 API (unset APIMACRO_INSTAGRAM_URL for graph.instagram.com)", api: Instagram.name)
+            }
         }
         try builder.method("get", doc: "get(path, params=None) -> the `data` member of the envelope") {
             binding, arguments in

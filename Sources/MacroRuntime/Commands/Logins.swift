@@ -37,13 +37,15 @@ public struct Logins: Sendable {
                         + "address your browser was redirected to (pasted, or --redirect-url URL), or with --listen PORT "
                         + "serves the redirect URI on 127.0.0.1:PORT and catches the token itself. Needs "
                         + "\(login.clientID.variable) (and \(login.redirectURI.variable) for the paste flow).")
+            case .oauthCode(let login):
+                lines.append("\(client.name): \(login.help)")
             case .pastedKey:
                 lines.append("\(client.name): reads an API key from standard input.")
             case nil:
                 break
             }
         }
-        let oauth = oauthName.map { "like \($0)" } ?? "through the OAuth2 flow"
+        let oauth = oauthName.map { "like \($0)" } ?? "by the OAuth2 implicit grant"
         lines.append(
             "A plugin: oauth2_implicit plugins log in \(oauth) (with APIMACRO_<NAME>_CLIENT_ID); "
                 + "plugins with a key (query_key, header_key, bearer) read it from standard input.")
@@ -73,11 +75,31 @@ public struct Logins: Sendable {
         let outside = client.credential(in: settings.view()).map { settings.describe($0.source) }
         guard client.readsStoredLogin else { return Status(name: client.name, source: outside, problem: nil) }
         do {
-            let stored = try store.token(for: client.name) != nil ? "stored login (\(store.path.path))" : nil
+            let stored = try store.entry(for: client.name).map { entry in
+                "stored login (\(store.path.path))" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
+            }
             return Status(name: client.name, source: outside ?? stored, problem: nil)
         } catch {
             return Status(name: client.name, source: outside, problem: String(describing: error))
         }
+    }
+
+    /// Whole days from `now` to `expiresAt`, to the nearest (negative once it has passed).
+    static func daysLeft(_ expiresAt: Int, now: Double) -> Int {
+        let days = (Double(expiresAt) - now) / 86_400
+        return days.isFinite ? Int(days.rounded()) : 0
+    }
+
+    /// How long a stored token has left, for `auth status`: `, 59 days left`, or when it expired
+    /// and what to run.
+    static func life(expiresAt: Int, now: Double = Date().timeIntervalSince1970) -> String {
+        let seconds = Double(expiresAt) - now
+        if seconds <= 0 {
+            let ago = -daysLeft(expiresAt, now: now)
+            return ", expired \(ago < 1 ? "today" : "\(ago) day\(ago == 1 ? "" : "s") ago"): log in again"
+        }
+        let days = daysLeft(expiresAt, now: now)
+        return seconds < 86_400 ? ", expires within a day" : ", \(days) day\(days == 1 ? "" : "s") left"
     }
 
     /// Every token `apimacro login` stored, for redaction (reports, `--output-dir` files);
@@ -156,7 +178,7 @@ public struct Logins: Sendable {
     }
 
     /// Logs in to `client` as its descriptor says, built-in or plugin alike: the OAuth
-    /// implicit grant, or a pasted key.
+    /// implicit grant, the authorization-code grant, or a pasted key.
     private func login(
         _ client: ClientDescriptor, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
     ) async throws {
@@ -164,6 +186,13 @@ public struct Logins: Sendable {
         case .oauthImplicit(let login):
             try await loginImplicit(
                 client.name, flow: login.flow(in: settings.view()), mode: mode, say: say, prompt: prompt)
+        case .oauthCode(let login):
+            let view = settings.view()
+            if let implicit = login.implicit?(view) {
+                return try await loginImplicit(
+                    client.name, flow: implicit.flow(in: view), mode: mode, say: say, prompt: prompt)
+            }
+            try await loginCode(login, view: view, mode: mode, say: say, prompt: prompt)
         case .pastedKey(let label, let variable):
             say("Paste \(label) (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
             guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
@@ -176,17 +205,70 @@ public struct Logins: Sendable {
         }
     }
 
-    /// The OAuth 2 implicit grant for `name` (Instagram, `oauth2_implicit` plugins): the token is stored under `name`.
+    /// The OAuth 2 implicit grant for `name` (Instagram's legacy v1, `oauth2_implicit` plugins): the token is stored under `name`.
     private func loginImplicit(
         _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void,
         prompt: @Sendable () -> String?
     ) async throws {
+        guard
+            let (redirect, flow, state) = try await browserStep(name, flow: flow, mode: mode, say: say, prompt: prompt)
+        else { return }
+        let token = try flow.complete(redirect: redirect, expectedState: state)
+        try store.save(token, for: name, kind: "access_token")
+        say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
+    }
+
+    /// The OAuth 2 authorization-code grant (Instagram): the browser step, then the code
+    /// redeemed by the client (over the network itself: never cached nor recorded), the token
+    /// stored under the client's name with its expiry.
+    private func loginCode(
+        _ login: OAuthCodeLogin, view: SettingsView, mode: Mode, say: @Sendable (String) -> Void,
+        prompt: @Sendable () -> String?
+    ) async throws {
+        var app = try login.app(in: view)
+        guard
+            let (redirect, flow, state) = try await browserStep(
+                login.name, flow: login.flow(in: view), mode: mode, say: say, prompt: prompt)
+        else { return }
+        let code = try flow.code(from: redirect, expectedState: state)
+        app.redirectURI = flow.redirectURI
+        let transport = CurlTransport(userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network)
+        let issued: IssuedToken
+        do {
+            issued = try await login.redeem(code, app, transport, ExchangeLog(logger: nil))
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try? await transport.shutdown()
+        try store.save(
+            issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt)
+        say(
+            "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
+        )
+    }
+
+    /// ` (valid 60 days)` for a token expiring then, "" when its expiry is not known.
+    static func validity(_ expiresAt: Int?, now: Double = Date().timeIntervalSince1970) -> String {
+        guard let expiresAt else { return "" }
+        let days = daysLeft(expiresAt, now: now)
+        return days >= 1 ? " (valid \(days) day\(days == 1 ? "" : "s"))" : ""
+    }
+
+    /// The browser step any OAuth login shares: the authorize URL printed, then the redirect it
+    /// ends on (from `--redirect-url`, caught on the loopback listener, or pasted); the flow as
+    /// used (its redirect URI is the listener's with `--listen`) and the state the redirect must
+    /// carry.
+    ///
+    /// Nil when the user pasted nothing (the login can be finished later).
+    private func browserStep(
+        _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void,
+        prompt: @Sendable () -> String?
+    ) async throws -> (redirect: String, flow: OAuthImplicitFlow, state: String?)? {
         var flow = flow
-        let token: Secret
         switch mode {
         case .redirectURL(let redirect):
-            let expected = try flow.takePendingState(for: name, in: settings.home)
-            token = try flow.complete(redirect: redirect, expectedState: expected)
+            return (redirect, flow, try flow.takePendingState(for: name, in: settings.home))
         case .listen(let port):
             let listener = try LoopbackListener(port: port)
             defer { listener.close() }
@@ -194,8 +276,7 @@ public struct Logins: Sendable {
             let state = OAuthImplicitFlow.newState()
             say("Open this URL in a browser and allow access (waiting up to 5 minutes on 127.0.0.1:\(listener.port)):")
             say(flow.authorizationURL(state: state))
-            let redirect = try await listener.waitForRedirect(timeout: 300, callbackPath: "/callback")
-            token = try flow.complete(redirect: redirect, expectedState: state)
+            return (try await listener.waitForRedirect(timeout: 300, callbackPath: "/callback"), flow, state)
         case .paste:
             let state = OAuthImplicitFlow.newState()
             try flow.savePendingState(state, for: name, in: settings.home)
@@ -204,12 +285,58 @@ public struct Logins: Sendable {
             say("Then paste the address your browser was sent to (or run: apimacro login \(name) --redirect-url URL):")
             guard let line = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
                 say("No address given; finish later with: apimacro login \(name) --redirect-url URL")
-                return
+                return nil
             }
             _ = try flow.takePendingState(for: name, in: settings.home)
-            token = try flow.complete(redirect: line, expectedState: state)
+            return (line, flow, state)
         }
-        try store.save(token, for: name, kind: "access_token")
-        say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
+    }
+
+    /// `apimacro login NAME --token -`: stores `token` (read from standard input) for a client
+    /// that logs in by OAuth, with the lifetime its provider gives such tokens when known.
+    public func store(token: String, for name: String, say: @Sendable (String) -> Void) throws {
+        let token = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw APIError(.auth, "no token given on standard input; nothing stored") }
+        guard !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw APIError(.auth, "the token read from standard input holds spaces or several lines; nothing stored")
+        }
+        let login =
+            ClientRegistry.named(name)?.descriptor.login
+            ?? PluginRegistry.load(settings: settings)
+            .plugin(named: name)?.descriptor.login
+        var lifetime: Double?
+        switch login {
+        case .oauthCode(let code)?:
+            lifetime = code.implicit?(settings.view()) == nil ? code.pastedTokenLifetime : nil
+        case .oauthImplicit?:
+            break
+        case .pastedKey?, nil:
+            throw MacroError(
+                "--token is for a login by OAuth (\(Self.oauthNames(settings: settings).joined(separator: ", "))); "
+                    + "\(name) takes none")
+        }
+        let now = Date().timeIntervalSince1970
+        let expiresAt = lifetime.map { Int(now + $0) }
+        try store.save(Secret(token), for: name, kind: "access_token", expiresAt: expiresAt)
+        say("\(name): token stored in \(store.path.path) (mode 0600)\(Self.assumedLife(expiresAt, now: now)).")
+    }
+
+    /// `; taken to be valid 60 days, as the provider's long-lived tokens are` when a lifetime was assumed.
+    private static func assumedLife(_ expiresAt: Int?, now: Double) -> String {
+        guard let expiresAt else { return "" }
+        let days = daysLeft(expiresAt, now: now)
+        return "; taken to be valid \(days) days, as long-lived tokens are, and refreshed before then"
+    }
+
+    /// The clients and plugins that log in by OAuth.
+    static func oauthNames(settings: Settings) -> [String] {
+        let builtIn = ClientRegistry.all.map(\.descriptor)
+        let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
+        return (builtIn + plugins).filter { descriptor in
+            switch descriptor.login {
+            case .oauthCode?, .oauthImplicit?: true
+            default: false
+            }
+        }.map(\.name)
     }
 }

@@ -44,6 +44,15 @@ extension APIError: PythonRaisable {
                 keywords.append(("retry_after", try retryAfter.map { try PythonValue.float($0).toPython() } ?? .none))
             }
             let instance = try type.call([try PyRef(string: message)], kwargs: keywords)
+            for detail in details {
+                let value: PyRef
+                switch detail.value {
+                case .int(let number): value = try PythonValue.int(number).toPython()
+                case .string(let text): value = try PyRef(string: text)
+                case .none: value = .none
+                }
+                try instance.setAttribute(detail.name, value)
+            }
             PythonRaise.instance(instance)
         } catch {
             PythonRaise.builtin(.runtimeError, message)

@@ -47,6 +47,30 @@ public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
     /// False for a network failure that sending again cannot cure (a body over the size cap,
     /// a decompression bomb): `RetryStage` gives up at once.
     public var isRetryable = true
+    /// What the API's own error envelope says besides the message, each an attribute of the
+    /// Python exception (Instagram's Graph API: `code`, `subcode`, `fbtrace_id`); empty for most.
+    public var details: [Detail] = []
+
+    /// One fact of an API's error envelope, named as the Python exception's attribute.
+    public struct Detail: Sendable, Equatable {
+        /// A value from an envelope: a number, a text, or absent (`None`).
+        public enum Value: Sendable, Equatable {
+            case int(Int)
+            case string(String)
+            case none
+        }
+
+        /// The attribute's name (`code`).
+        public let name: String
+        /// Its value.
+        public let value: Value
+
+        /// The fact `name` = `value`.
+        public init(_ name: String, _ value: Value) {
+            self.name = name
+            self.value = value
+        }
+    }
 
     public init(
         _ kind: Kind, _ message: String, status: Int? = nil, url: String? = nil, api: String? = nil,

@@ -28,7 +28,7 @@ public enum JSONPath {
     /// Whether `body` holds at most `limit` JSON values and keys (the document itself aside),
     /// counted without decoding: outside strings, every `,` and `:` starts one, and so does a
     /// `{` or `[` that is not empty.
-    static func holds(atMost limit: Int, _ body: [UInt8]) -> Bool {
+    public static func holds(atMost limit: Int, _ body: [UInt8]) -> Bool {
         var count = 0
         var inString = false
         var escaped = false

@@ -12,6 +12,8 @@ public final class APIClient: Sendable {
     private let credentialSlot: CredentialSlot
     private let pipeline: Pipeline
     private let lastRateLimit: RateLimitMemory
+    /// The usage the API last reported, for a configuration with a `UsageRule`; nil otherwise.
+    public let usage: UsageMemory?
     /// `configuration.defaultHeaders`, made into `Headers` once.
     private let defaultHeaders: Headers
     /// False while a HAR file answers (`--replay`): its recordings hold no credentials and
@@ -35,8 +37,10 @@ public final class APIClient: Sendable {
         baseURLIsHTTP = SchemeRule.violation(configuration.baseURL, from: nil) == nil
         let slot = CredentialSlot(configuration.credential, redactor: redactor)
         credentialSlot = slot
+        let usage = configuration.usage.map { _ in UsageMemory() }
+        self.usage = usage
         pipeline = Pipeline(
-            client: configuration, slot: slot, transport: transport, log: log, rateLimits: rateLimits)
+            client: configuration, slot: slot, transport: transport, log: log, rateLimits: rateLimits, usage: usage)
     }
 
     /// Redacts everything this client knows to be secret, its current credential included.
@@ -62,8 +66,14 @@ public final class APIClient: Sendable {
         let exchange = try prepare(request)
         do {
             let response = try await pipeline.send(exchange)
+            var body = response.body
+            if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
+                for form in Set(credential.wireForms.flatMap { [$0, FormEncoding.escape($0)] }) {
+                    body = Self.replacing(Array(form.utf8), in: body)
+                }
+            }
             return Response(
-                status: response.status, headers: response.headers, body: response.body,
+                status: response.status, headers: response.headers, body: body,
                 url: redactor.redactURL(response.url), source: response.source)
         } catch let error as APIError {
             throw redacted(error, exchange: exchange)
@@ -73,14 +83,43 @@ public final class APIClient: Sendable {
         }
     }
 
+    /// `body` with every occurrence of `secret` (4 bytes or more) replaced by `REDACTED`.
+    static func replacing(_ secret: [UInt8], in body: [UInt8]) -> [UInt8] {
+        guard secret.count >= 4, body.count >= secret.count, let first = secret.first else { return body }
+        var out: [UInt8] = []
+        var index = 0
+        var copied = 0
+        let last = body.count - secret.count
+        while index <= last {
+            if body[index] == first, body[index..<(index + secret.count)].elementsEqual(secret) {
+                if out.isEmpty { out.reserveCapacity(body.count) }
+                out.append(contentsOf: body[copied..<index])
+                out.append(contentsOf: "REDACTED".utf8)
+                index += secret.count
+                copied = index
+            } else {
+                index += 1
+            }
+        }
+        guard copied > 0 else { return body }
+        out.append(contentsOf: body[copied...])
+        return out
+    }
+
     /// The same error with every URL and text redacted (also the credentials `exchange` carries
     /// by name, which an error body may echo) and the client named.
     func redacted(_ error: APIError, exchange: Exchange) -> APIError {
         let redactor = redactor.adding(credentialsOf: exchange)
-        return APIError(
+        var redacted = APIError(
             error.kind, redactor.redact(redactURLs(in: error.message, redactor)), status: error.status,
             url: error.url.map { redactor.redactURL($0) }, api: error.api ?? configuration.name,
             body: error.body.map { redactor.redact($0) }, resetAt: error.resetAt, retryAfter: error.retryAfter)
+        redacted.isRetryable = error.isRetryable
+        redacted.details = error.details.map { detail in
+            guard case .string(let text) = detail.value else { return detail }
+            return APIError.Detail(detail.name, .string(redactor.redact(text)))
+        }
+        return redacted
     }
 
     /// Redacts sensitive query parameters in every URL found in `text`.

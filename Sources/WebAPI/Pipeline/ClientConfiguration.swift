@@ -39,6 +39,29 @@ public struct ClientConfiguration: Sendable {
     ///
     /// Default nil.
     public var maxConcurrentRequests: Int?
+    /// The facts of an error body besides its message, as attributes of the exception
+    /// (Instagram's Graph API: `code`, `subcode`, `fbtrace_id`).
+    ///
+    /// Default: none.
+    public var errorDetails: @Sendable (Response) -> [APIError.Detail] = { _ in [] }
+    /// Whether an error answer says it is worth sending again (the Graph API's `is_transient`):
+    /// an idempotent request is then retried as after a 503.
+    ///
+    /// Default: never (only the statuses of `RetryPolicy` are retried).
+    public var isTransient: @Sendable (Response) -> Bool = { _ in false }
+    /// For an API that reports how much of its quota is used (Meta's `X-App-Usage`) and names its
+    /// rate limits by an error code: the rule `UsageStage` reads answers with; nil for others.
+    public var usage: UsageRule?
+    /// Whether the API writes the client's credential into its answers (Meta's `paging` links
+    /// carry `access_token`): the body a caller gets has it replaced by `REDACTED`.
+    ///
+    /// Default false.
+    public var redactsEchoedCredential = false
+    /// How the pipeline waits (rate limits, usage, retries' backoff); tests pass one that
+    /// records the wait and returns at once.
+    ///
+    /// Default: `Task.sleep`.
+    public var sleep: @Sendable (Double) async throws -> Void = RetryStage.taskSleep
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],

@@ -30,7 +30,8 @@ extension Pipeline {
     /// says nobody reads it] → redirects → [recording → cache or replay, when the transport is
     /// an `ExchangeStore`] → retries → [the client's cap on requests in flight, when its
     /// configuration sets one] → [the shared rate-limit governor, with
-    /// `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
+    /// `APIMACRO_SHARED_STATE`] → [usage, for an API that reports it (`ClientConfiguration.usage`)]
+    /// → credentials → exchange log → transport.
     ///
     /// What varies per request (whether an error status raises) travels on the exchange; what
     /// an `ExchangeStore` holds (its recorder, replay, cache and shared state, each nil when
@@ -42,15 +43,23 @@ extension Pipeline {
     ///   - transport: what sends the exchanges; an `ExchangeStore` adds its stages.
     ///   - log: the exchange log (`-v`).
     ///   - rateLimits: where the last rate-limit headers are kept.
+    ///   - usage: where the last usage is kept, for a configuration with a `UsageRule`.
     init(
         client configuration: ClientConfiguration, slot: CredentialSlot, transport: any Transport, log: ExchangeLog,
-        rateLimits: RateLimitMemory
+        rateLimits: RateLimitMemory, usage: UsageMemory? = nil
     ) {
         let store = transport as? ExchangeStore
         let baseURL = configuration.baseURL
+        let sleep = configuration.sleep
+        let usageRule = configuration.usage
+        let usageWait: @Sendable (Response) -> Double? = { response in usageRule?.read(response.headers)?.regainAfter }
         var stages: [any Stage] = [
-            StatusStage(api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
-            RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
+            StatusStage(
+                api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
+                details: configuration.errorDetails, retryAfter: usageWait),
+            RateLimitStage(
+                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name, sleep: sleep,
+                message: configuration.errorMessage, details: configuration.errorDetails, retryAfter: usageWait),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         stages.append(RedirectStage(slot: slot))
@@ -67,7 +76,10 @@ extension Pipeline {
                         shared: store.shared))
             }
         }
-        stages.append(RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)))
+        stages.append(
+            RetryStage(
+                policy: RetryPolicy(maxRetries: configuration.maxRetries), sleep: sleep,
+                isTransient: configuration.isTransient))
         if let cap = configuration.maxConcurrentRequests {
             stages.append(ConcurrencyLimitStage(limit: ConcurrencyLimit(limit: cap)))
         }
@@ -75,7 +87,13 @@ extension Pipeline {
             stages.append(
                 GovernorStage(
                     shared: shared, limits: store.limits, slot: slot, baseURL: baseURL, maxWait: configuration.maxWait,
-                    api: configuration.name))
+                    api: configuration.name, sleep: sleep))
+        }
+        if let usageRule {
+            stages.append(
+                UsageStage(
+                    rule: usageRule, memory: usage ?? UsageMemory(), maxWait: configuration.maxWait,
+                    api: configuration.name, sleep: sleep))
         }
         stages.append(CredentialStage(slot: slot, baseURL: baseURL))
         stages.append(ExchangeLogStage(log: log, slot: slot))

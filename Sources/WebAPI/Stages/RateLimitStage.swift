@@ -10,16 +10,29 @@ public struct RateLimitStage: Stage {
     public let api: String?
     let sleep: @Sendable (Double) async throws -> Void
     let now: @Sendable () -> Double
+    /// The API's message in a rate-limit answer (default: a JSON body's `message`).
+    let message: @Sendable (Response) -> String?
+    /// The facts of the answer the error carries (the Graph API's `code`, …).
+    let details: @Sendable (Response) -> [APIError.Detail]
+    /// Seconds until calls are allowed again when the headers this stage reads do not say
+    /// (the Graph API's usage headers).
+    let retryAfter: @Sendable (Response) -> Double?
 
     public init(
         policy: RateLimitPolicy, api: String?,
         sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        message: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage,
+        details: @escaping @Sendable (Response) -> [APIError.Detail] = { _ in [] },
+        retryAfter: @escaping @Sendable (Response) -> Double? = { _ in nil }
     ) {
         self.policy = policy
         self.api = api
         self.sleep = sleep
         self.now = now
+        self.message = message
+        self.details = details
+        self.retryAfter = retryAfter
     }
 
     /// How many times one request may wait before giving up.
@@ -35,16 +48,20 @@ public struct RateLimitStage: Stage {
             case .wait(let seconds):
                 waits += 1
                 try await sleep(seconds)
-            case .fail(let retryAfter, let resetAt):
-                var message = "\(exchange.method) \(response.url) → \(response.status) rate limited"
-                if let text = JSONPath.string(in: response.body, path: ["message"]) { message += ": \(text)" }
+            case .fail(let headerWait, let headerReset):
+                var text = "\(exchange.method) \(response.url) → \(response.status) rate limited"
+                if let reason = message(response) { text += ": \(reason)" }
+                let retryAfter =
+                    headerWait ?? self.retryAfter(response).map { min(max(0, $0), RateLimitPolicy.longestWait) }
                 if let retryAfter {
-                    message +=
+                    text +=
                         " (retry after \(Seconds.whole(retryAfter)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(policy.maxWait)) s)"
                 }
-                throw APIError(
-                    .rateLimited, message, status: response.status, url: response.url, api: api, body: response.text,
-                    resetAt: resetAt, retryAfter: retryAfter)
+                var error = APIError(
+                    .rateLimited, text, status: response.status, url: response.url, api: api, body: response.text,
+                    resetAt: headerReset ?? retryAfter.map { Int(now() + $0) }, retryAfter: retryAfter)
+                error.details = details(response)
+                throw error
             }
         }
     }

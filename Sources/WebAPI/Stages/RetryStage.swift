@@ -1,7 +1,7 @@
 import Foundation
 
-/// Retries idempotent requests on connection errors, 502, 503 and 504 with
-/// backoff and jitter.
+/// Retries idempotent requests on connection errors, 502, 503 and 504 (and an error answer the
+/// client's API calls transient) with backoff and jitter.
 ///
 /// Never retries a POST (its body may have been sent), a timeout (a slow server
 /// would only be asked again), a body over the size limit or a decompression
@@ -13,10 +13,17 @@ public struct RetryStage: Stage {
     public let policy: RetryPolicy
     /// Waits between attempts (tests pass a recorder).
     let sleep: @Sendable (Double) async throws -> Void
+    /// Whether an answer with another status says it is worth sending again (the Graph API's
+    /// `is_transient`).
+    let isTransient: @Sendable (Response) -> Bool
 
-    public init(policy: RetryPolicy, sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep) {
+    public init(
+        policy: RetryPolicy, sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        isTransient: @escaping @Sendable (Response) -> Bool = { _ in false }
+    ) {
         self.policy = policy
         self.sleep = sleep
+        self.isTransient = isTransient
     }
 
     public static let taskSleep: @Sendable (Double) async throws -> Void = { seconds in
@@ -28,7 +35,10 @@ public struct RetryStage: Stage {
         while true {
             do {
                 let response = try await next(exchange)
-                guard exchange.isIdempotent, RetryPolicy.retryableStatuses.contains(response.status) else {
+                guard exchange.isIdempotent,
+                    RetryPolicy.retryableStatuses.contains(response.status)
+                        || (!response.isSuccess && isTransient(response))
+                else {
                     return response
                 }
                 attempt += 1

@@ -1,24 +1,43 @@
+import Foundation
+
 /// Turns a non-2xx final response into the one error type, with the API's
 /// own message, unless the request asked to see every status (`Exchange.validatesStatus`).
 public struct StatusStage: Stage {
     public let api: String?
     public let message: @Sendable (Response) -> String?
     public let kind: @Sendable (Response) -> APIError.Kind?
+    /// The facts of the error body the exception carries besides its message.
+    public let details: @Sendable (Response) -> [APIError.Detail]
+    /// For a rate limit the status alone does not show (an error code in the body): seconds
+    /// until calls are allowed again, when the answer says.
+    public let retryAfter: @Sendable (Response) -> Double?
 
     public init(
         api: String?, message: @escaping @Sendable (Response) -> String?,
-        kind: @escaping @Sendable (Response) -> APIError.Kind? = { _ in nil }
+        kind: @escaping @Sendable (Response) -> APIError.Kind? = { _ in nil },
+        details: @escaping @Sendable (Response) -> [APIError.Detail] = { _ in [] },
+        retryAfter: @escaping @Sendable (Response) -> Double? = { _ in nil }
     ) {
         self.api = api
         self.message = message
         self.kind = kind
+        self.details = details
+        self.retryAfter = retryAfter
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         guard exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
-        let error = APIError.status(response, api: api, method: exchange.method, message: message(response))
-        guard let kind = kind(response), kind != error.kind else { throw error }
-        throw APIError(kind, error.message, status: error.status, url: error.url, api: api, body: error.body)
+        var error = APIError.status(response, api: api, method: exchange.method, message: message(response))
+        let kind = kind(response) ?? error.kind
+        let wait =
+            kind == .rateLimited ? retryAfter(response).map { min(max(0, $0), RateLimitPolicy.longestWait) } : nil
+        if kind != error.kind || wait != nil {
+            error = APIError(
+                kind, error.message, status: error.status, url: error.url, api: api, body: error.body,
+                resetAt: wait.map { Int(Date().timeIntervalSince1970 + $0) }, retryAfter: wait)
+        }
+        error.details = details(response)
+        throw error
     }
 }

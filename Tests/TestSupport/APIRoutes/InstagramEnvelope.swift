@@ -77,13 +77,18 @@ enum InstagramEnvelope {
     }
 }
 
-/// The Instagram recordings (`../shared/fixtures/instagram/…`), parsed once per process.
+/// The Instagram recordings (`../shared/fixtures/instagram/…`, and for the Graph routes
+/// `instagram-graph/…`), parsed once per process.
 enum InstagramFixtures {
     private static let cache = Mutex<[String: JSON]>([:])
 
     /// The whole document of `instagram/<name>`.
     static func document(_ name: String) throws -> JSON {
-        let path = "instagram/" + name
+        try document(at: "instagram/" + name)
+    }
+
+    /// The whole document of `../shared/fixtures/<path>`, parsed once per process.
+    static func document(at path: String) throws -> JSON {
         if let cached = cache.withLock({ $0[path] }) { return cached }
         let document = try JSON(parsing: try TestServer.fixture(path))
         cache.withLock { $0[path] = document }

@@ -88,6 +88,7 @@ struct Router: Sendable {
             CommonRoutes(),
             FeedRoutes(),
             InstagramRoutes(),
+            InstagramGraphRoutes(),
             OAuthRoutes(),
             ShortenerRoutes(),
             BitlyRoutes(),

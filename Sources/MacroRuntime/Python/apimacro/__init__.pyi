@@ -42,9 +42,9 @@ class APIError(Exception):
     url: str | None
     api: str | None
     body: str | None
-    code: int | None  # awaiting issue 26
-    subcode: int | None  # awaiting issue 26
-    fbtrace_id: str | None  # awaiting issue 26
+    code: int | None
+    subcode: int | None
+    fbtrace_id: str | None
     def __init__(
         self,
         message: str = "",
@@ -250,19 +250,19 @@ class Instagram:
         """The OAuth URL to open in a browser."""
     def complete_login(self, redirect_url: str) -> None:
         """Stores the token from the redirect URL; AuthError on error= or a state mismatch."""
-    def me(self, fields: _Fields | None = None) -> _JSONObject:  # awaiting issue 26
+    def me(self, fields: _Fields | None = None) -> _JSONObject:
         """The account: user_id, username, name, account_type, followers_count, media_count, ..."""
-    def media(  # awaiting issue 26
+    def media(
         self, user_id: str = "me", fields: _Fields | None = None, limit: int | None = None
     ) -> PageIterator[_JSONObject]:
         """The account's media, every page."""
-    def recent_media(  # awaiting issue 26
+    def recent_media(
         self, user_id: str = ..., fields: _Fields | None = None, limit: int | None = None
     ) -> PageIterator[_JSONObject]:
         """``media``'s old name (the v1 API: users/{user_id}/media/recent)."""
-    def children(self, media_id: str) -> list[_JSONObject]:  # awaiting issue 26
+    def children(self, media_id: str) -> list[_JSONObject]:
         """The items of a carousel."""
-    def insights(  # awaiting issue 26
+    def insights(
         self, target: str, metrics: _Fields, period: str | None = None, **params: _ParamValue
     ) -> Any:
         """Media or account insights, as the API shapes them."""
@@ -272,12 +272,12 @@ class Instagram:
         """v1 only: whom the account follows."""
     def get(self, path: str, params: _Params | None = None) -> Any:
         """One GET relative to the base URL (v1: the envelope's ``data``)."""
-    def paginate(  # awaiting issue 26
+    def paginate(
         self, path: str, params: _Params | None = None, limit: int | None = None
     ) -> PageIterator[Any]:
         """Every item of every page."""
     @property
-    def rate_limit(self) -> _JSONObject | None:  # awaiting issue 26
+    def rate_limit(self) -> _JSONObject | None:
         """X-App-Usage / X-Business-Use-Case-Usage as last seen (percentages), or None."""
 
 class Shortener:

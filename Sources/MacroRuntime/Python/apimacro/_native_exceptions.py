@@ -13,7 +13,12 @@ class APIError(Exception):
     Attributes: status (int or None), url (redacted), api (client name),
     body (response text or None, at most 4 KiB). The message, url and body are
     redacted when the error is made: no secret apimacro knows stays in them.
+    code, subcode, fbtrace_id: the Graph API's error fields (Instagram), else None.
     """
+    code = None
+    subcode = None
+    fbtrace_id = None
+
     def __init__(self, message="", *, status=None, url=None, api=None, body=None):
         message = _redact(message)
         super().__init__(message)

@@ -26,7 +26,7 @@ from ._output import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
 from ._tracebacks import hide_internal
 
 # The clients with a login, built-in and plugins (the names `apimacro login` takes), and how each
-# logs in ("oauth2_implicit" or "key"), as the host lists them.
+# logs in ("oauth2_implicit", "oauth2_code" or "key"), as the host lists them.
 LOGINS = dict(_apimacro._logins)
 
 COMMANDS = {
@@ -213,7 +213,7 @@ class Console(code.InteractiveConsole):
         import apimacro
 
         client = getattr(apimacro, args[0], None)
-        if kind == "oauth2_implicit":
+        if kind in ("oauth2_implicit", "oauth2_code"):
             # A built-in client logs in in-process, so the session's client uses the token at once;
             # a plugin's login keeps its state as `apimacro login NAME` does.
             builtin = hasattr(client, "complete_login")
