@@ -64,7 +64,8 @@ struct ExampleReplayTests {
     /// first (scripts/record-cassettes rewrites its recordings with the same table).
     static let hosts = [
         ("https://api.instagram.com/v1", "/instagram/v1"), ("https://graph.instagram.com", "/instagram/graph"),
-        ("https://www.googleapis.com/urlshortener/v1", "/urlshortener/v1"), ("https://api-ssl.bitly.com/v4", "/bitly/v4"),
+        ("https://www.googleapis.com/urlshortener/v1", "/urlshortener/v1"),
+        ("https://api-ssl.bitly.com/v4", "/bitly/v4"),
         ("https://api.github.com", ""),
     ]
 

@@ -18,7 +18,8 @@ struct ExampleTests {
         [
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/graph",
             "APIMACRO_INSTAGRAM_TOKEN": "ig-token-1", "APIMACRO_SHORTENER_URL": server.baseURL + "/bitly/v4",
-            "APIMACRO_SHORTENER_TOKEN": "bitly-test-token", "APIMACRO_SHORTENER_KEY": "AIza-test-key", "APIMACRO_GITHUB_TOKEN": "ghp_exampleTestToken0000",
+            "APIMACRO_SHORTENER_TOKEN": "bitly-test-token", "APIMACRO_SHORTENER_KEY": "AIza-test-key",
+            "APIMACRO_GITHUB_TOKEN": "ghp_exampleTestToken0000",
         ].merging(example.map { ExampleReplayTests.liveEnvironment(of: $0, server: server) } ?? [:]) { $1 }
     }
 

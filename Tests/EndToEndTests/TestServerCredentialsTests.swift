@@ -59,7 +59,8 @@ struct TestServerCredentialsTests {
         let space = try Workspace()
         defer { space.remove() }
         let examples = ExampleTests.examples
-        let shorten = "import apimacro\nfrom apimacro import shortener\n"
+        let shorten =
+            "import apimacro\nfrom apimacro import shortener\n"
             + "apimacro.output([shortener.shorten('https://example.com/a')])"
         let runs: [String: [String]] = [
             "github": [examples.appendingPathComponent("github-profile.py").path, "--login", "octocat"],
