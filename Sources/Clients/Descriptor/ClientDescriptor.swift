@@ -25,12 +25,16 @@ public struct ClientDescriptor: Sendable {
     /// The login as the settings make it, when they change what it asks for (the shortener's
     /// backend decides whether it is a Bitly token or a Shlink key); nil when `login` is all.
     let loginInView: (@Sendable (SettingsView) -> LoginKind)?
+    /// How `auth status --check` asks the service whose credential it is, under given
+    /// settings (the shortener's depends on its backend); nil when the client declares none.
+    let identityInView: (@Sendable (SettingsView) -> IdentityCheck?)?
 
     /// A client's description; `loginIn`, when given, is its login under given settings
-    /// (`login` stays what the help texts describe).
+    /// (`login` stays what the help texts describe); `identity`, its `auth status --check`.
     public init(
         name: String, settings: [ClientSetting] = [], credentialSources: [CredentialSource] = [],
-        login: LoginKind? = nil, noLogin: String? = nil, loginIn: (@Sendable (SettingsView) -> LoginKind)? = nil
+        login: LoginKind? = nil, noLogin: String? = nil, loginIn: (@Sendable (SettingsView) -> LoginKind)? = nil,
+        identity: (@Sendable (SettingsView) -> IdentityCheck?)? = nil
     ) {
         self.name = name
         self.settings = settings
@@ -38,6 +42,13 @@ public struct ClientDescriptor: Sendable {
         self.login = login
         self.noLogin = noLogin
         self.loginInView = loginIn
+        self.identityInView = identity
+    }
+
+    /// How `auth status --check` asks who the credential belongs to under the settings in
+    /// `view`; nil when the client declares no check.
+    public func identity(in view: SettingsView) -> IdentityCheck? {
+        identityInView?(view)
     }
 
     /// How `apimacro login NAME` gets a credential under the settings in `view`.

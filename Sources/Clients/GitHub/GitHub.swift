@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// GitHub as apimacro knows it: its settings and where its token comes from
 /// (`descriptor`); `GitHubConfiguration` reads them, `GitHubRouter` builds each endpoint's
@@ -23,5 +24,24 @@ public enum GitHub {
     /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; no login.
     public static let descriptor = ClientDescriptor(
         name: name, settings: [url, token, apiVersion, graphQLURL],
-        credentialSources: [.variable(token.variable), .variable("GITHUB_TOKEN")])
+        credentialSources: [.variable(token.variable), .variable("GITHUB_TOKEN")], identity: { _ in identity })
+
+    /// `auth status --check`, as `gh auth status`: `GET /user` names the token's account,
+    /// `X-OAuth-Scopes` a classic token's scopes (a fine-grained token's answer has none) and
+    /// `GitHub-Authentication-Token-Expiration` an expiring token's end (GitHub's REST docs,
+    /// "Scopes for OAuth apps" and "Authenticating to the REST API").
+    public static let identity = IdentityCheck(Request("GET", "/user")) { response in
+        var facts: [String] = []
+        if let scopes = response.headers["X-OAuth-Scopes"]?.trimmingCharacters(in: .whitespaces) {
+            facts.append(scopes.isEmpty ? "no scopes" : "scopes: \(scopes)")
+        } else {
+            facts.append("scopes not listed (a fine-grained token)")
+        }
+        if let end = response.headers["GitHub-Authentication-Token-Expiration"] {
+            facts.append("expires \(end)")
+        }
+        return Identity(
+            account: IdentityCheck.string(IdentityCheck.object(response), "login") ?? "an account GitHub did not name",
+            facts: facts)
+    }
 }

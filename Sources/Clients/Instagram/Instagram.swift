@@ -57,7 +57,25 @@ public enum Instagram {
     /// from `APIMACRO_INSTAGRAM_TOKEN`, else the one `apimacro login instagram` stored.
     public static let descriptor = ClientDescriptor(
         name: name, settings: [url, token, apiVersion] + businessLogin.settings,
-        credentialSources: [.variable(token.variable), .storedLogin], login: .oauthCode(businessLogin))
+        credentialSources: [.variable(token.variable), .storedLogin], login: .oauthCode(businessLogin),
+        identity: { view in InstagramBackend.isLegacy(view) ? legacyIdentity : identity })
+
+    /// `auth status --check` on the Graph API: `GET me` with the account's user name and type.
+    public static let identity = IdentityCheck(
+        InstagramGraphRouter.me(fields: "user_id,username,account_type").request
+    ) { response in
+        let object = IdentityCheck.object(response)
+        return Identity(
+            account: IdentityCheck.string(object, "username") ?? "an account Instagram did not name",
+            facts: IdentityCheck.string(object, "account_type").map { ["\($0.lowercased()) account"] } ?? [])
+    }
+
+    /// `auth status --check` on the legacy v1 API: `GET users/self`, the user in `data`.
+    static let legacyIdentity = IdentityCheck(InstagramRouter.me.request) { response in
+        Identity(
+            account: IdentityCheck.string(IdentityCheck.object(response), "data", "username")
+                ?? "an account Instagram did not name")
+    }
 }
 
 /// Which API an Instagram client speaks, as its settings choose.

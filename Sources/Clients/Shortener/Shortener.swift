@@ -43,7 +43,31 @@ public enum Shortener {
         name: name, settings: [backend, url, token, key, group, maxConcurrency],
         credentialSources: [variable(token, for: [.bitly]), variable(key, for: [.shlink, .google]), .storedLogin],
         login: ShortenerBackend.bitly.login,
-        loginIn: { view in (ShortenerBackend.selected(in: view) ?? .bitly).login })
+        loginIn: { view in (ShortenerBackend.selected(in: view) ?? .bitly).login },
+        identity: { view in
+            switch ShortenerBackend.selected(in: view) ?? .bitly {
+            case .bitly: bitlyIdentity
+            case .shlink: shlinkIdentity
+            case .google: nil
+            }
+        })
+
+    /// `auth status --check` with Bitly: `GET /user` names the account (its login).
+    static let bitlyIdentity = IdentityCheck(BitlyRouter.user.request) { response in
+        let object = IdentityCheck.object(response)
+        return Identity(
+            account: IdentityCheck.string(object, "login") ?? IdentityCheck.string(object, "name")
+                ?? "an account Bitly did not name")
+    }
+
+    /// `auth status --check` with Shlink, which names no account: one page of one short URL
+    /// shows the key is accepted, and how many short URLs the server holds.
+    static let shlinkIdentity = IdentityCheck(ShlinkRouter.list(page: 1, itemsPerPage: 1).request) { response in
+        let total = IdentityCheck.string(IdentityCheck.object(response), "shortUrls", "pagination", "totalItems")
+        return Identity(
+            account: "the key is accepted (Shlink names no account)",
+            facts: total.map { ["\($0) short URLs"] } ?? [])
+    }
 
     /// `setting`'s variable as a credential source read only when the backend is one of `backends`.
     static func variable(_ setting: ClientSetting, for backends: Set<ShortenerBackend>) -> CredentialSource {

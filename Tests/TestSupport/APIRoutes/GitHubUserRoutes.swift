@@ -1,8 +1,14 @@
-/// `GET /users/{login}` and its paginated lists (repos, followers, following).
+/// `GET /users/{login}` and its paginated lists (repos, followers, following), and `GET /user`.
 struct GitHubUserRoutes: RouteHandler {
     static let docs = "https://docs.github.com/rest"
+    /// The scopes `GET /user` names in `X-OAuth-Scopes` for a classic token (the header's form as
+    /// in ../shared/fixtures/github/octokit-get-root.json: names joined by ", ").
+    static let classicScopes = "read:org, repo"
 
     func respond(to request: RouteRequest) -> Response? {
+        if request.match("GET", "/user") != nil {
+            return authenticatedUser(request)
+        }
         if let captures = request.match("GET", "/users/{login}"), let login = captures["login"] {
             return user(login, request: request)
         }
@@ -32,6 +38,31 @@ struct GitHubUserRoutes: RouteHandler {
             return GitHubUserRoutes.notFound("/users/users#get-a-user")
         }
         return build { .json(try GitHubObjects.fullUser(profile, origin: request.origin)) }
+    }
+
+    /// `GET /user` ("Get the authenticated user"): octocat for any token; a classic token (one
+    /// starting `ghp_`) gets `X-OAuth-Scopes`, a fine-grained one (`github_pat_`) none, as
+    /// GitHub answers; no token is GitHub's 401 "Requires authentication", a token starting
+    /// `bad` its 401 "Bad credentials" (shapes from GitHub's REST docs).
+    private func authenticatedUser(_ request: RouteRequest) -> Response {
+        let authorization = request.recorded.header("Authorization") ?? ""
+        let token = authorization.split(separator: " ").last.map(String.init) ?? ""
+        guard !token.isEmpty, !token.hasPrefix("bad") else {
+            return .json(
+                .object([
+                    ("message", .string(token.isEmpty ? "Requires authentication" : "Bad credentials")),
+                    ("documentation_url", .string(GitHubUserRoutes.docs)),
+                    ("status", .string("401")),
+                ]), status: 401)
+        }
+        let scopes = token.hasPrefix("ghp_") ? [("X-OAuth-Scopes", GitHubUserRoutes.classicScopes)] : []
+        guard let profile = GitHubProfile.named("octocat") else {
+            return .message("fixture unavailable: octocat", status: 500)
+        }
+        return build {
+            let user = try GitHubObjects.fullUser(profile, origin: request.origin)
+            return .json(user, headers: scopes)
+        }
     }
 
     private func repos(_ login: String, request: RouteRequest) -> Response {
