@@ -36,7 +36,7 @@ struct Apimacro: AsyncParsableCommand {
                     statsFile: plain.statsFile, macro: plain.macro, arguments: plain.arguments)
             } else {
                 try checkCommandName(arguments)
-                var command = try parseAsRoot()
+                var command = try parseAsRoot(joiningNegativeValues(arguments))
                 if var asyncCommand = command as? AsyncParsableCommand {
                     try await asyncCommand.run()
                 } else {
@@ -65,6 +65,36 @@ extension Apimacro {
             throw ValidationError("unknown command '\(first)'; did you mean '\(guess)'?")
         }
         throw ValidationError("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", "))")
+    }
+}
+
+extension Apimacro {
+    /// The options that take a number, which may be negative.
+    static let numericOptions: Set<String> = ["--timeout", "--request-timeout", "-j", "--jobs", "--listen"]
+
+    /// `--timeout -1` as `--timeout=-1` (before a `--`): swift-argument-parser reads a `-1` after an
+    /// option as another option and reports a missing value, where the user gave a bad one, which
+    /// the settings' checks then name ("--timeout: -1.0 is not a number of seconds; …").
+    static func joiningNegativeValues(_ arguments: [String]) -> [String] {
+        var joined: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                joined += arguments[index...]
+                break
+            }
+            if numericOptions.contains(argument), index + 1 < arguments.count,
+                arguments[index + 1].hasPrefix("-"), Double(arguments[index + 1]) != nil
+            {
+                joined.append("\(argument)=\(arguments[index + 1])")
+                index += 2
+                continue
+            }
+            joined.append(argument)
+            index += 1
+        }
+        return joined
     }
 }
 

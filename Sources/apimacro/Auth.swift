@@ -52,12 +52,13 @@ struct Logout: ParsableCommand {
     }
 }
 
-/// `apimacro auth status`.
+/// `apimacro auth status` (`apimacro auth` alone is `auth status`, as `plugins` is `plugins list`).
 struct Auth: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self]
-    )
+        abstract: "Credentials: which clients have them and where from (never the secrets).",
+        subcommands: [Status.self],
+        defaultSubcommand: Status.self)
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(

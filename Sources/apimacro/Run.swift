@@ -213,7 +213,7 @@ struct Run: ParsableCommand {
         let macroFlags = MacroOptions.mentionsRunOption(arguments) ? try MacroSignature.optionFlags(of: file) : []
         let (own, macroArguments) = MacroOptions.split(arguments, macroFlags: macroFlags)
         if !own.isEmpty {
-            settings = try MacroOptions.parse(forwarded + own).settings()
+            settings = try MacroOptions.parse(Apimacro.joiningNegativeValues(forwarded + own)).settings()
         }
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
         // A failure before Python started made no request: zeros.
