@@ -14,7 +14,10 @@ enum ErrorReport {
             if ending.printsOnStandardOutput {
                 print(message)
             } else {
-                FileHandle.standardError.write(Data((message + "\n").utf8))
+                let palette = ColorChoice.forErrors(
+                    arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment
+                ).palette(for: STDERR_FILENO)
+                FileHandle.standardError.write(Data((palette.error(message) + "\n").utf8))
             }
         }
         return ending.exitCode

@@ -17,6 +17,10 @@ enum ApimacroModule {
             doc: "Native half of apimacro: exceptions, clients and helpers. Import `apimacro` instead.")
         try module.set("__version__", PyRef(string: version))
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
+        // How `apimacro.output` colours and fits tables (`_output.py`): auto, always or never
+        // (NO_COLOR and a dumb terminal already folded in), and `--wide`.
+        try module.set("color", PyRef(string: settings.color.rawValue))
+        try module.set("wide", PyRef.bool(settings.wide))
         try ErrorRedaction.install(in: module, secrets: runtime.secrets)
         // The exception classes of SPEC §3, defined once when the module loads (they use `_redact`).
         try module.exec(PythonPackage.source("_native_exceptions.py"))

@@ -3,6 +3,10 @@ import Foundation
 import PythonBridge
 import WebAPI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The embedded interpreter with apimacro loaded: `_apimacro`, the bundled
 /// package, and the user's virtualenv when one of the same Python is active.
 public final class MacroHost: Sendable {
@@ -18,8 +22,12 @@ public final class MacroHost: Sendable {
     let warn: @Sendable (String) -> Void
 
     /// Starts Python (once per process) and loads apimacro into it.
-    public init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
+    ///
+    /// `warn` writes warnings; by default they go to stderr, yellow when the settings colour it.
+    public init(settings: Settings, warn: (@Sendable (String) -> Void)? = nil) throws {
         self.settings = settings
+        let palette = settings.color.palette(for: STDERR_FILENO)
+        let warn = warn ?? { MacroHost.standardError(palette.warning($0)) }
         let runtime = try Runtime(settings: settings, warn: warn)
         self.runtime = runtime
         self.warn = warn

@@ -56,7 +56,7 @@ public struct MacroRunner {
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
             } catch {
                 let ending = report(error, name: name, file: file, signal: termination?.signal)
-                if let message = ending.message { writeError(message) }
+                if let message = ending.message { writeError(message, paint: { $0.error($1) }) }
                 code = ending.exitCode
             }
             // Its output's reader gone (`| head`) at the final flush: the quiet end of a closed pipe.
@@ -139,7 +139,7 @@ public struct MacroRunner {
         }
         let described = PythonException.describe(
             type: type, value: value, traceback: macroFrames(traceback, file: file))
-        writeError(described.traceback, newline: false)
+        writeError(described.traceback, newline: false, paint: { $0.traceback($1) })
         return .failure()
     }
 
@@ -189,9 +189,11 @@ public struct MacroRunner {
     }
 
     /// Writes redacted text to Python's `sys.stderr` (so it stays in order
-    /// with what the macro printed), falling back to the process's stderr.
-    func writeError(_ text: String, newline: Bool = true) {
-        let line = host.redactor.redact(text) + (newline ? "\n" : "")
+    /// with what the macro printed), falling back to the process's stderr; `paint` colours it
+    /// when the settings colour stderr.
+    func writeError(_ text: String, newline: Bool = true, paint: (Palette, String) -> String = { $1 }) {
+        let palette = host.settings.color.palette(for: STDERR_FILENO)
+        let line = paint(palette, host.redactor.redact(text)) + (newline ? "\n" : "")
         Interpreter.flushStandardStreams()
         if let stderr = try? Interpreter.import("sys").attribute("stderr"), !stderr.isNone,
             (try? stderr.callMethod("write", [PyRef(string: line)])) != nil

@@ -53,6 +53,12 @@ public struct Settings: Sendable {
     public var sharedStateTimeout = 1.0
     /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
     public var governorLimits = GovernorLimits()
+    /// When output is coloured (`--color`, `[ui] color`, `NO_COLOR`; see `ColorChoice`).
+    ///
+    /// Default `auto`: on a terminal.
+    public var color = ColorChoice.auto
+    /// `--wide`: tables keep every cell whole instead of fitting the terminal's width.
+    public var wide = false
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
     /// formatted line per exchange while off, so only the REPL sets it.
     ///
@@ -67,7 +73,7 @@ public struct Settings: Sendable {
     /// otherwise the variable itself is named), the key and the accepted values.
     public init(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
-        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
+        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true, color: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         origins: [String: String] = [:],
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -85,6 +91,7 @@ public struct Settings: Sendable {
             }
         }
         self.home = Settings.home(environment: environment)
+        self.color = try ColorChoice.resolve(flag: color, check: check)
         self.verbose = verbose
         if let requestTimeout {
             try SettingCheck.positive(requestTimeout, source: "--request-timeout")
@@ -129,7 +136,7 @@ public struct Settings: Sendable {
     /// An unknown key in `config.toml` is an error too (with "did you mean").
     public static func load(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
-        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
+        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true, color: String? = nil,
         process: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Settings {
         let home = home(environment: process)
@@ -151,7 +158,7 @@ public struct Settings: Sendable {
         let settings = try Settings(
             format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record,
             replay: replay,
-            offline: offline, useCache: useCache, environment: environment, origins: origins)
+            offline: offline, useCache: useCache, color: color, environment: environment, origins: origins)
         try file.checkKeys(entries, pluginFolders: settings.pluginFolders)
         return settings
     }
