@@ -17,7 +17,8 @@ struct Apimacro: AsyncParsableCommand {
             """,
         version: VersionText.text,
         subcommands: [
-            Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self,
+            Run.self, Batch.self, Repl.self, Api.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self,
+            Cache.self,
         ]
     )
 
@@ -26,6 +27,10 @@ struct Apimacro: AsyncParsableCommand {
     /// `run` stays on the main thread (Python delivers Ctrl-C and deadlines
     /// there); commands that wait on the network run as async commands.
     static func main() async {
+        // `apimacro api --jq`'s filter runs in this binary started again: nothing else of it.
+        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == JQChild.argument {
+            JQChild.main(Array(CommandLine.arguments.dropFirst(2)))
+        }
         ProcessEnvironment.prepare()  // before any thread starts: it edits the environment
         let code: Int32
         do {

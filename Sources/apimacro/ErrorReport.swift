@@ -17,7 +17,9 @@ enum ErrorReport {
                 let palette = ColorChoice.forErrors(
                     arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment
                 ).palette(for: STDERR_FILENO)
-                FileHandle.standardError.write(Data((palette.error(message) + "\n").utf8))
+                // A server's text in the message (an error body's message) is shown, not obeyed.
+                let shown = TerminalText.shown(message, on: STDERR_FILENO)
+                FileHandle.standardError.write(Data((palette.error(shown) + "\n").utf8))
             }
         }
         return ending.exitCode

@@ -193,7 +193,9 @@ public struct MacroRunner {
     /// when the settings colour stderr.
     func writeError(_ text: String, newline: Bool = true, paint: (Palette, String) -> String = { $1 }) {
         let palette = host.settings.color.palette(for: STDERR_FILENO)
-        let line = paint(palette, host.redactor.redact(text)) + (newline ? "\n" : "")
+        // On a terminal, a server's text quoted in an exception is shown, not obeyed.
+        let shown = TerminalText.shown(host.redactor.redact(text), on: STDERR_FILENO)
+        let line = paint(palette, shown) + (newline ? "\n" : "")
         Interpreter.flushStandardStreams()
         if let stderr = try? Interpreter.import("sys").attribute("stderr"), !stderr.isNone,
             (try? stderr.callMethod("write", [PyRef(string: line)])) != nil
