@@ -167,4 +167,62 @@ struct TerminalOutputTests {
         let json = try await space.run("run", "plain.py")
         #expect(json.stdout == "[\n  \"a\",\n  \"bb\"\n]\n")
     }
+
+    /// Eight pages of one repository each, then their count; a line printed after page 4.
+    static let pages = """
+        from apimacro import github
+        count = 0
+        for repo in github.paginate("/users/octocat/repos", params={"per_page": 1}):
+            count += 1
+            if count == 4:
+                print("halfway")
+        print(count)
+        """
+
+    @Test("a long pagination shows a progress line on stderr; what the macro prints erases it first; none in a pipe")
+    func paginationProgress() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: ["pages.py": Self.pages])
+        defer { space.remove() }
+        let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
+        // Each page 300 ms late: the line appears once the iteration has taken half a second.
+        server.inject(Array(repeating: .delay(milliseconds: 300), count: 8), path: "/users/octocat/repos")
+        let shown = try await Self.onTerminal(["run", "--no-cache", "pages.py"], in: space, environment: environment)
+        #expect(shown.status == 0, "\(shown.output)")
+        #expect(shown.output.contains("github: 2 pages · 2 items · 2 requests · rate limit "), "\(shown.output)")
+        #expect(shown.output.contains("\r\u{1B}[Khalfway\n"), "erased before the macro's line: \(shown.output)")
+        #expect(shown.output.hasSuffix("\r\u{1B}[K8\n"), "erased when the iteration ends: \(shown.output)")
+        server.inject(Array(repeating: .delay(milliseconds: 300), count: 8), path: "/users/octocat/repos")
+        let piped = try await space.run("run", "--no-cache", "pages.py", environment: environment)
+        #expect(piped.stdout == "halfway\n8\n")
+        #expect(piped.stderr == "")
+        try await server.shutdown()
+    }
+
+    @Test("a long map shows how many calls are done; -v turns the line off (its own lines say it)")
+    func mapProgress() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "many.py": """
+            import apimacro
+            from apimacro import github
+            results = apimacro.map(github.get, ["/echo/%d" % i for i in range(8)], concurrency=2)
+            print(len(results))
+            """
+        ])
+        defer { space.remove() }
+        let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
+        for index in 0..<8 { server.inject([.delay(milliseconds: 300)], path: "/echo/\(index)") }
+        let shown = try await Self.onTerminal(["run", "--no-cache", "many.py"], in: space, environment: environment)
+        #expect(shown.status == 0, "\(shown.output)")
+        #expect(shown.output.contains("map: "), "\(shown.output)")
+        #expect(shown.output.contains(" of 8 done · "), "\(shown.output)")
+        #expect(shown.output.hasSuffix("\r\u{1B}[K8\n"), "\(shown.output)")
+        for index in 0..<8 { server.inject([.delay(milliseconds: 300)], path: "/echo/\(index)") }
+        let verbose = try await Self.onTerminal(
+            ["run", "-v", "--no-cache", "many.py"], in: space, environment: environment)
+        #expect(!verbose.output.contains(" done · "), "\(verbose.output)")
+        #expect(verbose.output.contains("/echo/7 200 "), "\(verbose.output)")
+        try await server.shutdown()
+    }
 }

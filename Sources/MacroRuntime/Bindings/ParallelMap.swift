@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import Synchronization
 import WebAPI
 
 /// One natively parallel call prepared for `apimacro.map`: everything it
@@ -18,6 +19,9 @@ struct ParallelCall: Sendable {
 /// would: every argument, `params` and `headers` included.
 final class ParallelMethods {
     private var table: [Int: (function: PyRef, make: (PyArguments) throws -> ParallelCall)] = [:]
+    /// Sees a native `map`'s calls before they run (the progress line wraps them), and its end.
+    var observe: ([ParallelCall]) -> [ParallelCall] = { $0 }
+    var finished: () -> Void = {}
 
     func register(_ function: PyRef, _ make: @escaping (PyArguments) throws -> ParallelCall) {
         table[Int(bitPattern: function.pointer)] = (function, make)
@@ -71,6 +75,30 @@ final class ParallelMethods {
 
 /// `apimacro.map(func, items, concurrency=8)`.
 enum ParallelMap {
+    /// Wraps every registered client method's call so that a long `map` shows how many calls
+    /// are done on the progress line (with the requests so far and the rate limit left).
+    static func showProgress(parallel: ParallelMethods, progress: ProgressLine, log: ExchangeLog) {
+        parallel.observe = { calls in
+            let done = Atomic<Int>(0)
+            let total = calls.count
+            progress.begin()
+            return calls.map { call in
+                ParallelCall(api: call.api) {
+                    let response = try await call.run()
+                    let finished = done.add(1, ordering: .relaxed).newValue
+                    progress.update(
+                        "map: \(ProgressLine.count(finished)) of \(ProgressLine.count(total)) done · "
+                            + "\(ProgressLine.count(log.requests)) requests"
+                            + (RateLimitInfo(headers: response.headers)?.remaining.map {
+                                " · rate limit \(ProgressLine.count($0)) left"
+                            } ?? ""))
+                    return response
+                }
+            }
+        }
+        parallel.finished = { progress.erase() }
+    }
+
     static func install(in module: NativeModule, parallel: ParallelMethods, decoder: JSONDecoding) throws {
         try module.addFunction(
             "map",
@@ -107,7 +135,8 @@ enum ParallelMap {
                 calls.append(try make(try PyRef.checked(PySequence.item(items, index))))
             }
             let limit = concurrency
-            let prepared = calls
+            let prepared = parallel.observe(calls)
+            defer { parallel.finished() }
             let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
             return try PySequence.list(
                 responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })

@@ -27,7 +27,7 @@ enum ApimacroModule {
         try module.exec(PythonPackage.source("_native_helpers.py"))
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
-        let iterators = try PageIteratorClass.make()
+        let iterators = try PageIteratorClass.make(progress: runtime.progress.map { ($0, runtime.log) })
         let context = BuiltInClient.Context(
             module: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
         for client in ClientRegistry.all {
@@ -44,6 +44,14 @@ enum ApimacroModule {
             ).toPython())
         try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
+        if let progress = runtime.progress {
+            ParallelMap.showProgress(parallel: parallel, progress: progress, log: runtime.log)
+            // What the macro writes erases the line first (`_terminal.py`).
+            try module.addFunction("_progress_erase", doc: "Erases the progress line, if it is shown.") { _ in
+                progress.erase()
+                return .none
+            }
+        }
         try module.addFunction(
             "sleep",
             doc: "sleep(seconds)\n\nWaits without holding the GIL; Ctrl-C and the macro timeout interrupt it."

@@ -27,8 +27,15 @@ public final class MacroHost: Sendable {
     public init(settings: Settings, warn: (@Sendable (String) -> Void)? = nil) throws {
         self.settings = settings
         let palette = settings.color.palette(for: STDERR_FILENO)
-        let warn = warn ?? { MacroHost.standardError(palette.warning($0)) }
-        let runtime = try Runtime(settings: settings, warn: warn)
+        // Long paginations and `map` show a progress line where someone watches a run (not in
+        // the REPL, whose prompt is the user's: `switchableVerbose` marks it).
+        let progress = settings.switchableVerbose ? nil : ProgressLine.forTerminal(settings)
+        let warn =
+            warn ?? { line in
+                progress?.erase()
+                MacroHost.standardError(palette.warning(line))
+            }
+        let runtime = try Runtime(settings: settings, warn: warn, progress: progress)
         self.runtime = runtime
         self.warn = warn
         try Interpreter.start()
@@ -38,6 +45,12 @@ public final class MacroHost: Sendable {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)
                 try PythonPackage.install()
                 try addVirtualEnvironment()
+                if runtime.progress != nil {
+                    // What the macro prints erases the progress line first.
+                    let module = try Interpreter.import("_apimacro")
+                    try Interpreter.import("apimacro._terminal").callMethod(
+                        "install", [module.attribute("_progress_erase")])
+                }
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"
                 throw MacroError("cannot load apimacro into Python: \(failure)")

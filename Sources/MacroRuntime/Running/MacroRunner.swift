@@ -54,7 +54,9 @@ public struct MacroRunner {
                         })
                 }
                 code = try execute(source: source, file: file, namespace: namespace, arguments: arguments, name: name)
+                host.runtime.progress?.erase()
             } catch {
+                host.runtime.progress?.erase()
                 let ending = report(error, name: name, file: file, signal: termination?.signal)
                 if let message = ending.message { writeError(message, paint: { $0.error($1) }) }
                 code = ending.exitCode
