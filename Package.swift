@@ -39,6 +39,13 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // Debian's libjq (jq 1.6), the field's own JSON filter language: `apimacro api --jq`.
+        // Headers only: the filter's child process (MacroRuntime/Api/JQChild.swift) loads the
+        // library with dlopen, so no other command maps libjq and libonig.
+        .systemLibrary(
+            name: "CJQ",
+            providers: [.apt(["libjq-dev"])]
+        ),
         // The only target that imports CPython (ARCHITECTURE rule 1).
         .target(name: "PythonBridge", dependencies: ["CPython"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
@@ -62,7 +69,7 @@ let package = Package(
         .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost"],
+            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "CJQ"],
             resources: [.copy("Python/apimacro")]
         ),
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;

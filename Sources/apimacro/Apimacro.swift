@@ -17,8 +17,8 @@ struct Apimacro: AsyncParsableCommand {
             """,
         version: VersionText.text,
         subcommands: [
-            Run.self, Batch.self, Repl.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self, Cache.self,
-            Stubs.self,
+            Run.self, Batch.self, Repl.self, Api.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self,
+            Cache.self, Stubs.self,
         ]
     )
 
@@ -27,6 +27,10 @@ struct Apimacro: AsyncParsableCommand {
     /// `run` stays on the main thread (Python delivers Ctrl-C and deadlines
     /// there); commands that wait on the network run as async commands.
     static func main() async {
+        // `apimacro api --jq`'s filter runs in this binary started again: nothing else of it.
+        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == JQChild.argument {
+            JQChild.main(Array(CommandLine.arguments.dropFirst(2)))
+        }
         ProcessEnvironment.prepare()  // before any thread starts: it edits the environment
         let code: Int32
         do {
@@ -41,7 +45,7 @@ struct Apimacro: AsyncParsableCommand {
                     statsFile: plain.statsFile, macro: plain.macro, arguments: plain.arguments)
             } else {
                 try checkCommandName(arguments)
-                var command = try parseAsRoot()
+                var command = try parseAsRoot(joiningNegativeValues(arguments))
                 if var asyncCommand = command as? AsyncParsableCommand {
                     try await asyncCommand.run()
                 } else {
@@ -70,6 +74,36 @@ extension Apimacro {
             throw ValidationError("unknown command '\(first)'; did you mean '\(guess)'?")
         }
         throw ValidationError("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", "))")
+    }
+}
+
+extension Apimacro {
+    /// The options that take a number, which may be negative.
+    static let numericOptions: Set<String> = ["--timeout", "--request-timeout", "-j", "--jobs", "--listen"]
+
+    /// `--timeout -1` as `--timeout=-1` (before a `--`): swift-argument-parser reads a `-1` after an
+    /// option as another option and reports a missing value, where the user gave a bad one, which
+    /// the settings' checks then name ("--timeout: -1.0 is not a number of seconds; …").
+    static func joiningNegativeValues(_ arguments: [String]) -> [String] {
+        var joined: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                joined += arguments[index...]
+                break
+            }
+            if numericOptions.contains(argument), index + 1 < arguments.count,
+                arguments[index + 1].hasPrefix("-"), Double(arguments[index + 1]) != nil
+            {
+                joined.append("\(argument)=\(arguments[index + 1])")
+                index += 2
+                continue
+            }
+            joined.append(argument)
+            index += 1
+        }
+        return joined
     }
 }
 

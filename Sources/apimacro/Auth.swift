@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MacroRuntime
 
-/// `apimacro login NAME [--redirect-url URL | --listen PORT | --token -]`.
+/// `apimacro login NAME [--redirect-url URL | --listen PORT]`.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
@@ -20,33 +20,20 @@ struct Login: AsyncParsableCommand {
             "Serve the redirect on 127.0.0.1:PORT and wait for it (0: any free port).", valueName: "port"))
     var listen: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Store a token read from standard input (give -), such as one the provider's dashboard generated.",
-            valueName: "-"))
-    var token: String?
-
     func validate() throws {
-        if [redirectURL != nil, listen != nil, token != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("give one of --redirect-url, --listen and --token")
-        }
+        if redirectURL != nil, listen != nil { throw ValidationError("give --redirect-url or --listen, not both") }
         if let listen, !(0...65535).contains(listen) { throw ValidationError("--listen needs a port from 0 to 65535") }
-        if let token, token != "-" {
-            throw ValidationError(
-                "--token takes - and reads the token from standard input (a token on the command line would "
-                    + "show in ps and the shell's history)")
-        }
     }
 
     func run() async throws {
-        // Unbuffered, so a test or a script reading our output sees the URL at once.
-        let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        let logins = Logins(settings: try Settings.load())
-        if token != nil {
-            return try logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
-        }
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
-        try await logins.login(name, mode: mode, say: say, prompt: { readLine() })
+        try await Logins(settings: try Settings.load()).login(
+            name, mode: mode,
+            say: { line in
+                // Unbuffered, so a test or a script reading our output sees the URL at once.
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            },
+            prompt: { readLine() })
     }
 }
 
@@ -65,12 +52,13 @@ struct Logout: ParsableCommand {
     }
 }
 
-/// `apimacro auth status`.
+/// `apimacro auth status` (`apimacro auth` alone is `auth status`, as `plugins` is `plugins list`).
 struct Auth: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
-        abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self]
-    )
+        abstract: "Credentials: which clients have them and where from (never the secrets).",
+        subcommands: [Status.self],
+        defaultSubcommand: Status.self)
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import MacroRuntime
 
-/// `apimacro cache info | clear`.
+/// `apimacro cache info | clear` (`apimacro cache` alone is `cache info`, as `plugins` is `plugins list`).
 struct Cache: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "The HTTP cache under $XDG_CACHE_HOME/apimacro: what it holds, or empty it.",
-        subcommands: [Info.self, Clear.self])
+        subcommands: [Info.self, Clear.self], defaultSubcommand: Info.self)
 
     /// `apimacro cache info`.
     struct Info: ParsableCommand {

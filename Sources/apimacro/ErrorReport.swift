@@ -14,7 +14,12 @@ enum ErrorReport {
             if ending.printsOnStandardOutput {
                 print(message)
             } else {
-                FileHandle.standardError.write(Data((message + "\n").utf8))
+                let palette = ColorChoice.forErrors(
+                    arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment
+                ).palette(for: STDERR_FILENO)
+                // A server's text in the message (an error body's message) is shown, not obeyed.
+                let shown = TerminalText.shown(message, on: STDERR_FILENO)
+                FileHandle.standardError.write(Data((palette.error(shown) + "\n").utf8))
             }
         }
         return ending.exitCode
@@ -31,9 +36,22 @@ enum ErrorReport {
         if status.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
             let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
             let trimmed = line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line
-            return .usage("\(trimmed) (see 'apimacro --help')")
+            return .usage("\(trimmed) (see '\(helpCommand(in: message))')")
         }
         return .status(status.rawValue == 0 ? 1 : status.rawValue, message)
+    }
+}
+
+extension ErrorReport {
+    /// The help to point to: the failing command's own (`apimacro run --help`), as
+    /// swift-argument-parser names it in its message ("See 'apimacro run --help' for more
+    /// information."), else the top level's.
+    static func helpCommand(in message: String) -> String {
+        guard let start = message.range(of: "See '"),
+            let end = message[start.upperBound...].range(of: "' for more information")
+        else { return "apimacro --help" }
+        let named = message[start.upperBound..<end.lowerBound]
+        return named.hasPrefix("apimacro") ? String(named) : "apimacro --help"
     }
 }
 

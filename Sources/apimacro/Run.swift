@@ -41,6 +41,16 @@ struct MacroOptions: ParsableArguments {
     @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
     var noCache = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Colour tables, JSON, errors and warnings: auto (on a terminal, unless NO_COLOR is set), always or never. (default: [ui] color in config.toml, else auto)",
+            valueName: "when"))
+    var color: String?
+
+    @Flag(name: .long, help: "Tables keep long cells whole instead of fitting the terminal's width.")
+    var wide = false
+
     /// The settings when only `flags` are given (spelled as `forwardedArguments` spells them):
     /// the flags over the environment over `config.toml`.
     static func settings(flags: Set<String>) throws -> Settings {
@@ -51,17 +61,20 @@ struct MacroOptions: ParsableArguments {
 
     /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
     func settings() throws -> Settings {
-        try Settings.load(
+        var settings = try Settings.load(
             format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose,
             record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
-            offline: offline, useCache: !noCache)
+            offline: offline, useCache: !noCache, color: color)
+        settings.wide = wide
+        return settings
     }
 
     /// The run options as they may follow the macro's name (`apimacro run stars octocat --format table`):
     /// each spelling, and whether it takes a value.
     static let runOptions: [(spelling: String, takesValue: Bool)] = [
         ("--format", true), ("--timeout", true), ("--request-timeout", true), ("--record", true), ("--replay", true),
-        ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false),
+        ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false), ("--color", true),
+        ("--wide", false),
     ]
 
     /// Splits what follows the macro's name into apimacro's run options and the macro's
@@ -116,6 +129,8 @@ struct MacroOptions: ParsableArguments {
         if let replay { arguments += ["--replay", replay] }
         if offline { arguments.append("--offline") }
         if noCache { arguments.append("--no-cache") }
+        if let color { arguments += ["--color", color] }
+        if wide { arguments.append("--wide") }
         return arguments
     }
 }
@@ -309,7 +324,7 @@ struct Run: ParsableCommand {
         let macroFlags = MacroOptions.mentionsRunOption(arguments) ? try MacroSignature.optionFlags(of: file) : []
         let (own, macroArguments) = MacroOptions.split(arguments, macroFlags: macroFlags)
         if !own.isEmpty {
-            settings = try MacroOptions.parse(forwarded + own).settings()
+            settings = try MacroOptions.parse(Apimacro.joiningNegativeValues(forwarded + own)).settings()
         }
         try run(settings: settings, statsFile: statsFile, source: .file(file), name: macro, arguments: macroArguments)
     }

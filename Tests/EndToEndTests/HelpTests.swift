@@ -12,7 +12,7 @@ struct HelpTests {
         arguments: [
             ["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"],
             ["login", "--help"],
-            ["logout", "--help"],
+            ["logout", "--help"], ["api", "--help"],
         ])
     func help(arguments: [String]) async throws {
         let space = try Workspace()

@@ -30,7 +30,7 @@ struct NetworkTests {
         try #require(lines.count == 4, "\(result.stderr)")
         #expect(lines[0].hasPrefix("apimacro: GET \(server.baseURL)/users/octocat 503 "))
         #expect(lines[1].hasPrefix("apimacro: GET \(server.baseURL)/users/octocat 200 "))
-        #expect(lines[1].hasSuffix("ms network"))
+        #expect(lines[1].hasSuffix("ms network (attempt 2 of 4)"))
         #expect(lines[2].contains("access_token=REDACTED"))
         #expect(result.stderr.contains("apimacro.NotFound: GET \(server.baseURL)/users/nobody-here → 404 Not Found"))
         for secret in [Self.token, "querysecret1234"] {

@@ -60,8 +60,9 @@ final class PseudoTerminal: Sendable {
         // `env -C DIR`: posix_spawn has no portable working-directory action.
         let executable = "/usr/bin/env"
         var environment = Binary.environment(environment, home: directory)
-        environment["TERM"] = "dumb"
-        environment["COLUMNS"] = "200"
+        // A plain terminal unless the test asks for another (colours need one that is not dumb).
+        environment["TERM"] = environment["TERM"] ?? "dumb"
+        environment["COLUMNS"] = environment["COLUMNS"] ?? "200"
         let argv = ([executable, "-C", directory.path, Binary.url.path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 import unicodedata
 import unittest
@@ -99,12 +100,17 @@ class FlushCountingStringIO(io.StringIO):
 
 
 class OutputTestCase(unittest.TestCase):
+    """The host's settings as a test sets them: no --format, colour never, --wide (a test of
+    colour or width sets its own), restored afterwards."""
+
     def setUp(self):
-        self._saved_format = _apimacro.default_format
+        self._saved = (_apimacro.default_format, _apimacro.color, _apimacro.wide)
         _apimacro.default_format = None
+        _apimacro.color = "never"
+        _apimacro.wide = True
 
     def tearDown(self):
-        _apimacro.default_format = self._saved_format
+        _apimacro.default_format, _apimacro.color, _apimacro.wide = self._saved
 
 
 class DisplayWidthTests(unittest.TestCase):
@@ -178,11 +184,19 @@ class TableTests(OutputTestCase):
         self.assertEqual(len(lines), 5)
         self.assertNotIn("a", lines[0])
 
-    def test_empty_table_prints_nothing(self):
+    def test_empty_table_prints_its_header(self):
+        # Issue 27: an empty result shows its columns (or says so), not nothing.
         self.assertEqual(apimacro.format_rows([], format="table"), "")
-        self.assertEqual(apimacro.format_rows([], columns=["a"], format="table"), "")
+        self.assertEqual(apimacro.format_rows([], columns=["a", "bb"], format="table"), "a  bb\n-  --\n")
+        out = TTYStringIO()
+        apimacro.output([], columns=["login", "id"], file=out)
+        self.assertEqual(out.getvalue(), "login  id\n-----  --\n")
         out = TTYStringIO()
         apimacro.output([], file=out)
+        self.assertEqual(out.getvalue(), "(no rows)\n")
+        # Piped, an empty table stays empty (and JSON is []).
+        out = io.StringIO()
+        apimacro.output([], format="table", file=out)
         self.assertEqual(out.getvalue(), "")
 
 
@@ -271,17 +285,21 @@ class InputTests(OutputTestCase):
         self.assertEqual(json.loads(apimacro.format_rows({"a": 1}, format="json")), [{"a": 1}])
         self.assertEqual(apimacro.format_rows({"a": 1}, format="table"), "a\n-\n1\n")
 
-    def test_non_dict_row_raises_type_error(self):
-        with self.assertRaises(TypeError) as caught:
-            apimacro.format_rows([{"a": 1}, 5], format="json")
-        self.assertIn("row 1", str(caught.exception))
-        self.assertIn("int", str(caught.exception))
-        with self.assertRaises(TypeError) as caught:
-            apimacro.output(iter([["a", 1]]), file=io.StringIO())
-        self.assertIn("row 0", str(caught.exception))
-        self.assertIn("list", str(caught.exception))
-        with self.assertRaises(TypeError):
-            apimacro.format_rows("not rows")
+    def test_rows_that_are_not_dicts_are_one_column(self):
+        # Issue 27: output(["a", "b"]) is a one-column table, not a TypeError.
+        self.assertEqual(apimacro.format_rows(["a", "bb"], format="table"), "value\n-----\na\nbb\n")
+        self.assertEqual(apimacro.format_rows([3, 14], format="table"), "value\n-----\n    3\n   14\n")
+        self.assertEqual(apimacro.format_rows(["a", "b"], format="csv"), "value\na\nb\n")
+        self.assertEqual(json.loads(apimacro.format_rows(["a", 1, None], format="json")), ["a", 1, None])
+        self.assertEqual(apimacro.format_rows([1, "x"], format="ndjson"), '1\n"x"\n')
+        # A list row is one value too; a string or a number alone is one row.
+        self.assertEqual(apimacro.format_rows([["a", 1]], format="table"), 'value\n-------\n["a",1]\n')
+        self.assertEqual(apimacro.format_rows("hello", format="table"), "value\n-----\nhello\n")
+        self.assertEqual(apimacro.format_rows(5, format="json"), "[\n  5\n]\n")
+        # Mixed: the dicts' columns and "value" side by side.
+        self.assertEqual(
+            apimacro.format_rows([{"a": 1}, "x"], format="table"), "a  value\n-  -----\n1\n   x\n"
+        )
         with self.assertRaises(TypeError):
             apimacro.format_rows([{"a": 1}], columns="a")
 
@@ -295,6 +313,94 @@ class InputTests(OutputTestCase):
         _apimacro.default_format = "yaml"
         with self.assertRaises(ValueError):
             apimacro.output(ROWS, file=out)
+
+
+class TerminalTests(OutputTestCase):
+    """Issue 27: tables fit the terminal, and tables and JSON are coloured on it."""
+
+    WIDE = [
+        {"name": "octocat", "description": "A very long description that goes on and on", "stars": 123456},
+        {"name": "x", "description": "short", "stars": 7},
+    ]
+
+    def setUp(self):
+        super().setUp()
+        _apimacro.wide = False
+        self._columns = os.environ.get("COLUMNS")
+
+    def tearDown(self):
+        if self._columns is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = self._columns
+        super().tearDown()
+
+    def test_a_table_fits_the_width_cutting_long_cells(self):
+        os.environ["COLUMNS"] = "40"
+        out = TTYStringIO()
+        apimacro.output(self.WIDE, file=out)
+        lines = out.getvalue().splitlines()
+        self.assertTrue(all(display_width(line) <= 40 for line in lines), lines)
+        self.assertEqual(max(display_width(line) for line in lines), 40)
+        self.assertIn("A very long descriptio…", lines[2])
+        self.assertTrue(lines[2].endswith("123456"), "numbers are never cut")
+        self.assertTrue(lines[3].rstrip().endswith("7"))
+
+    def test_wide_and_a_pipe_keep_long_cells(self):
+        os.environ["COLUMNS"] = "40"
+        whole = apimacro.format_rows(self.WIDE, format="table")
+        _apimacro.wide = True
+        out = TTYStringIO()
+        apimacro.output(self.WIDE, file=out)
+        self.assertEqual(out.getvalue(), whole)
+        _apimacro.wide = False
+        out = io.StringIO()
+        apimacro.output(self.WIDE, format="table", file=out)
+        self.assertEqual(out.getvalue(), whole)
+
+    def test_cut_by_display_width(self):
+        text = apimacro.format_rows([{"a": "東京東京東京東京", "b": "x"}], format="table", width=12)
+        lines = text.splitlines()
+        self.assertTrue(all(display_width(line) <= 12 for line in lines), lines)
+        self.assertIn("東京…", lines[2])
+
+    def test_colour_on_a_terminal_never_in_a_pipe(self):
+        _apimacro.color = "auto"
+        out = TTYStringIO()
+        apimacro.output([{"a": 1}], format="table", file=out)
+        self.assertEqual(out.getvalue(), "\x1b[1ma\x1b[0m\n\x1b[2m-\x1b[0m\n1\n")
+        out = TTYStringIO()
+        apimacro.output([{"k": "v", "n": None, "t": True, "x": 1.5}], format="json", file=out)
+        text = out.getvalue()
+        self.assertIn('\x1b[34;1m"k"\x1b[0m: \x1b[0;32m"v"\x1b[0m', text)
+        self.assertIn("\x1b[0;90mnull\x1b[0m", text)
+        self.assertIn("\x1b[0;39mtrue\x1b[0m", text)
+        self.assertIn("\x1b[0;39m1.5\x1b[0m", text)
+        self.assertEqual(json.loads(re.sub("\x1b\\[[0-9;]*m", "", text)), [{"k": "v", "n": None, "t": True, "x": 1.5}])
+        for fmt in ("csv", "ndjson"):
+            out = TTYStringIO()
+            apimacro.output([{"a": 1}], format=fmt, file=out)
+            self.assertNotIn("\x1b", out.getvalue())
+        out = io.StringIO()
+        apimacro.output([{"a": 1}], format="table", file=out)
+        self.assertNotIn("\x1b", out.getvalue())
+
+    def test_always_and_never(self):
+        _apimacro.color = "always"
+        out = io.StringIO()
+        apimacro.output([{"a": 1}], format="table", file=out)
+        self.assertIn("\x1b[1m", out.getvalue())
+        _apimacro.color = "never"
+        out = TTYStringIO()
+        apimacro.output([{"a": 1}], format="json", file=out)
+        self.assertNotIn("\x1b", out.getvalue())
+
+    def test_coloured_json_escapes_c1_controls(self):
+        _apimacro.color = "always"
+        out = io.StringIO()
+        apimacro.output([{"a": "x\x9b31my"}], format="json", file=out)
+        self.assertNotIn("\x9b", out.getvalue())
+        self.assertIn("\\u009b", out.getvalue())
 
 
 class FormatPrecedenceTests(OutputTestCase):

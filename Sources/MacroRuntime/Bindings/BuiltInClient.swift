@@ -23,12 +23,18 @@ struct BuiltInClient: Sendable {
     let isObject: Bool
     /// Builds its client on the runtime's shared transport and sets its object in `_apimacro` (GIL held).
     let install: @Sendable (Context) throws -> Void
+    /// Builds its client for `apimacro api` (no Python): nil for a client `api` cannot name.
+    let api: (@Sendable (Runtime) -> ApiTarget)?
 
-    /// A registry entry: `descriptor`'s client, built by `install`.
-    init(_ descriptor: ClientDescriptor, isObject: Bool = true, install: @escaping @Sendable (Context) throws -> Void) {
+    /// A registry entry: `descriptor`'s client, built by `install` (and by `api` for `apimacro api`).
+    init(
+        _ descriptor: ClientDescriptor, isObject: Bool = true, install: @escaping @Sendable (Context) throws -> Void,
+        api: (@Sendable (Runtime) -> ApiTarget)? = nil
+    ) {
         self.descriptor = descriptor
         self.isObject = isObject
         self.install = install
+        self.api = api
     }
 
     /// The client's name.

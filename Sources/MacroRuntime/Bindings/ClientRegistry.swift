@@ -10,11 +10,12 @@ import PluginHost
 /// texts and the plugins' reserved names all read this list.
 enum ClientRegistry {
     static let all: [BuiltInClient] = [
-        BuiltInClient(GitHub.descriptor, install: GitHubBinding.install),
-        BuiltInClient(Instagram.descriptor, install: InstagramBinding.install),
-        BuiltInClient(Shortener.descriptor, install: ShortenerBinding.install),
+        BuiltInClient(GitHub.descriptor, install: GitHubBinding.install, api: GitHubBinding.apiTarget),
+        BuiltInClient(Instagram.descriptor, install: InstagramBinding.install, api: InstagramBinding.apiTarget),
+        BuiltInClient(Shortener.descriptor, install: ShortenerBinding.install, api: ShortenerBinding.apiTarget),
         // `apimacro.request`, `get` and `post`: any HTTP API, no credential of its own.
-        BuiltInClient(ClientDescriptor(name: "http"), isObject: false, install: HTTPBinding.install),
+        BuiltInClient(
+            ClientDescriptor(name: "http"), isObject: false, install: HTTPBinding.install, api: ApiTarget.plain),
     ]
 
     /// The entry called `name`, if one is.

@@ -43,7 +43,9 @@ final class PageState {
     private var buffer: PyRef?
     private var index = 0
     private var count = 0
-    private var yielded = 0
+    private(set) var yielded = 0
+    /// Pages fetched so far (the progress line counts them).
+    private(set) var pages = 0
     let limit: Int?
 
     init(
@@ -81,6 +83,7 @@ final class PageState {
             }
             let client = self.client
             let response = try withoutGIL { try await client.send(request) }
+            pages += 1
             try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
         }
     }
@@ -137,13 +140,27 @@ final class PageState {
 
 /// The Python class of page iterators (`github.repos(...)` returns one).
 enum PageIteratorClass {
-    static func make() throws -> NativeClass<PageState> {
+    /// The class; with `progress`, a long iteration shows its pages, items, the requests so far
+    /// (`log`) and its client's rate limit on the progress line, erased when it ends.
+    static func make(progress: (line: ProgressLine, log: ExchangeLog)? = nil) throws -> NativeClass<PageState> {
         let builder = NativeClass<PageState>(
             name: "PageIterator", module: "apimacro",
             doc: "A lazy iterator over every item of every page; a page is fetched when the previous one is used up.")
         try builder.returnsSelf("__iter__")
         try builder.method("__next__") { state, _ in
-            guard let item = try state.advance() else { throw StopIterationSignal() }
+            guard let (line, log) = progress else {
+                guard let item = try state.advance() else { throw StopIterationSignal() }
+                return item
+            }
+            if state.pages == 0 { line.begin() }
+            guard let item = try state.advance() else {
+                line.erase()
+                throw StopIterationSignal()
+            }
+            line.update(
+                ProgressLine.pagesText(
+                    client: state.client.configuration.name, pages: state.pages, items: state.yielded,
+                    requests: log.requests, remaining: state.client.rateLimit?.remaining))
             return item
         }
         try builder.method("__repr__") { state, _ in

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import Synchronization
 import WebAPI
 
 /// One natively parallel call prepared for `apimacro.map`: everything it
@@ -21,6 +22,9 @@ struct ParallelCall: Sendable {
 /// would: every argument, `params` and `headers` included.
 final class ParallelMethods {
     private var table: [Int: (function: PyRef, make: (PyArguments) throws -> ParallelCall)] = [:]
+    /// Sees a native `map`'s calls before they run (the progress line wraps them), and its end.
+    var observe: ([ParallelCall]) -> [ParallelCall] = { $0 }
+    var finished: () -> Void = {}
 
     func register(_ function: PyRef, _ make: @escaping (PyArguments) throws -> ParallelCall) {
         table[Int(bitPattern: function.pointer)] = (function, make)
@@ -74,6 +78,30 @@ final class ParallelMethods {
 
 /// `apimacro.map(func, items, concurrency=8, *, return_exceptions=False)`.
 enum ParallelMap {
+    /// Wraps every registered client method's call so that a long `map` shows how many calls
+    /// are done on the progress line (with the requests so far and the rate limit left).
+    static func showProgress(parallel: ParallelMethods, progress: ProgressLine, log: ExchangeLog) {
+        parallel.observe = { calls in
+            let done = Atomic<Int>(0)
+            let total = calls.count
+            progress.begin()
+            return calls.map { call in
+                ParallelCall(api: call.api) {
+                    let response = try await call.run()
+                    let finished = done.add(1, ordering: .relaxed).newValue
+                    progress.update(
+                        "map: \(ProgressLine.count(finished)) of \(ProgressLine.count(total)) done · "
+                            + "\(ProgressLine.count(log.requests)) requests"
+                            + (RateLimitInfo(headers: response.headers)?.remaining.map {
+                                " · rate limit \(ProgressLine.count($0)) left"
+                            } ?? ""))
+                    return response
+                }
+            }
+        }
+        parallel.finished = { progress.erase() }
+    }
+
     static func install(in module: NativeModule, parallel: ParallelMethods, decoder: JSONDecoding) throws {
         try module.addFunction(
             "map",
@@ -118,7 +146,8 @@ enum ParallelMap {
                 calls.append(try make(try PyRef.checked(PySequence.item(items, index))))
             }
             let limit = concurrency
-            let prepared = calls
+            let prepared = parallel.observe(calls)
+            defer { parallel.finished() }
             // A call's answer as the macro sees it: decoded, then shaped as its method shapes it.
             func result(_ index: Int, _ response: Response) throws -> PyRef {
                 let decoded = try decoder.decode(response, api: calls[index].api)

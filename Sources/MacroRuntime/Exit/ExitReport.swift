@@ -68,6 +68,8 @@ public enum ExitReport: Sendable, Equatable {
     /// - a `UsageError` (`MacroError`, and `BatchError` through the command line): 2.
     public init?(_ error: any Error) {
         switch error {
+        case let report as ExitReport:
+            self = report
         case let error as APIError:
             let usage = error.kind == .auth || error.kind == .invalidRequest
             self = usage ? .usage(error.message) : .failure(error.message)
@@ -92,6 +94,9 @@ public enum ExitReport: Sendable, Equatable {
         }
     }
 }
+
+/// Work that knows how it ends (`apimacro api`'s) throws the ending itself.
+extension ExitReport: Error {}
 
 /// A problem with how apimacro was asked to do something, found before it runs: one line,
 /// exit 2 (`ExitReport.usage`).

@@ -18,13 +18,17 @@ enum ApimacroModule {
             doc: "Native half of apimacro: exceptions, clients and helpers. Import `apimacro` instead.")
         try module.set("__version__", PyRef(string: version))
         try module.set("default_format", settings.format.map { try PyRef(string: $0.rawValue) } ?? .none)
+        // How `apimacro.output` colours and fits tables (`_output.py`): auto, always or never
+        // (NO_COLOR and a dumb terminal already folded in), and `--wide`.
+        try module.set("color", PyRef(string: settings.color.rawValue))
+        try module.set("wide", PyRef.bool(settings.wide))
         try ErrorRedaction.install(in: module, secrets: runtime.secrets)
         // The exception classes of SPEC §3, defined once when the module loads (they use `_redact`).
         try module.exec(PythonPackage.source("_native_exceptions.py"))
         try module.exec(PythonPackage.source("_native_helpers.py"))
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
-        let iterators = try PageIteratorClass.make()
+        let iterators = try PageIteratorClass.make(progress: runtime.progress.map { ($0, runtime.log) })
         let context = BuiltInClient.Context(
             module: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
         for client in ClientRegistry.all {
@@ -49,6 +53,14 @@ enum ApimacroModule {
             .toPython())
         try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
+        if let progress = runtime.progress {
+            ParallelMap.showProgress(parallel: parallel, progress: progress, log: runtime.log)
+            // What the macro writes erases the line first (`_terminal.py`).
+            try module.addFunction("_progress_erase", doc: "Erases the progress line, if it is shown.") { _ in
+                progress.erase()
+                return .none
+            }
+        }
         try module.addFunction(
             "sleep",
             doc: "sleep(seconds)\n\nWaits without holding the GIL; Ctrl-C and the macro timeout interrupt it."

@@ -3,6 +3,10 @@ import Foundation
 import PythonBridge
 import WebAPI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The embedded interpreter with apimacro loaded: `_apimacro`, the bundled
 /// package, and the user's virtualenv when one of the same Python is active.
 public final class MacroHost: Sendable {
@@ -21,9 +25,20 @@ public final class MacroHost: Sendable {
     let warn: @Sendable (String) -> Void
 
     /// Starts Python (once per process) and loads apimacro into it.
-    public init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
+    ///
+    /// `warn` writes warnings; by default they go to stderr, yellow when the settings colour it.
+    public init(settings: Settings, warn: (@Sendable (String) -> Void)? = nil) throws {
         self.settings = settings
-        let runtime = try Runtime(settings: settings, warn: warn)
+        let palette = settings.color.palette(for: STDERR_FILENO)
+        // Long paginations and `map` show a progress line where someone watches a run (not in
+        // the REPL, whose prompt is the user's: `switchableVerbose` marks it).
+        let progress = settings.switchableVerbose ? nil : ProgressLine.forTerminal(settings)
+        let warn =
+            warn ?? { line in
+                progress?.erase()
+                MacroHost.standardError(palette.warning(line))
+            }
+        let runtime = try Runtime(settings: settings, warn: warn, progress: progress)
         self.runtime = runtime
         self.warn = warn
         try Interpreter.start()
@@ -33,6 +48,12 @@ public final class MacroHost: Sendable {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)
                 try PythonPackage.install()
                 try setExecutable(virtualEnvironment: try addVirtualEnvironment())
+                if runtime.progress != nil {
+                    // What the macro prints erases the progress line first.
+                    let module = try Interpreter.import("_apimacro")
+                    try Interpreter.import("apimacro._terminal").callMethod(
+                        "install", [module.attribute("_progress_erase")])
+                }
             } catch is PythonErrorSet {
                 let failure = PythonException.fetch()?.description ?? "unknown error"
                 throw MacroError("cannot load apimacro into Python: \(failure)")

@@ -82,9 +82,11 @@ public struct MacroRunner {
                 } else {
                     code = ExitReport.success.exitCode
                 }
+                host.runtime.progress?.erase()
             } catch {
+                host.runtime.progress?.erase()
                 let ending = report(error, name: name, source: source, signal: termination?.signal)
-                if let message = ending.message { writeError(message) }
+                if let message = ending.message { writeError(message, paint: { $0.error($1) }) }
                 code = ending.exitCode
             }
             // Its output's reader gone (`| head`) at the final flush: the quiet end of a closed pipe.
@@ -203,7 +205,7 @@ public struct MacroRunner {
         }
         let described = PythonException.describe(
             type: type, value: value, traceback: macroFrames(traceback, source: source))
-        writeError(described.traceback, newline: false)
+        writeError(described.traceback, newline: false, paint: { $0.traceback($1) })
         return .failure()
     }
 
@@ -259,9 +261,13 @@ public struct MacroRunner {
     }
 
     /// Writes redacted text to Python's `sys.stderr` (so it stays in order
-    /// with what the macro printed), falling back to the process's stderr.
-    func writeError(_ text: String, newline: Bool = true) {
-        let line = host.redactor.redact(text) + (newline ? "\n" : "")
+    /// with what the macro printed), falling back to the process's stderr; `paint` colours it
+    /// when the settings colour stderr.
+    func writeError(_ text: String, newline: Bool = true, paint: (Palette, String) -> String = { $1 }) {
+        let palette = host.settings.color.palette(for: STDERR_FILENO)
+        // On a terminal, a server's text quoted in an exception is shown, not obeyed.
+        let shown = TerminalText.shown(host.redactor.redact(text), on: STDERR_FILENO)
+        let line = paint(palette, shown) + (newline ? "\n" : "")
         Interpreter.flushStandardStreams()
         if let stderr = try? Interpreter.import("sys").attribute("stderr"), !stderr.isNone,
             (try? stderr.callMethod("write", [PyRef(string: line)])) != nil

@@ -32,12 +32,20 @@ final class Runtime: Sendable {
 
     /// Whether `-v` lines print now (the REPL's `:verbose` turns it on and off).
     let verbosity: VerboseSwitch
+    /// The progress line of long paginations and `map`, if any (`MacroHost` decides).
+    let progress: ProgressLine?
 
+    /// `progress` is the progress line long paginations and `map` update, if any.
+    ///
     /// - Throws: `APIError` (a usage error) when the `--replay` file cannot be read.
-    init(settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError) throws {
+    init(
+        settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError,
+        progress: ProgressLine? = nil
+    ) throws {
         self.settings = settings
         let verbosity = VerboseSwitch(on: settings.verbose)
         self.verbosity = verbosity
+        self.progress = progress
         log =
             settings.verbose || settings.switchableVerbose
             ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()

@@ -24,6 +24,9 @@ import WebAPI
 ///
 /// [github]
 /// url = "https://github.example.com/api/v3"   # APIMACRO_GITHUB_URL
+///
+/// [ui]
+/// color = "never"                              # APIMACRO_UI_COLOR (auto, always, never)
 /// ```
 ///
 /// A variable set in the environment wins over the file (flags > env > config.toml > defaults).
@@ -84,6 +87,8 @@ public struct ConfigFile: Sendable {
         // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS);
         // `timeout`: APIMACRO_SHARED_STATE_TIMEOUT (through APIMACRO_SHARED_TIMEOUT).
         tables["shared"] = ["redis", "timeout"]
+        // `[ui] color = "never"`: APIMACRO_UI_COLOR (see `ColorChoice`).
+        tables["ui"] = ["color"]
         return tables
     }
 

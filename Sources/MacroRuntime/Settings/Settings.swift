@@ -56,6 +56,12 @@ public struct Settings: Sendable {
     /// The variables `config.toml` set (those the environment does not), each with the key it
     /// came from (`APIMACRO_GITHUB_TOKEN`: `github.token`), so that messages name the key.
     public var configFileKeys: [String: String] = [:]
+    /// When output is coloured (`--color`, `[ui] color`, `NO_COLOR`; see `ColorChoice`).
+    ///
+    /// Default `auto`: on a terminal.
+    public var color = ColorChoice.auto
+    /// `--wide`: tables keep every cell whole instead of fitting the terminal's width.
+    public var wide = false
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
     /// formatted line per exchange while off, so only the REPL sets it.
     ///
@@ -70,7 +76,7 @@ public struct Settings: Sendable {
     /// otherwise the variable itself is named), the key and the accepted values.
     public init(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
-        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
+        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true, color: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         origins: [String: String] = [:],
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -88,6 +94,7 @@ public struct Settings: Sendable {
             }
         }
         self.home = Settings.home(environment: environment)
+        self.color = try ColorChoice.resolve(flag: color, check: check)
         self.verbose = verbose
         if let requestTimeout {
             try SettingCheck.positive(requestTimeout, source: "--request-timeout")
@@ -133,7 +140,7 @@ public struct Settings: Sendable {
     /// "did you mean", or the line to write).
     public static func load(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
-        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true,
+        record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true, color: String? = nil,
         process: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Settings {
         let home = home(environment: process)
@@ -162,7 +169,7 @@ public struct Settings: Sendable {
         var settings = try Settings(
             format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: record,
             replay: replay,
-            offline: offline, useCache: useCache, environment: environment, origins: origins)
+            offline: offline, useCache: useCache, color: color, environment: environment, origins: origins)
         settings.configFileKeys = keys
         return settings
     }

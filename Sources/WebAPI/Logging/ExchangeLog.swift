@@ -20,9 +20,9 @@ public final class ExchangeLog: Sendable {
     /// Requests answered by the replay file (`--replay`) so far.
     public var replayed: Int { counters.withLock { $0.replayed } }
 
-    /// Records one exchange.
+    /// Records one exchange; `note` (which attempt it was, why it failed) follows in parentheses.
     public func record(
-        method: String, url: String, status: Int?, milliseconds: Int, source: String, failure: String? = nil,
+        method: String, url: String, status: Int?, milliseconds: Int, source: String, note: String? = nil,
         redactor: @autoclosure () -> Redactor
     ) {
         counters.withLock {
@@ -40,7 +40,7 @@ public final class ExchangeLog: Sendable {
         let redactor = redactor()
         let outcome = status.map(String.init) ?? "---"
         var line = "\(method) \(redactor.redactURL(url)) \(outcome) \(milliseconds)ms \(source)"
-        if let failure { line += " (\(redactor.redact(failure)))" }
+        if let note { line += " (\(redactor.redact(note)))" }
         logger.info("\(line)")
     }
 }
@@ -69,16 +69,36 @@ public struct ExchangeLogStage: Stage {
             // A 304 to a conditional request is the cache's revalidation (CacheStage serves the stored body).
             let conditional = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
             let source = response.status == 304 && conditional ? Response.Source.revalidated : response.source
+            // A status RetryStage answers with another attempt, or the answer to one: which attempt it was.
+            let retried =
+                exchange.attempt > 1
+                || (exchange.attemptLimit > 1 && RetryPolicy.retryableStatuses.contains(response.status))
             log.record(
                 method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(),
-                source: source.rawValue, redactor: slot.redactor)
+                source: source.rawValue, note: retried ? Self.attempt(of: exchange) : nil, redactor: slot.redactor)
             return response
         } catch let error as APIError where error.kind != .cancelled {
             log.record(
                 method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network",
-                failure: error.kind.description, redactor: slot.redactor)
+                note: Self.attempt(of: exchange) + ", " + Self.reason(error, exchange: exchange),
+                redactor: slot.redactor)
             throw error
         }
+    }
+
+    /// "attempt 2 of 4" (retries allowed), or "attempt 1" (a request never retried).
+    static func attempt(of exchange: Exchange) -> String {
+        exchange.attemptLimit > 1
+            ? "attempt \(exchange.attempt) of \(exchange.attemptLimit)" : "attempt \(exchange.attempt)"
+    }
+
+    /// Why an attempt failed, without the method and URL the line already shows:
+    /// "network error: no response (Failed to connect to …)", "timeout: …".
+    static func reason(_ error: APIError, exchange: Exchange) -> String {
+        let prefix = "\(exchange.method) \(exchange.url): "
+        let message = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+        let kind = error.kind == .network ? "network error" : error.kind.description
+        return "\(kind): \(message)"
     }
 }
 

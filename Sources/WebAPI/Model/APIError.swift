@@ -118,8 +118,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
 }
 
 /// Reason phrases for the statuses users meet.
-enum HTTPStatus {
-    static func reason(_ status: Int) -> String {
+public enum HTTPStatus {
+    /// "Not Found" for 404; "HTTP 418" for a status it does not name.
+    public static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 201: "Created"

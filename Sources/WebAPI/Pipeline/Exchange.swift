@@ -15,6 +15,10 @@ public struct Exchange: Sendable {
     public var validatesStatus = true
     /// Whether a retry cannot repeat a side effect.
     public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
+    /// Which attempt at the request this is (1: the first), as `RetryStage` counts them.
+    public var attempt = 1
+    /// How many attempts `RetryStage` may make (1 when it retries nothing: no stage, or a POST).
+    public var attemptLimit = 1
 
     public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
         self.method = method

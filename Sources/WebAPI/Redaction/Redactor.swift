@@ -76,6 +76,40 @@ public struct Redactor: Sendable {
         return result
     }
 
+    /// `bytes` with every secret replaced, whatever they hold (a body that is not UTF-8 text keeps
+    /// its other bytes exactly; one that is gets `redact(_:)`).
+    public func redact(bytes: [UInt8]) -> [UInt8] {
+        guard !patterns.isEmpty else { return bytes }
+        if let text = String(validating: bytes, as: UTF8.self) { return Array(redact(text).utf8) }
+        var result = bytes
+        for (secret, escaped) in patterns {
+            for form in [secret] + (escaped.map { [$0] } ?? []) {
+                result = Self.replacing(Array(form.utf8), in: result, with: Array("REDACTED".utf8))
+            }
+        }
+        return result
+    }
+
+    /// `bytes` with every occurrence of `pattern` (not empty) replaced by `replacement`.
+    static func replacing(_ pattern: [UInt8], in bytes: [UInt8], with replacement: [UInt8]) -> [UInt8] {
+        guard !pattern.isEmpty, bytes.count >= pattern.count else { return bytes }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == pattern[0], index + pattern.count <= bytes.count,
+                bytes[index..<(index + pattern.count)].elementsEqual(pattern)
+            {
+                result += replacement
+                index += pattern.count
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
     /// Whether the value of the query parameter `name` (percent-decoded) is redacted in URLs:
     /// the credential rule's (`CredentialNames.isCredentialParameter`), or one of `sensitiveParameters`.
     public func isSensitiveParameter(_ name: String) -> Bool {

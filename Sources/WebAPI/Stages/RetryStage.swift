@@ -32,7 +32,11 @@ public struct RetryStage: Stage {
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         var attempt = 0
+        // The attempt's number travels with it: the `-v` line of a failed one says which it was.
+        var exchange = exchange
+        exchange.attemptLimit = exchange.isIdempotent ? policy.maxRetries + 1 : 1
         while true {
+            exchange.attempt = attempt + 1
             do {
                 let response = try await next(exchange)
                 guard exchange.isIdempotent,

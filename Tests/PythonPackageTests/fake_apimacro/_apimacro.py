@@ -14,6 +14,10 @@ __version__ = "0.1.0"
 # The host's --format flag value ("table", "json", "csv", "ndjson") or None.
 default_format = None
 
+# The host's --color choice ("auto", "always", "never"; NO_COLOR already folded in) and --wide.
+color = "auto"
+wide = False
+
 
 def _redact(value):
     """The host's ``_redact`` replaces the secrets apimacro knows; a plain python3 knows none."""

@@ -79,6 +79,7 @@ struct Router: Sendable {
         Router(handlers: [
             PaginationLoopRoutes(),
             HostileJSONRoutes(),
+            TerminalEscapeRoutes(),
             GitHubFixtureRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),

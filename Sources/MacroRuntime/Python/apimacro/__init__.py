@@ -5,7 +5,7 @@ API clients, ...) is available here, plus:
 
 * ``apimacro.args`` -- the macro's arguments (``sys.argv[1:]`` when read);
 * ``apimacro.output(rows, columns=None, format=None, file=None)`` -- print rows;
-* ``apimacro.format_rows(rows, columns=None, format="table")`` -- render rows.
+* ``apimacro.format_rows(rows, columns=None, format="table", width=None, color=False)`` -- render rows.
 
 Callables, classes and modules of ``_apimacro`` are copied into this module
 at import; any other name (for example ``default_format``, which the host
@@ -48,11 +48,12 @@ def output(rows, columns=None, format=None, file=None):
     return _output(rows, columns=columns, format=format, file=file)
 
 
-def format_rows(rows, columns=None, format="table"):
-    """Render rows to a string without printing (see ``output``)."""
+def format_rows(rows, columns=None, format="table", width=None, color=False):
+    """Render rows to a string without printing (see ``output``); ``width`` fits a table in
+    that many terminal cells, ``color`` paints it as a terminal shows it."""
     from ._output import format_rows as _format_rows
 
-    return _format_rows(rows, columns=columns, format=format)
+    return _format_rows(rows, columns=columns, format=format, width=width, color=color)
 
 _OWN_NAMES = ("args", "format_rows", "output")
 

@@ -28,6 +28,10 @@ _File = bytes | str | os.PathLike[str] | tuple[str, bytes | str] | tuple[str, by
 __version__: str
 default_format: str | None
 """The value of --format (table, json, csv or ndjson), or None when it was not given."""
+color: Literal["auto", "always", "never"]
+"""When output is coloured: --color, [ui] color, NO_COLOR folded in."""
+wide: bool
+"""--wide: tables keep long cells whole instead of fitting the terminal."""
 
 args: list[str]
 """The macro's arguments (``sys.argv[1:]``)."""
@@ -349,5 +353,12 @@ def output(
 ) -> None:
     """Prints rows (dicts) as a table, json, csv or ndjson (--format, else table on a terminal, else json)."""
 
-def format_rows(rows: Iterable[Any], columns: Iterable[str] | None = None, format: str = "table") -> str:
-    """Renders rows to a string without printing (see ``output``)."""
+def format_rows(
+    rows: Iterable[Any],
+    columns: Iterable[str] | None = None,
+    format: str = "table",
+    width: int | None = None,
+    color: bool = False,
+) -> str:
+    """Renders rows to a string without printing (see ``output``); ``width`` fits a table in that
+    many terminal cells, ``color`` paints it as a terminal shows it."""

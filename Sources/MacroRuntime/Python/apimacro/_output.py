@@ -101,24 +101,21 @@ def _normalize_format(format: Any) -> str:
     )
 
 
-def _collect_rows(rows: Any) -> list[Mapping[Any, Any]]:
-    """Turn ``rows`` into a list of mappings, checking every row."""
-    if isinstance(rows, Mapping):
+# The column a row that is not a dict fills in a table or CSV (``output(["a", "b"])``).
+VALUE_COLUMN = "value"
+
+
+def _collect_rows(rows: Any) -> list[Any]:
+    """Turn ``rows`` into a list of rows: a dict (or a string, or any value that is not an
+    iterable) is one row; any other iterable gives one row per item."""
+    if isinstance(rows, (Mapping, str, bytes, bytearray)) or not isinstance(rows, Iterable):
         return [rows]
-    if isinstance(rows, (str, bytes, bytearray)) or not isinstance(rows, Iterable):
-        raise TypeError(
-            "rows must be a dict or an iterable of dicts, "
-            f"not {type(rows).__name__}"
-        )
-    collected = []
-    for index, row in enumerate(rows):
-        if not isinstance(row, Mapping):
-            raise TypeError(
-                f"row {index} is a {type(row).__name__}, expected a dict "
-                f"(every row must map column names to values): {row!r:.80}"
-            )
-        collected.append(row)
-    return collected
+    return list(rows)
+
+
+def _as_mapping(row: Any) -> Mapping[Any, Any]:
+    """A row as a table or CSV sees it: a dict as it is, any other value in ``VALUE_COLUMN``."""
+    return row if isinstance(row, Mapping) else {VALUE_COLUMN: row}
 
 
 def _collect_columns(columns: Any) -> list[Any] | None:
@@ -133,18 +130,83 @@ def _collect_columns(columns: Any) -> list[Any] | None:
     return list(columns)
 
 
-def _union_of_keys(rows: list[Mapping[Any, Any]]) -> list[Any]:
+def _union_of_keys(rows: list[Any]) -> list[Any]:
     """All keys of all rows, in order of first appearance."""
     seen: dict[Any, None] = {}
     for row in rows:
-        for key in row:
+        for key in _as_mapping(row):
             seen.setdefault(key, None)
     return list(seen)
 
 
-def _render_table(rows: list[Mapping[Any, Any]], columns: list[Any]) -> str:
-    if not rows or not columns:
+# A cut cell keeps at least this many cells (its "…" included) when a table is fitted.
+_NARROWEST = 6
+_ELLIPSIS = "\u2026"
+
+# SGR styles: a table's header and rule; JSON as jq shows it (the child of `apimacro api` sets
+# jq's colours to the same: null grey, strings green, brackets bold, keys bold blue).
+_BOLD, _DIM, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+JSON_COLORS = {
+    "null": "0;90", "false": "0;39", "true": "0;39", "number": "0;39", "string": "0;32",
+    "bracket": "1;39", "key": "34;1",
+}
+
+
+def _fit(widths: list[int], fixed: list[bool], limit: int) -> list[int]:
+    """Column widths whose table, two cells between columns, fits in ``limit`` cells: the widest
+    columns are cut first, to one common width, never below ``_NARROWEST`` (or their own width);
+    a ``fixed`` column (numbers) keeps its width.  Unchanged when the table fits, or when even
+    the narrowest widths do not (the terminal wraps it then)."""
+    gaps = 2 * (len(widths) - 1)
+    if sum(widths) + gaps <= limit:
+        return widths
+    floor = [w if keep else min(w, _NARROWEST) for w, keep in zip(widths, fixed)]
+    if sum(floor) + gaps >= limit:
+        return floor
+
+    def total(cap: int) -> int:
+        return sum(max(f, min(w, cap)) for f, w in zip(floor, widths)) + gaps
+
+    low, high = 0, max(widths)
+    while low < high:  # the widest common cap that fits
+        middle = (low + high + 1) // 2
+        if total(middle) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    fitted = [max(f, min(w, low)) for f, w in zip(floor, widths)]
+    spare = limit - total(low)
+    for index in sorted(range(len(widths)), key=lambda i: -widths[i]):
+        if spare <= 0:
+            break
+        if fitted[index] < widths[index]:
+            fitted[index] += 1
+            spare -= 1
+    return fitted
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, ending in "…" when it was longer."""
+    if display_width(text) <= width:
+        return text
+    kept, used = [], 0
+    for char in text:
+        cells = char_width(char)
+        if used + cells > width - 1:
+            break
+        kept.append(char)
+        used += cells
+    return "".join(kept) + _ELLIPSIS
+
+
+def _render_table(
+    rows: list[Any], columns: list[Any], width: int | None = None, color: bool = False
+) -> str:
+    """The table; ``width``: fit it in that many cells (long cells cut with "…"); ``color``:
+    its header bold and its rule dim.  With no rows, the header and the rule alone."""
+    if not columns:
         return ""
+    rows = [_as_mapping(row) for row in rows]
     headers = [_escape_controls(cell_text(column)) for column in columns]
     body = [
         [(_escape_controls(cell_text(row.get(c))), _is_number(row.get(c))) for c in columns]
@@ -159,34 +221,73 @@ def _render_table(rows: list[Mapping[Any, Any]], columns: list[Any]) -> str:
     for i, column in enumerate(columns):
         values = [row.get(column) for row in rows if row.get(column) is not None]
         numeric.append(bool(values) and all(_is_number(v) for v in values))
+    if width is not None:
+        widths = _fit(widths, numeric, width)
 
     def pad(text: str, width: int, right: bool) -> str:
+        text = _cut(text, width)
         fill = " " * (width - display_width(text))
         return fill + text if right else text + fill
 
     lines = [
-        "  ".join(pad(h, w, num) for h, w, num in zip(headers, widths, numeric)),
+        "  ".join(pad(h, w, num) for h, w, num in zip(headers, widths, numeric)).rstrip(" "),
         "  ".join("-" * w for w in widths),
     ]
+    if color:
+        lines = [_BOLD + lines[0] + _RESET, _DIM + lines[1] + _RESET]
     for cells in body:
         lines.append(
-            "  ".join(pad(text, w, num) for (text, num), w in zip(cells, widths))
+            "  ".join(pad(text, w, num) for (text, num), w in zip(cells, widths)).rstrip(" ")
         )
-    return "".join(line.rstrip(" ") + "\n" for line in lines)
+    return "".join(line + "\n" for line in lines)
 
 
-def _select(row: Mapping[Any, Any], columns: list[Any] | None) -> dict[Any, Any]:
+def _select(row: Any, columns: list[Any] | None) -> Any:
+    if not isinstance(row, Mapping):
+        return row
     if columns is None:
         return dict(row)
     return {column: row.get(column) for column in columns}
 
 
-def _render_json(rows: list[Mapping[Any, Any]], columns: list[Any] | None) -> str:
+# The tokens of json.dumps' output: strings (a key when a colon follows), numbers, literals,
+# brackets.
+_JSON_TOKEN_RE = re.compile(
+    r'("(?:[^"\\]|\\.)*")(\s*:)?|(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|NaN|-?Infinity)'
+    r"|(true|false|null)|([\[\]{}])"
+)
+# C1 controls, which some terminals obey as escape sequences; JSON may escape them.
+_C1_RE = re.compile("[\x7f-\x9f]")
+
+
+def colorize_json(text: str) -> str:
+    """JSON text (as json.dumps writes it) coloured as jq colours it; its C1 control
+    characters escaped (``\\u009b``), so a server's text cannot drive the terminal."""
+
+    def paint(style: str, token: str) -> str:
+        return f"\x1b[{JSON_COLORS[style]}m{token}\x1b[0m"
+
+    def replace(match: re.Match[str]) -> str:
+        string, colon, number, literal, bracket = match.groups()
+        if string is not None:
+            return paint("key", string) + colon if colon else paint("string", string)
+        if number is not None:
+            return paint("number", number)
+        if literal is not None:
+            return paint(literal, literal)
+        return paint("bracket", bracket)
+
+    text = _C1_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_TOKEN_RE.sub(replace, text)
+
+
+def _render_json(rows: list[Any], columns: list[Any] | None, color: bool = False) -> str:
     data = [_select(row, columns) for row in rows]
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    return (colorize_json(text) if color else text) + "\n"
 
 
-def _render_ndjson(rows: list[Mapping[Any, Any]], columns: list[Any] | None) -> str:
+def _render_ndjson(rows: list[Any], columns: list[Any] | None) -> str:
     return "".join(
         json.dumps(_select(row, columns), ensure_ascii=False, separators=(",", ":"), default=str)
         + "\n"
@@ -211,43 +312,58 @@ def csv_cell(value: Any) -> str:
     return "'" + text
 
 
-def _render_csv(rows: list[Mapping[Any, Any]], columns: list[Any]) -> str:
+def _render_csv(rows: list[Any], columns: list[Any]) -> str:
     if not columns:
         return ""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([csv_cell(column) for column in columns])
     for row in rows:
+        row = _as_mapping(row)
         writer.writerow([csv_cell(row.get(column)) for column in columns])
     return buffer.getvalue()
 
 
-def format_rows(rows: Any, columns: Iterable[Any] | None = None, format: str = "table") -> str:
+def format_rows(
+    rows: Any,
+    columns: Iterable[Any] | None = None,
+    format: str = "table",
+    width: int | None = None,
+    color: bool = False,
+) -> str:
     """Render ``rows`` in ``format`` and return the text (ending in a newline).
 
-    ``rows`` is an iterable of dicts (or a single dict).  ``columns`` selects
-    and orders the columns; by default they are the keys of all rows in order
-    of first appearance.  Formats: "table", "json", "csv", "ndjson".
+    ``rows`` is an iterable of dicts (or a single dict).  A row that is not a
+    dict (``["a", "b"]``) is one value: a table or CSV shows it in a column
+    named "value", JSON and NDJSON write it as it is; a string or any other
+    single value counts as one such row.  ``columns`` selects and orders the
+    columns; by default they are the keys of all rows in order of first
+    appearance.  Formats: "table", "json", "csv", "ndjson".
 
-    With no rows, "table" and "ndjson" give "", "json" gives "[]\\n" and
+    ``width`` fits a table in that many terminal cells: the widest columns are
+    cut, their cells ending in "…" (numbers are never cut).  ``color`` paints a
+    table's header and a JSON document as a terminal shows them.
+
+    With no rows, "table" gives the header line (with its rule) when
+    ``columns`` is given, else ""; "ndjson" gives "", "json" gives "[]\\n" and
     "csv" gives just the header line when ``columns`` is given, else "".
     In json/ndjson, rows are written as they are unless ``columns`` is given;
     then each object has exactly those keys in that order (missing → null).
 
-    Raises TypeError for a row that is not a dict and ValueError for an
+    Raises TypeError for ``columns`` that is not a list and ValueError for an
     unknown format.
     """
     fmt = _normalize_format(format)
     collected = _collect_rows(rows)
     explicit = _collect_columns(columns)
     if fmt == "json":
-        return _render_json(collected, explicit)
+        return _render_json(collected, explicit, color)
     if fmt == "ndjson":
         return _render_ndjson(collected, explicit)
     all_columns = explicit if explicit is not None else _union_of_keys(collected)
     if fmt == "csv":
         return _render_csv(collected, all_columns)
-    return _render_table(collected, all_columns)
+    return _render_table(collected, all_columns, width, color)
 
 
 def _isatty(file: Any) -> bool:
@@ -271,6 +387,28 @@ def resolve_format(format: str | None, file: Any) -> str:
     return _normalize_format(format)
 
 
+def wants_color(file: Any) -> bool:
+    """Whether what is written to ``file`` is coloured: the host's ``--color`` (with
+    ``[ui] color`` and ``NO_COLOR`` folded in) is always or never, or auto and ``file`` is a
+    terminal."""
+    choice = getattr(_apimacro, "color", "auto")
+    return choice == "always" or (choice == "auto" and _isatty(file))
+
+
+def terminal_width(file: Any) -> int | None:
+    """The width tables are fitted to: None with ``--wide`` or when ``file`` is not a terminal;
+    else ``COLUMNS`` when it holds a number, else the terminal's own width."""
+    if getattr(_apimacro, "wide", False) or not _isatty(file):
+        return None
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(file.fileno()).columns or None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 def output(
     rows: Any,
     columns: Iterable[Any] | None = None,
@@ -282,11 +420,19 @@ def output(
     ``file`` defaults to the current ``sys.stdout``.  The format is
     ``format`` if given, else the host's ``--format`` flag, else "table" on a
     terminal and "json" when the output is redirected.  See ``format_rows``
-    for ``columns`` and the formats.
+    for ``columns`` and the formats.  On a terminal, a table fits its width
+    (unless ``--wide``) and a table's header and JSON are coloured (unless
+    ``--color never`` or ``NO_COLOR``); an empty table with no known columns
+    says ``(no rows)``.
     """
     if file is None:
         file = sys.stdout
-    text = format_rows(rows, columns, resolve_format(format, file))
+    fmt = resolve_format(format, file)
+    color = fmt in ("table", "json") and wants_color(file)
+    width = terminal_width(file) if fmt == "table" else None
+    text = format_rows(rows, columns, fmt, width, color)
+    if not text and fmt == "table" and _isatty(file):
+        text = (_DIM + "(no rows)" + _RESET if color else "(no rows)") + "\n"
     if text:
         file.write(text)
     flush = getattr(file, "flush", None)

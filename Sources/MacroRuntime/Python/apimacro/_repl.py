@@ -200,9 +200,11 @@ class Console(code.InteractiveConsole):
         if not plugins:
             print("No plugins are loaded.")
             return
+        # One width for the names, so the descriptions line up (as `plugins list` and `:macros`).
+        width = max(len(name) for name in plugins)
         for name, client in sorted(plugins.items()):
             doc = (getattr(client, "__doc__", None) or "").strip().splitlines()
-            print(f"{name}  {doc[0] if doc else ''}".rstrip())
+            print(f"{name.ljust(width)}  {doc[0] if doc else ''}".rstrip())
 
     def do_login(self, args):
         if len(args) != 1:

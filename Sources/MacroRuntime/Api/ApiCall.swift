@@ -1,0 +1,315 @@
+import Clients
+import Foundation
+import PluginHost
+import WebAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `apimacro api [CLIENT] PATH_OR_URL`: one request (or, with `--paginate`, every page of a
+/// list) through a client's own pipeline — its base URL, credentials, cache, retries and rate
+/// limits — printed as the server sent it, or pretty-printed and coloured on a terminal, or
+/// through a jq filter (`--jq`, run by libjq in a bounded child process: `JQProcess`).
+///
+/// Like `gh api`: `-X` sets the method (GET, or POST when fields are given), `-f`/`-F` add
+/// fields (`ApiFields`), `-H` headers, `-i` prints each answer's status line and headers. A
+/// non-2xx answer is printed, then the command fails (exit 1) with the client's error line.
+public struct ApiCall: Sendable {
+    /// The client named before the path, if any (`github`, a plugin's name).
+    public var client: String?
+    /// A path relative to the client's base URL, or an absolute http(s) URL.
+    public var target: String
+    /// `-X`; nil for GET, or POST when fields are given.
+    public var method: String?
+    /// `-f key=value`: strings.
+    public var rawFields: [String] = []
+    /// `-F key=value`: typed values (`true`, `null`, integers, `@FILE`).
+    public var typedFields: [String] = []
+    /// `-H 'Name: value'`.
+    public var headers: [String] = []
+    /// `--paginate`: every page, merged into one JSON array.
+    public var paginate = false
+    /// `--jq EXPR`.
+    public var jq: String?
+    /// `-i`: each answer's status line and headers before the body.
+    public var include = false
+
+    /// The most bytes `--paginate` keeps (every page's body together): 1 GiB.
+    static let pagesLimit = 1 << 30
+
+    /// A call of `target`, through `client` when one is named.
+    public init(client: String?, target: String) {
+        self.client = client
+        self.target = target
+    }
+
+    /// Runs the call with `settings` (their `timeout` bounds the whole command).
+    ///
+    /// - Throws: `ExitReport` (usage errors, a failed answer, a filter that failed), `APIError`.
+    public func run(settings: Settings) async throws {
+        // A reader of stdout that goes away (| head) is an error of a write, not a signal.
+        signal(SIGPIPE, SIG_IGN)
+        let fields = try ApiFields(raw: rawFields, typed: typedFields)
+        let extraHeaders = try headers.map(Self.header)
+        let palette = settings.color.palette(for: STDERR_FILENO)
+        let runtime = try Runtime(settings: settings) { MacroHost.standardError(palette.warning($0)) }
+        let target = try resolve(runtime)
+        // A filter that does not compile is a usage error before anything is sent.
+        let filter = jq.map { JQProcess(program: $0, redactor: target.client.redactor) }
+        try filter?.check()
+        var first = try self.request(fields: fields, headers: extraHeaders)
+        first.validatesStatus = false
+        if paginate, first.method == "GET", let size = target.pageSize, !Self.names(size.name, first) {
+            first.query.append(size)
+        }
+        let request = first
+        let started = ContinuousClock.now
+        let output = Output(settings: settings, redactor: target.client.redactor)
+        let pages: [Response]
+        do {
+            pages = try await Self.limited(settings.timeout) {
+                try await fetch(request, through: target, runtime: runtime, output: output)
+            }
+        } catch {
+            runtime.writeRecording()
+            throw error
+        }
+        let recorded = runtime.writeRecording()
+        try output.body(
+            pages, filter: filter, merge: paginate ? (target.items(self.target) ?? []) : nil,
+            deadline: settings.timeout.map { max(0.001, $0 - Self.seconds(since: started)) }
+                ?? JQProcess.defaultDeadline, timeout: settings.timeout)
+        if !recorded { throw ExitReport.failure() }
+    }
+
+    /// The client the call goes through: the one named, else the one whose base URL the absolute
+    /// URL is under, else the plain client (no credentials).
+    func resolve(_ runtime: Runtime) throws -> ApiTarget {
+        let plugins = runtime.pluginClients.map(ApiTarget.plugin)
+        let builtIn = ClientRegistry.all.compactMap { $0.api?(runtime) }
+        let all = builtIn + plugins
+        if let client {
+            if let found = all.first(where: { $0.name == client }) { return found }
+            let names = all.map(\.name)
+            throw ExitReport.usage(
+                "no client named '\(client)'\(SettingCheck.didYouMean(client, names)); "
+                    + "the clients are \(names.joined(separator: ", "))")
+        }
+        guard ["http://", "https://"].contains(where: { target.lowercased().hasPrefix($0) }) else {
+            throw ExitReport.usage(
+                "\(target.debugDescription) is not an http(s) URL: name the client of a path "
+                    + "(apimacro api github /users/octocat); the clients are \(all.map(\.name).joined(separator: ", "))"
+            )
+        }
+        return all.first { Self.isUnder($0.client.configuration.baseURL, target) } ?? ApiTarget.plain(runtime)
+    }
+
+    /// Whether `url` is at or below `base` (same scheme, host and port; a path under base's).
+    static func isUnder(_ base: String, _ url: String) -> Bool {
+        guard !base.isEmpty, let origin = Origin(url: base), Origin(url: url) == origin else { return false }
+        let prefix = path(of: base)
+        let given = path(of: url)
+        return prefix.isEmpty || prefix == "/" || given == prefix || given.hasPrefix(prefix + "/")
+    }
+
+    /// The path of an absolute URL, without its query or fragment.
+    static func path(of url: String) -> Substring {
+        let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
+        return afterScheme.drop { $0 != "/" }.prefix { $0 != "?" && $0 != "#" }
+    }
+
+    /// The first request: the method, fields (query or JSON body), headers.
+    func request(fields: ApiFields, headers: [(String, String)]) throws -> Request {
+        let method = (method ?? (fields.isEmpty ? "GET" : "POST")).uppercased()
+        var request = Request(method, target, headers: headers)
+        if ["GET", "HEAD"].contains(method) {
+            request.query = fields.query
+        } else if !fields.isEmpty {
+            request.body = .json(Array(try fields.body().json.utf8))
+        }
+        return request
+    }
+
+    /// Whether `request` sets the query parameter `name`, in its fields or its target's query.
+    static func names(_ name: String, _ request: Request) -> Bool {
+        if request.query.contains(where: { $0.0 == name }) { return true }
+        guard let mark = request.target.firstIndex(of: "?") else { return false }
+        return request.target[request.target.index(after: mark)...].split(separator: "&").contains {
+            $0.split(separator: "=", maxSplits: 1).first.map(String.init) == name
+        }
+    }
+
+    /// `Name: value` split at its first colon.
+    static func header(_ text: String) throws -> (String, String) {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw ExitReport.usage("-H \(text.debugDescription): write 'Name: value'")
+        }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
+            throw ExitReport.usage("-H \(text.debugDescription): write 'Name: value'")
+        }
+        return (name, value)
+    }
+
+    /// Sends the request, and with `--paginate` every next page; each answer's head is printed
+    /// at once with `-i`; a failed answer is printed and ends the command.
+    private func fetch(_ first: Request, through target: ApiTarget, runtime: Runtime, output: Output) async throws
+        -> [Response]
+    {
+        let progress = paginate ? ProgressLine.forTerminal(runtime.settings) : nil
+        progress?.begin()
+        defer { progress?.erase() }
+        var pages: [Response] = []
+        var history = PageHistory()
+        var request = first
+        var kept = 0
+        var items: Int? = 0
+        let itemsPath = target.items(self.target) ?? []
+        while true {
+            try history.visit(request, on: target.client)
+            let response = try await target.client.send(request)
+            if include {
+                progress?.erase()
+                try output.head(response)
+            }
+            guard (200..<300).contains(response.status) else {
+                progress?.erase()
+                try output.body([response], filter: nil, merge: nil, deadline: JQProcess.defaultDeadline)
+                let client = target.client.configuration
+                throw APIError.status(
+                    response, api: client.name, method: request.method, message: client.errorMessage(response))
+            }
+            pages.append(response)
+            kept += response.body.count
+            guard paginate else { break }
+            guard kept <= Self.pagesLimit else {
+                throw ExitReport.failure(
+                    "--paginate: the \(pages.count) pages so far add up to more than \(Self.pagesLimit >> 20) MiB; "
+                        + "ask for fewer (a narrower query), or page by hand")
+            }
+            let count = Self.itemCount(response.body, at: itemsPath)
+            items = items.flatMap { total in count.map { total + $0 } }
+            progress?.update(
+                ProgressLine.pagesText(
+                    client: target.name, pages: pages.count, items: items, requests: runtime.log.requests,
+                    remaining: RateLimitInfo(headers: response.headers)?.remaining))
+            guard var next = target.pagination.next(after: response, request: request, itemCount: count) else {
+                break
+            }
+            next.validatesStatus = false
+            request = next
+        }
+        return pages
+    }
+
+    /// How many items a page holds: its length when it is an array, else that of the array at
+    /// `path`; nil when neither (or when the body is too large to read here).
+    static func itemCount(_ body: [UInt8], at path: [String]) -> Int? {
+        guard let root = JSONPath.value(in: body, path: []) else { return nil }
+        if let list = root as? [Any] { return list.count }
+        guard !path.isEmpty else { return nil }
+        return (JSONPath.value(in: root, path: path) as? [Any])?.count
+    }
+
+    /// Runs `work`, failing after `seconds` (nil: no limit) with the command's timeout message.
+    static func limited<T: Sendable>(_ seconds: Double?, _ work: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        guard let seconds else { return try await work() }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: Seconds.duration(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw ExitReport.failure("api ran longer than its --timeout of \(SecondsText.format(seconds)) s")
+            }
+            return value
+        }
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+extension ApiCall {
+    /// Where the answers go: stdout, redacted; on a terminal pretty, coloured (as the settings
+    /// say) and with control characters escaped.
+    struct Output: Sendable {
+        let redactor: Redactor
+        let terminal: Bool
+        let color: Bool
+
+        init(settings: Settings, redactor: Redactor) {
+            self.redactor = redactor
+            terminal = isatty(STDOUT_FILENO) == 1
+            color = settings.color.colors(STDOUT_FILENO)
+        }
+
+        /// `-i`: "HTTP 200 OK" and the headers, then a blank line.
+        func head(_ response: Response) throws {
+            let palette = Palette(enabled: color)
+            var text = palette.paint("HTTP \(response.status) \(HTTPStatus.reason(response.status))", "1") + "\n"
+            for field in response.headers.fields {
+                var value = redactor.redactHeader(name: field.name, value: field.value)
+                if terminal {
+                    value = String(decoding: TerminalText.escapingControls(Array(value.utf8)), as: UTF8.self)
+                }
+                text += palette.paint(field.name, "34") + ": " + value + "\n"
+            }
+            try write(Array((text + "\n").utf8))
+        }
+
+        /// The bodies: through the filter, merged (`merge`: the items path of an object page),
+        /// pretty-printed on a terminal when they are JSON, else as they came.
+        func body(_ pages: [Response], filter: JQProcess?, merge: [String]?, deadline: Double, timeout: Double? = nil)
+            throws
+        {
+            let bodies = pages.map { redactor.redact(bytes: $0.body) }
+            let json = pages.allSatisfy(ApiCall.isJSON)
+            if filter != nil || merge != nil || (terminal && json && !bodies.allSatisfy(\.isEmpty)) {
+                let options = JQChild.Options(
+                    merge: merge, pretty: terminal, color: color, rawStrings: filter != nil, sanitize: terminal)
+                let process: JQProcess = filter ?? JQProcess(program: ".", redactor: redactor)
+                try process.filter(bodies, options: options, deadline: deadline, timeout: timeout)
+                return
+            }
+            for body in bodies where !body.isEmpty {
+                var shown = terminal ? TerminalText.escapingControls(body) : body
+                if terminal, shown.last != 0x0A { shown.append(0x0A) }
+                try write(shown)
+            }
+        }
+
+        /// Writes `bytes` to stdout; a reader that has gone ends the command quietly (141).
+        func write(_ bytes: [UInt8]) throws {
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                if written < 0 && errno == EPIPE { throw ExitReport.closedOutput }
+                guard written > 0 else {
+                    throw ExitReport.failure("cannot write the answer: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Whether an answer is JSON: its `Content-Type` says so (`application/json`, `…+json`), or
+    /// it has none and starts with `{` or `[`.
+    static func isJSON(_ response: Response) -> Bool {
+        if let type = response.headers["content-type"]?.lowercased() {
+            let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            return media == "application/json" || media.hasSuffix("+json") || media == "text/json"
+        }
+        let first = response.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+}

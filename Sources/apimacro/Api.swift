@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import MacroRuntime
+
+/// `apimacro api [CLIENT] PATH_OR_URL [-X METHOD] [-f key=value] [-F key=value] [-H 'Name: v']
+/// [--paginate] [--jq EXPR] [-i]`.
+struct Api: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api",
+        abstract: "One request through a client's base URL, credentials, cache and retries, as gh api does for GitHub.",
+        discussion: """
+            apimacro api github /users/octocat prints the answer: as the server sent it in a pipe, \
+            pretty-printed and coloured on a terminal. CLIENT is a built-in client or a plugin; an \
+            absolute URL needs none (a URL under a client's base URL goes through that client, any \
+            other with no credentials).
+
+            -f key=value adds a string field, -F key=value a typed one (true, false, null and \
+            integers become JSON, @FILE is the file's text, @- stdin's): to the query string for GET, \
+            else to a JSON body (key[]=v appends to an array, key[inner]=v nests). Fields make the \
+            method POST unless -X says otherwise.
+
+            --paginate follows the client's pages and prints one JSON array: the items of every page \
+            (an object page's list where the client keeps it, else the page). --jq EXPR filters the \
+            answer with jq (libjq 1.6): strings print as text, anything else as JSON; the filter runs \
+            in a child process, stopped after 60 s (or --timeout) or 4 GiB.
+
+            Exit code: 0, or 1 when the answer is not 2xx (it is printed, then the error), or the \
+            filter failed; 2 for a usage error (a --jq filter that does not compile among them).
+            """)
+
+    @Argument(help: ArgumentHelp("The client, then the path (or just an absolute URL).", valueName: "client"))
+    var words: [String]
+
+    @Option(
+        name: [.customShort("X"), .customLong("method")], help: "The HTTP method (default: GET, POST with fields).")
+    var method: String?
+
+    @Option(name: [.customShort("f"), .customLong("raw-field")], help: "A string field, key=value.")
+    var rawFields: [String] = []
+
+    @Option(
+        name: [.customShort("F"), .customLong("field")],
+        help: "A typed field, key=value: true, false, null, integers and @FILE are read.")
+    var fields: [String] = []
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A request header, 'Name: value'.")
+    var headers: [String] = []
+
+    @Flag(help: "Fetch every page and print one JSON array of their items.")
+    var paginate = false
+
+    @Option(
+        name: [.customShort("q"), .customLong("jq")],
+        help: ArgumentHelp("Filter the answer with jq.", valueName: "expr"))
+    var jq: String?
+
+    @Flag(name: [.customShort("i"), .customLong("include")], help: "Print each answer's status line and headers.")
+    var include = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Stop after this many seconds (exit 1), the --jq filter included.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
+    var requestTimeout: Double?
+
+    @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
+    var verbose = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Write every HTTP exchange to a HAR 1.2 file, secrets redacted.", valueName: "file.har"),
+        completion: .file(extensions: ["har"]))
+    var record: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Answer HTTP requests from a HAR file, with no network.", valueName: "file.har"),
+        completion: .file(extensions: ["har"]))
+    var replay: String?
+
+    @Flag(name: .long, help: "No network: answer only from the HTTP cache or the replay file.")
+    var offline = false
+
+    @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
+    var noCache = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Colour JSON, errors and warnings: auto (on a terminal, unless NO_COLOR is set), always or never.",
+            valueName: "when"))
+    var color: String?
+
+    func validate() throws {
+        guard (1...2).contains(words.count) else {
+            throw ValidationError(
+                "give a path or URL, with the client first for a path (apimacro api github /users/octocat)")
+        }
+    }
+
+    func run() async throws {
+        let settings = try Settings.load(
+            timeout: timeout, requestTimeout: requestTimeout, verbose: verbose,
+            record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
+            offline: offline, useCache: !noCache, color: color)
+        var call = ApiCall(client: words.count == 2 ? words[0] : nil, target: words[words.count - 1])
+        call.method = method
+        call.rawFields = rawFields
+        call.typedFields = fields
+        call.headers = headers
+        call.paginate = paginate
+        call.jq = jq
+        call.include = include
+        try await call.run(settings: settings)
+    }
+}
