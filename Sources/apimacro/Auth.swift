@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MacroRuntime
 
-/// `apimacro login NAME [--redirect-url URL | --listen PORT]`.
+/// `apimacro login NAME [--redirect-url URL | --listen PORT | --token -]`.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
@@ -20,20 +20,33 @@ struct Login: AsyncParsableCommand {
             "Serve the redirect on 127.0.0.1:PORT and wait for it (0: any free port).", valueName: "port"))
     var listen: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Store a token read from standard input (give -), such as one the provider's dashboard generated.",
+            valueName: "-"))
+    var token: String?
+
     func validate() throws {
-        if redirectURL != nil, listen != nil { throw ValidationError("give --redirect-url or --listen, not both") }
+        if [redirectURL != nil, listen != nil, token != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --redirect-url, --listen and --token")
+        }
         if let listen, !(0...65535).contains(listen) { throw ValidationError("--listen needs a port from 0 to 65535") }
+        if let token, token != "-" {
+            throw ValidationError(
+                "--token takes - and reads the token from standard input (a token on the command line would "
+                    + "show in ps and the shell's history)")
+        }
     }
 
     func run() async throws {
+        // Unbuffered, so a test or a script reading our output sees the URL at once.
+        let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        let logins = Logins(settings: try Settings.load())
+        if token != nil {
+            return try logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
+        }
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
-        try await Logins(settings: try Settings.load()).login(
-            name, mode: mode,
-            say: { line in
-                // Unbuffered, so a test or a script reading our output sees the URL at once.
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            },
-            prompt: { readLine() })
+        try await logins.login(name, mode: mode, say: say, prompt: { readLine() })
     }
 }
 
@@ -60,20 +73,61 @@ struct Auth: ParsableCommand {
         subcommands: [Status.self],
         defaultSubcommand: Status.self)
 
-    struct Status: ParsableCommand {
+    struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "Which clients have credentials, and where from.")
+            commandName: "status", abstract: "Which clients have credentials, and where from.",
+            discussion: """
+                With --check, each client with a credential asks its service who it belongs to, as \
+                `gh auth status` does (GitHub: GET /user, the token's scopes and expiry; Instagram: GET me; \
+                Bitly: GET /user; Shlink: whether the key is accepted), and prints the account, never the \
+                credential; exit 1 when a service refused a credential or could not be reached.
+                """)
 
-        func run() throws {
-            let lines = Logins(settings: try Settings.load()).status()
-            // One width for the name column, so the second column lines up however long a plugin's name is.
-            let width = lines.map(\.name.count).max() ?? 0
-            for line in lines {
-                let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
-                print(
-                    "\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\(line.problem.map { " — \($0)" } ?? "")"
-                )
+        @Flag(help: "Ask each service whose credential it is (one request each).")
+        var check = false
+
+        @Option(help: "Colour: auto (on a terminal, unless NO_COLOR is set), always or never.")
+        var color: String?
+
+        func run() async throws {
+            let settings = try Settings.load(color: color)
+            let palette = settings.color.palette(for: STDOUT_FILENO)
+            guard check else {
+                let lines = Logins(settings: settings).status()
+                let width = lines.map(\.name.count).max() ?? 0
+                for line in lines { print(Self.row(line, width: width)) }
+                return
             }
+            let warnings = settings.color.palette(for: STDERR_FILENO)
+            let lines = try await IdentityChecks(settings: settings) { MacroHost.standardError(warnings.warning($0)) }
+                .run()
+            // One width for the name column, so the second column lines up however long a plugin's name is.
+            let width = lines.map(\.status.name.count).max() ?? 0
+            var failed = false
+            for line in lines {
+                print(Self.row(line.status, width: width))
+                let indent = String(repeating: " ", count: width + 2)
+                switch line.outcome {
+                case .identity(let identity):
+                    let facts = identity.facts.isEmpty ? "" : " (\(identity.facts.joined(separator: "; ")))"
+                    print(indent + palette.good("✓") + " \(identity.account)\(facts)")
+                case .failed(let reason):
+                    failed = true
+                    print(indent + palette.bad("✗ check failed:") + " \(reason)")
+                case .notSupported:
+                    print(indent + "check not supported for \(line.status.name)")
+                case .noCredential:
+                    break
+                }
+            }
+            if failed { throw ExitCode.failure }
+        }
+
+        /// One line of `auth status`: the name, padded to `width`, and where its credential comes from.
+        static func row(_ line: Logins.Status, width: Int) -> String {
+            let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
+            return "\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)"
+                + (line.problem.map { " — \($0)" } ?? "")
         }
     }
 }

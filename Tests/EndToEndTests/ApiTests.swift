@@ -81,6 +81,19 @@ struct ApiTests {
         #expect(media.status == 0, "\(media.stderr)")
         #expect(media.stdout == "41\n")
         #expect(!media.stdout.contains("ig-token-api") && !media.stderr.contains("ig-token-api"))
+        // The Graph API (the default backend): paths under the versioned base URL, paging.next
+        // followed with the client's one token (the link's own access_token left out).
+        var graph = Self.environment(server)
+        graph["APIMACRO_INSTAGRAM_URL"] = server.baseURL + "/instagram/graph"
+        graph["APIMACRO_INSTAGRAM_TOKEN"] = "ig-token-1"
+        let before = server.requests.count
+        let posts = try await space.run(
+            "api", "instagram", "/me/media", "--paginate", "--jq", "length", environment: graph)
+        #expect(posts.status == 0, "\(posts.stderr)")
+        #expect(posts.stdout == "9\n")
+        let pages = server.requests.dropFirst(before).filter { $0.path == "/instagram/graph/v27.0/me/media" }
+        #expect(pages.count == 3, "\(pages.map(\.uri))")
+        #expect(pages.allSatisfy { $0.uri.components(separatedBy: "access_token=").count == 2 }, "\(pages.map(\.uri))")
         try await server.shutdown()
     }
 

@@ -167,6 +167,7 @@ public struct ApiCall: Sendable {
         var kept = 0
         var items: Int? = 0
         let itemsPath = target.items(self.target) ?? []
+        try await target.prepare()
         while true {
             try history.visit(request, on: target.client)
             let response = try await target.client.send(request)
@@ -199,6 +200,7 @@ public struct ApiCall: Sendable {
                 break
             }
             next.validatesStatus = false
+            next.target = target.followLink(next.target)
             request = next
         }
         return pages

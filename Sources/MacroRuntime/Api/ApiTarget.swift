@@ -19,6 +19,12 @@ struct ApiTarget: Sendable {
     /// The query parameter and value that ask for the largest page (GitHub's `per_page=100`),
     /// added by `--paginate` unless the request names that parameter itself.
     var pageSize: (name: String, value: String)?
+    /// What must happen before the first request (Instagram's stored token checked, and
+    /// refreshed when due); nothing for most clients.
+    var prepare: @Sendable () async throws -> Void = {}
+    /// A next page's link as the client follows it (the Graph API's without the token it
+    /// carries: the pipeline adds the client's own, on its host only).
+    var followLink: @Sendable (String) -> String = { $0 }
 
     /// A target whose pages are lists or keep their items at `items` for every path.
     init(

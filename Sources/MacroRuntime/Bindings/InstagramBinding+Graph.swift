@@ -171,17 +171,23 @@ extension InstagramBinding {
                     + "(a base URL ending in /v1)", api: Instagram.name)
         }
 
-        static func install(_ context: BuiltInClient.Context, configuration: InstagramGraphConfiguration) throws {
-            let runtime = context.runtime
+        /// The Graph client on the runtime's transport, keeping a stored token alive (its
+        /// refresh stored and redacted from then on).
+        static func client(_ runtime: Runtime, configuration: InstagramGraphConfiguration) -> InstagramGraphClient {
             let secrets = runtime.secrets
             let entry = configuration.tokenIsStored ? (try? runtime.credentials.entry(for: Instagram.name)) ?? nil : nil
-            let client = InstagramGraphClient(
+            return InstagramGraphClient(
                 configuration: configuration, transport: runtime.transport, log: runtime.log,
                 redactor: runtime.redactor,
                 tokens: InstagramGraphClient.TokenStore(
                     store: runtime.credentials, entry: entry,
                     network: runtime.transport.offline ? nil : runtime.network, remember: { secrets.add($0) },
                     warn: MacroHost.standardError))
+        }
+
+        static func install(_ context: BuiltInClient.Context, configuration: InstagramGraphConfiguration) throws {
+            let runtime = context.runtime
+            let client = Graph.client(runtime, configuration: configuration)
             let binding = Graph(
                 client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
                 storeProblem: runtime.credentialProblem, runtime: runtime)

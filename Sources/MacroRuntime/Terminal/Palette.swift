@@ -17,6 +17,16 @@ public struct Palette: Sendable, Equatable {
         return "\u{1B}[\(code)m\(text)\u{1B}[0m"
     }
 
+    /// A good outcome (`auth status --check`'s ✓): green.
+    public func good(_ text: String) -> String {
+        paint(text, "32")
+    }
+
+    /// A bad outcome that is not an error line (`auth status --check`'s ✗): red.
+    public func bad(_ text: String) -> String {
+        paint(text, "31")
+    }
+
     /// An error line (`apimacro: …`): red, its `apimacro:` bold.
     public func error(_ message: String) -> String {
         lines(message, prefixStyle: "1;31", style: "31")
