@@ -94,6 +94,21 @@ struct ApiTests {
         let pages = server.requests.dropFirst(before).filter { $0.path == "/instagram/graph/v27.0/me/media" }
         #expect(pages.count == 3, "\(pages.map(\.uri))")
         #expect(pages.allSatisfy { $0.uri.components(separatedBy: "access_token=").count == 2 }, "\(pages.map(\.uri))")
+        // The shortener's backends page as links() does: Bitly's pagination.next (121 links of the
+        // test account), Shlink's page numbers to the empty page (60 short URLs).
+        var bitly = Self.environment(server)
+        bitly["APIMACRO_SHORTENER_URL"] = server.baseURL + "/bitly/v4"
+        bitly["APIMACRO_SHORTENER_TOKEN"] = "bitly-test-token"
+        let links = try await space.run(
+            "api", "shortener", "/groups/Bj1tjw4uLSN/bitlinks", "--paginate", "--jq", "length", environment: bitly)
+        #expect(links.stdout == "121\n", "\(links.stderr)")
+        var shlink = Self.environment(server)
+        shlink["APIMACRO_SHORTENER"] = "shlink"
+        shlink["APIMACRO_SHORTENER_URL"] = server.baseURL + "/shlink/rest/v3"
+        shlink["APIMACRO_SHORTENER_KEY"] = "shlink-test-key"
+        let urls = try await space.run(
+            "api", "shortener", "/short-urls", "--paginate", "--jq", "length", environment: shlink)
+        #expect(urls.stdout == "60\n", "\(urls.stderr)")
         try await server.shutdown()
     }
 

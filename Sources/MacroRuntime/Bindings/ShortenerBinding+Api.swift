@@ -1,11 +1,28 @@
 import Clients
+import WebAPI
 
 extension ShortenerBinding {
-    /// `apimacro api shortener PATH`: the shortener's client (its key); no pages.
+    /// `apimacro api shortener PATH`: the shortener's client for its backend (its credential,
+    /// Bitly's cap on requests in flight).
+    ///
+    /// `--paginate` follows each backend's pages as `links()` does: Bitly's `pagination.next`
+    /// (the items in `links`), Shlink's `page` numbers (the items in `shortUrls.data`, ending at
+    /// an empty page); the legacy Google API has no pages.
     static func apiTarget(_ runtime: Runtime) -> ApiTarget {
+        let configuration = ShortenerConfiguration(runtime.view(of: Shortener.descriptor))
         let client = ShortenerClient(
-            configuration: ShortenerConfiguration(runtime.view(of: Shortener.descriptor)),
-            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
-        return ApiTarget(name: Shortener.name, client: client.api, pagination: .none)
+            configuration: configuration, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
+        switch configuration.backend {
+        case .bitly:
+            return ApiTarget(
+                name: Shortener.name, client: client.api, pagination: .nextURL(path: BitlyRouter.nextPath),
+                items: BitlyRouter.itemsPath)
+        case .shlink:
+            return ApiTarget(
+                name: Shortener.name, client: client.api, pagination: .pageParameter(name: "page", first: 1),
+                items: ShlinkRouter.itemsPath)
+        case .google:
+            return ApiTarget(name: Shortener.name, client: client.api, pagination: .none)
+        }
     }
 }
