@@ -20,6 +20,13 @@ final class PseudoTerminal: Sendable {
 
     let pid: pid_t
     private let master: Int32
+    /// The test's own copy of the slave side, open until `close()`.
+    ///
+    /// The master never sees the hang-up of the child's exit, which on Linux can come before the child's last bytes
+    /// (still in the pty's flip buffer, pushed by a work queue) reach the master. `finish()`
+    /// writes a marker through it instead: the pty keeps order, so once the marker is read,
+    /// so is everything the child wrote.
+    private let slaveCopy: Int32
     private let buffer = Mutex<[UInt8]>([])
     private let status = Mutex<Int32?>(nil)
 
@@ -37,6 +44,10 @@ final class PseudoTerminal: Sendable {
             throw Failure(description: "cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
         let slave = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        slaveCopy = open(slave, O_RDWR | O_NOCTTY)
+        guard slaveCopy >= 0 else {
+            throw Failure(description: "cannot open \(slave): \(String(cString: strerror(errno)))")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -45,6 +56,7 @@ final class PseudoTerminal: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
         posix_spawn_file_actions_addclose(&actions, master)
+        posix_spawn_file_actions_addclose(&actions, slaveCopy)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -89,7 +101,7 @@ final class PseudoTerminal: Sendable {
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else {
-                    break  // EIO: the child and every copy of the slave are gone
+                    break  // EIO: every copy of the slave is gone (close())
                 }
             }
         }
@@ -148,6 +160,23 @@ final class PseudoTerminal: Sendable {
         throw Failure(description: "apimacro did not exit within \(timeout) s; output:\n\(output)")
     }
 
+    /// The marker `finish()` writes after the child's output.
+    private static let endMarker = "\u{1F}apimacro-pty-end\u{1F}"
+
+    /// Everything the child wrote, once it has exited (after `waitForExit`): a marker written
+    /// through the test's copy of the slave comes after the child's last byte, so when it has
+    /// been read the output is whole (an event, not a guess at how long the pty takes).
+    func finish(timeout: Double = 120) async throws -> String {
+        let marker = Array(Self.endMarker.utf8)
+        let written = marker.withUnsafeBytes { write(slaveCopy, $0.baseAddress, $0.count) }
+        guard written == marker.count else {
+            throw Failure(description: "cannot write to the terminal: \(String(cString: strerror(errno)))")
+        }
+        let end = try await expect(Self.endMarker, timeout: timeout)
+        let bytes = buffer.withLock { Array($0[..<(end - marker.count)]) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Kills the child if it still runs and closes the terminal.
     func close() {
         if status.withLock({ $0 }) == nil {
@@ -155,6 +184,7 @@ final class PseudoTerminal: Sendable {
             var raw: Int32 = 0
             waitpid(pid, &raw, 0)
         }
+        Glibc.close(slaveCopy)
         Glibc.close(master)
     }
 }

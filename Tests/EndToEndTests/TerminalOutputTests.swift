@@ -28,9 +28,8 @@ struct TerminalOutputTests {
         let terminal = try PseudoTerminal(arguments, in: space.url, environment: environment)
         defer { terminal.close() }
         let status = try await terminal.waitForExit(timeout: 120)
-        // The reader thread drains what is left once the child is gone: wait for the last line.
-        try await waitUntil("the terminal's last output") { terminal.output.utf8.last == UInt8(ascii: "\n") }
-        return (terminal.output.replacingOccurrences(of: "\r\n", with: "\n"), status)
+        let output = try await terminal.finish()
+        return (output.replacingOccurrences(of: "\r\n", with: "\n"), status)
     }
 
     /// Checks `text` against the snapshot `name` (`APIMACRO_RECORD_SNAPSHOTS=1` re-records it).
