@@ -62,31 +62,7 @@ struct Api: AsyncParsableCommand {
         help: ArgumentHelp("Stop after this many seconds (exit 1), the --jq filter included.", valueName: "seconds"))
     var timeout: Double?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
-    var requestTimeout: Double?
-
-    @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
-    var verbose = false
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Write every HTTP exchange to a HAR 1.2 file, secrets redacted.", valueName: "file.har"),
-        completion: .file(extensions: ["har"]))
-    var record: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Answer HTTP requests from a HAR file, with no network.", valueName: "file.har"),
-        completion: .file(extensions: ["har"]))
-    var replay: String?
-
-    @Flag(name: .long, help: "No network: answer only from the HTTP cache or the replay file.")
-    var offline = false
-
-    @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
-    var noCache = false
+    @OptionGroup var exchange: ExchangeOptions
 
     @Option(
         name: .long,
@@ -104,9 +80,9 @@ struct Api: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try Settings.load(
-            timeout: timeout, requestTimeout: requestTimeout, verbose: verbose,
-            record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
-            offline: offline, useCache: !noCache, color: color)
+            timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
+            record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
+            useCache: !exchange.noCache, color: color)
         var call = ApiCall(client: words.count == 2 ? words[0] : nil, target: words[words.count - 1])
         call.method = method
         call.rawFields = rawFields

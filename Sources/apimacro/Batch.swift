@@ -154,7 +154,7 @@ struct Batch: ParsableCommand {
         // Environment secrets and every token `apimacro login` stored: redacted from outputs and the report.
         let secrets = settings.secrets + Logins(settings: settings).storedSecrets
         var forwarded = options
-        forwarded.record = nil
+        forwarded.exchange.record = nil
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let runner = BatchRunner(

@@ -28,9 +28,9 @@ struct Repl: ParsableCommand {
         // What a `:run` with run's options hands its child: the session's options, but the
         // session's --record file (its own), and --format and -v (:format and :verbose say those).
         var session = options
-        session.record = nil
+        session.exchange.record = nil
         session.format = nil
-        session.verbose = false
+        session.exchange.verbose = false
         let repl = MacroRepl(host: host, childOptions: session.forwardedArguments) { [settings] words in
             Self.childMacro(words, settings: settings)
         }

@@ -3,18 +3,9 @@ import Batch
 import Foundation
 import MacroRuntime
 
-/// Options shared by the commands that run macros.
-struct MacroOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "How apimacro.output prints rows: table, json, csv or ndjson. (default: table on a terminal, else json)",
-            valueName: "format"))
-    var format: String?
-
-    @Option(name: .long, help: ArgumentHelp("Stop the macro after this many seconds (exit 1).", valueName: "seconds"))
-    var timeout: Double?
-
+/// The options of every command that makes HTTP requests (`run`, `batch`, `repl`, `api`): the
+/// request timeout, `-v`, recording and replaying, offline, the cache.
+struct ExchangeOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
@@ -41,6 +32,39 @@ struct MacroOptions: ParsableArguments {
     @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
     var noCache = false
 
+    /// `--record`'s file.
+    var recordFile: URL? { record.map { URL(fileURLWithPath: $0) } }
+
+    /// `--replay`'s file.
+    var replayFile: URL? { replay.map { URL(fileURLWithPath: $0) } }
+
+    /// These options as command-line arguments again, for child processes (`batch`).
+    var forwardedArguments: [String] {
+        var arguments: [String] = []
+        if let requestTimeout { arguments += ["--request-timeout", String(requestTimeout)] }
+        if verbose { arguments.append("--verbose") }
+        if let record { arguments += ["--record", record] }
+        if let replay { arguments += ["--replay", replay] }
+        if offline { arguments.append("--offline") }
+        if noCache { arguments.append("--no-cache") }
+        return arguments
+    }
+}
+
+/// Options shared by the commands that run macros.
+struct MacroOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How apimacro.output prints rows: table, json, csv or ndjson. (default: table on a terminal, else json)",
+            valueName: "format"))
+    var format: String?
+
+    @Option(name: .long, help: ArgumentHelp("Stop the macro after this many seconds (exit 1).", valueName: "seconds"))
+    var timeout: Double?
+
+    @OptionGroup var exchange: ExchangeOptions
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -62,9 +86,9 @@ struct MacroOptions: ParsableArguments {
     /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
     func settings() throws -> Settings {
         var settings = try Settings.load(
-            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose,
-            record: record.map { URL(fileURLWithPath: $0) }, replay: replay.map { URL(fileURLWithPath: $0) },
-            offline: offline, useCache: !noCache, color: color)
+            format: format, timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
+            record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
+            useCache: !exchange.noCache, color: color)
         settings.wide = wide
         return settings
     }
@@ -123,12 +147,7 @@ struct MacroOptions: ParsableArguments {
         var arguments: [String] = []
         if let format { arguments += ["--format", format] }
         if let timeout { arguments += ["--timeout", String(timeout)] }
-        if let requestTimeout { arguments += ["--request-timeout", String(requestTimeout)] }
-        if verbose { arguments.append("--verbose") }
-        if let record { arguments += ["--record", record] }
-        if let replay { arguments += ["--replay", replay] }
-        if offline { arguments.append("--offline") }
-        if noCache { arguments.append("--no-cache") }
+        arguments += exchange.forwardedArguments
         if let color { arguments += ["--color", color] }
         if wide { arguments.append("--wide") }
         return arguments
