@@ -530,6 +530,60 @@ struct SharedStateTests {
         #expect(warnings.count == 1 && warnings.first?.contains("more than 4096 elements") == true, "\(warnings)")
     }
 
+    @Test(
+        "on a caller thread (a Python thread) a script's reply is waited for there, with the call's sockets: the same replies, NOSCRIPT sent again in full"
+    )
+    func scriptsOnTheCallerThread() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let caller = TestCallerThread()
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 60, warn: { _ in },
+            caller: caller.hook)
+        try shared.connect()
+        let count = RedisScript("return redis.call('INCR', KEYS[1])")
+        let add = RedisScript("return redis.call('INCRBY', KEYS[1], 10)")
+        let replies = try await caller.run {
+            var seen: [RedisReply?] = []
+            // A fresh Redis knows neither script: NOSCRIPT, then the text.
+            seen.append(await shared.evaluate(count, keys: ["n"], arguments: []))
+            await shared.post(add, keys: ["n"], arguments: [])
+            seen.append(await shared.evaluate(count, keys: ["n"], arguments: []))
+            // Forgotten by Redis, not by this process: the posted call and the awaited one both
+            // come back NOSCRIPT and are sent again in full, in their order.
+            _ = await shared.command(["SCRIPT", "FLUSH"].map { Array($0.utf8) })
+            await shared.post(add, keys: ["n"], arguments: [])
+            seen.append(await shared.evaluate(count, keys: ["n"], arguments: []))
+            return seen
+        }.value
+        #expect(replies == [.integer(1), .integer(12), .integer(23)])
+        // The replies were waited for on the caller's driver (no transfer ran in this call).
+        #expect(caller.hostedDriver && caller.driverWaits.load(ordering: .relaxed) > 0)
+    }
+
+    @Test("on a caller thread too, a dripping reply is bounded by the timeout and a huge one by its size")
+    func hostileRepliesOnTheCallerThread() async throws {
+        for (answer, timeout, reason) in [
+            (HostileRedis.Answer.drip(bytes: 2000, milliseconds: 25), 5.0, "no answer in time"),
+            (.huge(bytes: 200_000_000), 60, "a reply larger than"),
+        ] {
+            let hostile = try HostileRedis.start(answer)
+            let warnings = Warnings()
+            let caller = TestCallerThread()
+            let shared = SharedState(
+                address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: timeout,
+                warn: warnings.add, caller: caller.hook)
+            let reply = try await caller.run {
+                await shared.evaluate(RedisScript("return 1"), keys: ["k"], arguments: [])
+            }.value
+            #expect(reply == nil, "read \(String(describing: reply))")
+            let outcome = hostile.result()
+            #expect(outcome?.commandSeen == true && outcome?.hungUp == true, "\(String(describing: outcome))")
+            #expect(caller.hostedDriver)
+            #expect(warnings.all.count == 1 && warnings.all.first?.contains(reason) == true, "\(warnings.all)")
+        }
+    }
+
     /// Sends one `GET k` to a fake Redis answering with `answer`, expects no reply to come
     /// of it, and returns what the fake saw and the warnings printed.
     func askRefused(

@@ -144,7 +144,8 @@ final class Runtime: Sendable {
     ) throws -> SharedState? {
         guard let address = settings.sharedState, replay == nil, !settings.offline else { return nil }
         let shared = SharedState(
-            address: address, source: settings.sharedStateSource, timeout: settings.sharedStateTimeout, warn: warn)
+            address: address, source: settings.sharedStateSource, timeout: settings.sharedStateTimeout, warn: warn,
+            caller: PythonTransferCaller.current)
         try shared.connect()
         return shared
     }

@@ -32,7 +32,13 @@ public final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let thread = pthread_self()
     /// Python runs signal handlers on its main thread only: elsewhere `PyErr_CheckSignals`
     /// does nothing, and the GIL is not taken for it.
-    private let checksSignals = Interrupts.mainThread == nil || Interrupts.onMainThread
+    let checksSignals = Interrupts.mainThread == nil || Interrupts.onMainThread
+    /// How long a thread that does not check signals waits for its events at a time: a
+    /// minute, only a bound (a job and the waiter's sockets wake it; nothing else can end
+    /// its wait).
+    ///
+    /// Such a thread waking every 20 ms cost CPU for nothing while a call was slow.
+    static let eventWait = 60_000
 
     // Touched only by the waiting thread (in `withoutGIL` and in the jobs it runs).
     var threadState: UnsafeMutablePointer<PyThreadState>?

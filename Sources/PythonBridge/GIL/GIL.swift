@@ -24,7 +24,8 @@ public func withGIL<T>(_ body: () throws -> T) rethrows -> T {
 /// so a call that never suspends costs no thread switch, and a transfer can run right here.
 /// The body is `@Sendable`, so it cannot touch a `PyRef`. While waiting, a
 /// Ctrl-C or a macro deadline (see `Interrupts`) is checked on entry and about every 20 ms
-/// (Python's pending signals at least every 100 ms, for interrupts that bypass `Interrupts`):
+/// on Python's main thread (Python's pending signals at least every 100 ms, for interrupts
+/// that bypass `Interrupts`; other threads wake only for their events):
 /// when Python's signal handlers raise (`KeyboardInterrupt`, the macro
 /// timeout), the work is cancelled and `PythonErrorSet` is thrown with that
 /// exception set. A signal that raises nothing lets the wait go on. In a child that `fork()`
@@ -55,7 +56,10 @@ public func withoutGIL<T: Sendable>(
             graceEnd = end
             if ContinuousClock.now >= end { break }
         }
-        executor.waitForJob(milliseconds: 20)
+        // Python's main thread looks for a Ctrl-C or a deadline every 20 ms (a signal handler
+        // only bumps a counter); any other thread has nothing to look for (Python runs no
+        // handler there) and waits for its events alone: a job, or its waiter's sockets.
+        executor.waitForJob(milliseconds: executor.checksSignals ? 20 : CallerThreadExecutor.eventWait)
         _ = executor.shouldStop()
     }
     pthread_setspecific(callerKey, outer)

@@ -28,6 +28,30 @@ final class RedisConnection: @unchecked Sendable {
     private var unwritten: (bytes: [UInt8], offset: Int)?
     /// Where `recv` puts bytes before hiredis's reader takes them.
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Bytes received for the reply now being read (bounded by `maximumReplyBytes`).
+    private var received = 0
+    /// The script call `beginEvaluation` started, read by `evaluationProgress` without waiting.
+    private var evaluation: Evaluation?
+
+    /// A script call made by a thread that never waits on the socket (see `beginEvaluation`).
+    private struct Evaluation {
+        let script: RedisScript
+        let tail: [[UInt8]]
+        let deadline: ContinuousClock.Instant
+        /// Its `EVALSHA` is written; its text was sent in full after a `NOSCRIPT`.
+        var sent = false
+        var inFull = false
+    }
+
+    /// What `evaluationProgress` came to.
+    enum EvaluationStep {
+        /// The script's reply.
+        case reply(RedisReply)
+        /// Nothing more to read now: call again once the socket is readable, or `deadline` has passed.
+        case readable(deadline: ContinuousClock.Instant)
+        /// The socket did not take a whole command: `finishEvaluation` ends the call, waiting.
+        case blocked
+    }
 
     /// A command written by `send` whose reply is still to be read.
     private struct Unanswered {
@@ -127,6 +151,101 @@ final class RedisConnection: @unchecked Sendable {
         return try inFull(script, tail, unless: reply, until: deadline)
     }
 
+    /// The connection's socket, to wait on for `evaluationProgress`.
+    var descriptor: Int32 { context.pointee.fd }
+
+    /// Starts `evaluate` for a thread that waits on many sockets at once and must never block
+    /// on this one (the Python thread waiting on its call): `evaluationProgress` then does
+    /// what it can without waiting, and is called again each time the socket is readable.
+    ///
+    /// The same commands, in the same order, under the same one deadline as `evaluate`.
+    func beginEvaluation(_ script: RedisScript, _ tail: [[UInt8]]) {
+        evaluation = Evaluation(script: script, tail: tail, deadline: ContinuousClock.now + timeout)
+    }
+
+    /// Reads what has arrived and writes what is due, never waiting: the replies of the
+    /// commands `send` sent first (a `NOSCRIPT` among them sends that script in full, its reply
+    /// read before going on, as `drain` does), then the script by its digest, then its reply
+    /// (in full after a `NOSCRIPT`).
+    /// - Throws: as `evaluate`: the deadline passed, the socket failed, or the reply is not Redis's.
+    func evaluationProgress() throws(RedisFailure) -> EvaluationStep {
+        guard !isBroken else { throw .unreachable("the connection was lost") }
+        guard var call = evaluation else { throw .unreachable("no script call under way") }
+        let step = try progress(&call)
+        if case .reply = step { evaluation = nil } else { evaluation = call }
+        return step
+    }
+
+    private func progress(_ call: inout Evaluation) throws(RedisFailure) -> EvaluationStep {
+        if unwritten != nil { return .blocked }
+        while let sent = unanswered.first {
+            guard let reply = try replyIfArrived() else {
+                return try pending(until: min(sent.deadline, call.deadline))
+            }
+            unanswered.removeFirst()
+            if let script = sent.script, case .error(let text) = reply, text.hasPrefix("NOSCRIPT") {
+                // Its reply is read and dropped in turn (no script: never sent again).
+                let command = [RedisConnection.eval, Array(script.text.utf8)] + sent.tail
+                guard try start(command, until: call.deadline) else { return .blocked }
+            }
+        }
+        if !call.sent {
+            call.sent = true
+            guard try start(call.script.evalsha + call.tail, until: nil) else { return .blocked }
+            // Its reply cannot be there yet: the socket is waited on before a `recv` is tried.
+            return .readable(deadline: call.deadline)
+        }
+        while true {
+            guard let reply = try replyIfArrived() else { return try pending(until: call.deadline) }
+            guard !call.inFull, case .error(let text) = reply, text.hasPrefix("NOSCRIPT") else { return .reply(reply) }
+            call.inFull = true
+            guard try start([RedisConnection.eval, Array(call.script.text.utf8)] + call.tail, until: nil) else {
+                return .blocked
+            }
+        }
+    }
+
+    /// Ends what `beginEvaluation` started, waiting on the socket (within the same deadline):
+    /// for a thread that may wait, when `evaluationProgress` could not go on without it.
+    func finishEvaluation() throws(RedisFailure) -> RedisReply {
+        guard let call = evaluation else { throw .unreachable("no script call under way") }
+        evaluation = nil
+        guard call.sent else {
+            // Replies of earlier commands still due: read as `evaluate` reads them.
+            try drain(until: call.deadline)
+            let reply = try exchange(call.script.evalsha + call.tail, until: call.deadline)
+            return try inFull(call.script, call.tail, unless: reply, until: call.deadline)
+        }
+        // Sent (whole or in part) once every earlier reply was read: only its own is due.
+        try flush()
+        let reply = try readReply(until: call.deadline)
+        return call.inFull ? reply : try inFull(call.script, call.tail, unless: reply, until: call.deadline)
+    }
+
+    /// `.readable` until `deadline`; past it, the command has failed.
+    private func pending(until deadline: ContinuousClock.Instant) throws(RedisFailure) -> EvaluationStep {
+        guard ContinuousClock.now < deadline else { throw fail("no answer in time") }
+        return .readable(deadline: deadline)
+    }
+
+    /// Writes a command the next `evaluationProgress` reads the reply of; with `deadline`
+    /// (a command sent again in full for one `send` sent), that reply is read and dropped
+    /// first.
+    ///
+    /// False when the socket did not take it whole (the rest is left for `flush`).
+    private func start(_ arguments: [[UInt8]], until deadline: ContinuousClock.Instant?) throws(RedisFailure)
+        -> Bool
+    {
+        let bytes = RedisConnection.format(arguments)
+        let written = try write(bytes, until: nil)
+        if let deadline { unanswered.append(Unanswered(script: nil, tail: [], deadline: deadline)) }
+        guard written == bytes.count else {
+            unwritten = (bytes, written)
+            return false
+        }
+        return true
+    }
+
     /// Writes a command now without waiting for its reply, which the next `command` or
     /// `evaluate` reads (and discards; a `NOSCRIPT` for `script` sends its text, with `tail`, then).
     ///
@@ -200,32 +319,47 @@ final class RedisConnection: @unchecked Sendable {
         for argument in arguments { size += argument.count + 24 }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             guard let base = buffer.baseAddress else { return }
-            var at = 0
-            func put(_ bytes: UnsafeRawBufferPointer) {
-                if let source = bytes.baseAddress, !bytes.isEmpty {
-                    UnsafeMutableRawPointer(base + at).copyMemory(from: source, byteCount: bytes.count)
-                }
-                at += bytes.count
-            }
-            func line(_ marker: UInt8, _ number: Int) {
-                base[at] = marker
-                at += 1
-                var digits = String(number)
-                digits.withUTF8 { put(UnsafeRawBufferPointer($0)) }
-                base[at] = 13
-                base[at + 1] = 10
-                at += 2
-            }
-            line(UInt8(ascii: "*"), arguments.count)
+            // Plain stores through `base` and `at`: no closure captures them (a captured `var`
+            // was checked for exclusive access at every use, ~10 k instructions a request).
+            var at = line(UInt8(ascii: "*"), arguments.count, into: base, at: 0)
             for argument in arguments {
-                line(UInt8(ascii: "$"), argument.count)
-                argument.withUnsafeBytes { put($0) }
+                at = line(UInt8(ascii: "$"), argument.count, into: base, at: at)
+                argument.withUnsafeBufferPointer { bytes in
+                    if let source = bytes.baseAddress, !bytes.isEmpty {
+                        (base + at).update(from: source, count: bytes.count)
+                    }
+                }
+                at += argument.count
                 base[at] = 13
                 base[at + 1] = 10
                 at += 2
             }
             count = at
         }
+    }
+
+    /// Writes `marker`, `number` in decimal and CR LF at `at`; returns the offset after them.
+    private static func line(_ marker: UInt8, _ number: Int, into base: UnsafeMutablePointer<UInt8>, at start: Int)
+        -> Int
+    {
+        base[start] = marker
+        var at = start + 1
+        let first = at
+        var rest = max(number, 0)
+        repeat {
+            base[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            at += 1
+        } while rest > 0
+        var (low, high) = (first, at - 1)
+        while low < high {
+            (base[low], base[high]) = (base[high], base[low])
+            low += 1
+            high -= 1
+        }
+        base[at] = 13
+        base[at + 1] = 10
+        return at + 2
     }
 
     /// Writes `bytes` from `start`, straight from the buffer `format` filled (hiredis's output
@@ -260,8 +394,20 @@ final class RedisConnection: @unchecked Sendable {
 
     /// Reads one whole reply before `deadline`, of at most `maximumReplyBytes`.
     private func readReply(until deadline: ContinuousClock.Instant) throws(RedisFailure) -> RedisReply {
+        received = 0
+        guard let reply = try nextReply(waitingUntil: deadline) else { throw fail("no answer in time") }
+        return reply
+    }
+
+    /// The next whole reply if its bytes have arrived, read without waiting; nil when more
+    /// must come (the bytes so far count against `maximumReplyBytes` on the next call).
+    private func replyIfArrived() throws(RedisFailure) -> RedisReply? {
+        try nextReply(waitingUntil: nil)
+    }
+
+    /// Reads one whole reply: waiting until `deadline`, or with none only what has arrived.
+    private func nextReply(waitingUntil deadline: ContinuousClock.Instant?) throws(RedisFailure) -> RedisReply? {
         guard let reader = context.pointee.reader else { throw fail("the connection has no reader") }
-        var received = 0
         while true {
             var raw: UnsafeMutableRawPointer?
             guard redisReaderGetReply(reader, &raw) == REDIS_OK else {
@@ -274,13 +420,18 @@ final class RedisConnection: @unchecked Sendable {
             }
             if let raw {
                 defer { freeReplyObject(raw) }
+                received = 0
                 return RedisConnection.copy(raw.assumingMemoryBound(to: redisReply.self))
             }
-            try wait(for: Int16(POLLIN), until: deadline)
+            if let deadline { try wait(for: Int16(POLLIN), until: deadline) }
             let count = buffer.withUnsafeMutableBytes { recv(context.pointee.fd, $0.baseAddress, $0.count, flags) }
             if count == 0 { throw fail("the server closed the connection") }
             if count < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    if deadline == nil { return nil }
+                    continue
+                }
                 throw fail(String(cString: strerror(errno)))
             }
             received += count

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The rate-limit governor: one budget per (host, credential, resource) shared by every
 /// apimacro process through Redis (`APIMACRO_SHARED_STATE`), plus a shared pace
@@ -147,47 +148,70 @@ public struct GovernorStage: Stage {
         value.map { Array(String($0).utf8) } ?? []
     }
 
-    /// A lease's name: 128 random bits, as hex (unique among the requests in flight).
+    /// A lease's name, unique among the requests in flight: 64 random bits drawn once per
+    /// process and a count of the leases it took, as hex (two `getrandom` calls a request
+    /// were most of the governor's system time after the Redis round trips).
     static func leaseID() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let high: UInt64 = generator.next()
-        let low: UInt64 = generator.next()
-        return Array((String(high, radix: 16) + "-" + String(low, radix: 16)).utf8)
+        let number = leaseCount.add(1, ordering: .relaxed).newValue
+        return Array((leasePrefix + String(number, radix: 16)).utf8)
     }
+
+    private static let leasePrefix: String = {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 16) + "-"
+    }()
+    private static let leaseCount = Atomic<UInt64>(0)
 
     /// The first segment of the URL's path: requests under it count against one resource
     /// (GitHub: `/search/...` against `search`, `/graphql` against `graphql`, most against `core`).
     static func route(of url: String) -> String {
-        // The path starts at the first "/" after "scheme://" and the segment ends at "/", "?" or "#".
-        let bytes = Array(url.utf8)
-        guard let scheme = url.range(of: "://") else { return "" }
-        var index = url.utf8.distance(from: url.utf8.startIndex, to: scheme.upperBound)
-        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
-            bytes[index] != UInt8(ascii: "#")
-        {
+        var url = url
+        return url.withUTF8 { bytes in
+            // The path starts at the first "/" after "scheme://" and the segment ends at "/", "?" or "#".
+            var index = 0
+            while index + 2 < bytes.count,
+                !(bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+                    && bytes[index + 2] == UInt8(ascii: "/"))
+            {
+                index += 1
+            }
+            guard index + 2 < bytes.count else { return "" }
+            index += 3
+            while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+                bytes[index] != UInt8(ascii: "#")
+            {
+                index += 1
+            }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
+            var segment: [UInt8] = []
             index += 1
+            while index < bytes.count, segment.count < 64 {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                if isPlain(byte) { segment.append(byte) }
+                index += 1
+            }
+            return String(decoding: segment, as: UTF8.self)
         }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
-        var segment: [UInt8] = []
-        index += 1
-        while index < bytes.count, segment.count < 64 {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            let plain =
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: ".")
-            if plain { segment.append(byte) }
-            index += 1
-        }
-        return String(decoding: segment, as: UTF8.self)
+    }
+
+    /// A letter or digit of ASCII, `-`, `_` or `.`.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
 
     /// A resource name from a server, kept short and plain (it becomes part of a hash field).
     static func resourceName(_ header: String?) -> String {
-        String((header ?? "").prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
+        guard let header else { return "" }
+        if header.utf8.allSatisfy({ $0 < 0x80 && $0 != 13 }) {
+            // ASCII without CR (every real header; CR LF would be one Character): the same
+            // filter on the bytes, no Unicode properties.
+            return String(decoding: header.utf8.prefix(64).filter(isPlain), as: UTF8.self)
+        }
+        return String(header.prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
     }
 
     /// `14:05:09 UTC`, computed (a `DateFormatter` per call cost more than the request).

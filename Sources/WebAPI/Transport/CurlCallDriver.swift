@@ -22,6 +22,14 @@ public final class CurlCallDriver: Sendable {
     /// Any thread.
     public func wake() { worker.wake() }
 
+    /// Suspends the task until `descriptor` is readable or `deadline` has passed, this
+    /// thread waiting on it with the call's transfers (see `SharedState.evaluate`).
+    ///
+    /// False when the call was given up first. On the caller's thread, from a task of this call.
+    func readable(_ descriptor: Int32, until deadline: ContinuousClock.Instant) async -> Bool {
+        await worker.readable(descriptor, until: deadline, driver: self)
+    }
+
     /// The call is over: its transfers still running end as cancelled.
     ///
     /// On the caller's thread, once.

@@ -32,6 +32,17 @@ final class CurlThreadWorker: @unchecked Sendable {
     private let idle = Mutex<[CurlEasy]>([])
     // Touched on this worker's thread only.
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
+    /// Other sockets the thread waits on with the transfers' (a Redis reply on its way), and
+    /// the tasks waiting for them.
+    private var sockets: [SocketWait] = []
+
+    /// A task waiting until `descriptor` is readable or `deadline` has passed.
+    private struct SocketWait {
+        let descriptor: Int32
+        let deadline: ContinuousClock.Instant
+        let driver: CurlCallDriver
+        let continuation: CheckedContinuation<Bool, Never>
+    }
 
     private init(_ library: CurlLibrary) throws {
         guard let multi = library.api.pointee.multi_init() else {
@@ -97,13 +108,54 @@ final class CurlThreadWorker: @unchecked Sendable {
     }
 
     /// Drives the multi: ends cancelled transfers, moves the others on, and waits up to
-    /// `milliseconds` for their sockets (or a wake-up) when none ended.
+    /// `milliseconds` for their sockets and the other sockets waited on (or a wake-up) when
+    /// none ended.
     ///
     /// On this thread only.
     func drive(milliseconds: Int) {
         if collect() > 0 { return }
-        _ = library.api.pointee.multi_poll(multi, nil, 0, Int32(clamping: milliseconds), nil)
+        if sockets.isEmpty {
+            _ = library.api.pointee.multi_poll(multi, nil, 0, Int32(clamping: milliseconds), nil)
+        } else {
+            pollWithSockets(milliseconds: milliseconds)
+        }
         _ = collect()
+    }
+
+    /// Suspends the task until `descriptor` is readable or `deadline` has passed, the thread
+    /// waiting on it with its transfers' sockets (no other thread is involved).
+    ///
+    /// False when the call of `driver` was given up first (its thread no longer waits here).
+    /// On this thread only, from a task of `driver`'s call.
+    func readable(_ descriptor: Int32, until deadline: ContinuousClock.Instant, driver: CurlCallDriver) async -> Bool {
+        await withCheckedContinuation { continuation in
+            sockets.append(
+                SocketWait(descriptor: descriptor, deadline: deadline, driver: driver, continuation: continuation))
+        }
+    }
+
+    /// `multi_poll` with the other sockets as extra descriptors, at most until the first of
+    /// their deadlines; resumes the tasks whose socket is readable or whose deadline passed.
+    private func pollWithSockets(milliseconds: Int) {
+        var waits = sockets.map { curl_waitfd(fd: $0.descriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+        let soonest = sockets.map(\.deadline).min() ?? .now
+        let (seconds, attoseconds) = max(soonest - .now, .zero).components
+        // Rounded up: woken before the deadline, the wait would only be made again.
+        let untilDeadline = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let timeout = Int32(clamping: min(Int64(milliseconds), untilDeadline))
+        _ = waits.withUnsafeMutableBufferPointer { buffer in
+            library.api.pointee.multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), timeout, nil)
+        }
+        let now = ContinuousClock.now
+        var waiting: [SocketWait] = []
+        for (wait, polled) in zip(sockets, waits) {
+            if polled.revents != 0 || now >= wait.deadline {
+                wait.continuation.resume(returning: true)
+            } else {
+                waiting.append(wait)
+            }
+        }
+        sockets = waiting
     }
 
     /// Wakes a `drive` now waiting; any thread.
@@ -114,6 +166,9 @@ final class CurlThreadWorker: @unchecked Sendable {
     /// Ends, as cancelled, every transfer of `driver` still running.
     func abandon(_ driver: CurlCallDriver) {
         for (handle, transfer) in running where transfer.driver === driver { end(handle, nil) }
+        let (given, kept) = (sockets.filter { $0.driver === driver }, sockets.filter { $0.driver !== driver })
+        sockets = kept
+        for wait in given { wait.continuation.resume(returning: false) }
     }
 
     /// Ends cancelled transfers and those libcurl finished; how many ended.

@@ -42,6 +42,8 @@ public struct NetworkSettings: Sendable, Equatable {
 
     /// Whether `NO_PROXY` names this origin (see `NoProxyEntry` for the forms an entry takes).
     public func bypassesProxy(_ origin: Origin) -> Bool {
-        noProxyEntries.contains { $0.matches(host: origin.host, port: origin.port) }
+        guard !noProxyEntries.isEmpty else { return false }
+        let host = NoProxyEntry.Host(origin.host)
+        return noProxyEntries.contains { $0.matches(host, port: origin.port) }
     }
 }

@@ -69,20 +69,40 @@ struct NoProxyEntry: Sendable, Equatable {
         target = .domain(text)
     }
 
+    /// A request's host as every entry compares it, worked out once per request (not once
+    /// per entry): without brackets and trailing dots, lower-case, and its address if it is one.
+    struct Host {
+        let name: String
+        let address: [UInt8]?
+
+        init(_ raw: String) {
+            var bare = Substring(raw)
+            while bare.first == "[" || bare.first == "]" { bare.removeFirst() }
+            while bare.last == "[" || bare.last == "]" { bare.removeLast() }
+            var name = bare.lowercased()
+            while name.hasSuffix(".") { name.removeLast() }
+            self.name = name
+            address = NoProxyEntry.address(name)
+        }
+    }
+
     /// Whether a request to `host` (lower-case, IPv6 in brackets or not) on `port` goes direct.
     func matches(host rawHost: String, port requestPort: Int) -> Bool {
+        matches(Host(rawHost), port: requestPort)
+    }
+
+    /// `matches(host:port:)` for a host already worked out.
+    func matches(_ host: Host, port requestPort: Int) -> Bool {
         if let port, port != requestPort { return false }
-        var host = rawHost.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        while host.hasSuffix(".") { host.removeLast() }
         switch target {
         case .everything:
             return true
         case .domain(let name):
             // A name never matches an address (no suffix match of `2.3` against `10.1.2.3`).
-            guard NoProxyEntry.address(host) == nil else { return false }
-            return host == name || host.hasSuffix("." + name)
+            guard host.address == nil else { return false }
+            return host.name == name || host.name.hasSuffix("." + name)
         case .network(let network, let bits):
-            guard let address = NoProxyEntry.address(host), address.count == network.count else { return false }
+            guard let address = host.address, address.count == network.count else { return false }
             let whole = bits / 8
             if address.prefix(whole) != network.prefix(whole) { return false }
             let rest = bits % 8
