@@ -47,10 +47,12 @@ public struct GitHubConfiguration: Sendable {
 
     /// The client configuration for the pipeline.
     public var client: ClientConfiguration {
-        ClientConfiguration(
+        var configuration = ClientConfiguration(
             name: GitHub.name, baseURL: baseURL, credential: token.map { .bearer($0) },
             defaultHeaders: [("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", apiVersion)],
-            timeout: timeout, maxWait: maxWait)
+            timeout: timeout, maxWait: maxWait, errorMessage: GitHubErrors.message)
+        configuration.errorDetails = GitHubErrors.details
+        return configuration
     }
 }
 

@@ -1,5 +1,6 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// `apimacro.github`: SPEC §3's GitHub API, as methods of one object.
 final class GitHubBinding {
@@ -13,10 +14,12 @@ final class GitHubBinding {
         self.iterators = iterators
     }
 
-    /// One request, decoded (GIL held; the wait releases it).
+    /// One request, decoded (GIL held; the wait releases it); None for an empty body (a
+    /// write's 204 No Content).
     func fetch(_ route: GitHubRouter) throws -> PyRef {
         let client = self.client
         let response = try withoutGIL { try await client.send(route) }
+        if response.body.isEmpty, route.request.method != "GET" { return .none }
         return try decoder.decode(response, api: "github")
     }
 
@@ -85,6 +88,24 @@ final class GitHubBinding {
         ) { binding, arguments in
             try binding.fetch(getRoute(arguments))
         }
+        var writes: [(PyRef, (PyArguments) throws -> GitHubRouter)] = []
+        for method in GitHubRouter.writeMethods {
+            let name = method.lowercased()
+            let route: (PyArguments) throws -> GitHubRouter = { try writeRoute(method, $0) }
+            let function = try builder.method(
+                name,
+                doc: """
+                    \(name)(path, json=None, params=None, headers=None) -> decoded JSON, or None for an empty answer
+
+                    One \(method) relative to the base URL with the client's token (json: sent as the JSON body).
+                    Never sent twice once its body may have left; a 422 raises HTTPError whose .errors lists
+                    what GitHub found wrong.
+                    """
+            ) { binding, arguments in
+                try binding.fetch(route(arguments))
+            }
+            writes.append((function, route))
+        }
         try builder.method(
             "paginate",
             doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
@@ -110,10 +131,12 @@ final class GitHubBinding {
         try builder.build()
         try module.set("github", builder.instance(binding))
         // `map` builds each request with the same route builders as the direct calls.
-        for (function, route) in [(user, userRoute), (get, getRoute)] {
+        for (function, route) in [(user, userRoute), (get, getRoute)] + writes {
             context.parallel.register(function) { arguments in
                 let built = try route(arguments)
-                return ParallelCall(api: "github") { try await client.send(built) }
+                return ParallelCall(api: "github", emptyIsNone: built.request.method != "GET") {
+                    try await client.send(built)
+                }
             }
         }
     }
@@ -122,6 +145,22 @@ final class GitHubBinding {
     static func userRoute(_ arguments: PyArguments) throws -> GitHubRouter {
         let slots = try arguments.bind("user", ["login"], required: 1)
         return .user(login: try Arguments.string(slots[0], "login", in: "user"))
+    }
+
+    /// `post(path, json=None, params=None, headers=None)`'s request (and put's, patch's, delete's).
+    static func writeRoute(_ method: String, _ arguments: PyArguments) throws -> GitHubRouter {
+        let name = method.lowercased()
+        let slots = try arguments.bind(name, ["path", "json", "params", "headers"], required: 1)
+        var body = Request.Body.none
+        if let json = slots[1], !json.isNone {
+            let dumps = try Interpreter.import("json").attribute("dumps")
+            body = .json(
+                Array(try String(pythonString: dumps.call([json], kwargs: [("ensure_ascii", .bool(false))])).utf8))
+        }
+        return .write(
+            method: method, path: try Arguments.string(slots[0], "path", in: name),
+            parameters: try Arguments.pairs(slots[2], "params", in: name),
+            headers: try Arguments.pairs(slots[3], "headers", in: name), body: body)
     }
 
     /// `get(path, params=None, headers=None)`'s request.

@@ -6,6 +6,8 @@ import WebAPI
 /// needs is Sendable, so it runs with the GIL released.
 struct ParallelCall: Sendable {
     let api: String
+    /// Whether an empty body is None rather than a `ParseError` (a write's 204 No Content).
+    var emptyIsNone = false
     let run: @Sendable () async throws -> Response
 }
 
@@ -110,7 +112,10 @@ enum ParallelMap {
             let prepared = calls
             let responses = try withoutGIL { try await run(prepared, concurrency: limit) }
             return try PySequence.list(
-                responses.enumerated().map { try decoder.decode($0.element, api: calls[$0.offset].api) })
+                responses.enumerated().map { index, response in
+                    calls[index].emptyIsNone && response.body.isEmpty
+                        ? .none : try decoder.decode(response, api: calls[index].api)
+                })
         }
     }
 

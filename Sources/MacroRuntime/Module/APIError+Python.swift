@@ -43,6 +43,14 @@ extension APIError: PythonRaisable {
                 keywords.append(("reset_at", try resetAt.map { try PythonValue.int($0).toPython() } ?? .none))
                 keywords.append(("retry_after", try retryAfter.map { try PythonValue.float($0).toPython() } ?? .none))
             }
+            // The API's list of what was wrong (JSON text, redacted): a list, or left out when it
+            // does not decode as one.
+            if let details, let list = try? Interpreter.import("json").callMethod("loads", [PyRef(string: details)]),
+                PySequence.isList(list)
+            {
+                keywords.append(("errors", list))
+            }
+            PythonRaise.clear()
             let instance = try type.call([try PyRef(string: message)], kwargs: keywords)
             PythonRaise.instance(instance)
         } catch {

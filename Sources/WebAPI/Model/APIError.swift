@@ -47,6 +47,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
     /// False for a network failure that sending again cannot cure (a body over the size cap,
     /// a decompression bomb): `RetryStage` gives up at once.
     public var isRetryable = true
+    /// The API's own list of what was wrong with the request, as JSON text (GitHub's 422
+    /// `errors`: which field, which code), redacted; nil when the answer held none.
+    ///
+    /// A client declares where it is (`ClientConfiguration.errorDetails`); Python sees it as
+    /// the exception's `errors` list.
+    public var details: String?
 
     public init(
         _ kind: Kind, _ message: String, status: Int? = nil, url: String? = nil, api: String? = nil,

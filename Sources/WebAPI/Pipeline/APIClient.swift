@@ -77,10 +77,13 @@ public final class APIClient: Sendable {
     /// by name, which an error body may echo) and the client named.
     func redacted(_ error: APIError, exchange: Exchange) -> APIError {
         let redactor = redactor.adding(credentialsOf: exchange)
-        return APIError(
+        var redacted = APIError(
             error.kind, redactor.redact(redactURLs(in: error.message, redactor)), status: error.status,
             url: error.url.map { redactor.redactURL($0) }, api: error.api ?? configuration.name,
             body: error.body.map { redactor.redact($0) }, resetAt: error.resetAt, retryAfter: error.retryAfter)
+        redacted.isRetryable = error.isRetryable
+        redacted.details = error.details.map { redactor.redact($0) }
+        return redacted
     }
 
     /// Redacts sensitive query parameters in every URL found in `text`.

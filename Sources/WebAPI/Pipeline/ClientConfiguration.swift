@@ -29,6 +29,11 @@ public struct ClientConfiguration: Sendable {
     /// (Instagram names `OAuthAccessTokenException` in its envelope); nil
     /// means "by status".
     public var errorKind: @Sendable (Response) -> APIError.Kind?
+    /// Finds the API's list of what was wrong in an error body, as JSON text (GitHub: the
+    /// `errors` array of a 422); nil means none.
+    ///
+    /// It becomes `APIError.details`.
+    public var errorDetails: @Sendable (Response) -> String? = { _ in nil }
     /// Whether the client keeps the rate-limit headers of its last response (`rateLimit`,
     /// `github.rate_limit`); a client nobody asks (`apimacro.request`) leaves the stage out.
     ///

@@ -48,7 +48,9 @@ extension Pipeline {
         let store = transport as? ExchangeStore
         let baseURL = configuration.baseURL
         var stages: [any Stage] = [
-            StatusStage(api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind),
+            StatusStage(
+                api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
+                details: configuration.errorDetails),
             RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }

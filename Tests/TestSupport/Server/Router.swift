@@ -82,6 +82,7 @@ struct Router: Sendable {
             GitHubFixtureRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),
+            GitHubWriteRoutes(),
             CrossHostRoutes(),
             AuthRoutes(),
             EchoRoutes(),

@@ -11,10 +11,12 @@ class APIError(Exception):
     """Base class of every apimacro API error.
 
     Attributes: status (int or None), url (redacted), api (client name),
-    body (response text or None, at most 4 KiB). The message, url and body are
-    redacted when the error is made: no secret apimacro knows stays in them.
+    body (response text or None, at most 4 KiB), errors (the API's list of what
+    was wrong, such as GitHub's 422 "errors": [{"resource", "field", "code"}];
+    empty when it sent none). The message, url, body and errors are redacted when
+    the error is made: no secret apimacro knows stays in them.
     """
-    def __init__(self, message="", *, status=None, url=None, api=None, body=None):
+    def __init__(self, message="", *, status=None, url=None, api=None, body=None, errors=None):
         message = _redact(message)
         super().__init__(message)
         self.message = message
@@ -24,6 +26,7 @@ class APIError(Exception):
         if body is not None and not isinstance(body, str):
             body = bytes(body).decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
         self.body = _redact(body)[:4096] if body is not None else None
+        self.errors = _redact(list(errors)) if errors is not None else []
 
     def __repr__(self):
         parts = [repr(self.message)]
