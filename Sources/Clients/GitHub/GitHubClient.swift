@@ -66,15 +66,33 @@ public final class GitHubClient: Sendable {
     /// (over https or to loopback), and the same rate-limit memory as `api`.
     public let graphQLAPI: APIClient
 
-    public init(configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+    /// When the token expires, as GitHub's answers say (`github.token_expires_at`).
+    public let tokenExpiry: GitHubTokenExpiry
+
+    /// A client on `transport`.
+    ///
+    /// - Parameters:
+    ///   - configuration: its settings.
+    ///   - transport: what sends its requests (the cache, recording and replay in front of the network).
+    ///   - log: the exchange log (`-v`).
+    ///   - redactor: what to redact besides its own credentials.
+    ///   - warn: prints a warning line on stderr (the token's expiry).
+    public init(
+        configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
+        let expiry = GitHubTokenExpiry(warn: warn)
+        tokenExpiry = expiry
+        var rest = configuration.client
+        rest.watch = expiry.watch
+        var graphQL = configuration.graphQLClient
+        graphQL.watch = expiry.watch
         api = APIClient(
-            configuration: configuration.client, transport: transport, log: log, redactor: redactor,
-            rateLimits: rateLimits)
+            configuration: rest, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
         graphQLAPI = APIClient(
-            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor,
-            rateLimits: rateLimits)
+            configuration: graphQL, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
     }
 
     /// GitHub lists link their pages with `Link` headers.

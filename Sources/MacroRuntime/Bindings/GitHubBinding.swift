@@ -31,6 +31,14 @@ final class GitHubBinding {
                 limit: limit, decoder: decoder))
     }
 
+    /// A `datetime.datetime` in UTC for epoch seconds (GIL held).
+    static func datetime(_ epoch: Double) throws -> PyRef {
+        let module = try Interpreter.import("datetime")
+        let utc = try module.attribute("timezone").attribute("utc")
+        return try module.attribute("datetime").callMethod(
+            "fromtimestamp", [try PythonValue.float(epoch).toPython(), utc])
+    }
+
     /// `github.rate_limit`: a dict as last seen, or None.
     func rateLimit() throws -> PyRef {
         guard let info = client.rateLimit else { return .none }
@@ -47,8 +55,7 @@ final class GitHubBinding {
         let module = context.module
         let client = GitHubClient(
             configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
-            log: runtime.log,
-            redactor: runtime.redactor)
+            log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn)
         let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
@@ -120,6 +127,15 @@ final class GitHubBinding {
         try GraphQL.install(on: builder, module: module)
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") {
             try $0.rateLimit()
+        }
+        try builder.property(
+            "token_expires_at",
+            doc:
+                "When the token expires (a datetime in UTC), as GitHub's last answer said "
+                + "(GitHub-Authentication-Token-Expiration); None before one did, or for a token that never expires."
+        ) { binding in
+            guard let epoch = binding.client.tokenExpiry.expiresAt else { return .none }
+            return try datetime(epoch)
         }
         try builder.method("__repr__") { binding, _ in
             let token = binding.client.configuration.token == nil ? "no token" : "token set"

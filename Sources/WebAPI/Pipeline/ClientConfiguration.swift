@@ -34,6 +34,9 @@ public struct ClientConfiguration: Sendable {
     ///
     /// It becomes `APIError.details`.
     public var errorDetails: @Sendable (Response) -> String? = { _ in nil }
+    /// Sees every response the client gets, errors included (`ResponseWatchStage`); nil for
+    /// none (GitHub reads its token's expiry from a header).
+    public var watch: (@Sendable (Response) -> Void)?
     /// Whether the client keeps the rate-limit headers of its last response (`rateLimit`,
     /// `github.rate_limit`); a client nobody asks (`apimacro.request`) leaves the stage out.
     ///

@@ -27,9 +27,10 @@ public struct Pipeline: Sendable {
 
 extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
-    /// says nobody reads it] → redirects → [recording → cache or replay, when the transport is
-    /// an `ExchangeStore`] → retries → [the shared rate-limit governor, with
-    /// `APIMACRO_SHARED_STATE`] → credentials → exchange log → transport.
+    /// says nobody reads it] → [the client's response watch, if it has one] → redirects →
+    /// [recording → cache or replay, when the transport is an `ExchangeStore`] → retries → [the
+    /// shared rate-limit governor, with `APIMACRO_SHARED_STATE`] → credentials → exchange log →
+    /// transport.
     ///
     /// What varies per request (whether an error status raises) travels on the exchange; what
     /// an `ExchangeStore` holds (its recorder, replay, cache and shared state, each nil when
@@ -54,6 +55,7 @@ extension Pipeline {
             RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
+        if let watch = configuration.watch { stages.append(ResponseWatchStage(watch: watch)) }
         stages.append(RedirectStage(slot: slot))
         if let store {
             if let recorder = store.recorder {
