@@ -55,4 +55,113 @@ struct GitHubPowerUserTests {
             #expect(!result.stderr.contains("github_pat_e2eExpiring"))
         }
     }
+
+    // MARK: the token gh already has
+
+    /// What `auth status` says of `client` (its line without the name column).
+    static func line(_ client: String, of result: RunResult) -> String? {
+        result.stdout.split(separator: "\n").first { $0.hasPrefix(client + " ") }.map {
+            $0.dropFirst(client.count).trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    /// Writes an executable `gh` script into `folder/bin` and returns the folder for `PATH`.
+    static func fakeGH(in space: Workspace, _ script: String) throws -> String {
+        try space.write("bin/gh", "#!/bin/sh\n" + script)
+        let path = space.url.appendingPathComponent("bin/gh").path
+        #expect(chmod(path, 0o755) == 0)
+        return space.url.appendingPathComponent("bin").path
+    }
+
+    /// The macro every gh test runs: one request, and a traceback that quotes what the server saw.
+    static let whoami = """
+        from apimacro import github
+        seen = github.get('/echo/whoami')['headers'].get('authorization')
+        print('sent a token' if seen else 'sent no token')
+        if seen:
+            raise RuntimeError(seen)
+        """
+
+    @Test("hosts.yml in GH_CONFIG_DIR gives the host's token; auth status says it is gh's; tracebacks redact it")
+    func hostsFile() async throws {
+        try await Self.withServer(files: ["whoami.py": Self.whoami]) { server, space in
+            let host = "127.0.0.1:\(server.port)"
+            try space.write(
+                "ghconfig/hosts.yml",
+                "github.com:\n    oauth_token: gho_notForThisHost\n\(host):\n    user: monalisa\n    oauth_token: gho_fromHostsFile1234\n"
+            )
+            let file = space.url.appendingPathComponent("ghconfig/hosts.yml").path
+            #expect(chmod(file, 0o600) == 0)
+            let environment = [
+                "APIMACRO_GITHUB_URL": server.baseURL,
+                "GH_CONFIG_DIR": space.url.appendingPathComponent("ghconfig").path,
+            ]
+            let result = try await space.run("run", "whoami.py", environment: environment)
+            #expect(result.status == 1)
+            #expect(result.stdout == "sent a token\n")
+            #expect(server.requests.last?.header("authorization") == "Bearer gho_fromHostsFile1234")
+            #expect(result.stderr.contains("RuntimeError: Bearer REDACTED"), "\(result.stderr)")
+            #expect(!result.stderr.contains("gho_"))
+            let status = try await space.run("auth", "status", environment: environment)
+            #expect(Self.line("github", of: status) == "credentials from gh: hosts.yml (\(file))", "\(status.stdout)")
+            // A token apimacro's own variable names wins, and hosts.yml is not read.
+            let own = try await space.run(
+                "run", "whoami.py", environment: environment.merging(["GITHUB_TOKEN": "ghp_ownVariable"]) { $1 })
+            #expect(own.status == 1 && server.requests.last?.header("authorization") == "Bearer ghp_ownVariable")
+        }
+    }
+
+    @Test("gh auth token on PATH, when hosts.yml holds none (the keyring): used, its stderr kept out")
+    func ghCommand() async throws {
+        try await Self.withServer(files: ["whoami.py": Self.whoami]) { server, space in
+            let host = "127.0.0.1:\(server.port)"
+            try space.write(".config/gh/hosts.yml", "\(host):\n    user: monalisa\n    git_protocol: https\n")
+            let bin = try Self.fakeGH(
+                in: space,
+                """
+                echo "gh: reading the keyring for $3 $4" >&2
+                [ "$1 $2 $3 $4" = "auth token --hostname \(host)" ] || exit 4
+                echo "gho_fromKeyring9876543210_a_longer_token_of_any_format/+="
+                """)
+            let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "PATH": "\(bin):/usr/bin:/bin"]
+            let result = try await space.run("run", "whoami.py", environment: environment)
+            #expect(result.status == 1)
+            #expect(
+                server.requests.last?.header("authorization")
+                    == "Bearer gho_fromKeyring9876543210_a_longer_token_of_any_format/+=")
+            #expect(!result.stderr.contains("keyring") && !result.stdout.contains("keyring"), "\(result.stderr)")
+            #expect(!result.stderr.contains("gho_fromKeyring"))
+            let status = try await space.run("auth", "status", environment: environment)
+            #expect(Self.line("github", of: status) == "credentials from gh: gh auth token", "\(status.stdout)")
+            #expect(!status.stdout.contains("keyring") && !status.stderr.contains("keyring"))
+        }
+    }
+
+    @Test("a gh that hangs is stopped at the bound; the request goes without a token, with one warning")
+    func ghHangs() async throws {
+        try await Self.withServer(files: ["whoami.py": Self.whoami]) { server, space in
+            let pidFile = space.url.appendingPathComponent("gh.pid").path
+            let bin = try Self.fakeGH(in: space, "echo $$ > \(pidFile)\nexec sleep 600\n")
+            let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "PATH": "\(bin):/usr/bin:/bin"]
+            // The bound is GitHubCLI.commandTimeout (5 s); the run's own hang guard is far wider.
+            let result = try await space.run("run", "whoami.py", environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "sent no token\n")
+            #expect(server.requests.last?.header("authorization") == nil)
+            let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
+            #expect(
+                warnings == [
+                    "apimacro: warning: gh auth token --hostname 127.0.0.1:\(server.port) did not answer within 5 s (it was stopped); no token from gh"
+                ])
+            // The hanging gh was ended, not left behind.
+            let pid = try #require(
+                Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(kill(pid, 0) != 0 && errno == ESRCH)
+            // APIMACRO_GITHUB_TOKEN wins: gh is not even started.
+            try FileManager.default.removeItem(atPath: pidFile)
+            let own = try await space.run(
+                "run", "whoami.py", environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_own"]) { $1 })
+            #expect(own.status == 1 && !FileManager.default.fileExists(atPath: pidFile))
+        }
+    }
 }

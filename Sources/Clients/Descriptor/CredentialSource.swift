@@ -1,5 +1,23 @@
 import WebAPI
 
+/// What looking in one credential source found: a credential, nothing, or a problem worth
+/// saying (a file that may not be read, a program that did not answer).
+public struct CredentialLookup: Sendable {
+    /// The credential, if the source holds one.
+    public var secret: Secret?
+    /// Why the source could not be read, if it could not (for `auth status` and a warning).
+    public var problem: String?
+    /// Where exactly it was found (a file's path), for `auth status`.
+    public var detail: String?
+
+    /// A lookup's result.
+    public init(secret: Secret? = nil, problem: String? = nil, detail: String? = nil) {
+        self.secret = secret
+        self.problem = problem
+        self.detail = detail
+    }
+}
+
 /// One place a client's credential may come from, named as `auth status` prints it.
 ///
 /// A client lists its sources in the order they win (`ClientDescriptor.credentialSources`);
@@ -11,19 +29,34 @@ public struct CredentialSource: Sendable {
     public let isStoredLogin: Bool
     /// The environment variable it reads, when it is one (for messages: `github reads …`).
     public let variable: String?
-    /// The credential this source holds in `view`, if any.
-    public let read: @Sendable (SettingsView) -> Secret?
+    /// Whether it is read only when a request first needs it, not when the client is made: it
+    /// runs a program or reads another tool's files (GitHub's `gh` sources).
+    public let isDeferred: Bool
+    /// Looks into the source in `view`.
+    public let lookUp: @Sendable (SettingsView) -> CredentialLookup
 
-    /// A source named `name` that `read` looks into.
+    /// A source named `name` that `lookUp` looks into.
     public init(
-        name: String, isStoredLogin: Bool = false, variable: String? = nil,
-        read: @escaping @Sendable (SettingsView) -> Secret?
+        name: String, isStoredLogin: Bool = false, variable: String? = nil, isDeferred: Bool = false,
+        lookUp: @escaping @Sendable (SettingsView) -> CredentialLookup
     ) {
         self.name = name
         self.isStoredLogin = isStoredLogin
         self.variable = variable
-        self.read = read
+        self.isDeferred = isDeferred
+        self.lookUp = lookUp
     }
+
+    /// A source named `name` whose credential `read` finds (it has no problems to report).
+    public init(
+        name: String, isStoredLogin: Bool = false, variable: String? = nil,
+        read: @escaping @Sendable (SettingsView) -> Secret?
+    ) {
+        self.init(name: name, isStoredLogin: isStoredLogin, variable: variable) { CredentialLookup(secret: read($0)) }
+    }
+
+    /// The credential this source holds in `view`, if any.
+    public func read(_ view: SettingsView) -> Secret? { lookUp(view).secret }
 
     /// The environment variable `variable` (unset or empty holds nothing).
     public static func variable(_ variable: String) -> CredentialSource {

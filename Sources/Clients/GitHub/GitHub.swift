@@ -20,8 +20,10 @@ public enum GitHub {
     public static let graphQLURL = ClientSetting.url(client: name, key: "graphql_url")
 
     /// GitHub for `auth status`, `config.toml` and the setting checks: the token from
-    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; no login.
+    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`, else where `gh` keeps it for the base URL's
+    /// host (`GitHubCLI`: `GH_TOKEN`, the enterprise variables, `hosts.yml`, `gh auth token`,
+    /// the last two read on first use); no login.
     public static let descriptor = ClientDescriptor(
         name: name, settings: [url, token, apiVersion, graphQLURL],
-        credentialSources: [.variable(token.variable), .variable("GITHUB_TOKEN")])
+        credentialSources: [.variable(token.variable), .variable("GITHUB_TOKEN")] + GitHubCLI.sources)
 }

@@ -4,8 +4,14 @@ import WebAPI
 public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_URL`, default `https://api.github.com`.
     public var baseURL: String
-    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; optional.
+    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`, else `gh`'s variables; optional.
     public var token: Secret?
+    /// Where `token` came from (`env GITHUB_TOKEN`), nil without one.
+    public var tokenSource: String?
+    /// When no source read at once holds a token: the settings that `gh`'s `hosts.yml` and
+    /// `gh auth token` are read from when the first request needs a token
+    /// (`GitHubDeferredCredential`); nil to look no further.
+    public var deferredLookup: SettingsView?
     /// `X-GitHub-Api-Version`: `APIMACRO_GITHUB_API_VERSION`, default 2022-11-28.
     public var apiVersion: String
     /// Per-request timeout, seconds.
@@ -36,13 +42,16 @@ public struct GitHubConfiguration: Sendable {
         self.graphQLURL = graphQLURL
     }
 
-    /// Reads `GitHub`'s settings (SPEC §2) from `view` over these defaults.
+    /// Reads `GitHub`'s settings (SPEC §2) from `view` over these defaults; the sources read
+    /// on first use are not read now (`deferredLookup`).
     public init(_ view: SettingsView) {
+        let found = GitHub.descriptor.lookUp(in: view, deferred: false).found
         self.init(
-            baseURL: view.value(GitHub.url) ?? Self.defaultBaseURL,
-            token: GitHub.descriptor.credential(in: view)?.secret,
+            baseURL: view.value(GitHub.url) ?? Self.defaultBaseURL, token: found?.secret,
             apiVersion: view.value(GitHub.apiVersion) ?? Self.defaultAPIVersion,
             timeout: view.requestTimeout, maxWait: view.maxWait, graphQLURL: view.value(GitHub.graphQLURL))
+        tokenSource = found?.source.name
+        if found == nil, GitHub.descriptor.credentialSources.contains(where: \.isDeferred) { deferredLookup = view }
     }
 
     /// The client configuration for the pipeline.
@@ -69,6 +78,9 @@ public final class GitHubClient: Sendable {
     /// When the token expires, as GitHub's answers say (`github.token_expires_at`).
     public let tokenExpiry: GitHubTokenExpiry
 
+    /// The token read on first use from `gh`'s files or `gh` itself, when no variable held one.
+    public let deferred: GitHubDeferredCredential?
+
     /// A client on `transport`.
     ///
     /// - Parameters:
@@ -76,24 +88,35 @@ public final class GitHubClient: Sendable {
     ///   - transport: what sends its requests (the cache, recording and replay in front of the network).
     ///   - log: the exchange log (`-v`).
     ///   - redactor: what to redact besides its own credentials.
-    ///   - warn: prints a warning line on stderr (the token's expiry).
+    ///   - warn: prints a warning line on stderr (the token's expiry, a `gh` that did not answer).
+    ///   - learned: told every credential found or made later, so what apimacro prints redacts it.
     public init(
         configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
-        warn: @escaping @Sendable (String) -> Void = { _ in }
+        warn: @escaping @Sendable (String) -> Void = { _ in }, learned: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
         let expiry = GitHubTokenExpiry(warn: warn)
         tokenExpiry = expiry
+        deferred = configuration.deferredLookup.map { view in
+            GitHubDeferredCredential(
+                view: view, sources: GitHub.descriptor.credentialSources.filter(\.isDeferred), warn: warn,
+                learned: learned)
+        }
         var rest = configuration.client
         rest.watch = expiry.watch
         var graphQL = configuration.graphQLClient
         graphQL.watch = expiry.watch
         api = APIClient(
-            configuration: rest, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+            configuration: rest, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits,
+            provider: deferred)
         graphQLAPI = APIClient(
-            configuration: graphQL, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits)
+            configuration: graphQL, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits,
+            provider: deferred)
     }
+
+    /// Whether requests carry a token: one from the settings, or one `gh` gave.
+    public var hasToken: Bool { configuration.token != nil || deferred?.source != nil }
 
     /// GitHub lists link their pages with `Link` headers.
     public static let pagination = Pagination.linkHeader

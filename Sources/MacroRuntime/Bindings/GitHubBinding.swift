@@ -55,7 +55,8 @@ final class GitHubBinding {
         let module = context.module
         let client = GitHubClient(
             configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
-            log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn)
+            log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn,
+            learned: { [secrets = runtime.secrets] in secrets.add($0) })
         let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
@@ -138,7 +139,7 @@ final class GitHubBinding {
             return try datetime(epoch)
         }
         try builder.method("__repr__") { binding, _ in
-            let token = binding.client.configuration.token == nil ? "no token" : "token set"
+            let token = binding.client.hasToken ? "token set" : "no token"
             return try PyRef(
                 string:
                     "<apimacro.github \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(token))>"

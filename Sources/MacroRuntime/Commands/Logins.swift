@@ -70,8 +70,11 @@ public struct Logins: Sendable {
     /// holds one, else the stored login, with the store's problem if it cannot be read.
     private func status(of client: ClientDescriptor) -> Status? {
         guard !client.credentialSources.isEmpty || client.login != nil else { return nil }
-        let outside = client.credential(in: settings.view())?.source.name
-        guard client.readsStoredLogin else { return Status(name: client.name, source: outside, problem: nil) }
+        let lookup = client.lookUp(in: settings.view())
+        let outside = lookup.found.map { found in found.source.name + (found.detail.map { " (\($0))" } ?? "") }
+        guard client.readsStoredLogin else {
+            return Status(name: client.name, source: outside, problem: outside == nil ? lookup.problems.first : nil)
+        }
         do {
             let stored = try store.token(for: client.name) != nil ? "stored login (\(store.path.path))" : nil
             return Status(name: client.name, source: outside ?? stored, problem: nil)

@@ -24,16 +24,19 @@ public final class APIClient: Sendable {
     ///
     /// `rateLimits` is shared by clients that count against one limit (GitHub REST and GraphQL);
     /// by default each client remembers its own.
+    ///
+    /// `provider`, when given, is asked for the credential before each request (a token read on
+    /// first use, or renewed as it expires); it is not asked while a HAR file answers.
     public init(
         configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
-        rateLimits: RateLimitMemory = RateLimitMemory()
+        rateLimits: RateLimitMemory = RateLimitMemory(), provider: (any CredentialProvider)? = nil
     ) {
         self.configuration = configuration
         lastRateLimit = rateLimits
         defaultHeaders = Headers(configuration.defaultHeaders)
         needsCredentials = !((transport as? ExchangeStore)?.answersFromRecording ?? false)
         baseURLIsHTTP = SchemeRule.violation(configuration.baseURL, from: nil) == nil
-        let slot = CredentialSlot(configuration.credential, redactor: redactor)
+        let slot = CredentialSlot(configuration.credential, redactor: redactor, provider: provider)
         credentialSlot = slot
         pipeline = Pipeline(
             client: configuration, slot: slot, transport: transport, log: log, rateLimits: rateLimits)
@@ -61,6 +64,7 @@ public final class APIClient: Sendable {
     public func send(_ request: Request) async throws -> Response {
         let exchange = try prepare(request)
         do {
+            if needsCredentials { try await credentialSlot.resolve(for: exchange.url) }
             let response = try await pipeline.send(exchange)
             return Response(
                 status: response.status, headers: response.headers, body: response.body,
