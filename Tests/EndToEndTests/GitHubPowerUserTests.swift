@@ -164,4 +164,75 @@ struct GitHubPowerUserTests {
             #expect(own.status == 1 && !FileManager.default.fileExists(atPath: pidFile))
         }
     }
+
+    // MARK: GitHub App authentication
+
+    @Test("a GitHub App: tokens minted and renewed mid-map; auth status names it; no JWT, key or token in any output")
+    func githubApp() async throws {
+        let macro = """
+            import apimacro
+            from apimacro import github
+            before = github.app
+            print(before['app_id'], before['installation_id'], before['account'], before['token_expires_at'])
+            users = apimacro.map(github.user, ['octocat'] * 40)
+            made = github.post('/repos/GithubApp-Test-Org/widgets/issues', json={'title': 'from the App'})
+            after = github.app
+            print(after['installation_id'], after['account'], after['token_expires_at'].tzname(), len(users), made['number'])
+            raise RuntimeError('the macro failed on purpose, with a traceback')
+            """
+        try await Self.withServer(files: ["app.py": macro]) { server, space in
+            let keys = try TestRSAKeyPair(in: space.url.appendingPathComponent("keys"))
+            server.setGitHubApp(
+                GitHubAppSetup(
+                    appID: "243473", publicKeyPath: keys.publicKeyPath,
+                    installations: [GitHubAppSetup.Installation(id: 30_614_487, account: "GithubApp-Test-Org")],
+                    tokenLifetimes: [120, 3600]))
+            let environment = [
+                "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_APP_ID": "243473",
+                "APIMACRO_GITHUB_APP_KEY": keys.privateKeyPath, "GITHUB_TOKEN": "ghp_notUsedWhenAnAppIsSet",
+            ]
+            let result = try await space.run("run", "-v", "--record", "app.har", "app.py", environment: environment)
+            #expect(result.status == 1)
+            #expect(
+                result.stdout == "243473 None None None\n30614487 GithubApp-Test-Org UTC 40 1\n", "\(result.stderr)")
+            #expect(result.stderr.contains("RuntimeError: the macro failed on purpose"))
+            let report = server.gitHubAppReport
+            #expect(report.tokens.count == 2 && report.expiredUses == 0 && report.refusedJWTs.isEmpty)
+            #expect(report.uses.values.reduce(0, +) == 41)
+            #expect(!server.requests.contains { $0.header("authorization") == "Bearer ghp_notUsedWhenAnAppIsSet" })
+            // The App's own exchanges show in -v, and are not recorded (their answers hold the token).
+            #expect(
+                result.stderr.contains("POST \(server.baseURL)/app/installations/30614487/access_tokens 201 "),
+                "\(result.stderr)")
+            let har = try String(contentsOf: space.url.appendingPathComponent("app.har"), encoding: .utf8)
+            #expect(!har.contains("access_tokens") && har.contains("/users/octocat"))
+            // No JWT, token or line of the key anywhere apimacro wrote.
+            let keyLines = try String(contentsOfFile: keys.privateKeyPath, encoding: .utf8).split(separator: "\n")
+                .filter { !$0.hasPrefix("-----") }.map(String.init)
+            let secrets = report.jwts.map(\.jwt) + report.tokens.map(\.token) + keyLines
+            #expect(secrets.count >= 2 + 2 + 20)
+            let cache =
+                (try? Data(contentsOf: space.url.appendingPathComponent(".cache/apimacro/cache.sqlite"))) ?? Data()
+            for secret in secrets {
+                #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret) && !har.contains(secret))
+                #expect(cache.range(of: Data(secret.utf8)) == nil)
+            }
+            #expect(har.contains("REDACTED"))
+            let status = try await space.run("auth", "status", environment: environment)
+            #expect(
+                Self.line("github", of: status)
+                    == "credentials from GitHub App (243473, installation found on first use; key \(keys.privateKeyPath))",
+                "\(status.stdout)")
+            #expect(status.stdout.contains("REDACTED") == false)
+            // A key others may read: auth status says why, and a macro's first call is an AuthError.
+            #expect(chmod(keys.privateKeyPath, 0o640) == 0)
+            let exposed = try await space.run("auth", "status", environment: environment)
+            #expect(
+                Self.line("github", of: exposed)?.contains("it is readable by others (mode 0640)") == true,
+                "\(exposed.stdout)")
+            try space.write("one.py", "from apimacro import github\ngithub.user('octocat')\n")
+            let refused = try await space.run("run", "one.py", environment: environment)
+            #expect(refused.status == 1 && refused.stderr.contains("AuthError"), "\(refused.stderr)")
+        }
+    }
 }

@@ -59,6 +59,7 @@ public struct ClientDescriptor: Sendable {
             let lookup = source.lookUp(view)
             if let secret = lookup.secret { return ((secret, source, lookup.detail), problems) }
             if let problem = lookup.problem { problems.append(problem) }
+            if lookup.isFinal { break }
         }
         return (nil, problems)
     }

@@ -9,12 +9,16 @@ public struct CredentialLookup: Sendable {
     public var problem: String?
     /// Where exactly it was found (a file's path), for `auth status`.
     public var detail: String?
+    /// Whether the sources after this one are not looked into, even though it holds nothing:
+    /// the client uses this source whatever it found (a GitHub App whose key cannot be read).
+    public var isFinal: Bool
 
     /// A lookup's result.
-    public init(secret: Secret? = nil, problem: String? = nil, detail: String? = nil) {
+    public init(secret: Secret? = nil, problem: String? = nil, detail: String? = nil, isFinal: Bool = false) {
         self.secret = secret
         self.problem = problem
         self.detail = detail
+        self.isFinal = isFinal
     }
 }
 

@@ -1,4 +1,5 @@
 /// Settings of the GitHub client (SPEC §2).
+import Foundation
 import WebAPI
 
 public struct GitHubConfiguration: Sendable {
@@ -12,6 +13,9 @@ public struct GitHubConfiguration: Sendable {
     /// `gh auth token` are read from when the first request needs a token
     /// (`GitHubDeferredCredential`); nil to look no further.
     public var deferredLookup: SettingsView?
+    /// The GitHub App to act as (`APIMACRO_GITHUB_APP_ID` and `_APP_KEY`); when set, no token
+    /// variable or `gh` source is used.
+    public var app: GitHubAppConfiguration?
     /// `X-GitHub-Api-Version`: `APIMACRO_GITHUB_API_VERSION`, default 2022-11-28.
     public var apiVersion: String
     /// Per-request timeout, seconds.
@@ -45,13 +49,15 @@ public struct GitHubConfiguration: Sendable {
     /// Reads `GitHub`'s settings (SPEC §2) from `view` over these defaults; the sources read
     /// on first use are not read now (`deferredLookup`).
     public init(_ view: SettingsView) {
-        let found = GitHub.descriptor.lookUp(in: view, deferred: false).found
+        let app = GitHubAppConfiguration(view)
+        let found = app == nil ? GitHub.descriptor.lookUp(in: view, deferred: false).found : nil
         self.init(
             baseURL: view.value(GitHub.url) ?? Self.defaultBaseURL, token: found?.secret,
             apiVersion: view.value(GitHub.apiVersion) ?? Self.defaultAPIVersion,
             timeout: view.requestTimeout, maxWait: view.maxWait, graphQLURL: view.value(GitHub.graphQLURL))
+        self.app = app
         tokenSource = found?.source.name
-        if found == nil, GitHub.descriptor.credentialSources.contains(where: \.isDeferred) { deferredLookup = view }
+        if app == nil, found == nil, GitHubCLI.sources.contains(where: \.isDeferred) { deferredLookup = view }
     }
 
     /// The client configuration for the pipeline.
@@ -80,6 +86,8 @@ public final class GitHubClient: Sendable {
 
     /// The token read on first use from `gh`'s files or `gh` itself, when no variable held one.
     public let deferred: GitHubDeferredCredential?
+    /// The GitHub App's installation tokens, when the configuration names an App.
+    public let appAuth: GitHubAppAuth?
 
     /// A client on `transport`.
     ///
@@ -90,9 +98,13 @@ public final class GitHubClient: Sendable {
     ///   - redactor: what to redact besides its own credentials.
     ///   - warn: prints a warning line on stderr (the token's expiry, a `gh` that did not answer).
     ///   - learned: told every credential found or made later, so what apimacro prints redacts it.
+    ///   - appNetwork: what a GitHub App's own requests go through: the network itself, never a
+    ///     cache or a recording (their answers hold the token); nil when nothing may be sent.
+    ///   - now: the clock, epoch seconds (when an App's token is due).
     public init(
         configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
-        warn: @escaping @Sendable (String) -> Void = { _ in }, learned: @escaping @Sendable (String) -> Void = { _ in }
+        warn: @escaping @Sendable (String) -> Void = { _ in }, learned: @escaping @Sendable (String) -> Void = { _ in },
+        appNetwork: (any Transport)? = nil, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
@@ -100,23 +112,35 @@ public final class GitHubClient: Sendable {
         tokenExpiry = expiry
         deferred = configuration.deferredLookup.map { view in
             GitHubDeferredCredential(
-                view: view, sources: GitHub.descriptor.credentialSources.filter(\.isDeferred), warn: warn,
+                view: view, sources: GitHubCLI.sources.filter(\.isDeferred), warn: warn, learned: learned)
+        }
+        appAuth = configuration.app.map { app in
+            GitHubAppAuth(
+                app: app, configuration: configuration, network: appNetwork, log: log, redactor: redactor, now: now,
                 learned: learned)
         }
+        let provider: (any CredentialProvider)? = appAuth ?? deferred
         var rest = configuration.client
-        rest.watch = expiry.watch
         var graphQL = configuration.graphQLClient
-        graphQL.watch = expiry.watch
+        // An App's installation token is renewed before it expires: its end is never news.
+        if appAuth == nil {
+            rest.watch = expiry.watch
+            graphQL.watch = expiry.watch
+        }
         api = APIClient(
             configuration: rest, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits,
-            provider: deferred)
+            provider: provider)
         graphQLAPI = APIClient(
             configuration: graphQL, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits,
-            provider: deferred)
+            provider: provider)
     }
 
-    /// Whether requests carry a token: one from the settings, or one `gh` gave.
-    public var hasToken: Bool { configuration.token != nil || deferred?.source != nil }
+    /// When the token in use expires (epoch seconds): the App's installation token's, else what
+    /// GitHub's last answer said; nil when unknown.
+    public var tokenExpiresAt: Double? { appAuth.map { $0.known.expiresAt } ?? tokenExpiry.expiresAt }
+
+    /// Whether requests carry a token: one from the settings, one `gh` gave, or an App's.
+    public var hasToken: Bool { configuration.token != nil || deferred?.source != nil || appAuth != nil }
 
     /// GitHub lists link their pages with `Link` headers.
     public static let pagination = Pagination.linkHeader

@@ -39,6 +39,20 @@ final class GitHubBinding {
             "fromtimestamp", [try PythonValue.float(epoch).toPython(), utc])
     }
 
+    /// `github.app`: which App and installation, or None without one (GIL held).
+    func app() throws -> PyRef {
+        guard let auth = client.appAuth else { return .none }
+        let known = auth.known
+        let installation = known.installationID ?? auth.app.installationID
+        let dict = try PythonValue.object([
+            ("app_id", auth.app.appID.map { .string($0) } ?? .none),
+            ("installation_id", installation.map { .int($0) } ?? .none),
+            ("account", known.account.map { .string($0) } ?? .none),
+        ]).toPython()
+        try dict.setItem("token_expires_at", try known.expiresAt.map(Self.datetime) ?? .none)
+        return dict
+    }
+
     /// `github.rate_limit`: a dict as last seen, or None.
     func rateLimit() throws -> PyRef {
         guard let info = client.rateLimit else { return .none }
@@ -56,7 +70,8 @@ final class GitHubBinding {
         let client = GitHubClient(
             configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
             log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn,
-            learned: { [secrets = runtime.secrets] in secrets.add($0) })
+            learned: { [secrets = runtime.secrets] in secrets.add($0) },
+            appNetwork: runtime.settings.offline ? nil : runtime.network)
         let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
@@ -135,8 +150,16 @@ final class GitHubBinding {
                 "When the token expires (a datetime in UTC), as GitHub's last answer said "
                 + "(GitHub-Authentication-Token-Expiration); None before one did, or for a token that never expires."
         ) { binding in
-            guard let epoch = binding.client.tokenExpiry.expiresAt else { return .none }
+            guard let epoch = binding.client.tokenExpiresAt else { return .none }
             return try datetime(epoch)
+        }
+        try builder.property(
+            "app",
+            doc:
+                "The GitHub App in use (APIMACRO_GITHUB_APP_ID and _APP_KEY), or None: a dict of app_id, "
+                + "installation_id and account (None until the first request finds them) and token_expires_at."
+        ) { binding in
+            try binding.app()
         }
         try builder.method("__repr__") { binding, _ in
             let token = binding.client.hasToken ? "token set" : "no token"

@@ -77,6 +77,8 @@ struct Router: Sendable {
     /// A fresh set of routes for each server, so state such as the shortener's codes is per server.
     static var standard: Router {
         Router(handlers: [
+            // First: it counts (and refuses once expired) the App tokens it issued, whatever the route.
+            GitHubAppRoutes(),
             PaginationLoopRoutes(),
             HostileJSONRoutes(),
             GitHubFixtureRoutes(),

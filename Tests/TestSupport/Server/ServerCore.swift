@@ -27,8 +27,12 @@ final class ServerCore: Sendable {
         var tokenExpirations: [String: String] = [:]
     }
 
+    /// The router's GitHub App (`TestServer.setGitHubApp`).
+    let gitHubApp: GitHubAppRoutes?
+
     init(router: Router) {
         self.router = router
+        gitHubApp = router.handlers.lazy.compactMap { $0 as? GitHubAppRoutes }.first
         self.resetEpoch = ServerCore.now() + 3600
     }
 
