@@ -235,4 +235,89 @@ struct GitHubPowerUserTests {
             #expect(refused.status == 1 && refused.stderr.contains("AuthError"), "\(refused.stderr)")
         }
     }
+
+    // MARK: search past 1,000 results
+
+    static let search = """
+        import sys
+        from apimacro import github
+        kind, query = sys.argv[1], sys.argv[2]
+        options = dict(arg.split('=', 1) for arg in sys.argv[3:])
+        if 'limit' in options:
+            options['limit'] = int(options['limit'])
+        items = list(github.search(kind, query, **options))
+        ids = [item['id'] for item in items]
+        created = [item['created_at'] for item in items]
+        print(len(items), len(set(ids)), created == sorted(created), created == sorted(created, reverse=True))
+        """
+
+    /// The search requests the server saw, as (page, per_page) pairs.
+    static func searchPages(_ server: TestServer) -> [(Int, Int)] {
+        server.requests.filter { $0.path.hasPrefix("/search/") }.map {
+            (Int($0.query["page"] ?? "1") ?? 1, Int($0.query["per_page"] ?? "30") ?? 30)
+        }
+    }
+
+    @Test("2,500 issues over created dates: split by date, every result once, no 422, the search bucket waited on")
+    func searchPastTheCap() async throws {
+        try await Self.withServer(files: ["search.py": Self.search]) { server, space in
+            // GitHub's bucket is 30 a minute; 30 every 2 s keeps the test short and still spends it.
+            server.setSearchLimit(30, window: 2)
+            let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_search"]
+            let result = try await space.run(
+                "run", "search.py", "issues", "repo:octo/bulk bulk", "sort=created", "order=asc",
+                environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "2500 2500 True False\n", "oldest first across the slices")
+            #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+            let pages = Self.searchPages(server)
+            #expect(pages.count > 30, "the bucket of 30 was spent at least once (\(pages.count) requests)")
+            #expect(pages.allSatisfy { $0.0 * $0.1 <= 1000 }, "nothing past the 1,000th result was asked for")
+            #expect(server.searchRequestsRefused == 0, "the spent bucket was waited on, not run into")
+            let queries = server.requests.compactMap { $0.query["q"] }
+            #expect(queries.first == "repo:octo/bulk bulk" && queries.contains { $0.contains(" created:") })
+            // Newest first across the slices when asked.
+            server.clearRequests()
+            let newest = try await space.run(
+                "run", "search.py", "issues", "bulk", "sort=created", "order=desc", environment: environment)
+            #expect(newest.stdout == "2500 2500 False True\n", "\(newest.stderr)")
+            // A limit under the cap never splits: two pages of 100 for 150.
+            server.clearRequests()
+            let limited = try await space.run(
+                "run", "search.py", "repositories", "bulk", "limit=150", environment: environment)
+            #expect(limited.stdout.hasPrefix("150 150 "), "\(limited.stderr)")
+            #expect(Self.searchPages(server).map(\.0) == [1, 2])
+        }
+    }
+
+    @Test("what cannot be split stops at 1,000 with one warning naming the cap; incomplete results warn once")
+    func searchCap() async throws {
+        try await Self.withServer(files: ["search.py": Self.search]) { server, space in
+            server.setSearchLimit(100, window: 60)
+            let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
+            let code = try await space.run("run", "search.py", "code", "bulk", environment: environment)
+            #expect(code.status == 0, "\(code.stderr)")
+            #expect(code.stdout.hasPrefix("1000 1000 "))
+            let warnings = code.stderr.split(separator: "\n").filter { $0.contains("warning") }
+            #expect(
+                warnings == [
+                    "apimacro: warning: GitHub search gives at most 1,000 results per query; \"bulk\" matched 2500 code: "
+                        + "stopping at 1,000 (code search cannot be split by creation date)"
+                ])
+            #expect(Self.searchPages(server).allSatisfy { $0.0 * $0.1 <= 1000 })
+            let second = try await space.run("run", "search.py", "issues", "samesecond", environment: environment)
+            #expect(second.stdout.hasPrefix("1000 1000 "))
+            #expect(second.stderr.contains("more than 1,000 were created within one second"))
+            let slow = try await space.run("run", "search.py", "users", "slowpoke", environment: environment)
+            #expect(slow.stdout.hasPrefix("3 3 "))
+            #expect(slow.stderr.components(separatedBy: "incomplete results").count == 2, "\(slow.stderr)")
+            try space.write("bad.py", "from apimacro import github\nlist(github.search('labels', 'x'))\n")
+            let bad = try await space.run("run", "bad.py", environment: environment)
+            #expect(
+                bad.status == 1
+                    && bad.stderr.contains(
+                        "ValueError: search() kind must be one of issues, repositories, code, commits, users")
+            )
+        }
+    }
 }

@@ -7,11 +7,17 @@ final class GitHubBinding {
     let client: GitHubClient
     let decoder: JSONDecoding
     let iterators: NativeClass<PageState>
+    /// Prints a warning line on stderr.
+    let warn: @Sendable (String) -> Void
 
-    init(client: GitHubClient, decoder: JSONDecoding, iterators: NativeClass<PageState>) {
+    init(
+        client: GitHubClient, decoder: JSONDecoding, iterators: NativeClass<PageState>,
+        warn: @escaping @Sendable (String) -> Void
+    ) {
         self.client = client
         self.decoder = decoder
         self.iterators = iterators
+        self.warn = warn
     }
 
     /// One request, decoded (GIL held; the wait releases it); None for an empty body (a
@@ -72,7 +78,8 @@ final class GitHubBinding {
             log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn,
             learned: { [secrets = runtime.secrets] in secrets.add($0) },
             appNetwork: runtime.settings.offline ? nil : runtime.network)
-        let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
+        let binding = GitHubBinding(
+            client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
             doc:
@@ -141,6 +148,7 @@ final class GitHubBinding {
                 limit: Arguments.limit(slots[2], in: "paginate"))
         }
         try GraphQL.install(on: builder, module: module)
+        try Search.install(on: builder)
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") {
             try $0.rateLimit()
         }

@@ -52,7 +52,9 @@ extension Pipeline {
             StatusStage(
                 api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
                 details: configuration.errorDetails),
-            RateLimitStage(policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name),
+            RateLimitStage(
+                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name,
+                memory: configuration.remembersRateLimit ? rateLimits : nil),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         if let watch = configuration.watch { stages.append(ResponseWatchStage(watch: watch)) }

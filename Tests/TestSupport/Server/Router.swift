@@ -81,6 +81,8 @@ struct Router: Sendable {
             GitHubAppRoutes(),
             PaginationLoopRoutes(),
             HostileJSONRoutes(),
+            // Before the recorded answers: it serves its own data set's queries (and lets others through).
+            GitHubSearchRoutes(),
             GitHubFixtureRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),

@@ -29,10 +29,13 @@ final class ServerCore: Sendable {
 
     /// The router's GitHub App (`TestServer.setGitHubApp`).
     let gitHubApp: GitHubAppRoutes?
+    /// The router's GitHub search (`TestServer.setSearchLimit`).
+    let gitHubSearch: GitHubSearchRoutes?
 
     init(router: Router) {
         self.router = router
         gitHubApp = router.handlers.lazy.compactMap { $0 as? GitHubAppRoutes }.first
+        gitHubSearch = router.handlers.lazy.compactMap { $0 as? GitHubSearchRoutes }.first
         self.resetEpoch = ServerCore.now() + 3600
     }
 
