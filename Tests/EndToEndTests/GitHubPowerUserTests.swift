@@ -321,3 +321,56 @@ struct GitHubPowerUserTests {
         }
     }
 }
+
+extension GitHubPowerUserTests {
+    // MARK: secondary rate limits
+
+    static let secondaryBody =
+        #"{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"}"#
+
+    @Test(
+        "writes in a map are paced one at a time (-v names each wait); a secondary 403 is RateLimited with .secondary")
+    func secondaryLimits() async throws {
+        let macro = """
+            import apimacro
+            from functools import partial
+            from apimacro import github, RateLimited
+            made = apimacro.map(partial(github.post, json={'title': 'paced'}), ['/repos/octo/paced/issues'] * 4)
+            print(len(made), sorted(issue['number'] for issue in made))
+            try:
+                github.user('limited')
+            except RateLimited as error:
+                print('secondary', error.secondary, error.retry_after)
+            try:
+                github.user('octocat')
+            except RateLimited as error:
+                print('held', error.secondary, 'nothing was sent' in str(error))
+            """
+        try await Self.withServer(files: ["paced.py": macro]) { server, space in
+            // Every answer is a little late, so writes sent together would overlap at the server.
+            server.setBudget(limit: 10_000, delayMilliseconds: 5)
+            server.inject([.status(403, body: Self.secondaryBody)], path: "/users/limited")
+            let environment = [
+                "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_paced", "APIMACRO_MAX_WAIT": "5",
+            ]
+            let result = try await space.run("run", "-v", "paced.py", environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "4 [1, 2, 3, 4]\nsecondary True 60.0\nheld True True\n")
+            #expect(server.budgetReport.peakInFlight == 1, "no two writes were in flight at once")
+            let paced = result.stderr.split(separator: "\n").filter { $0.contains("paced ") }
+            #expect(paced.count == 3, "\(result.stderr)")
+            #expect(paced.allSatisfy { $0.contains("(github's secondary limits: the gap between writes)") })
+            // The minute GitHub asks for holds the token's next request, refused unsent.
+            #expect(!server.requests.contains { $0.path == "/users/octocat" })
+            // With the pace off, the same writes overlap.
+            server.setBudget(limit: 10_000, delayMilliseconds: 200)
+            try space.write(
+                "unpaced.py",
+                "import apimacro\nfrom functools import partial\nfrom apimacro import github\n"
+                    + "apimacro.map(partial(github.post, json={'title': 'x'}), ['/repos/octo/paced/issues'] * 4)\n")
+            let unpaced = try await space.run(
+                "run", "-v", "unpaced.py", environment: environment.merging(["APIMACRO_GITHUB_PACE": "off"]) { $1 })
+            #expect(unpaced.status == 0 && !unpaced.stderr.contains("paced "), "\(unpaced.stderr)")
+        }
+    }
+}

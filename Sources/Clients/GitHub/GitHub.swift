@@ -35,6 +35,12 @@ public enum GitHub {
         Int(text).map { $0 > 0 } == true
             ? nil : "'\(text)' is not an installation ID; accepted: a number such as 12345678"
     }
+    /// `APIMACRO_GITHUB_PACE` (`[github] pace`): `on` (the default) paces requests to GitHub's
+    /// secondary limits (`GitHubSecondaryLimits`); `off` for a server without them (GitHub
+    /// Enterprise Server has rate limits off unless its administrator turns them on).
+    public static let pace = ClientSetting(client: name, key: "pace") { text in
+        ["on", "off"].contains(text) ? nil : "'\(text)' is not a pace; accepted: on (the default) or off"
+    }
 
     /// GitHub for `auth status`, `config.toml` and the setting checks: a GitHub App's
     /// installation token when the App's ID and key are set, else the token from
@@ -42,7 +48,7 @@ public enum GitHub {
     /// host (`GitHubCLI`: `GH_TOKEN`, the enterprise variables, `hosts.yml`, `gh auth token`,
     /// the last two read on first use); no login.
     public static let descriptor = ClientDescriptor(
-        name: name, settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID],
+        name: name, settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace],
         credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN")]
             + GitHubCLI.sources)
 }

@@ -29,6 +29,10 @@ public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_GRAPHQL_URL`: the GraphQL endpoint, when it is not where
     /// `baseURL` implies (see `graphQLEndpoint`); nil to derive it.
     public var graphQLURL: String?
+    /// `APIMACRO_GITHUB_PACE`: whether requests are paced to GitHub's secondary limits.
+    ///
+    /// Default true.
+    public var paced = true
 
     public static let defaultBaseURL = "https://api.github.com"
     public static let defaultAPIVersion = "2022-11-28"
@@ -56,6 +60,7 @@ public struct GitHubConfiguration: Sendable {
             apiVersion: view.value(GitHub.apiVersion) ?? Self.defaultAPIVersion,
             timeout: view.requestTimeout, maxWait: view.maxWait, graphQLURL: view.value(GitHub.graphQLURL))
         self.app = app
+        paced = view.value(GitHub.pace) != "off"
         tokenSource = found?.source.name
         if app == nil, found == nil, GitHubCLI.sources.contains(where: \.isDeferred) { deferredLookup = view }
     }
@@ -101,10 +106,13 @@ public final class GitHubClient: Sendable {
     ///   - appNetwork: what a GitHub App's own requests go through: the network itself, never a
     ///     cache or a recording (their answers hold the token); nil when nothing may be sent.
     ///   - now: the clock, epoch seconds (when an App's token is due).
+    ///   - pacer: what paces the requests to GitHub's secondary limits (default: GitHub's rules
+    ///     on the real clock; tests give one with their own clock).
     public init(
         configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
         warn: @escaping @Sendable (String) -> Void = { _ in }, learned: @escaping @Sendable (String) -> Void = { _ in },
-        appNetwork: (any Transport)? = nil, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        appNetwork: (any Transport)? = nil, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        pacer: SecondaryPacer? = nil
     ) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
@@ -122,6 +130,12 @@ public final class GitHubClient: Sendable {
         let provider: (any CredentialProvider)? = appAuth ?? deferred
         var rest = configuration.client
         var graphQL = configuration.graphQLClient
+        // One pace for both endpoints: GitHub counts them together.
+        if configuration.paced {
+            let pacer = pacer ?? SecondaryPacer(limits: GitHubSecondaryLimits.limits)
+            rest.pacer = pacer
+            graphQL.pacer = pacer
+        }
         // An App's installation token is renewed before it expires: its end is never news.
         if appAuth == nil {
             rest.watch = expiry.watch

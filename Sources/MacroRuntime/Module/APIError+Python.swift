@@ -42,6 +42,7 @@ extension APIError: PythonRaisable {
             if kind == .rateLimited {
                 keywords.append(("reset_at", try resetAt.map { try PythonValue.int($0).toPython() } ?? .none))
                 keywords.append(("retry_after", try retryAfter.map { try PythonValue.float($0).toPython() } ?? .none))
+                keywords.append(("secondary", .bool(isSecondary)))
             }
             // The API's list of what was wrong (JSON text, redacted): a list, or left out when it
             // does not decode as one.

@@ -39,6 +39,11 @@ public final class ExchangeLog: Sendable {
         if let failure { line += " (\(redactor.redact(failure)))" }
         logger.info("\(line)")
     }
+
+    /// Logs one line with `-v` (a pacing wait); the line must hold nothing secret.
+    public func note(_ line: String) {
+        logger?.info("\(line)")
+    }
 }
 
 /// Records every exchange that passes below it, redacted with its client's redactor.

@@ -53,6 +53,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A client declares where it is (`ClientConfiguration.errorDetails`); Python sees it as
     /// the exception's `errors` list.
     public var details: String?
+    /// Whether a rate limit is one of the API's secondary limits (GitHub's "You have exceeded
+    /// a secondary rate limit"), which no rate-limit header announces; Python's
+    /// `RateLimited.secondary`.
+    public var isSecondary = false
 
     public init(
         _ kind: Kind, _ message: String, status: Int? = nil, url: String? = nil, api: String? = nil,

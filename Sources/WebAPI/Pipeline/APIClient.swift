@@ -87,6 +87,7 @@ public final class APIClient: Sendable {
             body: error.body.map { redactor.redact($0) }, resetAt: error.resetAt, retryAfter: error.retryAfter)
         redacted.isRetryable = error.isRetryable
         redacted.details = error.details.map { redactor.redact($0) }
+        redacted.isSecondary = error.isSecondary
         return redacted
     }
 

@@ -42,6 +42,11 @@ public struct ClientConfiguration: Sendable {
     ///
     /// Default true.
     public var remembersRateLimit = true
+    /// Paces the client's sends to its API's secondary limits and recognises the answers that
+    /// say one was exceeded (`PaceStage`, `RateLimitPolicy`); nil for an API that declares none.
+    ///
+    /// One pacer is shared by the clients of one API (GitHub's REST and GraphQL).
+    public var pacer: SecondaryPacer?
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],

@@ -29,6 +29,7 @@ extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
     /// says nobody reads it] → [the client's response watch, if it has one] → redirects →
     /// [recording → cache or replay, when the transport is an `ExchangeStore`] → retries → [the
+    /// secondary-limit pace, when the client declares one] → [the
     /// shared rate-limit governor, with `APIMACRO_SHARED_STATE`] → credentials → exchange log →
     /// transport.
     ///
@@ -53,8 +54,8 @@ extension Pipeline {
                 api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
                 details: configuration.errorDetails),
             RateLimitStage(
-                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name,
-                memory: configuration.remembersRateLimit ? rateLimits : nil),
+                policy: RateLimitPolicy(maxWait: configuration.maxWait, secondary: configuration.pacer?.limits),
+                api: configuration.name, memory: configuration.remembersRateLimit ? rateLimits : nil),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         if let watch = configuration.watch { stages.append(ResponseWatchStage(watch: watch)) }
@@ -73,6 +74,10 @@ extension Pipeline {
             }
         }
         stages.append(RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)))
+        if let pacer = configuration.pacer {
+            stages.append(
+                PaceStage(pacer: pacer, slot: slot, maxWait: configuration.maxWait, api: configuration.name, log: log))
+        }
         if let store, let shared = store.shared {
             stages.append(
                 GovernorStage(

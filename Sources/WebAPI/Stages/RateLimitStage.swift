@@ -8,7 +8,8 @@ import Foundation
 /// GitHub's `search` bucket of 30 a minute, its `core` one) is waited on the same way, so the
 /// request does not go only to be refused.
 ///
-/// A POST is not sent again.
+/// A POST is not sent again, except after an answer that says one of the API's secondary
+/// limits was exceeded (`RateLimitPolicy.isSecondary`: the API refused it without acting on it).
 public struct RateLimitStage: Stage {
     public let policy: RateLimitPolicy
     public let api: String?
@@ -54,22 +55,25 @@ public struct RateLimitStage: Stage {
         var waits = 0
         while true {
             let response = try await next(exchange)
-            switch policy.decide(response, now: now(), canRetry: exchange.isIdempotent && waits < Self.maxWaits) {
+            let mayResend = exchange.isIdempotent || policy.isSecondary(response)
+            switch policy.decide(response, now: now(), canRetry: mayResend && waits < Self.maxWaits) {
             case .proceed:
                 return response
             case .wait(let seconds):
                 waits += 1
                 try await sleep(seconds)
-            case .fail(let retryAfter, let resetAt):
+            case .fail(let retryAfter, let resetAt, let secondary):
                 var message = "\(exchange.method) \(response.url) → \(response.status) rate limited"
                 if let text = JSONPath.string(in: response.body, path: ["message"]) { message += ": \(text)" }
                 if let retryAfter {
                     message +=
                         " (retry after \(Seconds.whole(retryAfter)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(policy.maxWait)) s)"
                 }
-                throw APIError(
+                var error = APIError(
                     .rateLimited, message, status: response.status, url: response.url, api: api, body: response.text,
                     resetAt: resetAt, retryAfter: retryAfter)
+                error.isSecondary = secondary
+                throw error
             }
         }
     }

@@ -55,15 +55,18 @@ class Forbidden(HTTPError):
     """403 that is not a rate limit."""
 
 class RateLimited(HTTPError):
-    """429, or 403 with x-ratelimit-remaining: 0 or retry-after.
+    """429, or 403 with x-ratelimit-remaining: 0 or retry-after, or an API's secondary limit.
 
     reset_at: epoch seconds when the limit resets, or None.
     retry_after: seconds to wait, or None.
+    secondary: True for a secondary limit (GitHub's "You have exceeded a secondary rate
+    limit"), which no rate-limit header announces.
     """
-    def __init__(self, message="", *, reset_at=None, retry_after=None, **kwargs):
+    def __init__(self, message="", *, reset_at=None, retry_after=None, secondary=False, **kwargs):
         super().__init__(message, **kwargs)
         self.reset_at = reset_at
         self.retry_after = retry_after
+        self.secondary = bool(secondary)
 
 class ParseError(APIError):
     """A 2xx body that is not the JSON the client expects."""
