@@ -114,6 +114,10 @@ struct ExampleReplayTests {
                 "login,name,company,location,public_repos,followers,following,avatar_url\noctocat,The Octocat,"))
         #expect(try output("github-followers").split(separator: "\n").count == 121)
         #expect(try output("instagram-friends").split(separator: "\n").count == 31)
+        // 1,200 search results, more than one query gives: each once, from the slices of a split.
+        let search = try output("github-search-all").split(separator: "\n").dropFirst()
+        #expect(search.count == 1200 && Set(search.map { $0.split(separator: ",").first }).count == 1200)
+        #expect(try output("github-app-issues").split(separator: "\n").count == 4)
         for cassette in Self.all {
             let har = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".har"), encoding: .utf8)
             #expect(!har.contains("127.0.0.1"), "\(cassette.name).har still points at the loopback server")

@@ -276,6 +276,11 @@ struct GitHubPowerUserTests {
             #expect(server.searchRequestsRefused == 0, "the spent bucket was waited on, not run into")
             let queries = server.requests.compactMap { $0.query["q"] }
             #expect(queries.first == "repo:octo/bulk bulk" && queries.contains { $0.contains(" created:") })
+            // Before the first split, one question: the newest result (the split's upper end comes
+            // from the results, not the clock, so a recorded search replays).
+            let probe = try #require(server.requests.filter { $0.path.hasPrefix("/search/") }.dropFirst().first)
+            #expect(probe.query["q"] == "repo:octo/bulk bulk" && probe.query["per_page"] == "1")
+            #expect(probe.query["sort"] == "created" && probe.query["order"] == "desc")
             // Newest first across the slices when asked.
             server.clearRequests()
             let newest = try await space.run(

@@ -32,11 +32,14 @@ public final class GitHubSearch {
         public var totalCount: Int
         public var incompleteResults: Bool
         public var itemCount: Int
+        /// The first item's `created_at` (`2020-09-13T12:26:40Z`), if it has one.
+        public var firstCreatedAt: String?
 
-        public init(totalCount: Int, incompleteResults: Bool, itemCount: Int) {
+        public init(totalCount: Int, incompleteResults: Bool, itemCount: Int, firstCreatedAt: String? = nil) {
             self.totalCount = totalCount
             self.incompleteResults = incompleteResults
             self.itemCount = itemCount
+            self.firstCreatedAt = firstCreatedAt
         }
     }
 
@@ -70,6 +73,12 @@ public final class GitHubSearch {
     private var page = 1
     private var warnedCap = false
     private var warnedIncomplete = false
+    /// The newest result's creation time, asked for once before the first split (one result,
+    /// newest first): the upper end the halving starts from, so the slices depend on the
+    /// results and not on the clock, and a recorded search replays.
+    private var newest: Int?
+    /// Whether the request last made is that question.
+    private var probing = false
 
     /// - Parameters:
     ///   - kind: what to search.
@@ -105,8 +114,21 @@ public final class GitHubSearch {
                 "apimacro: warning: GitHub's \(kind.rawValue) search for \(query.debugDescription) timed out and "
                     + "returned incomplete results (incomplete_results); some may be missing")
         }
+        if probing {
+            probing = false
+            // Never before GitHub's first day (a hostile date would leave nothing to halve).
+            newest = max(Self.firstDay + 1, page.firstCreatedAt.flatMap(Self.epoch) ?? (now + 86_400))
+            pending = []
+            pending?.append(contentsOf: (split(nil) ?? []).reversed())
+            return Decision(keepsItems: false, next: nextSlice(), warnings: warnings)
+        }
         let wantsMore = limit.map { $0 > Self.resultCap } ?? true
         if self.page == 1, page.totalCount > Self.resultCap, wantsMore {
+            if splittable, slice == nil, newest == nil {
+                // Before the first split: the newest result's creation time.
+                probing = true
+                return Decision(keepsItems: false, next: newestFirstProbe(), warnings: warnings)
+            }
             if let halves = split(slice), splittable {
                 // The slice (or the whole query) holds too many: read its halves instead.
                 if pending == nil { pending = [] }
@@ -138,7 +160,7 @@ public final class GitHubSearch {
     func split(_ slice: Slice?) -> [Slice]? {
         let whole = slice ?? Slice(from: nil, to: nil)
         let from = whole.from ?? Self.firstDay
-        let to = whole.to ?? (now + 86_400)
+        let to = whole.to ?? newest ?? (now + 86_400)
         guard to > from else { return nil }
         let middle = from + (to - from) / 2
         let halves = [Slice(from: whole.from, to: middle), Slice(from: middle + 1, to: whole.to)]
@@ -170,6 +192,21 @@ public final class GitHubSearch {
         if let order { parameters.append(("order", order)) }
         parameters += [("per_page", String(perPage)), ("page", String(page))]
         return Request("GET", "/search/\(kind.rawValue)", query: parameters)
+    }
+
+    /// The query's one newest result (`sort=created`, `order=desc`, one a page).
+    private func newestFirstProbe() -> Request {
+        Request(
+            "GET", "/search/\(kind.rawValue)",
+            query: [("q", query), ("sort", "created"), ("order", "desc"), ("per_page", "1"), ("page", "1")])
+    }
+
+    /// `2020-01-31T23:59:59Z` (or with an offset, or fractions) as epoch seconds.
+    static func epoch(_ text: String) -> Int? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return Int(date.timeIntervalSince1970) }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text).map { Int($0.timeIntervalSince1970) }
     }
 
     /// `created:A..B`, `created:<=B` or `created:>=A`, with times in UTC to the second.

@@ -55,7 +55,10 @@ extension GitHubBinding {
                             GitHubSearch.Page(
                                 totalCount: integer(payload.value(at: ["total_count"])) ?? 0,
                                 incompleteResults: isTrue(payload.value(at: ["incomplete_results"])),
-                                itemCount: count))
+                                itemCount: count,
+                                firstCreatedAt: count > 0
+                                    ? (try? PyRef.checked(PySequence.item(items, 0)))?.value(at: ["created_at"])
+                                        .flatMap { try? $0.str() } : nil))
                         for warning in decision.warnings { warn(warning) }
                         var next = decision.next
                         next?.timeout = sent.timeout

@@ -10,11 +10,12 @@ import Synchronization
 /// request past it with GitHub's 403.
 ///
 /// The data: for a query containing `bulk`, 2,500 issues created over two years (some
-/// hundreds within one day, so halving has to go deep); `samesecond`, 1,100 created in one
-/// second (no date range can split them); `slowpoke` sets `incomplete_results`; anything else
-/// has 3 results (except an issues query without those words, which the recorded octokit
-/// answer of `GitHubFixtureRoutes` serves). A `created:` qualifier in the query filters them (`A..B`, `>=A`, `<=B`, `>A`,
-/// `<B`, a date or a time in UTC).
+/// hundreds within one day, so halving has to go deep); `medium`, 1,200 over a year (the
+/// smallest split, for the example's cassette); `samesecond`, 1,100 created in one second (no
+/// date range can split them); `slowpoke` sets `incomplete_results`; anything else has 3
+/// results (except an issues query without those words, which the recorded octokit answer of
+/// `GitHubFixtureRoutes` serves). A `created:` qualifier in the query filters them (`A..B`,
+/// `>=A`, `<=B`, `>A`, `<B`, a date or a time in UTC).
 final class GitHubSearchRoutes: RouteHandler, Sendable {
     /// The requests the search bucket allows per window, and the window in seconds.
     private let bucket = Mutex<(limit: Int, window: Int, reset: Int, used: Int, refused: Int)>((30, 60, 0, 0, 0))
@@ -35,13 +36,17 @@ final class GitHubSearchRoutes: RouteHandler, Sendable {
                 + (0..<500).map { (41_000_000 + $0, base + 400 * 86_400 + $0 * 150) }
         }
         if query.contains("samesecond") { return (0..<1100).map { (42_000_000 + $0, base) } }
+        // 1,200 over a year: the smallest split, for the example's cassette.
+        if query.contains("medium") { return (0..<1200).map { (44_000_000 + $0, base + $0 * 26_280) } }
         return (0..<3).map { (43_000_000 + $0, base + $0 * 86_400) }
     }
 
     func respond(to request: RouteRequest) -> Response? {
         guard let captures = request.match("GET", "/search/{kind}"), let kind = captures["kind"] else { return nil }
         let query = request.query["q"] ?? ""
-        guard kind != "issues" || ["bulk", "samesecond", "slowpoke"].contains(where: query.contains) else { return nil }
+        guard kind != "issues" || ["bulk", "samesecond", "slowpoke", "medium"].contains(where: query.contains) else {
+            return nil
+        }
         let now = ServerCore.now()
         let (allowed, remaining, reset, limit) = bucket.withLock { bucket -> (Bool, Int, Int, Int) in
             if now >= bucket.reset {
