@@ -379,3 +379,38 @@ extension GitHubPowerUserTests {
         }
     }
 }
+
+extension GitHubPowerUserTests {
+    @Test("with shared state, a secondary limit one process met holds the token's requests in another, unsent")
+    func secondaryLimitShared() async throws {
+        let macro = """
+            import sys
+            from apimacro import github, RateLimited
+            try:
+                github.user(sys.argv[1])
+                print('sent')
+            except RateLimited as error:
+                print('held', error.secondary, 'shared by every apimacro process' in str(error))
+            """
+        try await Self.withServer(files: ["one.py": macro]) { server, space in
+            let redis = try await RedisServer.start()
+            defer { redis.stop() }
+            server.inject(
+                [.status(403, body: Self.secondaryBody, headers: [("retry-after", "120")])], path: "/users/limited")
+            let environment = [
+                "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_sharedSecondary",
+                "APIMACRO_MAX_WAIT": "5", "APIMACRO_SHARED_STATE": redis.url,
+            ]
+            let first = try await space.run("run", "one.py", "limited", environment: environment)
+            #expect(first.stdout == "held True False\n", "\(first.stderr)")
+            let second = try await space.run("run", "one.py", "octocat", environment: environment)
+            #expect(second.stdout == "held True True\n", "\(second.stderr)")
+            #expect(!server.requests.contains { $0.path == "/users/octocat" }, "nothing was sent")
+            // Another token is not held.
+            let other = try await space.run(
+                "run", "one.py", "octocat",
+                environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_other"]) { $1 })
+            #expect(other.stdout == "sent\n", "\(other.stderr)")
+        }
+    }
+}

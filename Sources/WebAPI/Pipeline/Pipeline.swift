@@ -74,16 +74,18 @@ extension Pipeline {
             }
         }
         stages.append(RetryStage(policy: RetryPolicy(maxRetries: configuration.maxRetries)))
+        let governor = store?.shared.map { shared in
+            GovernorStage(
+                shared: shared, limits: store?.limits ?? GovernorLimits(), slot: slot, baseURL: baseURL,
+                maxWait: configuration.maxWait, api: configuration.name)
+        }
         if let pacer = configuration.pacer {
             stages.append(
-                PaceStage(pacer: pacer, slot: slot, maxWait: configuration.maxWait, api: configuration.name, log: log))
+                PaceStage(
+                    pacer: pacer, slot: slot, maxWait: configuration.maxWait, api: configuration.name, log: log,
+                    governor: governor))
         }
-        if let store, let shared = store.shared {
-            stages.append(
-                GovernorStage(
-                    shared: shared, limits: store.limits, slot: slot, baseURL: baseURL, maxWait: configuration.maxWait,
-                    api: configuration.name))
-        }
+        if let governor { stages.append(governor) }
         stages.append(CredentialStage(slot: slot, baseURL: baseURL))
         stages.append(ExchangeLogStage(log: log, slot: slot))
         self.init(stages: stages, transport: transport)

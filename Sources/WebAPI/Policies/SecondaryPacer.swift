@@ -143,12 +143,7 @@ public final class SecondaryPacer: Sendable {
     /// for its `Retry-After` (else `defaultWait`).
     public func finish(_ ticket: Ticket, answer: Response?) {
         let moment = now()
-        var hold: Double?
-        if let answer, limits.recognizes(answer) {
-            hold =
-                answer.headers["retry-after"].flatMap { RateLimitPolicy.seconds(retryAfter: $0, now: moment) }
-                ?? limits.defaultWait
-        }
+        let held = answer.flatMap { self.hold(after: $0, now: moment) }
         let waiters = lanes.withLock { lanes -> [CheckedContinuation<Bool, Never>] in
             guard var lane = lanes[ticket.key] else { return [] }
             lane.inFlight -= 1
@@ -156,13 +151,21 @@ public final class SecondaryPacer: Sendable {
                 lane.writing = false
                 lane.nextWrite = moment + limits.writeGap
             }
-            if let hold { lane.holdUntil = max(lane.holdUntil, moment + hold) }
+            if let held { lane.holdUntil = max(lane.holdUntil, moment + held) }
             let waiters = lane.waiters
             lane.waiters = []
             lanes[ticket.key] = lane
             return waiters
         }
         for waiter in waiters { waiter.resume(returning: false) }
+    }
+
+    /// How long an answer asks every request of its credential to wait: its `Retry-After`
+    /// (else `defaultWait`) when it says a secondary limit was exceeded; nil otherwise.
+    func hold(after answer: Response, now moment: Double) -> Double? {
+        guard limits.recognizes(answer) else { return nil }
+        return answer.headers["retry-after"].flatMap { RateLimitPolicy.seconds(retryAfter: $0, now: moment) }
+            ?? limits.defaultWait
     }
 
     /// Takes a slot on the lane: one of `maxInFlight`, and the write slot for a mutating
