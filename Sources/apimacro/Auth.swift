@@ -59,12 +59,18 @@ struct Auth: ParsableCommand {
         abstract: "Credentials: which clients have them and where from (never the secrets).", subcommands: [Status.self]
     )
 
-    struct Status: ParsableCommand {
+    struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status", abstract: "Which clients have credentials, and where from.")
 
-        func run() throws {
-            let lines = Logins(settings: try Settings.load()).status()
+        @Flag(
+            help: "Ask each service who the credential belongs to (login, scopes or expiry), as gh auth status does.")
+        var check = false
+
+        func run() async throws {
+            let logins = Logins(settings: try Settings.load())
+            let lines = logins.status()
+            let checks = check ? await logins.check(lines) : [:]
             // One width for the name column, so the second column lines up however long a plugin's name is.
             let width = lines.map(\.name.count).max() ?? 0
             for line in lines {
@@ -72,6 +78,9 @@ struct Auth: ParsableCommand {
                 print(
                     "\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\(line.problem.map { " — \($0)" } ?? "")"
                 )
+                if let result = checks[line.name] {
+                    print("\(String(repeating: " ", count: width))    \(result)")
+                }
             }
         }
     }

@@ -224,6 +224,16 @@ struct GitHubPowerUserTests {
                     == "credentials from GitHub App (243473, installation found on first use; key \(keys.privateKeyPath))",
                 "\(status.stdout)")
             #expect(status.stdout.contains("REDACTED") == false)
+            // auth status --check mints a token and asks which repositories it reaches.
+            let checked = try await space.run("auth", "status", "--check", environment: environment)
+            #expect(checked.status == 0, "\(checked.stderr)")
+            #expect(
+                checked.stdout.contains("GitHub App 243473, installation 30614487 (GithubApp-Test-Org): ")
+                    && checked.stdout.contains("; token expires "), "\(checked.stdout)")
+            let made = server.gitHubAppReport
+            for secret in made.jwts.map(\.jwt) + made.tokens.map(\.token) {
+                #expect(!checked.stdout.contains(secret) && !checked.stderr.contains(secret))
+            }
             // A key others may read: auth status says why, and a macro's first call is an AuthError.
             #expect(chmod(keys.privateKeyPath, 0o640) == 0)
             let exposed = try await space.run("auth", "status", environment: environment)
@@ -411,6 +421,48 @@ extension GitHubPowerUserTests {
                 "run", "one.py", "octocat",
                 environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_other"]) { $1 })
             #expect(other.stdout == "sent\n", "\(other.stderr)")
+        }
+    }
+}
+
+extension GitHubPowerUserTests {
+    @Test(
+        "auth status --check asks GitHub who the token is: login, scopes, expiry; a refused token says so; never the token"
+    )
+    func authStatusCheck() async throws {
+        try await Self.withServer { server, space in
+            server.setTokenExpiration(Self.expiration(days: 20), for: "ghp_checkMe0123")
+            let environment = [
+                "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_checkMe0123",
+                "APIMACRO_INSTAGRAM_TOKEN": "ig-check-token",
+            ]
+            let checked = try await space.run("auth", "status", "--check", environment: environment)
+            #expect(checked.status == 0, "\(checked.stderr)")
+            let lines = checked.stdout.split(separator: "\n").map(String.init)
+            let github = try #require(lines.firstIndex { $0.hasPrefix("github ") })
+            #expect(
+                lines[github + 1].trimmingCharacters(in: .whitespaces).hasPrefix(
+                    "logged in as octocat; scopes: repo, read:org; expires "), "\(checked.stdout)")
+            let instagram = try #require(lines.firstIndex { $0.hasPrefix("instagram ") })
+            #expect(lines[instagram + 1].trimmingCharacters(in: .whitespaces) == "check not supported")
+            #expect(!checked.stdout.contains("ghp_checkMe0123") && !checked.stdout.contains("ig-check-token"))
+            #expect(server.requests.contains { $0.path == "/user" })
+            // Without --check nothing is asked.
+            server.clearRequests()
+            _ = try await space.run("auth", "status", environment: environment)
+            #expect(server.requests.isEmpty)
+            // A fine-grained token: no scopes header. A revoked one: GitHub's 401, named.
+            let fine = try await space.run(
+                "auth", "status", "--check",
+                environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "github_pat_fine0123"]) { $1 })
+            #expect(fine.stdout.contains("logged in as octocat; no scopes header"), "\(fine.stdout)")
+            let revoked = try await space.run(
+                "auth", "status", "--check",
+                environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_revoked0123"]) { $1 })
+            #expect(
+                revoked.stdout.contains("check failed: ") && revoked.stdout.contains("Bad credentials"),
+                "\(revoked.stdout)")
+            #expect(!revoked.stdout.contains("ghp_revoked0123") && !revoked.stderr.contains("ghp_revoked0123"))
         }
     }
 }

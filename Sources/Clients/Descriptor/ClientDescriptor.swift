@@ -22,17 +22,21 @@ public struct ClientDescriptor: Sendable {
     /// What `apimacro login NAME` says when there is no login (a plugin with basic auth); nil
     /// for the general answer, which lists the logins there are.
     public let noLogin: String?
+    /// How `apimacro auth status --check` asks the service who the credential belongs to; nil
+    /// when the client declares none ("check not supported").
+    public let identityCheck: IdentityCheck?
 
     /// A client's description.
     public init(
         name: String, settings: [ClientSetting] = [], credentialSources: [CredentialSource] = [],
-        login: LoginKind? = nil, noLogin: String? = nil
+        login: LoginKind? = nil, noLogin: String? = nil, identityCheck: IdentityCheck? = nil
     ) {
         self.name = name
         self.settings = settings
         self.credentialSources = credentialSources
         self.login = login
         self.noLogin = noLogin
+        self.identityCheck = identityCheck
     }
 
     /// The keys of its `[NAME]` table in `config.toml`.

@@ -50,5 +50,5 @@ public enum GitHub {
     public static let descriptor = ClientDescriptor(
         name: name, settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace],
         credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN")]
-            + GitHubCLI.sources)
+            + GitHubCLI.sources, identityCheck: GitHubIdentity.check)
 }

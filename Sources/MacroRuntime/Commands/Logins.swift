@@ -196,3 +196,38 @@ public struct Logins: Sendable {
         say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
     }
 }
+
+extension Logins {
+    /// `auth status --check`: for each client of `statuses` that has a credential, what its
+    /// service says of it (`IdentityCheck`: who, scopes, expiry), or "check not supported" for a
+    /// client that declares no check, or why the check failed; by client name.
+    ///
+    /// Never the credential: answers and errors pass through the redactor.
+    public func check(_ statuses: [Status]) async -> [String: String] {
+        let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
+        let descriptors = ClientRegistry.all.map(\.descriptor) + plugins
+        let redactor = Redactor(secrets: settings.secrets + storedSecrets)
+        let transport = CurlTransport(userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network)
+        let context = IdentityCheck.Context(
+            transport: transport, log: ExchangeLog(logger: nil), redactor: redactor,
+            warn: { line in FileHandle.standardError.write(Data((redactor.redact(line) + "\n").utf8)) })
+        var results: [String: String] = [:]
+        for status in statuses where status.source != nil {
+            guard let descriptor = descriptors.first(where: { $0.name == status.name }) else { continue }
+            guard let check = descriptor.identityCheck else {
+                results[status.name] = "check not supported"
+                continue
+            }
+            let view = settings.view(storedCredential: (try? store.token(for: status.name)) ?? nil)
+            do {
+                results[status.name] = redactor.redact(try await check.ask(view, context))
+            } catch let error as APIError {
+                results[status.name] = "check failed: " + redactor.redact(error.description)
+            } catch {
+                results[status.name] = "check failed: " + redactor.redact(String(describing: error))
+            }
+        }
+        try? await transport.shutdown()
+        return results
+    }
+}

@@ -3,6 +3,7 @@ struct GitHubUserRoutes: RouteHandler {
     static let docs = "https://docs.github.com/rest"
 
     func respond(to request: RouteRequest) -> Response? {
+        if request.match("GET", "/user") != nil { return authenticatedUser(request) }
         if let captures = request.match("GET", "/users/{login}"), let login = captures["login"] {
             return user(login, request: request)
         }
@@ -25,6 +26,33 @@ struct GitHubUserRoutes: RouteHandler {
                 ("documentation_url", .string(docs + documentation)),
                 ("status", .string("404")),
             ]), status: 404)
+    }
+
+    /// `GET /user` as GitHub answers a token (https://docs.github.com/rest/users/users#get-the-authenticated-user):
+    /// octocat's profile; a classic token (`ghp_…`) gets `X-OAuth-Scopes: repo, read:org`, a
+    /// fine-grained one (`github_pat_…`) none; no token, or one containing `revoked`, is GitHub's 401.
+    private func authenticatedUser(_ request: RouteRequest) -> Response {
+        guard let token = ServerCore.token(of: request.recorded), !token.contains("revoked"),
+            let profile = GitHubProfile.named("octocat")
+        else {
+            return .json(
+                .object([
+                    (
+                        "message",
+                        .string(
+                            request.recorded.header("authorization") == nil
+                                ? "Requires authentication" : "Bad credentials")
+                    ),
+                    ("documentation_url", .string(Self.docs + "/users/users#get-the-authenticated-user")),
+                    ("status", .string("401")),
+                ]), status: 401)
+        }
+        var answer = build { .json(try GitHubObjects.fullUser(profile, origin: request.origin)) }
+        if token.hasPrefix("ghp_") {
+            answer.setHeader("X-OAuth-Scopes", "repo, read:org")
+            answer.setHeader("X-Accepted-OAuth-Scopes", "")
+        }
+        return answer
     }
 
     private func user(_ login: String, request: RouteRequest) -> Response {
