@@ -72,6 +72,8 @@ public struct PaceStage: Stage {
 
         func release(answer: Response?, pacer: SecondaryPacer) async {
             let hold = answer.flatMap { pacer.hold(after: $0, now: Date().timeIntervalSince1970) } ?? 0
+            // A read that asked for no wait left nothing to record: no second round trip.
+            guard mutating || hold > 0 else { return }
             let arguments: [[UInt8]] = [
                 mutating ? GovernorStage.one : GovernorStage.zero, id,
                 Array(String(GovernorStage.milliseconds(pacer.limits.writeGap)).utf8),
