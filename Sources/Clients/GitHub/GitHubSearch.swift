@@ -79,6 +79,11 @@ public final class GitHubSearch {
     private var newest: Int?
     /// Whether the request last made is that question.
     private var probing = false
+    /// Slices halved so far.
+    private var splits = 0
+    /// At most this many halvings (some 4 million results): a server that says every range,
+    /// however narrow, holds more than 1,000 cannot make a search send requests without end.
+    public static let maxSplits = 4096
 
     /// - Parameters:
     ///   - kind: what to search.
@@ -129,8 +134,9 @@ public final class GitHubSearch {
                 probing = true
                 return Decision(keepsItems: false, next: newestFirstProbe(), warnings: warnings)
             }
-            if let halves = split(slice), splittable {
+            if splits < Self.maxSplits, let halves = split(slice), splittable {
                 // The slice (or the whole query) holds too many: read its halves instead.
+                splits += 1
                 if pending == nil { pending = [] }
                 pending?.append(contentsOf: halves.reversed())
                 return Decision(keepsItems: false, next: nextSlice(), warnings: warnings)
@@ -176,6 +182,8 @@ public final class GitHubSearch {
             why = "\(kind.rawValue) search cannot be split by creation date"
         } else if !splittable {
             why = "the query names created: itself"
+        } else if splits >= Self.maxSplits {
+            why = "GitHub still counted more than 1,000 after \(Self.maxSplits) splits by creation date"
         } else {
             why = "more than 1,000 were created within one second"
         }
