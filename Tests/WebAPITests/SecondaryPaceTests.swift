@@ -101,6 +101,10 @@ struct SecondaryPaceTests {
         let bare = Response(status: 403, headers: Headers([]), body: secondary.body, url: "")
         _ = try await Self.send(pacer, Self.exchange("GET", "/c"), answer: bare)
         #expect(try await Self.send(pacer, Self.exchange("GET", "/d")).map(\.seconds) == [60])
+        // A hostile Retry-After of a year holds the lane an hour at most.
+        let year = Response(status: 403, headers: Headers([("retry-after", "31536000")]), body: secondary.body, url: "")
+        _ = try await Self.send(pacer, Self.exchange("GET", "/g"), answer: year)
+        #expect(try await Self.send(pacer, Self.exchange("GET", "/h")).map(\.seconds) == [3600])
         // A plain 403 holds nothing.
         let forbidden = Response(status: 403, headers: Headers([]), body: Array(#"{"message":"no"}"#.utf8), url: "")
         _ = try await Self.send(pacer, Self.exchange("GET", "/e"), answer: forbidden)

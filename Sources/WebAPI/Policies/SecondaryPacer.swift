@@ -161,12 +161,22 @@ public final class SecondaryPacer: Sendable {
     }
 
     /// How long an answer asks every request of its credential to wait: its `Retry-After`
-    /// (else `defaultWait`) when it says a secondary limit was exceeded; nil otherwise.
+    /// (else `defaultWait`) when it says a secondary limit was exceeded, at most `longestHold`;
+    /// nil otherwise.
     func hold(after answer: Response, now moment: Double) -> Double? {
         guard limits.recognizes(answer) else { return nil }
-        return answer.headers["retry-after"].flatMap { RateLimitPolicy.seconds(retryAfter: $0, now: moment) }
+        let asked =
+            answer.headers["retry-after"].flatMap { RateLimitPolicy.seconds(retryAfter: $0, now: moment) }
             ?? limits.defaultWait
+        return min(asked, Self.longestHold)
     }
+
+    /// The longest an answer may hold a credential's every request, here and through Redis: an
+    /// hour (GitHub asks for minutes; a hostile `Retry-After` of a year must not stop a token's
+    /// every process for that long).
+    ///
+    /// The request that got the answer still raises `RateLimited` with the wait it asked for.
+    static let longestHold: Double = 3600
 
     /// Takes a slot on the lane: one of `maxInFlight`, and the write slot for a mutating
     /// request; waits for a `finish` while none is free.
