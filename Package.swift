@@ -59,6 +59,9 @@ let package = Package(
                 // Its SQLite module, for the cache's hit path on SQLite's C API (`CacheReader`).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA signatures (RS256) for the JWTs a GitHub App signs: swift-crypto's RSA on
+                // BoringSSL, not a hand-written one.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 "CHiredis",
             ]
         ),

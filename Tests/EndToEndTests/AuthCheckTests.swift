@@ -33,7 +33,7 @@ struct AuthCheckTests {
         let home = space.url.appendingPathComponent("home")
         let result = try await space.run("auth", "status", "--check", environment: environment(server, home: home))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(checkLine(result.stdout, "github") == "✓ octocat (scopes: read:org, repo)", "\(result.stdout)")
+        #expect(checkLine(result.stdout, "github") == "✓ octocat (scopes: repo, read:org)", "\(result.stdout)")
         #expect(
             checkLine(result.stdout, "instagram") == "✓ facebookfordevelopers (business account)", "\(result.stdout)")
         #expect(checkLine(result.stdout, "shortener") == "✓ apimacro-test", "\(result.stdout)")

@@ -138,6 +138,10 @@ struct ExampleReplayTests {
         #expect(shortened.dropFirst().allSatisfy { $0.hasPrefix("https://") && $0.contains(",https://bit.ly/") })
         let bitly = try String(contentsOf: Self.cassettes.appendingPathComponent("shorten-file.har"), encoding: .utf8)
         #expect(bitly.contains("https://api-ssl.bitly.com/v4/shorten"))
+        // 1,200 search results, more than one query gives: each once, from the slices of a split.
+        let search = try output("github-search-all").split(separator: "\n").dropFirst()
+        #expect(search.count == 1200 && Set(search.map { $0.split(separator: ",").first }).count == 1200)
+        #expect(try output("github-app-issues").split(separator: "\n").count == 4)
         for cassette in Self.all {
             let har = try String(contentsOf: URL(fileURLWithPath: cassette.cassette.path + ".har"), encoding: .utf8)
             #expect(!har.contains("127.0.0.1"), "\(cassette.name).har still points at the loopback server")

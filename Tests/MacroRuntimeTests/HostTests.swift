@@ -29,6 +29,9 @@ private let fixtureTask = Task<Fixture, any Error> {
             "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client",
             "APIMACRO_SHORTENER_URL": server.baseURL + "/urlshortener/v1",
             "APIMACRO_SHORTENER_KEY": "AIza-test-key",
+            // Many suites share this host and fan out thousands of calls to one endpoint; the pace
+            // of GitHub's secondary limits is tested on its own (SecondaryPaceTests, GitHubPowerUserTests).
+            "APIMACRO_GITHUB_PACE": "off",
         ]))
     return Fixture(host: host, server: server)
 }

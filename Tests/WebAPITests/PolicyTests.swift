@@ -68,7 +68,7 @@ struct PolicyTests {
             [("retry-after", "1e300")], [("retry-after", "inf")], [("retry-after", "Infinity")],
             [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "9223372036854775807")],
         ] {
-            guard case .fail(let retryAfter?, _) = policy.decide(response(429, headers), now: now, canRetry: true)
+            guard case .fail(let retryAfter?, _, _) = policy.decide(response(429, headers), now: now, canRetry: true)
             else {
                 Issue.record("\(headers): not a failure with a wait")
                 continue

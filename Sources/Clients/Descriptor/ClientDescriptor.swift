@@ -68,9 +68,21 @@ public struct ClientDescriptor: Sendable {
 
     /// Its credential in `view` and where it came from: the first source that holds one.
     public func credential(in view: SettingsView) -> (secret: Secret, source: CredentialSource)? {
-        for source in credentialSources {
-            if let secret = source.read(view) { return (secret, source) }
+        lookUp(in: view).found.map { ($0.secret, $0.source) }
+    }
+
+    /// Looks into its sources in order (`deferred` ones too, unless false) until one holds a
+    /// credential: that one (with where exactly, if it says), and the problems of those before it.
+    public func lookUp(in view: SettingsView, deferred: Bool = true) -> (
+        found: (secret: Secret, source: CredentialSource, detail: String?)?, problems: [String]
+    ) {
+        var problems: [String] = []
+        for source in credentialSources where deferred || !source.isDeferred {
+            let lookup = source.lookUp(view)
+            if let secret = lookup.secret { return ((secret, source, lookup.detail), problems) }
+            if let problem = lookup.problem { problems.append(problem) }
+            if lookup.isFinal { break }
         }
-        return nil
+        return (nil, problems)
     }
 }

@@ -15,11 +15,17 @@ public struct ClientSetting: Sendable {
     /// Why a value is refused (`'x' is not …; accepted: …`), or nil when it is accepted; nil
     /// when any text is.
     public let problem: (@Sendable (String) -> String?)?
+    /// Whether its value is no secret although its name ends like one's (`APIMACRO_GITHUB_APP_KEY`
+    /// holds the path of a key file, which messages should name).
+    public let holdsNoSecret: Bool
 
     /// The setting `key` of the client called `client`; `problem` checks a value.
-    public init(client: String, key: String, problem: (@Sendable (String) -> String?)? = nil) {
+    public init(
+        client: String, key: String, holdsNoSecret: Bool = false, problem: (@Sendable (String) -> String?)? = nil
+    ) {
         self.key = key
         variable = ("APIMACRO_" + client + "_" + key).uppercased()
+        self.holdsNoSecret = holdsNoSecret
         self.problem = problem
     }
 
@@ -28,6 +34,7 @@ public struct ClientSetting: Sendable {
     public init(key: String, variable: String, problem: (@Sendable (String) -> String?)? = nil) {
         self.key = key
         self.variable = variable
+        self.holdsNoSecret = false
         self.problem = problem
     }
 

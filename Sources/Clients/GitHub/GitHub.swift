@@ -20,11 +20,50 @@ public enum GitHub {
     /// not where the base URL implies.
     public static let graphQLURL = ClientSetting.url(client: name, key: "graphql_url")
 
-    /// GitHub for `auth status`, `config.toml` and the setting checks: the token from
-    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; no login.
+    /// `APIMACRO_GITHUB_APP_ID` (`[github] app_id`): a GitHub App's client ID (`Iv23…`) or
+    /// numeric ID, to authenticate as the App (`GitHubAppAuth`).
+    public static let appID = ClientSetting(client: name, key: "app_id") { text in
+        text.count <= 100 && text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && $0 != "\"" })
+            ? nil : "'\(text)' is not a GitHub App ID; accepted: the App's client ID (Iv23…) or its numeric ID"
+    }
+    /// `APIMACRO_GITHUB_APP_KEY` (`[github] app_key`): the path of the App's private key (PEM),
+    /// which must be readable by its owner only.
+    public static let appKey = ClientSetting(client: name, key: "app_key", holdsNoSecret: true)
+    /// `APIMACRO_GITHUB_INSTALLATION_ID` (`[github] installation_id`): the App's installation to
+    /// act as; unset, it is found for the repository, organisation or user a request names, else
+    /// it is the App's only one.
+    public static let installationID = ClientSetting(client: name, key: "installation_id") { text in
+        Int(text).map { $0 > 0 } == true
+            ? nil : "'\(text)' is not an installation ID; accepted: a number such as 12345678"
+    }
+    /// `APIMACRO_GITHUB_PACE` (`[github] pace`): `on` (the default) paces requests to GitHub's
+    /// secondary limits (`GitHubSecondaryLimits`); `off` for a server without them (GitHub
+    /// Enterprise Server has rate limits off unless its administrator turns them on).
+    public static let pace = ClientSetting(client: name, key: "pace") { text in
+        ["on", "off"].contains(text) ? nil : "'\(text)' is not a pace; accepted: on (the default) or off"
+    }
+
+    /// GitHub for `auth status`, `config.toml` and the setting checks: a GitHub App's
+    /// installation token when the App's ID and key are set, else the token from
+    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`, else where `gh` keeps it for the base URL's
+    /// host (`GitHubCLI`: `GH_TOKEN`, the enterprise variables, `hosts.yml`, `gh auth token`,
+    /// the last two read on first use); no login.
     public static let descriptor = ClientDescriptor(
-        name: name, settings: [url, token, apiVersion, graphQLURL],
-        credentialSources: [.variable(token.variable), .variable("GITHUB_TOKEN")], identity: { _ in identity })
+        name: name, settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace],
+        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN")]
+            + GitHubCLI.sources,
+        identity: { view in view.value(appID) == nil ? identity : appIdentity })
+
+    /// `auth status --check` for a GitHub App: its installation token is minted as for a macro,
+    /// and `GET /installation/repositories` tells how many repositories it reaches
+    /// (https://docs.github.com/rest/apps/installations#list-repositories-accessible-to-the-app-installation).
+    public static let appIdentity = IdentityCheck(
+        Request("GET", "/installation/repositories", query: [("per_page", "1")])
+    ) { response in
+        let total = IdentityCheck.string(IdentityCheck.object(response), "total_count")
+        return Identity(
+            account: "GitHub App installation", facts: total.map { ["\($0) repositories it reaches"] } ?? [])
+    }
 
     /// `auth status --check`, as `gh auth status`: `GET /user` names the token's account,
     /// `X-OAuth-Scopes` a classic token's scopes (a fine-grained token's answer has none) and

@@ -1,11 +1,21 @@
 /// Settings of the GitHub client (SPEC §2).
+import Foundation
 import WebAPI
 
 public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_URL`, default `https://api.github.com`.
     public var baseURL: String
-    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`; optional.
+    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`, else `gh`'s variables; optional.
     public var token: Secret?
+    /// Where `token` came from (`env GITHUB_TOKEN`), nil without one.
+    public var tokenSource: String?
+    /// When no source read at once holds a token: the settings that `gh`'s `hosts.yml` and
+    /// `gh auth token` are read from when the first request needs a token
+    /// (`GitHubDeferredCredential`); nil to look no further.
+    public var deferredLookup: SettingsView?
+    /// The GitHub App to act as (`APIMACRO_GITHUB_APP_ID` and `_APP_KEY`); when set, no token
+    /// variable or `gh` source is used.
+    public var app: GitHubAppConfiguration?
     /// `X-GitHub-Api-Version`: `APIMACRO_GITHUB_API_VERSION`, default 2022-11-28.
     public var apiVersion: String
     /// Per-request timeout, seconds.
@@ -19,6 +29,10 @@ public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_GRAPHQL_URL`: the GraphQL endpoint, when it is not where
     /// `baseURL` implies (see `graphQLEndpoint`); nil to derive it.
     public var graphQLURL: String?
+    /// `APIMACRO_GITHUB_PACE`: whether requests are paced to GitHub's secondary limits.
+    ///
+    /// Default true.
+    public var paced = true
 
     public static let defaultBaseURL = "https://api.github.com"
     public static let defaultAPIVersion = "2022-11-28"
@@ -36,21 +50,29 @@ public struct GitHubConfiguration: Sendable {
         self.graphQLURL = graphQLURL
     }
 
-    /// Reads `GitHub`'s settings (SPEC §2) from `view` over these defaults.
+    /// Reads `GitHub`'s settings (SPEC §2) from `view` over these defaults; the sources read
+    /// on first use are not read now (`deferredLookup`).
     public init(_ view: SettingsView) {
+        let app = GitHubAppConfiguration(view)
+        let found = app == nil ? GitHub.descriptor.lookUp(in: view, deferred: false).found : nil
         self.init(
-            baseURL: view.value(GitHub.url) ?? Self.defaultBaseURL,
-            token: GitHub.descriptor.credential(in: view)?.secret,
+            baseURL: view.value(GitHub.url) ?? Self.defaultBaseURL, token: found?.secret,
             apiVersion: view.value(GitHub.apiVersion) ?? Self.defaultAPIVersion,
             timeout: view.requestTimeout, maxWait: view.maxWait, graphQLURL: view.value(GitHub.graphQLURL))
+        self.app = app
+        paced = view.value(GitHub.pace) != "off"
+        tokenSource = found?.source.name
+        if app == nil, found == nil, GitHubCLI.sources.contains(where: \.isDeferred) { deferredLookup = view }
     }
 
     /// The client configuration for the pipeline.
     public var client: ClientConfiguration {
-        ClientConfiguration(
+        var configuration = ClientConfiguration(
             name: GitHub.name, baseURL: baseURL, credential: token.map { .bearer($0) },
             defaultHeaders: [("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", apiVersion)],
-            timeout: timeout, maxWait: maxWait)
+            timeout: timeout, maxWait: maxWait, errorMessage: GitHubErrors.message)
+        configuration.errorList = GitHubErrors.details
+        return configuration
     }
 }
 
@@ -64,16 +86,75 @@ public final class GitHubClient: Sendable {
     /// (over https or to loopback), and the same rate-limit memory as `api`.
     public let graphQLAPI: APIClient
 
-    public init(configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
+    /// When the token expires, as GitHub's answers say (`github.token_expires_at`).
+    public let tokenExpiry: GitHubTokenExpiry
+
+    /// The token read on first use from `gh`'s files or `gh` itself, when no variable held one.
+    public let deferred: GitHubDeferredCredential?
+    /// The GitHub App's installation tokens, when the configuration names an App.
+    public let appAuth: GitHubAppAuth?
+
+    /// A client on `transport`.
+    ///
+    /// - Parameters:
+    ///   - configuration: its settings.
+    ///   - transport: what sends its requests (the cache, recording and replay in front of the network).
+    ///   - log: the exchange log (`-v`).
+    ///   - redactor: what to redact besides its own credentials.
+    ///   - warn: prints a warning line on stderr (the token's expiry, a `gh` that did not answer).
+    ///   - learned: told every credential found or made later, so what apimacro prints redacts it.
+    ///   - appNetwork: what a GitHub App's own requests go through: the network itself, never a
+    ///     cache or a recording (their answers hold the token); nil when nothing may be sent.
+    ///   - now: the clock, epoch seconds (when an App's token is due).
+    ///   - pacer: what paces the requests to GitHub's secondary limits (default: GitHub's rules
+    ///     on the real clock; tests give one with their own clock).
+    public init(
+        configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
+        warn: @escaping @Sendable (String) -> Void = { _ in }, learned: @escaping @Sendable (String) -> Void = { _ in },
+        appNetwork: (any Transport)? = nil, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        pacer: SecondaryPacer? = nil
+    ) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
+        let expiry = GitHubTokenExpiry(warn: warn)
+        tokenExpiry = expiry
+        deferred = configuration.deferredLookup.map { view in
+            GitHubDeferredCredential(
+                view: view, sources: GitHubCLI.sources.filter(\.isDeferred), warn: warn, learned: learned)
+        }
+        appAuth = configuration.app.map { app in
+            GitHubAppAuth(
+                app: app, configuration: configuration, network: appNetwork, log: log, redactor: redactor, now: now,
+                learned: learned)
+        }
+        let provider: (any CredentialProvider)? = appAuth ?? deferred
+        var rest = configuration.client
+        var graphQL = configuration.graphQLClient
+        // One pace for both endpoints: GitHub counts them together.
+        if configuration.paced {
+            let pacer = pacer ?? SecondaryPacer(limits: GitHubSecondaryLimits.limits)
+            rest.pacer = pacer
+            graphQL.pacer = pacer
+        }
+        // An App's installation token is renewed before it expires: its end is never news.
+        if appAuth == nil {
+            rest.watch = expiry.watch
+            graphQL.watch = expiry.watch
+        }
         api = APIClient(
-            configuration: configuration.client, transport: transport, log: log, redactor: redactor,
-            rateLimits: rateLimits)
+            configuration: rest, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits,
+            provider: provider)
         graphQLAPI = APIClient(
-            configuration: configuration.graphQLClient, transport: transport, log: log, redactor: redactor,
-            rateLimits: rateLimits)
+            configuration: graphQL, transport: transport, log: log, redactor: redactor, rateLimits: rateLimits,
+            provider: provider)
     }
+
+    /// When the token in use expires (epoch seconds): the App's installation token's, else what
+    /// GitHub's last answer said; nil when unknown.
+    public var tokenExpiresAt: Double? { appAuth.map { $0.known.expiresAt } ?? tokenExpiry.expiresAt }
+
+    /// Whether requests carry a token: one from the settings, one `gh` gave, or an App's.
+    public var hasToken: Bool { configuration.token != nil || deferred?.source != nil || appAuth != nil }
 
     /// GitHub lists link their pages with `Link` headers.
     public static let pagination = Pagination.linkHeader

@@ -15,6 +15,13 @@ public enum GitHubRouter: Sendable {
     case get(path: String, parameters: [(String, String)], headers: [(String, String)])
     /// `GET {path}`, every page (a list).
     case paginate(path: String, parameters: [(String, String)])
+    /// `POST`, `PUT`, `PATCH` or `DELETE {path}` with `body` (a write: never sent twice after
+    /// its body may have left, `RetryStage`).
+    case write(
+        method: String, path: String, parameters: [(String, String)], headers: [(String, String)], body: Request.Body)
+
+    /// The methods of `write`.
+    public static let writeMethods = ["POST", "PUT", "PATCH", "DELETE"]
 
     /// The items a page asks for (GitHub's maximum).
     public static let pageSize = 100
@@ -37,6 +44,8 @@ public enum GitHubRouter: Sendable {
             Request("GET", path, query: parameters, headers: headers)
         case .paginate(let path, let parameters):
             Request("GET", path, query: parameters)
+        case .write(let method, let path, let parameters, let headers, let body):
+            Request(method, path, query: parameters, headers: headers, body: body)
         }
     }
 
@@ -44,7 +53,7 @@ public enum GitHubRouter: Sendable {
     public var isList: Bool {
         switch self {
         case .repos, .followers, .following, .paginate: true
-        case .user, .get: false
+        case .user, .get, .write: false
         }
     }
 

@@ -7,7 +7,9 @@ extension GitHubBinding {
     static func apiTarget(_ runtime: Runtime) -> ApiTarget {
         let client = GitHubClient(
             configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
-            log: runtime.log, redactor: runtime.redactor)
+            log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn,
+            learned: { [secrets = runtime.secrets] in secrets.add($0) },
+            appNetwork: runtime.settings.offline ? nil : runtime.network)
         return ApiTarget(
             name: GitHub.name, client: client.api, pagination: GitHubClient.pagination, pageSize: ("per_page", "100"))
     }

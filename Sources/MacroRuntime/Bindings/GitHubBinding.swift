@@ -1,22 +1,31 @@
 import Clients
 import PythonBridge
+import WebAPI
 
 /// `apimacro.github`: SPEC §3's GitHub API, as methods of one object.
 final class GitHubBinding {
     let client: GitHubClient
     let decoder: JSONDecoding
     let iterators: NativeClass<PageState>
+    /// Prints a warning line on stderr.
+    let warn: @Sendable (String) -> Void
 
-    init(client: GitHubClient, decoder: JSONDecoding, iterators: NativeClass<PageState>) {
+    init(
+        client: GitHubClient, decoder: JSONDecoding, iterators: NativeClass<PageState>,
+        warn: @escaping @Sendable (String) -> Void
+    ) {
         self.client = client
         self.decoder = decoder
         self.iterators = iterators
+        self.warn = warn
     }
 
-    /// One request, decoded (GIL held; the wait releases it).
+    /// One request, decoded (GIL held; the wait releases it); None for an empty body (a
+    /// write's 204 No Content).
     func fetch(_ route: GitHubRouter) throws -> PyRef {
         let client = self.client
         let response = try withoutGIL { try await client.send(route) }
+        if response.body.isEmpty, route.request.method != "GET" { return .none }
         return try decoder.decode(response, api: "github")
     }
 
@@ -26,6 +35,28 @@ final class GitHubBinding {
             PageState(
                 client: client.api, first: route.firstPage(limit: limit), pagination: GitHubClient.pagination,
                 limit: limit, decoder: decoder))
+    }
+
+    /// A `datetime.datetime` in UTC for epoch seconds (GIL held).
+    static func datetime(_ epoch: Double) throws -> PyRef {
+        let module = try Interpreter.import("datetime")
+        let utc = try module.attribute("timezone").attribute("utc")
+        return try module.attribute("datetime").callMethod(
+            "fromtimestamp", [try PythonValue.float(epoch).toPython(), utc])
+    }
+
+    /// `github.app`: which App and installation, or None without one (GIL held).
+    func app() throws -> PyRef {
+        guard let auth = client.appAuth else { return .none }
+        let known = auth.known
+        let installation = known.installationID ?? auth.app.installationID
+        let dict = try PythonValue.object([
+            ("app_id", auth.app.appID.map { .string($0) } ?? .none),
+            ("installation_id", installation.map { .int($0) } ?? .none),
+            ("account", known.account.map { .string($0) } ?? .none),
+        ]).toPython()
+        try dict.setItem("token_expires_at", try known.expiresAt.map(Self.datetime) ?? .none)
+        return dict
     }
 
     /// `github.rate_limit`: a dict as last seen, or None.
@@ -44,9 +75,11 @@ final class GitHubBinding {
         let module = context.module
         let client = GitHubClient(
             configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
-            log: runtime.log,
-            redactor: runtime.redactor)
-        let binding = GitHubBinding(client: client, decoder: context.decoder, iterators: context.iterators)
+            log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn,
+            learned: { [secrets = runtime.secrets] in secrets.add($0) },
+            appNetwork: runtime.settings.offline ? nil : runtime.network)
+        let binding = GitHubBinding(
+            client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
             doc:
@@ -85,6 +118,24 @@ final class GitHubBinding {
         ) { binding, arguments in
             try binding.fetch(getRoute(arguments))
         }
+        var writes: [(PyRef, (PyArguments) throws -> GitHubRouter)] = []
+        for method in GitHubRouter.writeMethods {
+            let name = method.lowercased()
+            let route: (PyArguments) throws -> GitHubRouter = { try writeRoute(method, $0) }
+            let function = try builder.method(
+                name,
+                doc: """
+                    \(name)(path, json=None, params=None, headers=None) -> decoded JSON, or None for an empty answer
+
+                    One \(method) relative to the base URL with the client's token (json: sent as the JSON body).
+                    Never sent twice once its body may have left; a 422 raises HTTPError whose .errors lists
+                    what GitHub found wrong.
+                    """
+            ) { binding, arguments in
+                try binding.fetch(route(arguments))
+            }
+            writes.append((function, route))
+        }
         try builder.method(
             "paginate",
             doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
@@ -97,11 +148,29 @@ final class GitHubBinding {
                 limit: Arguments.limit(slots[2], in: "paginate"))
         }
         try GraphQL.install(on: builder, module: module)
+        try Search.install(on: builder)
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") {
             try $0.rateLimit()
         }
+        try builder.property(
+            "token_expires_at",
+            doc:
+                "When the token expires (a datetime in UTC), as GitHub's last answer said "
+                + "(GitHub-Authentication-Token-Expiration); None before one did, or for a token that never expires."
+        ) { binding in
+            guard let epoch = binding.client.tokenExpiresAt else { return .none }
+            return try datetime(epoch)
+        }
+        try builder.property(
+            "app",
+            doc:
+                "The GitHub App in use (APIMACRO_GITHUB_APP_ID and _APP_KEY), or None: a dict of app_id, "
+                + "installation_id and account (None until the first request finds them) and token_expires_at."
+        ) { binding in
+            try binding.app()
+        }
         try builder.method("__repr__") { binding, _ in
-            let token = binding.client.configuration.token == nil ? "no token" : "token set"
+            let token = binding.client.hasToken ? "token set" : "no token"
             return try PyRef(
                 string:
                     "<apimacro.github \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(token))>"
@@ -110,10 +179,12 @@ final class GitHubBinding {
         try builder.build()
         try module.set("github", builder.instance(binding))
         // `map` builds each request with the same route builders as the direct calls.
-        for (function, route) in [(user, userRoute), (get, getRoute)] {
+        for (function, route) in [(user, userRoute), (get, getRoute)] + writes {
             context.parallel.register(function) { arguments in
                 let built = try route(arguments)
-                return ParallelCall(api: "github") { try await client.send(built) }
+                return ParallelCall(api: "github", emptyIsNone: built.request.method != "GET") {
+                    try await client.send(built)
+                }
             }
         }
     }
@@ -122,6 +193,22 @@ final class GitHubBinding {
     static func userRoute(_ arguments: PyArguments) throws -> GitHubRouter {
         let slots = try arguments.bind("user", ["login"], required: 1)
         return .user(login: try Arguments.string(slots[0], "login", in: "user"))
+    }
+
+    /// `post(path, json=None, params=None, headers=None)`'s request (and put's, patch's, delete's).
+    static func writeRoute(_ method: String, _ arguments: PyArguments) throws -> GitHubRouter {
+        let name = method.lowercased()
+        let slots = try arguments.bind(name, ["path", "json", "params", "headers"], required: 1)
+        var body = Request.Body.none
+        if let json = slots[1], !json.isNone {
+            let dumps = try Interpreter.import("json").attribute("dumps")
+            body = .json(
+                Array(try String(pythonString: dumps.call([json], kwargs: [("ensure_ascii", .bool(false))])).utf8))
+        }
+        return .write(
+            method: method, path: try Arguments.string(slots[0], "path", in: name),
+            parameters: try Arguments.pairs(slots[2], "params", in: name),
+            headers: try Arguments.pairs(slots[3], "headers", in: name), body: body)
     }
 
     /// `get(path, params=None, headers=None)`'s request.

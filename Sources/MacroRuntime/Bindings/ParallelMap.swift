@@ -7,6 +7,8 @@ import WebAPI
 /// needs is Sendable, so it runs with the GIL released.
 struct ParallelCall: Sendable {
     let api: String
+    /// Whether an empty body is None rather than a `ParseError` (a write's 204 No Content).
+    var emptyIsNone = false
     let run: @Sendable () async throws -> Response
     /// What the decoded answer becomes (GIL held), as the direct call presents it (the
     /// shortener's link dict); nil keeps the decoded answer.
@@ -150,6 +152,7 @@ enum ParallelMap {
             defer { parallel.finished() }
             // A call's answer as the macro sees it: decoded, then shaped as its method shapes it.
             func result(_ index: Int, _ response: Response) throws -> PyRef {
+                if calls[index].emptyIsNone && response.body.isEmpty { return .none }
                 let decoded = try decoder.decode(response, api: calls[index].api)
                 return try calls[index].present?(decoded, response) ?? decoded
             }

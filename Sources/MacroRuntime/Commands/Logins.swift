@@ -72,8 +72,13 @@ public struct Logins: Sendable {
     /// holds one, else the stored login, with the store's problem if it cannot be read.
     private func status(of client: ClientDescriptor) -> Status? {
         guard !client.credentialSources.isEmpty || client.login != nil else { return nil }
-        let outside = client.credential(in: settings.view()).map { settings.describe($0.source) }
-        guard client.readsStoredLogin else { return Status(name: client.name, source: outside, problem: nil) }
+        let lookup = client.lookUp(in: settings.view())
+        let outside = lookup.found.map { found in
+            settings.describe(found.source) + (found.detail.map { " (\($0))" } ?? "")
+        }
+        guard client.readsStoredLogin else {
+            return Status(name: client.name, source: outside, problem: outside == nil ? lookup.problems.first : nil)
+        }
         do {
             let stored = try store.entry(for: client.name).map { entry in
                 "stored login (\(store.path.path))" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
@@ -339,4 +344,7 @@ public struct Logins: Sendable {
             }
         }.map(\.name)
     }
+}
+
+extension Logins {
 }

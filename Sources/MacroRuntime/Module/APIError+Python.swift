@@ -42,7 +42,17 @@ extension APIError: PythonRaisable {
             if kind == .rateLimited {
                 keywords.append(("reset_at", try resetAt.map { try PythonValue.int($0).toPython() } ?? .none))
                 keywords.append(("retry_after", try retryAfter.map { try PythonValue.float($0).toPython() } ?? .none))
+                keywords.append(("secondary", .bool(isSecondary)))
             }
+            // The API's list of what was wrong (JSON text, redacted): a list, or left out when it
+            // does not decode as one.
+            if let errorList,
+                let list = try? Interpreter.import("json").callMethod("loads", [PyRef(string: errorList)]),
+                PySequence.isList(list)
+            {
+                keywords.append(("errors", list))
+            }
+            PythonRaise.clear()
             let instance = try type.call([try PyRef(string: message)], kwargs: keywords)
             for detail in details {
                 let value: PyRef

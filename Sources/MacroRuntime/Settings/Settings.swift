@@ -226,10 +226,14 @@ public struct Settings: Sendable {
 
 extension Settings {
     /// Whether a variable's name says it holds a credential: `*TOKEN`, `*_KEY`, `*SECRET`, `*PASSWORD`
-    /// (its value is redacted, and `config.toml` holding it must be private).
+    /// (its value is redacted, and `config.toml` holding it must be private), unless a built-in
+    /// client declares it holds none (`ClientSetting.holdsNoSecret`: a key file's path).
     static func isSecretVariable(_ name: String) -> Bool {
         let upper = name.uppercased()
-        return ["TOKEN", "_KEY", "SECRET", "PASSWORD"].contains { upper.hasSuffix($0) }
+        guard ["TOKEN", "_KEY", "SECRET", "PASSWORD"].contains(where: { upper.hasSuffix($0) }) else { return false }
+        return !ClientRegistry.all.contains {
+            $0.descriptor.settings.contains { $0.holdsNoSecret && $0.variable == upper }
+        }
     }
 }
 

@@ -43,6 +43,11 @@ public final class ExchangeLog: Sendable {
         if let note { line += " (\(redactor.redact(note)))" }
         logger.info("\(line)")
     }
+
+    /// Logs one line with `-v` (a pacing wait); the line must hold nothing secret.
+    public func note(_ line: String) {
+        logger?.info("\(line)")
+    }
 }
 
 /// Records every exchange that passes below it, redacted with its client's redactor.

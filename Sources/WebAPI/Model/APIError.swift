@@ -71,6 +71,16 @@ public struct APIError: Error, Sendable, CustomStringConvertible, Equatable {
             self.value = value
         }
     }
+    /// The API's own list of what was wrong with the request, as JSON text (GitHub's 422
+    /// `errors`: which field, which code), redacted; nil when the answer held none.
+    ///
+    /// A client declares where it is (`ClientConfiguration.errorList`); Python sees it as
+    /// the exception's `errors` list.
+    public var errorList: String?
+    /// Whether a rate limit is one of the API's secondary limits (GitHub's "You have exceeded
+    /// a secondary rate limit"), which no rate-limit header announces; Python's
+    /// `RateLimited.secondary`.
+    public var isSecondary = false
 
     public init(
         _ kind: Kind, _ message: String, status: Int? = nil, url: String? = nil, api: String? = nil,

@@ -26,16 +26,19 @@ public final class APIClient: Sendable {
     ///
     /// `rateLimits` is shared by clients that count against one limit (GitHub REST and GraphQL);
     /// by default each client remembers its own.
+    ///
+    /// `provider`, when given, is asked for the credential before each request (a token read on
+    /// first use, or renewed as it expires); it is not asked while a HAR file answers.
     public init(
         configuration: ClientConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
-        rateLimits: RateLimitMemory = RateLimitMemory()
+        rateLimits: RateLimitMemory = RateLimitMemory(), provider: (any CredentialProvider)? = nil
     ) {
         self.configuration = configuration
         lastRateLimit = rateLimits
         defaultHeaders = Headers(configuration.defaultHeaders)
         needsCredentials = !((transport as? ExchangeStore)?.answersFromRecording ?? false)
         baseURLIsHTTP = SchemeRule.violation(configuration.baseURL, from: nil) == nil
-        let slot = CredentialSlot(configuration.credential, redactor: redactor)
+        let slot = CredentialSlot(configuration.credential, redactor: redactor, provider: provider)
         credentialSlot = slot
         let usage = configuration.usage.map { _ in UsageMemory() }
         self.usage = usage
@@ -65,6 +68,7 @@ public final class APIClient: Sendable {
     public func send(_ request: Request) async throws -> Response {
         let exchange = try prepare(request)
         do {
+            if needsCredentials { try await credentialSlot.resolve(for: exchange.url) }
             let response = try await pipeline.send(exchange)
             var body = response.body
             if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
@@ -119,6 +123,8 @@ public final class APIClient: Sendable {
             guard case .string(let text) = detail.value else { return detail }
             return APIError.Detail(detail.name, .string(redactor.redact(text)))
         }
+        redacted.errorList = error.errorList.map { redactor.redact($0) }
+        redacted.isSecondary = error.isSecondary
         return redacted
     }
 

@@ -29,6 +29,14 @@ public struct ClientConfiguration: Sendable {
     /// (Instagram names `OAuthAccessTokenException` in its envelope); nil
     /// means "by status".
     public var errorKind: @Sendable (Response) -> APIError.Kind?
+    /// Finds the API's list of what was wrong in an error body, as JSON text (GitHub: the
+    /// `errors` array of a 422); nil means none.
+    ///
+    /// It becomes `APIError.errorList`.
+    public var errorList: @Sendable (Response) -> String? = { _ in nil }
+    /// Sees every response the client gets, errors included (`ResponseWatchStage`); nil for
+    /// none (GitHub reads its token's expiry from a header).
+    public var watch: (@Sendable (Response) -> Void)?
     /// Whether the client keeps the rate-limit headers of its last response (`rateLimit`,
     /// `github.rate_limit`); a client nobody asks (`apimacro.request`) leaves the stage out.
     ///
@@ -62,6 +70,11 @@ public struct ClientConfiguration: Sendable {
     ///
     /// Default: `Task.sleep`.
     public var sleep: @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+    /// Paces the client's sends to its API's secondary limits and recognises the answers that
+    /// say one was exceeded (`PaceStage`, `RateLimitPolicy`); nil for an API that declares none.
+    ///
+    /// One pacer is shared by the clients of one API (GitHub's REST and GraphQL).
+    public var pacer: SecondaryPacer?
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],

@@ -24,7 +24,8 @@ public final class ExchangeStore: Transport {
     public let shared: SharedState?
     /// The shared limiter's pace and concurrency cap (used only with `shared`).
     public let limits: GovernorLimits
-    let warn: @Sendable (String) -> Void
+    /// Prints a warning line on stderr (once-per-run warnings of the stages and clients).
+    public let warn: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - network: the real transport, used unless `offline` or `replay`.

@@ -27,11 +27,12 @@ public struct Pipeline: Sendable {
 
 extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
-    /// says nobody reads it] → redirects → [recording → cache or replay, when the transport is
-    /// an `ExchangeStore`] → retries → [the client's cap on requests in flight, when its
-    /// configuration sets one] → [the shared rate-limit governor, with
-    /// `APIMACRO_SHARED_STATE`] → [usage, for an API that reports it (`ClientConfiguration.usage`)]
-    /// → credentials → exchange log → transport.
+    /// says nobody reads it] → [the client's response watch, if it has one] → redirects →
+    /// [recording → cache or replay, when the transport is an `ExchangeStore`] → retries → [the
+    /// client's cap on requests in flight, when its configuration sets one] → [the
+    /// secondary-limit pace, when the client declares one] → [the shared rate-limit governor,
+    /// with `APIMACRO_SHARED_STATE`] → [usage, for an API that reports it
+    /// (`ClientConfiguration.usage`)] → credentials → exchange log → transport.
     ///
     /// What varies per request (whether an error status raises) travels on the exchange; what
     /// an `ExchangeStore` holds (its recorder, replay, cache and shared state, each nil when
@@ -56,12 +57,14 @@ extension Pipeline {
         var stages: [any Stage] = [
             StatusStage(
                 api: configuration.name, message: configuration.errorMessage, kind: configuration.errorKind,
-                details: configuration.errorDetails, retryAfter: usageWait),
+                details: configuration.errorDetails, retryAfter: usageWait, errorList: configuration.errorList),
             RateLimitStage(
-                policy: RateLimitPolicy(maxWait: configuration.maxWait), api: configuration.name, sleep: sleep,
+                policy: RateLimitPolicy(maxWait: configuration.maxWait, secondary: configuration.pacer?.limits),
+                api: configuration.name, memory: configuration.remembersRateLimit ? rateLimits : nil, sleep: sleep,
                 message: configuration.errorMessage, details: configuration.errorDetails, retryAfter: usageWait),
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
+        if let watch = configuration.watch { stages.append(ResponseWatchStage(watch: watch)) }
         stages.append(RedirectStage(slot: slot))
         if let store {
             if let recorder = store.recorder {
@@ -83,12 +86,18 @@ extension Pipeline {
         if let cap = configuration.maxConcurrentRequests {
             stages.append(ConcurrencyLimitStage(limit: ConcurrencyLimit(limit: cap)))
         }
-        if let store, let shared = store.shared {
-            stages.append(
-                GovernorStage(
-                    shared: shared, limits: store.limits, slot: slot, baseURL: baseURL, maxWait: configuration.maxWait,
-                    api: configuration.name, sleep: sleep))
+        let governor = store?.shared.map { shared in
+            GovernorStage(
+                shared: shared, limits: store?.limits ?? GovernorLimits(), slot: slot, baseURL: baseURL,
+                maxWait: configuration.maxWait, api: configuration.name, sleep: sleep)
         }
+        if let pacer = configuration.pacer {
+            stages.append(
+                PaceStage(
+                    pacer: pacer, slot: slot, maxWait: configuration.maxWait, api: configuration.name, log: log,
+                    governor: governor))
+        }
+        if let governor { stages.append(governor) }
         if let usageRule {
             stages.append(
                 UsageStage(

@@ -28,8 +28,20 @@ public struct RateLimitInfo: Sendable, Equatable {
 public struct RateLimitPolicy: Sendable {
     /// The longest wait accepted (`APIMACRO_MAX_WAIT`, default 60 s).
     public var maxWait: Double
+    /// The API's secondary limits, whose answers are rate limits too (GitHub's 403 or 429
+    /// "You have exceeded a secondary rate limit"); nil when the client declares none.
+    public var secondary: SecondaryLimits?
 
-    public init(maxWait: Double) { self.maxWait = maxWait }
+    public init(maxWait: Double, secondary: SecondaryLimits? = nil) {
+        self.maxWait = maxWait
+        self.secondary = secondary
+    }
+
+    /// Whether `response` says one of the API's secondary limits was exceeded: the API
+    /// refused the request without acting on it, so even a write may be sent again.
+    public func isSecondary(_ response: Response) -> Bool {
+        secondary?.recognizes(response) ?? false
+    }
 
     /// What a response means for the request that got it.
     public enum Decision: Sendable, Equatable {
@@ -37,8 +49,9 @@ public struct RateLimitPolicy: Sendable {
         case proceed
         /// Wait this many seconds, then send again.
         case wait(Double)
-        /// Too long to wait (or not retryable): raise with these facts.
-        case fail(retryAfter: Double?, resetAt: Int?)
+        /// Too long to wait (or not retryable): raise with these facts (`secondary`: one of
+        /// the API's secondary limits).
+        case fail(retryAfter: Double?, resetAt: Int?, secondary: Bool = false)
     }
 
     /// Whether `response` is a rate limit: 429, or 403 with
@@ -50,19 +63,26 @@ public struct RateLimitPolicy: Sendable {
     }
 
     /// The decision for `response` at time `now` (epoch seconds).
+    ///
+    /// A secondary limit (`secondary`) without `Retry-After` waits the API's advice
+    /// (`SecondaryLimits.defaultWait`: GitHub's minute) unless its headers say the primary
+    /// budget is spent too.
     public func decide(_ response: Response, now: Double, canRetry: Bool) -> Decision {
-        guard RateLimitPolicy.isRateLimit(response) else { return .proceed }
+        let isSecondary = isSecondary(response)
+        guard isSecondary || RateLimitPolicy.isRateLimit(response) else { return .proceed }
         let resetAt = response.headers["x-ratelimit-reset"].flatMap { Int($0) }
         var wait: Double?
         if let retryAfter = response.headers["retry-after"].flatMap({
             RateLimitPolicy.seconds(retryAfter: $0, now: now)
         }) {
             wait = retryAfter
+        } else if let secondary, isSecondary, response.headers["x-ratelimit-remaining"] != "0" {
+            wait = secondary.defaultWait
         } else if let resetAt {
             wait = RateLimitPolicy.wait(untilReset: Double(resetAt), now: now)
         }
         guard canRetry, let seconds = wait, seconds <= maxWait else {
-            return .fail(retryAfter: wait, resetAt: resetAt)
+            return .fail(retryAfter: wait, resetAt: resetAt, secondary: isSecondary)
         }
         return .wait(seconds)
     }

@@ -2,9 +2,13 @@ import Synchronization
 
 /// The rate limit as last seen in response headers, shared by the clients of
 /// one API that count against it (GitHub's REST and GraphQL endpoints), so
-/// "last seen" means the last response of either.
+/// "last seen" means the last response of either; and, for each resource an API names
+/// (`x-ratelimit-resource`: GitHub's `core`, `search`, `graphql`), what is left of it and which
+/// routes (first path segments) count against it, so a request to a spent resource waits for
+/// its reset before it is sent (`RateLimitStage`).
 public final class RateLimitMemory: Sendable {
     private let last = Mutex<RateLimitInfo?>(nil)
+    private let buckets = Mutex<(routes: [String: String], left: [String: (remaining: Int, reset: Int)])>(([:], [:]))
 
     public init() {}
 
@@ -13,4 +17,35 @@ public final class RateLimitMemory: Sendable {
 
     /// Remembers `info` as the latest.
     public func record(_ info: RateLimitInfo) { last.withLock { $0 = info } }
+
+    /// Remembers `info` as the latest, and what it says of its resource for requests like the
+    /// one to `url` (only when it names its resource and both remaining and reset).
+    public func record(_ info: RateLimitInfo, url: String) {
+        record(info)
+        guard let resource = info.resource, !resource.isEmpty, let remaining = info.remaining, let reset = info.reset
+        else { return }
+        let route = GovernorStage.route(of: url)
+        buckets.withLock { buckets in
+            // A bounded map: a server naming a new resource per answer cannot grow it without end.
+            if buckets.routes.count < 256 || buckets.routes[route] != nil { buckets.routes[route] = resource }
+            if buckets.left.count < 64 || buckets.left[resource] != nil {
+                buckets.left[resource] = (remaining, reset)
+            }
+        }
+    }
+
+    /// The resource of requests like the one to `url` when its last answer said it is spent
+    /// until a reset after `now` (epoch seconds): its name and the reset; nil otherwise.
+    ///
+    /// A reset more than a day away is not believed (an epoch in milliseconds, a hostile
+    /// header), as the shared governor does not: it would hold every request until then.
+    public func spent(before url: String, now: Double) -> (resource: String, reset: Int)? {
+        let route = GovernorStage.route(of: url)
+        return buckets.withLock { buckets in
+            guard let resource = buckets.routes[route], let left = buckets.left[resource], left.remaining <= 0,
+                Double(left.reset) > now, Double(left.reset) <= now + 86_400
+            else { return nil }
+            return (resource, left.reset)
+        }
+    }
 }

@@ -5,12 +5,38 @@ import Synchronization
 /// not on every request).
 public final class CredentialSlot: Sendable {
     private let stored: Mutex<(credential: Credential?, base: Redactor, redactor: Redactor)>
+    /// Where the credential comes from when it is fetched or renewed per request; nil when
+    /// it is only what was set.
+    public let provider: (any CredentialProvider)?
 
     /// - Parameters:
     ///   - credential: the credential to start with, or nil for none yet.
     ///   - base: what to redact besides the credential itself.
-    public init(_ credential: Credential?, redactor base: Redactor = Redactor(secrets: [])) {
+    ///   - provider: asked before each request (`resolve(for:)`), if any.
+    public init(
+        _ credential: Credential?, redactor base: Redactor = Redactor(secrets: []),
+        provider: (any CredentialProvider)? = nil
+    ) {
         stored = Mutex((credential, base, CredentialSlot.redactor(base, credential)))
+        self.provider = provider
+    }
+
+    /// Asks the provider, if any, for the credential of a request to `url` and keeps it; the
+    /// one it replaces stays redacted.
+    ///
+    /// - Throws: what the provider throws.
+    public func resolve(for url: String) async throws {
+        guard let provider else { return }
+        let credential = try await provider.credential(for: url)
+        stored.withLock { state in
+            guard state.credential?.wireForms != credential?.wireForms else { return }
+            if let old = state.credential {
+                let forms = old.wireForms.filter { $0.count >= 4 && !state.base.secrets.contains($0) }
+                if !forms.isEmpty { state.base = state.base.adding(forms) }
+            }
+            state.credential = credential
+            state.redactor = CredentialSlot.redactor(state.base, credential)
+        }
     }
 
     private static func redactor(_ base: Redactor, _ credential: Credential?) -> Redactor {

@@ -65,6 +65,13 @@ final class SharedCredential: Sendable {
         return name
     }
 
+    /// The secondary-limit pace's keys for `origin` and this credential, in the governor's
+    /// Redis Cluster slot (`SecondaryScripts`): its state, and its content-creating sends.
+    func secondaryKeys(_ origin: Origin) -> [[UInt8]] {
+        let tag = "{apimacro:\(origin.scheme)://\(origin.host):\(origin.port):\(governorID)}"
+        return [Array("\(tag):secondary".utf8), Array("\(tag):created".utf8)]
+    }
+
     /// The governor's keys for `origin` and this credential (one Redis Cluster slot): its
     /// budgets and pace, and its leases.
     func governorKeys(_ origin: Origin) -> [[UInt8]] {

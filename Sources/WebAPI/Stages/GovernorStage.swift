@@ -51,11 +51,7 @@ public struct GovernorStage: Stage {
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let origin = exchange.origin, shared.isAvailable else { return try await next(exchange) }
-        let credential = slot.value
-        // `CredentialStage.allows`, on the origin parsed once.
-        let attached = credential != nil && credentials.home == origin && origin.isSecureForCredentials
-        let material = SharedCredential.material(wire: exchange, credential: credential, attached: attached)
-        let identity = shared.credential(material: material)
+        let identity = identity(of: exchange, origin: origin)
         let keys = identity.governorKeys(origin)
         // The route's keyed name, never the segment itself: it may hold a token (`/bot<TOKEN>/…`).
         let route = identity.route(GovernorStage.route(of: exchange.url))
@@ -118,6 +114,15 @@ public struct GovernorStage: Stage {
         }
         await record(keys: keys, route: route, lease: lease, reservation: reservation, response: response)
         return response
+    }
+
+    /// The shared keys of `exchange`'s credential as the wire will carry it.
+    func identity(of exchange: Exchange, origin: Origin) -> SharedCredential {
+        let credential = slot.value
+        // `CredentialStage.allows`, on the origin parsed once.
+        let attached = credential != nil && credentials.home == origin && origin.isSecureForCredentials
+        let material = SharedCredential.material(wire: exchange, credential: credential, attached: attached)
+        return shared.credential(material: material)
     }
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.

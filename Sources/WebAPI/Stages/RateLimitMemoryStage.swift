@@ -9,7 +9,15 @@ public struct RateLimitMemoryStage: Stage {
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
-        if let info = RateLimitInfo(headers: response.headers) { memory.record(info) }
+        if let info = RateLimitInfo(headers: response.headers) {
+            // A rate-limit answer itself is the rate-limit stage's to wait on or raise; what a
+            // resource has left is read from the answers that went through.
+            if RateLimitPolicy.isRateLimit(response) {
+                memory.record(info)
+            } else {
+                memory.record(info, url: exchange.url)
+            }
+        }
         return response
     }
 }

@@ -4,10 +4,17 @@ import Foundation
 /// `retry-after`) when the wait is at most `maxWait` seconds, then sends
 /// again; otherwise raises `RateLimited` with the reset time.
 ///
-/// A POST is not sent again.
+/// Before a request is sent, a resource its last answer said is spent (`RateLimitMemory`:
+/// GitHub's `search` bucket of 30 a minute, its `core` one) is waited on the same way, so the
+/// request does not go only to be refused.
+///
+/// A POST is not sent again, except after an answer that says one of the API's secondary
+/// limits was exceeded (`RateLimitPolicy.isSecondary`: the API refused it without acting on it).
 public struct RateLimitStage: Stage {
     public let policy: RateLimitPolicy
     public let api: String?
+    /// What the last answers said of each resource; nil when the client keeps no memory.
+    let memory: RateLimitMemory?
     let sleep: @Sendable (Double) async throws -> Void
     let now: @Sendable () -> Double
     /// The API's message in a rate-limit answer (default: a JSON body's `message`).
@@ -19,7 +26,7 @@ public struct RateLimitStage: Stage {
     let retryAfter: @Sendable (Response) -> Double?
 
     public init(
-        policy: RateLimitPolicy, api: String?,
+        policy: RateLimitPolicy, api: String?, memory: RateLimitMemory? = nil,
         sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         message: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage,
@@ -28,6 +35,7 @@ public struct RateLimitStage: Stage {
     ) {
         self.policy = policy
         self.api = api
+        self.memory = memory
         self.sleep = sleep
         self.now = now
         self.message = message
@@ -35,20 +43,39 @@ public struct RateLimitStage: Stage {
         self.retryAfter = retryAfter
     }
 
+    /// Waits for the reset of the resource `exchange` counts against when it is known to be
+    /// spent, or raises `RateLimited` without sending when that is longer than `maxWait`.
+    func waitForSpentResource(_ exchange: Exchange) async throws {
+        let moment = now()
+        guard let memory, let spent = memory.spent(before: exchange.url, now: moment) else { return }
+        let seconds = RateLimitPolicy.wait(untilReset: Double(spent.reset), now: moment)
+        guard seconds <= policy.maxWait else {
+            throw APIError(
+                .rateLimited,
+                "\(exchange.method) \(exchange.url): the \(spent.resource) rate limit is spent until "
+                    + "\(GovernorStage.clock(Int64(spent.reset))), in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is "
+                    + "\(SecondsText.format(policy.maxWait)) s (nothing was sent)",
+                url: exchange.url, api: api, resetAt: spent.reset, retryAfter: seconds)
+        }
+        try await sleep(seconds)
+    }
+
     /// How many times one request may wait before giving up.
     static let maxWaits = 3
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        try await waitForSpentResource(exchange)
         var waits = 0
         while true {
             let response = try await next(exchange)
-            switch policy.decide(response, now: now(), canRetry: exchange.isIdempotent && waits < Self.maxWaits) {
+            let mayResend = exchange.isIdempotent || policy.isSecondary(response)
+            switch policy.decide(response, now: now(), canRetry: mayResend && waits < Self.maxWaits) {
             case .proceed:
                 return response
             case .wait(let seconds):
                 waits += 1
                 try await sleep(seconds)
-            case .fail(let headerWait, let headerReset):
+            case .fail(let headerWait, let headerReset, let secondary):
                 var text = "\(exchange.method) \(response.url) → \(response.status) rate limited"
                 if let reason = message(response) { text += ": \(reason)" }
                 let retryAfter =
@@ -61,6 +88,7 @@ public struct RateLimitStage: Stage {
                     .rateLimited, text, status: response.status, url: response.url, api: api, body: response.text,
                     resetAt: headerReset ?? retryAfter.map { Int(now() + $0) }, retryAfter: retryAfter)
                 error.details = details(response)
+                error.isSecondary = secondary
                 throw error
             }
         }

@@ -11,18 +11,22 @@ public struct StatusStage: Stage {
     /// For a rate limit the status alone does not show (an error code in the body): seconds
     /// until calls are allowed again, when the answer says.
     public let retryAfter: @Sendable (Response) -> Double?
+    /// The API's list of what was wrong, as JSON text (`ClientConfiguration.errorList`).
+    public let errorList: @Sendable (Response) -> String?
 
     public init(
         api: String?, message: @escaping @Sendable (Response) -> String?,
         kind: @escaping @Sendable (Response) -> APIError.Kind? = { _ in nil },
         details: @escaping @Sendable (Response) -> [APIError.Detail] = { _ in [] },
-        retryAfter: @escaping @Sendable (Response) -> Double? = { _ in nil }
+        retryAfter: @escaping @Sendable (Response) -> Double? = { _ in nil },
+        errorList: @escaping @Sendable (Response) -> String? = { _ in nil }
     ) {
         self.api = api
         self.message = message
         self.kind = kind
         self.details = details
         self.retryAfter = retryAfter
+        self.errorList = errorList
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
@@ -38,6 +42,7 @@ public struct StatusStage: Stage {
                 resetAt: wait.map { Int(Date().timeIntervalSince1970 + $0) }, retryAfter: wait)
         }
         error.details = details(response)
+        error.errorList = errorList(response)
         throw error
     }
 }

@@ -1,9 +1,6 @@
 /// `GET /users/{login}` and its paginated lists (repos, followers, following), and `GET /user`.
 struct GitHubUserRoutes: RouteHandler {
     static let docs = "https://docs.github.com/rest"
-    /// The scopes `GET /user` names in `X-OAuth-Scopes` for a classic token (the header's form as
-    /// in ../shared/fixtures/github/octokit-get-root.json: names joined by ", ").
-    static let classicScopes = "read:org, repo"
 
     func respond(to request: RouteRequest) -> Response? {
         if request.match("GET", "/user") != nil {
@@ -33,36 +30,39 @@ struct GitHubUserRoutes: RouteHandler {
             ]), status: 404)
     }
 
+    /// `GET /user` as GitHub answers a token (https://docs.github.com/rest/users/users#get-the-authenticated-user):
+    /// octocat's profile; a classic token (`ghp_…`) gets `X-OAuth-Scopes: repo, read:org`, a
+    /// fine-grained one (`github_pat_…`) none; no token, or one containing `revoked` or starting
+    /// `bad`, is GitHub's 401.
+    private func authenticatedUser(_ request: RouteRequest) -> Response {
+        guard let token = ServerCore.token(of: request.recorded), !token.contains("revoked"), !token.hasPrefix("bad"),
+            let profile = GitHubProfile.named("octocat")
+        else {
+            return .json(
+                .object([
+                    (
+                        "message",
+                        .string(
+                            request.recorded.header("authorization") == nil
+                                ? "Requires authentication" : "Bad credentials")
+                    ),
+                    ("documentation_url", .string(Self.docs + "/users/users#get-the-authenticated-user")),
+                    ("status", .string("401")),
+                ]), status: 401)
+        }
+        var answer = build { .json(try GitHubObjects.fullUser(profile, origin: request.origin)) }
+        if token.hasPrefix("ghp_") {
+            answer.setHeader("X-OAuth-Scopes", "repo, read:org")
+            answer.setHeader("X-Accepted-OAuth-Scopes", "")
+        }
+        return answer
+    }
+
     private func user(_ login: String, request: RouteRequest) -> Response {
         guard let profile = GitHubProfile.named(login) else {
             return GitHubUserRoutes.notFound("/users/users#get-a-user")
         }
         return build { .json(try GitHubObjects.fullUser(profile, origin: request.origin)) }
-    }
-
-    /// `GET /user` ("Get the authenticated user"): octocat for any token; a classic token (one
-    /// starting `ghp_`) gets `X-OAuth-Scopes`, a fine-grained one (`github_pat_`) none, as
-    /// GitHub answers; no token is GitHub's 401 "Requires authentication", a token starting
-    /// `bad` its 401 "Bad credentials" (shapes from GitHub's REST docs).
-    private func authenticatedUser(_ request: RouteRequest) -> Response {
-        let authorization = request.recorded.header("Authorization") ?? ""
-        let token = authorization.split(separator: " ").last.map(String.init) ?? ""
-        guard !token.isEmpty, !token.hasPrefix("bad") else {
-            return .json(
-                .object([
-                    ("message", .string(token.isEmpty ? "Requires authentication" : "Bad credentials")),
-                    ("documentation_url", .string(GitHubUserRoutes.docs)),
-                    ("status", .string("401")),
-                ]), status: 401)
-        }
-        let scopes = token.hasPrefix("ghp_") ? [("X-OAuth-Scopes", GitHubUserRoutes.classicScopes)] : []
-        guard let profile = GitHubProfile.named("octocat") else {
-            return .message("fixture unavailable: octocat", status: 500)
-        }
-        return build {
-            let user = try GitHubObjects.fullUser(profile, origin: request.origin)
-            return .json(user, headers: scopes)
-        }
     }
 
     private func repos(_ login: String, request: RouteRequest) -> Response {

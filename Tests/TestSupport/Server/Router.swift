@@ -77,12 +77,17 @@ struct Router: Sendable {
     /// A fresh set of routes for each server, so state such as the shortener's codes is per server.
     static var standard: Router {
         Router(handlers: [
+            // First: it counts (and refuses once expired) the App tokens it issued, whatever the route.
+            GitHubAppRoutes(),
             PaginationLoopRoutes(),
             HostileJSONRoutes(),
             TerminalEscapeRoutes(),
+            // Before the recorded answers: it serves its own data set's queries (and lets others through).
+            GitHubSearchRoutes(),
             GitHubFixtureRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),
+            GitHubWriteRoutes(),
             CrossHostRoutes(),
             AuthRoutes(),
             EchoRoutes(),

@@ -23,10 +23,19 @@ final class ServerCore: Sendable {
         var endpoints = Endpoints(baseURL: "", otherHostURL: "")
         var listenerURLs: [String: String] = [:]
         var budget: RateBudget?
+        /// `GitHub-Authentication-Token-Expiration` values by token (`TestServer.setTokenExpiration`).
+        var tokenExpirations: [String: String] = [:]
     }
+
+    /// The router's GitHub App (`TestServer.setGitHubApp`).
+    let gitHubApp: GitHubAppRoutes?
+    /// The router's GitHub search (`TestServer.setSearchLimit`).
+    let gitHubSearch: GitHubSearchRoutes?
 
     init(router: Router) {
         self.router = router
+        gitHubApp = router.handlers.lazy.compactMap { $0 as? GitHubAppRoutes }.first
+        gitHubSearch = router.handlers.lazy.compactMap { $0 as? GitHubSearchRoutes }.first
         self.resetEpoch = ServerCore.now() + 3600
     }
 
@@ -112,6 +121,21 @@ final class ServerCore: Sendable {
         }
     }
 
+    // MARK: tokens
+
+    func setTokenExpiration(_ value: String?, for token: String) {
+        state.withLock { $0.tokenExpirations[token] = value }
+    }
+
+    /// The token of `request`'s `Authorization: Bearer|token …`, if any.
+    static func token(of request: RecordedRequest) -> String? {
+        guard let authorization = request.header("authorization") else { return nil }
+        for scheme in ["Bearer ", "token "] where authorization.hasPrefix(scheme) {
+            return String(authorization.dropFirst(scheme.count))
+        }
+        return nil
+    }
+
     // MARK: rate limit
 
     /// The budget mode (`TestServer.setBudget`), nil when off.
@@ -161,6 +185,12 @@ final class ServerCore: Sendable {
         }
         if response.status != 304 && response.status != 204 {
             response.addDefaultHeader("Content-Type", Response.jsonContentType)
+        }
+        // GitHub names an expiring token's end in every answer to it.
+        if let token = ServerCore.token(of: request),
+            let expiration = state.withLock({ $0.tokenExpirations[token] })
+        {
+            response.addDefaultHeader("GitHub-Authentication-Token-Expiration", expiration)
         }
         return response
     }

@@ -123,6 +123,13 @@ public final class TestServer: Sendable {
         core.setRandomFaults(RandomFaults(seed: seed, rates: rates))
     }
 
+    /// Makes every answer to requests carrying `token` (`Authorization: Bearer` or `token`) say
+    /// `GitHub-Authentication-Token-Expiration: value` (`2021-10-07 19:07:53 UTC`), as GitHub does
+    /// for an expiring token; nil stops it.
+    public func setTokenExpiration(_ value: String?, for token: String) {
+        core.setTokenExpiration(value, for: token)
+    }
+
     /// Turns the random fault mode on with `configuration`, or off with nil.
     public func setRandomFaults(_ configuration: RandomFaults?) { core.setRandomFaults(configuration) }
 }

@@ -49,6 +49,8 @@ class APIError(Exception):
     code: int | None
     subcode: int | None
     fbtrace_id: str | None
+    errors: list[Any]
+    """The API's list of what was wrong (GitHub's 422 ``errors``), redacted; empty when it sent none."""
     def __init__(
         self,
         message: str = "",
@@ -57,6 +59,7 @@ class APIError(Exception):
         url: str | None = None,
         api: str | None = None,
         body: str | bytes | None = None,
+        errors: Iterable[Any] | None = None,
     ) -> None: ...
 
 class NetworkError(APIError):
@@ -84,7 +87,7 @@ class RateLimited(HTTPError):
     """Epoch seconds when the limit resets, or None."""
     retry_after: float | None
     """Seconds to wait, or None."""
-    secondary: bool  # awaiting issue 28
+    secondary: bool
     def __init__(
         self,
         message: str = "",
@@ -220,15 +223,23 @@ class GitHub:
     @property
     def rate_limit(self) -> _GitHubRateLimit | None:
         """The rate limit as last seen in response headers, or None before the first request."""
-    def post(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+    def post(
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+    ) -> Any:
         """POST relative to the base URL: the decoded JSON."""
-    def put(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+    def put(
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+    ) -> Any:
         """PUT relative to the base URL: the decoded JSON."""
-    def patch(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+    def patch(
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+    ) -> Any:
         """PATCH relative to the base URL: the decoded JSON."""
-    def delete(self, path: str, json: Any = None, **kwargs: Any) -> Any:  # awaiting issue 28
+    def delete(
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+    ) -> Any:
         """DELETE relative to the base URL: the decoded JSON, or None for an empty answer."""
-    def search(  # awaiting issue 28
+    def search(
         self,
         kind: Literal["issues", "repositories", "code", "commits", "users"],
         query: str,
@@ -238,10 +249,10 @@ class GitHub:
     ) -> PageIterator[_JSONObject]:
         """Every search result (past GitHub's 1,000-result cap for issues and repositories)."""
     @property
-    def app(self) -> _JSONObject | None:  # awaiting issue 28
+    def app(self) -> _JSONObject | None:
         """The GitHub App and installation in use, or None."""
     @property
-    def token_expires_at(self) -> Any:  # awaiting issue 28
+    def token_expires_at(self) -> Any:
         """When the token expires (GitHub-Authentication-Token-Expiration), or None."""
 
 class Instagram:

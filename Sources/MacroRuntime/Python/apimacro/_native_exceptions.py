@@ -11,15 +11,17 @@ class APIError(Exception):
     """Base class of every apimacro API error.
 
     Attributes: status (int or None), url (redacted), api (client name),
-    body (response text or None, at most 4 KiB). The message, url and body are
-    redacted when the error is made: no secret apimacro knows stays in them.
+    body (response text or None, at most 4 KiB), errors (the API's list of what
+    was wrong, such as GitHub's 422 "errors": [{"resource", "field", "code"}];
+    empty when it sent none). The message, url, body and errors are redacted when
+    the error is made: no secret apimacro knows stays in them.
     code, subcode, fbtrace_id: the Graph API's error fields (Instagram), else None.
     """
     code = None
     subcode = None
     fbtrace_id = None
 
-    def __init__(self, message="", *, status=None, url=None, api=None, body=None):
+    def __init__(self, message="", *, status=None, url=None, api=None, body=None, errors=None):
         message = _redact(message)
         super().__init__(message)
         self.message = message
@@ -29,6 +31,7 @@ class APIError(Exception):
         if body is not None and not isinstance(body, str):
             body = bytes(body).decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
         self.body = _redact(body)[:4096] if body is not None else None
+        self.errors = _redact(list(errors)) if errors is not None else []
 
     def __repr__(self):
         parts = [repr(self.message)]
@@ -57,15 +60,18 @@ class Forbidden(HTTPError):
     """403 that is not a rate limit."""
 
 class RateLimited(HTTPError):
-    """429, or 403 with x-ratelimit-remaining: 0 or retry-after.
+    """429, or 403 with x-ratelimit-remaining: 0 or retry-after, or an API's secondary limit.
 
     reset_at: epoch seconds when the limit resets, or None.
     retry_after: seconds to wait, or None.
+    secondary: True for a secondary limit (GitHub's "You have exceeded a secondary rate
+    limit"), which no rate-limit header announces.
     """
-    def __init__(self, message="", *, reset_at=None, retry_after=None, **kwargs):
+    def __init__(self, message="", *, reset_at=None, retry_after=None, secondary=False, **kwargs):
         super().__init__(message, **kwargs)
         self.reset_at = reset_at
         self.retry_after = retry_after
+        self.secondary = bool(secondary)
 
 class ParseError(APIError):
     """A 2xx body that is not the JSON the client expects."""
