@@ -18,25 +18,6 @@ public struct IdentityCheck: Sendable {
         self.request = request
         self.read = read
     }
-
-    /// The JSON object of `response`'s body, or nil when it is none (at most 1 MiB is read:
-    /// an identity answer is small, a hostile one gains nothing by being large).
-    public static func object(_ response: Response) -> [String: Any]? {
-        guard response.body.count <= 1 << 20 else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-    }
-
-    /// The string at `path` in `object` (a number is written out), or nil.
-    public static func string(_ object: [String: Any]?, _ path: String...) -> String? {
-        var value: Any? = object
-        for key in path { value = (value as? [String: Any])?[key] }
-        switch value {
-        case let text as String: return text.isEmpty ? nil : text
-        case is Bool: return nil
-        case let number as Int: return String(number)
-        default: return nil
-        }
-    }
 }
 
 /// Who a credential belongs to, as a service answered.

@@ -60,7 +60,7 @@ public enum GitHub {
     public static let appIdentity = IdentityCheck(
         Request("GET", "/installation/repositories", query: [("per_page", "1")])
     ) { response in
-        let total = IdentityCheck.string(IdentityCheck.object(response), "total_count")
+        let total = JSONPath.string(in: response.body, path: ["total_count"])
         return Identity(
             account: "GitHub App installation", facts: total.map { ["\($0) repositories it reaches"] } ?? [])
     }
@@ -80,7 +80,7 @@ public enum GitHub {
             facts.append("expires \(end)")
         }
         return Identity(
-            account: IdentityCheck.string(IdentityCheck.object(response), "login") ?? "an account GitHub did not name",
+            account: JSONPath.string(in: response.body, path: ["login"]) ?? "an account GitHub did not name",
             facts: facts)
     }
 }

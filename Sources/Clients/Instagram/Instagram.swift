@@ -64,16 +64,16 @@ public enum Instagram {
     public static let identity = IdentityCheck(
         InstagramGraphRouter.me(fields: "user_id,username,account_type").request
     ) { response in
-        let object = IdentityCheck.object(response)
-        return Identity(
-            account: IdentityCheck.string(object, "username") ?? "an account Instagram did not name",
-            facts: IdentityCheck.string(object, "account_type").map { ["\($0.lowercased()) account"] } ?? [])
+        Identity(
+            account: JSONPath.string(in: response.body, path: ["username"]) ?? "an account Instagram did not name",
+            facts: JSONPath.string(in: response.body, path: ["account_type"]).map { ["\($0.lowercased()) account"] }
+                ?? [])
     }
 
     /// `auth status --check` on the legacy v1 API: `GET users/self`, the user in `data`.
     static let legacyIdentity = IdentityCheck(InstagramRouter.me.request) { response in
         Identity(
-            account: IdentityCheck.string(IdentityCheck.object(response), "data", "username")
+            account: JSONPath.string(in: response.body, path: ["data", "username"])
                 ?? "an account Instagram did not name")
     }
 }

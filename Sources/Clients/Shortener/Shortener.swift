@@ -54,16 +54,16 @@ public enum Shortener {
 
     /// `auth status --check` with Bitly: `GET /user` names the account (its login).
     static let bitlyIdentity = IdentityCheck(BitlyRouter.user.request) { response in
-        let object = IdentityCheck.object(response)
-        return Identity(
-            account: IdentityCheck.string(object, "login") ?? IdentityCheck.string(object, "name")
+        Identity(
+            account: JSONPath.string(in: response.body, path: ["login"]) ?? JSONPath.string(
+                in: response.body, path: ["name"])
                 ?? "an account Bitly did not name")
     }
 
     /// `auth status --check` with Shlink, which names no account: one page of one short URL
     /// shows the key is accepted, and how many short URLs the server holds.
     static let shlinkIdentity = IdentityCheck(ShlinkRouter.list(page: 1, itemsPerPage: 1).request) { response in
-        let total = IdentityCheck.string(IdentityCheck.object(response), "shortUrls", "pagination", "totalItems")
+        let total = JSONPath.string(in: response.body, path: ["shortUrls", "pagination", "totalItems"])
         return Identity(
             account: "the key is accepted (Shlink names no account)",
             facts: total.map { ["\($0) short URLs"] } ?? [])

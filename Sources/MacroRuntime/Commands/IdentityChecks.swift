@@ -69,17 +69,10 @@ public struct IdentityChecks: Sendable {
     }
 
     /// `text` as one safe line: what the server sent may hold control characters (a terminal's
-    /// escapes), any length, or a secret it echoed.
+    /// escapes: shown as `\x1b`, as everywhere apimacro shows a server's text), any length, or
+    /// a secret it echoed (`REDACTED`).
     static func printable(_ text: String, _ redactor: Redactor) -> String {
-        let flat = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    switch scalar.properties.generalCategory {
-                    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned: "?"
-                    default: scalar
-                    }
-                }))
-        let redacted = redactor.redact(flat)
-        return redacted.count > 200 ? String(redacted.prefix(199)) + "…" : redacted
+        let shown = String(decoding: TerminalText.escapingControls(Array(redactor.redact(text).utf8)), as: UTF8.self)
+        return shown.count > 200 ? String(shown.prefix(199)) + "…" : shown
     }
 }
