@@ -55,7 +55,15 @@ final class GitHubBinding {
             ("installation_id", installation.map { .int($0) } ?? .none),
             ("account", known.account.map { .string($0) } ?? .none),
         ]).toPython()
-        try dict.setItem("token_expires_at", try known.expiresAt.map(Self.datetime) ?? .none)
+        // Spelled out: `try known.expiresAt.map(Self.datetime) ?? .none` crashes Swift 6.3.1's
+        // optimizer (CopyPropagation's ownership check) in release builds.
+        let expires: PyRef
+        if let epoch = known.expiresAt {
+            expires = try Self.datetime(epoch)
+        } else {
+            expires = .none
+        }
+        try dict.setItem("token_expires_at", expires)
         return dict
     }
 
