@@ -91,7 +91,7 @@ def start_server(path):
 
 
 def one_batch(apimacro, folder, names, jobs, url):
-    env = dict(os.environ, APIMACRO_GITHUB_URL=url, HOME=folder, APIMACRO_HOME=os.path.join(folder, "home"))
+    env = dict(os.environ, APIMACRO_GITHUB_URL=url, APIMACRO_GITHUB_PACE="off", HOME=folder, APIMACRO_HOME=os.path.join(folder, "home"))
     env.pop("GITHUB_TOKEN", None)
     env.pop("APIMACRO_GITHUB_TOKEN", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -31,7 +31,8 @@ def main():
     try:
         line = server.stdout.readline()
         base = re.search(r"http://127\.0\.0\.1:\d+", line).group(0)
-        env = dict(os.environ, APIMACRO_GITHUB_URL=base, HOME=os.environ.get("HOME", "/tmp"))
+        # Unpaced: GitHub's secondary limits would pace 1,000 pages to 900 a minute.
+        env = dict(os.environ, APIMACRO_GITHUB_URL=base, APIMACRO_GITHUB_PACE="off", HOME=os.environ.get("HOME", "/tmp"))
         env.pop("APIMACRO_GITHUB_TOKEN", None)
         macro = os.path.join(ROOT, "Benchmarks", "macros", "count_followers.py")
         rows = []

@@ -151,7 +151,7 @@ def main():
         print(f"spike: nginx {nginx.version()} on {nginx.url}", file=sys.stderr, flush=True)
         home = os.path.join(tmp, "home")
         os.makedirs(home)
-        am_env = child_env({"APIMACRO_GITHUB_URL": nginx.url, "APIMACRO_HOME": home,
+        am_env = child_env({"APIMACRO_GITHUB_URL": nginx.url, "APIMACRO_HOME": home, "APIMACRO_GITHUB_PACE": "off",
                             "XDG_CONFIG_HOME": os.path.join(tmp, "config"), "XDG_CACHE_HOME": os.path.join(tmp, "cache")})
         for secret in ("APIMACRO_GITHUB_TOKEN", "GITHUB_TOKEN"):
             am_env.pop(secret, None)
