@@ -32,6 +32,34 @@ struct RunScriptTests {
             "\(failing.stderr)")
     }
 
+    @Test("a run's end imports nothing heavy: the final flush finds no formatter, csv, json or unicodedata loaded")
+    func lightEnd() async throws {
+        // The end of every run flushes stdout through apimacro._stdout; when that went through
+        // apimacro._output, its csv/json/re/unicodedata imports were half an empty macro's start-up.
+        let probe = """
+            import sys
+            class Probe:
+                def __init__(self, out):
+                    self.out = out
+                    self.flushed = False
+                def write(self, text):
+                    return self.out.write(text)
+                def flush(self):
+                    if not self.flushed:  # the first flush is the run's final one
+                        self.flushed = True
+                        heavy = sorted(m for m in ("apimacro._output", "csv", "json", "unicodedata") if m in sys.modules)
+                        self.out.write(f"loaded at the final flush: {heavy}\\n")
+                    self.out.flush()
+            sys.stdout = Probe(sys.__stdout__)
+
+            """
+        let space = try Workspace(files: ["probe.py": probe])
+        defer { space.remove() }
+        let result = try await space.run("run", "probe.py")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "loaded at the final flush: []\n", "\(result.stdout)")
+    }
+
     @Test("-m MODULE runs it as __main__ with its file as sys.argv[0]; its traceback starts at its own frames")
     func module() async throws {
         let space = try Workspace(files: [

@@ -446,7 +446,7 @@ class ClosedStdoutTests(unittest.TestCase):
     """Telling stdout's closed pipe (``| head``) from the macro's own broken pipes."""
 
     def test_a_pipe_whose_reader_closed_is_seen(self):
-        from apimacro._output import _reader_gone
+        from apimacro._stdout import _reader_gone
 
         reader, writer = os.pipe()
         try:
@@ -460,19 +460,19 @@ class ClosedStdoutTests(unittest.TestCase):
                 os.close(reader)
 
     def test_a_file_is_never_gone(self):
-        from apimacro._output import _reader_gone
+        from apimacro._stdout import _reader_gone
 
         with tempfile.TemporaryFile() as file:
             self.assertFalse(_reader_gone(file.fileno()))
 
     def test_other_errors_and_a_live_stdout_are_not_a_closed_stdout(self):
-        from apimacro import _output
+        from apimacro import _output, _stdout
 
         self.assertFalse(_output.closed_stdout(ValueError("x")))
         self.assertFalse(_output.closed_stdout(OSError(5, "Input/output error")))
         # The test process's stdout has its reader: a BrokenPipeError is someone else's.
         self.assertFalse(_output.closed_stdout(BrokenPipeError(32, "Broken pipe")))
-        self.assertFalse(_output._stdout_closed)
+        self.assertFalse(_stdout._stdout_closed)
 
 
 if __name__ == "__main__":

@@ -280,9 +280,9 @@ public struct MacroRunner {
     }
 
     /// Whether `exception` is a write to a stdout whose reader has gone (`| head`): then the
-    /// run ends quietly (`apimacro._output.closed_stdout`, which also silences stdout).
+    /// run ends quietly (`apimacro._stdout.closed_stdout`, which also silences stdout).
     private func endedByClosedOutput(_ exception: PyRef?) -> Bool {
-        guard let exception, let output = try? Interpreter.import("apimacro._output"),
+        guard let exception, let output = try? Interpreter.import("apimacro._stdout"),
             let closed = try? output.callMethod("closed_stdout", [exception]),
             case .bool(true) = try? PythonValue(python: closed)
         else {

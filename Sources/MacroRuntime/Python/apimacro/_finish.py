@@ -16,7 +16,7 @@ if globals().get('in_session'):
 else:
     atexit._run_exitfuncs()
 try:
-    from apimacro._output import flush_stdout as _flush_stdout
+    from apimacro._stdout import flush_stdout as _flush_stdout
 except ImportError:
     delivered = True
 else:
