@@ -55,8 +55,12 @@ public enum CredentialNames {
 
     /// Whether `bytes` hold one of the markers, ASCII letters in any case.
     private static func holdsMarker(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let letters = firstLetters
         for start in bytes.indices {
             let first = fold(bytes[start])
+            // Most bytes start no marker: one bit test instead of a pass over the twelve.
+            let letter = first &- UInt8(ascii: "a")
+            guard letter < 26, letters & (1 << UInt32(letter)) != 0 else { continue }
             for marker in markers where marker[0] == first && marker.count <= bytes.count - start {
                 var index = 1
                 while index < marker.count, fold(bytes[start + index]) == marker[index] { index += 1 }
@@ -64,6 +68,12 @@ public enum CredentialNames {
             }
         }
         return false
+    }
+
+    /// The letters a marker starts with, as bits (`a` is bit 0); every marker starts with a small letter.
+    static let firstLetters: UInt32 = markers.reduce(0) { letters, marker in
+        precondition((UInt8(ascii: "a")...UInt8(ascii: "z")).contains(marker[0]), "a marker starts with a small letter")
+        return letters | 1 << UInt32(marker[0] - UInt8(ascii: "a"))
     }
 
     /// An ASCII capital as its small letter; any other byte as it is.
