@@ -570,6 +570,57 @@ struct SharedStateTests {
         #expect(caller.hostedDriver && caller.driverWaits.load(ordering: .relaxed) > 0)
     }
 
+    @Test(
+        "on a caller thread a script goes out before the reply of a command posted ahead of it is read: one wait for both"
+    )
+    func scriptNotHeldBehindAPostedReply() async throws {
+        // The fake answers the posted command only once the next one has arrived: a client that
+        // reads the posted reply before it writes the script (two waits a request) gets nothing
+        // until its 30 s timeout.
+        let hostile = try HostileRedis.start(.answerTogether(commands: 2, replies: ":1\r\n:2\r\n", thenRead: false))
+        let warnings = Warnings()
+        let caller = TestCallerThread()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 30, warn: warnings.add,
+            caller: caller.hook)
+        let reply = try await caller.run {
+            await shared.post(RedisScript("return 1"), keys: ["k"], arguments: [])
+            return await shared.evaluate(RedisScript("return 2"), keys: ["k"], arguments: [])
+        }.value
+        #expect(reply == .integer(2), "\(String(describing: reply)) \(warnings.all)")
+        #expect(hostile.result()?.allSeen == true)
+        #expect(caller.hostedDriver)
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+    }
+
+    @Test(
+        "a posted script's NOSCRIPT read after the next script's answer: the posted one goes again in full, the answer kept"
+    )
+    func postedNoScriptAfterTheAnswer() async throws {
+        // Another client loaded the awaited script between the two (a race after SCRIPT FLUSH):
+        // the posted update must still reach Redis, as if it had arrived a moment later.
+        let hostile = try HostileRedis.start(
+            .answerTogether(commands: 3, replies: ":0\r\n-NOSCRIPT No matching script.\r\n:2\r\n", thenRead: true))
+        let warnings = Warnings()
+        let caller = TestCallerThread()
+        let shared = SharedState(
+            address: SharedStateAddress(host: "127.0.0.1", port: hostile.port), timeout: 30, warn: warnings.add,
+            caller: caller.hook)
+        let posted = RedisScript("return 'the posted update'")
+        let reply = try await caller.run {
+            // The first post goes in full; the second by its digest (this process has seen it).
+            await shared.post(posted, keys: ["k"], arguments: [])
+            await shared.post(posted, keys: ["k"], arguments: [])
+            return await shared.evaluate(RedisScript("return 2"), keys: ["k"], arguments: [])
+        }.value
+        #expect(reply == .integer(2), "\(String(describing: reply)) \(warnings.all)")
+        let outcome = hostile.result()
+        #expect(outcome?.allSeen == true)
+        let next = String(decoding: outcome?.next ?? [], as: UTF8.self)
+        #expect(next.contains("$4\r\nEVAL\r\n") && next.contains("the posted update"), "\(next)")
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+    }
+
     @Test("on a caller thread too, a dripping reply is bounded by the timeout and a huge one by its size")
     func hostileRepliesOnTheCallerThread() async throws {
         for (answer, timeout, reason) in [

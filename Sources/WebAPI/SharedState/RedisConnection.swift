@@ -41,6 +41,16 @@ final class RedisConnection: @unchecked Sendable {
         /// Its `EVALSHA` is written; its text was sent in full after a `NOSCRIPT`.
         var sent = false
         var inFull = false
+        /// Once sent: how many replies of earlier commands (`unanswered`, the first ones) come
+        /// back before this one's.
+        var ahead = 0
+        /// Earlier scripts whose replies said `NOSCRIPT` after this one was sent: sent again in
+        /// full, in their order, before this one goes in full, or after its reply.
+        var again: [[[UInt8]]] = []
+        /// Its text in full is written (after a `NOSCRIPT`, once `again` was).
+        var fullSent = false
+        /// Its reply, when it came before `again` could be written whole.
+        var answer: RedisReply?
     }
 
     /// What `evaluationProgress` came to.
@@ -163,10 +173,16 @@ final class RedisConnection: @unchecked Sendable {
         evaluation = Evaluation(script: script, tail: tail, deadline: ContinuousClock.now + timeout)
     }
 
-    /// Reads what has arrived and writes what is due, never waiting: the replies of the
-    /// commands `send` sent first (a `NOSCRIPT` among them sends that script in full, its reply
-    /// read before going on, as `drain` does), then the script by its digest, then its reply
-    /// (in full after a `NOSCRIPT`).
+    /// Reads what has arrived and writes what is due, never waiting: the script by its digest
+    /// first, written at once even while replies of the commands `send` sent are still due
+    /// (they and this one come back together: one wait for all, not one each); then those
+    /// replies, then its own.
+    ///
+    /// A `NOSCRIPT` keeps the order Redis would have run them in without that: when this
+    /// script's reply is `NOSCRIPT` too (Redis restarted, or `SCRIPT FLUSH`), the earlier
+    /// scripts are sent again in full, in their order, and then this one; when only an earlier
+    /// one's is (another client loaded this script in the microseconds between them), that
+    /// one is sent again after this one's reply, as if it had reached Redis a moment later.
     /// - Throws: as `evaluate`: the deadline passed, the socket failed, or the reply is not Redis's.
     func evaluationProgress() throws(RedisFailure) -> EvaluationStep {
         guard !isBroken else { throw .unreachable("the connection was lost") }
@@ -178,27 +194,50 @@ final class RedisConnection: @unchecked Sendable {
 
     private func progress(_ call: inout Evaluation) throws(RedisFailure) -> EvaluationStep {
         if unwritten != nil { return .blocked }
-        while let sent = unanswered.first {
-            guard let reply = try replyIfArrived() else {
-                return try pending(until: min(sent.deadline, call.deadline))
-            }
-            unanswered.removeFirst()
-            if let script = sent.script, case .error(let text) = reply, text.hasPrefix("NOSCRIPT") {
-                // Its reply is read and dropped in turn (no script: never sent again).
-                let command = [RedisConnection.eval, Array(script.text.utf8)] + sent.tail
-                guard try start(command, until: call.deadline) else { return .blocked }
-            }
-        }
         if !call.sent {
             call.sent = true
+            call.ahead = unanswered.count
             guard try start(call.script.evalsha + call.tail, until: nil) else { return .blocked }
             // Its reply cannot be there yet: the socket is waited on before a `recv` is tried.
-            return .readable(deadline: call.deadline)
+            return .readable(deadline: min(unanswered.first?.deadline ?? call.deadline, call.deadline))
         }
         while true {
+            while call.ahead > 0, let sent = unanswered.first {
+                guard let reply = try replyIfArrived() else {
+                    return try pending(until: min(sent.deadline, call.deadline))
+                }
+                unanswered.removeFirst()
+                call.ahead -= 1
+                if let script = sent.script, RedisConnection.isNoScript(reply) {
+                    call.again.append([RedisConnection.eval, Array(script.text.utf8)] + sent.tail)
+                }
+            }
             guard let reply = try replyIfArrived() else { return try pending(until: call.deadline) }
-            guard !call.inFull, case .error(let text) = reply, text.hasPrefix("NOSCRIPT") else { return .reply(reply) }
+            var again = call.again[...]
+            call.again = []
+            if call.inFull || !RedisConnection.isNoScript(reply) {
+                // Answered. Earlier scripts to send again are written now, their replies read and
+                // dropped before the next command's; what the socket does not take goes on the
+                // connection's thread (`finishEvaluation`), the answer kept.
+                while let command = again.popFirst() {
+                    guard try start(command, until: call.deadline) else {
+                        call.again = Array(again)
+                        call.answer = reply
+                        return .blocked
+                    }
+                }
+                return .reply(reply)
+            }
+            // NOSCRIPT: the earlier scripts in full, in their order, then this one.
             call.inFull = true
+            while let command = again.popFirst() {
+                call.ahead += 1
+                guard try start(command, until: call.deadline) else {
+                    call.again = Array(again)
+                    return .blocked
+                }
+            }
+            call.fullSent = true
             guard try start([RedisConnection.eval, Array(call.script.text.utf8)] + call.tail, until: nil) else {
                 return .blocked
             }
@@ -208,7 +247,7 @@ final class RedisConnection: @unchecked Sendable {
     /// Ends what `beginEvaluation` started, waiting on the socket (within the same deadline):
     /// for a thread that may wait, when `evaluationProgress` could not go on without it.
     func finishEvaluation() throws(RedisFailure) -> RedisReply {
-        guard let call = evaluation else { throw .unreachable("no script call under way") }
+        guard var call = evaluation else { throw .unreachable("no script call under way") }
         evaluation = nil
         guard call.sent else {
             // Replies of earlier commands still due: read as `evaluate` reads them.
@@ -216,10 +255,36 @@ final class RedisConnection: @unchecked Sendable {
             let reply = try exchange(call.script.evalsha + call.tail, until: call.deadline)
             return try inFull(call.script, call.tail, unless: reply, until: call.deadline)
         }
-        // Sent (whole or in part) once every earlier reply was read: only its own is due.
+        // Sent (whole or in part), `ahead` earlier replies due before its own: the steps of
+        // `progress`, each write and read waiting.
         try flush()
+        if let answer = call.answer {
+            for command in call.again { _ = try exchange(command, until: call.deadline) }
+            return answer
+        }
+        while call.ahead > 0, !unanswered.isEmpty {
+            let sent = unanswered.removeFirst()
+            call.ahead -= 1
+            let reply = try readReply(until: min(sent.deadline, call.deadline))
+            if let script = sent.script, RedisConnection.isNoScript(reply) {
+                call.again.append([RedisConnection.eval, Array(script.text.utf8)] + sent.tail)
+            }
+        }
+        let full = [RedisConnection.eval, Array(call.script.text.utf8)] + call.tail
+        if call.inFull, !call.fullSent {
+            for command in call.again { _ = try exchange(command, until: call.deadline) }
+            return try exchange(full, until: call.deadline)
+        }
         let reply = try readReply(until: call.deadline)
-        return call.inFull ? reply : try inFull(call.script, call.tail, unless: reply, until: call.deadline)
+        for command in call.again { _ = try exchange(command, until: call.deadline) }
+        guard !call.inFull, RedisConnection.isNoScript(reply) else { return reply }
+        return try exchange(full, until: call.deadline)
+    }
+
+    /// Whether `reply` says the server does not know the script it was asked to run.
+    private static func isNoScript(_ reply: RedisReply) -> Bool {
+        if case .error(let text) = reply, text.hasPrefix("NOSCRIPT") { return true }
+        return false
     }
 
     /// `.readable` until `deadline`; past it, the command has failed.

@@ -25,6 +25,11 @@ public final class HostileRedis: Sendable {
         /// byte every `milliseconds`: the replies of commands the client sent without waiting
         /// (the first is dripped as soon as a command arrives after the handshake).
         case dripEach(replies: Int, bytes: Int, milliseconds: Int)
+        /// `replies` (RESP) for the next `commands` commands, written only once all have
+        /// arrived: a client that waits for a reply before it sends the next command gets none.
+        /// With `thenRead`, what the client sends next is kept (`Outcome.next`) before the
+        /// outcome is published.
+        case answerTogether(commands: Int, replies: String, thenRead: Bool)
     }
 
     /// What happened to the hostile reply.
@@ -35,6 +40,10 @@ public final class HostileRedis: Sendable {
         public var hungUp = false
         /// Whether the client's second command arrived (the handshake passed).
         public var commandSeen = false
+        /// `answerTogether`: whether all its commands arrived (none waited for a reply).
+        public var allSeen = false
+        /// `answerTogether` with `thenRead`: the bytes the client sent after the replies.
+        public var next: [UInt8] = []
     }
 
     public let port: Int
@@ -82,8 +91,19 @@ public final class HostileRedis: Sendable {
         guard connection >= 0 else { return }
         defer { close(connection) }
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var lastRead: [UInt8] = []
         func readCommand() -> Bool {
-            buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) } > 0
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            lastRead = count > 0 ? Array(buffer.prefix(count)) : []
+            return count > 0
+        }
+        /// Commands that start in `bytes` (each is an array: `*` at a line's start).
+        func commands(in bytes: [UInt8]) -> Int {
+            var count = 0
+            for index in bytes.indices where bytes[index] == UInt8(ascii: "*") {
+                if index == 0 || (index >= 2 && bytes[index - 2] == 13 && bytes[index - 1] == 10) { count += 1 }
+            }
+            return count
         }
         func write(_ bytes: [UInt8]) -> Bool {
             var offset = 0
@@ -124,6 +144,22 @@ public final class HostileRedis: Sendable {
                     }
                 }
             }
+        case .answerTogether(let count, let replies, let thenRead):
+            var seen = commands(in: lastRead)
+            while seen < count {
+                guard readCommand() else {
+                    result.hungUp = true
+                    return
+                }
+                seen += commands(in: lastRead)
+            }
+            result.allSeen = true
+            guard write(Array(replies.utf8)) else { return }
+            result.sent = replies.utf8.count
+            if thenRead, readCommand() { result.next = lastRead }
+            publish(result)
+            _ = readCommand()
+            return
         case .raw(let text):
             guard write(Array(text.utf8)) else { return }
             result.sent = text.utf8.count
