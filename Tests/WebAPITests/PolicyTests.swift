@@ -122,6 +122,39 @@ struct PolicyTests {
                 == "https://REDACTED@api.example.com/v1/x?access_token=REDACTED&q=1&KEY=REDACTED")
     }
 
+    @Test("redaction's ASCII shortcut finds what Foundation's search finds, no more and no less")
+    func redactionShortcut() {
+        // The shortcut returns an ASCII text holding no secret as it is; every other text goes
+        // through Foundation's search. The reference is that search alone.
+        func reference(_ text: String, _ secrets: [String]) -> String {
+            var result = text
+            for secret in secrets.filter({ $0.count >= 4 }).sorted(by: { $0.count > $1.count }) {
+                result = result.replacingOccurrences(of: secret, with: "REDACTED")
+                let escaped = FormEncoding.escape(secret)
+                if escaped != secret { result = result.replacingOccurrences(of: escaped, with: "REDACTED") }
+            }
+            return result
+        }
+        let secretSets = [
+            ["ghp_abcdEFGH1234"], ["ghp_abcdEFGH1234", "a b/c"], ["p\u{e9}ss-word"], ["Kelvin-token-12"],
+            ["\u{212A}elvin-token-12"], ["abc"],
+        ]
+        let texts = [
+            "https://api.github.com/users/octocat", "token ghp_abcdEFGH1234!", "ghp_abcdEFGH123",
+            "ghp_abcdEFGH1234ghp_abcdEFGH1234", "q=a%20b%2Fc&x=a b/c", "p\u{e9}ss-word and pe\u{301}ss-word",
+            "\u{212A}elvin-token-12 and Kelvin-token-12", "", "abc abcd", "x\r\nKelvin-token-12\r\n",
+        ]
+        for secrets in secretSets {
+            let redactor = Redactor(secrets: secrets)
+            for text in texts {
+                #expect(redactor.redact(text) == reference(text, secrets), "\(secrets) in \(text.debugDescription)")
+                #expect(
+                    redactor.redact(bytes: Array(text.utf8)) == Array(reference(text, secrets).utf8),
+                    "\(secrets) in \(text.debugDescription)")
+            }
+        }
+    }
+
     @Test("API errors keep at most 4 KiB of body, cut on a character boundary")
     func bodyTruncation() {
         let error = APIError(.http, "x", body: String(repeating: "é", count: 3000))
