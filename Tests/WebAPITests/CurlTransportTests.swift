@@ -54,6 +54,31 @@ struct CurlTransportTests {
         try await server.shutdown()
     }
 
+    @Test("a handle keeps its header list only for the same header bytes: a Kelvin sign is not a K")
+    func headerListFollowsTheBytes() async throws {
+        let server = try await TestServer.start()
+        let caller = TestCallerThread()
+        let transport = CurlTransport(userAgent: "apimacro/test", caller: caller.hook)
+        // "\u{212A}ey-1" == "Key-1" for Swift's String ==; on the wire they differ.
+        let values = ["Key-1", "Key-1", "\u{212A}ey-1", "Key-1", "Key-2"]
+        try await caller.run {
+            for value in values {
+                let exchange = Exchange(
+                    method: "GET", url: server.baseURL + "/users/octocat", headers: Headers([("X-Probe", value)]),
+                    body: [], timeout: 30)
+                _ = try await transport.send(exchange)
+            }
+        }.value
+        let seen = server.requests.filter { $0.path == "/users/octocat" }.map { request in
+            request.headers.first { $0.0.lowercased() == "x-probe" }?.1
+        }
+        #expect(seen.count == 5)
+        #expect(seen[0] == "Key-1" && seen[1] == "Key-1" && seen[3] == "Key-1" && seen[4] == "Key-2", "\(seen)")
+        #expect(seen[2]?.utf8.contains { $0 >= 0x80 } == true, "the Kelvin sign went out as a K: \(seen)")
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
     @Test("cancelling the task ends a transfer on the transfer thread", .timeLimit(.minutes(2)))
     func taskCancellationEndsTransfer() async throws {
         let server = try await TestServer.start()

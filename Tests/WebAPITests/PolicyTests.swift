@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WebAPI
 
@@ -153,6 +154,22 @@ struct PolicyTests {
                     "\(secrets) in \(text.debugDescription)")
             }
         }
+    }
+
+    @Test("percent-encoding on the bytes gives what Foundation's addingPercentEncoding gives")
+    func percentEncoding() {
+        let unreserved = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let texts = [
+            "", "octocat", "a b/c", "~user_1.2-x", "100%", "é", "e\u{301}", "日本語", "👩‍💻", "?q=1&x=2#f", "..", ".",
+            "\u{0}\u{7f}\u{80}", "+ =;:@!*'()[]", "\u{212A}elvin",
+        ]
+        for text in texts {
+            let foundation = text.addingPercentEncoding(withAllowedCharacters: unreserved)
+            #expect(FormEncoding.escape(text) == foundation, "\(text.debugDescription)")
+        }
+        #expect(FormEncoding.pathSegment("..") == "%2E%2E")
+        #expect(FormEncoding.pathSegment("a/b") == "a%2Fb")
     }
 
     @Test("API errors keep at most 4 KiB of body, cut on a character boundary")

@@ -119,14 +119,43 @@ extension Request.Body {
 
 /// `application/x-www-form-urlencoded` and URL query encoding.
 public enum FormEncoding {
-    /// Characters left as they are in a query component (RFC 3986 unreserved).
-    static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     /// Percent-encodes one query or form component.
+    ///
+    /// What Foundation's `addingPercentEncoding` with the unreserved characters allowed gives (its UTF-8 bytes,
+    /// `%XX` in capitals), worked on the bytes: Foundation's took ~9 k instructions a call,
+    /// two calls a request (`users/{login}`).
     public static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.contains(where: { !isUnreserved($0) }) else { return String(decoding: bytes, as: UTF8.self) }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count * 3)
+            for byte in bytes {
+                if isUnreserved(byte) {
+                    out.append(byte)
+                } else {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 0x0F)])
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
+
+    /// RFC 3986's unreserved characters: `A-Z a-z 0-9 - . _ ~` (the characters left as they are).
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment).
     ///
@@ -134,7 +163,7 @@ public enum FormEncoding {
     /// segment that a server or proxy would resolve (`/users/..` is `/`).
     public static func pathSegment(_ text: String) -> String {
         if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
-        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        return escape(text)
     }
 
     /// `a=1&b=two%20words`.

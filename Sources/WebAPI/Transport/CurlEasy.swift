@@ -12,6 +12,10 @@ final class CurlEasy: @unchecked Sendable {
     /// libcurl's own account of a failure (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The header fields and user agent `headerList` was built from, while the handle's
+    /// `CURLOPT_HTTPHEADER` points at it: a request with the same ones (most requests of a
+    /// client) keeps the list instead of building it again (~14 k instructions).
+    private var headerListFor: (fields: [(name: String, value: String)], userAgent: String)?
 
     // What the callbacks collect for the transfer now running.
     private var headers: [(String, String)] = []
@@ -85,6 +89,7 @@ final class CurlEasy: @unchecked Sendable {
         func set(_ code: CURLcode) { failed = failed || code != CURLE_OK }
         if !configured || caBundle != network.caBundle {
             api.pointee.easy_reset(handle)
+            headerListFor = nil
             setConstantOptions(caBundle: network.caBundle, set: set)
             caBundle = network.caBundle
             configured = !failed
@@ -205,7 +210,14 @@ final class CurlEasy: @unchecked Sendable {
     /// The request's headers, as given: libcurl adds Host and Content-Length; its own
     /// `Accept: */*`, `Expect: 100-continue` and form Content-Type are turned off.
     private func setHeaders(_ exchange: Exchange, userAgent: String) throws {
+        let fields = exchange.headers.fields
+        if let built = headerListFor, headerList != nil, built.userAgent == userAgent,
+            Self.same(built.fields, fields)
+        {
+            return
+        }
         let api = library.api
+        headerListFor = nil
         if let headerList { api.pointee.slist_free_all(headerList) }
         headerList = nil
         var list: UnsafeMutablePointer<curl_slist>?
@@ -229,6 +241,20 @@ final class CurlEasy: @unchecked Sendable {
         if headers["Content-Type"] == nil { append("Content-Type:") }
         headerList = list
         _ = ccurl_setopt_slist(api, handle, CURLOPT_HTTPHEADER, list)
+        headerListFor = (fields, userAgent)
+    }
+
+    /// Whether two header lists are the same fields, names and values byte for byte, in order.
+    static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
+        guard a.count == b.count else { return false }
+        // Bytes, not String's ==, which takes canonically equivalent text as equal ("e\u{301}" and
+        // "é", a Kelvin sign and K): a list built for one must never go out for the other.
+        for index in a.indices {
+            guard a[index].name.utf8.elementsEqual(b[index].name.utf8),
+                a[index].value.utf8.elementsEqual(b[index].value.utf8)
+            else { return false }
+        }
+        return true
     }
 
     /// An HTTP token (RFC 9110 §5.6.2): what a header name may be.
