@@ -244,15 +244,27 @@ final class CurlEasy: @unchecked Sendable {
         headerListFor = (fields, userAgent)
     }
 
+    /// Whether two strings are the same UTF-8 bytes.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                guard let left = x.baseAddress, let right = y.baseAddress else { return true }  // both empty
+                return memcmp(left, right, x.count) == 0
+            }
+        }
+    }
+
     /// Whether two header lists are the same fields, names and values byte for byte, in order.
     static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
         guard a.count == b.count else { return false }
         // Bytes, not String's ==, which takes canonically equivalent text as equal ("e\u{301}" and
         // "é", a Kelvin sign and K): a list built for one must never go out for the other.
         for index in a.indices {
-            guard a[index].name.utf8.elementsEqual(b[index].name.utf8),
-                a[index].value.utf8.elementsEqual(b[index].value.utf8)
-            else { return false }
+            guard sameBytes(a[index].name, b[index].name), sameBytes(a[index].value, b[index].value) else {
+                return false
+            }
         }
         return true
     }
