@@ -23,4 +23,44 @@ struct SharedCredentialTests {
             #expect(SharedCredential.material(wire: exchange, credential: first, attached: false).isEmpty)
         }
     }
+
+    /// The governor keeps the last request's identity: it must be the one the request's own
+    /// material gives, whatever changed since (the token, a credential header's bytes, the host).
+    @Test("the governor's identity is always the request's own, the last one reused only for the same bytes")
+    func governorIdentityFollowsTheRequest() throws {
+        let shared = SharedState(address: SharedStateAddress(host: "127.0.0.1", port: 1), warn: { _ in })
+        let slot = CredentialSlot(.bearer(Secret("ghp_firstToken")))
+        let governor = GovernorStage(
+            shared: shared, limits: GovernorLimits(), slot: slot, baseURL: "https://api.example.com", maxWait: 1,
+            api: "github")
+        let home = try #require(Origin(url: "https://api.example.com/users/x"))
+        let other = try #require(Origin(url: "https://other.example.com/users/x"))
+        let steps: [(Credential?, [(String, String)], Origin)] = [
+            (.bearer(Secret("ghp_firstToken")), [("Accept", "x")], home),
+            (.bearer(Secret("ghp_firstToken")), [("Accept", "x")], home),
+            (.bearer(Secret("ghp_firstToken")), [("Cookie", "K=1")], home),
+            (.bearer(Secret("ghp_firstToken")), [("Cookie", "\u{212A}=1")], home),
+            (.bearer(Secret("ghp_secondToken")), [("Cookie", "\u{212A}=1")], home),
+            (.bearer(Secret("ghp_secondToken")), [("Cookie", "\u{212A}=1")], other),
+            (nil, [("Cookie", "\u{212A}=1")], home),
+            (.bearer(Secret("ghp_firstToken")), [("Accept", "x")], home),
+        ]
+        var seen: [String] = []
+        for (credential, headers, origin) in steps {
+            slot.set(credential)
+            let exchange = Exchange(
+                method: "GET", url: "\(origin.scheme)://\(origin.host)/users/x", headers: Headers(headers), body: [],
+                timeout: 30)
+            let attached = credential != nil && origin == home
+            let fresh = shared.credential(
+                material: SharedCredential.material(wire: exchange, credential: credential, attached: attached))
+            let kept = governor.identity(of: exchange, origin: origin)
+            #expect(kept.governorID == fresh.governorID, "\(headers) on \(origin.host)")
+            seen.append(kept.governorID)
+        }
+        #expect(seen[0] == seen[1] && seen[0] == seen[7])
+        // Another host, or no token: the cookie alone, the same material both times.
+        #expect(seen[5] == seen[6])
+        #expect(Set(seen[2...5]).count == 4, "a changed token, header byte or host is another identity: \(seen)")
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// HTTP headers: ordered, repeatable, looked up without regard to case.
 public struct Headers: Sendable, Sequence {
     public private(set) var fields: [(name: String, value: String)]
@@ -43,6 +45,31 @@ public struct Headers: Sendable, Sequence {
         }
         if let compared, let compared { return compared }
         return a.elementsEqual(b, by: sameByte)
+    }
+
+    /// Whether two field lists are the same names and values, byte for byte, in order: not
+    /// String's ==, which takes canonically equivalent text as equal ("e\u{301}" and "é", a
+    /// Kelvin sign and K), while the wire and the keys derived from a request see bytes.
+    static func sameBytes(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in a.indices {
+            guard sameBytes(a[index].name, b[index].name), sameBytes(a[index].value, b[index].value) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether two strings are the same UTF-8 bytes.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                guard let left = x.baseAddress, let right = y.baseAddress else { return true }  // both empty
+                return memcmp(left, right, x.count) == 0
+            }
+        }
     }
 
     /// Whether two bytes of a field name are the same letter in any case, or the same byte.

@@ -117,15 +117,19 @@ final class SharedCredential: Sendable {
         // The client's own credential counts whether or not it is on `wire` yet: the governor
         // sits above CredentialStage, so without this every bearer, basic and header token of a
         // host shared the anonymous budget.
-        guard attached, let credential else { return (headers, []) }
-        let own: String
-        switch credential {
-        case .query(let name, let value): own = "query \(name)=\(value.revealed)"
-        case .bearer(let token): own = "credential bearer \(token.revealed)"
-        case .header(let name, let value): own = "credential \(name.lowercased()): \(value.revealed)"
-        case .basic(let user, let password): own = "credential basic \(user):\(password.revealed)"
-        }
+        guard let own = ownLine(credential, attached: attached) else { return (headers, []) }
         return (headers, [own])
+    }
+
+    /// The material's line for the client's own credential when it is attached; nil otherwise.
+    static func ownLine(_ credential: Credential?, attached: Bool) -> String? {
+        guard attached, let credential else { return nil }
+        switch credential {
+        case .query(let name, let value): return "query \(name)=\(value.revealed)"
+        case .bearer(let token): return "credential bearer \(token.revealed)"
+        case .header(let name, let value): return "credential \(name.lowercased()): \(value.revealed)"
+        case .basic(let user, let password): return "credential basic \(user):\(password.revealed)"
+        }
     }
 
     /// A keyed digest of `text` under the naming key, as hex.

@@ -38,7 +38,10 @@ public final class SharedState: Sendable {
     /// server knows none).
     private let scripts = Mutex<Set<String>>([])
     /// The keys derived from recently seen credential material (a process uses a few).
-    private let derived = Mutex<[String: SharedCredential]>([:])
+    ///
+    /// Keyed by the material's bytes: String's == takes canonically equivalent text as equal (a
+    /// Kelvin sign and K), and two such credentials are two credentials to the server.
+    private let derived = Mutex<[[UInt8]: SharedCredential]>([:])
 
     private struct Pool {
         var idle: [RedisWorker] = []
@@ -291,11 +294,12 @@ public final class SharedState: Sendable {
 
     /// The keys derived from `material` (HKDF runs once per credential, not per request).
     func credential(material: String) -> SharedCredential {
-        if let known = derived.withLock({ $0[material] }) { return known }
+        let key = Array(material.utf8)
+        if let known = derived.withLock({ $0[key] }) { return known }
         let fresh = SharedCredential(material: material)
         derived.withLock { cache in
             if cache.count >= 64 { cache.removeAll() }
-            cache[material] = fresh
+            cache[key] = fresh
         }
         return fresh
     }

@@ -212,7 +212,7 @@ final class CurlEasy: @unchecked Sendable {
     private func setHeaders(_ exchange: Exchange, userAgent: String) throws {
         let fields = exchange.headers.fields
         if let built = headerListFor, headerList != nil, built.userAgent == userAgent,
-            Self.same(built.fields, fields)
+            Headers.sameBytes(built.fields, fields)
         {
             return
         }
@@ -242,31 +242,6 @@ final class CurlEasy: @unchecked Sendable {
         headerList = list
         _ = ccurl_setopt_slist(api, handle, CURLOPT_HTTPHEADER, list)
         headerListFor = (fields, userAgent)
-    }
-
-    /// Whether two strings are the same UTF-8 bytes.
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
-        var (a, b) = (a, b)
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
-                guard let left = x.baseAddress, let right = y.baseAddress else { return true }  // both empty
-                return memcmp(left, right, x.count) == 0
-            }
-        }
-    }
-
-    /// Whether two header lists are the same fields, names and values byte for byte, in order.
-    static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
-        guard a.count == b.count else { return false }
-        // Bytes, not String's ==, which takes canonically equivalent text as equal ("e\u{301}" and
-        // "é", a Kelvin sign and K): a list built for one must never go out for the other.
-        for index in a.indices {
-            guard sameBytes(a[index].name, b[index].name), sameBytes(a[index].value, b[index].value) else {
-                return false
-            }
-        }
-        return true
     }
 
     /// An HTTP token (RFC 9110 §5.6.2): what a header name may be.
