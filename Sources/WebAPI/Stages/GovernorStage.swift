@@ -56,7 +56,7 @@ public struct GovernorStage: Stage {
         let identity = identity(of: exchange, origin: origin)
         let keys = identity.governorKeys(origin)
         // The route's keyed name, never the segment itself: it may hold a token (`/bot<TOKEN>/…`).
-        let route = identity.route(GovernorStage.route(of: exchange.url))
+        let route = route(of: exchange.url, for: identity)
         let lease = GovernorStage.leaseID()
         let arguments = [
             route, lease, maxConcurrency, Self.decimal(Self.milliseconds(exchange.timeout + 10)), pace,
@@ -140,9 +140,23 @@ public struct GovernorStage: Stage {
         return identity
     }
 
-    /// The last identity worked out, with the header fields and own-credential line it came from.
+    /// The last identity worked out, with the header fields and own-credential line it came from,
+    /// and the last route's keyed name with the URL and identity it came from.
     final class IdentityMemo: Sendable {
         let state = Mutex<(fields: [(name: String, value: String)], own: String?, credential: SharedCredential)?>(nil)
+        let route = Mutex<(url: String, identity: SharedCredential, name: [UInt8])?>(nil)
+    }
+
+    /// The keyed name of `url`'s route for `identity`: the last one's when the URL is the same
+    /// bytes and the identity the same (a loop over one endpoint), else worked out (~3 k).
+    func route(of url: String, for identity: SharedCredential) -> [UInt8] {
+        if let last = lastIdentity.route.withLock({ $0 }), last.identity === identity, Headers.sameBytes(last.url, url)
+        {
+            return last.name
+        }
+        let name = identity.route(GovernorStage.route(of: url))
+        lastIdentity.route.withLock { $0 = (url, identity, name) }
+        return name
     }
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.
@@ -192,14 +206,20 @@ public struct GovernorStage: Stage {
     /// process and a count of the leases it took, as hex (two `getrandom` calls a request
     /// were most of the governor's system time after the Redis round trips).
     static func leaseID() -> [UInt8] {
-        let number = leaseCount.add(1, ordering: .relaxed).newValue
-        return Array((leasePrefix + String(number, radix: 16)).utf8)
+        var number = leaseCount.add(1, ordering: .relaxed).newValue
+        var digits: [UInt8] = []
+        repeat {
+            digits.append(hexDigits[Int(number & 0xF)])
+            number >>= 4
+        } while number > 0
+        return leasePrefix + digits.reversed()
     }
 
-    private static let leasePrefix: String = {
+    private static let leasePrefix: [UInt8] = {
         var generator = SystemRandomNumberGenerator()
-        return String(generator.next() as UInt64, radix: 16) + "-"
+        return Array((String(generator.next() as UInt64, radix: 16) + "-").utf8)
     }()
+    private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let leaseCount = Atomic<UInt64>(0)
 
     /// The first segment of the URL's path: requests under it count against one resource
