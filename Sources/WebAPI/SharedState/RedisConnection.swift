@@ -259,7 +259,9 @@ final class RedisConnection: @unchecked Sendable {
         // `progress`, each write and read waiting.
         try flush()
         if let answer = call.answer {
-            for command in call.again { _ = try exchange(command, until: call.deadline) }
+            // Behind the ones `progress` already wrote, whose replies are still due: written
+            // in turn, every reply read and dropped before the next command's, in order.
+            for command in call.again { try send(command, script: nil, tail: [], waiting: true) }
             return answer
         }
         while call.ahead > 0, !unanswered.isEmpty {
