@@ -55,15 +55,6 @@ struct SharedStateTests {
         #expect(GovernorStage.resourceName("core\r\nx: y") == "corexy")
     }
 
-    @Test("the governor's numbers in decimal, as String(Int) writes them")
-    func decimals() {
-        for value in [0, 7, 10, 99, 100, 4_999, 86_410_000, -1, -250, Int.max, Int.min] {
-            #expect(GovernorStage.decimal(value) == Array(String(value).utf8), "\(value)")
-        }
-        #expect(GovernorStage.digits(nil).isEmpty)
-        #expect(GovernorStage.digits(5000) == Array("5000".utf8))
-    }
-
     @Test("a wrong password is an error naming the setting, the password redacted; the right one connects")
     func wrongPassword() async throws {
         let redis = try await RedisServer.start(password: "the-right-one-1")

@@ -231,12 +231,9 @@ public final class SharedState: Sendable {
             withConnectionWaiting { connection throws(RedisFailure) in try connection.evaluate(script, tail) })
     }
 
-    /// Key counts as RESP arguments (a script takes a few keys).
-    private static let counts: [[UInt8]] = (0..<8).map { Array(String($0).utf8) }
-
     /// A script's arguments after its digest or text: the key count, the keys, the arguments.
     private static func tail(_ keys: [[UInt8]], _ arguments: [[UInt8]]) -> [[UInt8]] {
-        var tail: [[UInt8]] = [keys.count < counts.count ? counts[keys.count] : Array(String(keys.count).utf8)]
+        var tail: [[UInt8]] = [Array(String(keys.count).utf8)]
         tail.reserveCapacity(1 + keys.count + arguments.count)
         tail += keys
         tail += arguments

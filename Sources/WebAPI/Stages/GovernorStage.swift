@@ -56,11 +56,11 @@ public struct GovernorStage: Stage {
         let identity = identity(of: exchange, origin: origin)
         let keys = identity.governorKeys(origin)
         // The route's keyed name, never the segment itself: it may hold a token (`/bot<TOKEN>/…`).
-        let route = route(of: exchange.url, for: identity)
+        let route = identity.route(GovernorStage.route(of: exchange.url))
         let lease = GovernorStage.leaseID()
         let arguments = [
-            route, lease, maxConcurrency, Self.decimal(Self.milliseconds(exchange.timeout + 10)), pace,
-            Self.decimal(Self.milliseconds(exchange.timeout + 5)),
+            route, lease, maxConcurrency, Array(String(Self.milliseconds(exchange.timeout + 10)).utf8), pace,
+            Array(String(Self.milliseconds(exchange.timeout + 5)).utf8),
         ]
         var waited = 0.0
         var reservation: (probe: Bool, resource: [UInt8])?
@@ -140,23 +140,9 @@ public struct GovernorStage: Stage {
         return identity
     }
 
-    /// The last identity worked out, with the header fields and own-credential line it came from,
-    /// and the last route's keyed name with the URL and identity it came from.
+    /// The last identity worked out, with the header fields and own-credential line it came from.
     final class IdentityMemo: Sendable {
         let state = Mutex<(fields: [(name: String, value: String)], own: String?, credential: SharedCredential)?>(nil)
-        let route = Mutex<(url: String, identity: SharedCredential, name: [UInt8])?>(nil)
-    }
-
-    /// The keyed name of `url`'s route for `identity`: the last one's when the URL is the same
-    /// bytes and the identity the same (a loop over one endpoint), else worked out (~3 k).
-    func route(of url: String, for identity: SharedCredential) -> [UInt8] {
-        if let last = lastIdentity.route.withLock({ $0 }), last.identity === identity, Headers.sameBytes(last.url, url)
-        {
-            return last.name
-        }
-        let name = identity.route(GovernorStage.route(of: url))
-        lastIdentity.route.withLock { $0 = (url, identity, name) }
-        return name
     }
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.
@@ -184,42 +170,21 @@ public struct GovernorStage: Stage {
 
     /// A number as decimal digits; empty for none.
     static func digits(_ value: Int?) -> [UInt8] {
-        value.map(decimal) ?? []
-    }
-
-    /// `value` in decimal, straight into bytes (no `String` on the way: two of these a
-    /// request were ~1.6 k instructions).
-    static func decimal(_ value: Int) -> [UInt8] {
-        var magnitude = value.magnitude
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(20)
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        bytes.reverse()
-        return bytes
+        value.map { Array(String($0).utf8) } ?? []
     }
 
     /// A lease's name, unique among the requests in flight: 64 random bits drawn once per
     /// process and a count of the leases it took, as hex (two `getrandom` calls a request
     /// were most of the governor's system time after the Redis round trips).
     static func leaseID() -> [UInt8] {
-        var number = leaseCount.add(1, ordering: .relaxed).newValue
-        var digits: [UInt8] = []
-        repeat {
-            digits.append(hexDigits[Int(number & 0xF)])
-            number >>= 4
-        } while number > 0
-        return leasePrefix + digits.reversed()
+        let number = leaseCount.add(1, ordering: .relaxed).newValue
+        return Array((leasePrefix + String(number, radix: 16)).utf8)
     }
 
-    private static let leasePrefix: [UInt8] = {
+    private static let leasePrefix: String = {
         var generator = SystemRandomNumberGenerator()
-        return Array((String(generator.next() as UInt64, radix: 16) + "-").utf8)
+        return String(generator.next() as UInt64, radix: 16) + "-"
     }()
-    private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let leaseCount = Atomic<UInt64>(0)
 
     /// The first segment of the URL's path: requests under it count against one resource
