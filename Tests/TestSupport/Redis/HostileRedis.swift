@@ -97,12 +97,16 @@ public final class HostileRedis: Sendable {
             lastRead = count > 0 ? Array(buffer.prefix(count)) : []
             return count > 0
         }
-        /// Commands that start in `bytes` (each is an array: `*` at a line's start).
+        /// The last two bytes read before, so a `\r\n` split across two reads still counts.
+        var carried: [UInt8] = [13, 10]
+        /// Commands that start in `bytes`, the next read (each is an array: `*` at a line's start).
         func commands(in bytes: [UInt8]) -> Int {
+            let seen = carried + bytes
             var count = 0
-            for index in bytes.indices where bytes[index] == UInt8(ascii: "*") {
-                if index == 0 || (index >= 2 && bytes[index - 2] == 13 && bytes[index - 1] == 10) { count += 1 }
+            for index in 2..<seen.count where seen[index] == UInt8(ascii: "*") {
+                if seen[index - 2] == 13 && seen[index - 1] == 10 { count += 1 }
             }
+            carried = Array(seen.suffix(2))
             return count
         }
         func write(_ bytes: [UInt8]) -> Bool {
