@@ -466,12 +466,12 @@ class ClosedStdoutTests(unittest.TestCase):
             self.assertFalse(_reader_gone(file.fileno()))
 
     def test_other_errors_and_a_live_stdout_are_not_a_closed_stdout(self):
-        from apimacro import _output, _stdout
+        from apimacro import _stdout
 
-        self.assertFalse(_output.closed_stdout(ValueError("x")))
-        self.assertFalse(_output.closed_stdout(OSError(5, "Input/output error")))
+        self.assertFalse(_stdout.closed_stdout(ValueError("x")))
+        self.assertFalse(_stdout.closed_stdout(OSError(5, "Input/output error")))
         # The test process's stdout has its reader: a BrokenPipeError is someone else's.
-        self.assertFalse(_output.closed_stdout(BrokenPipeError(32, "Broken pipe")))
+        self.assertFalse(_stdout.closed_stdout(BrokenPipeError(32, "Broken pipe")))
         self.assertFalse(_stdout._stdout_closed)
 
 

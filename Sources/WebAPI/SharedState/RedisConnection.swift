@@ -356,7 +356,7 @@ final class RedisConnection: @unchecked Sendable {
     private func inFull(
         _ script: RedisScript?, _ tail: [[UInt8]], unless reply: RedisReply, until deadline: ContinuousClock.Instant
     ) throws(RedisFailure) -> RedisReply {
-        guard let script, case .error(let text) = reply, text.hasPrefix("NOSCRIPT") else { return reply }
+        guard let script, RedisConnection.isNoScript(reply) else { return reply }
         return try exchange([RedisConnection.eval, Array(script.text.utf8)] + tail, until: deadline)
     }
 

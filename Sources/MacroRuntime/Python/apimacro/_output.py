@@ -439,7 +439,3 @@ def output(
     if flush is not None:
         flush()
 
-
-# The end-of-run pipe handling lives in ``_stdout`` (light to import); here for the REPL and
-# the host, which import it from this module.
-from ._stdout import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout  # noqa: E402,F401

@@ -22,7 +22,7 @@ import sys
 
 import _apimacro
 
-from ._output import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
+from ._stdout import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
 from ._tracebacks import hide_internal
 
 # The clients with a login, built-in and plugins (the names `apimacro login` takes), and how each
