@@ -211,7 +211,7 @@ final class CurlEasy: @unchecked Sendable {
     /// `Accept: */*`, `Expect: 100-continue` and form Content-Type are turned off.
     private func setHeaders(_ exchange: Exchange, userAgent: String) throws {
         let fields = exchange.headers.fields
-        if let built = headerListFor, headerList != nil, built.userAgent == userAgent,
+        if let built = headerListFor, headerList != nil, Headers.sameBytes(built.userAgent, userAgent),
             Headers.sameBytes(built.fields, fields)
         {
             return
