@@ -80,4 +80,34 @@ struct OriginTests {
         // The generator reaches the fast reading often enough for the comparison to mean something.
         #expect(fast > 5_000)
     }
+
+    @Test("isLoopback read from the bytes gives the String reading's answer, on listed and 200,000 generated hosts")
+    func loopbackBytes() {
+        let listed = [
+            "127.0.0.1", "127.0.0.5", "127.255.255.255", "127.256.0.1", "127.0.0", "127.0.0.1.1", "127..0.0.1",
+            ".127.0.0.1.", "127.+1.0.1", "127.-0.0.1", "127.-1.0.1", "127.+.0.1", "127.00000255.0.1", "128.0.0.1",
+            "0127.0.0.1", "127.0.0.1.evil.com", "localhost", "LOCALHOST", "a.localhost", ".localhost", "localhost.",
+            "localhostx", "::1", "[::1]", "[[::1]]", "]::1[", "[::2]", "", "[", "[]", "...", "1.2.3.4",
+        ]
+        for host in listed {
+            #expect(
+                Origin(scheme: "http", host: host, port: 80).isLoopback
+                    == Origin(scheme: "http", host: host, port: 80).loopbackReading, "\(host)")
+        }
+        var random = SplitMix64(seed: 0x100b_bac4)
+        let pieces = ["127", ".", "0", "1", "255", "256", "+", "-", "[", "]", "localhost", ":", "a", "00", "9"]
+        var loopback = 0
+        for _ in 0..<200_000 {
+            var host = ""
+            for _ in 0..<Int(1 + random.next() % 8) { host += pieces[Int(random.next() % UInt64(pieces.count))] }
+            let origin = Origin(scheme: "http", host: host, port: 80)
+            let expected = origin.loopbackReading
+            if expected { loopback += 1 }
+            #expect(origin.isLoopback == expected, "\(host)")
+        }
+        // Both answers are reached often enough for the comparison to mean something.
+        #expect(loopback > 1_000)
+        // A non-ASCII host is read by the String reading.
+        #expect(Origin(scheme: "http", host: "localhost\u{301}", port: 80).isLoopback == false)
+    }
 }

@@ -133,9 +133,79 @@ public struct Origin: Sendable, Equatable {
     }
 
     /// 127.0.0.0/8, ::1 and localhost: credentials may go there over plain http.
+    ///
+    /// An ASCII host is read from its bytes (`loopbackReading` was ~4 k instructions a call: a
+    /// split into substrings and an integer parse of each, twice or more a request to a
+    /// loopback http origin); any other host goes to `loopbackReading`, whose answer the bytes'
+    /// must equal (OriginTests compares them).
     public var isLoopback: Bool {
-        // The brackets of an IPv6 literal trimmed without Foundation's CharacterSet (an NSString
-        // copy, ~5 k instructions: it ran for every request to a loopback http origin).
+        var host = host
+        return host.withUTF8 { bytes in Origin.loopbackBytes(bytes) } ?? loopbackReading
+    }
+
+    /// `loopbackReading` for an ASCII host; nil for any other.
+    static func loopbackBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        // The brackets of an IPv6 literal trimmed from both ends.
+        var start = 0
+        var end = bytes.count
+        func bracket(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") }
+        while start < end, bracket(bytes[start]) { start += 1 }
+        while end > start, bracket(bytes[end - 1]) { end -= 1 }
+        let bare = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        func equals(_ text: StaticString, at offset: Int, length: Int) -> Bool {
+            guard length == text.utf8CodeUnitCount, let base = bare.baseAddress else { return false }
+            return memcmp(base + offset, text.utf8Start, length) == 0
+        }
+        if !bare.isEmpty {
+            if equals("localhost", at: 0, length: bare.count) || equals("::1", at: 0, length: bare.count) {
+                return true
+            }
+            if bare.count >= 10, equals(".localhost", at: bare.count - 10, length: 10) { return true }
+        }
+        // Four dot-separated parts (empty ones skipped, as `split` does), the first "127", each
+        // a UInt8 as `UInt8(_:)` reads it: an optional sign, then digits, at most 255 (or 0 after "-").
+        var parts = 0
+        var index = 0
+        while index < bare.count {
+            if bare[index] == UInt8(ascii: ".") {
+                index += 1
+                continue
+            }
+            let partStart = index
+            while index < bare.count, bare[index] != UInt8(ascii: ".") { index += 1 }
+            parts += 1
+            if parts > 4 { return false }
+            if parts == 1, !(index - partStart == 3 && equals("127", at: partStart, length: 3)) { return false }
+            guard octet(UnsafeBufferPointer(rebasing: bare[partStart..<index])) else { return false }
+        }
+        return parts == 4
+    }
+
+    /// Whether `part` is what `UInt8(_:)` accepts: an optional `+` or `-`, then one or more
+    /// decimal digits, the value at most 255 (0 with `-`).
+    private static func octet(_ part: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        var negative = false
+        if let first = part.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            negative = first == UInt8(ascii: "-")
+            index = 1
+        }
+        guard index < part.count else { return false }
+        var value = 0
+        while index < part.count {
+            let byte = part[index]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return false }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            if value > 255 { return false }
+            index += 1
+        }
+        return negative ? value == 0 : true
+    }
+
+    /// `isLoopback` read with Swift's `String`: the reference for the byte reading, and the
+    /// reading of a non-ASCII host.
+    var loopbackReading: Bool {
         var bare = Substring(host)
         while bare.first == "[" || bare.first == "]" { bare.removeFirst() }
         while bare.last == "[" || bare.last == "]" { bare.removeLast() }
