@@ -523,6 +523,145 @@ struct SharedStateTests {
         #expect(await other.command([Array("GET".utf8), Array("posted".utf8)]) == .string(Array("landed".utf8)))
     }
 
+    @Test(
+        "an update posted holding waits, unwritten, for the next command and goes out before it, in order, NOSCRIPT too"
+    )
+    func heldUntilNextCommand() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let address = try SharedStateAddress(parsing: redis.url, source: "X")
+        // Held for up to an hour: only the next command (or the process's end) writes it here.
+        let shared = SharedState(address: address, timeout: 30, warn: { _ in }, holdLimit: .seconds(3600))
+        let other = SharedState(address: address, timeout: 30, warn: { _ in })
+        let setter = RedisScript("redis.call('SET', KEYS[1], ARGV[1]) return 1")
+        let getter = RedisScript("return redis.call('GET', KEYS[1])")
+        let bytes = { (text: String) in Array(text.utf8) }
+        // A script this process has not seen Redis run goes in full, at once, even when it may be held.
+        await shared.post(setter, keys: ["k"], arguments: [bytes("0")], holding: true)
+        #expect(!shared.holdsUpdates)
+        try await until("the first update") { other.command([bytes("GET"), bytes("k")]) == .string(bytes("0")) }
+        await shared.post(setter, keys: ["k"], arguments: [bytes("1")], holding: true)
+        await shared.post(setter, keys: ["k"], arguments: [bytes("2")], holding: true)
+        #expect(shared.holdsUpdates)
+        // Not written: Redis still has the first value (another connection's command after them).
+        #expect(await other.command([bytes("GET"), bytes("k")]) == .string(bytes("0")))
+        // The next command takes them along, before itself; their replies are read before its own.
+        #expect(await shared.evaluate(getter, keys: ["k"], arguments: []) == .string(bytes("2")))
+        #expect(!shared.holdsUpdates)
+        #expect(await shared.evaluate(getter, keys: ["k"], arguments: []) == .string(bytes("2")))
+        // Redis forgot the scripts: the held one's NOSCRIPT is sent again in full before the
+        // next script (itself NOSCRIPT), in their order.
+        _ = await other.command(["SCRIPT", "FLUSH"].map(bytes))
+        await shared.post(setter, keys: ["k"], arguments: [bytes("3")], holding: true)
+        #expect(shared.holdsUpdates)
+        #expect(await shared.evaluate(getter, keys: ["k"], arguments: []) == .string(bytes("3")))
+        // A plain command takes held updates along too.
+        await shared.post(setter, keys: ["k"], arguments: [bytes("4")], holding: true)
+        #expect(await shared.command([bytes("GET"), bytes("k")]) == .string(bytes("4")))
+
+        // On a caller thread (a Python thread, as the governor runs) the held updates and the
+        // next script go out in one write, the held ones first.
+        let caller = TestCallerThread()
+        let onCaller = SharedState(
+            address: address, timeout: 30, warn: { _ in }, caller: caller.hook, holdLimit: .seconds(3600))
+        let count = RedisScript("return redis.call('INCR', KEYS[1])")
+        let double = RedisScript("return redis.call('SET', KEYS[1], 2 * tonumber(redis.call('GET', KEYS[1])))")
+        let replies = try await caller.run {
+            var seen: [RedisReply?] = []
+            seen.append(await onCaller.evaluate(count, keys: ["n"], arguments: []))
+            await onCaller.post(double, keys: ["n"], arguments: [], holding: true)
+            await onCaller.post(double, keys: ["n"], arguments: [], holding: true)
+            seen.append(await onCaller.evaluate(count, keys: ["n"], arguments: []))
+            await onCaller.post(double, keys: ["n"], arguments: [], holding: true)
+            let held = onCaller.holdsUpdates
+            seen.append(await onCaller.evaluate(count, keys: ["n"], arguments: []))
+            // Forgotten by Redis: the held script and the next one both NOSCRIPT, sent again in
+            // full in their order.
+            _ = await other.command(["SCRIPT", "FLUSH"].map { Array($0.utf8) })
+            await onCaller.post(double, keys: ["n"], arguments: [], holding: true)
+            seen.append(await onCaller.evaluate(count, keys: ["n"], arguments: []))
+            seen.append(held ? .status("held") : nil)
+            return seen
+        }.value
+        // 1; (1, sent in full at once) 2, 4 → 5; 10 → 11; 22 → 23.
+        #expect(replies == [.integer(1), .integer(5), .integer(11), .integer(23), .status("held")])
+        #expect(caller.hostedDriver && caller.driverWaits.load(ordering: .relaxed) > 0)
+    }
+
+    @Test("a held update goes out by itself within the hold limit, and at the process's end (atexit)")
+    func heldWrittenLater() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let address = try SharedStateAddress(parsing: redis.url, source: "X")
+        let other = SharedState(address: address, timeout: 30, warn: { _ in })
+        let setter = RedisScript("redis.call('SET', KEYS[1], ARGV[1]) return 1")
+        let bytes = { (text: String) in Array(text.utf8) }
+        // The default limit (10 ms): written by the connection's thread, with no other command.
+        let soon = SharedState(address: address, timeout: 30, warn: { _ in })
+        await soon.post(setter, keys: ["a"], arguments: [bytes("first")])
+        await soon.post(setter, keys: ["a"], arguments: [bytes("held")], holding: true)
+        try await until("the held update, written by the connection's thread") {
+            other.command([bytes("GET"), bytes("a")]) == .string(bytes("held"))
+        }
+        #expect(!soon.holdsUpdates)
+        // An hour's limit: what the exit hook writes (RedisWorker.writeAllHeld, run by atexit).
+        let parked = SharedState(address: address, timeout: 30, warn: { _ in }, holdLimit: .seconds(3600))
+        await parked.post(setter, keys: ["b"], arguments: [bytes("first")])
+        await parked.post(setter, keys: ["b"], arguments: [bytes("at exit")], holding: true)
+        #expect(parked.holdsUpdates)
+        RedisWorker.writeAllHeld()
+        try await until("the update written at exit") {
+            other.command([bytes("GET"), bytes("b")]) == .string(bytes("at exit"))
+        }
+        #expect(!parked.holdsUpdates)
+    }
+
+    @Test(
+        "the governor holds back only a routine answer's record: not a probe's, not under a concurrency cap, not one that spent the budget"
+    )
+    func governorHoldsRoutineRecords() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let loop = try await Loopback.start()
+        let address = try SharedStateAddress(parsing: redis.url, source: "X")
+        let shared = SharedState(address: address, timeout: 10, warn: { _ in }, holdLimit: .seconds(3600))
+        let api = governed(loop, shared)
+        loop.server.setBudget(limit: 3, window: 3600, manualWindows: true)
+        // The first request probes the unknown budget: its record goes at once.
+        _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "1")]))
+        #expect(!shared.holdsUpdates)
+        // A routine answer (budget left): held for the next command.
+        _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "2")]))
+        #expect(shared.holdsUpdates)
+        // The next request's reservation takes it along: 1 left after it by the server's count.
+        _ = try await api.send(Request("GET", "/users/octocat", query: [("n", "3")]))
+        // That answer spent the budget (0 left): written at once; the state read through the
+        // same connection shows every record run and no lease left.
+        #expect(!shared.holdsUpdates)
+        let state = governorState(shared, "core:remaining")
+        #expect(state.value == "0" && state.leases == 0, "\(state)")
+        try await loop.close()
+
+        // Under APIMACRO_MAX_CONCURRENCY a lease holds a slot: every record goes at once.
+        let capped = try await Loopback.start()
+        let cappedShared = SharedState(address: address, timeout: 10, warn: { _ in }, holdLimit: .seconds(3600))
+        _ = await cappedShared.command([Array("FLUSHALL".utf8)])
+        let store = ExchangeStore(
+            network: capped.transport, cache: nil, recorder: nil, replay: nil, offline: false, shared: cappedShared,
+            limits: GovernorLimits(maxConcurrency: 4), warn: { _ in })
+        let cappedAPI = APIClient(
+            configuration: ClientConfiguration(
+                name: "test", baseURL: capped.server.baseURL, credential: .bearer(Secret("ghp_budgetToken0123")),
+                timeout: 30, maxWait: 0),
+            transport: store, log: capped.log, redactor: Redactor(secrets: []))
+        capped.server.setBudget(limit: 50, window: 3600, manualWindows: true)
+        for index in 0..<3 {
+            _ = try await cappedAPI.send(Request("GET", "/users/octocat", query: [("n", "\(index)")]))
+            #expect(!cappedShared.holdsUpdates, "request \(index)")
+        }
+        try await capped.close()
+    }
+
     @Test("an array reply that declares two billion elements is refused at once (hiredis would allocate and walk them)")
     func hugeArrayReply() async throws {
         let (outcome, warnings) = try await askRefused(.raw("*2000000000\r\n:1\r\n"), timeout: 60)

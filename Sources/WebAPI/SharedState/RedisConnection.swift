@@ -26,6 +26,14 @@ final class RedisConnection: @unchecked Sendable {
     private var unanswered: [Unanswered] = []
     /// A command `send` wrote only part of (it was not to wait), and how far.
     private var unwritten: (bytes: [UInt8], offset: Int)?
+    /// Commands `hold` kept back, formatted, in order: written before (and with) the next
+    /// command, or by `writeHeld`.
+    ///
+    /// Their entries are the last `heldCount` of `unanswered`.
+    private var held: [UInt8] = []
+    private var heldCount = 0
+    /// When the oldest held command was held.
+    private(set) var heldSince: ContinuousClock.Instant?
     /// Where `recv` puts bytes before hiredis's reader takes them.
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     /// Bytes received for the reply now being read (bounded by `maximumReplyBytes`).
@@ -303,7 +311,7 @@ final class RedisConnection: @unchecked Sendable {
     private func start(_ arguments: [[UInt8]], until deadline: ContinuousClock.Instant?) throws(RedisFailure)
         -> Bool
     {
-        let bytes = RedisConnection.format(arguments)
+        let bytes = withHeld(RedisConnection.format(arguments))
         let written = try write(bytes, until: nil)
         if let deadline { unanswered.append(Unanswered(script: nil, tail: [], deadline: deadline)) }
         guard written == bytes.count else {
@@ -322,9 +330,9 @@ final class RedisConnection: @unchecked Sendable {
     func send(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]], waiting: Bool = true)
         throws(RedisFailure) -> Bool
     {
-        try flush()
+        try flushUnwritten()
         let deadline = ContinuousClock.now + timeout
-        let bytes = RedisConnection.format(arguments)
+        let bytes = withHeld(RedisConnection.format(arguments))
         let written = try write(bytes, until: waiting ? deadline : nil)
         unanswered.append(Unanswered(script: script, tail: tail, deadline: deadline))
         guard written == bytes.count else {
@@ -334,12 +342,63 @@ final class RedisConnection: @unchecked Sendable {
         return true
     }
 
-    /// Writes what `send` left of a command, before that command's deadline.
+    /// Writes what `send` left of a command, then what `hold` kept back, before their deadline.
     func flush() throws(RedisFailure) {
+        try flushUnwritten()
+        guard !held.isEmpty else { return }
+        let bytes = withHeld([])
+        try write(bytes, until: unanswered.last?.deadline ?? ContinuousClock.now + timeout)
+    }
+
+    /// Writes what `send` left of a command, before that command's deadline.
+    private func flushUnwritten() throws(RedisFailure) {
         guard !isBroken else { throw .unreachable("the connection was lost") }
         guard let (bytes, offset) = unwritten else { return }
         unwritten = nil
         try write(bytes, from: offset, until: unanswered.last?.deadline ?? ContinuousClock.now + timeout)
+    }
+
+    /// Keeps a command back, without writing it: it goes out with the next command written on
+    /// this connection (one `send` for both, and Redis woken once), or with `writeHeld`.
+    ///
+    /// Its reply is read, as `send`'s, before the next command's (a `NOSCRIPT` for `script`
+    /// sends its text, with `tail`, then).
+    ///
+    /// For an update nobody waits on and that may reach Redis a moment later (the governor's
+    /// record of a routine answer); `RedisWorker.hold` bounds how long.
+    func hold(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]]) throws(RedisFailure) {
+        guard !isBroken else { throw .unreachable("the connection was lost") }
+        if held.isEmpty { heldSince = .now }
+        held += RedisConnection.format(arguments)
+        heldCount += 1
+        unanswered.append(Unanswered(script: script, tail: tail, deadline: ContinuousClock.now + timeout))
+    }
+
+    /// Whether commands are held back (`hold`).
+    var isHolding: Bool { !held.isEmpty }
+
+    /// Writes the held commands if nothing else is being written, without waiting: what the
+    /// socket does not take whole is left for the next write (`flush`).
+    ///
+    /// For the worker's thread, when a held command has waited long enough.
+    func writeHeld() throws(RedisFailure) {
+        guard !isBroken, unwritten == nil, !held.isEmpty else { return }
+        let bytes = withHeld([])
+        let written = try write(bytes, until: nil)
+        if written < bytes.count { unwritten = (bytes, written) }
+    }
+
+    /// `bytes` after the held commands, which leave `held` (their replies now due by
+    /// `timeout` from this write, like any command's).
+    private func withHeld(_ bytes: [UInt8]) -> [UInt8] {
+        guard !held.isEmpty else { return bytes }
+        let deadline = ContinuousClock.now + timeout
+        for index in (unanswered.count - heldCount)..<unanswered.count { unanswered[index].deadline = deadline }
+        let all = held + bytes
+        held = []
+        heldCount = 0
+        heldSince = nil
+        return all
     }
 
     /// Writes one command and reads its reply before `deadline`.
@@ -347,6 +406,8 @@ final class RedisConnection: @unchecked Sendable {
         -> RedisReply
     {
         guard !isBroken else { throw .unreachable("the connection was lost") }
+        // Its callers read every reply due first; held commands would answer before it.
+        if !held.isEmpty { try drain(until: deadline) }
         try write(RedisConnection.format(arguments), until: deadline)
         return try readReply(until: deadline)
     }

@@ -56,6 +56,32 @@ final class RedisWorker: Sendable {
         thread.apply(body)
     }
 
+    /// Keeps a command back on the connection (`RedisConnection.hold`), from the calling
+    /// thread: it goes out with the next command written on this connection, else from the
+    /// worker's thread within `limit`, else when the process exits (`exit` runs
+    /// `RedisWorker.writeAllHeld`).
+    ///
+    /// A process killed outright loses it, as it would a command it had not written yet.
+    func hold(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]], within limit: Duration) -> Result<
+        Void, RedisFailure
+    > {
+        let result = thread.apply { connection throws(RedisFailure) in
+            try connection.hold(arguments, script: script, tail: tail)
+        }
+        if case .success = result { thread.writeHeld(within: limit) }
+        return result
+    }
+
+    /// Whether the connection holds commands back (`hold`).
+    var isHolding: Bool {
+        (try? thread.apply { connection throws(RedisFailure) in connection.isHolding }.get()) ?? false
+    }
+
+    /// Writes what every worker holds, without waiting (at exit).
+    static func writeAllHeld() {
+        for thread in WorkerThread.holding.withLock({ Array($0.values) }) { thread.writeHeldNow() }
+    }
+
     /// `run`, the calling thread blocked until it is done (for callers that cannot suspend).
     func runWaiting<T: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisFailure) -> T) -> Result<
         T, RedisFailure
@@ -95,7 +121,21 @@ private final class WorkerThread: @unchecked Sendable {
     private struct Jobs {
         var queue: [@Sendable () -> Void] = []
         var closed = false
+        /// When to look at the held commands: written then if held `holdLimit` ago.
+        var writeHeldBy: DispatchTime?
+        var holdLimit = Duration.zero
     }
+
+    /// Workers that held a command, by identity: `RedisWorker.writeAllHeld` writes theirs at exit.
+    static let holding = Mutex<[ObjectIdentifier: WorkerThread]>([:])
+    /// Registers `RedisWorker.writeAllHeld` with `atexit`, once.
+    private static let exitHook: Void = {
+        atexit { RedisWorker.writeAllHeld() }
+    }()
+    /// One user of the connection at a time: its jobs (on this thread) and `runAtOnce` (on the
+    /// caller's, never during a job of its own) by the protocol of the pool; the write of held
+    /// commands on this thread (which takes it only if free) by this lock.
+    private let using = Mutex<Void>(())
 
     private let jobs = Mutex(Jobs())
     /// Signalled once per job given and once by `close`.
@@ -116,10 +156,40 @@ private final class WorkerThread: @unchecked Sendable {
         wake.signal()
     }
 
+    /// Has the held commands written by `limit` after the oldest was held, unless something
+    /// writes them first: the thread is woken only when it has no time set (in a loop of
+    /// requests, once: then it looks again at each time it set, not once a command).
+    func writeHeld(within limit: Duration) {
+        let first = jobs.withLock { state -> Bool in
+            state.holdLimit = limit
+            guard state.writeHeldBy == nil else { return false }
+            state.writeHeldBy = DispatchTime.now() + WorkerThread.nanoseconds(limit)
+            return true
+        }
+        if first {
+            _ = WorkerThread.exitHook
+            WorkerThread.holding.withLock { $0[ObjectIdentifier(self)] = self }
+            wake.signal()
+        }
+    }
+
+    /// Writes the held commands now, without waiting, unless the connection is in use (its
+    /// user's next write takes them).
+    func writeHeldNow() {
+        _ = using.withLockIfAvailable { _ in try? connection?.writeHeld() }
+    }
+
     /// The thread's body.
     func run() {
         while true {
-            wake.wait()
+            if let due = jobs.withLock({ $0.writeHeldBy }) {
+                if wake.wait(timeout: due) == .timedOut {
+                    writeHeldIfDue()
+                    continue
+                }
+            } else {
+                wake.wait()
+            }
             let next = jobs.withLock { state -> (job: (@Sendable () -> Void)?, end: Bool) in
                 if !state.queue.isEmpty { return (state.queue.removeFirst(), false) }
                 return (nil, state.closed)
@@ -127,10 +197,44 @@ private final class WorkerThread: @unchecked Sendable {
             if let job = next.job {
                 job()
             } else if next.end {
+                _ = using.withLock { _ in try? connection?.writeHeld() }
+                WorkerThread.holding.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
                 connection = nil
                 return
             }
         }
+    }
+
+    /// At the time set by `writeHeld`: the held commands written if the oldest was held the
+    /// limit ago; else (later ones held since) looked at again when it will have been; while
+    /// the connection is in use, a little later.
+    private func writeHeldIfDue() {
+        let limit = jobs.withLock { $0.holdLimit }
+        // Decided and set while the connection is this thread's: a command held meanwhile on
+        // another thread either comes before (and is seen here) or finds the time set here.
+        let looked = using.withLockIfAvailable { _ -> Bool in
+            var next: DispatchTime?
+            if let connection, let since = connection.heldSince {
+                let age = ContinuousClock.now - since
+                if age < limit {
+                    next = DispatchTime.now() + WorkerThread.nanoseconds(limit - age)
+                } else {
+                    try? connection.writeHeld()
+                    if connection.isHolding { next = DispatchTime.now() + .milliseconds(1) }
+                }
+            }
+            jobs.withLock { $0.writeHeldBy = next }
+            if next == nil { WorkerThread.holding.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) } }
+            return true
+        }
+        // In use: its user's next write takes them; looked at again in a millisecond.
+        if looked == nil { jobs.withLock { $0.writeHeldBy = DispatchTime.now() + .milliseconds(1) } }
+    }
+
+    /// `duration` as Dispatch's nanoseconds, bounded to a day.
+    private static func nanoseconds(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(min(max(seconds, 0), 86_400) * 1_000_000_000 + max(attoseconds, 0) / 1_000_000_000))
     }
 
     func open(_ address: SharedStateAddress, timeout: Double) -> Result<Void, RedisFailure> {
@@ -144,12 +248,14 @@ private final class WorkerThread: @unchecked Sendable {
     }
 
     func apply<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) -> Result<T, RedisFailure> {
-        guard let connection else { return .failure(.unreachable("the connection was lost")) }
-        defer { if connection.isBroken { broken.store(true, ordering: .releasing) } }
-        do {
-            return .success(try body(connection))
-        } catch {
-            return .failure(error)
+        using.withLock { _ -> Result<T, RedisFailure> in
+            guard let connection else { return .failure(.unreachable("the connection was lost")) }
+            defer { if connection.isBroken { broken.store(true, ordering: .releasing) } }
+            do throws(RedisFailure) {
+                return .success(try body(connection))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 }

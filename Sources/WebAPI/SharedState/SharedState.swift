@@ -95,11 +95,13 @@ public final class SharedState: Sendable {
     ///   - caller: the thread that waits on the call now, if it waits on sockets itself
     ///     (`CurlTransport`'s hook of the same name); nil: replies are waited for on each
     ///     connection's own thread.
+    ///   - holdLimit: the longest an update posted `holding` waits for a command to go out with.
     public init(
         address: SharedStateAddress, source: String = "APIMACRO_SHARED_STATE", timeout: Double = 1,
         retryInterval: Double = 1,
         warn: @escaping @Sendable (String) -> Void,
-        caller: (@Sendable () -> (any TransferCaller)?)? = nil
+        caller: (@Sendable () -> (any TransferCaller)?)? = nil,
+        holdLimit: Duration = SharedState.defaultHoldLimit
     ) {
         self.address = address
         self.source = source
@@ -107,6 +109,16 @@ public final class SharedState: Sendable {
         self.retryInterval = retryInterval
         self.warn = warn
         self.caller = caller
+        self.holdLimit = holdLimit
+    }
+
+    /// How long a held update may wait by default: 10 ms.
+    public static let defaultHoldLimit = Duration.milliseconds(10)
+    let holdLimit: Duration
+
+    /// Whether an idle connection holds an update back (the tests' view of `post(holding:)`).
+    var holdsUpdates: Bool {
+        pool.withLock { $0.idle }.contains { $0.isHolding }
     }
 
     /// Connects once at start: a server that rejects the address (a wrong password, no Redis
@@ -254,12 +266,16 @@ public final class SharedState: Sendable {
     /// next command): for updates whose result nobody needs, one round trip fewer.
     ///
     /// Returns once the command is written.
-    func post(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) async {
-        await post(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments)
+    func post(_ script: RedisScript, keys: [String], arguments: [[UInt8]], holding: Bool = false) async {
+        await post(script, encodedKeys: keys.map { Array($0.utf8) }, arguments: arguments, holding: holding)
     }
 
     /// `post` with the keys as bytes.
-    func post(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]]) async {
+    ///
+    /// `holding`: the command may wait, unwritten, for the next command on its connection (one
+    /// write and one wake-up of Redis for both), at most `holdLimit`, or the end of
+    /// the process (`RedisWorker.hold`). For an update other processes need not see at once.
+    func post(_ script: RedisScript, encodedKeys keys: [[UInt8]], arguments: [[UInt8]], holding: Bool = false) async {
         let tail = SharedState.tail(keys, arguments)
         // A script this process has not seen Redis run goes in full: its answer is read only
         // before the connection's next command, and a process that ends first would lose a
@@ -267,6 +283,10 @@ public final class SharedState: Sendable {
         let known = scripts.withLock { known in !known.insert(script.digest).inserted }
         let head = known ? script.evalsha : [RedisConnection.eval, Array(script.text.utf8)]
         guard let worker = await checkOut() else { return }
+        if holding, known {
+            _ = finish(worker, worker.hold(head + tail, script: script, tail: tail, within: holdLimit))
+            return
+        }
         // Written from this thread when the socket takes the command at once (it never waits
         // here); what is left, if any, is written on the connection's thread.
         var result = worker.runAtOnce { connection throws(RedisFailure) in

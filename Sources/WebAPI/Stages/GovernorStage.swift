@@ -161,8 +161,16 @@ public struct GovernorStage: Stage {
             GovernorStage.digits(info?.limit), GovernorStage.digits(remaining), GovernorStage.digits(reset),
             Array(GovernorStage.resourceName(info?.resource).utf8),
         ]
-        // Nobody waits for its answer: written now (the lease is free at once), read later.
-        await shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments)
+        // Nobody waits for its answer: written now, read later. A routine answer's record may
+        // wait for the next command on the connection (most often the next request's
+        // reservation: one write, and Redis woken once, for both), at most
+        // `SharedState.holdLimit` (10 ms): nobody waits on it. Written at once: a probe's (other
+        // processes wait for it), a lease under APIMACRO_MAX_CONCURRENCY (it holds a slot), an
+        // answer that spent the budget or failed.
+        let routine =
+            !reservation.probe && (limits.maxConcurrency ?? 0) <= 0 && response != nil
+            && (remaining.map { $0 > 0 } ?? true)
+        await shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments, holding: routine)
     }
 
     static let one = Array("1".utf8)
