@@ -112,8 +112,8 @@ public final class SharedState: Sendable {
         self.holdLimit = holdLimit
     }
 
-    /// How long a held update may wait by default: 10 ms.
-    public static let defaultHoldLimit = Duration.milliseconds(10)
+    /// How long a held update may wait by default: 50 ms.
+    public static let defaultHoldLimit = Duration.milliseconds(50)
     let holdLimit: Duration
 
     /// Whether an idle connection holds an update back (the tests' view of `post(holding:)`).

@@ -164,7 +164,7 @@ public struct GovernorStage: Stage {
         // Nobody waits for its answer: written now, read later. A routine answer's record may
         // wait for the next command on the connection (most often the next request's
         // reservation: one write, and Redis woken once, for both), at most
-        // `SharedState.holdLimit` (10 ms): nobody waits on it. Written at once: a probe's (other
+        // `SharedState.holdLimit` (50 ms): nobody waits on it. Written at once: a probe's (other
         // processes wait for it), a lease under APIMACRO_MAX_CONCURRENCY (it holds a slot), an
         // answer that spent the budget or failed.
         let routine =
