@@ -78,7 +78,11 @@ final class RedisWorker: Sendable {
     }
 
     /// Writes what every worker holds, without waiting (at exit).
+    ///
+    /// Not in a child a macro forked (`os.fork`): the connections are its parent's, whose
+    /// replies would no longer line up with its commands.
     static func writeAllHeld() {
+        guard getpid() == WorkerThread.processID else { return }
         for thread in WorkerThread.holding.withLock({ Array($0.values) }) { thread.writeHeldNow() }
     }
 
@@ -130,8 +134,11 @@ private final class WorkerThread: @unchecked Sendable {
     static let holding = Mutex<[ObjectIdentifier: WorkerThread]>([:])
     /// Registers `RedisWorker.writeAllHeld` with `atexit`, once.
     private static let exitHook: Void = {
+        _ = processID
         atexit { RedisWorker.writeAllHeld() }
     }()
+    /// The process that registered the hook.
+    static let processID = getpid()
     /// One user of the connection at a time: its jobs (on this thread) and `runAtOnce` (on the
     /// caller's, never during a job of its own) by the protocol of the pool; the write of held
     /// commands on this thread (which takes it only if free) by this lock.
