@@ -152,55 +152,40 @@ public struct Origin: Sendable, Equatable {
         func bracket(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") }
         while start < end, bracket(bytes[start]) { start += 1 }
         while end > start, bracket(bytes[end - 1]) { end -= 1 }
-        let bare = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        func equals(_ text: StaticString, at offset: Int, length: Int) -> Bool {
-            guard length == text.utf8CodeUnitCount, let base = bare.baseAddress else { return false }
-            return memcmp(base + offset, text.utf8Start, length) == 0
-        }
-        if !bare.isEmpty {
-            if equals("localhost", at: 0, length: bare.count) || equals("::1", at: 0, length: bare.count) {
-                return true
-            }
-            if bare.count >= 10, equals(".localhost", at: bare.count - 10, length: 10) { return true }
+        let bare = bytes[start..<end]
+        if bare.elementsEqual("localhost".utf8) || bare.elementsEqual("::1".utf8)
+            || (bare.count >= 10 && bare.suffix(10).elementsEqual(".localhost".utf8))
+        {
+            return true
         }
         // Four dot-separated parts (empty ones skipped, as `split` does), the first "127", each
         // a UInt8 as `UInt8(_:)` reads it: an optional sign, then digits, at most 255 (or 0 after "-").
+        let dot = UInt8(ascii: ".")
         var parts = 0
-        var index = 0
-        while index < bare.count {
-            if bare[index] == UInt8(ascii: ".") {
-                index += 1
-                continue
-            }
-            let partStart = index
-            while index < bare.count, bare[index] != UInt8(ascii: ".") { index += 1 }
+        var rest = bare
+        while let first = rest.firstIndex(where: { $0 != dot }) {
+            let end = rest[first...].firstIndex(of: dot) ?? rest.endIndex
+            let part = rest[first..<end]
             parts += 1
-            if parts > 4 { return false }
-            if parts == 1, !(index - partStart == 3 && equals("127", at: partStart, length: 3)) { return false }
-            guard octet(UnsafeBufferPointer(rebasing: bare[partStart..<index])) else { return false }
+            guard parts <= 4, parts > 1 || part.elementsEqual("127".utf8), octet(part) else { return false }
+            rest = rest[end...]
         }
         return parts == 4
     }
 
     /// Whether `part` is what `UInt8(_:)` accepts: an optional `+` or `-`, then one or more
     /// decimal digits, the value at most 255 (0 with `-`).
-    private static func octet(_ part: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        var negative = false
-        if let first = part.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
-            negative = first == UInt8(ascii: "-")
-            index = 1
-        }
-        guard index < part.count else { return false }
+    private static func octet(_ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        let negative = part.first == UInt8(ascii: "-")
+        let digits = negative || part.first == UInt8(ascii: "+") ? part.dropFirst() : part
+        guard !digits.isEmpty else { return false }
         var value = 0
-        while index < part.count {
-            let byte = part[index]
+        for byte in digits {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return false }
             value = value * 10 + Int(byte - UInt8(ascii: "0"))
             if value > 255 { return false }
-            index += 1
         }
-        return negative ? value == 0 : true
+        return !negative || value == 0
     }
 
     /// `isLoopback` read with Swift's `String`: the reference for the byte reading, and the
