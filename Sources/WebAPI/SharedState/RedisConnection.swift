@@ -368,10 +368,11 @@ final class RedisConnection: @unchecked Sendable {
     /// record of a routine answer); `RedisWorker.hold` bounds how long.
     func hold(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]]) throws(RedisFailure) {
         guard !isBroken else { throw .unreachable("the connection was lost") }
-        if held.isEmpty { heldSince = .now }
+        let now = ContinuousClock.now
+        if held.isEmpty { heldSince = now }
         held += RedisConnection.format(arguments)
         heldCount += 1
-        unanswered.append(Unanswered(script: script, tail: tail, deadline: ContinuousClock.now + timeout))
+        unanswered.append(Unanswered(script: script, tail: tail, deadline: now + timeout))
     }
 
     /// Whether commands are held back (`hold`).
