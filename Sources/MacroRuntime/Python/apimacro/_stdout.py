@@ -1,7 +1,7 @@
 """Stdout at the end of a run: telling a closed pipe (``apimacro run m | head -2``) from
 the macro's own broken pipes, and the final flush.
 
-Apart from ``apimacro._output`` so that every run's end
+Kept apart from ``apimacro._output`` so that every run's end
 (``_finish.py``) imports only ``os`` and ``sys``, not the formatter's csv, json, re and
 unicodedata: that import was about half of an empty macro's start-up.
 """
