@@ -156,6 +156,21 @@ struct PolicyTests {
         }
     }
 
+    @Test("a secret holding a NUL is redacted, and a text ending with its start does not end the process")
+    func redactionOfNUL() {
+        // Foundation's search traps on "...abc" against "abc\0" (found by the RedirectURL fuzzer:
+        // a pasted redirect's access_token=i%00%00%00 and an error message ending in "i").
+        let redactor = Redactor(secrets: ["abc\u{0}", "ghp_abcdEFGH1234", "i\u{0}\u{0}\u{0}"])
+        for text in ["x abc", "\u{e9} abc", "ghp_abcdEFGH1234 then abc", "\u{e9}i", "i", "ab", "", "\u{0}"] {
+            let expected = text.replacingOccurrences(of: "ghp_abcdEFGH1234", with: "REDACTED")
+            #expect(redactor.redact(text) == expected, "\(text.debugDescription)")
+            #expect(redactor.redact(bytes: Array(text.utf8)) == Array(expected.utf8), "\(text.debugDescription)")
+        }
+        #expect(redactor.redact("\u{e9} abc\u{0} and i\u{0}\u{0}\u{0}!") == "\u{e9} REDACTED and REDACTED!")
+        #expect(redactor.redact("q=abc%00&r=i%00%00%00") == "q=REDACTED&r=REDACTED")
+        #expect(redactor.redact("ghp_abcdEFGH1234 abc\u{0}") == "REDACTED REDACTED")
+    }
+
     @Test("percent-encoding on the bytes gives what Foundation's addingPercentEncoding gives")
     func percentEncoding() {
         let unreserved = CharacterSet(

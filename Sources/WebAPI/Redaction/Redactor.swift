@@ -79,11 +79,24 @@ public struct Redactor: Sendable {
         if let asciiForms, Redactor.holdsNone(of: asciiForms, in: text) { return text }
         var result = text
         for (secret, escaped) in patterns {
-            result = result.replacingOccurrences(of: secret, with: "REDACTED")
-            if let escaped { result = result.replacingOccurrences(of: escaped, with: "REDACTED") }
+            result = Redactor.replacing(secret, in: result)
+            if let escaped { result = Redactor.replacing(escaped, in: result) }
         }
         return result
     }
+
+    /// `text` with every occurrence of `form` replaced by `REDACTED`: Foundation's search, but for
+    /// a form holding a NUL, which is replaced byte for byte: Foundation's search traps (ends the
+    /// process) when a text ends with the part of a form before its trailing NULs ("x abc" and
+    /// "abc\0"), and a token in a pasted redirect or a credential a macro sends percent-encoded
+    /// may decode to such a form.
+    static func replacing(_ form: String, in text: String) -> String {
+        guard form.utf8.contains(0) else { return text.replacingOccurrences(of: form, with: "REDACTED") }
+        return String(decoding: replacing(Array(form.utf8), in: Array(text.utf8), with: redacted), as: UTF8.self)
+    }
+
+    /// `REDACTED`'s bytes.
+    private static let redacted = Array("REDACTED".utf8)
 
     /// Whether `text` is ASCII and holds none of `forms` (ASCII): then Foundation's search finds
     /// none either, as no ASCII text is canonically equivalent to any other text.
@@ -119,7 +132,7 @@ public struct Redactor: Sendable {
         var result = bytes
         for (secret, escaped) in patterns {
             for form in [secret] + (escaped.map { [$0] } ?? []) {
-                result = Self.replacing(Array(form.utf8), in: result, with: Array("REDACTED".utf8))
+                result = Self.replacing(Array(form.utf8), in: result, with: Self.redacted)
             }
         }
         return result
