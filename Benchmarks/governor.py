@@ -12,7 +12,7 @@ macro after a warm-up) with --no-cache in three modes, interleaved, REPS times e
 - governor: APIMACRO_SHARED_STATE set: one budget reservation and one record per request,
   two EVALSHA round trips;
 - governor+limits: also APIMACRO_MAX_CONCURRENCY=64 and APIMACRO_MAX_RATE=1000000 (a lease
-  and the pace in the same scripts).
+  and the pace in the same scripts; a 1 µs pace, which a sequential loop never waits for).
 
 Prints each mode's median wall milliseconds per request, the CPU apimacro spent per request
 (user + system, from getrusage: the warm-up and start-up are included, the same in every

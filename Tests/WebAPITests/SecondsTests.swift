@@ -43,11 +43,16 @@ struct SecondsTests {
         #expect(Seconds.clamped(.infinity) == Seconds.longest && Seconds.clamped(.nan) == 0)
     }
 
-    @Test("APIMACRO_MAX_RATE=1e-300 is a pace of the longest wait, not a trap; a huge rate is 1 ms")
+    @Test("APIMACRO_MAX_RATE=1e-300 is a pace of the longest wait, not a trap; a huge rate is 1 µs; 600 is 600")
     func pace() {
-        #expect(GovernorLimits(maxRate: 1e-300).paceMilliseconds == 1_000_000_000_000)
-        #expect(GovernorLimits(maxRate: 1e300).paceMilliseconds == 1)
-        #expect(GovernorLimits(maxRate: 4).paceMilliseconds == 250)
+        #expect(GovernorLimits(maxRate: 1e-300).paceMicroseconds == 1_000_000_000_000_000)
+        #expect(GovernorLimits(maxRate: 1e300).paceMicroseconds == 1)
+        #expect(GovernorLimits(maxRate: 4).paceMicroseconds == 250_000)
+        // Whole milliseconds made 600 a second a 2 ms pace (500 a second) and 4,000 a second 1,000.
+        #expect(GovernorLimits(maxRate: 600).paceMicroseconds == 1667)
+        #expect(GovernorLimits(maxRate: 4000).paceMicroseconds == 250)
+        #expect(GovernorLimits().paceMicroseconds == 0)
+        #expect(Seconds.microseconds(1e300) == 1_000_000_000_000_000 && Seconds.microseconds(.nan) == 0)
     }
 
     @Test("a cached copy's age and a date far away are described, not trapped on")

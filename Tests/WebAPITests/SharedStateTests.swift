@@ -397,10 +397,12 @@ struct SharedStateTests {
     }
 
     /// A client of the loopback server whose governor shares `shared` (no cache: every request is sent).
-    func governed(_ loop: Loopback, _ shared: SharedState, maxWait: Double = 0) -> APIClient {
+    func governed(
+        _ loop: Loopback, _ shared: SharedState, maxWait: Double = 0, limits: GovernorLimits = GovernorLimits()
+    ) -> APIClient {
         let store = ExchangeStore(
             network: loop.transport, cache: nil, recorder: nil, replay: nil, offline: false, shared: shared,
-            warn: { _ in })
+            limits: limits, warn: { _ in })
         return APIClient(
             configuration: ClientConfiguration(
                 name: "test", baseURL: loop.server.baseURL, credential: .bearer(Secret("ghp_budgetToken0123")),
@@ -429,6 +431,49 @@ struct SharedStateTests {
             }
         }
         return (value, leases)
+    }
+
+    @Test(
+        "APIMACRO_MAX_RATE: a send takes the next slot in Redis's microseconds; a pace longer than APIMACRO_MAX_WAIT is refused unsent"
+    )
+    func sharedPace() async throws {
+        let redis = try await RedisServer.start()
+        defer { redis.stop() }
+        let loop = try await Loopback.start()
+        let shared = SharedState(
+            address: try SharedStateAddress(parsing: redis.url, source: "X"), timeout: 10, warn: { _ in })
+        /// Redis's clock in microseconds.
+        func redisMicroseconds() async throws -> Int {
+            let time = await shared.command([Array("TIME".utf8)])?.elements.compactMap(\.bytes).compactMap {
+                Int(String(decoding: $0, as: UTF8.self))
+            }
+            let parts = try #require(time, "TIME answered")
+            try #require(parts.count == 2)
+            return parts[0] * 1_000_000 + parts[1]
+        }
+        // 4,000 a second: the next send 250 µs after this one (whole milliseconds made it 1 ms).
+        let fast = governed(loop, shared, maxWait: 5, limits: GovernorLimits(maxRate: 4000))
+        let before = try await redisMicroseconds()
+        _ = try await fast.send(Request("GET", "/users/octocat", query: [("n", "1")]))
+        let after = try await redisMicroseconds()
+        let slot = try #require(governorState(shared, "pace_us").value.flatMap { Int($0) }, "the pace is stored")
+        #expect(slot >= before + 250 && slot <= after + 250, "\(before) \(slot) \(after)")
+
+        // One an hour: the first send waits at most what is left of the 250 µs, the second would
+        // wait an hour, more than APIMACRO_MAX_WAIT: refused at once, never sent.
+        let slow = governed(loop, shared, maxWait: 0.5, limits: GovernorLimits(maxRate: 1.0 / 3600))
+        _ = try await slow.send(Request("GET", "/users/octocat", query: [("n", "2")]))
+        let next = try #require(governorState(shared, "pace_us").value.flatMap { Int($0) })
+        #expect(next >= after + 3_600_000_000, "the next slot an hour after the send")
+        do {
+            _ = try await slow.send(Request("GET", "/users/octocat", query: [("n", "3")]))
+            Issue.record("a send an hour before its slot was let through")
+        } catch let error as APIError {
+            #expect(error.kind == .rateLimited, "\(error)")
+            #expect(error.message.contains("for the pace or a probe shared by every apimacro process"), "\(error)")
+        }
+        try await loop.close()
+        #expect(loop.server.requests.count == 2)
     }
 
     @Test("a reset more than a day away (an epoch in milliseconds) is not believed: the next window's budget is used")

@@ -44,6 +44,11 @@ public enum Seconds {
         Int((clamped(value) * 1000).rounded(.up))
     }
 
+    /// `value` (clamped) in whole microseconds, rounded up: a positive wait never becomes 0.
+    public static func microseconds(_ value: Double) -> Int {
+        Int((clamped(value) * 1_000_000).rounded(.up))
+    }
+
     /// `value` (clamped) in whole seconds, rounded up (for messages: "retry after 3 s").
     public static func whole(_ value: Double) -> Int {
         Int(clamped(value).rounded(.up))

@@ -10,9 +10,10 @@ public struct GovernorLimits: Sendable, Equatable {
         self.maxConcurrency = maxConcurrency
     }
 
-    /// The pace as milliseconds between sends (0: none).
-    var paceMilliseconds: Int {
+    /// The pace as microseconds between sends (0: none): whole milliseconds would make a rate
+    /// above 1,000 a second 1,000, and 600 a second 500.
+    var paceMicroseconds: Int {
         guard let maxRate, maxRate > 0 else { return 0 }
-        return max(1, Seconds.milliseconds(1 / maxRate))
+        return max(1, Seconds.microseconds(1 / maxRate))
     }
 }

@@ -8,7 +8,9 @@
 ///   which may hold a token) → the resource its answers named
 ///   (`core`, `search`; `-` when they carry no rate-limit headers); `<resource>:remaining`,
 ///   `:reset` (epoch seconds), `:limit`; `<resource>:probe` (until when, in Redis ms, one
-///   request is finding out an unknown budget); `pace` (the earliest next send, Redis ms).
+///   request is finding out an unknown budget); `pace_us` (the earliest next send, Redis
+///   microseconds: `pace` in milliseconds until 2026-11-27, a name not reused, so a process of
+///   an older version never reads microseconds as milliseconds).
 /// - `KEYS[2]`, a sorted set of leases: in-flight requests scored by when each lease expires
 ///   (so a killed process's lease lapses). `APIMACRO_MAX_CONCURRENCY` caps their number, and a
 ///   new window's budget is the answer's remaining less the requests still in flight.
@@ -18,12 +20,13 @@ enum GovernorScripts {
     /// Before a send.
     ///
     /// ARGV: route (its keyed name), lease id, max concurrency (0: none), lease ms, pace interval
-    /// ms (0: none), probe ms.
+    /// µs (0: none), probe ms.
     ///
     /// Returns `{0, resource}` go (one unit of a known budget reserved, or no budget applies);
     /// `{3, resource}` go as the one probe of an unknown budget; `{1, ms}` try again in ms
-    /// (another request is probing, every concurrency slot is taken, or the pace says later);
-    /// `{2, reset, now}` the budget is spent until `reset` (epoch seconds; `now` in Redis ms).
+    /// (another request is probing, or every concurrency slot is taken); `{4, µs}` try again in
+    /// µs (the pace says later); `{2, reset, now}` the budget is spent until `reset` (epoch
+    /// seconds; `now` in Redis ms).
     static let reserve = RedisScript(
         """
         local t = redis.call('TIME')
@@ -47,9 +50,10 @@ enum GovernorScripts {
         redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
         if maxc > 0 and redis.call('ZCARD', leases) >= maxc then return {1, 5} end
         if interval > 0 then
-          local pace = tonumber(redis.call('HGET', state, 'pace')) or 0
-          if pace > now then return {1, pace - now} end
-          redis.call('HSET', state, 'pace', now + interval)
+          local nowus = tonumber(t[1]) * 1000000 + tonumber(t[2])
+          local pace = tonumber(redis.call('HGET', state, 'pace_us')) or 0
+          if pace > nowus then return {4, pace - nowus} end
+          redis.call('HSET', state, 'pace_us', string.format('%.0f', nowus + interval))
         end
         redis.call('ZADD', leases, now + leasems, ARGV[2])
         redis.call('PEXPIRE', leases, leasems * 2)

@@ -23,7 +23,7 @@ public struct GovernorStage: Stage {
     let maxWait: Double
     let api: String?
     let sleep: @Sendable (Double) async throws -> Void
-    /// `APIMACRO_MAX_CONCURRENCY` (0: none) and the pace in milliseconds (0: none), as the
+    /// `APIMACRO_MAX_CONCURRENCY` (0: none) and the pace in microseconds (0: none), as the
     /// reserve script's arguments.
     let maxConcurrency: [UInt8]
     let pace: [UInt8]
@@ -43,7 +43,7 @@ public struct GovernorStage: Stage {
         self.api = api
         self.sleep = sleep
         maxConcurrency = Array(String(limits.maxConcurrency ?? 0).utf8)
-        pace = Array(String(limits.paceMilliseconds).utf8)
+        pace = Array(String(limits.paceMicroseconds).utf8)
     }
 
     /// `seconds` in whole milliseconds, bounded to a day (a huge `timeout=` must not trap).
@@ -90,10 +90,14 @@ public struct GovernorStage: Stage {
                 waited += seconds
                 try await sleep(seconds)
             default:
-                // Paced, or another process is probing: these waits count against
-                // APIMACRO_MAX_WAIT too, so a peer's tiny APIMACRO_MAX_RATE or a probe left by a
-                // killed process cannot hold this request without bound.
-                let seconds = Double(max(1, min(values.first?.integer ?? 10, 1000))) / 1000
+                // Paced (4: the wait in microseconds), or another process is probing, or every
+                // slot is taken (1: in milliseconds): these waits count against APIMACRO_MAX_WAIT
+                // too, so a peer's tiny APIMACRO_MAX_RATE or a probe left by a killed process
+                // cannot hold this request without bound; one wait is at most a second.
+                let seconds =
+                    code == 4
+                    ? Double(max(1, min(values.first?.integer ?? 10_000, 1_000_000))) / 1_000_000
+                    : Double(max(1, min(values.first?.integer ?? 10, 1000))) / 1000
                 guard waited + seconds <= maxWait else {
                     throw APIError(
                         .rateLimited,
