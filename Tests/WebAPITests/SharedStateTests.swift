@@ -691,14 +691,7 @@ struct SharedStateTests {
         let capped = try await Loopback.start()
         let cappedShared = SharedState(address: address, timeout: 10, warn: { _ in }, holdLimit: .seconds(3600))
         _ = await cappedShared.command([Array("FLUSHALL".utf8)])
-        let store = ExchangeStore(
-            network: capped.transport, cache: nil, recorder: nil, replay: nil, offline: false, shared: cappedShared,
-            limits: GovernorLimits(maxConcurrency: 4), warn: { _ in })
-        let cappedAPI = APIClient(
-            configuration: ClientConfiguration(
-                name: "test", baseURL: capped.server.baseURL, credential: .bearer(Secret("ghp_budgetToken0123")),
-                timeout: 30, maxWait: 0),
-            transport: store, log: capped.log, redactor: Redactor(secrets: []))
+        let cappedAPI = governed(capped, cappedShared, limits: GovernorLimits(maxConcurrency: 4))
         capped.server.setBudget(limit: 50, window: 3600, manualWindows: true)
         for index in 0..<3 {
             _ = try await cappedAPI.send(Request("GET", "/users/octocat", query: [("n", "\(index)")]))
