@@ -23,10 +23,9 @@ enum GovernorScripts {
     /// µs (0: none), probe ms.
     ///
     /// Returns `{0, resource}` go (one unit of a known budget reserved, or no budget applies);
-    /// `{3, resource}` go as the one probe of an unknown budget; `{1, ms}` try again in ms
-    /// (another request is probing, or every concurrency slot is taken); `{4, µs}` try again in
-    /// µs (the pace says later); `{2, reset, now}` the budget is spent until `reset` (epoch
-    /// seconds; `now` in Redis ms).
+    /// `{3, resource}` go as the one probe of an unknown budget; `{1, µs}` try again in µs
+    /// (another request is probing, every concurrency slot is taken, or the pace says later);
+    /// `{2, reset, now}` the budget is spent until `reset` (epoch seconds; `now` in Redis ms).
     static let reserve = RedisScript(
         """
         local t = redis.call('TIME')
@@ -43,16 +42,16 @@ enum GovernorScripts {
             if remaining <= 0 then return {2, reset, now} end
             mode = 1
           else
-            if probe and probe > now then return {1, 20} end
+            if probe and probe > now then return {1, 20000} end
             mode = 3
           end
         end
         redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
-        if maxc > 0 and redis.call('ZCARD', leases) >= maxc then return {1, 5} end
+        if maxc > 0 and redis.call('ZCARD', leases) >= maxc then return {1, 5000} end
         if interval > 0 then
           local nowus = tonumber(t[1]) * 1000000 + tonumber(t[2])
           local pace = tonumber(redis.call('HGET', state, 'pace_us')) or 0
-          if pace > nowus then return {4, pace - nowus} end
+          if pace > nowus then return {1, pace - nowus} end
           redis.call('HSET', state, 'pace_us', string.format('%.0f', nowus + interval))
         end
         redis.call('ZADD', leases, now + leasems, ARGV[2])

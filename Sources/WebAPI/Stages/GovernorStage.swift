@@ -90,14 +90,11 @@ public struct GovernorStage: Stage {
                 waited += seconds
                 try await sleep(seconds)
             default:
-                // Paced (4: the wait in microseconds), or another process is probing, or every
-                // slot is taken (1: in milliseconds): these waits count against APIMACRO_MAX_WAIT
-                // too, so a peer's tiny APIMACRO_MAX_RATE or a probe left by a killed process
-                // cannot hold this request without bound; one wait is at most a second.
-                let seconds =
-                    code == 4
-                    ? Double(max(1, min(values.first?.integer ?? 10_000, 1_000_000))) / 1_000_000
-                    : Double(max(1, min(values.first?.integer ?? 10, 1000))) / 1000
+                // Paced, or another process is probing, or every slot is taken (the wait in
+                // microseconds): these waits count against APIMACRO_MAX_WAIT too, so a peer's tiny
+                // APIMACRO_MAX_RATE or a probe left by a killed process cannot hold this request
+                // without bound; one wait is at most a second.
+                let seconds = Double(max(1, min(values.first?.integer ?? 10_000, 1_000_000))) / 1_000_000
                 guard waited + seconds <= maxWait else {
                     throw APIError(
                         .rateLimited,
