@@ -476,6 +476,49 @@ struct SharedStateTests {
         #expect(loop.server.requests.count == 2)
     }
 
+    @Test("a Redis that answers every reservation 'again in 1 µs' cannot hold a request past APIMACRO_MAX_WAIT")
+    func tinyWaitsEndByMaxWait() async throws {
+        // Every reservation answered {1, 1}: 200,000 waits of 1 µs as asked fit in 0.2 s. Each
+        // wait counts as long as it took: with sleeps of at least 5 ms, at most 40 of them.
+        let hostile = try HostileRedis.start(.every(reply: "*2\r\n:1\r\n:1\r\n"))
+        let shared = SharedState(
+            address: SharedStateAddress(
+                host: "127.0.0.1", port: hostile.port, database: 0, password: Secret("pw-tinyWaits")),
+            timeout: 30, warn: { _ in })
+        let sleeps = Mutex(0)
+        let stage = GovernorStage(
+            shared: shared, limits: GovernorLimits(), slot: CredentialSlot(.bearer(Secret("ghp_tinyWaits0123"))),
+            baseURL: "https://api.example.com", maxWait: 0.2, api: nil,
+            sleep: { _ in
+                // Far past the bound: the old count (as asked) would go on to 200,000.
+                let count = sleeps.withLock { count in
+                    count += 1
+                    return count
+                }
+                guard count <= 1000 else { throw CancellationError() }
+                try await Task.sleep(for: .milliseconds(5))
+            })
+        let exchange = Exchange(
+            method: "GET", url: "https://api.example.com/users/octocat", headers: Headers([]), body: [], timeout: 30)
+        do {
+            _ = try await stage.handle(
+                exchange,
+                next: Next { exchange in
+                    Issue.record("a request was sent without a reservation")
+                    return Response(status: 200, headers: Headers([]), body: [], url: exchange.url)
+                })
+            Issue.record("the request was neither sent nor refused")
+        } catch let error as APIError {
+            #expect(error.kind == .rateLimited, "\(error)")
+            // Refused by the waits the fake's answers asked for, not by a failed reservation.
+            #expect(error.message.contains("for the pace or a probe shared by every apimacro process"), "\(error)")
+            #expect(error.message.contains("APIMACRO_MAX_WAIT is 0.2 s"), "\(error)")
+        }
+        // A busy machine's sleeps are longer: fewer of them, never more.
+        let count = sleeps.withLock { $0 }
+        #expect(count >= 1 && count <= 40, "\(count) waits")
+    }
+
     @Test("a reset more than a day away (an epoch in milliseconds) is not believed: the next window's budget is used")
     func farResetNotBelieved() async throws {
         let redis = try await RedisServer.start()

@@ -93,7 +93,9 @@ public struct GovernorStage: Stage {
                 // Paced, or another process is probing, or every slot is taken (the wait in
                 // microseconds): these waits count against APIMACRO_MAX_WAIT too, so a peer's tiny
                 // APIMACRO_MAX_RATE or a probe left by a killed process cannot hold this request
-                // without bound; one wait is at most a second.
+                // without bound; one wait is at most a second. Each counts as long as it took when
+                // that is longer than asked: a Redis naming 1 µs again and again cannot keep the
+                // request asking for its pace past APIMACRO_MAX_WAIT either.
                 let seconds = Double(max(1, min(values.first?.integer ?? 10_000, 1_000_000))) / 1_000_000
                 guard waited + seconds <= maxWait else {
                     throw APIError(
@@ -103,8 +105,10 @@ public struct GovernorStage: Stage {
                             + "APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
                         url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
                 }
-                waited += seconds
+                let started = ContinuousClock.now
                 try await sleep(seconds)
+                let took = (ContinuousClock.now - started).components
+                waited += max(seconds, Double(took.seconds) + Double(took.attoseconds) / 1e18)
             }
         }
         guard let reservation else { return try await next(exchange) }

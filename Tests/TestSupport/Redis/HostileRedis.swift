@@ -30,6 +30,9 @@ public final class HostileRedis: Sendable {
         /// With `thenRead`, what the client sends next is kept (`Outcome.next`) before the
         /// outcome is published.
         case answerTogether(commands: Int, replies: String, thenRead: Bool)
+        /// `reply` (RESP) to every command, until the client hangs up; `Outcome.sent` counts
+        /// the commands answered.
+        case every(reply: String)
     }
 
     /// What happened to the hostile reply.
@@ -163,6 +166,18 @@ public final class HostileRedis: Sendable {
             if thenRead, readCommand() { result.next = lastRead }
             publish(result)
             _ = readCommand()
+            return
+        case .every(let reply):
+            var seen = commands(in: lastRead)
+            repeat {
+                for _ in 0..<seen {
+                    guard write(Array(reply.utf8)) else { break }
+                    result.sent += 1
+                }
+                guard readCommand() else { break }
+                seen = commands(in: lastRead)
+            } while true
+            result.hungUp = true
             return
         case .raw(let text):
             guard write(Array(text.utf8)) else { return }
