@@ -158,20 +158,27 @@ struct GitHubAppTests {
 
     @Test("renewal follows the clock: a token is used until refreshMargin before its expiry, then replaced")
     func renewedByClock() async throws {
-        let offset = Mutex<Double>(0)
-        // 330 s of life: due 30 s after it is made. The clock moves 40 s, which the JWT's iat (60 s
-        // back) and exp (540 s on) still fit within GitHub's rules.
-        let clock: @Sendable () -> Double = { Date().timeIntervalSince1970 + offset.withLock { $0 } }
+        // The client's clock stands still (at the test's start) until the test moves it: how long
+        // the machine takes between two calls cannot make a renewal come early or late. The token
+        // lives 330 s, so it is due 30 s after the server made it; the clock is then set to that
+        // moment exactly, read from the server's own `expires_at`, which the JWT's iat (60 s back)
+        // and exp (540 s on) still fit within GitHub's rules for any delay under 9 minutes.
+        let moment = Mutex<Double>(Date().timeIntervalSince1970)
+        let clock: @Sendable () -> Double = { moment.withLock { $0 } }
         try await Self.withApp(lifetimes: [330, 3600], now: clock) { context in
             _ = try await context.client.send(.user(login: "octocat"))
             _ = try await context.client.send(.user(login: "octocat"))
+            let first = try #require(context.server.gitHubAppReport.tokens.first)
             #expect(context.server.gitHubAppReport.tokens.count == 1)
-            offset.withLock { $0 = 40 }
+            moment.withLock { $0 = Double(first.expiresAt) - GitHubAppAuth.refreshMargin - 1 }
+            _ = try await context.client.send(.user(login: "octocat"))
+            #expect(context.server.gitHubAppReport.tokens.count == 1, "still 1 s before the margin")
+            moment.withLock { $0 = Double(first.expiresAt) - GitHubAppAuth.refreshMargin }
             _ = try await context.client.send(.user(login: "octocat"))
             _ = try await context.client.send(.user(login: "octocat"))
             let report = context.server.gitHubAppReport
-            #expect(report.tokens.count == 2 && report.refusedJWTs.isEmpty)
-            #expect(report.uses[report.tokens[0].token] == 2 && report.uses[report.tokens[1].token] == 2)
+            #expect(report.tokens.count == 2 && report.refusedJWTs.isEmpty, "\(report.refusedJWTs)")
+            #expect(report.uses[report.tokens[0].token] == 3 && report.uses[report.tokens[1].token] == 2)
         }
     }
 

@@ -54,7 +54,7 @@ struct GitHubWriteTests {
     @Test("a write is never sent twice: not after a timeout, not after a reset connection")
     func neverRetried() async throws {
         try await withGitHubClient(token: "ghp_writetest123") { client, server in
-            server.inject([.delay(milliseconds: 3000)], path: "/repos/octo/slow/issues")
+            server.inject([.delay(milliseconds: 600_000)], path: "/repos/octo/slow/issues")
             var request = Self.issue(#"{"title":"slow"}"#, repository: "octo/slow").request
             request.timeout = 0.3
             let timeout = try await #require(throws: APIError.self) { try await client.api.send(request) }

@@ -231,7 +231,7 @@ extension OAuthFlowTests {
             #expect(try await redirect == "http://127.0.0.1:\(port)/callback#error=access_denied")
         }
 
-        @Test("no redirect within the timeout is an auth error", .timeLimit(.minutes(2)))
+        @Test("no redirect within the timeout is an auth error", .timeLimit(.minutes(10)))
         func timeout() async throws {
             // The error itself proves the deadline; the time limit only rules out a hang (a loaded
             // 2-core machine delayed the wake-up past a 15-second bound once: no clock bound here).

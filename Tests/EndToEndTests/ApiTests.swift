@@ -285,20 +285,36 @@ struct ApiTests {
         let space = try Workspace()
         defer { space.remove() }
         let endless = try await space.run(
-            "api", "github", "/users/octocat", "--jq", "repeat(.) | empty", "--timeout", "2",
+            "api", "github", "/users/octocat", "--jq", "repeat(.) | empty", "--timeout", "10",
             environment: Self.environment(server))
         #expect(endless.status == 1)
         #expect(
-            endless.stderr == "apimacro: api ran longer than its --timeout of 2 s (the --jq filter was stopped)\n",
+            endless.stderr == "apimacro: api ran longer than its --timeout of 10 s (the --jq filter was stopped)\n",
             "\(endless.stderr)")
-        // 100 MB strings, each a new one: past the child's 4 GiB (or half the memory) in seconds.
+        // A resource cap is tested with a resource, not a clock: with APIMACRO_JQ_MEMORY=64 the
+        // child may use 64 MiB, and the filter's first string (100 MB, one allocation) is past it.
+        var small = Self.environment(server)
+        small["APIMACRO_JQ_MEMORY"] = "64"
         let hungry = try await space.run(
             "api", "github", "/users/octocat", "--jq",
-            #"[range(200) as $i | ("x" * 1000) * 100000 + ($i | tostring)] | length"#,
-            environment: Self.environment(server))
+            #"[range(200) as $i | ("x" * 1000) * 100000 + ($i | tostring)] | length"#, environment: small)
         #expect(hungry.status == 1)
         #expect(
-            hungry.stderr.hasPrefix("apimacro: --jq: the filter ran out of memory (it may use "), "\(hungry.stderr)")
+            hungry.stderr
+                == "apimacro: --jq: the filter ran out of memory (it may use 64 MiB; APIMACRO_JQ_MEMORY sets another "
+                + "limit)\n", "\(hungry.stderr)")
+        // Under that limit a small filter still runs: the cap is the filter's, not the child's start.
+        let modest = try await space.run("api", "github", "/users/octocat", "--jq", ".login", environment: small)
+        #expect(modest.status == 0, "\(modest.stderr)")
+        #expect(modest.stdout == "octocat\n")
+        // A limit below what the child needs to start is refused before anything is sent.
+        small["APIMACRO_JQ_MEMORY"] = "8"
+        let tiny = try await space.run("api", "github", "/users/octocat", "--jq", ".login", environment: small)
+        #expect(tiny.status == 2)
+        #expect(
+            tiny.stderr
+                == "apimacro: APIMACRO_JQ_MEMORY: '8' is not a number of MiB; accepted: a whole number of 32 or more "
+                + "(such as 32)\n", "\(tiny.stderr)")
         try await server.shutdown()
     }
 

@@ -36,7 +36,7 @@ enum Binary {
     /// If `whileRunning` throws, the process is killed, reaped, and the error rethrown.
     static func run(
         _ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
-        stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 240, executable: URL? = nil,
+        stdin: String? = nil, defaultSIGINT: Bool = false, limit: Double = 600, executable: URL? = nil,
         whileRunning: (@Sendable (Spawned) async throws -> Void)? = nil
     ) async throws -> RunResult {
         // Files, not pipes: a chatty process can never block on a full pipe.
@@ -119,7 +119,7 @@ struct Workspace {
     /// started): an event, not a duration.
     ///
     /// Throws after `limit` seconds, a margin load cannot eat.
-    func waitFor(_ name: String, limit: Double = 60) async throws {
+    func waitFor(_ name: String, limit: Double = 600) async throws {
         let file = url.appendingPathComponent(name)
         try await waitUntil("\(name) to appear", limit: limit) { FileManager.default.fileExists(atPath: file.path) }
     }
@@ -128,7 +128,7 @@ struct Workspace {
 /// Waits until `condition` holds (polled every 20 ms): an event, not a duration.
 ///
 /// Throws after `limit` seconds, a margin load cannot eat.
-func waitUntil(_ what: String, limit: Double = 60, _ condition: () -> Bool) async throws {
+func waitUntil(_ what: String, limit: Double = 600, _ condition: () -> Bool) async throws {
     let deadline = Date().addingTimeInterval(limit)
     while !condition() {
         guard Date() < deadline else { throw WorkspaceError("gave up after \(Int(limit)) s waiting for \(what)") }

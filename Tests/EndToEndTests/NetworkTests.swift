@@ -52,7 +52,7 @@ struct NetworkTests {
         // Ctrl-C once the request has reached the server (an event, not a delay). Had it not
         // cancelled the wait, the request would end after 20 s and the macro exit 0.
         let result = try await space.run("run", "slow.py", defaultSIGINT: true) { [server] process in
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = Date().addingTimeInterval(600)
             while !server.requests.contains(where: { $0.path == "/slow" }) && Date() < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
             }
@@ -85,7 +85,7 @@ struct NetworkTests {
             "run", "--no-cache", "slowmap.py", environment: ["APIMACRO_GITHUB_URL": server.baseURL],
             defaultSIGINT: true
         ) { [server] process in
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = Date().addingTimeInterval(600)
             while server.requests.filter({ $0.path == "/slow" }).count < 4 && Date() < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
             }

@@ -87,7 +87,7 @@ struct ReplTests {
         let start = terminal.count
         terminal.type("apimacro.get(\(String(reflecting: server.baseURL + "/slow?ms=120000")))\r")
         // Wait until the request has reached the server, so Ctrl-C lands during the wait.
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(600)
         while !server.requests.contains(where: { $0.path == "/slow" }) && Date() < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

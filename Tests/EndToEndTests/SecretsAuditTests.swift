@@ -96,7 +96,7 @@ struct SecretsAuditTests {
                 "--junit", space.url.appendingPathComponent("junit.xml").path,
                 "--output-dir", space.url.appendingPathComponent("out").path,
             ] + macros,
-            in: space.url, environment: environment, limit: 300)
+            in: space.url, environment: environment, limit: 600)
         results.append(("batch", batch))
         #expect(batch.status == 1, "the leak scenarios fail, so the batch does: \(batch.stdout)")
 

@@ -60,7 +60,7 @@ struct SharedStateTests {
                 group.addTask {
                     try await Binary.run(
                         ["run", "--no-cache", "budget.py", "200", "m\(index)"], in: space.url, environment: environment,
-                        limit: 300)
+                        limit: 600)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -88,9 +88,9 @@ struct SharedStateTests {
         defer { space.remove() }
         let environment = environment(server, redis, ["APIMACRO_MAX_WAIT": "60"])
         async let a = Binary.run(
-            ["run", "--no-cache", "budget.py", "30", "a"], in: space.url, environment: environment, limit: 300)
+            ["run", "--no-cache", "budget.py", "30", "a"], in: space.url, environment: environment, limit: 600)
         async let b = Binary.run(
-            ["run", "--no-cache", "budget.py", "30", "b"], in: space.url, environment: environment, limit: 300)
+            ["run", "--no-cache", "budget.py", "30", "b"], in: space.url, environment: environment, limit: 600)
         let (ra, rb) = try await (a, b)
         let report = server.budgetReport
         try await server.shutdown()
@@ -112,7 +112,7 @@ struct SharedStateTests {
         // One request first, so the budget is known: while it is not, one request alone probes it.
         let first = try await Binary.run(
             ["run", "--no-cache", "parallel.py", "1", "first", "1"], in: space.url,
-            environment: environment(server, redis), limit: 300)
+            environment: environment(server, redis), limit: 600)
         #expect(first.status == 0 && first.stdout == "1\n", "\(first.stderr.suffix(400))")
         // No answer until 5 requests are in flight at once: an event, not a delay that load could eat.
         server.setBudget(limit: 100_000, holdUntilInFlight: 5)
@@ -120,7 +120,7 @@ struct SharedStateTests {
         let control = try await Binary.run(
             ["run", "--no-cache", "parallel.py", "24", "control", "8"], in: space.url,
             environment: environment(server, redis),
-            limit: 300)
+            limit: 600)
         #expect(control.status == 0 && control.stdout == "24\n", "\(control.stderr.suffix(400))")
         #expect(server.budgetReport.gateOpened && server.budgetReport.peakInFlight > 4, "\(server.budgetReport)")
         // With the cap: no answer until 4 are in flight (the cap is reached, never passed), then
@@ -132,7 +132,7 @@ struct SharedStateTests {
                 group.addTask {
                     try await Binary.run(
                         ["run", "--no-cache", "parallel.py", "24", "c\(index)", "8"], in: space.url,
-                        environment: environment, limit: 300)
+                        environment: environment, limit: 600)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -221,7 +221,7 @@ struct SharedStateTests {
             for (index, space) in spaces.enumerated() {
                 group.addTask {
                     try await Binary.run(
-                        ["run", "budget.py", "80", "k\(index)"], in: space.url, environment: environment, limit: 300)
+                        ["run", "budget.py", "80", "k\(index)"], in: space.url, environment: environment, limit: 600)
                 }
             }
             var finished: [RunResult] = []

@@ -266,10 +266,10 @@ extension EmbeddedPython {
                 rss = apimacro.get(base + '/feed.rss').xml()
                 atom = apimacro.get(base + '/feed.atom').xml()
                 try:
-                    apimacro.get(base + '/slow', params={'ms': 3000}, timeout=0.3)
+                    apimacro.get(base + '/slow', params={'ms': 600000}, timeout=0.3)
                     timeout = None
                 except apimacro.Timeout as e:
-                    timeout = [isinstance(e, apimacro.NetworkError), e.url.endswith('ms=3000')]
+                    timeout = [isinstance(e, apimacro.NetworkError), e.url.endswith('ms=600000')]
                 errors = []
                 for bad in ('not a url', 'ftp://example.com/x', '/relative/path'):
                     try:

@@ -68,7 +68,7 @@ struct BridgeTests {
 
     @Test(
         "a task that outlives its withoutGIL call (as one given up after Ctrl-C's grace) runs to its end on the global executor",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(10)))
     func lateJobsRunAfterTheCall() async throws {
         let (gate, open) = AsyncStream<Void>.makeStream()
         // Whether the late job ran on a caller thread's executor (CallerThreadExecutor.current is

@@ -125,29 +125,27 @@ struct HostileServerTests {
         #expect(SchemeRule.violation("http://b.example/x", from: nil) == nil)
     }
 
-    @Test("headers, then a stalled body: Timeout at the deadline, one attempt", .timeLimit(.minutes(2)))
+    @Test("headers, then a stalled body: Timeout at the deadline, one attempt", .timeLimit(.minutes(10)))
     func stalledBody() async throws {
         try await withLoopback { loop in
-            let start = ContinuousClock.now
             let error = await apiError { _ = try await loop.client(timeout: 1).send(Request("GET", "/hostile/stall")) }
+            // The server never sends the rest of the body: a Timeout is the deadline's doing, and
+            // nothing else can end the call (without a deadline the time limit, a hang guard only,
+            // fails the test). No duration is measured: load cannot decide the result.
             #expect(error?.kind == .timeout, "\(String(describing: error))")
-            // Without a deadline on the body the call never ends (the time limit fails the test);
-            // the bound is generous for a loaded machine, not a measurement.
-            #expect(ContinuousClock.now - start < .seconds(30))
             #expect(loop.requests("/hostile/stall").count == 1)
         }
     }
 
-    @Test("a body trickling one byte at a time ends at the deadline, one attempt", .timeLimit(.minutes(2)))
+    @Test("a body trickling one byte at a time ends at the deadline, one attempt", .timeLimit(.minutes(10)))
     func tricklingBody() async throws {
         try await withLoopback { loop in
-            let start = ContinuousClock.now
             let error = await apiError {
                 _ = try await loop.client(timeout: 1).send(
                     Request("GET", "/hostile/trickle", query: [("interval_ms", "100")]))
             }
+            // A byte every 100 ms of a 1 MiB body is 29 hours: only the deadline ends it.
             #expect(error?.kind == .timeout, "\(String(describing: error))")
-            #expect(ContinuousClock.now - start < .seconds(30))
             #expect(loop.requests("/hostile/trickle").count == 1)
         }
     }

@@ -130,7 +130,7 @@ struct SharedStateTests {
         #expect(warnings.all.first?.contains("APIMACRO_SHARED_STATE") == true)
         try await redis.restart()
         // Back: after the retry interval the next call connects again (an event, waited for with a wide margin).
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(600)
         var answer: RedisReply?
         while answer == nil, Date() < deadline {
             answer = await shared.command(set)
@@ -583,7 +583,7 @@ struct SharedStateTests {
 
     /// Waits for `condition` (an event), polling; gives up after a minute.
     func until(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(600)
         while !condition() {
             guard Date() < deadline else {
                 Issue.record("gave up waiting for \(what)")

@@ -56,7 +56,8 @@ public struct ApiCall: Sendable {
         let runtime = try Runtime(settings: settings) { MacroHost.standardError(palette.warning($0)) }
         let target = try resolve(runtime)
         // A filter that does not compile is a usage error before anything is sent.
-        let filter = jq.map { JQProcess(program: $0, redactor: target.client.redactor) }
+        let memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)
+        let filter = jq.map { JQProcess(program: $0, redactor: target.client.redactor, memoryLimit: memoryLimit) }
         try filter?.check()
         var first = try self.request(fields: fields, headers: extraHeaders)
         first.validatesStatus = false
@@ -247,9 +248,12 @@ extension ApiCall {
         let redactor: Redactor
         let terminal: Bool
         let color: Bool
+        /// The `--jq` child's memory limit in bytes (`APIMACRO_JQ_MEMORY`).
+        let memoryLimit: UInt64
 
         init(settings: Settings, redactor: Redactor) {
             self.redactor = redactor
+            memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)
             terminal = isatty(STDOUT_FILENO) == 1
             color = settings.color.colors(STDOUT_FILENO)
         }
@@ -278,7 +282,7 @@ extension ApiCall {
             if filter != nil || merge != nil || (terminal && json && !bodies.allSatisfy(\.isEmpty)) {
                 let options = JQChild.Options(
                     merge: merge, pretty: terminal, color: color, rawStrings: filter != nil, sanitize: terminal)
-                let process: JQProcess = filter ?? JQProcess(program: ".", redactor: redactor)
+                let process: JQProcess = filter ?? JQProcess(program: ".", redactor: redactor, memoryLimit: memoryLimit)
                 try process.filter(bodies, options: options, deadline: deadline, timeout: timeout)
                 return
             }

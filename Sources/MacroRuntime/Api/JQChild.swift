@@ -52,6 +52,9 @@ public enum JQChild {
         /// Control characters of raw strings are shown escaped (`\x1b`): stdout is a terminal,
         /// which a server's text must not drive.
         var sanitize = false
+        /// The most memory the child may allocate, in bytes (`APIMACRO_JQ_MEMORY`, else
+        /// `defaultMemoryLimit`).
+        var memoryLimit = JQChild.defaultMemoryLimit
 
         /// The options as the child's arguments.
         var arguments: [String] {
@@ -61,6 +64,7 @@ public enum JQChild {
             if color { arguments.append("--color") }
             if rawStrings { arguments.append("--raw") }
             if sanitize { arguments.append("--sanitize") }
+            if memoryLimit != JQChild.defaultMemoryLimit { arguments += ["--memory", String(memoryLimit)] }
             return arguments
         }
 
@@ -77,6 +81,10 @@ public enum JQChild {
                 case "--color": color = true
                 case "--raw": rawStrings = true
                 case "--sanitize": sanitize = true
+                case "--memory":
+                    index += 1
+                    guard index < arguments.endIndex, let bytes = UInt64(arguments[index]) else { return nil }
+                    memoryLimit = bytes
                 default: return nil
                 }
                 index += 1
@@ -85,13 +93,14 @@ public enum JQChild {
 
         init(
             merge: [String]? = nil, pretty: Bool = false, color: Bool = false, rawStrings: Bool = false,
-            sanitize: Bool = false
+            sanitize: Bool = false, memoryLimit: UInt64 = JQChild.defaultMemoryLimit
         ) {
             self.merge = merge
             self.pretty = pretty
             self.color = color
             self.rawStrings = rawStrings
             self.sanitize = sanitize
+            self.memoryLimit = memoryLimit
         }
     }
 
@@ -100,8 +109,19 @@ public enum JQChild {
 
     /// The most memory a filter's child may allocate: 4 GiB, or half the machine's memory when
     /// that is less (16 times the largest body apimacro accepts, 256 MiB).
-    static var memoryLimit: UInt64 {
+    ///
+    /// `APIMACRO_JQ_MEMORY` (MiB) sets another, of at least `smallestMemoryLimit`.
+    static var defaultMemoryLimit: UInt64 {
         min(4 << 30, ProcessInfo.processInfo.physicalMemory / 2)
+    }
+
+    /// The smallest limit `APIMACRO_JQ_MEMORY` takes, in MiB: what the child needs to start and
+    /// run a small filter.
+    public static let smallestMemoryLimit = 32
+
+    /// The limit in bytes for `APIMACRO_JQ_MEMORY`'s MiB, else the default.
+    static func memoryLimit(mebibytes: Int?) -> UInt64 {
+        mebibytes.map { UInt64($0) << 20 } ?? defaultMemoryLimit
     }
 
     /// Runs the child with `arguments` (those after `argument`) and ends the process.
@@ -109,16 +129,22 @@ public enum JQChild {
         // Read by the Swift runtime at start (it keeps a crash from printing a report for seconds);
         // gone now, so jq's `env` and `$ENV` see no variable at all.
         unsetenv("SWIFT_BACKTRACE")
-        // A filter that dies leaves no core file behind, and may allocate at most `memoryLimit`.
+        // A filter that dies leaves no core file behind.
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
-        var memory = rlimit(rlim_cur: rlim_t(memoryLimit), rlim_max: rlim_t(memoryLimit))
-        setrlimit(Int32(RLIMIT_DATA.rawValue), &memory)
         guard arguments.count >= 2, ["check", "run"].contains(arguments[0]),
             let options = Options(arguments: arguments.dropFirst(2))
         else {
-            fail(.usage, "apimacro: \(argument) takes check|run PROGRAM [--merge PATH] [--pretty] [--color] [--raw]")
+            var memory = rlimit(rlim_cur: rlim_t(defaultMemoryLimit), rlim_max: rlim_t(defaultMemoryLimit))
+            setrlimit(Int32(RLIMIT_DATA.rawValue), &memory)
+            fail(
+                .usage,
+                "apimacro: \(argument) takes check|run PROGRAM [--merge PATH] [--pretty] [--color] [--raw] "
+                    + "[--sanitize] [--memory BYTES]")
         }
+        // It may allocate at most `options.memoryLimit` (set before libjq is opened).
+        var memory = rlimit(rlim_cur: rlim_t(options.memoryLimit), rlim_max: rlim_t(options.memoryLimit))
+        setrlimit(Int32(RLIMIT_DATA.rawValue), &memory)
         var table = cjq_api()
         guard cjq_load("libjq.so.1", &table) == 0 else {
             fail(.noLibrary, "apimacro: --jq needs libjq (Debian's libjq1): apt-get install libjq1")

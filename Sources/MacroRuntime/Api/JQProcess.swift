@@ -8,7 +8,7 @@ import WebAPI
 
 /// Runs a jq program in a child process (`JQChild`), bounded: the child has an empty
 /// environment (jq's `env` and `$ENV` see no token), no core file, at most
-/// `JQChild.memoryLimit` bytes, and is killed at its deadline.
+/// `memoryLimit` bytes, and is killed at its deadline.
 ///
 /// The child's results go straight to this process's stdout; its messages come back through a
 /// pipe (at most 64 KiB kept) and are printed redacted.
@@ -17,6 +17,8 @@ struct JQProcess {
     let program: String
     /// Redacts the child's messages (they may quote the input).
     let redactor: Redactor
+    /// The most memory the child may allocate, in bytes (`APIMACRO_JQ_MEMORY`).
+    var memoryLimit = JQChild.defaultMemoryLimit
 
     /// The longest a filter may run when the command sets no `--timeout`: 60 s.
     static let defaultDeadline = 60.0
@@ -38,7 +40,7 @@ struct JQProcess {
         if ending == .exited(JQChild.Status.compileError.rawValue) {
             throw ExitReport.usage("--jq: " + Self.compileMessage(messages))
         }
-        try Self.failure(ending, messages: messages, deadline: Self.defaultDeadline)
+        try failure(ending, messages: messages, deadline: Self.defaultDeadline)
     }
 
     /// Runs the program on `inputs` (JSON texts) and writes its results on stdout.
@@ -53,7 +55,7 @@ struct JQProcess {
             FileHandle.standardError.write(Data(messages.utf8))
         }
         guard ending != .exited(JQChild.Status.success.rawValue) else { return }
-        try Self.failure(ending, messages: messages, deadline: deadline, timeout: timeout)
+        try failure(ending, messages: messages, deadline: deadline, timeout: timeout)
     }
 
     /// jq's compile messages on one line: "syntax error, unexpected $end … line 1: .[[", without
@@ -70,7 +72,7 @@ struct JQProcess {
     }
 
     /// The error for a child that did not succeed.
-    static func failure(_ ending: Ending, messages: String, deadline: Double, timeout: Double? = nil) throws
+    func failure(_ ending: Ending, messages: String, deadline: Double, timeout: Double? = nil) throws
         -> Never
     {
         switch ending {
@@ -86,12 +88,13 @@ struct JQProcess {
         case .signaled(SIGPIPE):
             throw ExitReport.closedOutput
         case .signaled(let signal):
-            throw ExitReport.failure("--jq: jq crashed running the filter (\(signalName(signal)))")
+            throw ExitReport.failure("--jq: jq crashed running the filter (\(Self.signalName(signal)))")
         case .exited(let code):
             switch JQChild.Status(rawValue: code) {
             case .outOfMemory:
                 throw ExitReport.failure(
-                    "--jq: the filter ran out of memory (it may use \(JQChild.memoryLimit >> 20) MiB)")
+                    "--jq: the filter ran out of memory (it may use \(memoryLimit >> 20) MiB; "
+                        + "APIMACRO_JQ_MEMORY sets another limit)")
             case .runtimeError:
                 throw ExitReport.failure("--jq: the filter failed (jq's message is above)")
             case .invalidInput, .noLibrary, .usage, .compileError:
@@ -121,6 +124,8 @@ struct JQProcess {
     private func run(mode: String, inputs: [[UInt8]], options: JQChild.Options, deadline: Double) throws -> (
         Ending, String
     ) {
+        var options = options
+        options.memoryLimit = memoryLimit
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]

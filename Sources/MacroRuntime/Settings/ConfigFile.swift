@@ -14,6 +14,7 @@ import WebAPI
 /// plugins = ["/opt/plugins"]  # APIMACRO_PLUGINS (joined with ':')
 /// max_rate = 10               # APIMACRO_MAX_RATE (with shared state)
 /// max_concurrency = 4         # APIMACRO_MAX_CONCURRENCY (with shared state)
+/// jq_memory = 512             # APIMACRO_JQ_MEMORY (MiB an `api --jq` filter may use)
 ///
 /// [shared]
 /// redis = "redis://:password@redis.internal:6379/0"   # APIMACRO_SHARED_STATE
@@ -69,13 +70,14 @@ public struct ConfigFile: Sendable {
     /// Any other table must be named after a plugin found in the plugin folders.
     static let knownKeys = [
         "format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency", "https_proxy", "http_proxy",
-        "no_proxy", "ca_bundle",
+        "no_proxy", "ca_bundle", "jq_memory",
     ]
     /// What each key takes, by its path (`max_wait`, `shared.timeout`), when it is not a string
     /// (every other key, a client's or a plugin's included, takes a string).
     static let valueTypes: [String: [ValueType]] = [
         "max_wait": [.integer, .float], "request_timeout": [.integer, .float], "max_rate": [.integer, .float],
-        "max_concurrency": [.integer], "plugins": [.list], "no_proxy": [.list], "shared.timeout": [.integer, .float],
+        "max_concurrency": [.integer], "jq_memory": [.integer], "plugins": [.list], "no_proxy": [.list],
+        "shared.timeout": [.integer, .float],
     ]
     /// Lists are joined with ':' (a path list) unless the variable takes another separator.
     static let listSeparators = ["no_proxy": ","]

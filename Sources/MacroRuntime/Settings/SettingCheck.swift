@@ -40,11 +40,13 @@ struct SettingCheck {
     }
 
     /// A whole number of 1 or more, or nil when unset.
-    func count(_ variable: String) throws -> Int? {
+    func count(_ variable: String, atLeast least: Int = 1, unit: String? = nil) throws -> Int? {
         guard let found = value(variable) else { return nil }
-        guard let number = Int(found.value.trimmingCharacters(in: .whitespaces)), number >= 1 else {
+        guard let number = Int(found.value.trimmingCharacters(in: .whitespaces)), number >= least else {
+            let what = unit.map { "a number of \($0)" } ?? "a count"
             throw MacroError(
-                "\(found.source): '\(found.value)' is not a count; accepted: a whole number of 1 or more (such as 4)")
+                "\(found.source): '\(found.value)' is not \(what); accepted: a whole number of \(least) or more "
+                    + "(such as \(max(least, 4)))")
         }
         return number
     }

@@ -53,6 +53,9 @@ public struct Settings: Sendable {
     public var sharedStateTimeout = 1.0
     /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
     public var governorLimits = GovernorLimits()
+    /// `APIMACRO_JQ_MEMORY` (or `jq_memory` in config.toml): the most memory an `api --jq` filter's
+    /// child may allocate, in MiB; nil for the default (`JQChild.defaultMemoryLimit`).
+    public var jqMemory: Int?
     /// The variables `config.toml` set (those the environment does not), each with the key it
     /// came from (`APIMACRO_GITHUB_TOKEN`: `github.token`), so that messages name the key.
     public var configFileKeys: [String: String] = [:]
@@ -126,6 +129,7 @@ public struct Settings: Sendable {
         governorLimits = GovernorLimits(
             maxRate: try check.rate("APIMACRO_MAX_RATE"),
             maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
+        jqMemory = try check.count("APIMACRO_JQ_MEMORY", atLeast: JQChild.smallestMemoryLimit, unit: "MiB")
     }
 
     /// The variable `[shared] redis` in config.toml stands for (`APIMACRO_SHARED_STATE` wins over it).

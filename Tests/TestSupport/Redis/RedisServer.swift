@@ -29,7 +29,7 @@ public final class RedisServer: Sendable {
 
     /// Starts a server on a free port (or `port`) and returns once it accepts connections
     /// (its log says so: an event, not a pause); gives up after `limit` seconds.
-    public static func start(password: String? = nil, port: Int? = nil, limit: Double = 60) async throws -> RedisServer
+    public static func start(password: String? = nil, port: Int? = nil, limit: Double = 600) async throws -> RedisServer
     {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "apimacro-redis-\(UUID().uuidString)")
@@ -61,7 +61,7 @@ public final class RedisServer: Sendable {
     }
 
     /// Starts a server again on the same port (after `kill`), with the same password.
-    public func restart(limit: Double = 60) async throws {
+    public func restart(limit: Double = 600) async throws {
         let fresh = try await RedisServer.start(password: password, port: port, limit: limit)
         let started = fresh.process.withLock { $0 }
         fresh.process.withLock { $0 = nil }
