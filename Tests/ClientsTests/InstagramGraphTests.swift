@@ -144,7 +144,7 @@ struct InstagramGraphTests {
                 #expect(!response.text.contains("ig-token-1"))
                 request = InstagramGraphRouter.pagination.next(
                     after: response, request: current, itemCount: data.count,
-                    nextURL: .some(next.map(InstagramGraphRouter.withoutToken)))
+                    bodyValue: .some(next.map(InstagramGraphRouter.withoutToken)))
                 if let url = request.map({ try? client.api.url(of: $0) }) {
                     #expect(url?.contains("access_token") == false)
                 }

@@ -156,9 +156,29 @@ struct ManifestTests {
             key: "auth.authorize_url",
             problem: "missing; write authorize_url = \"https://example.com/oauth2/authenticate\""),
         Broken(
-            label: "unknown pagination kind", text: with([], adding: "pagination = { kind = \"cursor\" }"),
+            label: "unknown pagination kind", text: with([], adding: "pagination = { kind = \"scroll\" }"),
             key: "pagination.kind",
-            problem: "unknown kind \"cursor\"; use one of none, link_header, next_url, page_param"),
+            problem:
+                "unknown kind \"scroll\"; use one of none, link_header, next_url, page_param, offset, cursor, header_cursor"
+        ),
+        Broken(
+            label: "cursor without path", text: with([], adding: "pagination = { kind = \"cursor\", param = \"c\" }"),
+            key: "pagination.path",
+            problem:
+                "missing; cursor pagination needs path = \"meta.next_cursor\" (where the next cursor is in the body)"),
+        Broken(
+            label: "header_cursor without param",
+            text: with([], adding: "pagination = { kind = \"header_cursor\", header = \"X-Next\" }"),
+            key: "pagination.param", problem: "missing; write param = \"cursor\""),
+        Broken(
+            label: "offset with a page size but no limit_param",
+            text: with([], adding: "pagination = { kind = \"offset\", limit = 10 }"), key: "pagination.limit",
+            problem: "needs limit_param, the query parameter it is sent as; write limit_param = \"limit\""),
+        Broken(
+            label: "offset with a zero page size",
+            text: with([], adding: "pagination = { kind = \"offset\", limit_param = \"n\", limit = 0 }"),
+            key: "pagination.limit",
+            problem: "expected an integer of 1 or more, found an integer; write limit = 100 (the page size sent)"),
         Broken(
             label: "next_url without path", text: with([], adding: "pagination = { kind = \"next_url\" }"),
             key: "pagination.path",

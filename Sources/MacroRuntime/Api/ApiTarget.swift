@@ -58,9 +58,14 @@ struct ApiTarget: Sendable {
     /// endpoint whose path template matches the requested path.
     static func plugin(_ plugin: PluginClient) -> ApiTarget {
         let manifest = plugin.manifest
-        return ApiTarget(name: manifest.name, client: plugin.api, pagination: manifest.pagination) { path in
+        var target = ApiTarget(name: manifest.name, client: plugin.api, pagination: manifest.pagination) { path in
             manifest.endpoints.first { matches($0.path, path) }?.result
         }
+        // An offset pagination with a page size sends it with the first page, as a macro's call does.
+        if case .offset(_, let limitParameter?, let size?, _) = manifest.pagination {
+            target.pageSize = (limitParameter, String(size))
+        }
+        return target
     }
 
     /// Whether `path` (its query and a trailing `/` aside) is an instance of `template`, whose

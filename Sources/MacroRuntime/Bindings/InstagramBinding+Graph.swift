@@ -61,7 +61,7 @@ extension InstagramBinding {
         func iterate(_ route: InstagramGraphRouter, limit: Int?) throws -> PyRef {
             learnSecrets(in: route)
             try prepare()
-            let next = PageState.nextURL(of: InstagramGraphRouter.pagination)
+            let next = PageState.bodyValue(of: InstagramGraphRouter.pagination)
             return try iterators.instance(
                 PageState(
                     client: client.api, first: route.firstPage(limit: limit),
@@ -72,7 +72,7 @@ extension InstagramBinding {
                         }
                         return data
                     },
-                    nextURL: { payload in try next?(payload).map(InstagramGraphRouter.withoutToken) }))
+                    bodyValue: { payload in try next?(payload).map(InstagramGraphRouter.withoutToken) }))
         }
 
         /// Every item of every page, as a list.

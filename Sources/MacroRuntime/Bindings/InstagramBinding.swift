@@ -80,7 +80,7 @@ final class InstagramBinding {
                     }
                     return data
                 },
-                nextURL: PageState.nextURL(of: InstagramClient.pagination)))
+                bodyValue: PageState.bodyValue(of: InstagramClient.pagination)))
     }
 
     /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.

@@ -26,11 +26,14 @@ final class PageState {
     let decoder: JSONDecoding
     /// The list inside a decoded page (GitHub: the page itself).
     let items: (PyRef) throws -> PyRef
-    /// For `next_url` pagination: the next URL inside a decoded page.
-    let nextURL: ((PyRef) throws -> String?)?
+    /// The value the pagination reads in a decoded page (`Pagination.bodyPath`: the next URL,
+    /// a cursor, a total), for kinds that read one.
+    let bodyValue: ((PyRef) throws -> String?)?
     /// For pages linked inside the body in other ways (GraphQL's `pageInfo`): the items of a
     /// decoded page and the request for the next one; replaces `items` and `pagination`.
     let page: ((PyRef, Response, Request) throws -> Page)?
+    /// Checks a decoded page before its items are read (a plugin's error inside a 2xx answer).
+    let validate: ((PyRef, Response, Request) throws -> Void)?
     /// Where `Page.cursor` comes from, for the error that names a repeated one.
     let cursorSource: String
     private var next: Request?
@@ -50,10 +53,11 @@ final class PageState {
 
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
-        items: @escaping (PyRef) throws -> PyRef = { $0 }, nextURL: ((PyRef) throws -> String?)? = nil,
+        items: @escaping (PyRef) throws -> PyRef = { $0 }, bodyValue: ((PyRef) throws -> String?)? = nil,
         page: ((PyRef, Response, Request) throws -> Page)? = nil, firstCursor: String? = nil,
-        cursorSource: String = "the cursor"
+        cursorSource: String = "the cursor", validate: ((PyRef, Response, Request) throws -> Void)? = nil
     ) {
+        self.validate = validate
         self.client = client
         self.next = first
         self.nextCursor = firstCursor
@@ -62,7 +66,7 @@ final class PageState {
         self.limit = limit
         self.decoder = decoder
         self.items = items
-        self.nextURL = nextURL
+        self.bodyValue = bodyValue
         self.page = page
     }
 
@@ -88,10 +92,11 @@ final class PageState {
         }
     }
 
-    /// For `next_url` pagination, what reads the next page's URL at its path in a decoded page
-    /// (nil when it is missing or null: the last page); nil for other kinds of pagination.
-    static func nextURL(of pagination: Pagination) -> ((PyRef) throws -> String?)? {
-        guard case .nextURL(let path) = pagination else { return nil }
+    /// What reads the value a pagination needs at its `bodyPath` in a decoded page (the next
+    /// URL, a cursor, a total; nil when it is missing or null: the last page); nil for kinds
+    /// that read none.
+    static func bodyValue(of pagination: Pagination) -> ((PyRef) throws -> String?)? {
+        guard let path = pagination.bodyPath else { return nil }
         return { payload in
             guard let found = payload.value(at: path), !found.isNone else { return nil }
             return try found.str()
@@ -117,6 +122,7 @@ final class PageState {
 
     /// Buffers a decoded page's items and works out the request for the next page (GIL held).
     private func take(_ payload: PyRef, response: Response, request: Request) throws {
+        try validate?(payload, response, request)
         let paged = try page?(payload, response, request)
         let list = try paged?.items ?? items(payload)
         guard PySequence.isList(list) else {
@@ -133,8 +139,8 @@ final class PageState {
             nextCursor = paged.cursor
             return
         }
-        let found: String?? = try nextURL.map { try $0(payload) }
-        next = pagination.next(after: response, request: request, itemCount: count, nextURL: found)
+        let found: String?? = try bodyValue.map { try $0(payload) }
+        next = pagination.next(after: response, request: request, itemCount: count, bodyValue: found)
     }
 }
 

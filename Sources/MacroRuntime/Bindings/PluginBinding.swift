@@ -43,7 +43,31 @@ final class PluginBinding {
             }
         }
         let (endpoint, request) = try client.request(endpointName, values)
-        return try fetch(request, format: endpoint.response, result: endpoint.result, limit: limit)
+        return try fetch(
+            request, format: endpoint.response, result: endpoint.result, limit: limit, answerError: endpoint.answerError
+        )
+    }
+
+    /// An `APIError` when `payload` (the answer to `request`) is an error by `rule`.
+    func check(_ payload: PyRef, by rule: AnswerErrorRule?, _ response: Response, _ request: Request) throws {
+        guard let rule else { return }
+        let failure = try rule.failure { path -> AnswerErrorRule.Found? in
+            guard let value = payload.value(at: path) else { return nil }
+            if value.isNone { return .null }
+            switch try PythonValue(python: value) {
+            case .bool(let flag): return .bool(flag)
+            case .int(let number): return .number(Double(number))
+            case .float(let number): return .number(number)
+            case .string(let text): return .string(text)
+            default: return .other(try value.str())
+            }
+        }
+        guard let failure else { return }
+        throw APIError(
+            .http,
+            "\(request.method) \(response.url) → \(response.status) \(HTTPStatus.reason(response.status)), "
+                + "but the answer is an error: \(failure)",
+            status: response.status, url: response.url, api: name, body: response.text)
     }
 
     private func parameterValue(_ value: PyRef, _ key: String, endpoint: String) throws -> ParameterValue {
@@ -61,9 +85,14 @@ final class PluginBinding {
     }
 
     /// One request; the payload at `result` as Python, a lazy iterator over every page when it is a list.
-    func fetch(_ request: Request, format: PluginEndpoint.ResponseFormat, result: [String], limit: Int?) throws -> PyRef
-    {
+    func fetch(
+        _ request: Request, format: PluginEndpoint.ResponseFormat, result: [String], limit: Int?,
+        answerError: AnswerErrorRule? = nil
+    ) throws -> PyRef {
         let client = self.client
+        // A GET for JSON may be a list's first page: it carries what that page needs (an offset
+        // pagination's page size, when the call names none).
+        let request = format == .json && request.method == "GET" ? client.manifest.pagination.first(request) : request
         let response = try withoutGIL { try await client.send(request) }
         switch format {
         case .text:
@@ -80,6 +109,7 @@ final class PluginBinding {
             }
         case .json:
             let payload = try decoder.decode(response, api: name)
+            try check(payload, by: answerError, response, request)
             guard let value = payload.value(at: result) else {
                 throw APIError(
                     .parse, "\(response.url) answered without \(result.joined(separator: "."))",
@@ -97,7 +127,9 @@ final class PluginBinding {
                     }
                     return items
                 },
-                nextURL: PageState.nextURL(of: client.manifest.pagination))
+                bodyValue: PageState.bodyValue(of: client.manifest.pagination),
+                validate: { [self] payload, response, request in try check(payload, by: answerError, response, request)
+                })
             try state.start(after: payload, response: response, request: request)
             return try iterators.instance(state)
         }

@@ -61,7 +61,7 @@ final class ShortenerBinding {
                 let items = try Self.list(payload.value(at: BitlyRouter.itemsPath), response, "links")
                 let found = Self.string(payload.value(at: BitlyRouter.nextPath))
                 let next = Pagination.nextURL(path: BitlyRouter.nextPath).next(
-                    after: response, request: request, itemCount: PySequence.count(items), nextURL: .some(found))
+                    after: response, request: request, itemCount: PySequence.count(items), bodyValue: .some(found))
                 return PageState.Page(items: try present.links(items, response), next: next)
             }
         case .shlink:

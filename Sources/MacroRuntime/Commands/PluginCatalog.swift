@@ -134,6 +134,14 @@ public struct PluginCatalog: Sendable {
         case .linkHeader: "link_header (Link: rel=\"next\")"
         case .nextURL(let path): "next_url (the URL at \(path.joined(separator: ".")))"
         case .pageParameter(let name, let first): "page_param (\(name)=\(first), \(first + 1), … until a page is empty)"
+        case .offset(let name, let limitName, let size, let total):
+            "offset (\(name)=0, then past each page's items"
+                + (limitName.map { name in ", \(name)=\(size.map(String.init) ?? "as given") a page" } ?? "")
+                + " until a page is empty or short"
+                + (total.map { ", or the offset reaches \($0.joined(separator: "."))" } ?? "") + ")"
+        case .cursor(let path, let name):
+            "cursor (\(name)= the cursor at \(path.joined(separator: ".")) until it is empty)"
+        case .headerCursor(let header, let name): "header_cursor (\(name)= the \(header) header until it is absent)"
         }
     }
 }

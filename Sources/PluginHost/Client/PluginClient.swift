@@ -132,10 +132,10 @@ public final class PluginClient: Sendable {
     }
 
     /// The request for the page after `response`, or nil at the end.
-    public func nextPage(after response: Response, request: Request, itemCount: Int, nextURL: String?? = nil)
+    public func nextPage(after response: Response, request: Request, itemCount: Int, bodyValue: String?? = nil)
         -> Request?
     {
-        manifest.pagination.next(after: response, request: request, itemCount: itemCount, nextURL: nextURL)
+        manifest.pagination.next(after: response, request: request, itemCount: itemCount, bodyValue: bodyValue)
     }
 
     /// Uses `token` from now on (after `apimacro login`): sent as the manifest says.

@@ -17,7 +17,9 @@ struct ManifestReader {
     static let topKeys = [
         "name", "description", "base_url", "auth", "headers", "query", "pagination", "errors", "endpoints",
     ]
-    static let endpointKeys = ["method", "path", "params", "result", "response", "description"]
+    static let endpointKeys = [
+        "method", "path", "params", "result", "response", "description", "error_path", "error_when",
+    ]
 
     func fail(_ key: String?, _ problem: String) -> PluginError { PluginError(file: file, key: key, problem) }
 
@@ -122,7 +124,7 @@ struct ManifestReader {
 
     private func pagination(_ root: [String: TOMLValue]) throws -> Pagination {
         guard let pagination = try table(root, "pagination", in: nil) else { return .none }
-        let kinds = ["none", "link_header", "next_url", "page_param"]
+        let kinds = ["none", "link_header", "next_url", "page_param", "offset", "cursor", "header_cursor"]
         let kind = try string(pagination, "kind", in: "pagination", example: "\"none\"")
         switch kind {
         case "none", "link_header":
@@ -151,6 +153,48 @@ struct ManifestReader {
                     "expected an integer, found \(other.typeName); write first = 1 (the number of the first page)")
             }
             return .pageParameter(name: param, first: first)
+        case "offset":
+            try allowOnly(
+                pagination, in: "pagination", keys: ["kind", "param", "limit_param", "limit", "total"],
+                what: "offset pagination")
+            let param = try optionalString(pagination, "param", in: "pagination", example: "\"offset\"") ?? "offset"
+            let limitParam = try optionalString(pagination, "limit_param", in: "pagination", example: "\"limit\"")
+            var size: Int?
+            switch pagination["limit"] {
+            case nil: break
+            case .integer(let value)? where value >= 1:
+                guard limitParam != nil else {
+                    throw fail(
+                        "pagination.limit",
+                        "needs limit_param, the query parameter it is sent as; write limit_param = \"limit\"")
+                }
+                size = value
+            case let other?:
+                throw fail(
+                    "pagination.limit",
+                    "expected an integer of 1 or more, found \(other.typeName); write limit = 100 (the page size sent)")
+            }
+            let total = try path(pagination, "total", in: "pagination")
+            if let total, total.isEmpty {
+                throw fail("pagination.total", "empty; write total = \"meta.total\" (where the body holds the count)")
+            }
+            return .offset(parameter: param, limitParameter: limitParam, size: size, total: total)
+        case "cursor":
+            try allowOnly(pagination, in: "pagination", keys: ["kind", "path", "param"], what: "cursor pagination")
+            guard let path = try path(pagination, "path", in: "pagination"), !path.isEmpty else {
+                throw fail(
+                    "pagination.path",
+                    "missing; cursor pagination needs path = \"meta.next_cursor\" (where the next cursor is in the body)"
+                )
+            }
+            let param = try string(pagination, "param", in: "pagination", example: "\"cursor\"")
+            return .cursor(path: path, parameter: param)
+        case "header_cursor":
+            try allowOnly(
+                pagination, in: "pagination", keys: ["kind", "header", "param"], what: "header_cursor pagination")
+            let header = try string(pagination, "header", in: "pagination", example: "\"X-Next-Cursor\"")
+            let param = try string(pagination, "param", in: "pagination", example: "\"cursor\"")
+            return .headerCursor(header: header, parameter: param)
         default:
             throw fail("pagination.kind", "unknown kind \"\(kind)\"; use one of \(kinds.joined(separator: ", "))")
         }
@@ -236,7 +280,43 @@ struct ManifestReader {
         parameters.sort { ($0.required ? 0 : 1, $0.name) < ($1.required ? 0 : 1, $1.name) }
         return PluginEndpoint(
             name: name, method: method, path: path, parameters: parameters, result: result, response: response,
-            summary: try optionalString(fields, "description", in: key, example: "\"What it returns\""))
+            summary: try optionalString(fields, "description", in: key, example: "\"What it returns\""),
+            answerError: try answerError(fields, in: key, response: response))
+    }
+
+    /// `error_when = { path = "ok", equals = false }` and `error_path = "error"`: an error inside
+    /// a 2xx answer (JSON answers only).
+    private func answerError(_ fields: [String: TOMLValue], in key: String, response: PluginEndpoint.ResponseFormat)
+        throws -> AnswerErrorRule?
+    {
+        let messagePath = try path(fields, "error_path", in: key)
+        if let messagePath, messagePath.isEmpty {
+            throw fail("\(key).error_path", "empty; write error_path = \"error\" (where the message is)")
+        }
+        var when: (path: [String], equals: AnswerErrorRule.Scalar)?
+        if let table = try table(fields, "error_when", in: key) {
+            let prefix = "\(key).error_when"
+            try allowOnly(table, in: prefix, keys: ["path", "equals"], what: "error_when")
+            guard let path = try path(table, "path", in: prefix), !path.isEmpty else {
+                throw fail("\(prefix).path", "missing; write error_when = { path = \"ok\", equals = false }")
+            }
+            switch table["equals"] {
+            case .bool(let value)?: when = (path, .bool(value))
+            case .integer(let value)?: when = (path, .int(value))
+            case .string(let value)?: when = (path, .string(value))
+            case nil:
+                throw fail("\(prefix).equals", "missing; write equals = false (the value that means the call failed)")
+            case let other?:
+                throw fail(
+                    "\(prefix).equals", "expected a boolean, an integer or a string, found \(other.typeName)")
+            }
+        }
+        guard messagePath != nil || when != nil else { return nil }
+        guard response == .json else {
+            throw fail(
+                "\(key).error_when", "only a json response can hold an error; remove it or write response = \"json\"")
+        }
+        return AnswerErrorRule(when: when, messagePath: messagePath)
     }
 
     // MARK: typed keys

@@ -15,6 +15,8 @@ public struct PluginEndpoint: Sendable, Equatable {
     public let response: ResponseFormat
     /// One line for the docstring and `plugins show`, if the manifest gives one.
     public let summary: String?
+    /// How an error inside a 2xx answer shows (`error_when`, `error_path`), if the API sends them.
+    public var answerError: AnswerErrorRule? = nil
 
     /// The formats `response = "…"` may name.
     public enum ResponseFormat: String, Sendable, CaseIterable {
@@ -72,6 +74,10 @@ public struct PluginEndpoint: Sendable, Equatable {
             )
         case .xml: lines.append("Returns the body as an xml.etree.ElementTree.Element.")
         case .text: lines.append("Returns the body as str.")
+        }
+        if let answerError {
+            let summary = answerError.summary
+            lines.append(summary.prefix(1).uppercased() + summary.dropFirst() + " (raises HTTPError).")
         }
         return lines.joined(separator: "\n")
     }

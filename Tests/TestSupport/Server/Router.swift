@@ -100,6 +100,7 @@ struct Router: Sendable {
             BitlyRoutes(),
             ShlinkRoutes(),
             PluginRoutes(),
+            PagingKindRoutes(),
             CacheRoutes(),
             CacheConformanceRoutes(),
             HostileRoutes(),
