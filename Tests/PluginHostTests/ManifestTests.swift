@@ -104,7 +104,7 @@ struct ManifestTests {
         Broken(
             label: "unknown top-level key", text: with([("base_url =", "base_ur =")]), key: "base_ur",
             problem:
-                "unknown key; did you mean base_url? a manifest takes name, description, base_url, auth, headers, query, pagination, errors, endpoints"
+                "unknown key; did you mean base_url? a manifest takes name, description, base_url, auth, headers, query, pagination, errors, limits, endpoints"
         ),
         Broken(
             label: "missing name", text: with([("name = \"demo\"", "")]), key: "name",
@@ -225,7 +225,8 @@ struct ManifestTests {
         Broken(
             label: "unknown endpoint key", text: with([("path =", "paht =")]), key: "endpoints.thing.paht",
             problem:
-                "unknown key; did you mean path? an endpoint takes method, path, params, result, response, description"),
+                "unknown key; did you mean path? an endpoint takes method, path, params, result, response, description, error_path, error_when"
+        ),
         Broken(
             label: "unknown method", text: with([("[endpoints.thing]", "[endpoints.thing]\nmethod = \"FETCH\"")]),
             key: "endpoints.thing.method", problem: "unknown method \"FETCH\"; use GET, POST, PUT, PATCH or DELETE"),

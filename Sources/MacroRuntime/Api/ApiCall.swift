@@ -237,7 +237,7 @@ public struct ApiCall: Sendable {
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Seconds.seconds(elapsed)
     }
 }
 

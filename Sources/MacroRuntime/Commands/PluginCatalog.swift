@@ -88,6 +88,12 @@ public struct PluginCatalog: Sendable {
             "  credentials:  \(credentials(manifest))",
             "  pagination:   \(Self.describe(manifest.pagination))",
         ]
+        if let limits = manifest.limits {
+            let parts =
+                (limits.rate.map { ["at most \(RatePace.describe($0))"] } ?? [])
+                + (limits.concurrency.map { ["\($0) in flight"] } ?? [])
+            lines.append("  limits:       \(parts.joined(separator: ", ")) in each process ([limits])")
+        }
         for override in registry.overridden where override.name == name {
             lines.append(
                 "  overrides:    \(override.folder.path) (a plugin of the same name found later in the search order)")

@@ -12,8 +12,8 @@ import WebAPI
 /// max_wait = 30               # APIMACRO_MAX_WAIT
 /// request_timeout = 10        # APIMACRO_REQUEST_TIMEOUT
 /// plugins = ["/opt/plugins"]  # APIMACRO_PLUGINS (joined with ':')
-/// max_rate = 10               # APIMACRO_MAX_RATE (with shared state)
-/// max_concurrency = 4         # APIMACRO_MAX_CONCURRENCY (with shared state)
+/// max_rate = "10/s"           # APIMACRO_MAX_RATE (per process; across processes with shared state)
+/// max_concurrency = 4         # APIMACRO_MAX_CONCURRENCY (likewise)
 /// jq_memory = 512             # APIMACRO_JQ_MEMORY (MiB an `api --jq` filter may use)
 ///
 /// [shared]
@@ -75,7 +75,7 @@ public struct ConfigFile: Sendable {
     /// What each key takes, by its path (`max_wait`, `shared.timeout`), when it is not a string
     /// (every other key, a client's or a plugin's included, takes a string).
     static let valueTypes: [String: [ValueType]] = [
-        "max_wait": [.integer, .float], "request_timeout": [.integer, .float], "max_rate": [.integer, .float],
+        "max_wait": [.integer, .float], "request_timeout": [.integer, .float], "max_rate": [.integer, .float, .string],
         "max_concurrency": [.integer], "jq_memory": [.integer], "plugins": [.list], "no_proxy": [.list],
         "shared.timeout": [.integer, .float],
     ]

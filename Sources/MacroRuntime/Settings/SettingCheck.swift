@@ -28,13 +28,11 @@ struct SettingCheck {
     /// between two requests is a wait like any other), or nil when unset.
     func rate(_ variable: String) throws -> Double? {
         guard let found = value(variable) else { return nil }
-        guard let number = Double(found.value.trimmingCharacters(in: .whitespaces)), number.isFinite,
-            number >= 1 / Seconds.longest
-        else {
+        guard let number = RatePace.parse(found.value), number.isFinite, number >= 1 / Seconds.longest else {
             throw MacroError(
                 "\(found.source): '\(found.value)' is not a number of requests per second; accepted: a number of "
-                    + "at least 0.000000001 (one request in \(SecondsText.format(Seconds.longest)) s), such as 10 or 0.5"
-            )
+                    + "at least 0.000000001 (one request in \(SecondsText.format(Seconds.longest)) s), such as 10 or 0.5, "
+                    + "or a rate such as 10/s, 600/min or 5000/h")
         }
         return number
     }

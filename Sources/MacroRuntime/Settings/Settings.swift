@@ -51,7 +51,8 @@ public struct Settings: Sendable {
     /// `APIMACRO_SHARED_STATE_TIMEOUT` (or `[shared] timeout` in config.toml): the longest one
     /// Redis call (connect, or a command and its reply) may take, in seconds (1).
     public var sharedStateTimeout = 1.0
-    /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter (with `sharedState` only).
+    /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter with `sharedState`,
+    /// else held in this process (`LocalLimitStage`).
     public var governorLimits = GovernorLimits()
     /// `APIMACRO_JQ_MEMORY` (or `jq_memory` in config.toml): the most memory an `api --jq` filter's
     /// child may allocate, in MiB; nil for the default (`JQChild.defaultMemoryLimit`).

@@ -40,7 +40,8 @@ public final class PluginClient: Sendable {
                 errorKind: { response in
                     codePath.flatMap { JSONPath.string(in: response.body, path: $0) }.flatMap { Int($0) }
                         .flatMap { PluginClient.kind(forCode: $0) }
-                }),
+                }
+            ).with(limits: manifest.limits),
             transport: transport, log: log, redactor: redactor)
     }
 

@@ -15,7 +15,7 @@ struct ManifestReader {
     static let reservedMethods: Set<String> = ["call", "get", "paginate", "endpoints", "name"]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let topKeys = [
-        "name", "description", "base_url", "auth", "headers", "query", "pagination", "errors", "endpoints",
+        "name", "description", "base_url", "auth", "headers", "query", "pagination", "errors", "limits", "endpoints",
     ]
     static let endpointKeys = [
         "method", "path", "params", "result", "response", "description", "error_path", "error_when",
@@ -58,14 +58,50 @@ struct ManifestReader {
         }
         let errors = try table(root, "errors", in: nil) ?? [:]
         try allowOnly(errors, in: "errors", keys: ["message", "code"], what: "errors")
-        let manifest = PluginManifest(
+        var manifest = PluginManifest(
             name: name, description: description,
             baseURL: baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL,
             auth: try auth(root), headers: try strings(root, "headers", example: "{ Accept = \"application/json\" }"),
             query: try strings(root, "query", example: "{ v = \"20240101\" }"), pagination: try pagination(root),
             errorMessage: try path(errors, "message", in: "errors"), errorCode: try path(errors, "code", in: "errors"),
             endpoints: try endpoints(root), folder: folder)
+        manifest.limits = try limits(root)
         return manifest
+    }
+
+    /// `[limits] rate = "10/s"` (or `"600/min"`, `"5000/h"`, a number a second) and
+    /// `concurrency = 4`: held in each apimacro process, no server needed.
+    private func limits(_ root: [String: TOMLValue]) throws -> LocalLimits? {
+        guard let limits = try table(root, "limits", in: nil) else { return nil }
+        try allowOnly(limits, in: "limits", keys: ["rate", "concurrency"], what: "limits")
+        var rate: Double?
+        switch limits["rate"] {
+        case nil: break
+        case .string(let text)?:
+            guard let parsed = RatePace.parse(text) else {
+                throw fail(
+                    "limits.rate", "\"\(text)\" is not a rate; write rate = \"10/s\" (or \"600/min\", \"5000/h\")")
+            }
+            rate = parsed
+        case .integer(let value)? where value > 0: rate = Double(value)
+        case .double(let value)? where value > 0 && value.isFinite: rate = value
+        case let other?:
+            throw fail(
+                "limits.rate", "expected a rate such as \"10/s\", found \(other.typeName); write rate = \"10/s\"")
+        }
+        var concurrency: Int?
+        switch limits["concurrency"] {
+        case nil: break
+        case .integer(let value)? where value >= 1: concurrency = value
+        case let other?:
+            throw fail(
+                "limits.concurrency",
+                "expected a whole number of 1 or more, found \(other.typeName); write concurrency = 4")
+        }
+        guard rate != nil || concurrency != nil else { return nil }
+        return LocalLimits(
+            rate: rate, concurrency: concurrency, rateSource: "\(file) [limits] rate",
+            concurrencySource: "\(file) [limits] concurrency")
     }
 
     // MARK: sections

@@ -24,6 +24,8 @@ public struct PluginManifest: Sendable {
     public let errorCode: [String]?
     /// Sorted by name.
     public let endpoints: [PluginEndpoint]
+    /// `[limits]`: the rate and concurrency held in each process (`LocalLimitStage`), if any.
+    public var limits: LocalLimits? = nil
     /// The plugin's folder.
     public let folder: URL
 

@@ -34,6 +34,11 @@ public enum Seconds {
         return min(value, longest)
     }
 
+    /// A duration as seconds.
+    public static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     /// `value` (clamped) as a `Duration`, to the nanosecond.
     public static func duration(_ value: Double) -> Duration {
         .nanoseconds(Int64((clamped(value) * 1e9).rounded(.up)))

@@ -47,6 +47,13 @@ public struct ClientConfiguration: Sendable {
     ///
     /// Default nil.
     public var maxConcurrentRequests: Int?
+    /// The client's own limits held in this process (`LocalLimitStage`: a plugin's `[limits]`).
+    ///
+    /// Nil for none. Without shared state, `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`
+    /// fill in what these leave unset.
+    ///
+    /// Default nil.
+    public var limits: LocalLimits?
     /// The facts of an error body besides its message, as attributes of the exception
     /// (Instagram's Graph API: `code`, `subcode`, `fbtrace_id`).
     ///
@@ -96,5 +103,14 @@ public struct ClientConfiguration: Sendable {
     /// The `message` member of a JSON error body, as GitHub and many APIs send.
     public static let jsonMessage: @Sendable (Response) -> String? = { response in
         JSONPath.string(in: response.body, path: ["message"])
+    }
+}
+
+extension ClientConfiguration {
+    /// This configuration with `limits` (`LocalLimitStage`).
+    public func with(limits: LocalLimits?) -> ClientConfiguration {
+        var configuration = self
+        configuration.limits = limits
+        return configuration
     }
 }

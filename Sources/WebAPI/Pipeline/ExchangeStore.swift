@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where exchanges are kept rather than sent: the HTTP cache, the HAR
 /// recording and the replay file, in front of the network transport.
 ///
@@ -26,6 +28,31 @@ public final class ExchangeStore: Transport {
     public let limits: GovernorLimits
     /// Prints a warning line on stderr (once-per-run warnings of the stages and clients).
     public let warn: @Sendable (String) -> Void
+    /// The local limiters, one per API and limits (`localLimiter`).
+    private let limiters = Mutex<[String: LocalLimitStage.Limiter]>([:])
+
+    /// The limits held in this process without shared state: `APIMACRO_MAX_RATE` and
+    /// `APIMACRO_MAX_CONCURRENCY` when no shared state is configured, else none (the governor
+    /// holds them across processes).
+    public var processLimits: LocalLimits? {
+        guard shared == nil, limits.maxRate != nil || limits.maxConcurrency != nil else { return nil }
+        return LocalLimits(
+            rate: limits.maxRate, concurrency: limits.maxConcurrency, rateSource: "APIMACRO_MAX_RATE",
+            concurrencySource: "APIMACRO_MAX_CONCURRENCY")
+    }
+
+    /// The pace and cap of `api` under `limits`, the same for every client of that API in this
+    /// process (GitHub's REST and GraphQL clients, a client built again).
+    public func localLimiter(for api: String, _ limits: LocalLimits) -> LocalLimitStage.Limiter {
+        let key =
+            "\(api)\u{0}\(limits.rate.map { String($0) } ?? "-")\u{0}\(limits.concurrency.map(String.init) ?? "-")"
+        return self.limiters.withLock { limiters in
+            if let found = limiters[key] { return found }
+            let made = LocalLimitStage.Limiter(limits)
+            limiters[key] = made
+            return made
+        }
+    }
 
     /// - Parameters:
     ///   - network: the real transport, used unless `offline` or `replay`.

@@ -29,7 +29,8 @@ extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
     /// says nobody reads it] → [the client's response watch, if it has one] → redirects →
     /// [recording → cache or replay, when the transport is an `ExchangeStore`] → retries → [the
-    /// client's cap on requests in flight, when its configuration sets one] → [the
+    /// client's cap on requests in flight, when its configuration sets one] → [the local limits:
+    /// a plugin's `[limits]`, `APIMACRO_MAX_RATE`/`_CONCURRENCY` without shared state] → [the
     /// secondary-limit pace, when the client declares one] → [the shared rate-limit governor,
     /// with `APIMACRO_SHARED_STATE`] → [usage, for an API that reports it
     /// (`ClientConfiguration.usage`)] → credentials → exchange log → transport.
@@ -85,6 +86,12 @@ extension Pipeline {
                 isTransient: configuration.isTransient))
         if let cap = configuration.maxConcurrentRequests {
             stages.append(ConcurrencyLimitStage(limit: ConcurrencyLimit(limit: cap)))
+        }
+        if let local = (configuration.limits ?? store?.processLimits)?.filling(from: store?.processLimits),
+            !local.isEmpty
+        {
+            let limiter = store?.localLimiter(for: configuration.name, local) ?? LocalLimitStage.Limiter(local)
+            stages.append(LocalLimitStage(limiter: limiter, slot: slot, log: log))
         }
         let governor = store?.shared.map { shared in
             GovernorStage(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One request as the test server received it.
 public struct RecordedRequest: Sendable {
     /// The method, upper case (`GET`, `POST`, …).
@@ -16,6 +18,9 @@ public struct RecordedRequest: Sendable {
     public let host: String?
     /// The address of the listener that received it: `"127.0.0.1"` or `"127.0.0.2"`.
     public let listener: String
+    /// When the request was whole at the server (seconds since 1970): never before it was sent,
+    /// so a pace shows as a lower bound on arrivals that load cannot break.
+    public let arrived: Double = Date().timeIntervalSince1970
 
     /// The value of the header `name` (case-insensitive); repeated fields are joined with ", ".
     public func header(_ name: String) -> String? {
