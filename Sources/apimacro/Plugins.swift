@@ -6,8 +6,8 @@ import MacroRuntime
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "Plugins (APIs added with a plugin.toml): list them, show their endpoints.",
-        subcommands: [List.self, Show.self], defaultSubcommand: List.self)
+        abstract: "Plugins (APIs added with a plugin.toml): list, show, install, upgrade and remove them.",
+        subcommands: [List.self, Show.self, Install.self, Upgrade.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -18,8 +18,12 @@ struct Plugins: ParsableCommand {
         )
 
         func run() throws {
-            let catalog = PluginCatalog(settings: try Settings.load())
+            let settings = try Settings.load()
+            let catalog = PluginCatalog(settings: settings)
             print(catalog.list())
+            if let installed = PluginInstaller(settings: settings).listingText() {
+                print("\nInstalled with plugins install:\n" + installed)
+            }
             let python = catalog.pythonProblems()
             if !python.isEmpty {
                 print("\nplugin.py that does not compile (its endpoints work; its functions fail when used):")
@@ -39,6 +43,61 @@ struct Plugins: ParsableCommand {
 
         func run() throws {
             print(try PluginCatalog(settings: try Settings.load()).show(name))
+        }
+    }
+
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "install",
+            abstract: "Install a plugin from a git repository (OWNER/REPO on GitHub, or a git URL).",
+            discussion: """
+                The repository holds a plugin folder at its root (plugin.toml, and plugin.py, macros/ if any). \
+                It is cloned into $APIMACRO_HOME/plugins/NAME, its manifest checked, and its self-test replayed \
+                when it ships one (selftest.py with cassettes/selftest.har); a failed install leaves nothing \
+                behind. A plugin's plugin.py and macros run with your rights when you use them: install only \
+                what you would run.
+                """)
+
+        @Argument(help: "OWNER/REPO (on GitHub, or --host), or a git URL (https://, git://, ssh://, a path).")
+        var source: String
+
+        @Option(help: "Check out this tag, branch or commit, and keep it there (upgrade leaves it).")
+        var pin: String?
+
+        @Option(help: "The host of OWNER/REPO (default github.com).")
+        var host: String?
+
+        func run() throws {
+            print(try PluginInstaller(settings: try Settings.load()).install(source, pin: pin, host: host))
+        }
+    }
+
+    struct Upgrade: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "upgrade",
+            abstract: "Upgrade an installed plugin (or --all) to its repository's latest commit; pinned ones stay.")
+
+        @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
+        var name: String?
+
+        @Flag(help: "Every plugin installed with plugins install.")
+        var all = false
+
+        func run() throws {
+            let lines = try PluginInstaller(settings: try Settings.load()).upgrade(name, all: all)
+            print(lines.joined(separator: "\n"))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a plugin from $APIMACRO_HOME/plugins.")
+
+        @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
+        var name: String
+
+        func run() throws {
+            print(try PluginInstaller(settings: try Settings.load()).remove(name))
         }
     }
 }
