@@ -1,0 +1,162 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The ten defects of issue 35's hostile review (and the one left from the round before), each
+/// through the built binary against the loopback server: credentials learned during a run
+/// redacted by `api` and `batch`, `api`'s error line redacted, jq's decoded text redacted, gh's
+/// bare-host entry kept to its port, absurd Instagram tokens refused, the login listener that
+/// only this login's redirect ends, server text shown (not obeyed) on a terminal, and a GitHub App
+/// token that must look like one.
+@Suite("security, round 4 (issue 35)")
+struct SecurityRoundFourTests {
+    /// A server and a workspace for `body`, both gone afterwards.
+    static func withServer(
+        files: [String: String] = [:], _ body: (TestServer, Workspace) async throws -> Void
+    ) async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: files)
+        defer { space.remove() }
+        do {
+            try await body(server, space)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
+    /// Plays a GitHub App with one installation (`chosenToken`: the token it hands out) and returns
+    /// the environment that authenticates as it.
+    static func gitHubApp(
+        _ server: TestServer, in space: Workspace, chosenToken: String? = nil
+    ) throws -> [String: String] {
+        let keys = try TestRSAKeyPair(in: space.url.appendingPathComponent("keys"))
+        var setup = GitHubAppSetup(
+            appID: "243473", publicKeyPath: keys.publicKeyPath,
+            installations: [GitHubAppSetup.Installation(id: 30_614_487, account: "GithubApp-Test-Org")])
+        setup.chosenToken = chosenToken
+        server.setGitHubApp(setup)
+        return [
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_APP_ID": "243473",
+            "APIMACRO_GITHUB_APP_KEY": keys.privateKeyPath,
+        ]
+    }
+
+    /// Writes gh's `hosts.yml` (mode 0600) holding `entries` and returns the environment that reads it.
+    static func ghHosts(_ server: TestServer, in space: Workspace, _ entries: String) throws -> [String: String] {
+        try space.write("ghconfig/hosts.yml", entries)
+        let file = space.url.appendingPathComponent("ghconfig/hosts.yml").path
+        #expect(chmod(file, 0o600) == 0)
+        return [
+            "APIMACRO_GITHUB_URL": server.baseURL, "GH_CONFIG_DIR": space.url.appendingPathComponent("ghconfig").path,
+        ]
+    }
+
+    /// Expects none of `secrets` in any of `texts`, and at least one `REDACTED` among them.
+    static func expectRedacted(
+        _ texts: [String], of secrets: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(!secrets.isEmpty, sourceLocation: sourceLocation)
+        for text in texts {
+            for secret in secrets {
+                #expect(!text.contains(secret), "\(secret) in \(text)", sourceLocation: sourceLocation)
+            }
+        }
+        #expect(texts.contains { $0.contains("REDACTED") }, "\(texts)", sourceLocation: sourceLocation)
+    }
+
+    /// Every way `api` prints an answer echoing the credential, run with `environment`: the body,
+    /// `-i`'s headers, a `--jq` result, a failed answer's body and its error line.
+    static func apiOutputs(_ space: Workspace, _ environment: [String: String]) async throws -> [String] {
+        let body = try await space.run("api", "github", "/hostile/echo-message/200", environment: environment)
+        #expect(body.status == 0, "\(body.stderr)")
+        let head = try await space.run("api", "-i", "github", "/hostile/echo-message/200", environment: environment)
+        #expect(head.stdout.lowercased().contains("x-echoed: "), "\(head.stdout)")
+        let filtered = try await space.run(
+            "api", "github", "/hostile/echo-message/200", "--jq", ".headers.authorization", environment: environment)
+        #expect(filtered.stdout.hasPrefix("Bearer "), "\(filtered.stdout) \(filtered.stderr)")
+        let failed = try await space.run("api", "github", "/hostile/echo-message/422", environment: environment)
+        #expect(failed.status == 1 && failed.stdout.contains("authorization"), "\(failed.stderr)")
+        return [body, head, filtered, failed].flatMap { [$0.stdout, $0.stderr] }
+    }
+
+    // MARK: 1. tokens learned during a run, redacted by `api`
+
+    @Test("api redacts a GitHub App's installation token and JWT: body, -i, --jq, a failed answer and its error")
+    func apiRedactsAppToken() async throws {
+        try await Self.withServer { server, space in
+            let environment = try Self.gitHubApp(server, in: space)
+            let outputs = try await Self.apiOutputs(space, environment)
+            let report = server.gitHubAppReport
+            #expect(report.tokens.count >= 1, "the App's token was used")
+            Self.expectRedacted(outputs, of: report.tokens.map(\.token) + report.jwts.map(\.jwt))
+        }
+    }
+
+    @Test("api redacts a token from gh's hosts.yml and from gh auth token: body, -i, --jq, a failed answer")
+    func apiRedactsGhTokens() async throws {
+        try await Self.withServer { server, space in
+            let host = "127.0.0.1:\(server.port)"
+            let hostsToken = "gho_fromHostsFileRound4abcdef"
+            let fromFile = try Self.ghHosts(server, in: space, "\(host):\n    oauth_token: \(hostsToken)\n")
+            Self.expectRedacted(try await Self.apiOutputs(space, fromFile), of: [hostsToken])
+            #expect(server.requests.last?.header("authorization") == "Bearer \(hostsToken)")
+            // gh auth token, when hosts.yml holds none (the keyring).
+            let keyringToken = "gho_fromKeyringRound4_0123456789"
+            let noToken = try Self.ghHosts(server, in: space, "\(host):\n    user: monalisa\n")
+            let bin = try GitHubPowerUserTests.fakeGH(in: space, "echo \(keyringToken)\n")
+            let fromCommand = noToken.merging(["PATH": "\(bin):/usr/bin:/bin"]) { $1 }
+            Self.expectRedacted(try await Self.apiOutputs(space, fromCommand), of: [keyringToken])
+            #expect(server.requests.last?.header("authorization") == "Bearer \(keyringToken)")
+        }
+    }
+
+    // MARK: 3. api's error line
+
+    @Test("api's error line after a non-2xx answer redacts an echoed token, Bitly token and -H X-Api-Key")
+    func apiErrorLineRedacted() async throws {
+        try await Self.withServer { server, space in
+            let token = "ghp_envTokenRound4_0123456789"
+            let key = "cli-api-key-round4-0123456789"
+            let github = try await space.run(
+                "api", "github", "/hostile/echo-message/422", "-H", "X-Api-Key: \(key)",
+                environment: ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": token])
+            #expect(github.status == 1)
+            #expect(github.stderr.contains("you sent"), "\(github.stderr)")
+            Self.expectRedacted([github.stdout, github.stderr], of: [token, key])
+            let bitlyToken = "bitly-token-round4-0123456789"
+            let bitly = try await space.run(
+                "api", "shortener", "/hostile/echo-message/403",
+                environment: ["APIMACRO_SHORTENER_URL": server.baseURL, "APIMACRO_SHORTENER_TOKEN": bitlyToken])
+            #expect(bitly.status == 1)
+            #expect(bitly.stderr.contains("you sent"), "\(bitly.stderr)")
+            Self.expectRedacted([bitly.stdout, bitly.stderr], of: [bitlyToken])
+        }
+    }
+
+    // MARK: 4. text jq decoded
+
+    @Test("a token echoed with a letter JSON-escaped is redacted once jq decoded it: --jq, and on a terminal")
+    func jqDecodedTokenRedacted() async throws {
+        try await Self.withServer { server, space in
+            let token = "ghp_escapedRound4_0123456789x"
+            let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": token]
+            let filtered = try await space.run(
+                "api", "github", "/hostile/echo-escaped", "--jq", ".token", environment: environment)
+            #expect(filtered.status == 0, "\(filtered.stderr)")
+            #expect(filtered.stdout == "REDACTED\n", "\(filtered.stdout)")
+            let json = try await space.run(
+                "api", "github", "/hostile/echo-escaped", "--jq", ".", environment: environment)
+            Self.expectRedacted([json.stdout, json.stderr], of: [token])
+            let (shown, status) = try await TerminalOutputTests.onTerminal(
+                ["api", "github", "/hostile/echo-escaped"], in: space, environment: environment)
+            #expect(status == 0, "\(shown)")
+            Self.expectRedacted([shown], of: [token])
+        }
+    }
+}
