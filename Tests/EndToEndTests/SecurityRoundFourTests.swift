@@ -116,6 +116,38 @@ struct SecurityRoundFourTests {
         }
     }
 
+    // MARK: 2. tokens a batch child learned, redacted by `batch`
+
+    @Test("batch redacts what its children learned: the console, --output-dir files and the JUnit report")
+    func batchRedactsLearnedTokens() async throws {
+        let macro = """
+            import sys
+            from apimacro import github
+            seen = github.get('/hostile/echo-message/200')['headers']['authorization']
+            print('out:', seen)
+            print('err:', seen, file=sys.stderr)
+            """
+        try await Self.withServer(files: ["learned.py": macro]) { server, space in
+            let host = "127.0.0.1:\(server.port)"
+            let token = "gho_batchChildLearned0123456789"
+            let environment = try Self.ghHosts(server, in: space, "\(host):\n    oauth_token: \(token)\n")
+            let junit = space.url.appendingPathComponent("junit.xml")
+            let out = space.url.appendingPathComponent("out")
+            let result = try await space.run(
+                "batch", "--junit", junit.path, "--output-dir", out.path, "learned.py", environment: environment)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(server.requests.last?.header("authorization") == "Bearer \(token)")
+            let files = try [
+                String(contentsOf: junit, encoding: .utf8),
+                String(contentsOf: out.appendingPathComponent("learned.out"), encoding: .utf8),
+                String(contentsOf: out.appendingPathComponent("learned.err"), encoding: .utf8),
+            ]
+            #expect(files[1].contains("out: Bearer REDACTED"), "\(files[1])")
+            #expect(files[2].contains("err: Bearer REDACTED"), "\(files[2])")
+            Self.expectRedacted([result.stdout, result.stderr] + files, of: [token])
+        }
+    }
+
     // MARK: 3. api's error line
 
     @Test("api's error line after a non-2xx answer redacts an echoed token, Bitly token and -H X-Api-Key")
