@@ -191,4 +191,20 @@ struct SecurityRoundFourTests {
             Self.expectRedacted([shown], of: [token])
         }
     }
+
+    // MARK: 5. gh's entry for a bare host
+
+    @Test("a hosts.yml entry for a bare host is not sent to that host on another port")
+    func hostsFileBareHost() async throws {
+        try await Self.withServer { server, space in
+            let environment = try Self.ghHosts(
+                server, in: space, "127.0.0.1:\n    oauth_token: gho_bareHostRound4_0123456789\n")
+            let result = try await space.run("api", "github", "/echo/whoami", environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(server.requests.last?.path == "/echo/whoami")
+            #expect(server.requests.last?.header("authorization") == nil)
+            let status = try await space.run("auth", "status", environment: environment)
+            #expect(!status.stdout.contains("hosts.yml"), "\(status.stdout)")
+        }
+    }
 }
