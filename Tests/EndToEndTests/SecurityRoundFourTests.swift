@@ -207,4 +207,35 @@ struct SecurityRoundFourTests {
             #expect(!status.stdout.contains("hosts.yml"), "\(status.stdout)")
         }
     }
+
+    // MARK: 6. absurd Instagram tokens
+
+    @Test("a 1.5 MiB token from Instagram's refresh is refused, not stored: every stored login stays usable")
+    func instagramHugeToken() async throws {
+        try await Self.withServer(files: [
+            "me.py": "from apimacro import instagram\nprint(instagram.me()['username'])\n"
+        ]) {
+            server, space in
+            let home = space.url.appendingPathComponent("home")
+            try InstagramLoginTests.storeLogin("ig-token-huge-refresh", in: home, age: 55, left: 5)
+            let environment = [
+                "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/graph",
+            ]
+            let login = try await space.run(
+                "login", "shortener", environment: environment, stdin: "bitly-stored-round4-0123\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            let macro = try await space.run("run", "me.py", environment: environment)
+            #expect(macro.status == 0, "\(macro.stderr)")
+            #expect(macro.stderr.contains("could not refresh the Instagram token"), "\(macro.stderr)")
+            #expect(!macro.stderr.contains("HugeHuge"))
+            let file = home.appendingPathComponent("credentials.json")
+            let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+            #expect(size < 4096, "credentials.json is \(size) bytes")
+            #expect(try InstagramLoginTests.stored(home)["token"] as? String == "ig-token-huge-refresh")
+            let status = try await space.run("auth", "status", environment: environment)
+            #expect(status.status == 0 && !status.stdout.contains("not valid JSON"), "\(status.stdout)")
+            let logout = try await space.run("logout", "shortener", environment: environment)
+            #expect(logout.status == 0, "\(logout.stderr)")
+        }
+    }
 }
