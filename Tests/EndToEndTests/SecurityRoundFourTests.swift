@@ -238,4 +238,69 @@ struct SecurityRoundFourTests {
             #expect(logout.status == 0, "\(logout.stderr)")
         }
     }
+
+    // MARK: 7. the login listener
+
+    /// Opens a connection to 127.0.0.1:`port` and sends `bytes` (then leaves it open).
+    static func connect(port: Int, sending bytes: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw WorkspaceError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw WorkspaceError("connect: \(String(cString: strerror(errno)))")
+        }
+        _ = Array(bytes.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    @Test("login --listen: a forged error= and a wrong state do not end it, 40 slow connections do not keep it out")
+    func listenerKeepsListening() async throws {
+        try await Self.withServer { server, space in
+            let home = space.url.appendingPathComponent("home")
+            let environment = [
+                "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
+                "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client",
+                "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
+            ]
+            let (process, url, output) = try await LoginTests.listen(environment, in: space)
+            defer { kill(process.processIdentifier, SIGKILL) }
+            let redirectURI = try #require(
+                URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value)
+            let origin = redirectURI.components(separatedBy: "/callback")[0]
+            let port = try #require(URLComponents(string: origin)?.port)
+            // A web page's forged refusal, and a local process's token with a wrong state.
+            for forged in [
+                "query=error%3Daccess_denied&fragment=", "fragment=access_token%3Dig-forged%26state%3Dguess",
+            ] {
+                let answer = try await runBlocking { try LoginTests.http("POST", origin + "/token", body: forged) }
+                #expect(answer.status == 400, "\(answer)")
+            }
+            // 40 connections that send part of a request and then nothing.
+            var slow: [Int32] = []
+            defer { for fd in slow { close(fd) } }
+            for _ in 0..<40 { slow.append(try Self.connect(port: port, sending: "POST /token HTTP/1.1\r\nHost: x")) }
+            // The browser's real redirect still gets in and ends the login.
+            let provider = try await runBlocking { try LoginTests.http("GET", url) }
+            let location = try #require(provider.headers["location"])
+            let fragment = try #require(location.split(separator: "#", maxSplits: 1).last.map(String.init))
+            let encoded = fragment.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? fragment
+            let posted = try await runBlocking {
+                try LoginTests.http("POST", origin + "/token", body: "fragment=\(encoded)&query=")
+            }
+            #expect(posted.status == 200)
+            let exit = await process.exit()
+            let said = (try? String(contentsOf: output.stderr, encoding: .utf8)) ?? ""
+            #expect(exit.status == 0 && !exit.signalled, "\(said)")
+            #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("credentials.json").path))
+        }
+    }
 }
