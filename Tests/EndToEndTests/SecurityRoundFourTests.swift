@@ -303,4 +303,58 @@ struct SecurityRoundFourTests {
             #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("credentials.json").path))
         }
     }
+
+    // MARK: 8. server text on three terminal paths
+
+    @Test("on a terminal: -v shows a Link's control characters escaped (refused once), jq's error message too")
+    func serverTextOnTerminal() async throws {
+        try await Self.withServer { server, space in
+            let link = "\(server.baseURL)/echo/\u{1b}]0;pwned\u{07}\u{1b}[2J"
+            let encoded = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? link
+            let (paged, _) = try await TerminalOutputTests.onTerminal(
+                ["api", "-v", "--paginate", "\(server.baseURL)/hostile/link-next?to=\(encoded)"], in: space)
+            #expect(!paged.contains("\u{1b}]0;pwned") && !paged.contains("\u{1b}[2J"), "\(paged)")
+            #expect(paged.contains("\\x1b]0;pwned"), "\(paged)")
+            #expect(!paged.contains("attempt 2"), "refused once, not retried: \(paged)")
+            let (filtered, _) = try await TerminalOutputTests.onTerminal(
+                ["api", "\(server.baseURL)/echo/x", "--jq", #"error("\u001b]0;pwned\u0007")"#], in: space)
+            #expect(!filtered.contains("\u{1b}]0;pwned"), "\(filtered)")
+            #expect(filtered.contains("\\x1b]0;pwned"), "\(filtered)")
+        }
+    }
+
+    @Test("on a terminal: the warning of a failed Instagram refresh shows the server's control characters escaped")
+    func refreshWarningOnTerminal() async throws {
+        try await Self.withServer(files: [
+            "me.py": "from apimacro import instagram\nprint(instagram.me()['username'])\n"
+        ]) {
+            server, space in
+            let home = space.url.appendingPathComponent("home")
+            try InstagramLoginTests.storeLogin("ig-token-escape-refresh", in: home, age: 55, left: 5)
+            let (shown, status) = try await TerminalOutputTests.onTerminal(
+                ["run", "me.py"], in: space,
+                environment: [
+                    "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/graph",
+                ])
+            #expect(status == 0, "\(shown)")
+            #expect(shown.contains("could not refresh the Instagram token"), "\(shown)")
+            #expect(!shown.contains("\u{1b}]0;pwned") && !shown.contains("\u{1b}[2J"), "\(shown)")
+            #expect(shown.contains("\\x1b]0;pwned"), "\(shown)")
+        }
+    }
+
+    // MARK: 9. macros list
+
+    @Test("macros list on a terminal shows a docstring's control characters escaped")
+    func macrosListEscapes() async throws {
+        let space = try Workspace(files: [
+            "macros/evil.py": "\"\"\"Looks fine\u{1b}]0;pwned\u{07}\u{1b}[2J.\"\"\"\n"
+        ])
+        defer { space.remove() }
+        let (shown, status) = try await TerminalOutputTests.onTerminal(["macros", "list"], in: space)
+        #expect(status == 0, "\(shown)")
+        #expect(shown.contains("evil"), "\(shown)")
+        #expect(!shown.contains("\u{1b}]0;pwned") && !shown.contains("\u{1b}[2J"), "\(shown)")
+        #expect(shown.contains("\\x1b]0;pwned"), "\(shown)")
+    }
 }
