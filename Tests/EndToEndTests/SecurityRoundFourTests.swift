@@ -357,4 +357,20 @@ struct SecurityRoundFourTests {
         #expect(!shown.contains("\u{1b}]0;pwned") && !shown.contains("\u{1b}[2J"), "\(shown)")
         #expect(shown.contains("\\x1b]0;pwned"), "\(shown)")
     }
+
+    // MARK: 10. a token the server chose
+
+    @Test("a GitHub App installation token as short as 'http', or holding URL syntax, is refused")
+    func appTokenMustLookLikeOne() async throws {
+        for chosen in ["http", "ghs_0123456789abcdef0123/../?x=1"] {
+            try await Self.withServer { server, space in
+                let environment = try Self.gitHubApp(server, in: space, chosenToken: chosen)
+                let result = try await space.run("api", "-v", "github", "/users/octocat", environment: environment)
+                #expect(result.status != 0, "\(result.stdout) \(result.stderr)")
+                #expect(result.stderr.contains("holds no usable token"), "\(result.stderr)")
+                #expect(!result.stderr.contains("REDACTED://"), "\(result.stderr)")
+                #expect(server.requests.last?.path != "/users/octocat", "nothing sent with that token")
+            }
+        }
+    }
 }
