@@ -182,8 +182,10 @@ struct JQProcess: Sendable {
         }
         reader.start()
         let ending = Self.wait(for: pid, deadline: deadline)
-        // Its messages are whole once every copy of the pipe's writing end is closed.
-        while !finished.withLock({ $0 }) || !printer.isFinished { usleep(1000) }
+        // Its messages are whole once every copy of the pipe's writing end is closed; its
+        // results are printed once the printer read them all, unless it ran out of time (then a
+        // reader of stdout that takes nothing must not keep this process waiting).
+        while !finished.withLock({ $0 }) || (ending != .timedOut && !printer.isFinished) { usleep(1000) }
         if printer.outputClosed { throw ExitReport.closedOutput }
         if let failure = printer.failure { throw ExitReport.failure("cannot write the answer: \(failure)") }
         let text = String(decoding: collected.withLock { $0 }, as: UTF8.self)
