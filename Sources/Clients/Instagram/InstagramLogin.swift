@@ -86,7 +86,8 @@ public enum InstagramLogin {
             throw APIError(
                 .parse,
                 "\(response.url) answered with an access_token of \(token.utf8.count) bytes, longer than any "
-                    + "token (at most \(CredentialStore.tokenLimit >> 10) KiB); it was not used or stored",
+                    + "token (at most \(CredentialStore.tokenLimit >> 10) KiB); it was not used or stored: check that "
+                    + "\(Instagram.url.variable) and \(Instagram.businessLogin.tokenURL.variable) name Meta's servers",
                 status: response.status, url: response.url, api: Instagram.name)
         }
         var expiresAt: Int?
