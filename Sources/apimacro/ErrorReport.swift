@@ -18,7 +18,7 @@ enum ErrorReport {
                     arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment
                 ).palette(for: STDERR_FILENO)
                 // A server's text in the message (an error body's message) is shown, not obeyed.
-                let shown = TerminalText.shown(message, on: STDERR_FILENO)
+                let shown = ExitReport.shownOnStandardError(message)
                 FileHandle.standardError.write(Data((palette.error(shown) + "\n").utf8))
             }
         }

@@ -25,7 +25,7 @@ struct Macros: ParsableCommand {
             for entry in entries {
                 let name = entry.name.padding(toLength: width, withPad: " ", startingAt: 0)
                 let help = entry.shadowed ? "(shadowed by an earlier folder) \(entry.help)" : entry.help
-                print("\(name)  \(help)".trimmingCharacters(in: .whitespaces) + "  [\(entry.path)]")
+                print(MacroCatalog.shown("\(name)  \(help)".trimmingCharacters(in: .whitespaces) + "  [\(entry.path)]"))
             }
         }
     }

@@ -353,6 +353,9 @@ struct Run: ParsableCommand {
         throws
     {
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
+        var settings = settings
+        // Started by `batch`: tell it every secret learned, for it to redact this run's output.
+        if let statsFile { settings.reportLearnedSecrets(besideStats: statsFile) }
         // A failure before Python started made no request: zeros.
         var host: MacroHost?
         defer { Self.stats(of: host).write(to: statsFile) }

@@ -165,4 +165,30 @@ struct CredentialStoreTests {
             }
         }
     }
+
+    @Test("an absurd token is refused, and no write makes the file larger than what is read: nothing locked out")
+    func noLockOut() throws {
+        try withTemporaryFolder { folder in
+            let store = CredentialStore(home: folder.appendingPathComponent("home"))
+            try store.save(Secret("sk-api-key-42"), for: "shortener", kind: "api_key")
+            let huge = String(repeating: "Huge", count: 3 << 17)
+            #expect(throws: APIError.self) { try store.save(Secret(huge), for: "instagram", kind: "access_token") }
+            #expect(try store.names() == ["shortener"])
+            // Tokens each under the bound, together past the 1 MiB the store reads: the write that
+            // would cross it is refused, and every login stays readable.
+            let large = String(repeating: "t", count: CredentialStore.tokenLimit)
+            var refused = false
+            for index in 0..<80 where !refused {
+                do {
+                    try store.save(Secret(large), for: "plugin\(index)", kind: "api_key")
+                } catch let error as APIError {
+                    refused = true
+                    #expect(error.message.contains("nothing was changed"), "\(error.message)")
+                }
+            }
+            #expect(refused)
+            #expect(try store.token(for: "shortener")?.revealed == "sk-api-key-42")
+            #expect(try store.remove("shortener"))
+        }
+    }
 }

@@ -180,6 +180,9 @@ public struct BatchRunner {
                     defer { close(out) }
                     let err = try workFolder.createOwnerOnly(files.stderr.lastPathComponent)
                     defer { close(err) }
+                    // Where the child tells what it learned (`LearnedSecrets`), owner-only like its output.
+                    close(
+                        try workFolder.createOwnerOnly(LearnedSecrets(besideStats: files.stats).file.lastPathComponent))
                     let child = try ChildProcess.spawn(
                         executable: configuration.executable, arguments: arguments(jobs[index], files: files),
                         environment: environment, stdout: out, stderr: err)
@@ -315,7 +318,9 @@ public struct BatchRunner {
         -> BatchResult
     {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - item.started) / 1e9
-        let redactor = Redactor(secrets: configuration.secrets)
+        // What the batch knows, and what the child learned (a token resolved during its run).
+        let learned = LearnedSecrets(besideStats: item.files.stats).read()
+        let redactor = Redactor(secrets: configuration.secrets + learned)
         let stdout = keep(
             String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self),
             in: item.files.kept?.stdout,

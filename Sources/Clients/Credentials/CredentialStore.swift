@@ -75,6 +75,12 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         obtainedAt: Int = Int(Date().timeIntervalSince1970)
     ) throws {
         guard !name.isEmpty else { throw APIError(.invalidRequest, "a credential needs a name (github, instagram, …)") }
+        guard token.revealed.utf8.count <= Self.tokenLimit else {
+            throw APIError(
+                .auth,
+                "refusing to store a \(name) token of \(token.revealed.utf8.count) bytes (a token is at most "
+                    + "\(Self.tokenLimit >> 10) KiB): nothing was changed; log in again")
+        }
         var all = try load()
         var fields: [String: Any] = ["token": token.revealed, "kind": kind, "obtained_at": obtainedAt]
         if let scope { fields["scope"] = scope }
@@ -115,9 +121,21 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
     }
 
+    /// The longest token stored: 16 KiB (GitHub's and Meta's are a few hundred bytes).
+    ///
+    /// A longer one is refused before anything is written, so no answer can fill the file.
+    public static let tokenLimit = 16 << 10
+
     private func write(_ all: [String: Any]) throws {
         guard let data = try? JSONSerialization.data(withJSONObject: all, options: [.prettyPrinted, .sortedKeys]) else {
             throw APIError(.invalidRequest, "the credentials could not be encoded as JSON")
+        }
+        // A file apimacro would refuse to read locks out every stored login: never write one.
+        guard data.count + 1 <= SecureFile.sizeLimit else {
+            throw APIError(
+                .auth,
+                "refusing to write \(path.path): it would be larger than \(SecureFile.sizeLimit >> 20) MiB, "
+                    + "which apimacro does not read; nothing was changed (apimacro logout NAME removes a login)")
         }
         try SecureFile.ensureDirectory(home)
         try SecureFile.replace(path, with: Array(data) + [0x0A])

@@ -180,6 +180,16 @@ public final class GitHubAppAuth: CredentialProvider {
                 .auth, "GitHub's answer to the installation token request holds no token and expires_at",
                 status: answer.status, url: answer.url, api: GitHub.name)
         }
+        // A token the server chose becomes a secret to redact everywhere: one as short as
+        // `http`, or holding URL syntax, would rewrite every URL and line apimacro prints.
+        guard Self.looksLikeToken(token) else {
+            throw APIError(
+                .auth,
+                "GitHub's answer to the installation token request holds no usable token (\(token.utf8.count) "
+                    + "characters; a token is \(Self.tokenLength.lowerBound) to \(Self.tokenLength.upperBound) letters, "
+                    + "digits and _ - .): check \(GitHub.url.variable) names GitHub's API",
+                status: answer.status, url: answer.url, api: GitHub.name)
+        }
         learned(token)
         let secret = Secret(token)
         state.withLock { state in
@@ -189,6 +199,20 @@ public final class GitHubAppAuth: CredentialProvider {
             state.minted += 1
         }
         return secret
+    }
+
+    /// How long an installation token may be: GitHub's are 40 characters (`ghs_` and 36), and
+    /// GitHub announced longer ones.
+    static let tokenLength = 20...4096
+
+    /// Whether `token` looks like a token GitHub issues: `tokenLength` characters, each an ASCII
+    /// letter or digit, `_`, `-` or `.` (no URL syntax: `/`, `:`, `?`, `&`, `=`, `%`, `@`, `#`).
+    static func looksLikeToken(_ token: String) -> Bool {
+        tokenLength.contains(token.utf8.count)
+            && token.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
     }
 
     /// The App's JWT, as GitHub asks for it.

@@ -117,8 +117,9 @@ public enum GitHubCLI {
                     refuse: { SecureFile.exposure($0, path: file.path, isPrivate: false) })
             else { return CredentialLookup() }
             let parsed = try GHHostsFile(parsing: String(decoding: loaded.bytes, as: UTF8.self))
-            let token =
-                parsed.token(for: host) ?? host.split(separator: ":").first.flatMap { parsed.token(for: String($0)) }
+            // The entry of exactly this host: a bare host's entry is for its default port, as gh
+            // keeps it, and another port is another origin (issue 35).
+            let token = parsed.token(for: host)
             return CredentialLookup(secret: token.map(Secret.init), detail: file.path)
         } catch let error as GHHostsFile.Unreadable {
             return CredentialLookup(

@@ -172,8 +172,11 @@ public final class InstagramGraphClient: Sendable {
                     expiresAt: issued.expiresAt ?? now + InstagramTokenLife.lifetime, obtainedAt: now)
                 client.api.setCredential(.query(name: "access_token", value: issued.token))
             } catch {
+                // The reason quotes the server's message: redacted, and shown, not obeyed.
+                let reason = TerminalText.shown(
+                    client.api.redactor.redact(String(describing: error)), on: STDERR_FILENO)
                 tokens.warn(
-                    "apimacro: warning: could not refresh the Instagram token (\(client.api.redactor.redact(String(describing: error)))); "
+                    "apimacro: warning: could not refresh the Instagram token (\(reason)); "
                         + "using the stored one until it expires")
             }
         }

@@ -81,6 +81,15 @@ public enum InstagramLogin {
                 .parse, "\(response.url) answered without an access_token", status: response.status,
                 url: response.url, api: Instagram.name, body: body)
         }
+        // An absurd token is refused before anything stores it (issue 35).
+        guard token.utf8.count <= CredentialStore.tokenLimit else {
+            throw APIError(
+                .parse,
+                "\(response.url) answered with an access_token of \(token.utf8.count) bytes, longer than any "
+                    + "token (at most \(CredentialStore.tokenLimit >> 10) KiB); it was not used or stored: check that "
+                    + "\(Instagram.url.variable) and \(Instagram.businessLogin.tokenURL.variable) name Meta's servers",
+                status: response.status, url: response.url, api: Instagram.name)
+        }
         var expiresAt: Int?
         if let seconds = InstagramGraphEnvelope.number(fields?["expires_in"]), seconds > 0 {
             expiresAt = Int(now + min(seconds, 3e9))

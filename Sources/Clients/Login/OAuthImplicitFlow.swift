@@ -91,6 +91,12 @@ public struct OAuthImplicitFlow: Sendable {
         return Secret(code)
     }
 
+    /// Whether `redirect` carries `state` (in its fragment or query): a redirect of the login that
+    /// made that state, not a stranger's.
+    public static func carries(state: String, _ redirect: String) -> Bool {
+        !state.isEmpty && (try? RedirectURL(redirect))?.parameters["state"] == state
+    }
+
     /// `redirect` parsed, once it is known to be neither a provider's refusal nor a stranger's.
     private func checked(redirect: String, expectedState: String?) throws -> RedirectURL {
         let url = try RedirectURL(redirect)

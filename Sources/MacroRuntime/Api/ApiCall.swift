@@ -55,18 +55,19 @@ public struct ApiCall: Sendable {
         let palette = settings.color.palette(for: STDERR_FILENO)
         let runtime = try Runtime(settings: settings) { MacroHost.standardError(palette.warning($0)) }
         let target = try resolve(runtime)
-        // A filter that does not compile is a usage error before anything is sent.
-        let memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)
-        let filter = jq.map { JQProcess(program: $0, redactor: target.client.redactor, memoryLimit: memoryLimit) }
-        try filter?.check()
         var first = try self.request(fields: fields, headers: extraHeaders)
         first.validatesStatus = false
         if paginate, first.method == "GET", let size = target.pageSize, !Self.names(size.name, first) {
             first.query.append(size)
         }
         let request = first
+        let redactor = Self.redactor(of: target.client, secrets: runtime.secrets, request: request)
+        // A filter that does not compile is a usage error before anything is sent.
+        let memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)
+        let filter = jq.map { JQProcess(program: $0, redactor: redactor, memoryLimit: memoryLimit) }
+        try filter?.check()
         let started = ContinuousClock.now
-        let output = Output(settings: settings, redactor: target.client.redactor)
+        let output = Output(settings: settings, redactor: redactor)
         let pages: [Response]
         do {
             pages = try await Self.limited(settings.timeout) {
@@ -82,6 +83,19 @@ public struct ApiCall: Sendable {
             deadline: settings.timeout.map { max(0.001, $0 - Self.seconds(since: started)) }
                 ?? JQProcess.defaultDeadline, timeout: settings.timeout)
         if !recorded { throw ExitReport.failure() }
+    }
+
+    /// What the call's output is redacted with, asked each time something is printed: the
+    /// client's secrets and credential as they are then (an App's installation token, a token
+    /// from gh's `hosts.yml` or `gh auth token`, all resolved on the first request), every
+    /// secret the process learned meanwhile, and the credentials `request` carries by name
+    /// (`-H 'X-Api-Key: …'`), which an answer may echo.
+    static func redactor(of client: APIClient, secrets: SecretRegistry, request: Request) -> @Sendable () -> Redactor {
+        let sent = try? client.prepare(request)
+        return {
+            let known = client.redactor.adding(secrets.redactor.secrets)
+            return sent.map { known.adding(credentialsOf: $0) } ?? known
+        }
     }
 
     /// The client the call goes through: the one named, else the one whose base URL the absolute
@@ -180,8 +194,11 @@ public struct ApiCall: Sendable {
                 progress?.erase()
                 try output.body([response], filter: nil, merge: nil, deadline: JQProcess.defaultDeadline)
                 let client = target.client.configuration
-                throw APIError.status(
-                    response, api: client.name, method: request.method, message: client.errorMessage(response))
+                // The error line quotes the server's message, which may echo a credential.
+                throw target.client.redacted(
+                    APIError.status(
+                        response, api: client.name, method: request.method, message: client.errorMessage(response)),
+                    for: request)
             }
             pages.append(response)
             kept += response.body.count
@@ -245,14 +262,18 @@ extension ApiCall {
     /// Where the answers go: stdout, redacted; on a terminal pretty, coloured (as the settings
     /// say) and with control characters escaped.
     struct Output: Sendable {
-        let redactor: Redactor
+        /// Asked at each write: it knows the credentials learned by then.
+        let currentRedactor: @Sendable () -> Redactor
         let terminal: Bool
         let color: Bool
         /// The `--jq` child's memory limit in bytes (`APIMACRO_JQ_MEMORY`).
         let memoryLimit: UInt64
 
-        init(settings: Settings, redactor: Redactor) {
-            self.redactor = redactor
+        /// The redactor now.
+        var redactor: Redactor { currentRedactor() }
+
+        init(settings: Settings, redactor: @escaping @Sendable () -> Redactor) {
+            currentRedactor = redactor
             memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)
             terminal = isatty(STDOUT_FILENO) == 1
             color = settings.color.colors(STDOUT_FILENO)
@@ -261,6 +282,7 @@ extension ApiCall {
         /// `-i`: "HTTP 200 OK" and the headers, then a blank line.
         func head(_ response: Response) throws {
             let palette = Palette(enabled: color)
+            let redactor = self.redactor
             var text = palette.paint("HTTP \(response.status) \(HTTPStatus.reason(response.status))", "1") + "\n"
             for field in response.headers.fields {
                 var value = redactor.redactHeader(name: field.name, value: field.value)
@@ -277,12 +299,14 @@ extension ApiCall {
         func body(_ pages: [Response], filter: JQProcess?, merge: [String]?, deadline: Double, timeout: Double? = nil)
             throws
         {
+            let redactor = self.redactor
             let bodies = pages.map { redactor.redact(bytes: $0.body) }
             let json = pages.allSatisfy(ApiCall.isJSON)
             if filter != nil || merge != nil || (terminal && json && !bodies.allSatisfy(\.isEmpty)) {
                 let options = JQChild.Options(
                     merge: merge, pretty: terminal, color: color, rawStrings: filter != nil, sanitize: terminal)
-                let process: JQProcess = filter ?? JQProcess(program: ".", redactor: redactor, memoryLimit: memoryLimit)
+                let process: JQProcess =
+                    filter ?? JQProcess(program: ".", redactor: currentRedactor, memoryLimit: memoryLimit)
                 try process.filter(bodies, options: options, deadline: deadline, timeout: timeout)
                 return
             }

@@ -10,13 +10,16 @@ import WebAPI
 /// environment (jq's `env` and `$ENV` see no token), no core file, at most
 /// `memoryLimit` bytes, and is killed at its deadline.
 ///
-/// The child's results go straight to this process's stdout; its messages come back through a
-/// pipe (at most 64 KiB kept) and are printed redacted.
-struct JQProcess {
+/// The child's results come back through a pipe and are printed line by line, redacted after
+/// jq decoded them (a token the server sent with a letter escaped, `\u0067hp_…`, is a token
+/// again once jq prints it); its messages come back through another pipe (at most 64 KiB kept)
+/// and are printed redacted, their control characters escaped on a terminal.
+struct JQProcess: Sendable {
     /// The jq program, as the user wrote it.
     let program: String
-    /// Redacts the child's messages (they may quote the input).
-    let redactor: Redactor
+    /// Redacts the child's results and messages: asked when they are printed, so that it knows
+    /// every credential the command learned by then (a GitHub App's installation token, gh's).
+    let redactor: @Sendable () -> Redactor
     /// The most memory the child may allocate, in bytes (`APIMACRO_JQ_MEMORY`).
     var memoryLimit = JQChild.defaultMemoryLimit
 
@@ -52,7 +55,8 @@ struct JQProcess {
     func filter(_ inputs: [[UInt8]], options: JQChild.Options, deadline: Double, timeout: Double? = nil) throws {
         let (ending, messages) = try run(mode: "run", inputs: inputs, options: options, deadline: deadline)
         if !messages.isEmpty, ending != .exited(JQChild.Status.invalidInput.rawValue) {
-            FileHandle.standardError.write(Data(messages.utf8))
+            // jq's `error` and `stderr` messages quote the answer: shown, not obeyed.
+            FileHandle.standardError.write(Data(TerminalText.shown(messages, on: STDERR_FILENO).utf8))
         }
         guard ending != .exited(JQChild.Status.success.rawValue) else { return }
         try failure(ending, messages: messages, deadline: deadline, timeout: timeout)
@@ -131,10 +135,15 @@ struct JQProcess {
             ?? CommandLine.arguments[0]
         var input: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
+        var results: [Int32] = [-1, -1]
         guard Self.pipe(&input) else { throw ExitReport.failure("--jq: cannot make a pipe: \(errnoText)") }
         guard Self.pipe(&errors) else {
             close(input[0])
             close(input[1])
+            throw ExitReport.failure("--jq: cannot make a pipe: \(errnoText)")
+        }
+        guard Self.pipe(&results) else {
+            for descriptor in input + errors { close(descriptor) }
             throw ExitReport.failure("--jq: cannot make a pipe: \(errnoText)")
         }
         // A child that stopped reading must not end this process with SIGPIPE.
@@ -142,13 +151,18 @@ struct JQProcess {
         let pid: pid_t
         do {
             pid = try spawn(
-                executable, [JQChild.argument, mode, program] + options.arguments, stdin: input[0], stderr: errors[1])
+                executable, [JQChild.argument, mode, program] + options.arguments, stdin: input[0],
+                stdout: results[1], stderr: errors[1])
         } catch {
-            for descriptor in input + errors { close(descriptor) }
+            for descriptor in input + errors + results { close(descriptor) }
             throw error
         }
         close(input[0])
         close(errors[1])
+        close(results[1])
+        let printer = ResultPrinter(redactor: redactor())
+        let printing = Thread { [readEnd = results[0]] in printer.copy(from: readEnd) }
+        printing.start()
         let writer = Thread { [writeEnd = input[1]] in
             for text in inputs {
                 guard Self.writeAll(writeEnd, text), Self.writeAll(writeEnd, [0x0A]) else { break }
@@ -173,10 +187,14 @@ struct JQProcess {
         }
         reader.start()
         let ending = Self.wait(for: pid, deadline: deadline)
-        // Its messages are whole once every copy of the pipe's writing end is closed.
-        while !finished.withLock({ $0 }) { usleep(1000) }
+        // Its messages are whole once every copy of the pipe's writing end is closed; its
+        // results are printed once the printer read them all, unless it ran out of time (then a
+        // reader of stdout that takes nothing must not keep this process waiting).
+        while !finished.withLock({ $0 }) || (ending != .timedOut && !printer.isFinished) { usleep(1000) }
+        if printer.outputClosed { throw ExitReport.closedOutput }
+        if let failure = printer.failure { throw ExitReport.failure("cannot write the answer: \(failure)") }
         let text = String(decoding: collected.withLock { $0 }, as: UTF8.self)
-        return (ending, redactor.redact(text))
+        return (ending, printer.redactor.redact(text))
     }
 
     /// A pipe whose ends are closed in any process this one starts (the child gets its copies
@@ -218,13 +236,16 @@ struct JQProcess {
         return true
     }
 
-    /// Starts `executable` with `arguments`, no environment of the user's, stdin and stderr on the given
-    /// descriptors and stdout on this process's; SIGINT and SIGPIPE at their defaults.
-    private func spawn(_ executable: String, _ arguments: [String], stdin: Int32, stderr: Int32) throws -> pid_t {
+    /// Starts `executable` with `arguments`, no environment of the user's, stdin, stdout and stderr
+    /// on the given descriptors; SIGINT and SIGPIPE at their defaults.
+    private func spawn(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32)
+        throws -> pid_t
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -7,11 +7,24 @@ import WebAPI
 final class ResponseState {
     let response: Response
     let method: String
+    /// Redacts an error about this answer as the pipeline redacts its own: also the values the
+    /// request carried under credential names (`X-Api-Key`, `?token=`), which a body may echo.
+    let redacted: (APIError) -> APIError
     private var headersObject: PyRef?
 
-    init(response: Response, method: String) {
+    init(response: Response, method: String, redacted: @escaping (APIError) -> APIError = { $0 }) {
         self.response = response
         self.method = method
+        self.redacted = redacted
+    }
+
+    /// Runs `work`, an error it throws about this answer redacted (`redacted`).
+    func redacting<T>(_ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch let error as APIError {
+            throw redacted(error)
+        }
     }
 
     /// A case-insensitive mapping, built once (GIL held).
@@ -64,7 +77,8 @@ enum HTTPBinding {
             let slots = try arguments.bind("request", parameters, required: 2)
             let request = try makeRequest(slots, secrets: runtime.secrets)
             let response = try withoutGIL { try await client.send(request) }
-            return try responses.instance(ResponseState(response: response, method: request.method))
+            return try responses.instance(
+                ResponseState(response: response, method: request.method) { client.redacted($0, for: request) })
         }
     }
 
@@ -199,7 +213,7 @@ enum HTTPBinding {
         }
         try builder.method("json", doc: "json() -> the body decoded as JSON (ParseError if it is not JSON).") {
             state, _ in
-            try decoder.decode(state.response, api: "http")
+            try state.redacting { try decoder.decode(state.response, api: "http") }
         }
         try builder.method(
             "xml", doc: "xml() -> xml.etree.ElementTree.Element of the body (RSS and Atom feeds included)."
@@ -209,10 +223,11 @@ enum HTTPBinding {
                 return try Interpreter.import("xml.etree.ElementTree").callMethod("fromstring", [bytes])
             } catch is PythonErrorSet {
                 let reason = PythonException.fetch()?.message ?? "not XML"
-                throw APIError(
-                    .parse,
-                    "\(state.response.url) answered \(state.response.status) with a body that is not XML (\(reason))",
-                    status: state.response.status, url: state.response.url, api: "http", body: state.response.text)
+                throw state.redacted(
+                    APIError(
+                        .parse,
+                        "\(state.response.url) answered \(state.response.status) with a body that is not XML (\(reason))",
+                        status: state.response.status, url: state.response.url, api: "http", body: state.response.text))
             }
         }
         try builder.method(
@@ -221,9 +236,10 @@ enum HTTPBinding {
         ) {
             state, _ in
             guard state.response.isSuccess else {
-                throw APIError.status(
-                    state.response, api: "http", method: state.method,
-                    message: ClientConfiguration.jsonMessage(state.response))
+                throw state.redacted(
+                    APIError.status(
+                        state.response, api: "http", method: state.method,
+                        message: ClientConfiguration.jsonMessage(state.response)))
             }
             return .none
         }

@@ -281,7 +281,11 @@ public struct Logins: Sendable {
             let state = OAuthImplicitFlow.newState()
             say("Open this URL in a browser and allow access (waiting up to 5 minutes on 127.0.0.1:\(listener.port)):")
             say(flow.authorizationURL(state: state))
-            return (try await listener.waitForRedirect(timeout: 300, callbackPath: "/callback"), flow, state)
+            // Only a redirect with this login's state ends the wait (an `error=` too).
+            let redirect = try await listener.waitForRedirect(timeout: 300, callbackPath: "/callback") {
+                OAuthImplicitFlow.carries(state: state, $0)
+            }
+            return (redirect, flow, state)
         case .paste:
             let state = OAuthImplicitFlow.newState()
             try flow.savePendingState(state, for: name, in: settings.home)

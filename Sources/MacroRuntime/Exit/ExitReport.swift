@@ -101,3 +101,11 @@ extension ExitReport: Error {}
 /// A problem with how apimacro was asked to do something, found before it runs: one line,
 /// exit 2 (`ExitReport.usage`).
 public protocol UsageError: Error, CustomStringConvertible {}
+
+extension ExitReport {
+    /// `message` as it may be shown on stderr: with its control characters escaped when stderr is
+    /// a terminal (the one terminal rule, `TerminalText`), for the command line's last line.
+    public static func shownOnStandardError(_ message: String) -> String {
+        TerminalText.shown(message, on: STDERR_FILENO)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import PythonBridge
+import WebAPI
 
 /// `apimacro macros list`: every macro on the macro path with its one-line
 /// help, read with `ast` (the macro is never run).
@@ -46,6 +47,13 @@ public struct MacroCatalog: Sendable {
                 return Entry(name: name, path: file.path, help: help, shadowed: seen.contains(name))
             }
         }
+    }
+
+    /// `line` (a macro's name, help and path, which the macro's file chose) as it may be printed
+    /// on stdout: with its control characters escaped on a terminal (`TerminalText`), so a
+    /// docstring cannot drive the terminal.
+    public static func shown(_ line: String) -> String {
+        TerminalText.shown(line, on: STDOUT_FILENO)
     }
 
     /// The largest macro file `macros list` reads: 1 MiB.

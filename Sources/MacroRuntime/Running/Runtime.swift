@@ -80,7 +80,9 @@ final class Runtime: Sendable {
         storedTokens = builtInTokens
         let storedSecrets = builtInTokens.values.map(\.revealed) + pluginTokens.compactMap { $0?.revealed }
         redactor = Redactor(secrets: settings.secrets + pluginSecrets + storedSecrets)
-        secrets = SecretRegistry(redactor)
+        secrets = SecretRegistry(
+            redactor, journal: settings.learnedSecretsFile.map { LearnedSecrets(file: $0) },
+            parentKnows: settings.secrets + storedSecrets)
         // Read first: an unreadable file is a usage error, before any connection pool exists.
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         // Likewise a --record file that could not be written at the end: before anything runs.

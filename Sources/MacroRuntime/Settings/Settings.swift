@@ -71,6 +71,12 @@ public struct Settings: Sendable {
     ///
     /// False by default.
     public var switchableVerbose = false
+    /// Where a `batch` child tells its parent the secrets it knows beyond the parent's own (a
+    /// plugin's key, a token learned during the run), so that the parent redacts them from the
+    /// child's output; set by `run --stats-file` (`LearnedSecrets`).
+    ///
+    /// Nil: nowhere (default).
+    public var learnedSecretsFile: URL?
 
     /// Resolves settings from command-line values and the environment (with
     /// `config.toml` already merged beneath it, see `load`).
@@ -205,6 +211,12 @@ public struct Settings: Sendable {
         let user =
             environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
         return user.appendingPathComponent(fallback).appendingPathComponent("apimacro")
+    }
+
+    /// Has the run tell the `batch` that started it (whose `--stats-file` is `stats`) every
+    /// secret it learns (`LearnedSecrets`).
+    public mutating func reportLearnedSecrets(besideStats stats: URL) {
+        learnedSecretsFile = LearnedSecrets(besideStats: stats).file
     }
 
     /// Values that must never be printed: every non-trivial environment value

@@ -121,6 +121,8 @@ public struct StderrLineHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        FileHandle.standardError.write(Data((prefix + event.message.description + "\n").utf8))
+        // A line quotes URLs and messages a server chose (a `Link` next page): shown, not obeyed.
+        let line = TerminalText.shown(event.message.description, on: STDERR_FILENO)
+        FileHandle.standardError.write(Data((prefix + line + "\n").utf8))
     }
 }

@@ -33,6 +33,11 @@ public enum SchemeRule {
         guard let targetScheme = scheme(of: target), allowedSchemes.contains(targetScheme) else {
             return "only http and https URLs are followed"
         }
+        // A space or a control character: no request can carry it (libcurl would fail the
+        // request as a network error, retried), and it must not reach a terminal as it is.
+        if previous != nil, target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            return "it holds a space or a control character"
+        }
         guard let origin = Origin(url: target) else { return "it is not a valid http(s) URL" }
         if targetScheme == "http", let previous, scheme(of: previous) == "https", !origin.isLoopback {
             return "an https request may not continue over plain http (only to a loopback host)"

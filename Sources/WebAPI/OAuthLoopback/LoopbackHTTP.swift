@@ -11,9 +11,12 @@ import Foundation
 struct LoopbackRoutes: Sendable {
     let port: Int
     let callbackPath: String
+    /// Whether a redirect belongs to the login waiting (its `state`).
+    let accepts: @Sendable (String) -> Bool
 
-    init(port: Int, callbackPath: String) {
+    init(port: Int, callbackPath: String, accepts: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.port = port
+        self.accepts = accepts
         let path = callbackPath.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
         self.callbackPath = path.hasPrefix("/") ? path : "/" + path
     }
@@ -40,6 +43,9 @@ struct LoopbackRoutes: Sendable {
         var url = "http://127.0.0.1:\(port)\(callbackPath)"
         if let query = fields["query"], !query.isEmpty { url += "?" + query }
         if let fragment = fields["fragment"], !fragment.isEmpty { url += "#" + fragment }
+        guard accepts(url) else {
+            return (LoopbackReply.text(400, "not the redirect of the login apimacro is waiting for"), nil)
+        }
         return (LoopbackReply.text(200, "ok"), url)
     }
 

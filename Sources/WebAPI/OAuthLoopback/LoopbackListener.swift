@@ -27,6 +27,10 @@ public final class LoopbackListener: Sendable {
 
     /// The largest request served (head and body); larger ones get 413.
     public static let maximumRequestSize = 64 * 1024
+    /// The most connections served at once; a new one closes the oldest.
+    static let maximumConnections = 32
+    /// How long a connection may take in all, from its accept to its whole request: 10 s.
+    static let connectionLifetime = Duration.seconds(10)
 
     /// Binds 127.0.0.1:`port` (0 = any free port) with SO_REUSEADDR.
     public init(port: Int) throws {
@@ -65,9 +69,15 @@ public final class LoopbackListener: Sendable {
     /// post the redirect to `/token`; returns the rebuilt redirect URL
     /// `http://127.0.0.1:PORT<callbackPath>?<query>#<fragment>`.
     ///
+    /// A redirect `accepts` refuses (one without this login's `state`: a web page's forged
+    /// `error=`, a local process's guess) is answered 400 and the listener goes on waiting, so
+    /// no one but the browser that was sent the login can end it.
+    ///
     /// Throws `.auth` when nothing arrives within `timeout` seconds. The
     /// listener is closed when this returns.
-    public func waitForRedirect(timeout: Double, callbackPath: String) async throws -> String {
+    public func waitForRedirect(
+        timeout: Double, callbackPath: String, accepts: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) async throws -> String {
         try state.withLock { state in
             guard state.open, !state.stopRequested else {
                 throw APIError(.auth, "the login listener on port \(port) is closed; start again")
@@ -75,7 +85,7 @@ public final class LoopbackListener: Sendable {
             guard !state.serving else { throw APIError(.auth, "the login listener on port \(port) is already waiting") }
             state.serving = true
         }
-        let routes = LoopbackRoutes(port: port, callbackPath: callbackPath)
+        let routes = LoopbackRoutes(port: port, callbackPath: callbackPath, accepts: accepts)
         let deadline = ContinuousClock.now + Seconds.duration(timeout.isFinite ? min(timeout, 31_536_000) : 31_536_000)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
@@ -129,12 +139,14 @@ public final class LoopbackListener: Sendable {
                     "no redirect arrived within \(SecondsText.format(timeout)) s; open the login URL in a browser on this "
                         + "machine, or paste the address it ends on with apimacro login NAME --redirect-url URL")
             }
+            // Each connection has `connectionLifetime` in all, however it trickles its bytes: slow
+            // connections cannot hold the listener's places for long.
             connections.removeAll { connection in
-                let idle = now - connection.lastActivity > .seconds(10)
-                if idle { _ = POSIXSocket.closeFD(connection.fd) }
-                return idle
+                let expired = now - connection.accepted > Self.connectionLifetime
+                if expired { _ = POSIXSocket.closeFD(connection.fd) }
+                return expired
             }
-            var fds = [pollfd(fd: listenFD, events: Int16(connections.count < 32 ? POLLIN : 0), revents: 0)]
+            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
             fds += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let slice = min(deadline - now, .milliseconds(200)).components
             let wait = Int32(slice.seconds * 1000 + slice.attoseconds / 1_000_000_000_000_000) + 1
@@ -163,6 +175,11 @@ public final class LoopbackListener: Sendable {
                 let client = accept(listenFD, nil, nil)
                 if client >= 0 {
                     POSIXSocket.setCloseOnExec(client)
+                    // All places taken: the oldest connection makes way, so a new one (the
+                    // browser's) is always served.
+                    if connections.count >= Self.maximumConnections {
+                        _ = POSIXSocket.closeFD(connections.removeFirst().fd)
+                    }
                     connections.append(LoopbackConnection(fd: client))
                 }
             }
@@ -174,7 +191,8 @@ public final class LoopbackListener: Sendable {
 struct LoopbackConnection {
     let fd: Int32
     var buffer: [UInt8] = []
-    var lastActivity = ContinuousClock.now
+    /// When it was accepted: its lifetime counts from there.
+    let accepted = ContinuousClock.now
 
     enum Outcome {
         case waiting, closed
@@ -188,7 +206,6 @@ struct LoopbackConnection {
         if count < 0, errno == EINTR || errno == EAGAIN { return .waiting }
         guard count > 0 else { return .closed }
         buffer += chunk[0..<count]
-        lastActivity = .now
         switch LoopbackRequest.parse(buffer, limit: LoopbackListener.maximumRequestSize) {
         case .incomplete:
             return .waiting

@@ -110,6 +110,16 @@ public final class APIClient: Sendable {
         return out
     }
 
+    /// `error`, raised by the caller about `request` (`apimacro api`'s failed answer), redacted
+    /// as `send` redacts its own errors: the client's secrets and credential, and the
+    /// credentials `request` carries by name (`X-Api-Key`), which the server's message may echo.
+    public func redacted(_ error: APIError, for request: Request) -> APIError {
+        let exchange =
+            (try? prepare(request))
+            ?? Exchange(method: request.method, url: "", headers: Headers(), body: [], timeout: 0)
+        return redacted(error, exchange: exchange)
+    }
+
     /// The same error with every URL and text redacted (also the credentials `exchange` carries
     /// by name, which an error body may echo) and the client named.
     func redacted(_ error: APIError, exchange: Exchange) -> APIError {

@@ -316,6 +316,9 @@ final class CurlEasy: @unchecked Sendable {
             ? String(cString: errorBuffer)
             : library.api.pointee.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
         var retryable = true
+        // A URL libcurl cannot parse (a server's next link holding bytes it refuses) fails the
+        // same way every time: refused once, not retried.
+        if code == CURLE_URL_MALFORMAT { retryable = false }
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE {
             // The same certificate fails the same way every time: not retried.
             retryable = false

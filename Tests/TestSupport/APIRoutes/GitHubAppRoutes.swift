@@ -112,7 +112,7 @@ final class GitHubAppRoutes: RouteHandler, Sendable {
             let number = state.report.tokens.count
             let lifetimes = setup.tokenLifetimes.isEmpty ? [3600] : setup.tokenLifetimes
             let lifetime = lifetimes[min(number, lifetimes.count - 1)]
-            let token = Self.token(number: number)
+            let token = setup.chosenToken ?? Self.token(number: number)
             state.tokens[token] = (installation, now + lifetime)
             state.report.tokens.append(
                 GitHubAppReport.IssuedToken(token: token, installation: installation, expiresAt: now + lifetime))
@@ -304,6 +304,9 @@ public struct GitHubAppSetup: Sendable {
     /// Each token's lifetime in seconds, in the order they are issued; the last one repeats.
     public var tokenLifetimes: [Int]
     public var slug: String
+    /// Hostile: the token every installation token request answers with (as short as `http`,
+    /// or holding URL syntax), instead of a token of GitHub's shape.
+    public var chosenToken: String?
 
     public init(
         appID: String, publicKeyPath: String, installations: [Installation], tokenLifetimes: [Int] = [3600],

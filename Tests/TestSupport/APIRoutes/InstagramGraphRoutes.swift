@@ -192,7 +192,16 @@ struct InstagramGraphRoutes: RouteHandler {
             return InstagramGraphWorld.error("Unsupported grant_type", code: 100)
         }
         if let refusal = Self.refusal(request, headers: []) { return refusal }
-        return try InstagramGraphWorld.longLived("IGAA-refreshed-\(state.refreshed())")
+        switch request.query["access_token"] {
+        case "ig-token-huge-refresh":
+            // Hostile: a "token" of 1.5 MiB, which would fill credentials.json past what is read.
+            return try InstagramGraphWorld.longLived("IGAA" + String(repeating: "Huge", count: 3 << 17))
+        case "ig-token-escape-refresh":
+            // Hostile: a refusal whose message would retitle the terminal and clear the screen.
+            return InstagramGraphWorld.error("refresh refused \u{1b}]0;pwned\u{07}\u{1b}[2J here", code: 190)
+        default:
+            return try InstagramGraphWorld.longLived("IGAA-refreshed-\(state.refreshed())")
+        }
     }
 
     /// `POST _usage` with `call_count`, `regain` (minutes), `throttled` (`1`): the usage from now on.

@@ -30,6 +30,13 @@ import Foundation
 ///   as they are with `Content-Encoding: CODINGS` (if `ce`) and `Transfer-Encoding: CODINGS` (if
 ///   `te`: then the body ends with the connection); whatever the codings say, the bytes are gzip.
 ///
+/// - `ANY /hostile/echo-message/N`: status N (200–599) with `{"message", "headers", "query"}`
+///   whose `message` quotes every request header's value and every query value (`you sent
+///   V1, V2, …`, as an API's error message may), and the `Authorization` value echoed in an
+///   `X-Echoed` response header: credentials echoed in a body, a message and a header.
+/// - `ANY /hostile/echo-escaped`: `{"token": "…"}` holding the `Authorization` credential (after
+///   its scheme) with its last letter JSON-escaped (`\u0067`): text jq decodes into the token.
+///
 /// Every request header and the query string come back from `/echo` (`EchoRoutes`).
 struct HostileRoutes: RouteHandler {
     func respond(to request: RouteRequest) -> Response? {
@@ -73,6 +80,32 @@ struct HostileRoutes: RouteHandler {
                     ("query", .object(query)),
                 ]),
                 status: (400...599).contains(status) ? status : 400)
+        }
+        if let captures = request.match("*", "/hostile/echo-message/{status}") {
+            let status = Int(captures["status"] ?? "") ?? 400
+            let values = request.recorded.headers.map(\.1) + request.query.sorted { $0.key < $1.key }.map(\.value)
+            let headers = request.recorded.headers.map { (name: String, value: String) in
+                (name.lowercased(), JSON.string(value))
+            }
+            let query = request.query.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }
+            return .json(
+                .object([
+                    ("message", .string("you sent " + values.joined(separator: ", "))), ("headers", .object(headers)),
+                    ("query", .object(query)),
+                ]),
+                status: (200...599).contains(status) ? status : 400,
+                headers: [("X-Echoed", request.recorded.header("authorization") ?? "none")])
+        }
+        if request.match("*", "/hostile/echo-escaped") != nil {
+            let value = request.recorded.header("authorization") ?? ""
+            let credential = value.split(separator: " ", maxSplits: 1).last.map(String.init) ?? value
+            var text = credential
+            if let last = text.lastIndex(where: { $0.isASCII && $0.isLetter }), let ascii = text[last].asciiValue {
+                text.replaceSubrange(last...last, with: String(format: "\\u%04x", Int(ascii)))
+            }
+            return Response(
+                status: 200, headers: [("Content-Type", Response.jsonContentType)],
+                body: Array("{\"token\": \"\(text)\"}".utf8))
         }
         if request.match("*", "/hostile/echo-text") != nil {
             let quoted = request.recorded.headers.map { "\($0.0): \($0.1)" }.joined(separator: " & ")
