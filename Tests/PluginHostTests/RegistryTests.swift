@@ -28,7 +28,7 @@ struct RegistryTests {
         defer { folder.remove() }
         try folder.write("alpha", Self.manifest("alpha"))
         let broken = try folder.write(
-            "broken", Self.manifest("broken").replacingOccurrences(of: "page_param", with: "cursor"))
+            "broken", Self.manifest("broken").replacingOccurrences(of: "page_param", with: "scroll"))
         try folder.write("gamma", Self.manifest("gamma"))
         try folder.write(".hidden", Self.manifest("hidden"))
         let registry = PluginRegistry.load(
@@ -38,7 +38,7 @@ struct RegistryTests {
         let failure = try #require(registry.failure(named: "broken"))
         #expect(
             failure.error.description
-                == "\(broken.path): pagination.kind: unknown kind \"cursor\"; use one of none, link_header, next_url, page_param"
+                == "\(broken.path): pagination.kind: unknown kind \"scroll\"; use one of none, link_header, next_url, page_param, offset, cursor, header_cursor"
         )
         let server = try await TestServer.start()
         let transport = CurlTransport(userAgent: "apimacro/test")
