@@ -65,19 +65,22 @@ let package = Package(
                 "CHiredis",
             ]
         ),
+        // The one way a program is started and waited for (gh, the --jq child, batch's children,
+        // git): posix_spawn, a reaper thread per child instead of polling, nothing on the pool.
+        .target(name: "Spawning"),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.
-        .target(name: "Clients", dependencies: ["WebAPI"]),
+        .target(name: "Clients", dependencies: ["WebAPI", "Spawning"]),
         // plugin.toml (and config.toml): the manifest model, validation, discovery, manifest clients;
         // TOML/ is its own TOML 1.0 parser in Swift (no C++ toml++, whose assertions could abort).
         .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "CJQ"],
+            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "CJQ", "Spawning"],
             resources: [.copy("Python/apimacro")]
         ),
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
         // WebAPI only for redaction.
-        .target(name: "Batch", dependencies: ["WebAPI"]),
+        .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),
         .executableTarget(
             name: "apimacro",
             dependencies: [
@@ -122,6 +125,7 @@ let package = Package(
         .testTarget(name: "ClientsTests", dependencies: ["WebAPI", "Clients", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch"]),
+        .testTarget(name: "SpawningTests", dependencies: ["Spawning"]),
         .testTarget(
             name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.

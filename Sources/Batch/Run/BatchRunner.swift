@@ -160,6 +160,9 @@ public struct BatchRunner {
         var stopping = false
         var failed = 0
         var lastProgress = 0.0
+        // Signalled when a child ends: the loop sleeps until then, the next kill or the next
+        // progress line, whichever comes first (never a polling interval).
+        let wake = DispatchSemaphore(value: 0)
 
         func stop() {
             guard !stopping else { return }
@@ -185,7 +188,7 @@ public struct BatchRunner {
                         try workFolder.createOwnerOnly(LearnedSecrets(besideStats: files.stats).file.lastPathComponent))
                     let child = try ChildProcess.spawn(
                         executable: configuration.executable, arguments: arguments(jobs[index], files: files),
-                        environment: environment, stdout: out, stderr: err)
+                        environment: environment, stdout: out, stderr: err, wake: wake)
                     let now = seconds(since: begin)
                     running.append(
                         Running(
@@ -227,7 +230,10 @@ public struct BatchRunner {
                 let done = results.lazy.compactMap { $0 }.count
                 events(.progress(done: done, running: running.count, failed: failed, seconds: now))
             }
-            usleep(5_000)
+            // Ctrl-C and SIGTERM set flags this loop reads: it looks at least every 200 ms.
+            var sleep = max(0, 0.2 - (seconds(since: begin) - lastProgress))
+            for item in running { if let killAt = item.killAt { sleep = min(sleep, max(0, killAt - now)) } }
+            if !running.isEmpty { _ = wake.wait(timeout: .now() + sleep) }
         }
         for index in pending.reversed() {
             let result = BatchResult(

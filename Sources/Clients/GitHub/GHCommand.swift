@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 #if canImport(Glibc)
     import Glibc
@@ -36,48 +37,29 @@ enum GHCommand {
         guard pipe(&pipeEnds) == 0 else { return .notStarted(String(cString: strerror(errno))) }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, writeEnd)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) }
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") }
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let status = (argv + [nil]).withUnsafeBufferPointer { arguments -> Int32 in
-            (envp + [nil]).withUnsafeBufferPointer { variables in
-                guard let argv = arguments.baseAddress, let envp = variables.baseAddress else { return EINVAL }
-                return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-            }
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        let process: Subprocess
+        do {
+            process = try Subprocess.spawn(
+                executable, arguments, environment: environment, stdout: .descriptor(writeEnd),
+                defaultSignals: [SIGINT, SIGTERM, SIGPIPE], newProcessGroup: true)
+        } catch {
+            _ = close(readEnd)
+            _ = close(writeEnd)
+            return .notStarted(error.description)
         }
         _ = close(writeEnd)
         defer { _ = close(readEnd) }
-        guard status == 0 else { return .notStarted(String(cString: strerror(status))) }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .milliseconds(Int(min(max(timeout, 0), 86_400) * 1000))
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         var ended = false
         while !ended {
-            let left = deadline.timeIntervalSinceNow
-            if left <= 0 { break }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { break }
             var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(left, 1) * 1000) + 1)
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            let ready = poll(&poller, 1, Int32(min(milliseconds, 1000)) + 1)
             if ready < 0, errno != EINTR { break }
             guard ready > 0 else { continue }
             let count = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
@@ -89,31 +71,20 @@ enum GHCommand {
             }
         }
         // stdout closed: the program has ended or is about to; wait for it within the bound.
-        var exitStatus: Int32 = 0
-        var reaped = false
-        while ended, !reaped, deadline.timeIntervalSinceNow > 0 {
-            let result = waitpid(pid, &exitStatus, WNOHANG)
-            if result == pid {
-                reaped = true
-            } else if result < 0, errno != EINTR {
-                break
-            } else {
-                usleep(5000)
-            }
-        }
-        guard reaped else {
+        guard ended, let termination = process.wait(until: deadline) else {
             // Past the bound (or a child still holding stdout): the whole group goes.
-            kill(-pid, SIGKILL)
-            kill(pid, SIGKILL)
-            while waitpid(pid, &exitStatus, 0) < 0, errno == EINTR {}
+            process.kill(SIGKILL, group: true)
+            _ = process.wait()
+            process.killLeftovers()
             return .timedOut
         }
         // Anything it left behind in its group goes too.
-        kill(-pid, SIGKILL)
-        let exited = exitStatus & 0x7f == 0
-        let code = (exitStatus >> 8) & 0xff
-        guard exited, code == 0 else {
-            return .failed(exited ? "it exited with status \(code)" : "it was ended by signal \(exitStatus & 0x7f)")
+        process.killLeftovers()
+        guard termination == .exited(0) else {
+            switch termination {
+            case .exited(let code): return .failed("it exited with status \(code)")
+            case .signaled(let signal): return .failed("it was ended by signal \(signal)")
+            }
         }
         let line = String(decoding: output.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             .trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import Spawning
 import WebAPI
 
 #if canImport(Glibc)
@@ -65,7 +66,8 @@ public struct ApiCall: Sendable {
         // A filter that does not compile is a usage error before anything is sent.
         let memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)
         let filter = jq.map { JQProcess(program: $0, redactor: redactor, memoryLimit: memoryLimit) }
-        try filter?.check()
+        // The child is waited for on a thread of its own, never on the cooperative pool.
+        if let filter { try await Blocking.run { try filter.check() } }
         let started = ContinuousClock.now
         let output = Output(settings: settings, redactor: redactor)
         let pages: [Response]
@@ -78,10 +80,12 @@ public struct ApiCall: Sendable {
             throw error
         }
         let recorded = runtime.writeRecording()
-        try output.body(
-            pages, filter: filter, merge: paginate ? (target.items(self.target) ?? []) : nil,
-            deadline: settings.timeout.map { max(0.001, $0 - Self.seconds(since: started)) }
-                ?? JQProcess.defaultDeadline, timeout: settings.timeout)
+        let merge = paginate ? (target.items(self.target) ?? []) : nil
+        let deadline =
+            settings.timeout.map { max(0.001, $0 - Self.seconds(since: started)) } ?? JQProcess.defaultDeadline
+        try await Blocking.run { [timeout = settings.timeout] in
+            try output.body(pages, filter: filter, merge: merge, deadline: deadline, timeout: timeout)
+        }
         if !recorded { throw ExitReport.failure() }
     }
 
@@ -192,7 +196,9 @@ public struct ApiCall: Sendable {
             }
             guard (200..<300).contains(response.status) else {
                 progress?.erase()
-                try output.body([response], filter: nil, merge: nil, deadline: JQProcess.defaultDeadline)
+                try await Blocking.run {
+                    try output.body([response], filter: nil, merge: nil, deadline: JQProcess.defaultDeadline)
+                }
                 let client = target.client.configuration
                 // The error line quotes the server's message, which may echo a credential.
                 throw target.client.redacted(

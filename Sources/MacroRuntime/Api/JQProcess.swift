@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 import Synchronization
 import WebAPI
 
@@ -148,49 +149,58 @@ struct JQProcess: Sendable {
         }
         // A child that stopped reading must not end this process with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        let pid: pid_t
+        let process: Subprocess
         do {
-            pid = try spawn(
-                executable, [JQChild.argument, mode, program] + options.arguments, stdin: input[0],
-                stdout: results[1], stderr: errors[1])
+            // No variable but one: the Swift runtime's crash report, which a filter that dies of
+            // jq's own abort() would print for seconds, is off.
+            process = try Subprocess.spawn(
+                executable, [JQChild.argument, mode, program] + options.arguments,
+                environment: ["SWIFT_BACKTRACE": "enable=no"], stdin: .descriptor(input[0]),
+                stdout: .descriptor(results[1]), stderr: .descriptor(errors[1]), defaultSignals: [SIGINT, SIGPIPE])
         } catch {
             for descriptor in input + errors + results { close(descriptor) }
-            throw error
+            throw ExitReport.failure("--jq: \(error.description)")
         }
         close(input[0])
         close(errors[1])
         close(results[1])
         let printer = ResultPrinter(redactor: redactor())
-        let printing = Thread { [readEnd = results[0]] in printer.copy(from: readEnd) }
+        let printed = DispatchSemaphore(value: 0)
+        let printing = Thread { [readEnd = results[0]] in
+            printer.copy(from: readEnd)
+            printed.signal()
+        }
         printing.start()
         let writer = Thread { [writeEnd = input[1]] in
             for text in inputs {
-                guard Self.writeAll(writeEnd, text), Self.writeAll(writeEnd, [0x0A]) else { break }
+                guard DescriptorIO.writeAll(writeEnd, text), DescriptorIO.writeAll(writeEnd, [0x0A]) else { break }
             }
             close(writeEnd)
         }
         writer.start()
         let collected = Mutex<[UInt8]>([])
-        let finished = Mutex(false)
+        let messagesRead = DispatchSemaphore(value: 0)
         let reader = Thread { [readEnd = errors[0]] in
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = read(readEnd, &chunk, chunk.count)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                collected.withLock { kept in
-                    if kept.count < 1 << 16 { kept += chunk[0..<min(count, (1 << 16) - kept.count)] }
-                }
-            }
+            let kept = DescriptorIO.readAll(readEnd, limit: 1 << 16)
             close(readEnd)
-            finished.withLock { $0 = true }
+            collected.withLock { $0 = kept }
+            messagesRead.signal()
         }
         reader.start()
-        let ending = Self.wait(for: pid, deadline: deadline)
+        let ending: Ending
+        switch process.wait(until: ContinuousClock.now + Seconds.duration(deadline)) {
+        case .exited(let code)?: ending = .exited(code)
+        case .signaled(let signal)?: ending = .signaled(signal)
+        case nil:
+            process.kill(SIGKILL)
+            _ = process.wait()
+            ending = .timedOut
+        }
         // Its messages are whole once every copy of the pipe's writing end is closed; its
         // results are printed once the printer read them all, unless it ran out of time (then a
         // reader of stdout that takes nothing must not keep this process waiting).
-        while !finished.withLock({ $0 }) || (ending != .timedOut && !printer.isFinished) { usleep(1000) }
+        messagesRead.wait()
+        if ending != .timedOut { printed.wait() }
         if printer.outputClosed { throw ExitReport.closedOutput }
         if let failure = printer.failure { throw ExitReport.failure("cannot write the answer: \(failure)") }
         let text = String(decoding: collected.withLock { $0 }, as: UTF8.self)
@@ -203,77 +213,6 @@ struct JQProcess: Sendable {
         guard Glibc.pipe(&ends) == 0 else { return false }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return true
-    }
-
-    /// Waits for `pid` to end, killing it after `deadline` seconds.
-    private static func wait(for pid: pid_t, deadline: Double) -> Ending {
-        let end = ContinuousClock.now + Seconds.duration(deadline)
-        var status: Int32 = 0
-        while true {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid { break }
-            if result < 0 && errno != EINTR { return .signaled(0) }
-            if ContinuousClock.now >= end {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return .timedOut
-            }
-            usleep(5000)
-        }
-        let signal = status & 0x7f
-        return signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
-    }
-
-    /// Writes all of `bytes` to `descriptor`; false when it cannot (the child has gone).
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
-    }
-
-    /// Starts `executable` with `arguments`, no environment of the user's, stdin, stdout and stderr
-    /// on the given descriptors; SIGINT and SIGPIPE at their defaults.
-    private func spawn(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32)
-        throws -> pid_t
-    {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-        }
-        // No variable but one: the Swift runtime's crash report, which a filter that dies of
-        // jq's own abort() would print for seconds, is off.
-        let envp: [UnsafeMutablePointer<CChar>?] = [strdup("SWIFT_BACKTRACE=enable=no"), nil]
-        defer { free(envp[0]) }
-        var pid: pid_t = 0
-        let status = argv.withUnsafeBufferPointer { arguments -> Int32 in
-            envp.withUnsafeBufferPointer { variables in
-                guard let argv = arguments.baseAddress, let envp = variables.baseAddress else { return EINVAL }
-                return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-            }
-        }
-        guard status == 0 else {
-            throw ExitReport.failure("--jq: cannot start \(executable): \(String(cString: strerror(status)))")
-        }
-        return pid
     }
 
     private var errnoText: String { String(cString: strerror(errno)) }
