@@ -54,7 +54,7 @@ struct ConfigFileEndToEndTests {
         #expect(
             refused.stderr
                 == "apimacro: \(bad.url.path)/home/config.toml: unknown key 'kye' in [openweather]; did you mean 'key'? "
-                + "(known keys: url, key)\n")
+                + "(known keys: url, key, limits.rate, limits.concurrency)\n")
         #expect(!refused.stderr.contains("ow-key-0000"))
     }
 

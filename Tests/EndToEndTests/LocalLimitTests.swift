@@ -114,6 +114,34 @@ struct LocalLimitTests {
         try await server.shutdown()
     }
 
+    @Test(
+        "[github.limits] in config.toml and APIMACRO_GITHUB_LIMITS_RATE hold the built-in client; a bad one is refused")
+    func clientLimitsFromSettings() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "fan.py": Self.fanOut, ".config/apimacro/config.toml": "[github.limits]\nconcurrency = 2\n",
+        ])
+        defer { space.remove() }
+        server.setBudget(limit: 100_000, delayMilliseconds: 50, holdUntilInFlight: 2)
+        let capped = try await space.run(
+            "run", "--no-cache", "-v", "fan.py", "10", "8", "github",
+            environment: environment(server, space, ["APIMACRO_GITHUB_LIMITS_RATE": "20/s"]))
+        #expect(capped.status == 0, "\(capped.stderr)")
+        #expect(server.budgetReport.peakInFlight == 2, "\(server.budgetReport)")
+        #expect(
+            capped.stderr.contains(
+                "(at most 2 in flight: \(space.url.path)/.config/apimacro/config.toml: github.limits.concurrency)"),
+            "\(capped.stderr)")
+        #expect(capped.stderr.contains("(at most 20/s: APIMACRO_GITHUB_LIMITS_RATE)"), "\(capped.stderr)")
+        try space.write(".config/apimacro/config.toml", "[github.limits]\nconcurrency = \"many\"\n")
+        let refused = try await space.run("run", "-c", "pass", environment: environment(server, space))
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr.contains("[github] limits.concurrency is a string; it takes an integer"), "\(refused.stderr)"
+        )
+        try await server.shutdown()
+    }
+
     @Test("plugins show states the limits; a limit that is not one is refused with what to write")
     func shownAndChecked() async throws {
         let space = try Workspace(files: [

@@ -79,6 +79,9 @@ public struct ConfigFile: Sendable {
         "max_concurrency": [.integer], "jq_memory": [.integer], "plugins": [.list], "no_proxy": [.list],
         "shared.timeout": [.integer, .float],
     ]
+    /// The keys every client's and plugin's table takes beside its own: `[NAME.limits]`
+    /// (`LocalLimits`, held in each process: `APIMACRO_<NAME>_LIMITS_RATE`, `_CONCURRENCY`).
+    static let limitKeys = ["limits.rate", "limits.concurrency"]
     /// Lists are joined with ':' (a path list) unless the variable takes another separator.
     static let listSeparators = ["no_proxy": ","]
     static var knownTables: [String: [String]] {
@@ -182,6 +185,18 @@ public struct ConfigFile: Sendable {
         for (key, value) in document.sorted(by: { $0.key < $1.key }) {
             if case .table(let table) = value {
                 for (innerKey, innerValue) in table.sorted(by: { $0.key < $1.key }) {
+                    // `[github.limits] rate = "10/s"`: APIMACRO_GITHUB_LIMITS_RATE (any client or plugin).
+                    if innerKey == "limits", case .table(let limits) = innerValue {
+                        for (limitKey, limitValue) in limits.sorted(by: { $0.key < $1.key }) {
+                            let path = "\(key).limits.\(limitKey)"
+                            let (text, type) = try string(limitValue, key: path)
+                            entries.append(
+                                Entry(
+                                    key: path, variable: Self.variableName(key, "limits", limitKey), value: text,
+                                    type: type))
+                        }
+                        continue
+                    }
                     let path = "\(key).\(innerKey)"
                     let (text, type) = try string(innerValue, key: path)
                     entries.append(
@@ -221,7 +236,7 @@ public struct ConfigFile: Sendable {
                         "\(path.path): unknown key '\(entry.key)'\(hint) (known keys: \(Self.knownKeys.joined(separator: ", ")); "
                             + "tables: \(tables.map { "[\($0)]" }.joined(separator: ", ")))")
                 }
-            } else if let keys = Self.knownTables[parts[0]] ?? pluginTables[parts[0]] {
+            } else if let keys = (Self.knownTables[parts[0]] ?? pluginTables[parts[0]]).map({ $0 + Self.limitKeys }) {
                 guard keys.contains(parts[1]) else {
                     throw MacroError(
                         "\(path.path): unknown key '\(parts[1])' in [\(parts[0])]\(SettingCheck.didYouMean(parts[1], keys)) "
@@ -240,7 +255,10 @@ public struct ConfigFile: Sendable {
     /// for `plugins`, folders that exist.
     private func checkType(_ entry: Entry, parts: [String]) throws {
         let path = parts.joined(separator: ".")
-        let types = Self.valueTypes[path] ?? [.string]
+        let types =
+            Self.valueTypes[path]
+            ?? (path.hasSuffix(".limits.rate")
+                ? [.string, .integer, .float] : path.hasSuffix(".limits.concurrency") ? [.integer] : [.string])
         guard types.contains(entry.type) else {
             let name = parts.count == 2 ? "[\(parts[0])] \(parts[1])" : parts[0]
             let key = parts.last ?? path

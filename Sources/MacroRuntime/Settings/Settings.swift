@@ -54,6 +54,9 @@ public struct Settings: Sendable {
     /// `APIMACRO_MAX_RATE` and `APIMACRO_MAX_CONCURRENCY`: the shared limiter with `sharedState`,
     /// else held in this process (`LocalLimitStage`).
     public var governorLimits = GovernorLimits()
+    /// `[NAME.limits]` in config.toml (`APIMACRO_<NAME>_LIMITS_RATE`, `_LIMITS_CONCURRENCY`): a
+    /// client's or plugin's limits held in each process, by its name (`LocalLimitStage`).
+    public var clientLimits: [String: LocalLimits] = [:]
     /// `APIMACRO_JQ_MEMORY` (or `jq_memory` in config.toml): the most memory an `api --jq` filter's
     /// child may allocate, in MiB; nil for the default (`JQChild.defaultMemoryLimit`).
     public var jqMemory: Int?
@@ -137,6 +140,7 @@ public struct Settings: Sendable {
             maxRate: try check.rate("APIMACRO_MAX_RATE"),
             maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
         jqMemory = try check.count("APIMACRO_JQ_MEMORY", atLeast: JQChild.smallestMemoryLimit, unit: "MiB")
+        clientLimits = try Self.clientLimits(check: check, environment: environment)
     }
 
     /// The variable `[shared] redis` in config.toml stands for (`APIMACRO_SHARED_STATE` wins over it).
@@ -257,4 +261,31 @@ extension Settings {
 /// The formats `apimacro.output` knows.
 public enum OutputFormat: String, Sendable, CaseIterable {
     case table, json, csv, ndjson
+}
+
+extension Settings {
+    /// Every `APIMACRO_<NAME>_LIMITS_RATE` and `_LIMITS_CONCURRENCY` set, by the client's name.
+    static func clientLimits(check: SettingCheck, environment: [String: String]) throws -> [String: LocalLimits] {
+        var limits: [String: LocalLimits] = [:]
+        let suffixes = ["_LIMITS_RATE", "_LIMITS_CONCURRENCY"]
+        let names = Set(
+            environment.keys.compactMap { variable -> String? in
+                guard variable.hasPrefix("APIMACRO_"), let suffix = suffixes.first(where: variable.hasSuffix) else {
+                    return nil
+                }
+                let name = variable.dropFirst("APIMACRO_".count).dropLast(suffix.count)
+                return name.isEmpty ? nil : String(name)
+            })
+        for name in names.sorted() {
+            let rateVariable = "APIMACRO_\(name)_LIMITS_RATE"
+            let capVariable = "APIMACRO_\(name)_LIMITS_CONCURRENCY"
+            let rate = try check.rate(rateVariable)
+            let cap = try check.count(capVariable)
+            guard rate != nil || cap != nil else { continue }
+            limits[name.lowercased()] = LocalLimits(
+                rate: rate, concurrency: cap, rateSource: check.value(rateVariable)?.source ?? rateVariable,
+                concurrencySource: check.value(capVariable)?.source ?? capVariable)
+        }
+        return limits
+    }
 }

@@ -28,6 +28,9 @@ public final class ExchangeStore: Transport {
     public let limits: GovernorLimits
     /// Prints a warning line on stderr (once-per-run warnings of the stages and clients).
     public let warn: @Sendable (String) -> Void
+    /// Each API's own limits from the settings (`[github.limits]`, `APIMACRO_<NAME>_LIMITS_*`), by
+    /// name: they win over a plugin's `[limits]`.
+    public let clientLimits: [String: LocalLimits]
     /// The local limiters, one per API and limits (`localLimiter`).
     private let limiters = Mutex<[String: LocalLimitStage.Limiter]>([:])
 
@@ -62,12 +65,14 @@ public final class ExchangeStore: Transport {
     ///   - offline: answers only from the cache (`--offline`).
     ///   - shared: the state shared through Redis (`APIMACRO_SHARED_STATE`), or nil.
     ///   - limits: the shared limiter's pace and concurrency cap (used only with `shared`).
+    ///   - clientLimits: each API's own limits from the settings, by name.
     ///   - warn: writes a line to stderr (stale-if-error warnings).
     public init(
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,
         shared: SharedState? = nil, limits: GovernorLimits = GovernorLimits(),
-        warn: @escaping @Sendable (String) -> Void
+        clientLimits: [String: LocalLimits] = [:], warn: @escaping @Sendable (String) -> Void
     ) {
+        self.clientLimits = clientLimits
         self.network = network
         if replay != nil {
             wire = OfflineTransport(hint: "replaying never uses the network")

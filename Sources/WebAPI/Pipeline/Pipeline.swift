@@ -87,9 +87,8 @@ extension Pipeline {
         if let cap = configuration.maxConcurrentRequests {
             stages.append(ConcurrencyLimitStage(limit: ConcurrencyLimit(limit: cap)))
         }
-        if let local = (configuration.limits ?? store?.processLimits)?.filling(from: store?.processLimits),
-            !local.isEmpty
-        {
+        let own = store?.clientLimits[configuration.name]?.filling(from: configuration.limits) ?? configuration.limits
+        if let local = (own ?? store?.processLimits)?.filling(from: store?.processLimits), !local.isEmpty {
             let limiter = store?.localLimiter(for: configuration.name, local) ?? LocalLimitStage.Limiter(local)
             stages.append(LocalLimitStage(limiter: limiter, slot: slot, log: log))
         }
