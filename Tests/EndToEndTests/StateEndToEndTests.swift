@@ -400,3 +400,49 @@ struct StateEndToEndTests {
                 == "{\"cursor\":\"2024-01-03T00:00:00Z\",\"seen\":[4]}\n")
     }
 }
+
+/// `examples/github-stars-sync.py`: stargazers synced incrementally into SQLite.
+@Suite("github-stars-sync: stargazers into SQLite, a second run adding nothing (issue 38)")
+struct StarsSyncExampleTests {
+    static let example = ExampleTests.examples.appendingPathComponent("github-stars-sync.py").path
+    static let cassette = ExampleReplayTests.cassettes.appendingPathComponent("github-stars-sync.har").path
+
+    @Test("replayed from its cassette with no token, twice in one place: 230 rows, then nothing new")
+    func replayTwice() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let first = try await space.run("run", "--format", "csv", "--replay", Self.cassette, Self.example)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "repo,since,new,db,table\noctocat/Hello-World,,230,stars.db,stars\n")
+        let second = try await space.run("run", "-v", "--format", "csv", "--replay", Self.cassette, Self.example)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == "repo,since,new,db,table\noctocat/Hello-World,2024-01-10T13:00:00Z,0,stars.db,stars\n")
+        // It starts at the page the first run ended on.
+        let requests = second.stderr.split(separator: "\n").filter { $0.contains("/stargazers?") }
+        #expect(requests.count == 1 && requests.first?.contains("page=3") == true, "\(second.stderr)")
+        #expect(
+            try await StateEndToEndTests.query(
+                space, "stars.db", "SELECT count(*), count(DISTINCT id), max(starred_at) FROM stars")
+                == #"[[230, 230, "2024-01-10T13:00:00Z"]]"#)
+        #expect(
+            try await StateEndToEndTests.query(
+                space, "stars.db", "SELECT requests, rows_written FROM _apimacro_runs ORDER BY id")
+                == "[[3, 230], [1, 0]]")
+    }
+
+    @Test("against an unchanged source, the second run sends only a revalidation and adds nothing")
+    func revalidatesOnly() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
+        let first = try await space.run("run", "--format", "csv", Self.example, environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try await space.run("run", "-v", "--format", "csv", Self.example, environment: environment)
+        try await server.shutdown()
+        #expect(second.stdout.hasSuffix(",0,stars.db,stars\n"), "\(second.stdout)\(second.stderr)")
+        let lines = second.stderr.split(separator: "\n").filter { $0.contains("/stargazers?") }
+        #expect(lines.count == 1, "\(second.stderr)")
+        #expect(lines.allSatisfy { $0.hasSuffix("revalidated (304)") }, "\(second.stderr)")
+    }
+}
