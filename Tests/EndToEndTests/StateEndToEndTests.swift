@@ -101,8 +101,8 @@ struct StateEndToEndTests {
         #expect(try await space.run("run", "counter.py").stdout == "2\n")
     }
 
-    @Test("SIGTERM after the state was set leaves the state as it was")
-    func sigtermMidRun() async throws {
+    @Test("SIGTERM or Ctrl-C after the state was set leaves the state as it was", arguments: [SIGTERM, SIGINT])
+    func sigtermMidRun(signal: Int32) async throws {
         let space = try Workspace(files: [
             "counter.py": Self.counter,
             "slow.py": """
@@ -116,11 +116,11 @@ struct StateEndToEndTests {
         defer { space.remove() }
         #expect(try await space.run("run", "counter.py").stdout == "1\n")
         let ready = space.url.appendingPathComponent("ready")
-        let stopped = try await space.run("run", "--state-key", "counter", "slow.py") { process in
+        let stopped = try await space.run("run", "--state-key", "counter", "slow.py", defaultSIGINT: true) { process in
             try await waitUntil("the macro's ready file") { FileManager.default.fileExists(atPath: ready.path) }
-            kill(process.processIdentifier, SIGTERM)
+            kill(process.processIdentifier, signal)
         }
-        #expect(stopped.status == 143, "\(stopped.stderr)")
+        #expect(stopped.status == 128 + signal, "\(stopped.stderr)")
         #expect(try await space.run("state", "export", "counter", "n").stdout == "1\n")
     }
 
@@ -210,6 +210,33 @@ struct StateEndToEndTests {
         )
         #expect(commitEarly.status == 4)
         #expect(try await space.run("state", "export", "early", "page").stdout == "1\n")
+    }
+
+    @Test("a plugin's macro is keyed plugin/macro; the REPL has state with --state-key and commits when it ends well")
+    func pluginAndRepl() async throws {
+        let manifest = try String(
+            contentsOf: ExampleReplayTests.repository.appendingPathComponent("plugins/hackernews/plugin.toml"),
+            encoding: .utf8)
+        let space = try Workspace(files: [
+            "plugins/hackernews/plugin.toml": manifest, "plugins/hackernews/macros/tally.py": Self.counter,
+        ])
+        defer { space.remove() }
+        let plugins = space.url.appendingPathComponent("plugins").path
+        let run = try await space.run("run", "tally", environment: ["APIMACRO_PLUGINS": plugins])
+        #expect(run.status == 0 && run.stdout == "1\n", "\(run.stderr)")
+        #expect(try await space.run("state", "export", "hackernews/tally", "n").stdout == "1\n")
+        let path = try await space.run("state", "export", "plugins/hackernews/macros/tally.py", "n")
+        #expect(path.stdout == "1\n", "\(path.stderr)")
+        let session =
+            "import apimacro\napimacro.state['n'] = apimacro.state.get('n', 0) + 10\nprint(apimacro.state['n'])\n"
+        let repl = try await space.run("repl", "--state-key", "hackernews/tally", stdin: session)
+        #expect(repl.status == 0 && repl.stdout == "11\n", "\(repl.stderr)")
+        #expect(try await space.run("state", "export", "hackernews/tally", "n").stdout == "11\n")
+        let failing = try await space.run("repl", "--state-key", "hackernews/tally", stdin: session + "1/0\n")
+        #expect(failing.status == 1)
+        #expect(try await space.run("state", "export", "hackernews/tally", "n").stdout == "11\n")
+        let noKey = try await space.run("repl", stdin: "import apimacro\napimacro.state['x'] = 1\n")
+        #expect(noKey.stderr.contains("give one with --state-key NAME"), "\(noKey.stderr)")
     }
 
     @Test("upserts evolve the table: new columns, kept fields, ints widened, bools 0/1, nested JSON, a run table")
