@@ -59,6 +59,7 @@ public final class RunTransaction: Sendable {
     }
 
     private let staged = Mutex(Staged())
+    private let connections = Mutex<[URL: DatabaseQueue]>([:])
     /// How long a commit waits for another writer's lock.
     public let wait: Double
 
@@ -244,7 +245,7 @@ public final class RunTransaction: Sendable {
         for (offset, file) in sqliteFiles.enumerated() where file != main { schemas[file] = "d\(offset + 1)" }
         let named = ([main] + sqliteFiles.filter { $0 != main }).map(\.path).joined(separator: " or ")
         return try StoreFailure.mapping(file: main, wait: wait, named: named) {
-            let queue = try StateDatabase.open(main, wait: wait, ownerOnly: ownerOnly)
+            let queue = try connection(main, ownerOnly: ownerOnly)
             return try queue.writeWithoutTransaction { db in
                 for (file, schema) in schemas where schema != "main" {
                     try db.execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [file.path])
@@ -285,6 +286,15 @@ public final class RunTransaction: Sendable {
                 return written
             }
         }
+    }
+
+    /// The connection to `file`, opened by this run's first commit into it and kept for the
+    /// next (`apimacro.state.commit()` after each page opens no file again).
+    private func connection(_ file: URL, ownerOnly: Bool) throws -> DatabaseQueue {
+        if let open = connections.withLock({ $0[file] }) { return open }
+        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly)
+        connections.withLock { $0[file] = queue }
+        return queue
     }
 
     /// The columns of `table` in the SQLite file `file`, or nil when the file or the table does not exist.

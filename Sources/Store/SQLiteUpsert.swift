@@ -38,12 +38,18 @@ enum SQLiteUpsert {
         var types: [String: ColumnType] = [:]
         for column in plan.columns { types[column.name] = column.type }
         var indexed = false
+        // One prepared statement per set of field names (most rows share one).
+        var statements: [[String]: Statement] = [:]
         for row in rows {
             let names = row.fields.map(\.name)
+            if let statement = statements[names] {
+                try statement.execute(arguments: arguments(row, types: types))
+                continue
+            }
             let sql = statementText(qualified: qualified, names: names, key: key)
             let statement: Statement
             do {
-                statement = try db.cachedStatement(sql: sql)
+                statement = try db.makeStatement(sql: sql)
             } catch let error as DatabaseError
                 where !indexed && !key.isEmpty && error.message?.contains("ON CONFLICT") == true
             {
@@ -54,14 +60,17 @@ enum SQLiteUpsert {
                 try db.execute(
                     sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(schema).\(index) ON \(Identifier.quoted(table)) "
                         + "(\(key.map(Identifier.quoted).joined(separator: ", ")))")
-                statement = try db.cachedStatement(sql: sql)
+                statement = try db.makeStatement(sql: sql)
             }
-            let values: [(any DatabaseValueConvertible)?] = row.fields.map { field in
-                bound(field.value, column: types[field.name] ?? .any)
-            }
-            try statement.execute(arguments: StatementArguments(values))
+            statements[names] = statement
+            try statement.execute(arguments: arguments(row, types: types))
         }
         return rows.count
+    }
+
+    /// The values of `row`, bound for their columns' types.
+    private static func arguments(_ row: Row, types: [String: ColumnType]) -> StatementArguments {
+        StatementArguments(row.fields.map { field in bound(field.value, column: types[field.name] ?? .any) })
     }
 
     /// The statement for a row with fields `names`.
