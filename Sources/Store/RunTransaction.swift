@@ -398,7 +398,10 @@ private struct PendingFile {
 }
 
 /// Rows as JSON text.
-enum JSONText {
+public enum JSONText {
+    /// `text` as a JSON string literal (control characters escaped, the rest as it is).
+    public static func string(_ text: String) -> String { Cell.jsonString(text) }
+
     /// `row` as one compact JSON object, fields in order.
     static func object(_ row: Row) -> String {
         "{" + row.fields.map { Cell.jsonString($0.name) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"

@@ -135,19 +135,20 @@ enum StoreBinding {
         }
     }
 
-    /// The rows `_store.py` prepared: lists of (name, value) pairs.
+    /// The rows `_store.py` handed over: dicts with str keys (a list or dict value becomes its JSON text).
     private static func rows(_ value: PyRef) throws -> [Row] {
         guard case .list(let items) = try PythonValue(python: value) else {
             throw ArgumentError("output() rows must be a list")
         }
         return try items.enumerated().map { index, item in
-            guard case .list(let pairs) = item else { throw ArgumentError("row \(index + 1) is not a dict") }
+            guard case .dict(let entries) = item else { throw ArgumentError("output() row \(index + 1) is not a dict") }
             return Row(
-                try pairs.map { pair in
-                    guard case .tuple(let parts) = pair, parts.count == 2, case .string(let name) = parts[0] else {
-                        throw ArgumentError("row \(index + 1) has a key that is not a str")
+                try entries.map { entry in
+                    guard case .string(let name) = entry.key else {
+                        throw ArgumentError(
+                            "output() row \(index + 1) has a key that is not a str; column names are str")
                     }
-                    return (name, try cell(parts[1], row: index + 1, field: name))
+                    return (name, try cell(entry.value, row: index + 1, field: name))
                 })
         }
     }
@@ -165,15 +166,56 @@ enum StoreBinding {
             }
             return .real(number)
         case .string(let text): return .text(text)
-        case .tuple(let parts) where parts.count == 1:
-            if case .string(let json) = parts[0] { return .json(json) }
+        case .list, .tuple, .dict:
+            var text = ""
+            try json(value, into: &text, row: row, field: field)
+            return .json(text)
         case .bigInt(let digits):
             throw ArgumentError(
                 "row \(row) field \(String(reflecting: field)) is \(digits), past SQLite's 64-bit integers; store it as a str",
                 raising: .valueError)
-        default: break
+        case .bytes:
+            throw ArgumentError("row \(row) field \(String(reflecting: field)) is bytes; decode it to a str first")
         }
-        throw ArgumentError("row \(row) field \(String(reflecting: field)) cannot be stored")
+    }
+
+    /// Appends `value` as compact JSON (as `json.dumps(..., separators=(",", ":"), ensure_ascii=False)` writes it).
+    private static func json(_ value: PythonValue, into text: inout String, row: Int, field: String) throws {
+        switch value {
+        case .none: text += "null"
+        case .bool(let flag): text += flag ? "true" : "false"
+        case .int(let number): text += String(number)
+        case .bigInt(let digits): text += digits
+        case .float(let number):
+            guard number.isFinite else {
+                throw ArgumentError(
+                    "row \(row) field \(String(reflecting: field)) holds \(number), which JSON cannot hold",
+                    raising: .valueError)
+            }
+            text += "\(number)"
+        case .string(let string): text += JSONText.string(string)
+        case .bytes:
+            throw ArgumentError("row \(row) field \(String(reflecting: field)) holds bytes, which JSON cannot hold")
+        case .list(let items), .tuple(let items):
+            text += "["
+            for (offset, item) in items.enumerated() {
+                if offset > 0 { text += "," }
+                try json(item, into: &text, row: row, field: field)
+            }
+            text += "]"
+        case .dict(let entries):
+            text += "{"
+            for (offset, entry) in entries.enumerated() {
+                guard case .string(let key) = entry.key else {
+                    throw ArgumentError(
+                        "row \(row) field \(String(reflecting: field)) holds a dict with a key that is not a str")
+                }
+                if offset > 0 { text += "," }
+                text += JSONText.string(key) + ":"
+                try json(entry.value, into: &text, row: row, field: field)
+            }
+            text += "}"
+        }
     }
 }
 

@@ -235,22 +235,34 @@ def _cell(value: Any, row: int, field: str) -> Any:
     )
 
 
+def _explain(rows: list[Any]) -> None:
+    """Raise the precise ``TypeError`` for the first value of ``rows`` that cannot be written."""
+    for number, row in enumerate(rows, start=1):
+        for name, value in row.items():
+            if not isinstance(name, str):
+                raise TypeError(f"output() row {number} has the key {name!r}; column names are str")
+            _cell(value, number, name)
+
+
 def write_rows(rows: Any, to: str | None, table: str | None, key: Any, mode: str, columns: Any = None) -> None:
     """Stage ``rows`` for ``to`` (or ``run --output``'s file); written when the run commits."""
     if isinstance(rows, Mapping):
         rows = [rows]
     elif isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
         raise TypeError(f"output() rows must be dicts (a list or iterable of them), not {type(rows).__name__}")
-    chosen = None if columns is None else list(columns)
+    chosen = None if columns is None else set(columns)
     prepared = []
     for number, row in enumerate(rows, start=1):
-        if not isinstance(row, Mapping):
-            raise TypeError(f"output() row {number} is a {type(row).__name__}, not a dict; nothing was written")
-        fields = []
-        for name, value in row.items():
-            if not isinstance(name, str):
-                raise TypeError(f"output() row {number} has the key {name!r}; column names are str")
-            if chosen is None or name in chosen:
-                fields.append((name, _cell(value, number, name)))
-        prepared.append(fields)
-    _apimacro._output_rows(prepared, to, table, key, mode)
+        if type(row) is not dict:
+            if not isinstance(row, Mapping):
+                raise TypeError(f"output() row {number} is a {type(row).__name__}, not a dict; nothing was written")
+            row = dict(row)
+        if chosen is not None:
+            row = {name: value for name, value in row.items() if name in chosen}
+        prepared.append(row)
+    try:
+        _apimacro._output_rows(prepared, to, table, key, mode)
+    except TypeError:
+        # The native conversion names no row for a value of a type it does not know: say which.
+        _explain(prepared)
+        raise
