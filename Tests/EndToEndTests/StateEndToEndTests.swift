@@ -367,6 +367,31 @@ struct StateEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("t.db").path))
     }
 
+    @Test("a full disk at the commit fails the run; the state and the other files stay as they were")
+    func diskFull() async throws {
+        let space = try Workspace(files: [
+            "counter.py": Self.counter,
+            "full.py": """
+            import apimacro
+            apimacro.state["n"] = 100
+            apimacro.output([{"id": 1}], to="rows.csv")
+            apimacro.output([{"id": 1}], to="full.jsonl")
+
+            """,
+        ])
+        defer { space.remove() }
+        // /dev/full answers every write with ENOSPC, as a full disk does.
+        try FileManager.default.createSymbolicLink(
+            atPath: space.url.appendingPathComponent("full.jsonl").path, withDestinationPath: "/dev/full")
+        #expect(try await space.run("run", "counter.py").stdout == "1\n")
+        let full = try await space.run("run", "--state-key", "counter", "full.py")
+        #expect(full.status == 1)
+        #expect(full.stderr.contains("succeeded, but its state and rows were not saved"), "\(full.stderr)")
+        #expect(full.stderr.contains("full.jsonl") && full.stderr.contains("nothing was written"), "\(full.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("rows.csv").path))
+        #expect(try await space.run("state", "export", "counter", "n").stdout == "1\n")
+    }
+
     @Test(
         "a database another process holds locked: the commit waits up to --timeout, then fails clearly, writing nothing"
     )
