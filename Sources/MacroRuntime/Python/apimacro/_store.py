@@ -43,8 +43,10 @@ def _check_value(value: Any, path: str) -> None:
                     )
                 stack.append((element, f"{where}[{key!r}]"))
             continue
+        name = type(item).__name__
+        article = "an" if name[:1].lower() in "aeiou" else "a"
         raise TypeError(
-            f"cannot store {where}: a {type(item).__name__} is not a JSON value "
+            f"cannot store {where}: {article} {name} is not a JSON value "
             "(state holds str, int, float, bool, None, lists and dicts)"
         )
 
@@ -209,13 +211,14 @@ def incremental(
                 continue
             if lag is None and value == bookmark and ident in seen:
                 continue
-        yield item
+        # The bookmark moves over the item as it is handed out (committed only with the run).
         if newest is None or value > newest:
             newest = value
             newest_ids = {ident}
         elif value == newest:
             newest_ids.add(ident)
         state[key] = {"cursor": newest, "seen": sorted((i for i in newest_ids if i is not None), key=str)}
+        yield item
 
 
 # Rows into files and databases.
