@@ -100,9 +100,13 @@ public final class RunTransaction: Sendable {
     ///   a file that cannot be written or is not SQLite, a CSV column its header lacks.
     public func stage(_ rows: [Row], to destination: Destination, key: [String] = [], mode: Mode = .append) throws {
         for name in key { try Identifier.check(name, what: "key") }
+        // Each name once: most rows share theirs.
+        var checked: Set<String> = []
         for (index, row) in rows.enumerated() {
-            for field in row.fields where field.name.isEmpty || field.name.contains("\0") {
-                throw StoreError.invalid("row \(index + 1) has a field with an empty name or a NUL in its name")
+            for field in row.fields where checked.insert(field.name).inserted {
+                if field.name.isEmpty || field.name.utf8.contains(0) {
+                    throw StoreError.invalid("row \(index + 1) has a field with an empty name or a NUL in its name")
+                }
             }
         }
         try destination.checkWritable()

@@ -20,7 +20,7 @@ final class StoreSession: Sendable {
         let mode: RunTransaction.Mode
     }
 
-    private struct Current: @unchecked Sendable {
+    private struct Current: Sendable {
         /// The state key, or why there is none (a message naming `--state-key`).
         var key: Result<String, MacroError> = .failure(MacroError(StoreSession.missingKey))
         var lock: MacroLock?
