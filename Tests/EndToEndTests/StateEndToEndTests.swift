@@ -235,6 +235,14 @@ struct StateEndToEndTests {
         let failing = try await space.run("repl", "--state-key", "hackernews/tally", stdin: session + "1/0\n")
         #expect(failing.status == 1)
         #expect(try await space.run("state", "export", "hackernews/tally", "n").stdout == "11\n")
+        // A `:run` inside the session runs with the macro's own state; the session's goes on after it.
+        try space.write("counter.py", Self.counter)
+        let mixed = try await space.run(
+            "repl", "--state-key", "session",
+            stdin: "import apimacro\napimacro.state['a'] = 1\n:run counter.py\napimacro.state['b'] = 2\n")
+        #expect(mixed.status == 0 && mixed.stdout == "1\n", "\(mixed.stderr)")
+        #expect(try await space.run("state", "export", "counter").stdout == "{\n  \"n\": 1\n}\n")
+        #expect(try await space.run("state", "export", "session").stdout == "{\n  \"b\": 2\n}\n")
         let noKey = try await space.run("repl", stdin: "import apimacro\napimacro.state['x'] = 1\n")
         #expect(noKey.stderr.contains("give one with --state-key NAME"), "\(noKey.stderr)")
     }

@@ -99,8 +99,15 @@ public struct MacroRunner {
                 code = ExitReport.failure().exitCode
             }
             host.runtime.store.end()
-            // Back to the REPL's own state (--state-key) after a `:run`.
-            if inSession { host.runtime.store.begin(key: host.settings.stateKey) }
+            // Back to the REPL's own state (--state-key) after a `:run`, read afresh: the Python
+            // side must not keep the macro's values and write them under the session's key.
+            if inSession {
+                host.runtime.store.begin(key: host.settings.stateKey)
+                if let loaded = try? Interpreter.import("sys").attribute("modules").item("apimacro._store") {
+                    _ = try? loaded.callMethod("reset")
+                }
+                PythonRaise.clear()
+            }
             // However the macro ended, the --record file holds what it fetched; a file that
             // could not be written is a failed run, never a silent loss.
             if !host.runtime.writeRecording(), code == ExitReport.success.exitCode {
@@ -118,7 +125,7 @@ public struct MacroRunner {
     /// before the macro runs, the file untouched), and `apimacro.state` forgotten from a run before.
     private func beginStore(_ source: MacroSource, name: String) throws {
         let settings = host.settings
-        let key = StoreSession.key(for: source, settings: settings)
+        let key = StoreSession.key(for: source, settings: settings, inSession: inSession)
         let output = try settings.output.map { path in
             try StoreSession.runOutput(
                 path: path, key: settings.outputKey, macro: key ?? name, settings: settings)

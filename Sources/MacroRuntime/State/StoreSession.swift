@@ -142,8 +142,11 @@ extension StoreSession {
     /// The state key of a run of `source`: `--state-key`, else a macro file's name without `.py`
     /// (`plugin/macro` for a macro in a plugin's `macros/` folder); nil for `-c`, standard
     /// input and `-m` without `--state-key`.
-    static func key(for source: MacroSource, settings: Settings) -> String? {
-        if let key = settings.stateKey { return key }
+    ///
+    /// A REPL's `:run` (`inSession`) runs a macro file with the file's own state, not the
+    /// session's `--state-key`.
+    static func key(for source: MacroSource, settings: Settings, inSession: Bool = false) -> String? {
+        if let key = settings.stateKey, !inSession || !source.isFile { return key }
         guard case .file(let file) = source else { return nil }
         let name = file.deletingPathExtension().lastPathComponent
         let folder = file.deletingLastPathComponent()
