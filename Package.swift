@@ -75,12 +75,15 @@ let package = Package(
         .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "CJQ", "Spawning"],
+            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "Store", "CJQ", "Spawning"],
             resources: [.copy("Python/apimacro")]
         ),
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
         // WebAPI only for redaction.
         .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),
+        // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on GRDB as
+        // the HTTP cache is. No Python: MacroRuntime only binds apimacro.state, incremental and output(to=).
+        .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "apimacro",
             dependencies: [
@@ -126,6 +129,7 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch"]),
         .testTarget(name: "SpawningTests", dependencies: ["Spawning"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.

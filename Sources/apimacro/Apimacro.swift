@@ -18,7 +18,7 @@ struct Apimacro: AsyncParsableCommand {
         version: VersionText.text,
         subcommands: [
             Run.self, Batch.self, Repl.self, Api.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self,
-            Cache.self, Stubs.self,
+            Cache.self, Stubs.self, State.self,
         ]
     )
 

@@ -72,6 +72,11 @@ struct Batch: ParsableCommand {
             throw ValidationError(Self.notAnOption(option, macros: macros))
         }
         if let jobs, jobs < 1 { throw ValidationError("-j needs at least 1, not \(jobs)") }
+        if options.output != nil || options.key != nil {
+            throw ValidationError(
+                "--output and --key are run's: each job would replace the others' file; write with "
+                    + "apimacro.output(rows, to=...) in the macro, or keep each job's output with --output-dir")
+        }
         if macros.isEmpty && jobsFile == nil { throw ValidationError("give at least one macro, or --file jobs.txt") }
     }
 

@@ -22,6 +22,9 @@ struct Repl: ParsableCommand {
     @OptionGroup var options: MacroOptions
 
     func run() throws {
+        if options.output != nil || options.key != nil {
+            throw ValidationError("--output and --key are run's; in the REPL, use apimacro.output(rows, to=...)")
+        }
         var settings = try options.settings()
         settings.switchableVerbose = true
         let host = try MacroHost(settings: settings)

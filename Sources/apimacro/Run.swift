@@ -75,6 +75,26 @@ struct MacroOptions: ParsableArguments {
     @Flag(name: .long, help: "Tables keep long cells whole instead of fitting the terminal's width.")
     var wide = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The name of the state apimacro.state keeps (a macro file's is its name; -c, - and the REPL need one).",
+            valueName: "name"))
+    var stateKey: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write what apimacro.output gives to FILE instead of stdout: .csv, .jsonl, .json (replaced) or .db (upserted into a table named after the macro).",
+            valueName: "file"),
+        completion: .file(extensions: ["db", "sqlite", "csv", "jsonl", "json"]))
+    var output: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The key field of the rows --output upserts into a .db file.", valueName: "field"))
+    var key: String?
+
     /// The settings when only `flags` are given (spelled as `forwardedArguments` spells them):
     /// the flags over the environment over `config.toml`.
     static func settings(flags: Set<String>) throws -> Settings {
@@ -90,6 +110,9 @@ struct MacroOptions: ParsableArguments {
             record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
             useCache: !exchange.noCache, color: color)
         settings.wide = wide
+        settings.stateKey = stateKey
+        settings.output = output
+        settings.outputKey = key
         return settings
     }
 
@@ -98,7 +121,7 @@ struct MacroOptions: ParsableArguments {
     static let runOptions: [(spelling: String, takesValue: Bool)] = [
         ("--format", true), ("--timeout", true), ("--request-timeout", true), ("--record", true), ("--replay", true),
         ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false), ("--color", true),
-        ("--wide", false),
+        ("--wide", false), ("--state-key", true), ("--output", true), ("--key", true),
     ]
 
     /// Splits what follows the macro's name into apimacro's run options and the macro's
@@ -150,6 +173,9 @@ struct MacroOptions: ParsableArguments {
         arguments += exchange.forwardedArguments
         if let color { arguments += ["--color", color] }
         if wide { arguments.append("--wide") }
+        if let stateKey { arguments += ["--state-key", stateKey] }
+        if let output { arguments += ["--output", output] }
+        if let key { arguments += ["--key", key] }
         return arguments
     }
 }

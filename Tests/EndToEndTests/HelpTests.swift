@@ -12,7 +12,7 @@ struct HelpTests {
         arguments: [
             ["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"],
             ["login", "--help"],
-            ["logout", "--help"], ["api", "--help"],
+            ["logout", "--help"], ["api", "--help"], ["state", "--help"],
         ])
     func help(arguments: [String]) async throws {
         let space = try Workspace()

@@ -53,6 +53,9 @@ enum ApimacroModule {
             .toPython())
         try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
+        try StoreBinding.install(
+            in: module, session: runtime.store, workingDirectory: settings.workingDirectory,
+            warn: MacroHost.standardError)
         if let progress = runtime.progress {
             ParallelMap.showProgress(parallel: parallel, progress: progress, log: runtime.log)
             // What the macro writes erases the line first (`_terminal.py`).

@@ -48,6 +48,8 @@ public struct MacroRepl {
         return try withGIL {
             do {
                 let native = try nativeModule()
+                // State with --state-key NAME, committed when the session ends with status 0.
+                host.runtime.store.begin(key: host.settings.stateKey)
                 let console = try Interpreter.import("apimacro._repl")
                 let status = try console.callMethod(
                     "main", [native.object, PyRef(string: historyFile.path), PyRef.bool(interactive)])
@@ -56,6 +58,8 @@ public struct MacroRepl {
                 if case .int(let value) = try PythonValue(python: status) {
                     ending = .status(Int32(truncatingIfNeeded: value))
                 }
+                if ending.exitCode == ExitReport.success.exitCode, !commitState() { ending = .failure() }
+                host.runtime.store.end()
                 // The --record file holds the whole session; one that cannot be written fails it.
                 if !host.runtime.writeRecording(), ending.exitCode == ExitReport.success.exitCode {
                     ending = .failure()
@@ -69,6 +73,26 @@ public struct MacroRepl {
     }
 
     /// `_apimacro_repl`: the host side of the `:` commands (GIL held).
+    ///
+    /// Commits the session's state and rows; false (the reason on stderr) when they could not be written.
+    private func commitState() -> Bool {
+        do {
+            if let loaded = try Interpreter.import("sys").attribute("modules").item("apimacro._store") {
+                _ = try loaded.callMethod("finish")
+            }
+            let store = host.runtime.store
+            guard !store.transaction.isEmpty else { return true }
+            _ = try withoutGIL { try store.commit() }
+            return true
+        } catch is PythonErrorSet {
+            let failure = PythonException.fetch()?.description ?? "unknown error"
+            MacroHost.standardError("apimacro: the session's state was not saved: \(failure)")
+        } catch {
+            MacroHost.standardError("apimacro: the session's state was not saved: \(error)")
+        }
+        return false
+    }
+
     private func nativeModule() throws -> NativeModule {
         let module = try NativeModule(name: "_apimacro_repl", doc: "Host side of the REPL's : commands.")
         let host = self.host

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import Store
 import Synchronization
 import WebAPI
 
@@ -64,6 +65,7 @@ public struct MacroRunner {
             do {
                 termination = TerminationSignals.armIfPossible()
                 if inSession { try Interpreter.import("apimacro._atexit_scope").callMethod("begin") }
+                try beginStore(source, name: name)
                 let namespace = try prepare(source, arguments: arguments)
                 if let seconds = host.settings.timeout {
                     let runtime = host.runtime
@@ -91,6 +93,21 @@ public struct MacroRunner {
             }
             // Its output's reader gone (`| head`) at the final flush: the quiet end of a closed pipe.
             if !finish(), code == ExitReport.success.exitCode { code = ExitReport.closedOutput.exitCode }
+            // State and rows only for a run that succeeded and was not asked to stop meanwhile.
+            deadline?.disarm()
+            if code == ExitReport.success.exitCode, termination?.signal == nil, !commitStore(name: name) {
+                code = ExitReport.failure().exitCode
+            }
+            host.runtime.store.end()
+            // Back to the REPL's own state (--state-key) after a `:run`, read afresh: the Python
+            // side must not keep the macro's values and write them under the session's key.
+            if inSession {
+                host.runtime.store.begin(key: host.settings.stateKey)
+                if let loaded = try? Interpreter.import("sys").attribute("modules").item("apimacro._store") {
+                    _ = try? loaded.callMethod("reset")
+                }
+                PythonRaise.clear()
+            }
             // However the macro ended, the --record file holds what it fetched; a file that
             // could not be written is a failed run, never a silent loss.
             if !host.runtime.writeRecording(), code == ExitReport.success.exitCode {
@@ -102,6 +119,46 @@ public struct MacroRunner {
             if let signal = termination?.signal { code = ExitReport.stopped(signal: signal).exitCode }
             return code
         }
+    }
+
+    /// Starts the run's state and rows: its state key, `--output` checked (a usage error, exit 2,
+    /// before the macro runs, the file untouched), and `apimacro.state` forgotten from a run before.
+    private func beginStore(_ source: MacroSource, name: String) throws {
+        let settings = host.settings
+        let key = StoreSession.key(for: source, settings: settings, inSession: inSession)
+        let output = try settings.output.map { path in
+            try StoreSession.runOutput(
+                path: path, key: settings.outputKey, macro: key ?? name, settings: settings)
+        }
+        host.runtime.store.begin(key: key, runOutput: output)
+        if let loaded = try Interpreter.import("sys").attribute("modules").item("apimacro._store") {
+            _ = try loaded.callMethod("reset")
+        }
+    }
+
+    /// Commits the state and rows of a run that ended with exit 0, with its line in
+    /// `_apimacro_runs`; false (the reason on stderr) when they could not be written, and then
+    /// nothing was.
+    private func commitStore(name: String) -> Bool {
+        let store = host.runtime.store
+        do {
+            if let loaded = try Interpreter.import("sys").attribute("modules").item("apimacro._store") {
+                _ = try loaded.callMethod("finish")
+            }
+            guard !store.transaction.isEmpty else { return true }
+            let counts = host.exchangeCounts
+            let record = RunTransaction.RunRecord(
+                macro: (try? store.key()) ?? name, started: store.started, finished: Date(), exit: 0,
+                requests: counts.requests + counts.replayed, cacheHits: counts.cacheHits)
+            _ = try withoutGIL { try store.commit(run: record) }
+            return true
+        } catch is PythonErrorSet {
+            let failure = PythonException.fetch()?.description ?? "unknown error"
+            writeError("apimacro: \(name) succeeded, but its state was not saved: \(failure)")
+        } catch {
+            writeError("apimacro: \(name) succeeded, but its state and rows were not saved: \(error)")
+        }
+        return false
     }
 
     /// Sets `sys.argv`, `sys.path[0]` and a fresh `__main__` module, as `python3` does for

@@ -13,6 +13,12 @@ public enum MacroSource: Sendable, Equatable {
     /// `sys.argv[0]` is its file.
     case module(String)
 
+    /// Whether this is a macro file.
+    var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
     /// `sys.argv[0]` before the macro runs.
     var argumentZero: String {
         switch self {

@@ -34,6 +34,8 @@ final class Runtime: Sendable {
     let verbosity: VerboseSwitch
     /// The progress line of long paginations and `map`, if any (`MacroHost` decides).
     let progress: ProgressLine?
+    /// The running macro's state and the rows it writes (`apimacro.state`, `output(to=)`).
+    let store: StoreSession
 
     /// `progress` is the progress line long paginations and `map` update, if any.
     ///
@@ -43,6 +45,7 @@ final class Runtime: Sendable {
         progress: ProgressLine? = nil
     ) throws {
         self.settings = settings
+        store = StoreSession(settings: settings)
         let verbosity = VerboseSwitch(on: settings.verbose)
         self.verbosity = verbosity
         self.progress = progress

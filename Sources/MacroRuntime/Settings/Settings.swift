@@ -69,6 +69,13 @@ public struct Settings: Sendable {
     public var color = ColorChoice.auto
     /// `--wide`: tables keep every cell whole instead of fitting the terminal's width.
     public var wide = false
+    /// `--state-key NAME`: the state a run of `-c`, standard input, `-m` or the REPL uses (a macro
+    /// file's is its name), and overrides a file's.
+    public var stateKey: String?
+    /// `run --output FILE`: where `apimacro.output` writes instead of stdout.
+    public var output: String?
+    /// `run --key FIELD`: the upsert key of a SQLite `--output`.
+    public var outputKey: String?
     /// Whether `-v` may be turned on later (the REPL's `:verbose`); costs a
     /// formatted line per exchange while off, so only the REPL sets it.
     ///

@@ -84,6 +84,7 @@ struct Router: Sendable {
             TerminalEscapeRoutes(),
             // Before the recorded answers: it serves its own data set's queries (and lets others through).
             GitHubSearchRoutes(),
+            GitHubStargazerRoutes(),
             GitHubFixtureRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),

@@ -4,7 +4,10 @@ Everything public in the native ``_apimacro`` module (exceptions, ``sleep``,
 API clients, ...) is available here, plus:
 
 * ``apimacro.args`` -- the macro's arguments (``sys.argv[1:]`` when read);
-* ``apimacro.output(rows, columns=None, format=None, file=None)`` -- print rows;
+* ``apimacro.output(rows, columns=None, format=None, file=None, to=None, table=None, key=None,
+  mode="append")`` -- print rows, or write them to a SQLite, CSV or JSON Lines file (``to=``);
+* ``apimacro.state`` -- this macro's state, kept between runs;
+* ``apimacro.incremental(items, cursor="updated_at", key="issues", ...)`` -- only what is new;
 * ``apimacro.format_rows(rows, columns=None, format="table", width=None, color=False)`` -- render rows.
 
 Callables, classes and modules of ``_apimacro`` are copied into this module
@@ -37,12 +40,23 @@ def _reexport() -> None:
 _reexport()
 
 
-def output(rows, columns=None, format=None, file=None):
-    """Print rows (a list of dicts) as a table, json, csv or ndjson.
+def output(rows, columns=None, format=None, file=None, to=None, table=None, key=None, mode="append"):
+    """Print rows (a list of dicts) as a table, json, csv or ndjson, or write them to ``to``.
+
+    ``to`` names a file: ``.db``/``.sqlite`` (upserted into ``table`` by ``key``), ``.csv`` or
+    ``.jsonl`` (appended; ``mode="replace"`` rewrites). Rows are written when the run ends with
+    exit 0 (with its state), or at ``apimacro.state.commit()``. With ``run --output FILE`` rows
+    go to FILE instead of stdout.
 
     See ``apimacro._output.output``; the formatter is imported on first use,
     so macros that never print rows do not pay for csv, json and unicodedata.
     """
+    if to is not None or (file is None and _apimacro._run_output()):
+        from ._store import write_rows
+
+        return write_rows(rows, to=to, table=table, key=key, mode=mode, columns=columns)
+    if table is not None or key is not None:
+        raise TypeError("output(): table= and key= go with to= (a .db file) or run --output")
     from ._output import output as _output
 
     return _output(rows, columns=columns, format=format, file=file)
@@ -55,7 +69,15 @@ def format_rows(rows, columns=None, format="table", width=None, color=False):
 
     return _format_rows(rows, columns=columns, format=format, width=width, color=color)
 
-_OWN_NAMES = ("args", "format_rows", "output")
+def incremental(items, cursor="updated_at", key="issues", initial=None, lag=None, primary_key="id"):
+    """Yield only the items whose ``cursor`` is past the bookmark in ``apimacro.state[key]``,
+    moving the bookmark as they are yielded (committed with the run). See ``apimacro._store``."""
+    from ._store import incremental as _incremental
+
+    return _incremental(items, cursor=cursor, key=key, initial=initial, lag=lag, primary_key=primary_key)
+
+
+_OWN_NAMES = ("args", "format_rows", "incremental", "output", "state")
 
 
 def _public_names() -> list:
@@ -68,6 +90,10 @@ def __getattr__(name: str):
     """Compute ``args`` on access and forward other names to ``_apimacro``."""
     if name == "args":
         return list(getattr(_sys, "argv", [])[1:])
+    if name == "state":
+        from ._store import state
+
+        return state
     if name == "__all__":
         return _public_names()
     if not name.startswith("_"):

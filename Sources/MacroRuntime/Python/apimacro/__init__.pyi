@@ -7,9 +7,10 @@ the issue's contract: the test that keeps these stubs in step with the module sk
 the module has it.
 """
 
+import datetime
 import os
 import xml.etree.ElementTree
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import IO, Any, Generic, Literal, TypedDict, TypeVar, overload
 
 _T = TypeVar("_T")
@@ -360,9 +361,38 @@ def sleep(seconds: float) -> None:
     """Waits without holding the GIL; Ctrl-C and the macro timeout interrupt it."""
 
 def output(
-    rows: Iterable[Any], columns: Iterable[str] | None = None, format: str | None = None, file: IO[str] | None = None
+    rows: Iterable[Any],
+    columns: Iterable[str] | None = None,
+    format: str | None = None,
+    file: IO[str] | None = None,
+    to: str | None = None,
+    table: str | None = None,
+    key: str | Sequence[str] | None = None,
+    mode: Literal["append", "replace"] = "append",
 ) -> None:
-    """Prints rows (dicts) as a table, json, csv or ndjson (--format, else table on a terminal, else json)."""
+    """Prints rows (dicts) as a table, json, csv or ndjson (--format, else table on a terminal, else json).
+
+    With ``to`` (or ``run --output FILE``), writes them instead when the run succeeds: upserted
+    into ``table`` of a SQLite file (``.db``, ``.sqlite``) by ``key``, or appended to a ``.csv`` or
+    ``.jsonl`` file (``mode="replace"`` rewrites it)."""
+
+class _State(MutableMapping[str, Any]):
+    """This macro's state between runs: str keys, JSON values (str, int, float, bool, None, lists, dicts)."""
+
+    def commit(self) -> None:
+        """Commits the state and the rows staged so far now, before the run ends."""
+
+state: _State
+
+def incremental(
+    items: Iterable[_T],
+    cursor: str = "updated_at",
+    key: str = "issues",
+    initial: Any = None,
+    lag: float | datetime.timedelta | None = None,
+    primary_key: str = "id",
+) -> Iterator[_T]:
+    """Yields only the items whose cursor is past the bookmark in ``state[key]``, moving it as they go."""
 
 def format_rows(
     rows: Iterable[Any],

@@ -1,0 +1,169 @@
+import Foundation
+import Store
+import Synchronization
+
+/// The state and rows of the macro running now: which state it has (its key), its state lock
+/// once `apimacro.state` is first read, and a `RunTransaction` holding its changes until the run
+/// commits (exit 0), or forgets them (any other ending).
+final class StoreSession: Sendable {
+    /// Every macro's state, under `$APIMACRO_HOME`.
+    let state: StateDatabase
+    /// How long the lock and a locked database are waited for: `--timeout`, else 60 s.
+    let wait: Double
+    /// `--timeout`, if given.
+    let timeout: Double?
+
+    /// `run --output FILE`'s destination.
+    struct RunOutput: Sendable {
+        let destination: Destination
+        let key: [String]
+        let mode: RunTransaction.Mode
+    }
+
+    private struct Current: Sendable {
+        /// The state key, or why there is none (a message naming `--state-key`).
+        var key: Result<String, MacroError> = .failure(MacroError(StoreSession.missingKey))
+        var lock: MacroLock?
+        var transaction: RunTransaction
+        var started = Date()
+        var runOutput: RunOutput?
+    }
+
+    private let current: Mutex<Current>
+
+    /// What `apimacro.state` says without a key.
+    static let missingKey =
+        "apimacro.state needs a name for this macro's state: code from -c, standard input or the REPL has none; "
+        + "give one with --state-key NAME"
+
+    /// A session over `settings`' home.
+    init(settings: Settings) {
+        state = StateDatabase(home: settings.home)
+        wait = settings.timeout ?? 60
+        timeout = settings.timeout
+        current = Mutex(Current(transaction: RunTransaction(wait: settings.timeout ?? 60)))
+    }
+
+    /// `run --output FILE`'s destination for the macro `name`: SQLite files take the macro's
+    /// name as the table (characters that cannot be in an identifier become `_`), and `key`.
+    ///
+    /// - Throws: `MacroError` (exit 2) for an extension apimacro cannot write, a file that is not
+    ///   SQLite or cannot be written, a key that is not an identifier.
+    static func runOutput(path: String, key: String?, macro name: String, settings: Settings) throws -> RunOutput {
+        do {
+            var table = String(name.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII ? $0 : "_" })
+            if table.first?.isNumber ?? true { table = "_" + table }
+            let destination = try Destination.parse(
+                path: path, table: table, relativeTo: settings.workingDirectory, allowJSON: true)
+            try destination.checkWritable()
+            var keys: [String] = []
+            if let key {
+                guard case .sqlite = destination else {
+                    throw MacroError("--key is for a SQLite --output (FILE.db); \(path) is written whole")
+                }
+                try Identifier.check(key, what: "--key")
+                keys = [key]
+            }
+            if case .sqlite = destination {
+                return RunOutput(destination: destination, key: keys, mode: .append)
+            }
+            return RunOutput(destination: destination, key: [], mode: .replace)
+        } catch let error as StoreError {
+            throw MacroError("--output \(path): \(error.description)")
+        }
+    }
+
+    /// Starts a run with state key `key` (nil: none) and `--output` destination `runOutput`,
+    /// forgetting anything a previous run left.
+    func begin(key: String?, runOutput: RunOutput? = nil) {
+        current.withLock { current in
+            current = Current(transaction: RunTransaction(wait: wait), runOutput: runOutput)
+            if let key { current.key = .success(key) }
+        }
+    }
+
+    /// Where `apimacro.output` writes when `run --output FILE` is given, with its upsert key.
+    var runOutput: RunOutput? { current.withLock { $0.runOutput } }
+
+    /// The run's state key, or the error that says how to give one.
+    func key() throws -> String {
+        try current.withLock { try $0.key.get() }
+    }
+
+    /// Takes the state lock (once per run, waiting for another run of the macro) and reads the
+    /// stored state: each key's JSON text.
+    ///
+    /// Call with the GIL released.
+    ///
+    /// `waiting` is told once when another run holds the lock.
+    func open(waiting: @escaping @Sendable (String) -> Void) async throws -> [(key: String, json: String)] {
+        let key = try self.key()
+        if current.withLock({ $0.lock == nil }) {
+            let lock = try await MacroLock.acquire(macro: key, folder: state.folder, wait: lockWait()) {
+                waiting(key)
+            }
+            current.withLock { $0.lock = lock }
+        }
+        return try state.entries(macro: key).map { ($0.key, $0.json) }
+    }
+
+    /// How long to wait for the state lock now: 60 s; with `--timeout`, until a little before the
+    /// run's deadline, so that the run ends with the lock's message rather than the timeout's.
+    private func lockWait() -> Double {
+        guard let timeout else { return wait }
+        let margin = min(1.0, timeout / 4)
+        return max(0.05, timeout - margin - Date().timeIntervalSince(started))
+    }
+
+    /// The run's pending changes.
+    var transaction: RunTransaction { current.withLock { $0.transaction } }
+
+    /// Commits what is staged (an early `apimacro.state.commit()`, or the end of a successful
+    /// run, when `run` is the run's record).
+    @discardableResult
+    func commit(run: RunTransaction.RunRecord? = nil) throws -> Int {
+        let (transaction, key) = current.withLock { ($0.transaction, try? $0.key.get()) }
+        return try transaction.commit(state: state, macro: key, run: run)
+    }
+
+    /// When the run started.
+    var started: Date { current.withLock { $0.started } }
+
+    /// Ends the run: forgets what was not committed and lets the state lock go.
+    func end() {
+        current.withLock { current in
+            current.transaction.discard()
+            current.lock = nil
+        }
+    }
+}
+
+extension StoreSession {
+    /// The state key of a run of `source`: `--state-key`, else a macro file's name without `.py`
+    /// (`plugin/macro` for a macro in a plugin's `macros/` folder); nil for `-c`, standard
+    /// input and `-m` without `--state-key`.
+    ///
+    /// A REPL's `:run` (`inSession`) runs a macro file with the file's own state, not the
+    /// session's `--state-key`.
+    static func key(for source: MacroSource, settings: Settings, inSession: Bool = false) -> String? {
+        if let key = settings.stateKey, !inSession || !source.isFile { return key }
+        guard case .file(let file) = source else { return nil }
+        let name = file.deletingPathExtension().lastPathComponent
+        let folder = file.deletingLastPathComponent()
+        let plugin = folder.deletingLastPathComponent()
+        let manifest = plugin.appendingPathComponent("plugin.toml")
+        guard folder.lastPathComponent == "macros",
+            let text = try? String(contentsOf: manifest, encoding: .utf8)
+        else { return name }
+        // The manifest's `name = "..."` (checked by PluginHost when it loaded), else its folder's name.
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0] == "name", parts[1].count > 2, parts[1].hasPrefix("\""),
+                let end = parts[1].dropFirst().firstIndex(of: "\"")
+            {
+                return "\(parts[1][parts[1].index(after: parts[1].startIndex)..<end])/\(name)"
+            }
+        }
+        return "\(plugin.lastPathComponent)/\(name)"
+    }
+}

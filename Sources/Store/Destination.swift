@@ -1,0 +1,91 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a run's rows go: a SQLite table (upserted), or a CSV, JSON Lines or JSON file.
+public enum Destination: Sendable, Equatable, Hashable {
+    case sqlite(file: URL, table: String)
+    case csv(file: URL)
+    case jsonLines(file: URL)
+    /// A JSON array: only whole (`run --output FILE.json`, which replaces FILE).
+    case json(file: URL)
+
+    /// The file written.
+    public var file: URL {
+        switch self {
+        case .sqlite(let file, _), .csv(let file), .jsonLines(let file), .json(let file): file
+        }
+    }
+
+    /// The extensions that make a SQLite destination.
+    public static let sqliteExtensions: Set<String> = ["db", "sqlite", "sqlite3"]
+
+    /// The destination for `path` by its extension: `.db`, `.sqlite` and `.sqlite3` are SQLite
+    /// (`table` needed), `.csv`, `.jsonl` (or `.ndjson`) and, when `allowJSON`, `.json`.
+    ///
+    /// - Throws: `StoreError` (`.invalid`) for another extension, a SQLite file without a table, a
+    ///   table that is not an identifier.
+    public static func parse(path: String, table: String?, relativeTo directory: URL, allowJSON: Bool = false) throws
+        -> Destination
+    {
+        guard !path.isEmpty else { throw StoreError.invalid("the output file's name is empty") }
+        let file =
+            path.hasPrefix("/")
+            ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
+        let ext = file.pathExtension.lowercased()
+        if sqliteExtensions.contains(ext) {
+            guard let table else {
+                throw StoreError.invalid("\(path) is a SQLite file: name the table (table=\"stars\")")
+            }
+            try Identifier.check(table, what: "table")
+            return .sqlite(file: file, table: table)
+        }
+        switch ext {
+        case "csv": return .csv(file: file)
+        case "jsonl", "ndjson": return .jsonLines(file: file)
+        case "json" where allowJSON: return .json(file: file)
+        default:
+            let kinds = allowJSON ? ".db, .sqlite, .csv, .jsonl or .json" : ".db, .sqlite, .csv or .jsonl"
+            throw StoreError.invalid("cannot tell the format of \(path) from its extension: use \(kinds)")
+        }
+    }
+
+    /// Checks, touching nothing, that the file can be written: its folder exists and is
+    /// writable, the file (when it exists) is writable and, for SQLite, is a SQLite database.
+    ///
+    /// - Throws: `StoreError`: `.io` when it cannot be written, `.invalid` when it is not SQLite.
+    public func checkWritable() throws {
+        let path = file.path
+        let folder = file.deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            if isFolder.boolValue { throw StoreError.io("\(path) is a folder, not a file") }
+            guard access(path, W_OK) == 0 else {
+                throw StoreError.io("cannot write \(path): permission denied; choose another file or fix its mode")
+            }
+            if case .sqlite = self { try Destination.checkSQLite(path) }
+        } else {
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw StoreError.io("cannot write \(path): the folder \(folder) does not exist")
+            }
+            guard access(folder, W_OK) == 0 else {
+                throw StoreError.io("cannot write \(path): the folder \(folder) is not writable")
+            }
+        }
+    }
+
+    /// Throws unless the file at `path` is empty or starts with SQLite's header.
+    static func checkSQLite(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError.io("cannot read \(path)")
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        guard head.isEmpty || head == Data("SQLite format 3\0".utf8) else {
+            throw StoreError.invalid(
+                "\(path) is not a SQLite database; it was left untouched. Name a new file, or remove this one")
+        }
+    }
+}

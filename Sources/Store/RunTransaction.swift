@@ -1,0 +1,459 @@
+import Foundation
+import GRDB
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What one run changes, held until it commits: its state's changed keys and the rows bound
+/// for each destination.
+///
+/// `commit` writes them all at once (one SQLite transaction over the state file and every
+/// SQLite destination, attached to it) or nothing; until then no file is touched, so a run
+/// that fails leaves neither rows nor an advanced bookmark.
+public final class RunTransaction: Sendable {
+    /// How rows meet what a destination holds.
+    public enum Mode: String, Sendable {
+        /// Upsert by the key (SQLite) or add at the end (CSV, JSON Lines).
+        case append
+        /// Replace the table's rows or the file's content.
+        case replace
+    }
+
+    /// A run's line in `_apimacro_runs`.
+    public struct RunRecord: Sendable {
+        public var macro: String
+        public var started: Date
+        public var finished: Date
+        public var exit: Int32
+        public var requests: Int
+        public var cacheHits: Int
+
+        /// A run record.
+        public init(macro: String, started: Date, finished: Date, exit: Int32, requests: Int, cacheHits: Int) {
+            self.macro = macro
+            self.started = started
+            self.finished = finished
+            self.exit = exit
+            self.requests = requests
+            self.cacheHits = cacheHits
+        }
+    }
+
+    private struct PendingTable {
+        var file: URL
+        var table: String
+        var key: [String]
+        var mode: Mode
+        var rows: [Row] = []
+        var plan: TablePlan
+    }
+
+    private struct Staged {
+        var state: [String: String?] = [:]
+        var stateOrder: [String] = []
+        var tables: [PendingTable] = []
+        var files: [PendingFile] = []
+        var rowsWritten = 0
+    }
+
+    private let staged = Mutex(Staged())
+    private let connections = Mutex<[URL: DatabaseQueue]>([:])
+    /// How long a commit waits for another writer's lock.
+    public let wait: Double
+
+    /// An empty transaction whose commit waits up to `wait` seconds for a locked database.
+    public init(wait: Double) {
+        self.wait = wait
+    }
+
+    /// Whether anything waits to be committed.
+    public var isEmpty: Bool {
+        staged.withLock { $0.state.isEmpty && $0.tables.isEmpty && $0.files.isEmpty }
+    }
+
+    /// Rows committed so far by this run.
+    public var rowsWritten: Int { staged.withLock { $0.rowsWritten } }
+
+    /// Sets the state changes to commit: each key's JSON text, nil to delete it (replacing what
+    /// was staged for the same keys).
+    public func stageState(_ changes: [(key: String, json: String?)]) {
+        staged.withLock { staged in
+            for (key, json) in changes {
+                if staged.state.updateValue(json, forKey: key) == nil, !staged.stateOrder.contains(key) {
+                    staged.stateOrder.append(key)
+                }
+            }
+        }
+    }
+
+    /// Adds `rows` for `destination`, checked now against what the file holds and the rows
+    /// staged before, so a bad row fails where it was given, before anything is written.
+    ///
+    /// - Parameters:
+    ///   - rows: the rows.
+    ///   - destination: where they go.
+    ///   - key: SQLite only: the key columns (upsert); empty appends.
+    ///   - mode: append (upsert) or replace.
+    /// - Throws: `StoreError`: a key or column that is not usable, a type clash naming its column,
+    ///   a file that cannot be written or is not SQLite, a CSV column its header lacks.
+    public func stage(_ rows: [Row], to destination: Destination, key: [String] = [], mode: Mode = .append) throws {
+        for name in key { try Identifier.check(name, what: "key") }
+        // Each name once: most rows share theirs.
+        var checked: Set<String> = []
+        for (index, row) in rows.enumerated() {
+            for field in row.fields where checked.insert(field.name).inserted {
+                if field.name.isEmpty || field.name.utf8.contains(0) {
+                    throw StoreError.invalid("row \(index + 1) has a field with an empty name or a NUL in its name")
+                }
+            }
+        }
+        try destination.checkWritable()
+        switch destination {
+        case .sqlite(let file, let table):
+            try stageTable(rows, file: file, table: table, key: key, mode: mode)
+        case .csv, .jsonLines, .json:
+            guard key.isEmpty else {
+                throw StoreError.invalid("key= is for SQLite tables; \(destination.file.lastPathComponent) has none")
+            }
+            let isJSON = destination == .json(file: destination.file)
+            try stageFile(rows, destination: destination, mode: isJSON ? .replace : mode)
+        }
+    }
+
+    private func stageTable(_ rows: [Row], file: URL, table: String, key: [String], mode: Mode) throws {
+        // Checked against the file now without waiting: the macro holds the GIL here. A file
+        // another process holds locked is checked at the commit instead, which waits for it.
+        var existing: [(name: String, type: ColumnType)]?
+        do {
+            existing = try Self.columns(of: table, in: file, wait: 0)
+        } catch let error as StoreError where error.kind == .locked {
+            existing = nil
+        }
+        try staged.withLock { staged in
+            if let index = staged.tables.firstIndex(where: { $0.file == file && $0.table == table }) {
+                var pending = staged.tables[index]
+                guard pending.key == key else {
+                    throw StoreError.invalid(
+                        "table \(String(reflecting: table)) was given key \(pending.key) earlier in this run, now \(key)"
+                    )
+                }
+                if mode == .replace { pending.mode = .replace }
+                pending.plan = try TablePlan.plan(
+                    table: table, key: key, existing: pending.plan.columns, rows: rows, firstRow: pending.rows.count)
+                pending.rows += rows
+                staged.tables[index] = pending
+            } else {
+                if let existing, !key.isEmpty,
+                    let missing = key.first(where: { name in !existing.contains { $0.name == name } })
+                {
+                    throw StoreError.invalid(
+                        "table \(String(reflecting: table)) in \(file.lastPathComponent) has no column \(String(reflecting: missing)) to use as its key"
+                    )
+                }
+                let plan = try TablePlan.plan(table: table, key: key, existing: existing, rows: rows)
+                staged.tables.append(
+                    PendingTable(file: file, table: table, key: key, mode: mode, rows: rows, plan: plan))
+            }
+        }
+    }
+
+    private func stageFile(_ rows: [Row], destination: Destination, mode: Mode) throws {
+        var header: [String]?
+        if case .csv(let file) = destination, mode == .append { header = try CSVText.header(of: file) }
+        try staged.withLock { staged in
+            var pending: PendingFile
+            let index = staged.files.firstIndex(where: { $0.destination == destination })
+            if let index {
+                pending = staged.files[index]
+                if mode == .replace { pending.mode = .replace }
+            } else {
+                pending = PendingFile(
+                    destination: destination, mode: mode, columns: header ?? [], fixedColumns: header != nil)
+            }
+            var known = Set(pending.columns)
+            for row in rows {
+                for field in row.fields where !known.contains(field.name) {
+                    if pending.fixedColumns {
+                        throw StoreError.invalid(
+                            "column \(String(reflecting: field.name)) is not in the header of \(destination.file.path); "
+                                + "nothing was written. Write to a new file, or use mode=\"replace\"")
+                    }
+                    known.insert(field.name)
+                    pending.columns.append(field.name)
+                }
+            }
+            pending.rows += rows
+            if let index { staged.files[index] = pending } else { staged.files.append(pending) }
+        }
+    }
+
+    /// Forgets everything staged (a failed run).
+    public func discard() {
+        staged.withLock { staged in
+            let written = staged.rowsWritten
+            staged = Staged()
+            staged.rowsWritten = written
+        }
+    }
+
+    /// Writes everything staged: the state changes of `macro` into `state` and the rows into
+    /// their destinations in one SQLite transaction, the CSV and JSON Lines files beside it
+    /// (appended bytes cut off again and replacements not put in place when the transaction
+    /// fails); `run`, when given, adds a line to `_apimacro_runs` of each SQLite destination.
+    ///
+    /// Returns the rows written. Staged work is cleared whether it succeeds or not.
+    ///
+    /// - Throws: `StoreError`: a locked database past `wait`, a full disk, a file that cannot be
+    ///   written, a type clash found against a table another process changed meanwhile.
+    @discardableResult
+    public func commit(state: StateDatabase?, macro: String?, run: RunRecord? = nil) throws -> Int {
+        let work = staged.withLock { staged in
+            let work = staged
+            staged = Staged()
+            staged.rowsWritten = work.rowsWritten
+            return work
+        }
+        let stateChanges: [(key: String, json: String?)] = work.stateOrder.compactMap { key in
+            guard let value = work.state[key] else { return nil }
+            return (key, value)
+        }
+        var sqliteFiles: [URL] = []
+        for table in work.tables where !sqliteFiles.contains(table.file) { sqliteFiles.append(table.file) }
+        var prepared: [PreparedFile] = []
+        do {
+            for file in work.files { prepared.append(try PreparedFile(file)) }
+            var written = work.files.reduce(0) { $0 + $1.rows.count }
+            let stateFile = stateChanges.isEmpty ? nil : state
+            if let main = stateFile?.file ?? sqliteFiles.first {
+                written += try writeDatabases(
+                    main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
+                    macro: macro, stateChanges: stateChanges, run: run)
+            }
+            for file in prepared { try file.finish() }
+            staged.withLock { $0.rowsWritten += written }
+            return written
+        } catch {
+            for file in prepared { file.undo() }
+            throw error
+        }
+    }
+
+    /// The one transaction: `main` opened, the other SQLite files attached.
+    private func writeDatabases(
+        main: URL, ownerOnly: Bool, sqliteFiles: [URL], tables: [PendingTable], macro: String?,
+        stateChanges: [(key: String, json: String?)], run: RunRecord?
+    ) throws -> Int {
+        var schemas: [URL: String] = [main: "main"]
+        for (offset, file) in sqliteFiles.enumerated() where file != main { schemas[file] = "d\(offset + 1)" }
+        let named = ([main] + sqliteFiles.filter { $0 != main }).map(\.path).joined(separator: " or ")
+        return try StoreFailure.mapping(file: main, wait: wait, named: named) {
+            let queue = try connection(main, ownerOnly: ownerOnly)
+            return try queue.writeWithoutTransaction { db in
+                for (file, schema) in schemas where schema != "main" {
+                    try db.execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [file.path])
+                }
+                var written = 0
+                do {
+                    try db.inTransaction(.immediate) {
+                        var perFile: [URL: Int] = [:]
+                        for table in tables {
+                            guard let schema = schemas[table.file] else { continue }
+                            let count = try SQLiteUpsert.write(
+                                db, schema: schema, table: table.table, key: table.key, rows: table.rows,
+                                replace: table.mode == .replace)
+                            perFile[table.file, default: 0] += count
+                            written += count
+                        }
+                        if let macro, !stateChanges.isEmpty {
+                            try StateDatabase.write(
+                                db, macro: macro, changes: stateChanges, now: Date().timeIntervalSince1970)
+                        }
+                        if let run {
+                            for file in sqliteFiles {
+                                guard let schema = schemas[file] else { continue }
+                                try SQLiteUpsert.recordRun(db, schema: schema, run: run, rows: perFile[file] ?? 0)
+                            }
+                        }
+                        return .commit
+                    }
+                } catch {
+                    for (_, schema) in schemas where schema != "main" {
+                        try? db.execute(sql: "DETACH DATABASE \(schema)")
+                    }
+                    throw error
+                }
+                for (_, schema) in schemas where schema != "main" {
+                    try db.execute(sql: "DETACH DATABASE \(schema)")
+                }
+                return written
+            }
+        }
+    }
+
+    /// The connection to `file`, opened by this run's first commit into it and kept for the
+    /// next (`apimacro.state.commit()` after each page opens no file again).
+    private func connection(_ file: URL, ownerOnly: Bool) throws -> DatabaseQueue {
+        if let open = connections.withLock({ $0[file] }) { return open }
+        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly)
+        connections.withLock { $0[file] = queue }
+        return queue
+    }
+
+    /// The columns of `table` in the SQLite file `file`, or nil when the file or the table does not exist.
+    static func columns(of table: String, in file: URL, wait: Double) throws -> [(name: String, type: ColumnType)]? {
+        guard FileManager.default.fileExists(atPath: file.path),
+            let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int, size > 0
+        else { return nil }
+        return try StoreFailure.mapping(file: file, wait: wait) {
+            let queue = try StateDatabase.open(file, wait: wait, readOnly: true)
+            return try queue.read { db in try SQLiteUpsert.columns(db, schema: "main", table: table) }
+        }
+    }
+}
+
+/// A CSV, JSON Lines or JSON file's part of a commit: appended in place (and cut back to its
+/// old length if the commit fails) or written beside it and renamed over it once the commit holds.
+private final class PreparedFile {
+    let target: URL
+    /// Append: the file's length before.
+    var originalLength: UInt64?
+    /// Whether the file existed before an append.
+    var existed = false
+    /// Replace: the temporary file to rename over `target`.
+    var temporary: URL?
+
+    init(_ file: PendingFile) throws {
+        target = file.destination.file
+        let text = file.render()
+        if file.mode == .replace {
+            let temporary = target.deletingLastPathComponent().appendingPathComponent(
+                ".\(target.lastPathComponent).apimacro-\(getpid())")
+            self.temporary = temporary
+            guard FileManager.default.createFile(atPath: temporary.path, contents: Data(text.body.utf8)) else {
+                throw StoreError.io("cannot write \(temporary.path); nothing was written")
+            }
+        } else {
+            existed = FileManager.default.fileExists(atPath: target.path)
+            if !existed { _ = FileManager.default.createFile(atPath: target.path, contents: nil) }
+            guard let handle = FileHandle(forWritingAtPath: target.path) else {
+                throw StoreError.io("cannot write \(target.path); nothing was written")
+            }
+            defer { try? handle.close() }
+            do {
+                let end = try handle.seekToEnd()
+                originalLength = end
+                let prefix = end == 0 ? text.header : ""
+                try handle.write(contentsOf: Data((prefix + text.body).utf8))
+                try handle.synchronize()
+            } catch {
+                throw StoreError.io("cannot write \(target.path): \(error.localizedDescription); nothing was written")
+            }
+        }
+    }
+
+    /// Puts a replacement in place.
+    func finish() throws {
+        guard let temporary else { return }
+        if rename(temporary.path, target.path) != 0 {
+            throw StoreError.io("cannot replace \(target.path): \(String(cString: strerror(errno)))")
+        }
+        self.temporary = nil
+    }
+
+    /// Takes back what was written.
+    func undo() {
+        if let temporary { try? FileManager.default.removeItem(at: temporary) }
+        if let originalLength {
+            if !existed {
+                try? FileManager.default.removeItem(at: target)
+            } else {
+                _ = truncate(target.path, off_t(originalLength))
+            }
+        }
+    }
+}
+
+/// Rows staged for a CSV, JSON Lines or JSON file.
+private struct PendingFile {
+    var destination: Destination
+    var mode: RunTransaction.Mode
+    var columns: [String]
+    /// Whether `columns` came from the existing file's header (then no other column fits).
+    var fixedColumns: Bool
+    var rows: [Row] = []
+
+    /// The file's text: its header (written only into an empty file) and the rows.
+    func render() -> (header: String, body: String) {
+        switch destination {
+        case .csv:
+            let header = CSVText.line(columns)
+            let body = rows.map { row in CSVText.line(columns.map { row[$0]?.csvText ?? "" }) }.joined()
+            return mode == .replace ? ("", header + body) : (header, body)
+        case .jsonLines:
+            return ("", rows.map { JSONText.object($0) + "\n" }.joined())
+        case .json:
+            return ("", "[" + rows.map { "\n" + JSONText.object($0) }.joined(separator: ",") + "\n]\n")
+        case .sqlite:
+            return ("", "")
+        }
+    }
+}
+
+/// Rows as JSON text.
+public enum JSONText {
+    /// `text` as a JSON string literal (control characters escaped, the rest as it is).
+    public static func string(_ text: String) -> String { Cell.jsonString(text) }
+
+    /// `row` as one compact JSON object, fields in order.
+    static func object(_ row: Row) -> String {
+        "{" + row.fields.map { Cell.jsonString($0.name) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
+    }
+}
+
+/// CSV as `apimacro.output` writes it (Python's `csv` module's dialect: `,`, `"` quoting when
+/// needed, `\r\n` line ends).
+enum CSVText {
+    /// One CSV line of `fields`.
+    static func line(_ fields: [String]) -> String {
+        fields.map { field in
+            let special = field.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+            return special ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+        }.joined(separator: ",") + "\r\n"
+    }
+
+    /// The column names in the first line of the CSV file `file`, or nil when it does not exist or is empty.
+    static func header(of file: URL) throws -> [String]? {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else { return nil }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+        guard !head.isEmpty else { return nil }
+        let text = String(decoding: head, as: UTF8.self)
+        var fields: [String] = []
+        var field = ""
+        var quoted = false
+        var iterator = text.makeIterator()
+        while let character = iterator.next() {
+            if quoted {
+                if character == "\"" {
+                    quoted = false
+                } else {
+                    field.append(character)
+                }
+            } else if character == "\"" {
+                if !field.isEmpty { field.append(character) }
+                quoted = true
+            } else if character == "," {
+                fields.append(field)
+                field = ""
+            } else if character == "\n" || character == "\r\n" || character == "\r" {
+                break
+            } else {
+                field.append(character)
+            }
+        }
+        fields.append(field)
+        return fields
+    }
+}

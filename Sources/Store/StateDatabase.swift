@@ -1,0 +1,162 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every macro's state: `state.db` under `$APIMACRO_HOME` (mode 0600), one row per macro and key
+/// holding the value as JSON text.
+///
+/// Writes happen only inside a `RunTransaction`'s commit.
+public struct StateDatabase: Sendable {
+    /// The file's name under the home folder.
+    public static let fileName = "state.db"
+
+    /// The database file.
+    public let file: URL
+    /// The folder of the lock files (the home folder).
+    public let folder: URL
+
+    /// The state of the home folder `home`.
+    public init(home: URL) {
+        folder = home
+        file = home.appendingPathComponent(Self.fileName)
+    }
+
+    /// One stored value.
+    public struct Entry: Sendable, Equatable {
+        /// The macro's state key (`stars`, `plugin/macro`).
+        public let macro: String
+        /// The key within its state.
+        public let key: String
+        /// The value as compact JSON text.
+        public let json: String
+        /// When it was last committed, as seconds since 1970.
+        public let updated: Double
+    }
+
+    /// The stored entries of `macro` (every macro's when nil), by macro then key; none when the
+    /// file does not exist yet.
+    ///
+    /// - Throws: `StoreError` when the file cannot be read.
+    public func entries(macro: String? = nil) throws -> [Entry] {
+        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+        return try StoreFailure.mapping(file: file, wait: 60) {
+            let queue = try Self.open(file, wait: 60, readOnly: true)
+            return try queue.read { db in
+                guard try db.tableExists("state") else { return [] }
+                let sql = "SELECT macro, key, value, updated FROM state"
+                let rows =
+                    try macro.map {
+                        try GRDB.Row.fetchAll(db, sql: sql + " WHERE macro = ? ORDER BY key", arguments: [$0])
+                    } ?? GRDB.Row.fetchAll(db, sql: sql + " ORDER BY macro, key")
+                return rows.map { row in
+                    Entry(macro: row[0], key: row[1], json: row[2], updated: row[3])
+                }
+            }
+        }
+    }
+
+    /// Removes `macro`'s state (only `key` when given) at once, outside any run; returns how
+    /// many entries went.
+    ///
+    /// Waits for a run of the macro holding the state lock up to `wait` s.
+    ///
+    /// - Throws: `StoreError` (`.locked`) when a run holds it past `wait`.
+    public func reset(macro: String, key: String?, wait: Double) async throws -> Int {
+        guard FileManager.default.fileExists(atPath: file.path) else { return 0 }
+        let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
+        defer { withExtendedLifetime(lock) {} }
+        return try StoreFailure.mapping(file: file, wait: wait) {
+            let queue = try Self.open(file, wait: wait)
+            return try queue.write { db in
+                guard try db.tableExists("state") else { return 0 }
+                if let key {
+                    try db.execute(sql: "DELETE FROM state WHERE macro = ? AND key = ?", arguments: [macro, key])
+                } else {
+                    try db.execute(sql: "DELETE FROM state WHERE macro = ?", arguments: [macro])
+                }
+                return db.changesCount
+            }
+        }
+    }
+
+    /// Writes `changes` (a nil value deletes the key) of `macro` in the open transaction of `db`,
+    /// whose main schema is this file.
+    static func write(_ db: Database, macro: String, changes: [(key: String, json: String?)], now: Double) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS main.state (macro TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                    updated REAL NOT NULL, PRIMARY KEY (macro, key)) WITHOUT ROWID
+                """)
+        for (key, json) in changes {
+            if let json {
+                try db.execute(
+                    sql: """
+                        INSERT INTO main.state (macro, key, value, updated) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (macro, key) DO UPDATE SET value = excluded.value, updated = excluded.updated
+                        """, arguments: [macro, key, json, now])
+            } else {
+                try db.execute(sql: "DELETE FROM main.state WHERE macro = ? AND key = ?", arguments: [macro, key])
+            }
+        }
+    }
+
+    /// Opens `file` in rollback-journal mode (so that a transaction over several attached files
+    /// commits atomically), waiting up to `wait` seconds for another writer's lock.
+    static func open(_ file: URL, wait: Double, readOnly: Bool = false, ownerOnly: Bool = false) throws
+        -> DatabaseQueue
+    {
+        if ownerOnly {
+            try makeFolder(file.deletingLastPathComponent())
+            let descriptor = Glibc.open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { Glibc.close(descriptor) }
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(max(0, wait))
+        configuration.readonly = readOnly
+        configuration.label = "apimacro.store"
+        return try DatabaseQueue(path: file.path, configuration: configuration)
+    }
+
+    /// Creates `folder` (owner-only) unless it exists.
+    static func makeFolder(_ folder: URL) throws {
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError.io("cannot create \(folder.path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// SQLite's failures as the store reports them.
+enum StoreFailure {
+    /// Runs `body`, turning a `DatabaseError` into a `StoreError` that names `file` and says what to do.
+    static func mapping<T>(file: URL, wait: Double, named: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw storeError(error, file: named ?? file.path, wait: wait)
+        }
+    }
+
+    /// The `StoreError` for a SQLite failure on `file`.
+    static func storeError(_ error: DatabaseError, file: String, wait: Double) -> StoreError {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .locked(
+                "\(file) is locked by another process (waited \(SecondsText.shown(wait)) s); "
+                    + "nothing was written. Run again when it is done, or raise --timeout")
+        case .SQLITE_FULL:
+            return .io("the disk is full writing \(file); nothing was written. Free some space and run again")
+        case .SQLITE_NOTADB:
+            return .invalid("\(file) is not a SQLite database; it was left untouched")
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
+            return .io("cannot write \(file) (\(error.message ?? "read-only")); nothing was written")
+        default:
+            return .io("cannot write \(file): \(error.message ?? "\(error.resultCode)"); nothing was written")
+        }
+    }
+}
