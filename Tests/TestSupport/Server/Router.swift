@@ -101,6 +101,7 @@ struct Router: Sendable {
             ShlinkRoutes(),
             PluginRoutes(),
             PagingKindRoutes(),
+            OpenAPIRoutes(),
             CacheRoutes(),
             CacheConformanceRoutes(),
             HostileRoutes(),
