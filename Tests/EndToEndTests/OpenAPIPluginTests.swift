@@ -253,6 +253,20 @@ struct OpenAPIPluginTests {
         #expect(!FileManager.default.fileExists(atPath: Self.folder(space, "thing").path))
     }
 
+    @Test("a URL is fetched through apimacro's transport, and a relative server URL resolves against it")
+    func fromURL() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let made = try await space.run(
+            "plugins", "new", "pets", "--from-openapi", server.baseURL + "/openapi-docs/petstore.yaml")
+        #expect(made.status == 0, "\(made.stderr)")
+        let manifest = try Self.read(Self.folder(space, "pets").appendingPathComponent("plugin.toml"))
+        #expect(manifest.contains("base_url = \"\(server.baseURL)/v3\""), "\(manifest)")
+        #expect(server.requests.map(\.path) == ["/openapi-docs/petstore.yaml"])
+        try await server.shutdown()
+    }
+
     @Test("a missing file, a URL that fails and a scheme other than http(s) are refused")
     func sources() async throws {
         let server = try await TestServer.start()

@@ -126,12 +126,18 @@ public struct PluginScaffold {
             if case .string(let text)? = generated[key] { return text }
             return ""
         }
-        var lines = [
-            "Made the plugin \(manifest.name) in \(folder.path):",
-            "  plugin.toml            \(manifest.endpoints.count) endpoints; base URL \(manifest.baseURL)",
-            "  \(manifest.name).pyi".padding(toLength: 25, withPad: " ", startingAt: 0)
-                + "type stub of its client (typing.cast(\(manifest.name).\(Self.className(manifest.name)), apimacro.client(\"\(manifest.name)\")))",
-            "  macros/\(string("macro")).py: apimacro run \(string("macro"))",
+        let files = [
+            ("plugin.toml", "\(manifest.endpoints.count) endpoints; base URL \(manifest.baseURL)"),
+            (
+                "\(manifest.name).pyi",
+                "type stub of its client: typing.cast(\(manifest.name).\(Self.className(manifest.name)), apimacro.client(\"\(manifest.name)\"))"
+            ),
+            ("macros/\(string("macro")).py", "one call printed: apimacro run \(string("macro"))"),
+        ]
+        let width = (files.map(\.0.count).max() ?? 0) + 2
+        var lines = ["Made the plugin \(manifest.name) in \(folder.path):"]
+        lines += files.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+        lines += [
             "  auth:       \(string("auth"))",
             "  pagination: \(string("pagination"))",
             "",

@@ -19,6 +19,8 @@ import Foundation
 ///   [profileView], "cursor": …}`, 7 actors 3 a page, the cursor (`page2`, `page3`) absent on the
 ///   last page (an unknown cursor: 400 `InvalidRequest`); `GET app.bsky.actor.getProfile?actor=`
 ///   → a `profileViewDetailed`; `GET app.bsky.actor.getPreferences` → `{"preferences": [...]}`.
+/// - `/openapi-docs/{file}`: the fixture documents themselves (`uber.json`, `petstore.yaml`, …), for a
+///   plugin made from a URL.
 struct OpenAPIRoutes: RouteHandler {
     static let petstoreToken = "pet-token"
     static let uberKey = "uber-key"
@@ -42,8 +44,23 @@ struct OpenAPIRoutes: RouteHandler {
         case "petstore": return petstore(request)
         case "uber": return uber(request)
         case "bsky": return bsky(request)
+        case "openapi-docs": return document(request)
         default: return nil
         }
+    }
+
+    /// `Tests/EndToEndTests/OpenAPI`, beside this target's folder.
+    static var documents: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("EndToEndTests/OpenAPI")
+    }
+
+    func document(_ request: RouteRequest) -> Response? {
+        guard let name = request.match("GET", "/openapi-docs/{file}")?["file"], !name.contains("/"),
+            let data = FileManager.default.contents(atPath: Self.documents.appendingPathComponent(name).path)
+        else { return .message("no such document", status: 404) }
+        let type = name.hasSuffix(".json") ? "application/json" : "application/yaml"
+        return Response(status: 200, headers: [("Content-Type", type)], body: [UInt8](data))
     }
 
     func petstore(_ request: RouteRequest) -> Response? {

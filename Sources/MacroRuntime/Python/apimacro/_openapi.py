@@ -706,8 +706,8 @@ def describe_paging(paging):
     if kind == "next_url":
         return f"a next URL ({paging['path']})"
     if kind == "offset":
-        return f"offset ({paging['param']})"
-    return f"page number ({paging['param']})"
+        return f"offset paging (the {paging['param']} parameter)"
+    return f"page numbers (the {paging['param']} parameter)"
 
 
 # -- writing --------------------------------------------------------------------------------
