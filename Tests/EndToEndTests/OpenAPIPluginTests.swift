@@ -285,3 +285,80 @@ struct OpenAPIPluginTests {
         try await server.shutdown()
     }
 }
+
+/// The generated `.pyi` stubs and smoke macros, checked with mypy in strict mode against apimacro's
+/// installed stubs (the tools' virtualenv, as `TypeCheckTests`).
+@Suite("plugins new --from-openapi: the stubs type-check")
+struct OpenAPIStubTests {
+    @Test("the three plugins' stubs and smoke macros pass mypy --strict; a wrong call through a stub fails")
+    func stubsCheck() async throws {
+        let tools = try await PythonTools.virtualEnvironment()
+        let space = try Workspace(files: [
+            "typed.py": """
+            import typing
+
+            import apimacro
+
+            if typing.TYPE_CHECKING:
+                import bsky
+                import uber
+
+
+            def main() -> None:
+                client = typing.cast("uber.UberClient", apimacro.client("uber"))
+                history: list[typing.Any] = list(client.get_history(limit=3))
+                products = client.get_products(latitude=37.7, longitude=-122.4)
+                actors = typing.cast("bsky.BskyClient", apimacro.client("bsky")).app_bsky_actor_search_actors(q="x")
+                print(len(history), products, next(actors))
+            """,
+            "wrong.py": """
+            import typing
+
+            import apimacro
+
+            if typing.TYPE_CHECKING:
+                import uber
+
+
+            def main() -> None:
+                client = typing.cast("uber.UberClient", apimacro.client("uber"))
+                client.get_products(latitude="north", longitude=-122.4)
+            """,
+        ])
+        defer { space.remove() }
+        for (name, file) in [
+            ("petstore", "petstore.yaml"), ("uber", "uber.json"), ("bsky", "atproto-actor.json"),
+        ] {
+            var arguments = ["plugins", "new", name, "--from-openapi", OpenAPIPluginTests.fixture(file)]
+            if name == "petstore" { arguments += ["--base-url", "https://petstore3.swagger.io/api/v3"] }
+            let made = try await Binary.run(arguments, in: space.url)
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let venv = try await TypeCheckTests.emptyVirtualEnvironment(in: space)
+        let installed = try await space.run("stubs", "--install", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let plugins = ["petstore", "uber", "bsky"].map { OpenAPIPluginTests.folder(space, $0) }
+        let files =
+            plugins.flatMap { folder in
+                [
+                    folder.appendingPathComponent("\(folder.lastPathComponent).pyi").path,
+                    folder.appendingPathComponent("macros/\(folder.lastPathComponent)-smoke.py").path,
+                ]
+            } + ["typed.py"]
+        let python = URL(fileURLWithPath: tools.appendingPathComponent("bin/python").path)
+        let mypy = [
+            "-m", "mypy", "--strict", "--no-incremental", "--python-executable",
+            venv.appendingPathComponent("bin/python").path,
+        ]
+        let environment = ["MYPYPATH": plugins.map(\.path).joined(separator: ":")]
+        let checked = try await Binary.run(mypy + files, in: space.url, environment: environment, executable: python)
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        let wrong = try await Binary.run(
+            mypy + ["wrong.py"], in: space.url, environment: environment, executable: python)
+        #expect(wrong.status == 1, "\(wrong.stdout)")
+        #expect(
+            wrong.stdout.contains(
+                "Argument \"latitude\" to \"get_products\" of \"UberClient\" has incompatible type \"str\"; expected \"float\""
+            ), "\(wrong.stdout)")
+    }
+}

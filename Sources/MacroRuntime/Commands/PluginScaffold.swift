@@ -130,7 +130,7 @@ public struct PluginScaffold {
             ("plugin.toml", "\(manifest.endpoints.count) endpoints; base URL \(manifest.baseURL)"),
             (
                 "\(manifest.name).pyi",
-                "type stub of its client: typing.cast(\(manifest.name).\(Self.className(manifest.name)), apimacro.client(\"\(manifest.name)\"))"
+                "type stub of its client: typing.cast(\"\(manifest.name).\(Self.className(manifest.name))\", apimacro.client(\"\(manifest.name)\")), the folder on MYPYPATH"
             ),
             ("macros/\(string("macro")).py", "one call printed: apimacro run \(string("macro"))"),
         ]

@@ -787,8 +787,9 @@ def stub_text(mapper, title):
     lines = [
         f'"""Type stub of the {mapper.name} plugin\'s client ({title}), made by apimacro plugins new.',
         "",
-        f"In a macro: ``client = typing.cast({mapper.name}.{cls}, apimacro.client(\"{mapper.name}\"))`` with this",
-        "folder on the type checker's path (MYPYPATH, pyright's stubPath) beside apimacro's own stubs.",
+        f"In a macro, with ``if typing.TYPE_CHECKING: import {mapper.name}``:",
+        f"``client = typing.cast(\"{mapper.name}.{cls}\", apimacro.client(\"{mapper.name}\"))``; give the type",
+        "checker this folder (MYPYPATH, pyright's stubPath) beside apimacro's own stubs.",
         '"""',
         "",
         "from typing import Any",
