@@ -144,6 +144,20 @@ class ErrorsTest(unittest.TestCase):
         self.assertIn("no 'openapi: 3.x'", generate({"paths": {}})["error"])
         self.assertIn("has no paths", generate({"openapi": "3.1.0", "paths": {}})["error"])
 
+    def test_no_operation_and_refs_outside_the_document(self):
+        self.assertIn("its paths hold no operation", generate(document({"/x": None}))["error"])
+        error = generate(document({"/a": {"$ref": "other.yaml#/x"}}))["error"]
+        self.assertIn("no operation could be mapped onto plugin.toml", error)
+        self.assertIn("/a: $ref 'other.yaml#/x' points outside the document", error)
+
+    def test_server_variables_and_31_types(self):
+        doc = document({"/x/{id}": {"get": {"operationId": "x", "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": ["integer", "null"]}}]}}},
+            servers=[{"url": "https://{region}.api.test", "variables": {"region": {"default": "eu"}}}])
+        toml = generate(doc)["files"]["plugin.toml"]
+        self.assertIn('base_url = "https://eu.api.test"', toml)
+        self.assertIn('params = { id = "int!" }', toml)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -325,7 +325,9 @@ class Mapper:
     # -- operations
 
     def operations(self):
-        """(path, (method, path item, operation)) in document order."""
+        """(path, (method, path item, operation)) in document order (read once)."""
+        if getattr(self, "_operations", None) is not None:
+            return self._operations
         found = []
         for path, item in (self.data.get("paths") or {}).items():
             try:
@@ -339,6 +341,7 @@ class Mapper:
                 operation = item.get(method)
                 if isinstance(operation, dict):
                     found.append((path, (method, item, operation)))
+        self._operations = found
         return found
 
     def map_operations(self, auth_names):
@@ -414,7 +417,7 @@ class Mapper:
             required = bool(parameter.get("required")) or where == "path"
             what = f"{label}: {where} parameter {pname}"
             if where == "header":
-                if pname.lower() == "authorization" or pname in auth_names:
+                if pname.lower() == "authorization" or pname.lower() in {name.lower() for name in auth_names}:
                     continue
                 if required:
                     raise OpenAPIProblem(f"its required header {pname} cannot be sent (plugin.toml has no per-endpoint headers)")
@@ -899,6 +902,8 @@ def generate(name, source, base_url=None):
         if auth.get("kind") == "query_key":
             auth_names.add(auth["param"])
         mapper.map_operations(auth_names)
+        if not mapper.endpoints and not mapper.left_out:
+            raise OpenAPIProblem(f"{source}: its paths hold no operation (get, post, put, patch, delete)")
         if not mapper.endpoints:
             raise OpenAPIProblem(
                 f"{source}: no operation could be mapped onto plugin.toml:\n  - " + "\n  - ".join(mapper.left_out)
@@ -907,6 +912,11 @@ def generate(name, source, base_url=None):
         mapper.free_limit()
     except OpenAPIProblem as problem:
         return {"error": str(problem)}
+    except (AttributeError, TypeError, KeyError, ValueError) as error:
+        return {
+            "error": f"{source}: part of the document is not shaped as OpenAPI 3 says ({type(error).__name__}: "
+            f"{error}); check it with an OpenAPI validator (e.g. npx @redocly/cli lint FILE)"
+        }
     info = document.get("info") or {}
     title = " ".join(str(info.get("title") or name).split())
     if info.get("version"):
