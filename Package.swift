@@ -133,7 +133,8 @@ let package = Package(
         .testTarget(
             name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.
-        .testTarget(name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots", "OpenAPI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import MacroRuntime
 
-/// `apimacro plugins list | show NAME`.
+/// `apimacro plugins list | show NAME | new NAME --from-openapi FILE_OR_URL`.
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "Plugins (APIs added with a plugin.toml): list, show, install, upgrade and remove them.",
-        subcommands: [List.self, Show.self, Install.self, Upgrade.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "Plugins (APIs added with a plugin.toml): list, show, make, install, upgrade and remove them.",
+        subcommands: [List.self, Show.self, New.self, Install.self, Upgrade.self, Remove.self],
+        defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -98,6 +99,57 @@ struct Plugins: ParsableCommand {
 
         func run() throws {
             print(try PluginInstaller(settings: try Settings.load()).remove(name))
+        }
+    }
+
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "new",
+            abstract: "Make a plugin from an OpenAPI 3.0 or 3.1 document (JSON or YAML, a file or an http(s) URL).",
+            discussion: """
+                Writes $APIMACRO_HOME/plugins/NAME/ (or --dir DIR): plugin.toml with the base URL from \
+                servers, an endpoint per operation (its operationId in snake_case), path and query \
+                parameters with their types, the auth its securitySchemes name, the paging most list \
+                operations use and each list's items path; NAME.pyi, a type stub of the client; and \
+                macros/NAME-smoke.py. What plugin.toml cannot express (multipart uploads, callbacks, \
+                cookie and header parameters, nested bodies, a second auth) is listed and left out. \
+                The manifest is loaded before the folder is kept.
+
+                Example: apimacro plugins new petstore --from-openapi openapi.yaml --base-url https://petstore3.swagger.io/api/v3
+                """)
+
+        @Argument(help: "The plugin's name: lowercase letters, digits and _, starting with a letter.")
+        var name: String
+
+        @Option(
+            name: .customLong("from-openapi"),
+            help: ArgumentHelp(
+                "The OpenAPI document: a file, or an http(s) URL fetched with apimacro's transport.",
+                valueName: "FILE_OR_URL"),
+            completion: .file(extensions: ["yaml", "yml", "json"]))
+        var source: String
+
+        @Option(
+            help: ArgumentHelp("The plugin's folder (default: $APIMACRO_HOME/plugins/NAME).", valueName: "DIR"),
+            completion: .directory)
+        var dir: String?
+
+        @Option(
+            name: .customLong("base-url"),
+            help: ArgumentHelp(
+                "The API's base URL, when the document's server URL is relative or not the one to use.",
+                valueName: "URL"))
+        var baseURL: String?
+
+        @Flag(help: "Replace the plugin's folder when it exists.")
+        var force = false
+
+        func run() throws {
+            let settings = try Settings.load()
+            let folder = dir.map { URL(fileURLWithPath: $0, relativeTo: settings.workingDirectory) }
+            print(
+                try PluginScaffold(settings: settings).make(
+                    name: name, source: source, folder: folder, baseURL: baseURL, force: force))
         }
     }
 }

@@ -68,3 +68,12 @@ public struct PluginManifest: Sendable {
         return try ManifestReader(file: file.path, reservedNames: reservedNames).read(text, folder: folder)
     }
 }
+
+extension PluginManifest {
+    /// Whether `name` may name a plugin or an endpoint: lowercase letters, digits and `_`, starting
+    /// with a letter.
+    public static func isValidName(_ name: String) -> Bool { ManifestReader.isIdentifier(name) }
+
+    /// A valid name close to `name` (`My-API` → `my_api`), for messages.
+    public static func suggestedName(_ name: String) -> String { ManifestReader.suggestedName(name) }
+}

@@ -102,6 +102,7 @@ struct Router: Sendable {
             ShlinkRoutes(),
             PluginRoutes(),
             PagingKindRoutes(),
+            OpenAPIRoutes(),
             CacheRoutes(),
             CacheConformanceRoutes(),
             HostileRoutes(),
