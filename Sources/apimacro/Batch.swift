@@ -27,6 +27,11 @@ struct Batch: ParsableCommand {
             JOB_COMPLETION_INDEX, N from JOB_COMPLETIONS (set it to the Job's completions). With --shard, \
             --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N").
 
+            The folders of --junit FILE and --output-dir DIR are made when missing and must be writable \
+            before any macro runs (else exit 2). A report that cannot be written when the macros have run \
+            is written to the working directory (else the temporary folder) instead, and the message says \
+            where (exit 1).
+
             Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP, 141 when stdout's reader went away, as with | head); 2 for a usage error.
             """)
 
@@ -147,6 +152,15 @@ struct Batch: ParsableCommand {
         // Every macro must exist before any runs: a typo is a usage error, not one failed row.
         let allJobs = try batchJobs(settings)
         let batchJobs = shard?.select(allJobs) ?? allJobs
+        // Where the report goes must be writable before any job runs, not found unwritable at the end.
+        let junitFile = junit.map { URL(fileURLWithPath: shard?.fileName($0) ?? $0) }
+        if let junitFile {
+            do {
+                try ReportFile.prepare(file: junitFile)
+            } catch {
+                throw BatchError("--junit: \(error); name a file in a folder you can write to")
+            }
+        }
         if let shard {
             FileHandle.standardError.write(
                 Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
@@ -170,10 +184,16 @@ struct Batch: ParsableCommand {
         let results = try runner.run(jobs: batchJobs) { console.show($0) }
         let seconds = Date().timeIntervalSince(started)
         console.summarize(results, seconds: seconds)
-        if let junit {
-            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard)
-                .write(to: URL(fileURLWithPath: shard?.fileName(junit) ?? junit))
+        let ending = ExitReport(BatchOutcome(results))
+        if let junitFile,
+            let problem = JUnitReport(
+                results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard
+            ).writeOrRescue(to: junitFile)
+        {
+            // The jobs ran, but the report is not where CI looks: the batch fails, saying where it is.
+            if ending == .success { throw ExitReport.failure(problem) }
+            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
         }
-        throw ExitCode(ExitReport(BatchOutcome(results)).exitCode)
+        throw ExitCode(ending.exitCode)
     }
 }

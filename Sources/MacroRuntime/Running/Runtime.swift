@@ -58,7 +58,7 @@ final class Runtime: Sendable {
             } catch let error as APIError {
                 problem = problem ?? error
             } catch {
-                problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(error)")
+                problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(SystemErrorText.reason(error))")
             }
             return nil
         }
@@ -123,7 +123,7 @@ final class Runtime: Sendable {
                     openingOnFirstUse: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
             } catch {
                 warn(
-                    "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it"
+                    "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(SystemErrorText.reason(error))); continuing without it"
                 )
             }
         }
@@ -159,7 +159,7 @@ final class Runtime: Sendable {
             try recorder.write()
             return true
         } catch {
-            MacroHost.standardError("apimacro: \(error)")
+            MacroHost.standardError("apimacro: \(SystemErrorText.describe(error))")
             return false
         }
     }
