@@ -63,6 +63,13 @@ public struct ApiCall: Sendable {
         let template = try self.template.map(ApiTemplate.init)
         let body = try input.map(Self.readInput)
         let palette = settings.color.palette(for: STDERR_FILENO)
+        // A client no one provides is a usage error before the runtime (plugins, credentials) is built.
+        if let client {
+            let known =
+                ClientRegistry.all.filter { $0.api != nil }.map(\.name)
+                + PluginRegistry.load(settings: settings).plugins.map(\.name)
+            if !known.contains(client) { throw Self.unknownClient(client, among: known) }
+        }
         let runtime = try Runtime(settings: settings) { MacroHost.standardError(palette.warning($0)) }
         let target = try resolve(runtime)
         // A filter that does not compile is a usage error before anything is sent.
@@ -114,10 +121,7 @@ public struct ApiCall: Sendable {
         let all = builtIn + plugins
         if let client {
             if let found = all.first(where: { $0.name == client }) { return found }
-            let names = all.map(\.name)
-            throw ExitReport.usage(
-                "no client named '\(client)'\(SettingCheck.didYouMean(client, names)); "
-                    + "the clients are \(names.joined(separator: ", "))")
+            throw Self.unknownClient(client, among: all.map(\.name))
         }
         guard ["http://", "https://"].contains(where: { target.lowercased().hasPrefix($0) }) else {
             throw ExitReport.usage(
@@ -126,6 +130,13 @@ public struct ApiCall: Sendable {
             )
         }
         return all.first { Self.isUnder($0.client.configuration.baseURL, target) } ?? ApiTarget.plain(runtime)
+    }
+
+    /// "no client named 'X'; did you mean …; the clients are …".
+    static func unknownClient(_ client: String, among names: [String]) -> ExitReport {
+        .usage(
+            "no client named '\(client)'\(SettingCheck.didYouMean(client, names)); "
+                + "the clients are \(names.joined(separator: ", "))")
     }
 
     /// Whether `url` is at or below `base` (same scheme, host and port; a path under base's).
