@@ -14,6 +14,7 @@ struct Apimacro: AsyncParsableCommand {
             Exit codes: 0 success, 1 the macro raised or timed out, n for sys.exit(n),
             2 usage or configuration error, 130 interrupted (Ctrl-C),
             141 stdout closed by its reader (| head).
+            Settings: apimacro help environment lists every variable, its config.toml key and default.
             """,
         version: VersionText.text,
         subcommands: [
@@ -31,10 +32,20 @@ struct Apimacro: AsyncParsableCommand {
         if CommandLine.arguments.count > 1, CommandLine.arguments[1] == JQChild.argument {
             JQChild.main(Array(CommandLine.arguments.dropFirst(2)))
         }
+        // The man page's ENVIRONMENT, FILES and EXAMPLES, for scripts/install.
+        if CommandLine.arguments.dropFirst().first == ManualSections.argument {
+            print(ManualSections.mdoc, terminator: "")
+            Foundation.exit(0)
+        }
         ProcessEnvironment.prepare()  // before any thread starts: it edits the environment
         let code: Int32
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
+            // `apimacro help environment`, as `gh help environment`: every setting, its key and default.
+            if arguments == ["help", "environment"] {
+                print(SettingsTable.helpText, terminator: "")
+                Foundation.exit(0)
+            }
             if let script = try Run.scriptArguments(arguments) {
                 try Run.run(
                     settings: MacroOptions.parse(script.options).settings(), statsFile: script.statsFile,
