@@ -80,11 +80,34 @@ extension Apimacro {
     /// A first word that is no command is a usage error naming the command meant
     /// (`apimacro rnu x.py`: "did you mean 'run'?"), or listing the commands.
     static func checkCommandName(_ arguments: [String]) throws {
-        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return }
+        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else {
+            try checkSubcommandName(arguments)
+            return
+        }
         if let guess = NearMiss.suggestion(for: first, among: commandNames) {
             throw ValidationError("unknown command '\(first)'; did you mean '\(guess)'?")
         }
         throw ValidationError("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", "))")
+    }
+}
+
+extension Apimacro {
+    /// A second word that is none of its command's subcommands (`cache clearr`, `plugins shw`,
+    /// `macros lst`) is a usage error naming the one meant, and that command's help.
+    static func checkSubcommandName(_ arguments: [String]) throws {
+        guard arguments.count >= 2, !arguments[1].hasPrefix("-"),
+            let command = configuration.subcommands.first(where: { $0._commandName == arguments[0] })
+        else { return }
+        let words = command.configuration.subcommands.map { $0._commandName }
+        // Only commands with subcommands are checked: none takes an argument of its own there.
+        guard !words.isEmpty, !words.contains(arguments[1]) else { return }
+        let typed = "\(arguments[0]) \(arguments[1])"
+        let help = "(see 'apimacro \(arguments[0]) --help')"
+        if let guess = NearMiss.suggestion(for: arguments[1], among: words) {
+            throw ExitReport.usage("unknown command '\(typed)'; did you mean '\(arguments[0]) \(guess)'? \(help)")
+        }
+        throw ExitReport.usage(
+            "unknown command '\(typed)'; the commands of \(arguments[0]) are \(words.joined(separator: ", ")) \(help)")
     }
 }
 

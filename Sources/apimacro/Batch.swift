@@ -92,15 +92,30 @@ struct Batch: ParsableCommand {
             let hint = NearMiss.suggestion(for: option, among: Array(Set(spellings))).map { "; did you mean '\($0)'?" }
             return "unknown option '\(option)' for batch\(hint ?? "")"
         }
-        let macro = macros[index - 1]
-        let rest = macros[index...].prefix { !$0.hasSuffix(".py") || $0.hasPrefix("-") }
-        let job = ([macro] + rest).map(Self.shellWord).joined(separator: " ")
+        return "'\(option)' is not an option of batch; " + jobsFileHint(macro: index - 1, in: macros)
+    }
+
+    /// For a word after a macro that is no macro (`batch hello.py octocat`), most likely meant as
+    /// the macro's argument: arguments go in a jobs file, with the line to write; nil when no
+    /// earlier word is a macro, or the word names a `.py` file.
+    static func argumentHint(_ word: String, macros: [String], isMacro: (String) -> Bool) -> String? {
+        guard !word.hasSuffix(".py"), let index = macros.firstIndex(of: word), index > 0,
+            let macro = macros[..<index].lastIndex(where: { !$0.hasPrefix("-") && isMacro($0) })
+        else { return nil }
+        return "if '\(word)' is meant for \(macros[macro]): " + jobsFileHint(macro: macro, in: macros)
+    }
+
+    /// "a macro takes its arguments in a jobs file, …: echo "MACRO ARGS..." | apimacro batch --file -",
+    /// for the macro at `macro` in `macros` and the words after it up to the next `.py`.
+    static func jobsFileHint(macro: Int, in macros: [String]) -> String {
+        let rest = macros[(macro + 1)...].prefix { !$0.hasSuffix(".py") || $0.hasPrefix("-") }
+        let job = ([macros[macro]] + rest).map(Self.shellWord).joined(separator: " ")
         let escaped = job.reduce(into: "") { text, character in
             if "\"$`\\".contains(character) { text.append("\\") }
             text.append(character)
         }
-        return "'\(option)' is not an option of batch; a macro takes its arguments in a jobs file, one "
-            + "'MACRO ARGS...' per line: echo \"\(escaped)\" | apimacro batch --file -"
+        return "a macro takes its arguments in a jobs file, one 'MACRO ARGS...' per line: echo \"\(escaped)\" "
+            + "| apimacro batch --file -"
     }
 
     /// `word` as a line of a jobs file reads it back (in single quotes when needed).
@@ -123,6 +138,12 @@ struct Batch: ParsableCommand {
             } catch let error as MacroError {
                 if let origin = job.origin {
                     throw MacroError("\(origin): \(error.description)\(besideJobsFile(job.macro, settings))")
+                }
+                let found = { (name: String) in
+                    (try? locator.locate(name, relativeTo: settings.workingDirectory)) != nil
+                }
+                if let hint = Self.argumentHint(job.macro, macros: macros, isMacro: found) {
+                    throw MacroError("\(error.description); \(hint)")
                 }
                 if job.macro.contains(where: \.isWhitespace) {
                     throw MacroError(

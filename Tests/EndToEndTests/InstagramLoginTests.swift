@@ -115,9 +115,12 @@ struct InstagramLoginTests {
                 "set APIMACRO_INSTAGRAM_CLIENT_ID and APIMACRO_INSTAGRAM_CLIENT_SECRET (and APIMACRO_INSTAGRAM_REDIRECT_URI) to your app's values"
             ), "\(refused.stderr)")
         let start = try await space.run("login", "instagram", environment: env)
-        #expect(start.status == 0)
+        // Nothing pasted: not logged in, so not 0 (`login && run` stops); the URL's state is kept.
+        #expect(start.status == 1)
         #expect(
-            start.stdout.contains("No address given; finish later with: apimacro login instagram --redirect-url URL"))
+            start.stderr
+                == "apimacro: no address given, so not logged in; finish later with: apimacro login instagram --redirect-url URL\n",
+            "\(start.stderr)")
         let url = try #require(start.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init))
         let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
         let forged = try await space.run(

@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The frictions a new user met (issue 36, "The frictions"), each through the built binary.
+@Suite("frictions a new user met")
+struct FrictionTests {
+    static let hello = "import apimacro\nprint('hello', *apimacro.args)\n"
+
+    @Test("9: batch MACRO ARG gives the jobs-file line, as batch MACRO --opt does")
+    func batchArgumentHint() async throws {
+        let space = try Workspace(files: ["hello.py": Self.hello])
+        defer { space.remove() }
+        let result = try await space.run("batch", "hello.py", "octocat", "two words")
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty, "nothing ran: \(result.stdout)")
+        #expect(result.stderr.hasPrefix("apimacro: no macro named 'octocat' (looked in "), "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(
+                "; if 'octocat' is meant for hello.py: a macro takes its arguments in a jobs file, one "
+                    + "'MACRO ARGS...' per line: echo \"hello.py octocat 'two words'\" | apimacro batch --file -\n"),
+            "\(result.stderr)")
+        let piped = try await space.run("batch", "--file", "-", stdin: "hello.py octocat 'two words'\n")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.contains("hello octocat two words"), "\(piped.stdout)")
+        // A first word that is no macro is still just that.
+        let missing = try await space.run("batch", "nosuch.py")
+        #expect(missing.status == 2)
+        #expect(!missing.stderr.contains("jobs file"), "\(missing.stderr)")
+    }
+
+    @Test("10: --format csv leaves a lone '-' as it is; a real formula still gets its quote")
+    func csvLoneDash() async throws {
+        let space = try Workspace(files: [
+            "rows.py": "import apimacro\napimacro.output([{'a': '-', 'b': '-1+2'}, {'a': 'x', 'b': '-'}])\n"
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "--format", "csv", "rows.py")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "a,b\n-,'-1+2\nx,-\n", "\(result.stdout)")
+    }
+}
+
+extension FrictionTests {
+    @Test("4: did you mean, for macro names, subcommand words (with that command's help) and a macro's options")
+    func didYouMean() async throws {
+        let space = try Workspace(files: [
+            "macros/repo_report.py": "print('report')\n",
+            "opts.py": "def main(login: str, limit: int = 5):\n    print(login, limit)\n",
+        ])
+        defer { space.remove() }
+        let macro = try await space.run("run", "repo_reprot")
+        #expect(macro.status == 2)
+        #expect(macro.stderr.hasPrefix("apimacro: no macro named 'repo_reprot'; did you mean 'repo_report'?"))
+        let path = try await space.run("run", "otps.py")
+        #expect(path.status == 2)
+        #expect(
+            path.stderr.hasPrefix("apimacro: no such macro file: otps.py; did you mean 'opts.py'?"), "\(path.stderr)")
+        let repl = try await space.run("repl", stdin: ":run repo_reprot\n")
+        #expect(repl.stderr.contains("did you mean 'repo_report'?"), "\(repl.stderr)")
+        for (words, meant) in [
+            (["cache", "clearr"], "cache clear"), (["plugins", "shw", "x"], "plugins show"),
+            (["macros", "lst"], "macros list"),
+            (["auth", "stauts"], "auth status"),
+        ] {
+            let result = try await Binary.run(words, in: space.url)
+            #expect(result.status == 2, "\(words)")
+            #expect(
+                result.stderr
+                    == "apimacro: unknown command '\(words[0]) \(words[1])'; did you mean '\(meant)'? "
+                    + "(see 'apimacro \(words[0]) --help')\n", "\(result.stderr)")
+        }
+        let option = try await space.run("run", "opts.py", "octocat", "--limt", "3")
+        #expect(option.status == 2, "\(option.stderr)")
+        #expect(option.stderr.contains("unrecognized arguments: --limt 3; did you mean '--limit'?"), "\(option.stderr)")
+    }
+
+    @Test("7: login refusals: github names gh's hosts.yml; a redirect without a code speaks of ?code=")
+    func loginMessages() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let github = try await space.run("login", "github")
+        #expect(github.status == 2)
+        #expect(github.stderr.contains("github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN"), "\(github.stderr)")
+        #expect(github.stderr.contains("gh's hosts.yml, gh auth token"), "\(github.stderr)")
+        let env = [
+            "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_INSTAGRAM_CLIENT_SECRET": "test-secret",
+            "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",
+        ]
+        let started = try await space.run("login", "instagram", environment: env)
+        #expect(started.status == 1, "nothing pasted is not a login: \(started.stderr)")
+        let url = try #require(started.stdout.split(separator: "\n").first { $0.hasPrefix("http") }.map(String.init))
+        let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
+        let noCode = try await space.run(
+            "login", "instagram", "--redirect-url", "http://127.0.0.1:8765/callback?state=\(state)", environment: env)
+        #expect(noCode.status == 2)
+        #expect(noCode.stderr.contains("the redirect holds no ?code= (it has: state)"), "\(noCode.stderr)")
+    }
+}
