@@ -117,7 +117,7 @@ extension Apimacro {
 
     /// `--timeout -1` as `--timeout=-1` (before a `--`): swift-argument-parser reads a `-1` after an
     /// option as another option and reports a missing value, where the user gave a bad one, which
-    /// the settings' checks then name ("--timeout: -1.0 is not a number of seconds; …").
+    /// the settings' checks then name ("--timeout: -1 is not a number of seconds; …").
     static func joiningNegativeValues(_ arguments: [String]) -> [String] {
         var joined: [String] = []
         var index = 0

@@ -77,7 +77,9 @@ struct SettingCheck {
 
     /// A number of seconds above 0 given as a flag.
     static func positive(_ number: Double, source: String) throws {
-        try seconds(number, zeroAllowed: false, text: "\(number)", source: source)
+        // Echoed as typed: -1, not -1.0.
+        let text = number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : "\(number)"
+        try seconds(number, zeroAllowed: false, text: text, source: source)
     }
 
     /// Throws unless `number` is a number of seconds from 0 (or just above, unless `zeroAllowed`)
