@@ -97,3 +97,31 @@ extension FrictionTests {
         #expect(noCode.stderr.contains("the redirect holds no ?code= (it has: state)"), "\(noCode.stderr)")
     }
 }
+
+extension FrictionTests {
+    @Test("8: gh's hosts.yml under one stated rule: read when others can read it, refused when they can write it")
+    func hostsFileRule() async throws {
+        try await GitHubPowerUserTests.withServer(files: [:]) { server, space in
+            let host = "127.0.0.1:\(server.port)"
+            try space.write("ghconfig/hosts.yml", "\(host):\n    user: monalisa\n    oauth_token: gho_readable12345\n")
+            let file = space.url.appendingPathComponent("ghconfig/hosts.yml").path
+            let environment = [
+                "APIMACRO_GITHUB_URL": server.baseURL,
+                "GH_CONFIG_DIR": space.url.appendingPathComponent("ghconfig").path,
+            ]
+            // gh writes it 0600 and reads it whatever its mode: a readable one is read, as gh does.
+            #expect(chmod(file, 0o644) == 0)
+            let readable = try await space.run("auth", "status", environment: environment)
+            #expect(
+                GitHubPowerUserTests.line("github", of: readable) == "credentials from gh: hosts.yml (\(file))",
+                "\(readable.stdout)")
+            // One another user may change could point the token anywhere: refused, as apimacro's own files are.
+            #expect(chmod(file, 0o666) == 0)
+            let writable = try await space.run("auth", "status", environment: environment)
+            #expect(GitHubPowerUserTests.line("github", of: writable) != "credentials from gh: hosts.yml (\(file))")
+            #expect(
+                (writable.stdout + writable.stderr).contains("others can write to it (mode 0666)"),
+                "\(writable.stdout)\(writable.stderr)")
+        }
+    }
+}
