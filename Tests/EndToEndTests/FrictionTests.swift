@@ -125,3 +125,28 @@ extension FrictionTests {
         }
     }
 }
+
+extension FrictionTests {
+    @Test("12: plugins show names plugin.py's public functions, as a macro calls them, without running it")
+    func pluginFunctions() async throws {
+        let space = try Workspace(files: [
+            "plugins/weather/plugin.toml":
+                "name = \"weather\"\ndescription = \"Weather\"\nbase_url = \"https://example.com\"\n\n"
+                + "[endpoints.now]\npath = \"/now\"\n",
+            "plugins/weather/plugin.py":
+                "raise SystemExit('plugin.py must not run for plugins show')\n"
+                + "def forecast(client, city: str, days: int = 3):\n    return client.now()\n\n"
+                + "def _helper(client):\n    pass\n\nasync def later(client):\n    pass\n\n"
+                + "def spread(client,\n           a, b):\n    pass\n",
+        ])
+        defer { space.remove() }
+        let environment = ["APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path]
+        let shown = try await space.run("plugins", "show", "weather", environment: environment)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(
+            shown.stdout.contains(
+                "  functions:    weather.forecast(city: str, days: int = 3), weather.later(), weather.spread(...)\n"),
+            "\(shown.stdout)")
+        #expect(!shown.stdout.contains("_helper"))
+    }
+}
