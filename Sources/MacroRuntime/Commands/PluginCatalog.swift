@@ -118,9 +118,10 @@ public struct PluginCatalog: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The public functions `plugin.py` defines at its top level, as a macro calls them (the
-    /// client, their first parameter, left out): `forecast(city, days=3)`; `name(...)` when the
-    /// parameters span lines. Read from the text, never run.
+    /// The public functions `plugin.py` defines at its top level, as a macro calls them.
+    ///
+    /// The client, their first parameter, is left out (`forecast(city, days=3)`); `name(...)`
+    /// when the parameters span lines. Read from the text, never run.
     static func publicFunctions(in file: URL) -> [String] {
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [] }
         return text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
