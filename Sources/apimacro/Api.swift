@@ -111,10 +111,11 @@ struct Api: AsyncParsableCommand {
             }
             process["APIMACRO_GITHUB_URL"] = try ApiCall.gitHubBaseURL(hostname: hostname)
         }
-        let settings = try Settings.load(
+        var settings = try Settings.load(
             timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
             record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
             useCache: !exchange.noCache, color: color, process: process)
+        if exchange.noStale { settings.staleIfError = false }
         let target = words[words.count - 1]
         // A path with no client is GitHub's, as `gh api repos/x/y`; a URL needs no client.
         let client = words.count == 2 ? words[0] : (ApiCall.isURL(target) ? nil : "github")

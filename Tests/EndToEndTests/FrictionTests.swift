@@ -150,3 +150,50 @@ extension FrictionTests {
         #expect(!shown.stdout.contains("_helper"))
     }
 }
+
+extension FrictionTests {
+    @Test("11: --no-stale (and stale_if_error = false) fail when the server is down; revalidation stays")
+    func noStale() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let example = ExampleTests.examples.appendingPathComponent("github-profile.py").path
+        let arguments = ["run", "--format", "csv", example, "--login", "octocat"]
+        let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
+        let first = try await Binary.run(arguments, in: space.url, environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        // Revalidation still works: the second run asks with its validators and gets a 304.
+        server.clearRequests()
+        let revalidated = try await Binary.run(
+            ["run", "--no-stale"] + arguments.dropFirst(), in: space.url, environment: environment)
+        #expect(revalidated.status == 0 && revalidated.stdout == first.stdout, "\(revalidated.stderr)")
+        #expect(server.requests.first { $0.path == "/users/octocat" }?.header("if-none-match") != nil)
+        // The server down: the flag, the variable and config.toml (in the same APIMACRO_HOME, so the
+        // same cache key) each make the run fail.
+        let ways: [(arguments: [String], environment: [String: String])] = [
+            (["run", "--no-stale"] + arguments.dropFirst(), environment),
+            (arguments + ["--no-stale"], environment),
+            (arguments, environment.merging(["APIMACRO_STALE_IF_ERROR": "off"]) { $1 }),
+            (arguments, environment),
+        ]
+        let config = space.url.appendingPathComponent(".config/apimacro/config.toml")
+        for (index, way) in ways.enumerated() {
+            if index == ways.count - 1 { try space.write(".config/apimacro/config.toml", "stale_if_error = false\n") }
+            server.inject(Array(repeating: .status(503), count: 4), path: "/users/octocat")
+            let down = try await Binary.run(way.arguments, in: space.url, environment: way.environment)
+            #expect(down.status == 1, "\(way): \(down.stderr)")
+            #expect(!down.stderr.contains("using the cached copy"), "\(way): \(down.stderr)")
+            #expect(down.stderr.contains("503"), "\(way): \(down.stderr)")
+        }
+        try FileManager.default.removeItem(at: config)
+        // Without it, the same failure is answered from the cache, as before.
+        server.inject(Array(repeating: .status(503), count: 4), path: "/users/octocat")
+        let stale = try await Binary.run(arguments, in: space.url, environment: environment)
+        #expect(stale.status == 0 && stale.stderr.contains("using the cached copy"), "\(stale.stderr)")
+        let bad = try await Binary.run(
+            arguments, in: space.url, environment: environment.merging(["APIMACRO_STALE_IF_ERROR": "maybe"]) { $1 })
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("APIMACRO_STALE_IF_ERROR: 'maybe' is not on or off"), "\(bad.stderr)")
+        try await server.shutdown()
+    }
+}

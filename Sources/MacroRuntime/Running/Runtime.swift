@@ -131,7 +131,7 @@ final class Runtime: Sendable {
         return ExchangeStore(
             network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline,
             shared: shared,
-            limits: settings.governorLimits, warn: warn)
+            limits: settings.governorLimits, warn: warn, staleIfError: settings.staleIfError)
     }
 
     /// The Redis connection of `APIMACRO_SHARED_STATE`, tried once now (nil when the setting is

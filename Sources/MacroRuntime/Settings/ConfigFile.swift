@@ -73,7 +73,8 @@ public struct ConfigFile: Sendable {
     /// (every other key, a client's or a plugin's included, takes a string).
     static let valueTypes: [String: [ValueType]] = [
         "max_wait": [.integer, .float], "request_timeout": [.integer, .float], "max_rate": [.integer, .float],
-        "max_concurrency": [.integer], "plugins": [.list], "no_proxy": [.list], "shared.timeout": [.integer, .float],
+        "max_concurrency": [.integer], "plugins": [.list], "stale_if_error": [.boolean, .string], "no_proxy": [.list],
+        "shared.timeout": [.integer, .float],
     ]
     /// Lists are joined with ':' (a path list) unless the variable takes another separator.
     static let listSeparators = ["no_proxy": ","]

@@ -39,6 +39,18 @@ struct SettingCheck {
         return number
     }
 
+    /// On or off (`on`/`off`, `true`/`false`, `1`/`0`, `yes`/`no`; a config.toml boolean is `1`
+    /// or `0`), or nil when unset.
+    func onOff(_ variable: String) throws -> Bool? {
+        guard let found = value(variable) else { return nil }
+        switch found.value.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "on", "true", "1", "yes": return true
+        case "off", "false", "0", "no": return false
+        default:
+            throw MacroError("\(found.source): '\(found.value)' is not on or off; accepted: on, off, true or false")
+        }
+    }
+
     /// A whole number of 1 or more, or nil when unset.
     func count(_ variable: String) throws -> Int? {
         guard let found = value(variable) else { return nil }

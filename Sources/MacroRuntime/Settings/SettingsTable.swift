@@ -36,6 +36,9 @@ public enum SettingsTable {
             variable: "APIMACRO_REQUEST_TIMEOUT", key: "request_timeout", defaultText: "30",
             summary: "each request's timeout, seconds (--request-timeout)"),
         Entry(
+            variable: "APIMACRO_STALE_IF_ERROR", key: "stale_if_error", defaultText: "on",
+            summary: "serve a cached copy, with a warning, when the network fails (off: --no-stale)"),
+        Entry(
             variable: "APIMACRO_PLUGINS", key: "plugins", defaultText: nil,
             summary: "more plugin folders, colon-separated"),
         Entry(

@@ -26,6 +26,9 @@ public final class ExchangeStore: Transport {
     public let limits: GovernorLimits
     /// Prints a warning line on stderr (once-per-run warnings of the stages and clients).
     public let warn: @Sendable (String) -> Void
+    /// Whether the cache serves a stored copy when the network fails (stale-if-error); false
+    /// with `--no-stale` (`APIMACRO_STALE_IF_ERROR=off`).
+    public let staleIfError: Bool
 
     /// - Parameters:
     ///   - network: the real transport, used unless `offline` or `replay`.
@@ -36,11 +39,13 @@ public final class ExchangeStore: Transport {
     ///   - shared: the state shared through Redis (`APIMACRO_SHARED_STATE`), or nil.
     ///   - limits: the shared limiter's pace and concurrency cap (used only with `shared`).
     ///   - warn: writes a line to stderr (stale-if-error warnings).
+    ///   - staleIfError: whether the cache answers when the network fails (true; `--no-stale`: false).
     public init(
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,
         shared: SharedState? = nil, limits: GovernorLimits = GovernorLimits(),
-        warn: @escaping @Sendable (String) -> Void
+        warn: @escaping @Sendable (String) -> Void, staleIfError: Bool = true
     ) {
+        self.staleIfError = staleIfError
         self.network = network
         if replay != nil {
             wire = OfflineTransport(hint: "replaying never uses the network")
