@@ -197,3 +197,35 @@ extension FrictionTests {
         try await server.shutdown()
     }
 }
+
+extension FrictionTests {
+    @Test("3: a token shorter than 8 characters: auth status and the first request say it is too short, once")
+    func shortToken() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "two.py": "from apimacro import github\nfor _ in range(2):\n    print(github.user('octocat')['name'])\n"
+        ])
+        defer { space.remove() }
+        let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "Octo"]
+        let warning =
+            "apimacro: warning: APIMACRO_GITHUB_TOKEN is 4 characters long, too short to be a real token (a real "
+            + "one is longer than 7); it is still redacted (errors, -v lines, recordings, batch output), so text "
+            + "there that holds the same characters shows REDACTED\n"
+        let status = try await space.run("auth", "status", environment: environment)
+        #expect(status.status == 0)
+        #expect(status.stderr == warning, "\(status.stderr)")
+        let run = try await space.run("run", "two.py", environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        // Said once for the two requests.
+        #expect(run.stdout == "The Octocat\nThe Octocat\n", "\(run.stdout)")
+        #expect(run.stderr == warning, "\(run.stderr)")
+        // Where apimacro redacts (a batch's output), the warning's REDACTED shows.
+        let batch = try await space.run("batch", "two.py", environment: environment)
+        #expect(batch.stdout.contains("The REDACTEDcat"), "\(batch.stdout)")
+        // A real-length token: nothing said.
+        let long = try await space.run(
+            "auth", "status", environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_longEnough123"]) { $1 })
+        #expect(long.stderr == "", "\(long.stderr)")
+        try await server.shutdown()
+    }
+}

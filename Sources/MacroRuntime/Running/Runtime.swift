@@ -85,8 +85,11 @@ final class Runtime: Sendable {
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         // Likewise a --record file that could not be written at the end: before anything runs.
         if let record = settings.record { try HARRecorder.checkWritable(record) }
+        // Made by the first request that reaches the network: a made-up short token is said then, once.
+        let shortSecrets = ShortSecrets.warnings(settings: settings, plugins: registry.plugins)
         network = LazyNetwork {
-            CurlTransport(
+            for line in shortSecrets { warn(line) }
+            return CurlTransport(
                 userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network,
                 caller: PythonTransferCaller.current)
         }
