@@ -229,3 +229,19 @@ extension FrictionTests {
         try await server.shutdown()
     }
 }
+
+extension FrictionTests {
+    @Test("13: the REPL fed from stdin names the input's line numbers in tracebacks and syntax errors")
+    func replLineNumbers() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let script = "x = 1\ny = 2\n\ndef f():\n    return 1 / 0\n\nf()\n"
+        let failed = try await space.run("repl", stdin: script)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("File \"<repl>\", line 7, in <module>"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("File \"<repl>\", line 5, in f"), "\(failed.stderr)")
+        let syntax = try await space.run("repl", stdin: "x = 1\nprint(x)\n  bad indent\n")
+        #expect(syntax.stderr.contains("File \"<repl>\", line 3"), "\(syntax.stderr)")
+        #expect(syntax.stdout == "1\n", "\(syntax.stdout)")
+    }
+}
