@@ -245,3 +245,24 @@ extension FrictionTests {
         #expect(syntax.stdout == "1\n", "\(syntax.stdout)")
     }
 }
+
+extension FrictionTests {
+    @Test("12: a manifest's problems are reported all at once, not one per run")
+    func manifestProblemsAtOnce() async throws {
+        let space = try Workspace(files: [
+            "plugins/broken/plugin.toml":
+                "name = \"broken\"\ndescription = \"Broken\"\nbase_url = \"ftp://example.com\"\ncolour = \"red\"\n\n"
+                + "[endpoints.one]\npath = \"one\"\n\n[endpoints.two]\nmethod = \"FETCH\"\npath = \"/two\"\n"
+        ])
+        defer { space.remove() }
+        let environment = ["APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path]
+        let listed = try await space.run("plugins", "list", environment: environment)
+        #expect(listed.status == 1)
+        for problem in [
+            "4 problems:", "colour: unknown key;", "base_url: \"ftp://example.com\" is not an http(s) URL",
+            "endpoints.one.path: \"one\" must start with /", "endpoints.two.method: unknown method \"FETCH\"",
+        ] {
+            #expect(listed.stdout.contains(problem), "\(problem) in:\n\(listed.stdout)")
+        }
+    }
+}
