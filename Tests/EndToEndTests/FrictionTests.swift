@@ -266,3 +266,27 @@ extension FrictionTests {
         }
     }
 }
+
+extension FrictionTests {
+    @Test("13: auth status --check words a refused credential alike for every client, without the request's URL")
+    func checkMessagesAlike() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace()
+        defer { space.remove() }
+        let environment = [
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "bad-token-98765",
+            "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/graph",
+            "APIMACRO_INSTAGRAM_TOKEN": "wrong-token-12345",
+            "APIMACRO_SHORTENER_URL": server.baseURL + "/bitly/v4", "APIMACRO_SHORTENER_TOKEN": "wrong-bitly-token1",
+        ]
+        let result = try await space.run("auth", "status", "--check", environment: environment)
+        #expect(result.status == 1)
+        let failures = result.stdout.split(separator: "\n").filter { $0.contains("✗ check failed: ") }
+        #expect(failures.count == 3, "\(result.stdout)")
+        for line in failures {
+            #expect(line.contains("✗ check failed: the credential was refused ("), "\(line)")
+            #expect(!line.contains("http://"), "no URL: \(line)")
+        }
+        try await server.shutdown()
+    }
+}
