@@ -364,6 +364,14 @@ struct Run: ParsableCommand {
         throws
     {
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
+        // Where the counts go must be writable before the macro runs, not found unwritable after.
+        if let statsFile {
+            do {
+                try ReportFile.prepare(file: statsFile)
+            } catch {
+                throw BatchError("--stats-file: \(error); name a file in a folder you can write to")
+            }
+        }
         // A failure before Python started made no request: zeros.
         var host: MacroHost?
         defer { Self.stats(of: host).write(to: statsFile) }

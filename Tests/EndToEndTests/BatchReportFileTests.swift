@@ -43,6 +43,21 @@ struct BatchReportFileTests {
         }
     }
 
+    @Test("run --stats-file (batch's counts from each child) is checked before the macro runs; its folder made")
+    func statsFileChecked() async throws {
+        let space = try Workspace(files: ["ok.py": Self.marker, "taken": "a file\n"])
+        defer { space.remove() }
+        let refused = try await space.run("run", "--stats-file", "taken/stats.json", "ok.py")
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.hasPrefix("apimacro: --stats-file: cannot write "), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("ran.txt").path))
+        let made = try await space.run("run", "--stats-file", "counts/stats.json", "ok.py")
+        #expect(made.status == 0, "\(made.stderr)")
+        let counts = try Data(contentsOf: space.url.appendingPathComponent("counts/stats.json"))
+        let decoded = try JSONSerialization.jsonObject(with: counts) as? [String: Int]
+        #expect(decoded == ["requests": 0, "cacheHits": 0], "\(String(decoding: counts, as: UTF8.self))")
+    }
+
     @Test("a JUnit report that cannot be written after the jobs ran goes to the working directory, named")
     func junitRescuedAfterTheJobs() async throws {
         // The macro takes the report's folder away while the batch runs: a file where it was.
