@@ -173,7 +173,7 @@ public final class InstagramGraphClient: Sendable {
                 client.api.setCredential(.query(name: "access_token", value: issued.token))
             } catch {
                 tokens.warn(
-                    "apimacro: warning: could not refresh the Instagram token (\(client.api.redactor.redact(String(describing: error)))); "
+                    "apimacro: warning: could not refresh the Instagram token (\(client.api.redactor.redact(SystemErrorText.describe(error)))); "
                         + "using the stored one until it expires")
             }
         }

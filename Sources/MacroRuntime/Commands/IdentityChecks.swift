@@ -64,7 +64,7 @@ public struct IdentityChecks: Sendable {
         } catch let error as APIError {
             return .failed(Self.printable(Self.failure(error), redactor))
         } catch {
-            return .failed(Self.printable(String(describing: error), redactor))
+            return .failed(Self.printable(SystemErrorText.describe(error), redactor))
         }
     }
 

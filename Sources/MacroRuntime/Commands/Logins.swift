@@ -85,7 +85,7 @@ public struct Logins: Sendable {
             }
             return Status(name: client.name, source: outside ?? stored, problem: nil)
         } catch {
-            return Status(name: client.name, source: outside, problem: String(describing: error))
+            return Status(name: client.name, source: outside, problem: SystemErrorText.describe(error))
         }
     }
 
