@@ -72,9 +72,12 @@ struct ReadmeTests {
             text.firstMatch(of: #/`(APIMACRO_INSTAGRAM_URL=[^ `]+)\s+apimacro run\s+([^`]*instagram-friends[^`]*)`/#))
         let variable = command.output.1.split(separator: "=", maxSplits: 1).map(String.init)
         let words = command.output.2.split(whereSeparator: \.isWhitespace).map(String.init)
-        // Run from the repository's root, as README's paths are.
-        let result = try await Binary.run(
-            ["run"] + words, in: PythonTools.root, environment: [variable[0]: variable[1]])
+        // README's paths are from the repository's root; the run is in a workspace of its own, so
+        // the checkout gets no file or cache folder.
+        let space = try Workspace()
+        defer { space.remove() }
+        let paths = words.map { $0.contains("/") ? PythonTools.root.appendingPathComponent($0).path : $0 }
+        let result = try await Binary.run(["run"] + paths, in: space.url, environment: [variable[0]: variable[1]])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").count > 1, "\(result.stdout)")
     }
