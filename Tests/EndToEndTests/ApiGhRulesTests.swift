@@ -137,6 +137,13 @@ struct ApiGhRulesTests {
         let request = try #require(server.requests.last)
         #expect(request.path == "/api/v3/users/octocat", "\(enterprise.stderr)")
         #expect(request.header("authorization") == "Bearer \(ApiTests.token)")
+        // A client's name alone is not taken for a GitHub path.
+        let alone = try await space.run("api", "instagram", environment: Self.environment(server))
+        #expect(alone.status == 2)
+        #expect(
+            alone.stderr.hasPrefix(
+                "apimacro: 'instagram' is a client: give the path after it (apimacro api instagram /PATH)"),
+            "\(alone.stderr)")
         let wrong = try await space.run("api", "--hostname", host, "hackernews", "/item/1")
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("--hostname is GitHub's host"), "\(wrong.stderr)")

@@ -63,12 +63,18 @@ public struct ApiCall: Sendable {
         let template = try self.template.map(ApiTemplate.init)
         let body = try input.map(Self.readInput)
         let palette = settings.color.palette(for: STDERR_FILENO)
-        // A client no one provides is a usage error before the runtime (plugins, credentials) is built.
+        // A client no one provides is a usage error before the runtime (plugins, credentials) is built;
+        // so is a client's name given alone (`apimacro api github`), which would be sent as a path.
         if let client {
             let known =
                 ClientRegistry.all.filter { $0.api != nil }.map(\.name)
                 + PluginRegistry.load(settings: settings).plugins.map(\.name)
             if !known.contains(client) { throw Self.unknownClient(client, among: known) }
+            if known.contains(target) {
+                throw ExitReport.usage(
+                    "'\(target)' is a client: give the path after it (apimacro api \(target) /PATH), or an absolute URL"
+                )
+            }
         }
         let runtime = try Runtime(settings: settings) { MacroHost.standardError(palette.warning($0)) }
         let target = try resolve(runtime)
