@@ -10,22 +10,30 @@ struct Api: AsyncParsableCommand {
         abstract: "One request through a client's base URL, credentials, cache and retries, as gh api does for GitHub.",
         discussion: """
             apimacro api github /users/octocat prints the answer: as the server sent it in a pipe, \
-            pretty-printed and coloured on a terminal. CLIENT is a built-in client or a plugin; an \
-            absolute URL needs none (a URL under a client's base URL goes through that client, any \
-            other with no credentials).
+            pretty-printed and coloured on a terminal. CLIENT is a built-in client or a plugin; a path \
+            with no client is GitHub's (apimacro api repos/cli/cli, as gh api); an absolute URL needs \
+            none (a URL under a client's base URL goes through that client, any other with no \
+            credentials). --hostname HOST sends GitHub's requests to HOST (github.com: api.github.com; \
+            any other: GitHub Enterprise Server's https://HOST/api/v3, http for a loopback host).
 
             -f key=value adds a string field, -F key=value a typed one (true, false, null and \
             integers become JSON, @FILE is the file's text, @- stdin's): to the query string for GET, \
             else to a JSON body (key[]=v appends to an array, key[inner]=v nests). Fields make the \
-            method POST unless -X says otherwise.
+            method POST unless -X says otherwise. --input FILE sends the file as the body as it is \
+            ('-': stdin; JSON unless -H 'Content-Type: ...' says otherwise), and the fields then go to \
+            the query string. With --paginate, fields make a POST too (as in gh): a warning says so once.
 
             --paginate follows the client's pages and prints one JSON array: the items of every page \
             (an object page's list where the client keeps it, else the page). --jq EXPR filters the \
             answer with jq (libjq 1.6): strings print as text, anything else as JSON; the filter runs \
-            in a child process, stopped after 60 s (or --timeout) or 4 GiB.
+            in a child process, stopped after 60 s (or --timeout) or 4 GiB. --template TEXT prints each \
+            item (of a list answer, or of every page) as a line, with placeholders in the style of \
+            Python's str.format, not gh's Go templates: '{name} {stargazers_count}', {owner.login}, \
+            {topics[0]}, {{ and }} for braces; null prints as nothing, a list or object as JSON. \
+            --silent prints no body.
 
-            Exit code: 0, or 1 when the answer is not 2xx (it is printed, then the error), or the \
-            filter failed; 2 for a usage error (a --jq filter that does not compile among them).
+            Exit code: 0, or 1 when the answer is not 2xx (it is printed, then the error), or a GraphQL \
+            answer holds errors (printed, then the first message), or the filter failed; 2 for a usage error (a --jq filter that does not compile among them).
             """)
 
     @Argument(help: ArgumentHelp("The client, then the path (or just an absolute URL).", valueName: "client"))
@@ -58,6 +66,23 @@ struct Api: AsyncParsableCommand {
     var include = false
 
     @Option(
+        help: ArgumentHelp("Send this file as the request body ('-': standard input).", valueName: "file"),
+        completion: .file())
+    var input: String?
+
+    @Flag(help: "Do not print the answer's body.")
+    var silent = false
+
+    @Option(
+        name: [.customShort("t"), .customLong("template")],
+        help: ArgumentHelp(
+            "Print each item with placeholders in Python format style: '{name} {id}'.", valueName: "text"))
+    var template: String?
+
+    @Option(help: ArgumentHelp("GitHub's host for the request (default: github.com).", valueName: "host"))
+    var hostname: String?
+
+    @Option(
         name: .long,
         help: ArgumentHelp("Stop after this many seconds (exit 1), the --jq filter included.", valueName: "seconds"))
     var timeout: Double?
@@ -79,11 +104,22 @@ struct Api: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try Settings.load(
+        var process = ProcessInfo.processInfo.environment
+        if let hostname {
+            if words.count == 2, words[0] != "github" {
+                throw ValidationError("--hostname is GitHub's host; it does not go with the client '\(words[0])'")
+            }
+            process["APIMACRO_GITHUB_URL"] = try ApiCall.gitHubBaseURL(hostname: hostname)
+        }
+        var settings = try Settings.load(
             timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
             record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
-            useCache: !exchange.noCache, color: color)
-        var call = ApiCall(client: words.count == 2 ? words[0] : nil, target: words[words.count - 1])
+            useCache: !exchange.noCache, color: color, process: process)
+        if exchange.noStale { settings.staleIfError = false }
+        let target = words[words.count - 1]
+        // A path with no client is GitHub's, as `gh api repos/x/y`; a URL needs no client.
+        let client = words.count == 2 ? words[0] : (ApiCall.isURL(target) ? nil : "github")
+        var call = ApiCall(client: client, target: target)
         call.method = method
         call.rawFields = rawFields
         call.typedFields = fields
@@ -91,6 +127,9 @@ struct Api: AsyncParsableCommand {
         call.paginate = paginate
         call.jq = jq
         call.include = include
+        call.input = input
+        call.silent = silent
+        call.template = template
         try await call.run(settings: settings)
     }
 }

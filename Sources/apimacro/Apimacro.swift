@@ -14,6 +14,7 @@ struct Apimacro: AsyncParsableCommand {
             Exit codes: 0 success, 1 the macro raised or timed out, n for sys.exit(n),
             2 usage or configuration error, 130 interrupted (Ctrl-C),
             141 stdout closed by its reader (| head).
+            Settings: apimacro help environment lists every variable, its config.toml key and default.
             """,
         version: VersionText.text,
         subcommands: [
@@ -31,10 +32,20 @@ struct Apimacro: AsyncParsableCommand {
         if CommandLine.arguments.count > 1, CommandLine.arguments[1] == JQChild.argument {
             JQChild.main(Array(CommandLine.arguments.dropFirst(2)))
         }
+        // The man page's ENVIRONMENT, FILES and EXAMPLES, for scripts/install.
+        if CommandLine.arguments.dropFirst().first == ManualSections.argument {
+            print(ManualSections.mdoc, terminator: "")
+            Foundation.exit(0)
+        }
         ProcessEnvironment.prepare()  // before any thread starts: it edits the environment
         let code: Int32
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
+            // `apimacro help environment`, as `gh help environment`: every setting, its key and default.
+            if arguments == ["help", "environment"] {
+                print(SettingsTable.helpText, terminator: "")
+                Foundation.exit(0)
+            }
             if let script = try Run.scriptArguments(arguments) {
                 try Run.run(
                     settings: MacroOptions.parse(script.options).settings(), statsFile: script.statsFile,
@@ -69,11 +80,34 @@ extension Apimacro {
     /// A first word that is no command is a usage error naming the command meant
     /// (`apimacro rnu x.py`: "did you mean 'run'?"), or listing the commands.
     static func checkCommandName(_ arguments: [String]) throws {
-        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return }
+        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else {
+            try checkSubcommandName(arguments)
+            return
+        }
         if let guess = NearMiss.suggestion(for: first, among: commandNames) {
             throw ValidationError("unknown command '\(first)'; did you mean '\(guess)'?")
         }
         throw ValidationError("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", "))")
+    }
+}
+
+extension Apimacro {
+    /// A second word that is none of its command's subcommands (`cache clearr`, `plugins shw`,
+    /// `macros lst`) is a usage error naming the one meant, and that command's help.
+    static func checkSubcommandName(_ arguments: [String]) throws {
+        guard arguments.count >= 2, !arguments[1].hasPrefix("-"),
+            let command = configuration.subcommands.first(where: { $0._commandName == arguments[0] })
+        else { return }
+        let words = command.configuration.subcommands.map { $0._commandName }
+        // Only commands with subcommands are checked: none takes an argument of its own there.
+        guard !words.isEmpty, !words.contains(arguments[1]) else { return }
+        let typed = "\(arguments[0]) \(arguments[1])"
+        let help = "(see 'apimacro \(arguments[0]) --help')"
+        if let guess = NearMiss.suggestion(for: arguments[1], among: words) {
+            throw ExitReport.usage("unknown command '\(typed)'; did you mean '\(arguments[0]) \(guess)'? \(help)")
+        }
+        throw ExitReport.usage(
+            "unknown command '\(typed)'; the commands of \(arguments[0]) are \(words.joined(separator: ", ")) \(help)")
     }
 }
 
@@ -83,7 +117,7 @@ extension Apimacro {
 
     /// `--timeout -1` as `--timeout=-1` (before a `--`): swift-argument-parser reads a `-1` after an
     /// option as another option and reports a missing value, where the user gave a bad one, which
-    /// the settings' checks then name ("--timeout: -1.0 is not a number of seconds; …").
+    /// the settings' checks then name ("--timeout: -1 is not a number of seconds; …").
     static func joiningNegativeValues(_ arguments: [String]) -> [String] {
         var joined: [String] = []
         var index = 0

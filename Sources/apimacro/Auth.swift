@@ -92,6 +92,11 @@ struct Auth: ParsableCommand {
         func run() async throws {
             let settings = try Settings.load(color: color)
             let palette = settings.color.palette(for: STDOUT_FILENO)
+            let stderrPalette = settings.color.palette(for: STDERR_FILENO)
+            let plugins = PluginCatalog(settings: settings).registry.plugins
+            for line in ShortSecrets.warnings(settings: settings, plugins: plugins) {
+                MacroHost.standardError(stderrPalette.warning(line))
+            }
             guard check else {
                 let lines = Logins(settings: settings).status()
                 let width = lines.map(\.name.count).max() ?? 0

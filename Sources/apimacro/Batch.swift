@@ -27,6 +27,11 @@ struct Batch: ParsableCommand {
             JOB_COMPLETION_INDEX, N from JOB_COMPLETIONS (set it to the Job's completions). With --shard, \
             --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N").
 
+            The folders of --junit FILE and --output-dir DIR are made when missing and must be writable \
+            before any macro runs (else exit 2). A report that cannot be written when the macros have run \
+            is written to the working directory (else the temporary folder) instead, and the message says \
+            where (exit 1).
+
             Exit code: 0 if every macro succeeded, else 1 (130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP, 141 when stdout's reader went away, as with | head); 2 for a usage error.
             """)
 
@@ -92,15 +97,30 @@ struct Batch: ParsableCommand {
             let hint = NearMiss.suggestion(for: option, among: Array(Set(spellings))).map { "; did you mean '\($0)'?" }
             return "unknown option '\(option)' for batch\(hint ?? "")"
         }
-        let macro = macros[index - 1]
-        let rest = macros[index...].prefix { !$0.hasSuffix(".py") || $0.hasPrefix("-") }
-        let job = ([macro] + rest).map(Self.shellWord).joined(separator: " ")
+        return "'\(option)' is not an option of batch; " + jobsFileHint(macro: index - 1, in: macros)
+    }
+
+    /// For a word after a macro that is no macro (`batch hello.py octocat`), most likely meant as
+    /// the macro's argument: arguments go in a jobs file, with the line to write; nil when no
+    /// earlier word is a macro, or the word names a `.py` file.
+    static func argumentHint(_ word: String, macros: [String], isMacro: (String) -> Bool) -> String? {
+        guard !word.hasSuffix(".py"), let index = macros.firstIndex(of: word), index > 0,
+            let macro = macros[..<index].lastIndex(where: { !$0.hasPrefix("-") && isMacro($0) })
+        else { return nil }
+        return "if '\(word)' is meant for \(macros[macro]): " + jobsFileHint(macro: macro, in: macros)
+    }
+
+    /// "a macro takes its arguments in a jobs file, …: echo "MACRO ARGS..." | apimacro batch --file -",
+    /// for the macro at `macro` in `macros` and the words after it up to the next `.py`.
+    static func jobsFileHint(macro: Int, in macros: [String]) -> String {
+        let rest = macros[(macro + 1)...].prefix { !$0.hasSuffix(".py") || $0.hasPrefix("-") }
+        let job = ([macros[macro]] + rest).map(Self.shellWord).joined(separator: " ")
         let escaped = job.reduce(into: "") { text, character in
             if "\"$`\\".contains(character) { text.append("\\") }
             text.append(character)
         }
-        return "'\(option)' is not an option of batch; a macro takes its arguments in a jobs file, one "
-            + "'MACRO ARGS...' per line: echo \"\(escaped)\" | apimacro batch --file -"
+        return "a macro takes its arguments in a jobs file, one 'MACRO ARGS...' per line: echo \"\(escaped)\" "
+            + "| apimacro batch --file -"
     }
 
     /// `word` as a line of a jobs file reads it back (in single quotes when needed).
@@ -123,6 +143,12 @@ struct Batch: ParsableCommand {
             } catch let error as MacroError {
                 if let origin = job.origin {
                     throw MacroError("\(origin): \(error.description)\(besideJobsFile(job.macro, settings))")
+                }
+                let found = { (name: String) in
+                    (try? locator.locate(name, relativeTo: settings.workingDirectory)) != nil
+                }
+                if let hint = Self.argumentHint(job.macro, macros: macros, isMacro: found) {
+                    throw MacroError("\(error.description); \(hint)")
                 }
                 if job.macro.contains(where: \.isWhitespace) {
                     throw MacroError(
@@ -152,6 +178,15 @@ struct Batch: ParsableCommand {
         // Every macro must exist before any runs: a typo is a usage error, not one failed row.
         let allJobs = try batchJobs(settings)
         let batchJobs = shard?.select(allJobs) ?? allJobs
+        // Where the report goes must be writable before any job runs, not found unwritable at the end.
+        let junitFile = junit.map { URL(fileURLWithPath: shard?.fileName($0) ?? $0) }
+        if let junitFile {
+            do {
+                try ReportFile.prepare(file: junitFile)
+            } catch {
+                throw BatchError("--junit: \(error); name a file in a folder you can write to")
+            }
+        }
         if let shard {
             FileHandle.standardError.write(
                 Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
@@ -175,10 +210,16 @@ struct Batch: ParsableCommand {
         let results = try runner.run(jobs: batchJobs) { console.show($0) }
         let seconds = Date().timeIntervalSince(started)
         console.summarize(results, seconds: seconds)
-        if let junit {
-            try JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard)
-                .write(to: URL(fileURLWithPath: shard?.fileName(junit) ?? junit))
+        let ending = ExitReport(BatchOutcome(results))
+        if let junitFile,
+            let problem = JUnitReport(
+                results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard
+            ).writeOrRescue(to: junitFile)
+        {
+            // The jobs ran, but the report is not where CI looks: the batch fails, saying where it is.
+            if ending == .success { throw ExitReport.failure(problem) }
+            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
         }
-        throw ExitCode(ExitReport(BatchOutcome(results)).exitCode)
+        throw ExitCode(ending.exitCode)
     }
 }

@@ -35,7 +35,7 @@ enum ErrorReport {
         if status == .success { return .help(message) }
         if status.rawValue == ExitCode.validationFailure.rawValue || error is ValidationError {
             let line = message.split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-            let trimmed = line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line
+            let trimmed = lowercasingFirstWord(line.hasPrefix("Error: ") ? String(line.dropFirst(7)) : line)
             return .usage("\(trimmed) (see '\(helpCommand(in: message))')")
         }
         return .status(status.rawValue == 0 ? 1 : status.rawValue, message)
@@ -43,6 +43,17 @@ enum ErrorReport {
 }
 
 extension ErrorReport {
+    /// swift-argument-parser's "Unknown option '--x'" as apimacro's own errors read, "unknown
+    /// option '--x'": a first word that is a capital and lower case letters is lowered (an
+    /// acronym or a flag is left alone).
+    static func lowercasingFirstWord(_ line: String) -> String {
+        let first = line.prefix { $0.isLetter }
+        guard first.count > 1, first.first?.isUppercase == true, first.dropFirst().allSatisfy(\.isLowercase) else {
+            return line
+        }
+        return first.lowercased() + line.dropFirst(first.count)
+    }
+
     /// The help to point to: the failing command's own (`apimacro run --help`), as
     /// swift-argument-parser names it in its message ("See 'apimacro run --help' for more
     /// information."), else the top level's.

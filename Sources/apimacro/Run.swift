@@ -32,6 +32,11 @@ struct ExchangeOptions: ParsableArguments {
     @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
     var noCache = false
 
+    @Flag(
+        name: .customLong("no-stale"),
+        help: "Fail when the network does, never answer from an old cached copy (the cache still revalidates).")
+    var noStale = false
+
     /// `--record`'s file.
     var recordFile: URL? { record.map { URL(fileURLWithPath: $0) } }
 
@@ -47,6 +52,7 @@ struct ExchangeOptions: ParsableArguments {
         if let replay { arguments += ["--replay", replay] }
         if offline { arguments.append("--offline") }
         if noCache { arguments.append("--no-cache") }
+        if noStale { arguments.append("--no-stale") }
         return arguments
     }
 }
@@ -98,9 +104,11 @@ struct MacroOptions: ParsableArguments {
     /// The settings when only `flags` are given (spelled as `forwardedArguments` spells them):
     /// the flags over the environment over `config.toml`.
     static func settings(flags: Set<String>) throws -> Settings {
-        try Settings.load(
+        var settings = try Settings.load(
             format: nil, timeout: nil, requestTimeout: nil, verbose: flags.contains("--verbose"), record: nil,
             replay: nil, offline: flags.contains("--offline"), useCache: !flags.contains("--no-cache"))
+        if flags.contains("--no-stale") { settings.staleIfError = false }
+        return settings
     }
 
     /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
@@ -113,6 +121,7 @@ struct MacroOptions: ParsableArguments {
         settings.stateKey = stateKey
         settings.output = output
         settings.outputKey = key
+        if exchange.noStale { settings.staleIfError = false }
         return settings
     }
 
@@ -120,8 +129,8 @@ struct MacroOptions: ParsableArguments {
     /// each spelling, and whether it takes a value.
     static let runOptions: [(spelling: String, takesValue: Bool)] = [
         ("--format", true), ("--timeout", true), ("--request-timeout", true), ("--record", true), ("--replay", true),
-        ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false), ("--color", true),
-        ("--wide", false), ("--state-key", true), ("--output", true), ("--key", true),
+        ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false), ("--no-stale", false),
+        ("--color", true), ("--wide", false), ("--state-key", true), ("--output", true), ("--key", true),
     ]
 
     /// Splits what follows the macro's name into apimacro's run options and the macro's
@@ -353,7 +362,8 @@ struct Run: ParsableCommand {
 
     /// The flags `plainArguments` reads, by spelling, as `MacroOptions.forwardedArguments` spells them.
     static let plainFlags = [
-        "--no-cache": "--no-cache", "--offline": "--offline", "-v": "--verbose", "--verbose": "--verbose",
+        "--no-cache": "--no-cache", "--no-stale": "--no-stale", "--offline": "--offline", "-v": "--verbose",
+        "--verbose": "--verbose",
     ]
 
     /// Runs `macro` with `arguments` (apimacro's options among them are split off here).
@@ -379,6 +389,14 @@ struct Run: ParsableCommand {
         throws
     {
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
+        // Where the counts go must be writable before the macro runs, not found unwritable after.
+        if let statsFile {
+            do {
+                try ReportFile.prepare(file: statsFile)
+            } catch {
+                throw BatchError("--stats-file: \(error); name a file in a folder you can write to")
+            }
+        }
         var settings = settings
         // Started by `batch`: tell it every secret learned, for it to redact this run's output.
         if let statsFile { settings.reportLearnedSecrets(besideStats: statsFile) }

@@ -80,11 +80,36 @@ enum Binary {
         let exit = await process.exit()
         let seconds = Date().timeIntervalSince(started)
         let ended = Date().timeIntervalSince1970
-        return RunResult(
+        let result = RunResult(
             status: exit.status, signalled: exit.signalled,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8),
             seconds: seconds, ended: ended)
+        if executable == nil { RawErrorText.check(result, arguments: arguments) }
+        return result
+    }
+}
+
+/// Foundation's and Swift's own error text, which no error path may show a user (issue 36):
+/// every run of the binary through `Binary.run` is checked, so each error path the suite
+/// exercises is.
+enum RawErrorText {
+    /// What gives a raw error away.
+    static let marks = ["NSCocoaErrorDomain", "Error Domain=", "The operation could not be completed"]
+
+    /// The marks found in `text`.
+    static func marks(in text: String) -> [String] {
+        marks.filter { text.contains($0) }
+    }
+
+    /// Records an issue when `result`'s stderr holds raw error text.
+    static func check(_ result: RunResult, arguments: [String]) {
+        let found = marks(in: result.stderr)
+        guard !found.isEmpty else { return }
+        let what =
+            "apimacro \(arguments.joined(separator: " ")) printed raw error text (\(found.joined(separator: ", "))) "
+            + "on stderr:\n\(result.stderr)"
+        Issue.record(Comment(rawValue: what))
     }
 }
 

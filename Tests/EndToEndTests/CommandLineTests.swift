@@ -301,7 +301,8 @@ struct CommandLineTests {
     @Test("apimacro-testserver --env prints export lines and serves in the background until killed")
     func testServerEnv() async throws {
         let space = try Workspace(files: [
-            "hello.py": "from apimacro import github\nprint(github.user('octocat')['login'])\n"
+            "hello.py": "from apimacro import github\nprint(github.user('octocat')['login'])\n",
+            "short.py": "from apimacro import shortener\nprint(shortener.shorten('https://google.com/')['backend'])\n",
         ])
         defer { space.remove() }
         let pipe = Pipe()
@@ -323,11 +324,15 @@ struct CommandLineTests {
         defer { kill(pid, SIGTERM) }
         #expect(variables["APIMACRO_GITHUB_URL"]?.hasPrefix("http://127.0.0.1:") == true, "\(output)")
         #expect(variables["APIMACRO_INSTAGRAM_URL"]?.hasSuffix("/instagram/graph") == true)
-        #expect(variables["APIMACRO_SHORTENER_URL"]?.hasSuffix("/urlshortener/v1") == true)
+        // The shortener at Bitly, its default backend (issue 36), with the server's token.
+        #expect(variables["APIMACRO_SHORTENER_URL"]?.hasSuffix("/bitly/v4") == true, "\(output)")
+        #expect(variables["APIMACRO_SHORTENER_TOKEN"] == "bitly-test-token", "\(output)")
         #expect(output.contains("kill $APIMACRO_TESTSERVER_PID"))
         // The exports work in a shell, and the server answers after --env has returned.
         let result = try await space.run("run", "--no-cache", "hello.py", environment: variables)
         #expect(result.stdout == "octocat\n", "\(result.stderr)")
+        let short = try await space.run("run", "short.py", environment: variables)
+        #expect(short.stdout == "bitly\n", "\(short.stderr)")
     }
 
     // MARK: smaller things

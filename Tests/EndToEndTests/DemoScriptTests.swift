@@ -47,7 +47,11 @@ struct DemoScriptTests {
         let demo = tree.appendingPathComponent("scripts/demo")
         let result = try await Binary.run([], in: space.url, environment: environment, limit: 600, executable: demo)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr == "building apimacro (first time: a few minutes)...\n")
+        // It ends by naming the binary it built (issue 36, friction 13).
+        #expect(
+            result.stderr
+                == "building apimacro (first time: a few minutes)...\nthe binary is \(tree.path)/.build/debug/apimacro; "
+                + "try: .build/debug/apimacro --help\n", "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 3, "\(result.stdout.prefix(2000))")
         #expect(lines.first?.hasPrefix("login ") == true)

@@ -12,7 +12,7 @@ struct HelpTests {
         arguments: [
             ["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"],
             ["login", "--help"],
-            ["logout", "--help"], ["api", "--help"], ["state", "--help"],
+            ["logout", "--help"], ["api", "--help"], ["state", "--help"], ["help", "environment"], ["__apimacro_man"],
         ])
     func help(arguments: [String]) async throws {
         let space = try Workspace()

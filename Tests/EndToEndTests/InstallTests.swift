@@ -164,12 +164,18 @@ struct InstallTests {
             "bin/apimacro": 0o755, "share/apimacro/python/apimacro/__init__.py": 0o644,
             "share/apimacro/plugins/openweather/plugin.toml": 0o644, "share/apimacro/python/apimacro": 0o755,
             "share/bash-completion/completions/apimacro": 0o644, "share/zsh/site-functions/_apimacro": 0o644,
-            "share/fish/vendor_completions.d/apimacro.fish": 0o644,
+            "share/fish/vendor_completions.d/apimacro.fish": 0o644, "share/doc/apimacro/README.md": 0o644,
+            "share/doc/apimacro/SECURITY.md": 0o644, "share/doc/apimacro/environment.txt": 0o644,
         ]
         for (path, mode) in modes {
             let attributes = try FileManager.default.attributesOfItem(atPath: prefix.appendingPathComponent(path).path)
             #expect((attributes[.posixPermissions] as? Int) == mode, "\(path)")
         }
+        // Where an installed user looks for the settings: the same list as `apimacro help environment`.
+        let settings = try await Binary.run(["help", "environment"], in: space.url)
+        #expect(
+            try String(contentsOf: share.appendingPathComponent("doc/apimacro/environment.txt"), encoding: .utf8)
+                == settings.stdout)
         #expect(
             Self.files(under: share.appendingPathComponent("apimacro/python/apimacro"))
                 == Self.files(under: Self.repository.appendingPathComponent("Sources/MacroRuntime/Python/apimacro")))

@@ -74,7 +74,10 @@ struct MacroLookupTests {
         #expect(
             result.stderr
                 == "apimacro: the macro 'brokenmacro' is in the plugin 'broken' (\(plugins.path)/broken), which did not "
-                + "load: \(plugins.path)/broken/plugin.toml: description: missing; write description = \"What this API gives\"\n"
+                + "load: \(plugins.path)/broken/plugin.toml: 2 problems:\n"
+                + "    description: missing; write description = \"What this API gives\"\n"
+                + "    endpoints: missing; declare at least one endpoint: [endpoints.NAME] with path = \"/things\"\n",
+            "every problem of the manifest at once (issue 36): \(result.stderr)"
         )
     }
 

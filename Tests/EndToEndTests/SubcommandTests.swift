@@ -9,10 +9,10 @@ struct SubcommandTests {
     @Test(
         "a usage error names the failing command's --help",
         arguments: [
-            (["run", "--bogus", "x.py"], "Unknown option '--bogus' (see 'apimacro run --help')"),
-            (["login"], "Missing expected argument '<name>' (see 'apimacro login --help')"),
+            (["run", "--bogus", "x.py"], "unknown option '--bogus' (see 'apimacro run --help')"),
+            (["login"], "missing expected argument '<name>' (see 'apimacro login --help')"),
             (["batch", "-j", "0", "x.py"], "-j needs at least 1, not 0 (see 'apimacro batch --help')"),
-            (["cache", "clear", "extra"], "Unexpected argument 'extra' (see 'apimacro cache clear --help')"),
+            (["cache", "clear", "extra"], "unexpected argument 'extra' (see 'apimacro cache clear --help')"),
             (["rnu"], "unknown command 'rnu'; did you mean 'run'? (see 'apimacro --help')"),
         ])
     func errorPointsToItsHelp(arguments: [String], line: String) async throws {
@@ -26,8 +26,8 @@ struct SubcommandTests {
     @Test(
         "a negative number is a bad value, named as such, wherever the option stands",
         arguments: [
-            (["run", "--timeout", "-1", "x.py"], "--timeout: -1.0 is not a number of seconds"),
-            (["run", "x.py", "--timeout", "-1"], "--timeout: -1.0 is not a number of seconds"),
+            (["run", "--timeout", "-1", "x.py"], "--timeout: -1 is not a number of seconds"),
+            (["run", "x.py", "--timeout", "-1"], "--timeout: -1 is not a number of seconds"),
             (["run", "--request-timeout", "-2.5", "x.py"], "--request-timeout: -2.5 is not a number of seconds"),
             (["batch", "-j", "-2", "x.py"], "-j needs at least 1, not -2"),
             (["login", "github", "--listen", "-1"], "--listen needs a port from 0 to 65535"),
@@ -38,7 +38,7 @@ struct SubcommandTests {
         let result = try await Binary.run(arguments, in: space.url)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("apimacro: \(message)"), "\(result.stderr)")
-        #expect(!result.stderr.contains("Missing value"), "\(result.stderr)")
+        #expect(!result.stderr.lowercased().contains("missing value"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("ran").path))
     }
 

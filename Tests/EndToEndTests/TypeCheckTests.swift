@@ -85,15 +85,24 @@ struct TypeCheckTests {
                     .map { root.appendingPathComponent(folder).appendingPathComponent($0).path }
             }.sorted()
         #expect(macros.count >= 11, "\(macros)")
+        // README's macros too (its first macro, the plugin tutorial's), as a reader saves them.
+        var readmeMacros: [String] = []
+        for (index, macro) in try ReadmeTests.macros().enumerated() {
+            try space.write("readme_\(index).py", macro)
+            readmeMacros.append(space.url.appendingPathComponent("readme_\(index).py").path)
+        }
+        #expect(readmeMacros.count >= 3, "\(readmeMacros)")
+        let checkedFiles = macros + readmeMacros
         let python = URL(fileURLWithPath: tools.appendingPathComponent("bin/python").path)
         let mypy = [
             "-m", "mypy", "--strict", "--no-incremental", "--python-executable",
             venv.appendingPathComponent("bin/python").path,
         ]
-        let checked = try await Binary.run(mypy + macros, in: space.url, executable: python)
+        let checked = try await Binary.run(mypy + checkedFiles, in: space.url, executable: python)
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         #expect(
-            checked.stdout.hasPrefix("Success: no issues found in \(macros.count) source files"), "\(checked.stdout)")
+            checked.stdout.hasPrefix("Success: no issues found in \(checkedFiles.count) source files"),
+            "\(checked.stdout)")
 
         // A negative control: the stubs do type the calls (without them every name would be Any).
         let wrong = try await Binary.run(mypy + ["wrong.py"], in: space.url, executable: python)

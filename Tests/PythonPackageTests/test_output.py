@@ -261,6 +261,8 @@ class OtherFormatTests(OutputTestCase):
         header = apimacro.format_rows([{"=bad": 1}], format="csv").split("\n")[0]
         self.assertEqual(header, "'=bad")
         self.assertEqual(apimacro.format_rows([{"c": "\rx"}], format="csv"), "c\n'\rx\n")
+        # Issue 36: a lone "-" (a table's "none") cannot start a formula and stays as it is.
+        self.assertEqual(apimacro.format_rows([{"c": "-"}, {"c": "--"}], format="csv"), "c\n-\n'--\n")
 
     def test_csv_columns_and_empty(self):
         text = apimacro.format_rows([{"a": 1, "b": 2}, {"b": 3}], columns=["b", "a"], format="csv")

@@ -90,7 +90,10 @@ func parseArguments(_ arguments: [String]) -> Arguments? {
 func variables(_ server: TestServer) -> [String] {
     [
         "APIMACRO_GITHUB_URL=\(server.baseURL)", "APIMACRO_INSTAGRAM_URL=\(server.baseURL)/instagram/graph",
-        "APIMACRO_SHORTENER_URL=\(server.baseURL)/urlshortener/v1",
+        // Bitly, the shortener's default backend, with the server's made-up token (not Google's
+        // legacy routes, which `APIMACRO_SHORTENER=google` would need as well).
+        "APIMACRO_SHORTENER_URL=\(server.baseURL)/bitly/v4",
+        "APIMACRO_SHORTENER_TOKEN=bitly-test-token",
     ]
 }
 

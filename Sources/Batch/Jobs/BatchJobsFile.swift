@@ -26,7 +26,7 @@ public struct BatchJobsFile {
         do {
             return BatchJobsFile(label: path, text: try String(contentsOfFile: path, encoding: .utf8))
         } catch {
-            throw BatchError("cannot read the jobs file \(path): \(error.localizedDescription)")
+            throw BatchError("cannot read the jobs file \(path): \(ReportFile.reason(error))")
         }
     }
 

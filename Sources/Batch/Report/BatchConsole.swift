@@ -65,6 +65,7 @@ public struct BatchConsole {
             )
         case .finished(let result):
             clearProgress()
+            for warning in result.warnings { err("apimacro: \(result.name): \(warning)\n") }
             guard printOutputs, result.status != .notRun else { return }
             let header =
                 "==> \(result.name): \(result.status.label)\(result.exitCode.map { ", exit \($0)" } ?? "") <==\n"

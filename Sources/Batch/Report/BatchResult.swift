@@ -50,6 +50,9 @@ public struct BatchResult: Sendable {
     public var stdout: String
     /// Everything it wrote to stderr, in order.
     public var stderr: String
+    /// What the batch could not do with its output (an `--output-dir` file written elsewhere),
+    /// one line each, printed on stderr whatever else is printed.
+    public var warnings: [String] = []
 
     /// A result with every field given.
     public init(

@@ -53,9 +53,18 @@ public struct JUnitReport {
         return lines.joined(separator: "\n")
     }
 
-    /// Writes the report to `file`.
+    /// Writes the report to `file`, whole or not at all.
+    ///
+    /// - Throws: `ReportFile.Failure` naming the file and the system's reason.
     public func write(to file: URL) throws {
-        try Data(xml.utf8).write(to: file, options: .atomic)
+        try ReportFile.write(xml, to: file)
+    }
+
+    /// Writes the report to `file`, or when that fails somewhere else (`ReportFile.writeOrRescue`).
+    ///
+    /// - Returns: nil when `file` was written, else the line that says why not and where the report went.
+    public func writeOrRescue(to file: URL) -> String? {
+        ReportFile.writeOrRescue(xml, to: file, what: "the JUnit report")
     }
 
     /// The suite's `<properties>`: each macro's path, exit code and request counts, keyed by its name.

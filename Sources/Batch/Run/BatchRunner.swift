@@ -140,7 +140,11 @@ public struct BatchRunner {
         defer { workFolder.remove() }
         let work = workFolder.url
         if let folder = configuration.outputDirectory {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            do {
+                try ReportFile.prepare(folder: folder)
+            } catch {
+                throw BatchError("--output-dir: \(error); name a folder you can write to")
+            }
         }
 
         var previous = Self.catchInterrupts()
@@ -276,31 +280,16 @@ public struct BatchRunner {
         return files
     }
 
-    /// The secrets taken out of `text`, and the redacted text written to the `--output-dir` file, if any.
-    private func keep(_ text: String, in file: URL?, redactor: Redactor) -> String {
+    /// The secrets taken out of `text`, and the redacted text written to the `--output-dir` file,
+    /// if any (mode 0600); a file that cannot be written there is written elsewhere, and
+    /// `warnings` gets the line that says where.
+    private func keep(_ text: String, in file: URL?, redactor: Redactor, warnings: inout [String]) -> String {
         let redacted = redactor.redact(text)
         guard let file else { return redacted }
-        do {
-            try Self.writeOwnerOnly(redacted, to: file)
-        } catch {
-            return redacted + "apimacro: \(error)\n"
+        if let warning = ReportFile.writeOrRescue(redacted, to: file, what: "the output", mode: 0o600) {
+            warnings.append(warning)
         }
         return redacted
-    }
-
-    /// Writes `text` to `file` with mode 0600, whatever the umask and whatever mode it had.
-    static func writeOwnerOnly(_ text: String, to file: URL) throws {
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw ChildProcess.SpawnError(description: "cannot write \(file.path): \(String(cString: strerror(errno)))")
-        }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        guard fchmod(fd, 0o600) == 0 else {
-            throw ChildProcess.SpawnError(
-                description: "cannot make \(file.path) owner-only: \(String(cString: strerror(errno)))")
-        }
-        try handle.write(contentsOf: Data(text.utf8))
-        try handle.close()
     }
 
     /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO [ARGS...]`.
@@ -327,14 +316,13 @@ public struct BatchRunner {
         // What the batch knows, and what the child learned (a token resolved during its run).
         let learned = LearnedSecrets(besideStats: item.files.stats).read()
         let redactor = Redactor(secrets: configuration.secrets + learned)
+        var warnings: [String] = []
         let stdout = keep(
             String(decoding: (try? Data(contentsOf: item.files.stdout)) ?? Data(), as: UTF8.self),
-            in: item.files.kept?.stdout,
-            redactor: redactor)
+            in: item.files.kept?.stdout, redactor: redactor, warnings: &warnings)
         let stderr = keep(
             String(decoding: (try? Data(contentsOf: item.files.stderr)) ?? Data(), as: UTF8.self),
-            in: item.files.kept?.stderr,
-            redactor: redactor)
+            in: item.files.kept?.stderr, redactor: redactor, warnings: &warnings)
         let stats = MacroStats.read(from: item.files.stats)
         let status: BatchResult.Status
         var exitCode: Int32?
@@ -361,9 +349,11 @@ public struct BatchRunner {
                 status = .crashed(signal: signal)
             }
         }
-        return BatchResult(
+        var result = BatchResult(
             name: name, macro: macro, status: status, exitCode: exitCode, seconds: elapsed, stats: stats,
             stdout: stdout, stderr: stderr)
+        result.warnings = warnings
+        return result
     }
 
     /// SIGTERM and SIGHUP stop the batch as Ctrl-C does (children interrupted, then killed after

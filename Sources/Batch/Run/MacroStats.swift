@@ -15,13 +15,16 @@ public struct MacroStats: Codable, Sendable, Equatable {
         self.cacheHits = cacheHits
     }
 
-    /// Writes the counts to `file` (nil: does nothing).
+    /// Writes the counts to `file` (nil: does nothing), whole or not at all.
     ///
-    /// Errors are ignored: the parent then reports "-", which is all it could
-    /// say anyway.
+    /// A failure is one line on stderr (the parent then reports "-" for the counts).
     public func write(to file: URL?) {
         guard let file, let data = try? JSONEncoder().encode(self) else { return }
-        try? data.write(to: file, options: .atomic)
+        do {
+            try ReportFile.write(String(decoding: data, as: UTF8.self), to: file, mode: 0o600)
+        } catch {
+            FileHandle.standardError.write(Data("apimacro: warning: the request counts were not kept: \(error)\n".utf8))
+        }
     }
 
     /// The counts a child wrote to `file`, or nil when it wrote none (it

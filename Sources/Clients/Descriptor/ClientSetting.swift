@@ -18,6 +18,11 @@ public struct ClientSetting: Sendable {
     /// Whether its value is no secret although its name ends like one's (`APIMACRO_GITHUB_APP_KEY`
     /// holds the path of a key file, which messages should name).
     public let holdsNoSecret: Bool
+    /// What it sets, in a few words, for `apimacro help environment` and the man page's
+    /// ENVIRONMENT (empty: not described yet).
+    public private(set) var summary = ""
+    /// Its value when unset, as those lists show it (nil: none).
+    public private(set) var defaultText: String?
 
     /// The setting `key` of the client called `client`; `problem` checks a value.
     public init(
@@ -36,6 +41,14 @@ public struct ClientSetting: Sendable {
         self.variable = variable
         self.holdsNoSecret = false
         self.problem = problem
+    }
+
+    /// This setting with what it sets and its default, as `apimacro help environment` shows them.
+    public func described(_ summary: String, default defaultText: String? = nil) -> ClientSetting {
+        var setting = self
+        setting.summary = summary
+        setting.defaultText = defaultText
+        return setting
     }
 
     /// A setting whose value is an http:// or https:// URL (see `urlProblem`).

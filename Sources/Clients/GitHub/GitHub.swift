@@ -8,40 +8,44 @@ public enum GitHub {
     /// The client's name.
     public static let name = "github"
     /// `APIMACRO_GITHUB_URL` (`[github] url`): the REST API's base URL.
-    public static let url = ClientSetting.url(client: name, key: "url")
+    public static let url = ClientSetting.url(client: name, key: "url").described(
+        "the REST API's base URL (GitHub Enterprise Server: https://HOST/api/v3)", default: "https://api.github.com")
     /// `APIMACRO_GITHUB_TOKEN` (`[github] token`): the token, over `GITHUB_TOKEN`.
-    public static let token = ClientSetting(client: name, key: "token")
+    public static let token = ClientSetting(client: name, key: "token").described(
+        "the token (else GITHUB_TOKEN, else gh's)")
     /// `APIMACRO_GITHUB_API_VERSION` (`[github] api_version`): `X-GitHub-Api-Version`, a date.
     public static let apiVersion = ClientSetting(client: name, key: "api_version") { text in
         text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil
             ? nil : "'\(text)' is not a GitHub API version; accepted: a date such as 2022-11-28"
-    }
+    }.described("the X-GitHub-Api-Version header", default: "2022-11-28")
     /// `APIMACRO_GITHUB_GRAPHQL_URL` (`[github] graphql_url`): the GraphQL endpoint, when it is
     /// not where the base URL implies.
-    public static let graphQLURL = ClientSetting.url(client: name, key: "graphql_url")
+    public static let graphQLURL = ClientSetting.url(client: name, key: "graphql_url").described(
+        "the GraphQL endpoint", default: "the base URL's")
 
     /// `APIMACRO_GITHUB_APP_ID` (`[github] app_id`): a GitHub App's client ID (`Iv23…`) or
     /// numeric ID, to authenticate as the App (`GitHubAppAuth`).
     public static let appID = ClientSetting(client: name, key: "app_id") { text in
         text.count <= 100 && text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && $0 != "\"" })
             ? nil : "'\(text)' is not a GitHub App ID; accepted: the App's client ID (Iv23…) or its numeric ID"
-    }
+    }.described("a GitHub App's client ID or numeric ID, to act as the App")
     /// `APIMACRO_GITHUB_APP_KEY` (`[github] app_key`): the path of the App's private key (PEM),
     /// which must be readable by its owner only.
-    public static let appKey = ClientSetting(client: name, key: "app_key", holdsNoSecret: true)
+    public static let appKey = ClientSetting(client: name, key: "app_key", holdsNoSecret: true).described(
+        "the path of the App's private key (PEM), readable by its owner only")
     /// `APIMACRO_GITHUB_INSTALLATION_ID` (`[github] installation_id`): the App's installation to
     /// act as; unset, it is found for the repository, organisation or user a request names, else
     /// it is the App's only one.
     public static let installationID = ClientSetting(client: name, key: "installation_id") { text in
         Int(text).map { $0 > 0 } == true
             ? nil : "'\(text)' is not an installation ID; accepted: a number such as 12345678"
-    }
+    }.described("the App's installation to act as", default: "found for the request")
     /// `APIMACRO_GITHUB_PACE` (`[github] pace`): `on` (the default) paces requests to GitHub's
     /// secondary limits (`GitHubSecondaryLimits`); `off` for a server without them (GitHub
     /// Enterprise Server has rate limits off unless its administrator turns them on).
     public static let pace = ClientSetting(client: name, key: "pace") { text in
         ["on", "off"].contains(text) ? nil : "'\(text)' is not a pace; accepted: on (the default) or off"
-    }
+    }.described("pace requests to GitHub's secondary limits: on or off", default: "on")
 
     /// GitHub for `auth status`, `config.toml` and the setting checks: a GitHub App's
     /// installation token when the App's ID and key are set, else the token from

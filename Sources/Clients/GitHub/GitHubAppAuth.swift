@@ -317,7 +317,8 @@ public final class GitHubAppAuth: CredentialProvider {
                 return CredentialLookup(secret: Secret(text), detail: app.details)
             } catch {
                 // The App is what the client uses, so no later source is in use either.
-                return CredentialLookup(problem: "GitHub App \(app.details): \(error)", isFinal: true)
+                return CredentialLookup(
+                    problem: "GitHub App \(app.details): \(SystemErrorText.describe(error))", isFinal: true)
             }
         })
 }

@@ -125,7 +125,7 @@ public enum GitHubCLI {
             return CredentialLookup(
                 problem: "\(file.path) is not a hosts.yml apimacro reads (\(error)); no token from it")
         } catch {
-            return CredentialLookup(problem: "\(error)")
+            return CredentialLookup(problem: SystemErrorText.describe(error))
         }
     }
 

@@ -14,13 +14,16 @@ public enum Instagram {
     public static let name = "instagram"
     /// `APIMACRO_INSTAGRAM_URL` (`[instagram] url`): the API's base URL; one ending in `/v1`
     /// selects the legacy v1 API.
-    public static let url = ClientSetting.url(client: name, key: "url")
+    public static let url = ClientSetting.url(client: name, key: "url").described(
+        "the API's base URL (one ending in /v1: the legacy v1 API)", default: "https://graph.instagram.com")
     /// `APIMACRO_INSTAGRAM_TOKEN` (`[instagram] token`): the token, over the stored login.
-    public static let token = ClientSetting(client: name, key: "token")
+    public static let token = ClientSetting(client: name, key: "token").described(
+        "the token (else the stored login)")
     /// `APIMACRO_INSTAGRAM_API_VERSION` (`[instagram] api_version`): the Graph API version
     /// (`InstagramGraphConfiguration.defaultAPIVersion` unless set).
     public static let apiVersion = ClientSetting(
-        client: name, key: "api_version", problem: InstagramGraphConfiguration.versionProblem)
+        client: name, key: "api_version", problem: InstagramGraphConfiguration.versionProblem
+    ).described("the Graph API version", default: InstagramGraphConfiguration.defaultAPIVersion)
 
     /// How a macro logs in, for messages.
     static let inMacro = "instagram.authorize_url(), then instagram.complete_login(url)"

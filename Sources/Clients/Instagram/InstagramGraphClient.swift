@@ -174,7 +174,7 @@ public final class InstagramGraphClient: Sendable {
             } catch {
                 // The reason quotes the server's message: redacted, and shown, not obeyed.
                 let reason = TerminalText.shown(
-                    client.api.redactor.redact(String(describing: error)), on: STDERR_FILENO)
+                    client.api.redactor.redact(SystemErrorText.describe(error)), on: STDERR_FILENO)
                 tokens.warn(
                     "apimacro: warning: could not refresh the Instagram token (\(reason)); "
                         + "using the stored one until it expires")

@@ -58,15 +58,27 @@ public struct OAuthCodeLogin: Sendable {
     }
 
     /// `APIMACRO_<NAME>_CLIENT_ID`: the registered app's client id.
-    public var clientID: ClientSetting { ClientSetting(client: name, key: "client_id") }
+    public var clientID: ClientSetting {
+        ClientSetting(client: name, key: "client_id").described("the app's client ID, to log in")
+    }
     /// `APIMACRO_<NAME>_CLIENT_SECRET`: the registered app's secret.
-    public var clientSecret: ClientSetting { ClientSetting(client: name, key: "client_secret") }
+    public var clientSecret: ClientSetting {
+        ClientSetting(client: name, key: "client_secret").described("the app's secret, to log in")
+    }
     /// `APIMACRO_<NAME>_REDIRECT_URI`: the redirect URI registered with the provider.
-    public var redirectURI: ClientSetting { .url(client: name, key: "redirect_uri") }
+    public var redirectURI: ClientSetting {
+        ClientSetting.url(client: name, key: "redirect_uri").described("the redirect URI registered for the app")
+    }
     /// `APIMACRO_<NAME>_AUTHORIZE_URL`: the provider's authorize page.
-    public var authorizeURL: ClientSetting { .url(client: name, key: "authorize_url") }
+    public var authorizeURL: ClientSetting {
+        ClientSetting.url(client: name, key: "authorize_url").described(
+            "the provider's authorize page", default: "the provider's")
+    }
     /// `APIMACRO_<NAME>_TOKEN_URL`: where the code is redeemed.
-    public var tokenURL: ClientSetting { .url(client: name, key: "token_url") }
+    public var tokenURL: ClientSetting {
+        ClientSetting.url(client: name, key: "token_url").described(
+            "where the login's code is redeemed", default: "the provider's")
+    }
     /// The five settings above, for the client's descriptor.
     public var settings: [ClientSetting] { [clientID, clientSecret, redirectURI, authorizeURL, tokenURL] }
 

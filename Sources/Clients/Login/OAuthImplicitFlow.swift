@@ -138,10 +138,11 @@ public struct OAuthImplicitFlow: Sendable {
     private func missingCodeMessage(found names: [String]) -> String {
         let login = "apimacro login \(name ?? "NAME")"
         guard !names.isEmpty else {
-            return "the redirect holds no code (it has no parameters at all): paste the whole address "
-                + "the browser ended on, or start again with \(login)"
+            return "the redirect holds no ?code= (it has no parameters at all): paste the whole address "
+                + "the browser ended on (…/callback?code=…&state=…), or start again with \(login)"
         }
-        return "the redirect holds no code (it has: \(names.joined(separator: ", "))); start again with \(login)"
+        return "the redirect holds no ?code= (it has: \(names.joined(separator: ", "))); the address the browser "
+            + "ended on holds ?code=…&state=…; start again with \(login)"
     }
 
     private func missingTokenMessage(found names: [String]) -> String {

@@ -14,26 +14,29 @@ public enum Shortener {
     /// `APIMACRO_SHORTENER` (`[shortener] backend`): `bitly`, `shlink` or `google`.
     public static let backend = ClientSetting(key: "backend", variable: "APIMACRO_SHORTENER") { text in
         ShortenerBackend.named(text) == nil ? ShortenerBackend.problem(text) : nil
-    }
+    }.described("the backend: bitly, shlink or google (legacy)", default: "bitly")
     /// `APIMACRO_SHORTENER_URL` (`[shortener] url`): the API's base URL (the backend's default
     /// when unset; Shlink has none).
-    public static let url = ClientSetting.url(client: name, key: "url")
+    public static let url = ClientSetting.url(client: name, key: "url").described(
+        "the API's base URL", default: "Bitly's https://api-ssl.bitly.com/v4; Shlink: none")
     /// `APIMACRO_SHORTENER_TOKEN` (`[shortener] token`): Bitly's access token, over the stored one.
-    public static let token = ClientSetting(client: name, key: "token")
+    public static let token = ClientSetting(client: name, key: "token").described(
+        "Bitly's access token (else the stored login)")
     /// `APIMACRO_SHORTENER_KEY` (`[shortener] key`): Shlink's (or Google's) API key, over the stored one.
-    public static let key = ClientSetting(client: name, key: "key")
+    public static let key = ClientSetting(client: name, key: "key").described(
+        "Shlink's or Google's API key (else the stored login)")
     /// `APIMACRO_SHORTENER_GROUP` (`[shortener] group`): the Bitly group links are made in and
     /// listed from (default: the account's default group).
     public static let group = ClientSetting(client: name, key: "group") { text in
         text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
             ? nil : "'\(text)' is not a Bitly group GUID; accepted: letters, digits, '-' and '_', such as Ba1bc23dE4F"
-    }
+    }.described("the Bitly group links are made in", default: "the account's default")
     /// `APIMACRO_SHORTENER_MAX_CONCURRENCY` (`[shortener] max_concurrency`): at most this many
     /// requests in flight at once (default 5 with Bitly, none otherwise).
     public static let maxConcurrency = ClientSetting(client: name, key: "max_concurrency") { text in
         Int(text.trimmingCharacters(in: .whitespaces)).map { $0 >= 1 } == true
             ? nil : "'\(text)' is not a count; accepted: a whole number of 1 or more (such as 5)"
-    }
+    }.described("the most requests in flight at once", default: "5 with Bitly, else none")
 
     /// The shortener for `login`, `auth status`, `config.toml` and the setting checks: Bitly's
     /// token from `APIMACRO_SHORTENER_TOKEN`, Shlink's or Google's key from

@@ -35,6 +35,13 @@ public struct ApiCall: Sendable {
     public var jq: String?
     /// `-i`: each answer's status line and headers before the body.
     public var include = false
+    /// `--input FILE`: the request body, the file's bytes as they are (`-`: stdin); fields then
+    /// go to the query string, as in gh.
+    public var input: String?
+    /// `--silent`: no body printed (the headers still are with `-i`; the exit code is the same).
+    public var silent = false
+    /// `--template TEXT`: each item as a line, Python-format-style placeholders (`ApiTemplate`).
+    public var template: String?
 
     /// The most bytes `--paginate` keeps (every page's body together): 1 GiB.
     static let pagesLimit = 1 << 30
@@ -53,11 +60,34 @@ public struct ApiCall: Sendable {
         signal(SIGPIPE, SIG_IGN)
         let fields = try ApiFields(raw: rawFields, typed: typedFields)
         let extraHeaders = try headers.map(Self.header)
+        if jq != nil, template != nil { throw ExitReport.usage("--jq and --template cannot be used together") }
+        let template = try self.template.map(ApiTemplate.init)
+        let body = try input.map(Self.readInput)
         let palette = settings.color.palette(for: STDERR_FILENO)
+        // A client no one provides is a usage error before the runtime (plugins, credentials) is built;
+        // so is a client's name given alone (`apimacro api github`), which would be sent as a path.
+        if let client {
+            let known =
+                ClientRegistry.all.filter { $0.api != nil }.map(\.name)
+                + PluginRegistry.load(settings: settings).plugins.map(\.name)
+            if !known.contains(client) { throw Self.unknownClient(client, among: known) }
+            if known.contains(target) {
+                throw ExitReport.usage(
+                    "'\(target)' is a client: give the path after it (apimacro api \(target) /PATH), or an absolute URL"
+                )
+            }
+        }
         let runtime = try Runtime(settings: settings) { MacroHost.standardError(palette.warning($0)) }
         let target = try resolve(runtime)
-        var first = try self.request(fields: fields, headers: extraHeaders)
+        var first = try self.request(fields: fields, headers: extraHeaders, body: body)
         first.validatesStatus = false
+        if paginate, method == nil, first.method == "POST" {
+            // Once, not per page: gh makes the same POST, which a user reading for pages may not expect.
+            MacroHost.standardError(
+                palette.warning(
+                    "apimacro: warning: --paginate with fields sent a POST (fields make the method POST, as in gh); "
+                        + "add -X GET to page through a GET with the fields in its query"))
+        }
         if paginate, first.method == "GET", let size = target.pageSize, !Self.names(size.name, first) {
             first.query.append(size)
         }
@@ -69,7 +99,10 @@ public struct ApiCall: Sendable {
         // The child is waited for on a thread of its own, never on the cooperative pool.
         if let filter { try await Blocking.run { try filter.check() } }
         let started = ContinuousClock.now
-        let output = Output(settings: settings, redactor: redactor)
+        var shown = Output(settings: settings, redactor: redactor)
+        shown.silent = silent
+        shown.template = template
+        let output = shown
         let pages: [Response]
         do {
             pages = try await Self.limited(settings.timeout) {
@@ -83,9 +116,13 @@ public struct ApiCall: Sendable {
         let merge = paginate ? (target.items(self.target) ?? []) : nil
         let deadline =
             settings.timeout.map { max(0.001, $0 - Self.seconds(since: started)) } ?? JQProcess.defaultDeadline
-        try await Blocking.run { [timeout = settings.timeout] in
-            try output.body(pages, filter: filter, merge: merge, deadline: deadline, timeout: timeout)
+        // A GraphQL answer that holds `errors` fails as gh's does: the body printed, then the first message.
+        let graphQLError = Self.isGraphQL(self.target) ? Self.graphQLError(pages) : nil
+        try await Blocking.run { [timeout = settings.timeout, terminated = graphQLError != nil] in
+            try output.body(
+                pages, filter: filter, merge: merge, deadline: deadline, timeout: timeout, terminated: terminated)
         }
+        if let graphQLError { throw ExitReport.failure(redactor().redact(graphQLError)) }
         if !recorded { throw ExitReport.failure() }
     }
 
@@ -110,10 +147,7 @@ public struct ApiCall: Sendable {
         let all = builtIn + plugins
         if let client {
             if let found = all.first(where: { $0.name == client }) { return found }
-            let names = all.map(\.name)
-            throw ExitReport.usage(
-                "no client named '\(client)'\(SettingCheck.didYouMean(client, names)); "
-                    + "the clients are \(names.joined(separator: ", "))")
+            throw Self.unknownClient(client, among: all.map(\.name))
         }
         guard ["http://", "https://"].contains(where: { target.lowercased().hasPrefix($0) }) else {
             throw ExitReport.usage(
@@ -122,6 +156,13 @@ public struct ApiCall: Sendable {
             )
         }
         return all.first { Self.isUnder($0.client.configuration.baseURL, target) } ?? ApiTarget.plain(runtime)
+    }
+
+    /// "no client named 'X'; did you mean …; the clients are …".
+    static func unknownClient(_ client: String, among names: [String]) -> ExitReport {
+        .usage(
+            "no client named '\(client)'\(SettingCheck.didYouMean(client, names)); "
+                + "the clients are \(names.joined(separator: ", "))")
     }
 
     /// Whether `url` is at or below `base` (same scheme, host and port; a path under base's).
@@ -138,16 +179,81 @@ public struct ApiCall: Sendable {
         return afterScheme.drop { $0 != "/" }.prefix { $0 != "?" && $0 != "#" }
     }
 
-    /// The first request: the method, fields (query or JSON body), headers.
-    func request(fields: ApiFields, headers: [(String, String)]) throws -> Request {
-        let method = (method ?? (fields.isEmpty ? "GET" : "POST")).uppercased()
+    /// The first request: the method, fields (query or JSON body), headers, `--input`'s body.
+    func request(fields: ApiFields, headers: [(String, String)], body: [UInt8]? = nil) throws -> Request {
+        let method = (method ?? (fields.isEmpty && body == nil ? "GET" : "POST")).uppercased()
         var request = Request(method, target, headers: headers)
-        if ["GET", "HEAD"].contains(method) {
+        if let body {
+            // As gh: the file is the body, the fields go to the query string; JSON unless -H says.
+            request.query = fields.query
+            let typed = headers.contains { $0.0.lowercased() == "content-type" }
+            request.body = .raw(body, contentType: typed ? nil : "application/json")
+        } else if ["GET", "HEAD"].contains(method) {
             request.query = fields.query
         } else if !fields.isEmpty {
             request.body = .json(Array(try fields.body().json.utf8))
         }
         return request
+    }
+
+    /// Whether `target` is an absolute http(s) URL (which needs no client).
+    public static func isURL(_ target: String) -> Bool {
+        ["http://", "https://"].contains { target.lowercased().hasPrefix($0) }
+    }
+
+    /// `--hostname HOST`'s base URL for GitHub, as gh picks it: github.com's API at
+    /// `https://api.github.com`, any other host GitHub Enterprise Server's `https://HOST/api/v3`
+    /// (http for a loopback host, which gets no TLS: a test server, a tunnel).
+    ///
+    /// - Throws: `ExitReport.usage` for a host with a scheme, a path or spaces.
+    public static func gitHubBaseURL(hostname: String) throws -> String {
+        let host = hostname.lowercased()
+        guard !host.isEmpty, !host.contains("/"), !host.contains(where: \.isWhitespace), !host.contains("@") else {
+            throw ExitReport.usage(
+                "--hostname \(hostname.debugDescription): give a host name such as github.com or ghe.example.com, "
+                    + "with no scheme or path")
+        }
+        if host == "github.com" || host == "api.github.com" { return "https://api.github.com" }
+        let name =
+            host.hasPrefix("[") ? String(host.prefix { $0 != "]" }.dropFirst()) : String(host.prefix { $0 != ":" })
+        let loopback = name == "localhost" || name.hasSuffix(".localhost") || name.hasPrefix("127.") || name == "::1"
+        return "\(loopback ? "http" : "https")://\(host)/api/v3"
+    }
+
+    /// `--input FILE`'s bytes (`-`: stdin).
+    static func readInput(_ path: String) throws -> [UInt8] {
+        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw ExitReport.usage("--input: cannot read \(path): \(SystemErrorText.reason(error))")
+        }
+    }
+
+    /// Whether `target` is a GraphQL endpoint (`graphql`, GitHub Enterprise's `api/graphql`).
+    static func isGraphQL(_ target: String) -> Bool {
+        let path = target.contains("://") ? String(Self.path(of: target)) : target
+        let plain = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let trimmed = plain.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        return trimmed == "graphql" || trimmed.hasSuffix("/graphql")
+    }
+
+    /// The first of a GraphQL answer's `errors` as `github.graphql()` words it (its type, and how
+    /// many more), or nil when no page holds any.
+    static func graphQLError(_ pages: [Response]) -> String? {
+        for page in pages {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any],
+                let raw = object["errors"], !(raw is NSNull)
+            else { continue }
+            let errors = raw as? [Any] ?? [raw]
+            guard let first = errors.first else { continue }
+            let fields = first as? [String: Any]
+            var message = (fields?["message"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "\(first)"
+            if let type = fields?["type"] as? String { message += " (\(type))" }
+            if errors.count > 1 { message += " (and \(errors.count - 1) more)" }
+            return "GraphQL: " + message
+        }
+        return nil
     }
 
     /// Whether `request` sets the query parameter `name`, in its fields or its target's query.
@@ -196,8 +302,13 @@ public struct ApiCall: Sendable {
             }
             guard (200..<300).contains(response.status) else {
                 progress?.erase()
-                try await Blocking.run {
-                    try output.body([response], filter: nil, merge: nil, deadline: JQProcess.defaultDeadline)
+                // The error line follows on stderr: the body ends with a newline, as gh's does
+                // (as the server sent it: no --template).
+                var plain = output
+                plain.template = nil
+                try await Blocking.run { [plain] in
+                    try plain.body(
+                        [response], filter: nil, merge: nil, deadline: JQProcess.defaultDeadline, terminated: true)
                 }
                 let client = target.client.configuration
                 // The error line quotes the server's message, which may echo a credential.
@@ -274,6 +385,10 @@ extension ApiCall {
         let color: Bool
         /// The `--jq` child's memory limit in bytes (`APIMACRO_JQ_MEMORY`).
         let memoryLimit: UInt64
+        /// `--silent`: no body printed.
+        var silent = false
+        /// `--template`: each item as a line.
+        var template: ApiTemplate?
 
         /// The redactor now.
         var redactor: Redactor { currentRedactor() }
@@ -302,10 +417,16 @@ extension ApiCall {
 
         /// The bodies: through the filter, merged (`merge`: the items path of an object page),
         /// pretty-printed on a terminal when they are JSON, else as they came.
-        func body(_ pages: [Response], filter: JQProcess?, merge: [String]?, deadline: Double, timeout: Double? = nil)
-            throws
-        {
+        func body(
+            _ pages: [Response], filter: JQProcess?, merge: [String]?, deadline: Double, timeout: Double? = nil,
+            terminated: Bool = false
+        ) throws {
+            guard !silent else { return }
             let redactor = self.redactor
+            if let template {
+                try write(Array(try render(pages, template: template, merge: merge).utf8))
+                return
+            }
             let bodies = pages.map { redactor.redact(bytes: $0.body) }
             let json = pages.allSatisfy(ApiCall.isJSON)
             if filter != nil || merge != nil || (terminal && json && !bodies.allSatisfy(\.isEmpty)) {
@@ -318,9 +439,27 @@ extension ApiCall {
             }
             for body in bodies where !body.isEmpty {
                 var shown = terminal ? TerminalText.escapingControls(body) : body
-                if terminal, shown.last != 0x0A { shown.append(0x0A) }
+                if terminal || terminated, shown.last != 0x0A { shown.append(0x0A) }
                 try write(shown)
             }
+        }
+
+        /// `--template`'s lines: every item of every page (`merge`: where an object page keeps them).
+        func render(_ pages: [Response], template: ApiTemplate, merge: [String]?) throws -> String {
+            var text = ""
+            for page in pages {
+                let body = redactor.redact(bytes: page.body)
+                guard !body.isEmpty else { continue }
+                guard var value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+                else {
+                    throw ExitReport.failure("--template: the answer is not JSON; leave --template out to see it")
+                }
+                if let merge, !merge.isEmpty, !(value is [Any]), let items = JSONPath.value(in: value, path: merge) {
+                    value = items
+                }
+                text += template.render(items: value)
+            }
+            return terminal ? String(decoding: TerminalText.escapingControls(Array(text.utf8)), as: UTF8.self) : text
         }
 
         /// Writes `bytes` to stdout; a reader that has gone ends the command quietly (141).

@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// The `-f key=value` and `-F key=value` of `apimacro api`, read as `gh api` reads them: `-f`
 /// is always a string; `-F` turns `true`, `false`, `null` and integers into JSON, and reads
@@ -83,7 +84,8 @@ struct ApiFields {
             do {
                 data = try read(path)
             } catch {
-                throw ExitReport.usage("-F: cannot read \(path == "-" ? "stdin" : path): \(error.localizedDescription)")
+                throw ExitReport.usage(
+                    "-F: cannot read \(path == "-" ? "stdin" : path): \(SystemErrorText.reason(error))")
             }
             guard let contents = String(data: data, encoding: .utf8) else {
                 throw ExitReport.usage("-F: \(path == "-" ? "stdin" : path) is not UTF-8 text")

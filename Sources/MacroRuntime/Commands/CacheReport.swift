@@ -30,7 +30,9 @@ public struct CacheReport: Sendable {
             cache = try open()
             summary = try cache.summary()
         } catch {
-            throw APIError(.invalidRequest, "the HTTP cache \(path) is damaged (\(error)); run: apimacro cache clear")
+            throw APIError(
+                .invalidRequest,
+                "the HTTP cache \(path) is damaged (\(SystemErrorText.reason(error))); run: apimacro cache clear")
         }
         func when(_ time: Double?) -> String {
             guard let time else { return "-" }
@@ -72,7 +74,8 @@ public struct CacheReport: Sendable {
         } catch {
             try HTTPCache.destroy(directory: directory)
             _ = try open()
-            outcome = "the HTTP cache \(path) was damaged (\(error)); removed it and started an empty one"
+            outcome =
+                "the HTTP cache \(path) was damaged (\(SystemErrorText.reason(error))); removed it and started an empty one"
         }
         let after = HTTPCache.diskBytes(directory: directory)
         return

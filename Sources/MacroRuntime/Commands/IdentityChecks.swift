@@ -62,10 +62,27 @@ public struct IdentityChecks: Sendable {
                     account: Self.printable(found.account, redactor),
                     facts: found.facts.map { Self.printable($0, redactor) }))
         } catch let error as APIError {
-            return .failed(Self.printable(error.message, redactor))
+            return .failed(Self.printable(Self.failure(error), redactor))
         } catch {
-            return .failed(Self.printable(String(describing: error), redactor))
+            return .failed(Self.printable(SystemErrorText.describe(error), redactor))
         }
+    }
+
+    /// Why a check failed, worded alike for every client: "the credential was refused (401
+    /// Unauthorized): MESSAGE" for a refusal, "the service answered 500 Internal Server Error:
+    /// MESSAGE" for another status (the server's message, without the request's URL, which the
+    /// client's name stands for), the error itself when no answer came.
+    static func failure(_ error: APIError) -> String {
+        guard let status = error.status else { return error.message }
+        let head = "\(status) \(HTTPStatus.reason(status))"
+        var said = ""
+        if let range = error.message.range(of: "→ \(head)") {
+            said = String(error.message[range.upperBound...])
+            if said.hasPrefix(": ") { said.removeFirst(2) }
+        }
+        let refused = [.unauthorized, .forbidden].contains(error.kind) || [401, 403].contains(status)
+        let what = refused ? "the credential was refused (\(head))" : "the service answered \(head)"
+        return said.isEmpty ? what : "\(what): \(said)"
     }
 
     /// `text` as one safe line: what the server sent may hold control characters (a terminal's

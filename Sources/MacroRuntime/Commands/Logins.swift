@@ -85,7 +85,7 @@ public struct Logins: Sendable {
             }
             return Status(name: client.name, source: outside ?? stored, problem: nil)
         } catch {
-            return Status(name: client.name, source: outside, problem: String(describing: error))
+            return Status(name: client.name, source: outside, problem: SystemErrorText.describe(error))
         }
     }
 
@@ -152,9 +152,21 @@ public struct Logins: Sendable {
                 throw MacroError("plugin '\(name)' did not load: \(failure.error)")
             }
             let names = Logins.loginNames + registry.plugins.filter { $0.auth != .none }.map(\.name)
+            // Each client without a login, with every place it reads its credential from (GitHub's
+            // variables, then gh's own: its hosts.yml and `gh auth token`).
             let fromEnvironment = ClientRegistry.all.map(\.descriptor).filter {
                 $0.login == nil && !$0.credentialVariables.isEmpty
-            }.map { "\($0.name) reads \($0.credentialVariables.joined(separator: " or "))" }
+            }.map { client in
+                let others = client.credentialSources.filter { $0.variable == nil && !$0.isStoredLogin }.map {
+                    // "gh: hosts.yml" reads as "gh's hosts.yml", "gh: gh auth token" as "gh auth token".
+                    guard $0.name.hasPrefix("gh: ") else { return $0.name }
+                    let rest = $0.name.dropFirst(4)
+                    return rest.hasPrefix("gh ") ? String(rest) : "gh's \(rest)"
+                }
+                let variables = client.credentialVariables.joined(separator: " or ")
+                return "\(client.name) reads \(variables)"
+                    + (others.isEmpty ? "" : ", else \(others.joined(separator: ", "))")
+            }
             throw MacroError(
                 "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); \(fromEnvironment.joined(separator: "; "))"
             )
@@ -215,9 +227,7 @@ public struct Logins: Sendable {
         _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void,
         prompt: @Sendable () -> String?
     ) async throws {
-        guard
-            let (redirect, flow, state) = try await browserStep(name, flow: flow, mode: mode, say: say, prompt: prompt)
-        else { return }
+        let (redirect, flow, state) = try await browserStep(name, flow: flow, mode: mode, say: say, prompt: prompt)
         let token = try flow.complete(redirect: redirect, expectedState: state)
         try store.save(token, for: name, kind: "access_token")
         say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
@@ -231,10 +241,8 @@ public struct Logins: Sendable {
         prompt: @Sendable () -> String?
     ) async throws {
         var app = try login.app(in: view)
-        guard
-            let (redirect, flow, state) = try await browserStep(
-                login.name, flow: login.flow(in: view), mode: mode, say: say, prompt: prompt)
-        else { return }
+        let (redirect, flow, state) = try await browserStep(
+            login.name, flow: login.flow(in: view), mode: mode, say: say, prompt: prompt)
         let code = try flow.code(from: redirect, expectedState: state)
         app.redirectURI = flow.redirectURI
         let transport = CurlTransport(userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network)
@@ -265,11 +273,12 @@ public struct Logins: Sendable {
     /// used (its redirect URI is the listener's with `--listen`) and the state the redirect must
     /// carry.
     ///
-    /// Nil when the user pasted nothing (the login can be finished later).
+    /// - Throws: `ExitReport.failure` when the user pasted nothing (the state is kept, so the
+    ///   login can be finished later with `--redirect-url`).
     private func browserStep(
         _ name: String, flow: OAuthImplicitFlow, mode: Mode, say: @Sendable (String) -> Void,
         prompt: @Sendable () -> String?
-    ) async throws -> (redirect: String, flow: OAuthImplicitFlow, state: String?)? {
+    ) async throws -> (redirect: String, flow: OAuthImplicitFlow, state: String?) {
         var flow = flow
         switch mode {
         case .redirectURL(let redirect):
@@ -293,8 +302,9 @@ public struct Logins: Sendable {
             say(flow.authorizationURL(state: state))
             say("Then paste the address your browser was sent to (or run: apimacro login \(name) --redirect-url URL):")
             guard let line = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
-                say("No address given; finish later with: apimacro login \(name) --redirect-url URL")
-                return nil
+                // Not logged in: a failure, so `apimacro login NAME && apimacro run …` stops here.
+                throw ExitReport.failure(
+                    "no address given, so not logged in; finish later with: apimacro login \(name) --redirect-url URL")
             }
             _ = try flow.takePendingState(for: name, in: settings.home)
             return (line, flow, state)

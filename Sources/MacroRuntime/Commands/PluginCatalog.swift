@@ -106,6 +106,12 @@ public struct PluginCatalog: Sendable {
         if let python = manifest.pythonFile {
             let problem = Self.pythonProblem(manifest).map { " -- \($0)" } ?? ""
             lines.append("  plugin.py:    \(python.path) (its public functions are methods too)\(problem)")
+            let functions = Self.publicFunctions(in: python)
+            lines.append(
+                "  functions:    "
+                    + (functions.isEmpty
+                        ? "none (no top-level def without a leading _)"
+                        : functions.map { "\(manifest.name).\($0)" }.joined(separator: ", ")))
         }
         lines.append("")
         lines.append("In a macro: \(manifest.name) = apimacro.client(\"\(manifest.name)\"), then:")
@@ -116,6 +122,24 @@ public struct PluginCatalog: Sendable {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The public functions `plugin.py` defines at its top level, as a macro calls them.
+    ///
+    /// The client, their first parameter, is left out (`forecast(city, days=3)`); `name(...)`
+    /// when the parameters span lines. Read from the text, never run.
+    static func publicFunctions(in file: URL) -> [String] {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
+            guard let match = line.prefixMatch(of: /(?:async\s+)?def\s+([A-Za-z][A-Za-z0-9_]*)\s*\(/) else {
+                return nil
+            }
+            let name = String(match.output.1)
+            let rest = line[match.range.upperBound...]
+            guard let close = rest.firstIndex(of: ")") else { return "\(name)(...)" }
+            let parameters = rest[..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return "\(name)(\(parameters.dropFirst().filter { !$0.isEmpty }.joined(separator: ", ")))"
+        }
     }
 
     static func describe(_ auth: PluginAuth, manifest: PluginManifest) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +36,9 @@ struct ReplHistory {
             guard rename(temporary.path, file.path) == 0 else { throw MacroError(String(cString: strerror(errno))) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw MacroError("cannot rewrite \(file.path) without the token's lines (\(error)); delete it by hand")
+            throw MacroError(
+                "cannot rewrite \(file.path) without the token's lines (\(SystemErrorText.reason(error))); delete it by hand"
+            )
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// `apimacro stubs`: where the type stubs of `apimacro` are, and `--install`, which copies them
 /// into the active virtualenv as the stub-only package `apimacro-stubs` (PEP 561), where mypy,
@@ -90,7 +91,7 @@ public struct StubInstaller {
             try Data((record.joined(separator: "\n") + "\n").utf8).write(
                 to: distInfo.appendingPathComponent("RECORD"))
         } catch {
-            throw MacroError("cannot install the stubs into \(sitePackages.path): \(error.localizedDescription)")
+            throw MacroError("cannot install the stubs into \(sitePackages.path): \(SystemErrorText.reason(error))")
         }
         return package
     }

@@ -1,3 +1,4 @@
+import Foundation
 import WebAPI
 
 #if canImport(Glibc)
@@ -65,7 +66,9 @@ public enum ExitReport: Sendable, Equatable {
     ///
     /// - an `APIError`: a missing or refused credential and a malformed request are usage
     ///   errors (2), any other failed request a failure (1);
-    /// - a `UsageError` (`MacroError`, and `BatchError` through the command line): 2.
+    /// - a `UsageError` (`MacroError`, and `BatchError` through the command line): 2;
+    /// - an error of Foundation's or the system's (a file that could not be read or written):
+    ///   1, in the system's words (`SystemErrorText`), never as Foundation's domain and code.
     public init?(_ error: any Error) {
         switch error {
         case let report as ExitReport:
@@ -76,7 +79,8 @@ public enum ExitReport: Sendable, Equatable {
         case let error as any UsageError:
             self.init(error)
         default:
-            return nil
+            guard SystemErrorText.isFoundation((error as NSError).domain) else { return nil }
+            self = .failure(SystemErrorText.describe(error))
         }
     }
 

@@ -41,7 +41,7 @@ public struct MacroCatalog: Sendable {
                     help = try String(pythonString: helpOf.call([PyRef(string: file.path)]))
                 } catch {
                     // One bad file never breaks the list.
-                    help = "(cannot read: \(PythonException.fetch()?.description ?? String(describing: error)))"
+                    help = "(cannot read: \(PythonException.fetch()?.description ?? SystemErrorText.describe(error)))"
                 }
                 defer { seen.insert(name) }
                 return Entry(name: name, path: file.path, help: help, shadowed: seen.contains(name))

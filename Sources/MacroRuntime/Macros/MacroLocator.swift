@@ -59,7 +59,19 @@ public struct MacroLocator: Sendable {
             throw MacroError(
                 "\(name) is a folder, not a macro file, and no macro is named '\(name)' (looked in \(looked))")
         }
-        throw MacroError("no macro named '\(name)' (looked in \(looked)); give a path to a .py file")
+        let hint = NearMiss.suggestion(for: name, among: Self.macroNames(in: searchPath)).map {
+            "; did you mean '\($0)'?"
+        }
+        throw MacroError("no macro named '\(name)'\(hint ?? "") (looked in \(looked)); give a path to a .py file")
+    }
+
+    /// The names of the macros in `folders` (`NAME` of each `NAME.py`).
+    static func macroNames(in folders: [URL]) -> [String] {
+        folders.flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).compactMap { file in
+                file.hasSuffix(".py") && file.count > 3 ? String(file.dropLast(3)) : nil
+            }
+        }
     }
 
     /// What `path` names on disk: a file, a folder, or nothing.
@@ -79,6 +91,16 @@ public struct MacroLocator: Sendable {
     /// For a path that does not exist: the macro of the same name when there is one
     /// (`stars.py` → `apimacro run stars`).
     private func pathHint(_ name: String) -> String {
+        let path = URL(fileURLWithPath: name, relativeTo: settings.workingDirectory)
+        if name.hasSuffix(".py"),
+            let near = NearMiss.suggestion(
+                for: path.lastPathComponent,
+                among: ((try? FileManager.default.contentsOfDirectory(atPath: path.deletingLastPathComponent().path))
+                    ?? []).filter { $0.hasSuffix(".py") })
+        {
+            let shown = name.contains("/") ? (name as NSString).deletingLastPathComponent + "/" + near : near
+            return "; did you mean '\(shown)'?"
+        }
         guard !name.contains("/"), name.hasSuffix(".py") else { return "" }
         let bare = String(name.dropLast(3))
         guard !bare.isEmpty, let macro = Self.macro(bare, in: searchPath) else { return "" }

@@ -1,5 +1,6 @@
 import Foundation
 import PythonBridge
+import WebAPI
 
 /// Finds the bundled pure-Python package `apimacro` and puts it on `sys.path`.
 enum PythonPackage {
@@ -46,7 +47,7 @@ enum PythonPackage {
             return try String(contentsOf: file, encoding: .utf8)
         } catch {
             throw MacroError(
-                "cannot read \(file.path), part of apimacro's bundled Python package: \(error.localizedDescription); reinstall apimacro"
+                "cannot read \(file.path), part of apimacro's bundled Python package: \(SystemErrorText.reason(error)); reinstall apimacro"
             )
         }
     }

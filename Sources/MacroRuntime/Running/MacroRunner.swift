@@ -51,7 +51,7 @@ public struct MacroRunner {
             do {
                 text = try Data(contentsOf: file)
             } catch {
-                throw MacroError("cannot read \(file.path): \(error.localizedDescription)")
+                throw MacroError("cannot read \(file.path): \(SystemErrorText.reason(error))")
             }
         case .code(let code): text = Data(code.utf8)
         case .standardInput: text = FileHandle.standardInput.readDataToEndOfFile()
@@ -243,7 +243,7 @@ public struct MacroRunner {
     /// given to `sys.exit`) is written here; apimacro's own line is the report's `message`.
     private func report(_ error: any Error, name: String, source: MacroSource, signal: Int32? = nil) -> ExitReport {
         guard error is PythonErrorSet, let (type, value, traceback) = PythonException.fetchRaw() else {
-            return ExitReport(error) ?? .failure("\(error)")
+            return ExitReport(error) ?? .failure(SystemErrorText.describe(error))
         }
         if PythonRaise.matches(type, .systemExit) {
             return exitStatus(of: value)
@@ -367,7 +367,7 @@ public struct MacroRunner {
                 if let exception = PythonException.fetch() {
                     writeError(exception.traceback, newline: false)
                 } else {
-                    writeError("apimacro: \(error)", newline: true)
+                    writeError("apimacro: \(SystemErrorText.describe(error))", newline: true)
                 }
             }
         }

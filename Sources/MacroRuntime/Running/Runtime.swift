@@ -61,7 +61,7 @@ final class Runtime: Sendable {
             } catch let error as APIError {
                 problem = problem ?? error
             } catch {
-                problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(error)")
+                problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(SystemErrorText.reason(error))")
             }
             return nil
         }
@@ -90,8 +90,11 @@ final class Runtime: Sendable {
         let replay = try settings.replay.map { try HARReplay(file: $0) }
         // Likewise a --record file that could not be written at the end: before anything runs.
         if let record = settings.record { try HARRecorder.checkWritable(record) }
+        // Made by the first request that reaches the network: a made-up short token is said then, once.
+        let shortSecrets = ShortSecrets.warnings(settings: settings, plugins: registry.plugins)
         network = LazyNetwork {
-            CurlTransport(
+            for line in shortSecrets { warn(line) }
+            return CurlTransport(
                 userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network,
                 caller: PythonTransferCaller.current)
         }
@@ -128,7 +131,7 @@ final class Runtime: Sendable {
                     openingOnFirstUse: settings.cacheDirectory, secret: try CacheSecret(folder: settings.home))
             } catch {
                 warn(
-                    "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(error)); continuing without it"
+                    "apimacro: warning: cannot open the HTTP cache in \(settings.cacheDirectory.path) (\(SystemErrorText.reason(error))); continuing without it"
                 )
             }
         }
@@ -136,7 +139,8 @@ final class Runtime: Sendable {
         return ExchangeStore(
             network: network, cache: cache, recorder: recorder, replay: replay, offline: settings.offline,
             shared: shared,
-            limits: settings.governorLimits, clientLimits: settings.clientLimits, warn: warn)
+            limits: settings.governorLimits, clientLimits: settings.clientLimits, warn: warn,
+            staleIfError: settings.staleIfError)
     }
 
     /// The Redis connection of `APIMACRO_SHARED_STATE`, tried once now (nil when the setting is
@@ -164,7 +168,7 @@ final class Runtime: Sendable {
             try recorder.write()
             return true
         } catch {
-            MacroHost.standardError("apimacro: \(error)")
+            MacroHost.standardError("apimacro: \(SystemErrorText.describe(error))")
             return false
         }
     }

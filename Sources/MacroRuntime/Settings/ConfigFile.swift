@@ -68,15 +68,14 @@ public struct ConfigFile: Sendable {
     /// The top-level keys apimacro knows, and the keys of the built-in clients' tables.
     ///
     /// Any other table must be named after a plugin found in the plugin folders.
-    static let knownKeys = [
-        "format", "max_wait", "request_timeout", "plugins", "max_rate", "max_concurrency", "https_proxy", "http_proxy",
-        "no_proxy", "ca_bundle", "jq_memory",
-    ]
+    /// (From `SettingsTable`, which `apimacro help environment` and the man page print.)
+    static let knownKeys = SettingsTable.topLevelKeys
     /// What each key takes, by its path (`max_wait`, `shared.timeout`), when it is not a string
     /// (every other key, a client's or a plugin's included, takes a string).
     static let valueTypes: [String: [ValueType]] = [
         "max_wait": [.integer, .float], "request_timeout": [.integer, .float], "max_rate": [.integer, .float, .string],
-        "max_concurrency": [.integer], "jq_memory": [.integer], "plugins": [.list], "no_proxy": [.list],
+        "max_concurrency": [.integer], "jq_memory": [.integer], "plugins": [.list],
+        "stale_if_error": [.boolean, .string], "no_proxy": [.list],
         "shared.timeout": [.integer, .float],
     ]
     /// The keys every client's and plugin's table takes beside its own: `[NAME.limits]`
@@ -91,9 +90,9 @@ public struct ConfigFile: Sendable {
             })
         // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS);
         // `timeout`: APIMACRO_SHARED_STATE_TIMEOUT (through APIMACRO_SHARED_TIMEOUT).
-        tables["shared"] = ["redis", "timeout"]
+        tables["shared"] = SettingsTable.keys(ofTable: "shared")
         // `[ui] color = "never"`: APIMACRO_UI_COLOR (see `ColorChoice`).
-        tables["ui"] = ["color"]
+        tables["ui"] = SettingsTable.keys(ofTable: "ui")
         return tables
     }
 

@@ -37,6 +37,18 @@ struct SettingCheck {
         return number
     }
 
+    /// On or off (`on`/`off`, `true`/`false`, `1`/`0`, `yes`/`no`; a config.toml boolean is `1`
+    /// or `0`), or nil when unset.
+    func onOff(_ variable: String) throws -> Bool? {
+        guard let found = value(variable) else { return nil }
+        switch found.value.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "on", "true", "1", "yes": return true
+        case "off", "false", "0", "no": return false
+        default:
+            throw MacroError("\(found.source): '\(found.value)' is not on or off; accepted: on, off, true or false")
+        }
+    }
+
     /// A whole number of 1 or more, or nil when unset.
     func count(_ variable: String, atLeast least: Int = 1, unit: String? = nil) throws -> Int? {
         guard let found = value(variable) else { return nil }
@@ -77,7 +89,9 @@ struct SettingCheck {
 
     /// A number of seconds above 0 given as a flag.
     static func positive(_ number: Double, source: String) throws {
-        try seconds(number, zeroAllowed: false, text: "\(number)", source: source)
+        // Echoed as typed: -1, not -1.0.
+        let text = number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : "\(number)"
+        try seconds(number, zeroAllowed: false, text: text, source: source)
     }
 
     /// Throws unless `number` is a number of seconds from 0 (or just above, unless `zeroAllowed`)

@@ -36,6 +36,10 @@ public struct Settings: Sendable {
     public var offline: Bool
     /// False with `--no-cache`: neither read nor write the HTTP cache.
     public var useCache: Bool
+    /// Whether a cached copy answers when the network fails or the server answers 5xx
+    /// (stale-if-error, with a warning): `APIMACRO_STALE_IF_ERROR`, `stale_if_error` in
+    /// config.toml (on); `--no-stale` turns it off, revalidation stays.
+    public var staleIfError = true
     /// The HTTP cache's folder: `$XDG_CACHE_HOME/apimacro`, else `~/.cache/apimacro`.
     public var cacheDirectory: URL
     /// Folders holding plugin folders, in search order: `APIMACRO_PLUGINS`
@@ -129,6 +133,7 @@ public struct Settings: Sendable {
         self.replay = replay
         self.offline = offline
         self.useCache = useCache
+        self.staleIfError = try check.onOff("APIMACRO_STALE_IF_ERROR") ?? true
         self.cacheDirectory = Settings.cacheDirectory(environment: environment)
         self.pluginFolders = PluginRegistry.folders(
             environment: environment, home: home, executable: PythonPackage.executable)

@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// The plugins found in the plugin folders: those that loaded, and those that
 /// did not with the reason.
@@ -90,7 +91,7 @@ public struct PluginRegistry: Sendable {
                     failures.append(
                         Failure(
                             name: guessName(candidate), folder: candidate,
-                            error: PluginError(file: candidate.path, key: nil, "\(error)")))
+                            error: PluginError(file: candidate.path, key: nil, SystemErrorText.reason(error))))
                 }
             }
         }

@@ -36,37 +36,85 @@ struct ManifestReader {
             }
             throw fail(nil, problem)
         }
-        try allowOnly(root, in: nil, keys: Self.topKeys, what: "a manifest")
-        let name = try string(root, "name", in: nil, example: "\"myapi\"")
-        guard Self.isIdentifier(name) else {
-            throw fail(
-                "name",
-                "\"\(name)\" is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")"
-            )
+        // Every problem of the file at once, not one per run: each part is read on its own, and
+        // a part that fails is reported with the others.
+        var problems: [PluginError] = []
+        func attempt<T>(_ read: () throws -> T) -> T? {
+            do {
+                return try read()
+            } catch let error as PluginError {
+                problems.append(error)
+            } catch {
+                problems.append(fail(nil, "\(error)"))
+            }
+            return nil
         }
-        guard !reservedNames.contains(name) else {
-            throw fail("name", "\"\(name)\" is a built-in client; choose another name (e.g. \"\(name)_plugin\")")
+        _ = attempt { try allowOnly(root, in: nil, keys: Self.topKeys, what: "a manifest") }
+        let name = attempt { () throws -> String in
+            let name = try string(root, "name", in: nil, example: "\"myapi\"")
+            guard Self.isIdentifier(name) else {
+                throw fail(
+                    "name",
+                    "\"\(name)\" is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")"
+                )
+            }
+            guard !reservedNames.contains(name) else {
+                throw fail("name", "\"\(name)\" is a built-in client; choose another name (e.g. \"\(name)_plugin\")")
+            }
+            return name
         }
-        let description = try string(root, "description", in: nil, example: "\"What this API gives\"")
-        let baseURL = try string(root, "base_url", in: nil, example: "\"https://api.example.com/v1\"")
-        guard let components = URLComponents(string: baseURL),
-            ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-            !(components.host ?? "").isEmpty
-        else {
-            throw fail(
-                "base_url", "\"\(baseURL)\" is not an http(s) URL; write base_url = \"https://api.example.com/v1\"")
+        let description = attempt { try string(root, "description", in: nil, example: "\"What this API gives\"") }
+        let baseURL = attempt { () throws -> String in
+            let baseURL = try string(root, "base_url", in: nil, example: "\"https://api.example.com/v1\"")
+            guard let components = URLComponents(string: baseURL),
+                ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+                !(components.host ?? "").isEmpty
+            else {
+                throw fail(
+                    "base_url", "\"\(baseURL)\" is not an http(s) URL; write base_url = \"https://api.example.com/v1\"")
+            }
+            return baseURL
         }
-        let errors = try table(root, "errors", in: nil) ?? [:]
-        try allowOnly(errors, in: "errors", keys: ["message", "code"], what: "errors")
+        let errors = attempt { () throws -> [String: TOMLValue] in
+            let errors = try table(root, "errors", in: nil) ?? [:]
+            try allowOnly(errors, in: "errors", keys: ["message", "code"], what: "errors")
+            return errors
+        }
+        let auth = attempt { try self.auth(root) }
+        let headers = attempt { try strings(root, "headers", example: "{ Accept = \"application/json\" }") }
+        let query = attempt { try strings(root, "query", example: "{ v = \"20240101\" }") }
+        let pagination = attempt { try self.pagination(root) }
+        let errorMessage = errors.flatMap { errors in attempt { try path(errors, "message", in: "errors") } }
+        let errorCode = errors.flatMap { errors in attempt { try path(errors, "code", in: "errors") } }
+        let limits = attempt { try self.limits(root) }
+        let endpoints = self.endpoints(root, problems: &problems)
+        guard problems.isEmpty, let name, let description, let baseURL, let auth, let headers, let query,
+            let pagination, let errorMessage, let errorCode, let endpoints, let limits
+        else { throw Self.combined(problems, file: file) }
         var manifest = PluginManifest(
             name: name, description: description,
             baseURL: baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL,
-            auth: try auth(root), headers: try strings(root, "headers", example: "{ Accept = \"application/json\" }"),
-            query: try strings(root, "query", example: "{ v = \"20240101\" }"), pagination: try pagination(root),
-            errorMessage: try path(errors, "message", in: "errors"), errorCode: try path(errors, "code", in: "errors"),
-            endpoints: try endpoints(root), folder: folder)
-        manifest.limits = try limits(root)
+            auth: auth, headers: headers, query: query, pagination: pagination,
+            errorMessage: errorMessage, errorCode: errorCode, endpoints: endpoints, folder: folder)
+        manifest.limits = limits
         return manifest
+    }
+
+    /// One problem as it is; several as one error that lists them all, a line each.
+    ///
+    /// A key reported missing that a misspelt key's "did you mean" already names is left
+    /// out.
+    static func combined(_ problems: [PluginError], file: String) -> PluginError {
+        let problems = problems.filter { problem in
+            guard let key = problem.key, problem.problem.hasPrefix("missing") else { return true }
+            let name = key.split(separator: ".").last.map(String.init) ?? key
+            return !problems.contains { $0.problem.contains("did you mean \(name)?") }
+        }
+        guard problems.count > 1 else { return problems.first ?? PluginError(file: file, key: nil, "cannot be read") }
+        let lines = problems.map { problem in
+            "\n    " + [problem.key, problem.problem].compactMap { $0 }.joined(separator: ": ")
+        }
+        return PluginError(file: file, key: nil, "\(problems.count) problems:" + lines.joined())
     }
 
     /// `[limits] rate = "10/s"` (or `"600/min"`, `"5000/h"`, a number a second) and
@@ -236,32 +284,55 @@ struct ManifestReader {
         }
     }
 
-    private func endpoints(_ root: [String: TOMLValue]) throws -> [PluginEndpoint] {
-        guard let endpoints = try table(root, "endpoints", in: nil), !endpoints.isEmpty else {
-            throw fail("endpoints", "missing; declare at least one endpoint: [endpoints.NAME] with path = \"/things\"")
+    /// The endpoints, each read on its own: the problems of all of them go to `problems`; nil
+    /// when any endpoint (or the table) has one.
+    private func endpoints(_ root: [String: TOMLValue], problems: inout [PluginError]) -> [PluginEndpoint]? {
+        let table: [String: TOMLValue]
+        do {
+            guard let found = try self.table(root, "endpoints", in: nil), !found.isEmpty else {
+                throw fail(
+                    "endpoints", "missing; declare at least one endpoint: [endpoints.NAME] with path = \"/things\"")
+            }
+            table = found
+        } catch {
+            problems.append(error as? PluginError ?? fail("endpoints", "\(error)"))
+            return nil
         }
-        return try endpoints.keys.sorted().map { name in
-            let key = "endpoints.\(name)"
-            guard case .table(let table)? = endpoints[name] else {
-                throw fail(
-                    key,
-                    "expected a table, found \(endpoints[name]?.typeName ?? "nothing"); write [\(key)] then path = \"/things\""
-                )
+        var read: [PluginEndpoint] = []
+        var failed = false
+        for name in table.keys.sorted() {
+            do {
+                read.append(try endpoint(named: name, in: table))
+            } catch {
+                problems.append(error as? PluginError ?? fail("endpoints.\(name)", "\(error)"))
+                failed = true
             }
-            guard Self.isIdentifier(name) else {
-                throw fail(
-                    key,
-                    "\"\(name)\" is not a valid endpoint name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")"
-                )
-            }
-            guard !Self.reservedMethods.contains(name) else {
-                throw fail(
-                    key,
-                    "\"\(name)\" is reserved (every client has \(Self.reservedMethods.sorted().joined(separator: ", "))); rename the endpoint (e.g. \"\(name)_item\")"
-                )
-            }
-            return try endpoint(name, table, key: key)
         }
+        return failed ? nil : read
+    }
+
+    /// The endpoint `name` of the `[endpoints]` table.
+    private func endpoint(named name: String, in endpoints: [String: TOMLValue]) throws -> PluginEndpoint {
+        let key = "endpoints.\(name)"
+        guard case .table(let table)? = endpoints[name] else {
+            throw fail(
+                key,
+                "expected a table, found \(endpoints[name]?.typeName ?? "nothing"); write [\(key)] then path = \"/things\""
+            )
+        }
+        guard Self.isIdentifier(name) else {
+            throw fail(
+                key,
+                "\"\(name)\" is not a valid endpoint name; use lowercase letters, digits and _, starting with a letter (e.g. \"\(Self.suggestedName(name))\")"
+            )
+        }
+        guard !Self.reservedMethods.contains(name) else {
+            throw fail(
+                key,
+                "\"\(name)\" is reserved (every client has \(Self.reservedMethods.sorted().joined(separator: ", "))); rename the endpoint (e.g. \"\(name)_item\")"
+            )
+        }
+        return try endpoint(name, table, key: key)
     }
 
     private func endpoint(_ name: String, _ fields: [String: TOMLValue], key: String) throws -> PluginEndpoint {

@@ -18,6 +18,9 @@ public struct CacheStage: Stage {
     let shared: SharedCacheTier?
     /// `--offline`: serve any stored copy, fresh or not, and never ask the network first.
     let offline: Bool
+    /// Whether a stored copy answers when the network fails or the server answers 5xx
+    /// (stale-if-error); false with `--no-stale`: such a request fails, revalidation stays.
+    let staleIfError: Bool
     let credentials: CredentialStage
     let slot: CredentialSlot
     let log: ExchangeLog
@@ -33,12 +36,15 @@ public struct CacheStage: Stage {
     ///   - warn: writes one line to stderr (stale-if-error).
     ///   - now: the clock, seconds since 1970 (tests set it).
     ///   - shared: the second tier in Redis (`APIMACRO_SHARED_STATE`), or nil.
+    ///   - staleIfError: serve a stored copy when the network fails or the server answers 5xx
+    ///     (true; false with `--no-stale`).
     public init(
         cache: HTTPCache, offline: Bool, slot: CredentialSlot, baseURL: String, log: ExchangeLog,
         warn: @escaping @Sendable (String) -> Void,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        shared: SharedState? = nil
+        shared: SharedState? = nil, staleIfError: Bool = true
     ) {
+        self.staleIfError = staleIfError
         let credentials = CredentialStage(slot: slot, baseURL: baseURL)
         local = LocalCacheTier(cache: cache, warn: warn)
         self.shared = shared.map { SharedCacheTier(shared: $0, slot: slot, credentials: credentials) }
@@ -83,11 +89,11 @@ public struct CacheStage: Stage {
         do {
             response = try await next(request)
         } catch let error as APIError where error.kind == .network || error.kind == .timeout {
-            guard let entry = found.entry, CachePolicy.mayServeOnError(entry.stored) else { throw error }
+            guard staleIfError, let entry = found.entry, CachePolicy.mayServeOnError(entry.stored) else { throw error }
             return stale(entry, exchange, because: error.kind == .timeout ? "timed out" : "no response", since: start)
         }
         let responseTime = now()
-        if let entry = found.entry, response.status >= 500, CachePolicy.mayServeOnError(entry.stored) {
+        if staleIfError, let entry = found.entry, response.status >= 500, CachePolicy.mayServeOnError(entry.stored) {
             return stale(
                 entry, exchange, because: "\(response.status) \(HTTPStatus.reason(response.status))", since: start)
         }

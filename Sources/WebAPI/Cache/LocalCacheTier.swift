@@ -122,6 +122,8 @@ struct LocalCacheTier: Sendable {
 
     private func report(_ error: any Error) {
         guard !trouble.reported.exchange(true, ordering: .relaxed) else { return }
-        warn("apimacro: warning: the HTTP cache \(cache.file.path) is not usable (\(error)); continuing without it")
+        warn(
+            "apimacro: warning: the HTTP cache \(cache.file.path) is not usable (\(SystemErrorText.reason(error))); continuing without it"
+        )
     }
 }

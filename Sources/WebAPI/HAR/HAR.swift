@@ -112,7 +112,7 @@ extension HAR {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw APIError(.invalidRequest, "cannot read the HAR file \(file.path): \(error.localizedDescription)")
+            throw APIError(.invalidRequest, "cannot read the HAR file \(file.path): \(SystemErrorText.reason(error))")
         }
         return try decode(data, name: file.path)
     }

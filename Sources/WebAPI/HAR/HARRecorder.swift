@@ -43,7 +43,7 @@ public final class HARRecorder: Sendable {
         do {
             try encoder.encode(har).write(to: file, options: .atomic)
         } catch {
-            throw Self.cannotWrite(file, error.localizedDescription)
+            throw Self.cannotWrite(file, SystemErrorText.reason(error))
         }
     }
 

@@ -21,8 +21,18 @@ struct LoopbackRoutes: Sendable {
         self.callbackPath = path.hasPrefix("/") ? path : "/" + path
     }
 
-    /// The reply's bytes, and the rebuilt redirect URL once `/token` was posted.
+    /// The reply's bytes, and the redirect URL once the login's answer arrived: on the callback's
+    /// GET when its query holds `code` or `error` (the authorization-code grant: no script
+    /// needed, so a text browser or one with scripts off works), else when the page's script
+    /// posted the fragment to `/token` (the implicit grant, whose token only the page sees).
     func answer(_ request: LoopbackRequest) -> (reply: [UInt8], redirect: String?) {
+        if request.path == callbackPath, request.method == "GET", Self.holdsAnswer(request.query) {
+            let page = Array(Self.donePage.utf8)
+            return (
+                LoopbackReply.make(200, type: "text/html; charset=utf-8", body: page, sendBody: true),
+                "http://127.0.0.1:\(port)\(callbackPath)?\(request.query)"
+            )
+        }
         if request.path == callbackPath, request.method == "GET" || request.method == "HEAD" {
             let page = Array(Self.page.utf8)
             return (
@@ -48,6 +58,23 @@ struct LoopbackRoutes: Sendable {
         }
         return (LoopbackReply.text(200, "ok"), url)
     }
+
+    /// Whether a callback's query is the provider's answer: it names `code` or `error`.
+    static func holdsAnswer(_ query: String) -> Bool {
+        query.split(separator: "&").contains { pair in
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return name == "code" || name == "error"
+        }
+    }
+
+    /// The page for a callback whose query held the answer: nothing left for the browser to do.
+    static let donePage = """
+        <!doctype html>
+        <html><head><meta charset="utf-8"><title>apimacro login</title></head>
+        <body style="font-family: sans-serif; margin: 3em">
+        <p>apimacro: the login's answer arrived; you can close this window.</p>
+        </body></html>
+        """
 
     /// The callback page: its script sends the fragment (which never reaches
     /// a server on its own) and the query to `/token`.
@@ -83,6 +110,8 @@ struct LoopbackRequest {
     let method: String
     /// The target's path, without its query.
     let path: String
+    /// The target's query, without its `?` (percent-encoded as received; empty when none).
+    var query = ""
     /// Header values by lower-cased name.
     let headers: [String: String]
     let body: [UInt8]
@@ -123,11 +152,12 @@ struct LoopbackRequest {
         guard bodyStart + length <= limit else { return .failed(413) }
         guard bytes.count >= bodyStart + length else { return .incomplete }
         let target = words[1]
-        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? target
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         return .complete(
             LoopbackRequest(
-                method: String(words[0]), path: String(path), headers: headers,
-                body: Array(bytes[bodyStart..<bodyStart + length])))
+                method: String(words[0]), path: String(parts.first ?? target),
+                query: parts.count == 2 ? String(parts[1].prefix { $0 != "#" }) : "",
+                headers: headers, body: Array(bytes[bodyStart..<bodyStart + length])))
     }
 
     /// `a=1&b=two+words` → decoded pairs.

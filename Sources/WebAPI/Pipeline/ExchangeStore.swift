@@ -56,6 +56,9 @@ public final class ExchangeStore: Transport {
             return made
         }
     }
+    /// Whether the cache serves a stored copy when the network fails (stale-if-error); false
+    /// with `--no-stale` (`APIMACRO_STALE_IF_ERROR=off`).
+    public let staleIfError: Bool
 
     /// - Parameters:
     ///   - network: the real transport, used unless `offline` or `replay`.
@@ -67,12 +70,15 @@ public final class ExchangeStore: Transport {
     ///   - limits: the shared limiter's pace and concurrency cap (used only with `shared`).
     ///   - clientLimits: each API's own limits from the settings, by name.
     ///   - warn: writes a line to stderr (stale-if-error warnings).
+    ///   - staleIfError: whether the cache answers when the network fails (true; `--no-stale`: false).
     public init(
         network: any Transport, cache: HTTPCache?, recorder: HARRecorder?, replay: HARReplay?, offline: Bool,
         shared: SharedState? = nil, limits: GovernorLimits = GovernorLimits(),
-        clientLimits: [String: LocalLimits] = [:], warn: @escaping @Sendable (String) -> Void
+        clientLimits: [String: LocalLimits] = [:], warn: @escaping @Sendable (String) -> Void,
+        staleIfError: Bool = true
     ) {
         self.clientLimits = clientLimits
+        self.staleIfError = staleIfError
         self.network = network
         if replay != nil {
             wire = OfflineTransport(hint: "replaying never uses the network")

@@ -77,7 +77,7 @@ extension Pipeline {
                 stages.append(
                     CacheStage(
                         cache: cache, offline: store.offline, slot: slot, baseURL: baseURL, log: log, warn: store.warn,
-                        shared: store.shared))
+                        shared: store.shared, staleIfError: store.staleIfError))
             }
         }
         stages.append(

@@ -302,6 +302,22 @@ class _MacroArgumentParser(argparse.ArgumentParser):
             rewritten.append(argument)
         return super().parse_known_args(rewritten, namespace)
 
+    def error(self, message: str) -> Any:
+        """argparse's error, with "did you mean" for a mistyped option (``--limt``)."""
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            import difflib  # only on this error: start-up imports as little as it can
+
+            known = [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
+            for word in message[len(prefix):].split():
+                option = word.partition("=")[0]
+                if option.startswith("--"):
+                    near = difflib.get_close_matches(option, known, n=1, cutoff=0.7)
+                    if near:
+                        message += f"; did you mean '{near[0]}'?"
+                        break
+        return super().error(message)
+
 
 def _add_positional(
     parser: _MacroArgumentParser, parameter: inspect.Parameter, value_type: _ValueType

@@ -304,10 +304,11 @@ def csv_cell(value: Any) -> str:
     """One CSV cell: ``cell_text``, with a ``'`` put in front of text starting with
     ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, so a spreadsheet shows it
     instead of running it as a formula (OWASP's advice).  Numbers are left alone:
-    ``-5`` and ``"+1.5e3"`` stay as they are.
+    ``-5`` and ``"+1.5e3"`` stay as they are, and so does a lone ``-`` (a table's
+    "none"), which no spreadsheet runs.
     """
     text = cell_text(value)
-    if not text.startswith(_FORMULA_START) or _is_number(value) or _PLAIN_NUMBER_RE.fullmatch(text):
+    if text == "-" or not text.startswith(_FORMULA_START) or _is_number(value) or _PLAIN_NUMBER_RE.fullmatch(text):
         return text
     return "'" + text
 

@@ -85,6 +85,9 @@ class Console(code.InteractiveConsole):
         self.quitting = False
         # stdout's reader went away (`apimacro repl < s.txt | head`): the session ends quietly.
         self.output_closed = False
+        # Fed from a file or pipe: the input's line on which the statement being read began, so
+        # a traceback names the file's line, not line 1 of each statement.
+        self.first_line = 1
 
     # -- input -------------------------------------------------------------------------
 
@@ -92,6 +95,12 @@ class Console(code.InteractiveConsole):
         if self.quitting:
             raise EOFError
         return input(prompt)
+
+    def runsource(self, source, filename="<input>", symbol="single"):
+        if not self.interactive and self.first_line > 1:
+            # Blank lines before it: compiled where it stands in the input.
+            source = "\n" * (self.first_line - 1) + source
+        return super().runsource(source, filename, symbol)
 
     def push(self, line):
         if not self.buffer and line.lstrip().startswith(":"):
@@ -435,10 +444,14 @@ def _run_lines(console):
     """The console fed from a file or pipe: no prompt, no banner; a block
     still open at the end of the input is run as a blank line would."""
     more = False
+    number = 0
     while not console.quitting:
         line = sys.stdin.readline()
         if not line:
             break
+        number += 1
+        if not console.buffer:
+            console.first_line = number
         more = console.push(line.rstrip("\n"))
     if more:
         console.push("")

@@ -1,0 +1,144 @@
+import Clients
+import Foundation
+
+/// Every setting apimacro reads from the environment, with its `config.toml` key, its default
+/// and what it sets: the settings of apimacro itself (`global`, whose keys `ConfigFile` knows
+/// from here) and each built-in client's (its descriptor's `ClientSetting`s).
+///
+/// `apimacro help environment` prints it, and the man page's ENVIRONMENT section is made from
+/// it (`ManualSections`), so neither can drift from what the settings code reads.
+public enum SettingsTable {
+    /// One setting: its variable, its `config.toml` key (`max_wait`, `shared.redis`,
+    /// `github.url`; nil when the file has none), its default and what it sets.
+    public struct Entry: Sendable, Equatable {
+        public let variable: String
+        public let key: String?
+        public let defaultText: String?
+        public let summary: String
+
+        /// The key as a user writes it in `config.toml`: `max_wait`, `[github] url`.
+        public var keyText: String? {
+            guard let key else { return nil }
+            let parts = key.split(separator: ".", maxSplits: 1)
+            return parts.count == 2 ? "[\(parts[0])] \(parts[1])" : key
+        }
+    }
+
+    /// apimacro's own settings, in the order `config.toml`'s top-level keys are listed.
+    public static let global: [Entry] = [
+        Entry(
+            variable: "APIMACRO_FORMAT", key: "format", defaultText: "table on a terminal, else json",
+            summary: "the output format: table, json, csv or ndjson (--format)"),
+        Entry(
+            variable: "APIMACRO_MAX_WAIT", key: "max_wait", defaultText: "60",
+            summary: "the longest rate-limit wait, seconds"),
+        Entry(
+            variable: "APIMACRO_REQUEST_TIMEOUT", key: "request_timeout", defaultText: "30",
+            summary: "each request's timeout, seconds (--request-timeout)"),
+        Entry(
+            variable: "APIMACRO_STALE_IF_ERROR", key: "stale_if_error", defaultText: "on",
+            summary: "serve a cached copy, with a warning, when the network fails (off: --no-stale)"),
+        Entry(
+            variable: "APIMACRO_PLUGINS", key: "plugins", defaultText: nil,
+            summary: "more plugin folders, colon-separated"),
+        Entry(
+            variable: "APIMACRO_MAX_RATE", key: "max_rate", defaultText: nil,
+            summary:
+                "requests a second per API (10, 10/s, 600/min, 5000/h): in each process, or across them with shared state"
+        ),
+        Entry(
+            variable: "APIMACRO_MAX_CONCURRENCY", key: "max_concurrency", defaultText: nil,
+            summary: "requests in flight per API: in each process, or across them with shared state"),
+        Entry(
+            variable: "APIMACRO_JQ_MEMORY", key: "jq_memory", defaultText: "4096, or half the memory",
+            summary: "the memory an api --jq filter may use, MiB (at least 32)"),
+        Entry(
+            variable: "APIMACRO_HTTPS_PROXY", key: "https_proxy", defaultText: "https_proxy, HTTPS_PROXY",
+            summary: "the proxy for https:// URLs"),
+        Entry(
+            variable: "APIMACRO_HTTP_PROXY", key: "http_proxy", defaultText: "http_proxy, HTTP_PROXY",
+            summary: "the proxy for http:// URLs"),
+        Entry(
+            variable: "APIMACRO_NO_PROXY", key: "no_proxy", defaultText: "no_proxy, NO_PROXY",
+            summary: "hosts reached without the proxy, comma-separated"),
+        Entry(
+            variable: "APIMACRO_CA_BUNDLE", key: "ca_bundle", defaultText: "SSL_CERT_FILE, else the system's",
+            summary: "the certificate authorities to trust (a PEM file)"),
+        Entry(
+            variable: "APIMACRO_SHARED_STATE", key: "shared.redis", defaultText: nil,
+            summary: "a redis:// URL: one rate-limit budget and cache across processes and machines"),
+        Entry(
+            variable: "APIMACRO_SHARED_STATE_TIMEOUT", key: "shared.timeout", defaultText: "1",
+            summary: "how long to wait for Redis, seconds"),
+        Entry(
+            variable: "APIMACRO_UI_COLOR", key: "ui.color", defaultText: "auto",
+            summary: "colour: auto (a terminal, unless NO_COLOR is set), always or never (--color)"),
+        Entry(
+            variable: "APIMACRO_HOME", key: nil, defaultText: "$XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro",
+            summary: "the folder of config.toml, credentials.json, history, macros/ and plugins/"),
+    ]
+
+    /// Every setting: apimacro's, then each built-in client's, then the line for plugins.
+    public static var all: [Entry] {
+        let clients = ClientRegistry.all.map(\.descriptor).flatMap { descriptor in
+            descriptor.settings.map { setting in
+                Entry(
+                    variable: setting.variable, key: "\(descriptor.name).\(setting.key)",
+                    defaultText: setting.defaultText, summary: setting.summary)
+            }
+        }
+        let plugins = Entry(
+            variable: "APIMACRO_<PLUGIN>_URL", key: "<plugin>.url", defaultText: "the manifest's base_url",
+            summary: "a plugin's base URL; its credentials are the variables its manifest declares")
+        let limits = [
+            Entry(
+                variable: "APIMACRO_<NAME>_LIMITS_RATE", key: "<name>.limits.rate",
+                defaultText: "a plugin's [limits] rate",
+                summary: "a client's or plugin's requests a second, in each process (10/s, 600/min, 5000/h)"),
+            Entry(
+                variable: "APIMACRO_<NAME>_LIMITS_CONCURRENCY", key: "<name>.limits.concurrency",
+                defaultText: "a plugin's [limits] concurrency",
+                summary: "a client's or plugin's requests in flight, in each process"),
+        ]
+        return global + clients + [plugins] + limits
+    }
+
+    /// The keys at the top of `config.toml` (`format`, `max_wait`, ...).
+    static var topLevelKeys: [String] {
+        global.compactMap(\.key).filter { !$0.contains(".") }
+    }
+
+    /// The keys of `table` among apimacro's own settings (`shared`: `redis`, `timeout`).
+    static func keys(ofTable table: String) -> [String] {
+        global.compactMap(\.key).compactMap { key in
+            key.hasPrefix(table + ".") ? String(key.dropFirst(table.count + 1)) : nil
+        }
+    }
+
+    /// `apimacro help environment`: each variable on a line of its own, then its key,
+    /// default and what it sets, indented.
+    public static var helpText: String {
+        var text = """
+            apimacro reads these settings; each may be set in the environment or, by its key, in
+            $APIMACRO_HOME/config.toml. A flag wins over the environment, the environment over
+            config.toml, config.toml over the default.
+
+
+            """
+        for entry in all {
+            text += entry.variable + "\n"
+            var facts: [String] = []
+            if let key = entry.keyText { facts.append("config.toml: \(key)") }
+            facts.append("default: \(entry.defaultText ?? "none")")
+            text += "    \(entry.summary)\n    \(facts.joined(separator: "; "))\n"
+        }
+        text += """
+
+            Also read: GITHUB_TOKEN (after APIMACRO_GITHUB_TOKEN), gh's GH_TOKEN and hosts.yml,
+            XDG_CONFIG_HOME, XDG_CACHE_HOME (the HTTP cache: $XDG_CACHE_HOME/apimacro, else
+            ~/.cache/apimacro), NO_COLOR, SSL_CERT_FILE and the proxy variables.
+
+            """
+        return text
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// README.md as a new user follows it (issue 36, friction 1).
+///
+/// Its macros exist or are written out in full, its first macro prints what README shows, and
+/// its offline command works as written. The macros' type check is
+/// `TypeCheckTests.examplesTypeCheck`.
+@Suite("README's macros and commands, as written")
+struct ReadmeTests {
+    static let readme = PythonTools.root.appendingPathComponent("README.md")
+
+    /// README's ```python blocks that define `main` (a macro), dedented, in order.
+    static func macros() throws -> [String] {
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        var found: [String] = []
+        for match in text.matches(of: #/```python\n((?s).*?)```/#) where match.output.1.contains("def main(") {
+            let lines = match.output.1.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let indents = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map { line in
+                line.prefix { $0 == " " }.count
+            }
+            let indent = indents.min() ?? 0
+            found.append(lines.map { line in String(line.dropFirst(min(indent, line.count))) }.joined(separator: "\n"))
+        }
+        return found
+    }
+
+    @Test("every macro README runs by name is written out in README or is in examples/")
+    func namedMacrosExist() throws {
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let written = Set(text.matches(of: #/Save this as\s+`macros/([a-z_-]+)\.py`/#).map { String($0.output.1) })
+            .union(text.matches(of: #/`[a-z]+/macros/([a-z_-]+)\.py`/#).map { String($0.output.1) })
+        // The examples, and the shipped plugins' macros (on the macro path by name).
+        let root = PythonTools.root
+        let folders =
+            [root.appendingPathComponent("examples")]
+            + (try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("plugins").path)).map {
+                root.appendingPathComponent("plugins/\($0)/macros")
+            }
+        let examples = Set(
+            folders.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: $0.path)) ?? [] }
+                .filter { $0.hasSuffix(".py") }.map { String($0.dropLast(3)) })
+        // A command as README shows it: in backquotes, or a line of a shell block.
+        let named = Set(text.matches(of: #/(?m)(?:^|`|\$ )apimacro run ([a-z][a-z_-]*) /#).map { String($0.output.1) })
+            .union(text.matches(of: #/\nname=[a-z]+\s+([a-z][a-z_-]*) /#).map { String($0.output.1) })
+        #expect(!named.isEmpty)
+        let missing = named.subtracting(written).subtracting(examples).subtracting(["-m", "-c"])
+        #expect(missing.isEmpty, "README runs macros it never shows: \(missing.sorted())")
+    }
+
+    @Test("README's first macro, saved as README says, prints the table README shows against the test server")
+    func firstMacro() async throws {
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let macro = try #require(try Self.macros().first { $0.contains("Counter(repo[\"language\"]") })
+        let shown = try #require(
+            text.firstMatch(of: #/```\n\$ apimacro run langs octocat\n((?s).*?)```/#).map { String($0.output.1) })
+        let server = try await TestServer.start()
+        let space = try Workspace(files: ["macros/langs.py": macro])
+        defer { space.remove() }
+        let result = try await space.run(
+            "run", "langs", "octocat", "--format", "table", environment: ["APIMACRO_GITHUB_URL": server.baseURL])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == shown, "README shows:\n\(shown)\nthe macro printed:\n\(result.stdout)")
+        try await server.shutdown()
+    }
+
+    @Test("README's offline instagram-friends command works as written, with no token")
+    func offlineInstagramCommand() async throws {
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let command = try #require(
+            text.firstMatch(of: #/`(APIMACRO_INSTAGRAM_URL=[^ `]+)\s+apimacro run\s+([^`]*instagram-friends[^`]*)`/#))
+        let variable = command.output.1.split(separator: "=", maxSplits: 1).map(String.init)
+        let words = command.output.2.split(whereSeparator: \.isWhitespace).map(String.init)
+        // README's paths are from the repository's root; the run is in a workspace of its own, so
+        // the checkout gets no file or cache folder.
+        let space = try Workspace()
+        defer { space.remove() }
+        let paths = words.map { $0.contains("/") ? PythonTools.root.appendingPathComponent($0).path : $0 }
+        let result = try await Binary.run(["run"] + paths, in: space.url, environment: [variable[0]: variable[1]])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count > 1, "\(result.stdout)")
+    }
+}
