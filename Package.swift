@@ -83,7 +83,8 @@ let package = Package(
         .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),
         // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on GRDB as
         // the HTTP cache is. No Python: MacroRuntime only binds apimacro.state, incremental and output(to=).
-        .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // WebAPI for `SystemErrorText` only: an I/O failure in errno's words, never Foundation's.
+        .target(name: "Store", dependencies: ["WebAPI", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "apimacro",
             dependencies: [

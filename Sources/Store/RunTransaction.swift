@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Synchronization
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -348,7 +349,8 @@ private final class PreparedFile {
                 try handle.write(contentsOf: Data((prefix + text.body).utf8))
                 try handle.synchronize()
             } catch {
-                throw StoreError.io("cannot write \(target.path): \(error.localizedDescription); nothing was written")
+                throw StoreError.io(
+                    "cannot write \(target.path): \(SystemErrorText.describe(error)); nothing was written")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -126,7 +127,7 @@ public struct StateDatabase: Sendable {
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.io("cannot create \(folder.path): \(error.localizedDescription)")
+            throw StoreError.io("cannot create \(folder.path): \(SystemErrorText.describe(error))")
         }
     }
 }

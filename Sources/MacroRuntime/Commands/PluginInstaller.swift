@@ -295,8 +295,5 @@ public struct PluginInstaller: Sendable {
     }
 
     /// An error in words, without Foundation's domain and code.
-    static func describe(_ error: any Error) -> String {
-        let text = (error as NSError).localizedFailureReason ?? error.localizedDescription
-        return text.replacingOccurrences(of: "The operation could not be completed. ", with: "")
-    }
+    static func describe(_ error: any Error) -> String { SystemErrorText.describe(error) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PluginHost
 import PythonBridge
+import WebAPI
 
 /// `apimacro plugins new NAME --from-openapi FILE_OR_URL`: a plugin folder (`plugin.toml`, a
 /// `.pyi` stub of its client, a smoke macro) made from an OpenAPI 3.0 or 3.1 document.
@@ -66,7 +67,7 @@ public struct PluginScaffold {
                 try Data(text.utf8).write(to: file)
             }
         } catch {
-            throw MacroError("cannot write the plugin under \(target.path): \(error.localizedDescription)")
+            throw MacroError("cannot write the plugin under \(target.path): \(SystemErrorText.describe(error))")
         }
         let manifest: PluginManifest
         do {
@@ -80,7 +81,7 @@ public struct PluginScaffold {
             if fileManager.fileExists(atPath: target.path) { try fileManager.removeItem(at: target) }
             try fileManager.moveItem(at: staging, to: target)
         } catch {
-            throw MacroError("cannot put the plugin in \(target.path): \(error.localizedDescription)")
+            throw MacroError("cannot put the plugin in \(target.path): \(SystemErrorText.describe(error))")
         }
         return report(generated, manifest: manifest, folder: target, explicitFolder: folder != nil)
     }
