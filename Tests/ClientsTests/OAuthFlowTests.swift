@@ -173,7 +173,10 @@ extension OAuthFlowTests {
             async let redirect = listener.waitForRedirect(timeout: 600, callbackPath: "/callback")
             let transport = CurlTransport(userAgent: "apimacro/test")
             let client = APIClient(
-                configuration: ClientConfiguration(name: "login", baseURL: "http://127.0.0.1:\(listener.port)"),
+                // The listener answers as soon as its thread runs (an event); a loaded machine once kept
+                // it from starting for over 30 s, the default request timeout: 600 s is a hang guard.
+                configuration: ClientConfiguration(
+                    name: "login", baseURL: "http://127.0.0.1:\(listener.port)", timeout: 600, maxRetries: 0),
                 transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
             do {
                 let page = try await client.send(Request("GET", "/callback?from=provider"))
@@ -277,7 +280,7 @@ enum RawHTTP {
         defer { close(fd) }
         // Only a hang may trip this: a full run on a busy 2-core machine once kept the listener's
         // answer from a 10-second wait.
-        var timeout = timeval(tv_sec: 90, tv_usec: 0)
+        var timeout = timeval(tv_sec: 600, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

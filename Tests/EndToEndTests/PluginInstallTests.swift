@@ -36,7 +36,7 @@ struct PluginInstallTests {
         let git = try await GitDaemon.start()
         defer { git.stop() }
         let server = try await TestServer.start()
-        let first = try git.create("weather", files: ["plugin.toml": Self.manifest("weather")])
+        let first = try await git.create("weather", files: ["plugin.toml": Self.manifest("weather")])
         let space = try Workspace(files: [
             "who.py": "import apimacro\nprint(apimacro.client('weather').user(login='octocat')['login'])\n"
         ])
@@ -56,7 +56,7 @@ struct PluginInstallTests {
 
         let upToDate = try await space.run("plugins", "upgrade", "weather", environment: environment)
         #expect(upToDate.stdout == "weather: up to date at \(first.prefix(12))\n", "\(upToDate.stderr)")
-        let second = try git.push(
+        let second = try await git.push(
             "weather", files: ["plugin.toml": Self.manifest("weather", description: "Weather v2")])
         let upgraded = try await space.run("plugins", "upgrade", "--all", environment: environment)
         #expect(
@@ -79,8 +79,8 @@ struct PluginInstallTests {
     func pinned() async throws {
         let git = try await GitDaemon.start()
         defer { git.stop() }
-        let first = try git.create("pinme", files: ["plugin.toml": Self.manifest("pinme")], tag: "v1")
-        try git.push("pinme", files: ["plugin.toml": Self.manifest("pinme", description: "later")])
+        let first = try await git.create("pinme", files: ["plugin.toml": Self.manifest("pinme")], tag: "v1")
+        try await git.push("pinme", files: ["plugin.toml": Self.manifest("pinme", description: "later")])
         let space = try Workspace()
         defer { space.remove() }
         let installed = try await space.run("plugins", "install", git.url("pinme"), "--pin", "v1")
@@ -103,9 +103,9 @@ struct PluginInstallTests {
         let git = try await GitDaemon.start()
         defer { git.stop() }
         let server = try await TestServer.start()
-        try git.create("broken", files: ["plugin.toml": "name = \"broken\"\n"])
-        try git.create("clash", files: ["plugin.toml": Self.manifest("github")])
-        try git.create("twin", files: ["plugin.toml": Self.manifest("hackernews")])
+        try await git.create("broken", files: ["plugin.toml": "name = \"broken\"\n"])
+        try await git.create("clash", files: ["plugin.toml": Self.manifest("github")])
+        try await git.create("twin", files: ["plugin.toml": Self.manifest("hackernews")])
         let space = try Workspace(files: [
             "record.py": "import apimacro\nprint(apimacro.client('tested').user(login='octocat')['login'])\n"
         ])
@@ -120,14 +120,14 @@ struct PluginInstallTests {
         #expect(recorded.status == 0, "\(recorded.stderr)")
         let cassette = try String(contentsOf: space.url.appendingPathComponent("selftest.har"), encoding: .utf8)
         try FileManager.default.removeItem(at: space.url.appendingPathComponent("plugins"))
-        try git.create(
+        try await git.create(
             "tested",
             files: [
                 "plugin.toml": tested, "cassettes/selftest.har": cassette,
                 "selftest.py":
                     "import apimacro\nassert apimacro.client('tested').user(login='octocat')['login'] == 'octocat'\n",
             ])
-        try git.create(
+        try await git.create(
             "untested",
             files: [
                 "plugin.toml": tested, "cassettes/selftest.har": cassette,

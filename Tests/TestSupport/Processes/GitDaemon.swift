@@ -57,9 +57,13 @@ public final class GitDaemon: Sendable {
     }
 
     /// Makes `NAME.git` from `files` (one commit; a tag when `tag` is given) and returns the
-    /// commit's id.
+    /// commit's id; git runs on a thread of its own, off the cooperative pool.
     @discardableResult
-    public func create(_ name: String, files: [String: String], tag: String? = nil) throws -> String {
+    public func create(_ name: String, files: [String: String], tag: String? = nil) async throws -> String {
+        try await runBlocking { try self.createNow(name, files: files, tag: tag) }
+    }
+
+    private func createNow(_ name: String, files: [String: String], tag: String?) throws -> String {
         let work = folder.appendingPathComponent("work-\(name)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         try Self.git(["init", "--quiet", "--initial-branch=main"], in: work)
@@ -72,7 +76,11 @@ public final class GitDaemon: Sendable {
 
     /// Commits `files` in `NAME`'s work tree and pushes them (and `tag`); returns the new commit.
     @discardableResult
-    public func push(_ name: String, files: [String: String], tag: String? = nil) throws -> String {
+    public func push(_ name: String, files: [String: String], tag: String? = nil) async throws -> String {
+        try await runBlocking { try self.pushNow(name, files: files, tag: tag) }
+    }
+
+    private func pushNow(_ name: String, files: [String: String], tag: String?) throws -> String {
         let work = folder.appendingPathComponent("work-\(name)")
         let commit = try commit(files, in: work, message: "update", tag: tag)
         try Self.git(["push", "--quiet", "--tags", "origin", "main"], in: work)
