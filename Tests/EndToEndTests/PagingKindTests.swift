@@ -214,3 +214,52 @@ struct AnswerErrorTests {
             "\(refused.stderr)")
     }
 }
+
+/// A list the API does not page (it ignores the offset or the page number) is not asked for ever.
+@Suite("a list that does not page")
+struct UnpagedListTests {
+    @Test("offset and page_param against a list that ignores them: two requests, then a ParseError naming the page")
+    func ignoredParameter() async throws {
+        let server = try await TestServer.start()
+        let manifest = { (name: String, pagination: String) in
+            """
+            name = "\(name)"
+            description = "A list that does not page"
+            base_url = "https://example.com"
+            pagination = \(pagination)
+
+            [endpoints.things]
+            path = "/paging/cursor"
+            result = "members"
+            """
+        }
+        let space = try Workspace(files: [
+            "plugins/byoffset/plugin.toml": manifest("byoffset", #"{ kind = "offset" }"#),
+            "plugins/bypage/plugin.toml": manifest("bypage", #"{ kind = "page_param", param = "page" }"#),
+            "list.py": """
+            import apimacro, sys
+            seen = []
+            try:
+                for thing in apimacro.client(sys.argv[1]).things():
+                    seen.append(thing["id"])
+            except apimacro.ParseError as e:
+                print(len(seen), "answered exactly what the page before it did" in str(e))
+            """,
+        ])
+        defer { space.remove() }
+        for name in ["byoffset", "bypage"] {
+            let before = server.requests.count
+            let result = try await space.run(
+                "run", "--no-cache", "list.py", name,
+                environment: [
+                    "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path,
+                    "APIMACRO_\(name.uppercased())_URL": server.baseURL,
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+            // The first page's 10 items, then the same page again: stopped there.
+            #expect(result.stdout == "10 True\n", "\(name): \(result.stdout)")
+            #expect(server.requests.count - before == 2, "\(name)")
+        }
+        try await server.shutdown()
+    }
+}

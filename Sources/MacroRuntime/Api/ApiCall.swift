@@ -320,6 +320,7 @@ public struct ApiCall: Sendable {
             pages.append(response)
             kept += response.body.count
             guard paginate else { break }
+            try history.answered(response, pagination: target.pagination, on: target.client)
             guard kept <= Self.pagesLimit else {
                 throw ExitReport.failure(
                     "--paginate: the \(pages.count) pages so far add up to more than \(Self.pagesLimit >> 20) MiB; "

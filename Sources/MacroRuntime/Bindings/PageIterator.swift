@@ -123,6 +123,7 @@ final class PageState {
     /// Buffers a decoded page's items and works out the request for the next page (GIL held).
     private func take(_ payload: PyRef, response: Response, request: Request) throws {
         try validate?(payload, response, request)
+        if page == nil { try history.answered(response, pagination: pagination, on: client) }
         let paged = try page?(payload, response, request)
         let list = try paged?.items ?? items(payload)
         guard PySequence.isList(list) else {

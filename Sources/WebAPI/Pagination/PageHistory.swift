@@ -17,6 +17,9 @@ import Foundation
 /// endless list: every page is a request the server answers, and `limit` bounds it.
 public struct PageHistory: Sendable {
     private var seen: Set<Int> = []
+    /// The hash of the last page's body, for the kinds whose URLs change whether or not the API
+    /// pages (`offset`, `page_param`): see `answered`.
+    private var lastBody: Int?
 
     public init() {}
 
@@ -223,5 +226,26 @@ extension PageHistory {
                     + "the pagination goes round in a loop, so the list stops here",
                 api: client.configuration.name)
         }
+    }
+
+    /// Notes the body of a page that `pagination` asked for; for an offset or a page number,
+    /// a body exactly the same as the page before it means the API does not page the list
+    /// that way (it ignores the parameter): a `.parse` `APIError` rather than asking for ever.
+    public mutating func answered(_ response: Response, pagination: Pagination, on client: APIClient) throws {
+        switch pagination {
+        case .offset, .pageParameter: break
+        default: return
+        }
+        var hasher = Hasher()
+        hasher.combine(response.body)
+        let hash = hasher.finalize()
+        defer { lastBody = hash }
+        guard hash == lastBody, !response.body.isEmpty else { return }
+        let shown = client.redactor.redactURL(response.url)
+        throw APIError(
+            .parse,
+            "the page \(shown) answered exactly what the page before it did (\(pagesSoFar)): the API does not "
+                + "seem to page this list, so the list stops here; pass limit=N to read fewer items",
+            url: shown, api: client.configuration.name)
     }
 }
