@@ -15,6 +15,7 @@ struct Apimacro: AsyncParsableCommand {
             2 usage or configuration error, 130 interrupted (Ctrl-C),
             141 stdout closed by its reader (| head).
             Settings: apimacro help environment lists every variable, its config.toml key and default.
+            Guide: README.md and docs/guide/ (installed in PREFIX/share/doc/apimacro/).
             """,
         version: VersionText.text,
         subcommands: [

@@ -166,6 +166,8 @@ struct InstallTests {
             "share/bash-completion/completions/apimacro": 0o644, "share/zsh/site-functions/_apimacro": 0o644,
             "share/fish/vendor_completions.d/apimacro.fish": 0o644, "share/doc/apimacro/README.md": 0o644,
             "share/doc/apimacro/SECURITY.md": 0o644, "share/doc/apimacro/environment.txt": 0o644,
+            "share/doc/apimacro/docs/guide/README.md": 0o644, "share/doc/apimacro/docs/guide/plugins.md": 0o644,
+            "share/doc/apimacro/docs/guide": 0o755,
         ]
         for (path, mode) in modes {
             let attributes = try FileManager.default.attributesOfItem(atPath: prefix.appendingPathComponent(path).path)
@@ -179,6 +181,10 @@ struct InstallTests {
         #expect(
             Self.files(under: share.appendingPathComponent("apimacro/python/apimacro"))
                 == Self.files(under: Self.repository.appendingPathComponent("Sources/MacroRuntime/Python/apimacro")))
+        // The guide's pages, where README.md's links find them (docs/guide/ beside it).
+        #expect(
+            Self.files(under: share.appendingPathComponent("doc/apimacro/docs/guide"))
+                == Self.files(under: Self.repository.appendingPathComponent("docs/guide")))
         // The completions the binary wrote: bash registers one for apimacro; zsh's and fish's are theirs.
         let bash = try await Self.execute(
             "/bin/bash",

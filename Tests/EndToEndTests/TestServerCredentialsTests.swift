@@ -3,24 +3,25 @@ import Testing
 
 @testable import TestSupport
 
-/// README's table of the credentials the test server accepts (issue 27, friction 13) is the
-/// server's: its values are the server's own, and with exactly the settings of a row that
+/// The guide's table of the credentials the test server accepts (issue 27, friction 13; in
+/// docs/guide/offline-and-recording.md since issue 37) is the server's: its values are the server's own, and with exactly the settings of a row that
 /// row's client runs an example against it.
-@Suite("the test server's credentials, as README lists them")
+@Suite("the test server's credentials, as the guide lists them")
 struct TestServerCredentialsTests {
-    /// One row of README's table: the client's cell and its `NAME=VALUE` settings, `$URL`
+    /// One row of the guide's table: the client's cell and its `NAME=VALUE` settings, `$URL`
     /// standing for the server's address.
     struct Row {
         let client: String
         let settings: [String: String]
     }
 
-    /// README's table, row by row.
+    /// The guide's table, row by row.
     static func documentedRows() throws -> [Row] {
-        let readme = try String(
-            contentsOf: ExampleReplayTests.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let page = try String(
+            contentsOf: ExampleReplayTests.repository.appendingPathComponent("docs/guide/offline-and-recording.md"),
+            encoding: .utf8)
         let header = "| client | base URL | credential the server accepts |"
-        let table = try #require(readme.components(separatedBy: header).dropFirst().first, "README has the table")
+        let table = try #require(page.components(separatedBy: header).dropFirst().first, "the guide has the table")
         return table.split(separator: "\n").dropFirst().prefix(while: { $0.hasPrefix("|") }).map { row in
             var settings: [String: String] = [:]
             for cell in row.split(separator: "`").enumerated().filter({ $0.offset % 2 == 1 }).map(\.element) {
@@ -34,10 +35,10 @@ struct TestServerCredentialsTests {
 
     /// The settings of the row for `client`.
     static func settings(of client: String) throws -> [String: String] {
-        try #require(try documentedRows().first { $0.client == client }, "README has a row for \(client)").settings
+        try #require(try documentedRows().first { $0.client == client }, "the guide has a row for \(client)").settings
     }
 
-    @Test("README's values are the ones the server's routes check")
+    @Test("the guide's values are the ones the server's routes check")
     func valuesAreTheServers() throws {
         #expect(try Self.settings(of: "instagram")["APIMACRO_INSTAGRAM_TOKEN"] == InstagramEnvelope.issuedToken)
         #expect(

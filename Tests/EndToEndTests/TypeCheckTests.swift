@@ -85,7 +85,7 @@ struct TypeCheckTests {
                     .map { root.appendingPathComponent(folder).appendingPathComponent($0).path }
             }.sorted()
         #expect(macros.count >= 11, "\(macros)")
-        // README's macros too (its first macro, the plugin tutorial's), as a reader saves them.
+        // README's and the guide's macros too (its first macro, the plugin tutorial's), as a reader saves them.
         var readmeMacros: [String] = []
         for (index, macro) in try ReadmeTests.macros().enumerated() {
             try space.write("readme_\(index).py", macro)

@@ -60,7 +60,7 @@ public enum ManualSections {
                 "PREFIX/share/apimacro/",
                 "the bundled Python package, the shipped plugins and the examples with their cassettes."
             ),
-            ("PREFIX/share/doc/apimacro/", "README.md, the user's guide, and SECURITY.md."),
+            ("PREFIX/share/doc/apimacro/", "README.md and docs/guide/, the user's guide, and SECURITY.md."),
         ]
         var lines = [".Sh FILES", ".Bl -tag -width Ds"]
         for (path, what) in entries {
