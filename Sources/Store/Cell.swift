@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 /// One value of a row bound for a destination: a JSON scalar, or a nested value already
 /// encoded as JSON text.
@@ -65,25 +66,7 @@ public enum Cell: Sendable, Equatable {
     }
 
     /// `text` as a JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func jsonString(_ text: String) -> String { WebAPI.JSONText.string(text) }
 }
 
 /// A row: its fields in order.

@@ -394,20 +394,17 @@ private struct PendingFile {
             let body = rows.map { row in CSVText.line(columns.map { row[$0]?.csvText ?? "" }) }.joined()
             return mode == .replace ? ("", header + body) : (header, body)
         case .jsonLines:
-            return ("", rows.map { JSONText.object($0) + "\n" }.joined())
+            return ("", rows.map { RowJSON.object($0) + "\n" }.joined())
         case .json:
-            return ("", "[" + rows.map { "\n" + JSONText.object($0) }.joined(separator: ",") + "\n]\n")
+            return ("", "[" + rows.map { "\n" + RowJSON.object($0) }.joined(separator: ",") + "\n]\n")
         case .sqlite:
             return ("", "")
         }
     }
 }
 
-/// Rows as JSON text.
-public enum JSONText {
-    /// `text` as a JSON string literal (control characters escaped, the rest as it is).
-    public static func string(_ text: String) -> String { Cell.jsonString(text) }
-
+/// Rows as JSON text (strings through WebAPI's `JSONText`).
+enum RowJSON {
     /// `row` as one compact JSON object, fields in order.
     static func object(_ row: Row) -> String {
         "{" + row.fields.map { Cell.jsonString($0.name) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"

@@ -118,11 +118,7 @@ public struct StateReport {
         return format.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    private static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
-        let array = String(decoding: data, as: UTF8.self)
-        return String(array.dropFirst().dropLast())
-    }
+    private static func jsonString(_ text: String) -> String { JSONText.string(text) }
 }
 
 extension StateReport {

@@ -1,6 +1,7 @@
 import Foundation
 import PythonBridge
 import Store
+import WebAPI
 
 /// The native half of `apimacro.state`, `apimacro.incremental` and `apimacro.output(to=)`
 /// (`Python/apimacro/_store.py` is the rest): reading and staging state, staging rows,
