@@ -222,6 +222,17 @@ extension FrictionTests {
         // Where apimacro redacts (a batch's output), the warning's REDACTED shows.
         let batch = try await space.run("batch", "two.py", environment: environment)
         #expect(batch.stdout.contains("The REDACTEDcat"), "\(batch.stdout)")
+        // Shorter than 4: redacted where it stands alone, never inside a word (a batch's output).
+        let tiny = environment.merging(["APIMACRO_GITHUB_TOKEN": "Oc"]) { $1 }
+        try space.write("words.py", "print('Oc and Octocat, (Oc), Ocean')\n")
+        let words = try await space.run("batch", "words.py", environment: tiny)
+        #expect(words.stdout.contains("REDACTED and Octocat, (REDACTED), Ocean"), "\(words.stdout)")
+        let tinyStatus = try await space.run("auth", "status", environment: tiny)
+        #expect(
+            tinyStatus.stderr
+                == "apimacro: warning: APIMACRO_GITHUB_TOKEN is 2 characters long, too short to be a real token (a "
+                + "real one is longer than 7); it is still redacted where it stands as a word of its own (errors, -v "
+                + "lines, recordings, batch output), so such words there show REDACTED\n", "\(tinyStatus.stderr)")
         // A real-length token: nothing said.
         let long = try await space.run(
             "auth", "status", environment: environment.merging(["APIMACRO_GITHUB_TOKEN": "ghp_longEnough123"]) { $1 })

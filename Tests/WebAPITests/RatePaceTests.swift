@@ -31,3 +31,15 @@ struct RatePaceTests {
         #expect(RatePace.describe(1.0 / 3600) == "1/h")
     }
 }
+
+@Suite("Redactor: short secrets")
+struct ShortSecretRedactionTests {
+    @Test("a secret under 4 characters is redacted as a word of its own, never inside a word; 4 and up anywhere")
+    func wholeWords() {
+        let redactor = Redactor(secrets: ["ab", "wxyz"])
+        #expect(redactor.redact("ab, cab, abc, (ab) ab") == "REDACTED, cab, abc, (REDACTED) REDACTED")
+        #expect(redactor.redact("awxyzb") == "aREDACTEDb")
+        #expect(redactor.redact(bytes: Array("x=ab&y=abc\u{FF}".utf8)) == Array("x=REDACTED&y=abc\u{FF}".utf8))
+        #expect(Redactor(secrets: [""]).secrets.isEmpty)
+    }
+}

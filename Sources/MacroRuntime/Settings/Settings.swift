@@ -235,12 +235,12 @@ public struct Settings: Sendable {
         learnedSecretsFile = LearnedSecrets(besideStats: stats).file
     }
 
-    /// Values that must never be printed: every non-trivial environment value
+    /// Values that must never be printed: every environment value
     /// whose name says it is a credential (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*_PASSWORD`),
     /// and the credentials of the proxy URLs in every form they take (see `ProxyURL.secrets`).
     public var secrets: [String] {
         let named = environment.compactMap { name, value -> String? in
-            guard value.count >= 4, Settings.isSecretVariable(name) else { return nil }
+            guard !value.isEmpty, Settings.isSecretVariable(name) else { return nil }
             return value
         }
         // The shared state's password, as written and as the URL carries it (percent-encoded).

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PluginHost
+import WebAPI
 
 /// Credentials too short to be real tokens (a made-up `test` or `Octo`): apimacro redacts a
 /// secret wherever it appears, so a short one turns ordinary output into `REDACTED-1` or
@@ -23,10 +24,11 @@ public enum ShortSecrets {
             else { return nil }
             let source = settings.configFileKeys[name].map { "config.toml's \($0) (\(name))" } ?? name
             let redaction =
-                value.count >= 4
+                value.count >= Redactor.wholeWordBelow
                 ? "it is still redacted (errors, -v lines, recordings, batch output), so text there that holds "
                     + "the same characters shows REDACTED"
-                : "it is too short to be redacted from output"
+                : "it is still redacted where it stands as a word of its own (errors, -v lines, recordings, "
+                    + "batch output), so such words there show REDACTED"
             return "apimacro: warning: \(source) is \(value.count) character\(value.count == 1 ? "" : "s") long, too "
                 + "short to be a real token (a real one is longer than \(minimum - 1)); \(redaction)"
         }

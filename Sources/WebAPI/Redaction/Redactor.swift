@@ -17,7 +17,10 @@ public struct Redactor: Sendable {
     private let asciiForms: [[UInt8]]?
 
     public init(secrets: [String], sensitiveParameters: Set<String> = []) {
-        self.secrets = Array(Set(secrets.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
+        // Every secret is redacted; one of fewer than `wholeWordBelow` characters (a made-up `ab`)
+        // only where it stands as a word of its own, so that it cannot turn every "a" of the
+        // output into REDACTED.
+        self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
         self.sensitiveParameters = Set(sensitiveParameters.map { $0.lowercased() })
         patterns = self.secrets.map { secret in
             let escaped = FormEncoding.escape(secret)
@@ -79,8 +82,40 @@ public struct Redactor: Sendable {
         if let asciiForms, Redactor.holdsNone(of: asciiForms, in: text) { return text }
         var result = text
         for (secret, escaped) in patterns {
-            result = Redactor.replacing(secret, in: result)
-            if let escaped { result = Redactor.replacing(escaped, in: result) }
+            for form in [secret] + (escaped.map { [$0] } ?? []) {
+                result =
+                    form.count < Redactor.wholeWordBelow
+                    ? String(decoding: Redactor.replacingWords(Array(form.utf8), in: Array(result.utf8)), as: UTF8.self)
+                    : Redactor.replacing(form, in: result)
+            }
+        }
+        return result
+    }
+
+    /// Secrets shorter than this are redacted only as whole words (not inside a run of letters
+    /// and digits): 4 characters.
+    public static let wholeWordBelow = 4
+
+    /// `bytes` with each occurrence of `pattern` that no ASCII letter or digit touches replaced.
+    static func replacingWords(_ pattern: [UInt8], in bytes: [UInt8]) -> [UInt8] {
+        guard !pattern.isEmpty, bytes.count >= pattern.count else { return bytes }
+        func isWord(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let end = index + pattern.count
+            if bytes[index] == pattern[0], end <= bytes.count, bytes[index..<end].elementsEqual(pattern),
+                index == 0 || !isWord(bytes[index - 1]), end == bytes.count || !isWord(bytes[end])
+            {
+                result += redacted
+                index = end
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
         }
         return result
     }
@@ -132,7 +167,10 @@ public struct Redactor: Sendable {
         var result = bytes
         for (secret, escaped) in patterns {
             for form in [secret] + (escaped.map { [$0] } ?? []) {
-                result = Self.replacing(Array(form.utf8), in: result, with: Self.redacted)
+                result =
+                    form.count < Self.wholeWordBelow
+                    ? Self.replacingWords(Array(form.utf8), in: result)
+                    : Self.replacing(Array(form.utf8), in: result, with: Self.redacted)
             }
         }
         return result
