@@ -92,4 +92,54 @@ struct ReadmeTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").count > 1, "\(result.stdout)")
     }
+
+    /// Every `apimacro …` command README shows in backquotes (joined where README wraps one),
+    /// with what each needs set up as a reader would: the first macro saved, a jobs file, a
+    /// key to paste, the test server's settings.
+    static func readmeCommands() throws -> [[String]] {
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        return text.matches(of: #/`apimacro\s+([^`]+)`/#).map { match in
+            match.output.1.split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+    }
+
+    @Test("every command README shows runs as written: no usage error, and the ones that can succeed here do")
+    func everyCommandRuns() async throws {
+        let commands = try Self.readmeCommands()
+        #expect(commands.count >= 10, "\(commands)")
+        let macro = try #require(try Self.macros().first { $0.contains("Counter(repo[\"language\"]") })
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "macros/langs.py": macro, "jobs.txt": "langs octocat\nlangs octocat --limit 5\n",
+            "FILE": try String(
+                contentsOf: PythonTools.root.appendingPathComponent("Tests/EndToEndTests/OpenAPI/uber.json"),
+                encoding: .utf8),
+        ])
+        defer { space.remove() }
+        let environment = [
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_readmeToken12345",
+            "APIMACRO_INSTAGRAM_URL": server.baseURL, "APIMACRO_INSTAGRAM_CLIENT_ID": "readme-app",
+            "APIMACRO_INSTAGRAM_CLIENT_SECRET": "readme-app-secret",
+            "APIMACRO_SHORTENER_URL": server.baseURL + "/bitly/v4",
+        ]
+        // What cannot end well without a person (a browser's redirect) still parses: it fails
+        // for what it waits for, never for how it was written.
+        let needsAPerson: Set<String> = ["login instagram"]
+        for words in commands {
+            // README's placeholders as a reader fills them in: a name and the document saved as FILE.
+            let words = words.map { $0 == "NAME" ? "readme_api" : $0 }
+            let line = words.joined(separator: " ")
+            // The key the test server's Bitly accepts, pasted as `login shortener` asks.
+            let pasted = line.hasPrefix("login shortener") ? "bitly-test-token\n" : ""
+            let result = try await Binary.run(words, in: space.url, environment: environment, stdin: pasted)
+            for mark in ["unknown option", "missing expected argument", "unexpected argument", "Usage:"] {
+                #expect(!result.stderr.lowercased().contains(mark.lowercased()), "apimacro \(line): \(result.stderr)")
+            }
+            if !needsAPerson.contains(line) {
+                #expect(
+                    result.status == 0, "apimacro \(line) exited \(result.status): \(result.stderr)\(result.stdout)")
+            }
+        }
+        try await server.shutdown()
+    }
 }
