@@ -171,3 +171,21 @@ struct WorkspaceError: Error, CustomStringConvertible {
 func pythonTouch(_ name: String) -> String {
     "open(\(String(reflecting: name)), 'w').close()\n"
 }
+
+extension Workspace {
+    /// A loopback test server and a workspace for `body`, both gone afterwards.
+    static func withServer(
+        files: [String: String] = [:], _ body: (TestServer, Workspace) async throws -> Void
+    ) async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: files)
+        defer { space.remove() }
+        do {
+            try await body(server, space)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+}

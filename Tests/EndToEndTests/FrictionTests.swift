@@ -101,7 +101,7 @@ extension FrictionTests {
 extension FrictionTests {
     @Test("8: gh's hosts.yml under one stated rule: read when others can read it, refused when they can write it")
     func hostsFileRule() async throws {
-        try await GitHubPowerUserTests.withServer(files: [:]) { server, space in
+        try await Workspace.withServer(files: [:]) { server, space in
             let host = "127.0.0.1:\(server.port)"
             try space.write("ghconfig/hosts.yml", "\(host):\n    user: monalisa\n    oauth_token: gho_readable12345\n")
             let file = space.url.appendingPathComponent("ghconfig/hosts.yml").path

@@ -7,21 +7,6 @@ import Testing
 /// secondary rate limits.
 @Suite("GitHub for power users through the binary")
 struct GitHubPowerUserTests {
-    /// A server and a workspace for `body`, both gone afterwards.
-    static func withServer(
-        files: [String: String] = [:], _ body: (TestServer, Workspace) async throws -> Void
-    ) async throws {
-        let server = try await TestServer.start()
-        let space = try Workspace(files: files)
-        defer { space.remove() }
-        do {
-            try await body(server, space)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
-    }
 
     /// The `GitHub-Authentication-Token-Expiration` text for a moment `days` from now.
     static func expiration(days: Double) -> String {
@@ -41,7 +26,7 @@ struct GitHubPowerUserTests {
                 github.user('octocat')
             print(github.token_expires_at.tzname(), (github.token_expires_at.timestamp() - __import__('time').time()) // 86400)
             """
-        try await Self.withServer(files: ["expiring.py": macro]) { server, space in
+        try await Workspace.withServer(files: ["expiring.py": macro]) { server, space in
             server.setTokenExpiration(Self.expiration(days: 2.5), for: "github_pat_e2eExpiring")
             let result = try await space.run(
                 "run", "expiring.py",
@@ -84,7 +69,7 @@ struct GitHubPowerUserTests {
 
     @Test("hosts.yml in GH_CONFIG_DIR gives the host's token; auth status says it is gh's; tracebacks redact it")
     func hostsFile() async throws {
-        try await Self.withServer(files: ["whoami.py": Self.whoami]) { server, space in
+        try await Workspace.withServer(files: ["whoami.py": Self.whoami]) { server, space in
             let host = "127.0.0.1:\(server.port)"
             try space.write(
                 "ghconfig/hosts.yml",
@@ -113,7 +98,7 @@ struct GitHubPowerUserTests {
 
     @Test("gh auth token on PATH, when hosts.yml holds none (the keyring): used, its stderr kept out")
     func ghCommand() async throws {
-        try await Self.withServer(files: ["whoami.py": Self.whoami]) { server, space in
+        try await Workspace.withServer(files: ["whoami.py": Self.whoami]) { server, space in
             let host = "127.0.0.1:\(server.port)"
             try space.write(".config/gh/hosts.yml", "\(host):\n    user: monalisa\n    git_protocol: https\n")
             let bin = try Self.fakeGH(
@@ -139,7 +124,7 @@ struct GitHubPowerUserTests {
 
     @Test("a gh that hangs is stopped at the bound; the request goes without a token, with one warning")
     func ghHangs() async throws {
-        try await Self.withServer(files: ["whoami.py": Self.whoami]) { server, space in
+        try await Workspace.withServer(files: ["whoami.py": Self.whoami]) { server, space in
             let pidFile = space.url.appendingPathComponent("gh.pid").path
             let bin = try Self.fakeGH(in: space, "echo $$ > \(pidFile)\nexec sleep 600\n")
             let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "PATH": "\(bin):/usr/bin:/bin"]
@@ -180,7 +165,7 @@ struct GitHubPowerUserTests {
             print(after['installation_id'], after['account'], after['token_expires_at'].tzname(), len(users), made['number'])
             raise RuntimeError('the macro failed on purpose, with a traceback')
             """
-        try await Self.withServer(files: ["app.py": macro]) { server, space in
+        try await Workspace.withServer(files: ["app.py": macro]) { server, space in
             let keys = try TestRSAKeyPair(in: space.url.appendingPathComponent("keys"))
             server.setGitHubApp(
                 GitHubAppSetup(
@@ -271,7 +256,7 @@ struct GitHubPowerUserTests {
 
     @Test("2,500 issues over created dates: split by date, every result once, no 422, the search bucket waited on")
     func searchPastTheCap() async throws {
-        try await Self.withServer(files: ["search.py": Self.search]) { server, space in
+        try await Workspace.withServer(files: ["search.py": Self.search]) { server, space in
             // GitHub's bucket is 30 a minute; 30 every 2 s keeps the test short and still spends it.
             server.setSearchLimit(30, window: 2)
             let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_search"]
@@ -308,7 +293,7 @@ struct GitHubPowerUserTests {
 
     @Test("what cannot be split stops at 1,000 with one warning naming the cap; incomplete results warn once")
     func searchCap() async throws {
-        try await Self.withServer(files: ["search.py": Self.search]) { server, space in
+        try await Workspace.withServer(files: ["search.py": Self.search]) { server, space in
             server.setSearchLimit(100, window: 60)
             let environment = ["APIMACRO_GITHUB_URL": server.baseURL]
             let code = try await space.run("run", "search.py", "code", "bulk", environment: environment)
@@ -362,7 +347,7 @@ extension GitHubPowerUserTests {
             except RateLimited as error:
                 print('held', error.secondary, 'nothing was sent' in str(error))
             """
-        try await Self.withServer(files: ["paced.py": macro]) { server, space in
+        try await Workspace.withServer(files: ["paced.py": macro]) { server, space in
             // Every answer is a little late, so writes sent together would overlap at the server.
             server.setBudget(limit: 10_000, delayMilliseconds: 5)
             server.inject([.status(403, body: Self.secondaryBody)], path: "/users/limited")
@@ -403,7 +388,7 @@ extension GitHubPowerUserTests {
             except RateLimited as error:
                 print('held', error.secondary, 'shared by every apimacro process' in str(error))
             """
-        try await Self.withServer(files: ["one.py": macro]) { server, space in
+        try await Workspace.withServer(files: ["one.py": macro]) { server, space in
             let redis = try await RedisServer.start()
             defer { redis.stop() }
             server.inject(
@@ -431,7 +416,7 @@ extension GitHubPowerUserTests {
         "auth status --check asks GitHub who the token is: login, scopes, expiry; a refused token says so; never the token"
     )
     func authStatusCheck() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             server.setTokenExpiration(Self.expiration(days: 20), for: "ghp_checkMe0123")
             let environment = [
                 "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": "ghp_checkMe0123",

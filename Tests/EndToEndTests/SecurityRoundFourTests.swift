@@ -14,21 +14,6 @@ import Testing
 /// token that must look like one.
 @Suite("security, round 4 (issue 35)")
 struct SecurityRoundFourTests {
-    /// A server and a workspace for `body`, both gone afterwards.
-    static func withServer(
-        files: [String: String] = [:], _ body: (TestServer, Workspace) async throws -> Void
-    ) async throws {
-        let server = try await TestServer.start()
-        let space = try Workspace(files: files)
-        defer { space.remove() }
-        do {
-            try await body(server, space)
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
-    }
 
     /// Plays a GitHub App with one installation (`chosenToken`: the token it hands out) and returns
     /// the environment that authenticates as it.
@@ -89,7 +74,7 @@ struct SecurityRoundFourTests {
 
     @Test("api redacts a GitHub App's installation token and JWT: body, -i, --jq, a failed answer and its error")
     func apiRedactsAppToken() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let environment = try Self.gitHubApp(server, in: space)
             let outputs = try await Self.apiOutputs(space, environment)
             let report = server.gitHubAppReport
@@ -100,7 +85,7 @@ struct SecurityRoundFourTests {
 
     @Test("api redacts a token from gh's hosts.yml and from gh auth token: body, -i, --jq, a failed answer")
     func apiRedactsGhTokens() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let host = "127.0.0.1:\(server.port)"
             let hostsToken = "gho_fromHostsFileRound4abcdef"
             let fromFile = try Self.ghHosts(server, in: space, "\(host):\n    oauth_token: \(hostsToken)\n")
@@ -127,7 +112,7 @@ struct SecurityRoundFourTests {
             print('out:', seen)
             print('err:', seen, file=sys.stderr)
             """
-        try await Self.withServer(files: ["learned.py": macro]) { server, space in
+        try await Workspace.withServer(files: ["learned.py": macro]) { server, space in
             let host = "127.0.0.1:\(server.port)"
             let token = "gho_batchChildLearned0123456789"
             let environment = try Self.ghHosts(server, in: space, "\(host):\n    oauth_token: \(token)\n")
@@ -152,7 +137,7 @@ struct SecurityRoundFourTests {
 
     @Test("api's error line after a non-2xx answer redacts an echoed token, Bitly token and -H X-Api-Key")
     func apiErrorLineRedacted() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let token = "ghp_envTokenRound4_0123456789"
             let key = "cli-api-key-round4-0123456789"
             let github = try await space.run(
@@ -175,7 +160,7 @@ struct SecurityRoundFourTests {
 
     @Test("a token echoed with a letter JSON-escaped is redacted once jq decoded it: --jq, and on a terminal")
     func jqDecodedTokenRedacted() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let token = "ghp_escapedRound4_0123456789x"
             let environment = ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": token]
             let filtered = try await space.run(
@@ -196,7 +181,7 @@ struct SecurityRoundFourTests {
 
     @Test("a hosts.yml entry for a bare host is not sent to that host on another port")
     func hostsFileBareHost() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let environment = try Self.ghHosts(
                 server, in: space, "127.0.0.1:\n    oauth_token: gho_bareHostRound4_0123456789\n")
             let result = try await space.run("api", "github", "/echo/whoami", environment: environment)
@@ -212,7 +197,7 @@ struct SecurityRoundFourTests {
 
     @Test("a 1.5 MiB token from Instagram's refresh is refused, not stored: every stored login stays usable")
     func instagramHugeToken() async throws {
-        try await Self.withServer(files: [
+        try await Workspace.withServer(files: [
             "me.py": "from apimacro import instagram\nprint(instagram.me()['username'])\n"
         ]) {
             server, space in
@@ -264,7 +249,7 @@ struct SecurityRoundFourTests {
 
     @Test("login --listen: a forged error= and a wrong state do not end it, 40 slow connections do not keep it out")
     func listenerKeepsListening() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let home = space.url.appendingPathComponent("home")
             let environment = [
                 "APIMACRO_HOME": home.path, "APIMACRO_INSTAGRAM_URL": server.baseURL + "/instagram/v1",
@@ -308,7 +293,7 @@ struct SecurityRoundFourTests {
 
     @Test("on a terminal: -v shows a Link's control characters escaped (refused once), jq's error message too")
     func serverTextOnTerminal() async throws {
-        try await Self.withServer { server, space in
+        try await Workspace.withServer { server, space in
             let link = "\(server.baseURL)/echo/\u{1b}]0;pwned\u{07}\u{1b}[2J"
             let encoded = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? link
             let (paged, _) = try await TerminalOutputTests.onTerminal(
@@ -325,7 +310,7 @@ struct SecurityRoundFourTests {
 
     @Test("on a terminal: the warning of a failed Instagram refresh shows the server's control characters escaped")
     func refreshWarningOnTerminal() async throws {
-        try await Self.withServer(files: [
+        try await Workspace.withServer(files: [
             "me.py": "from apimacro import instagram\nprint(instagram.me()['username'])\n"
         ]) {
             server, space in
@@ -363,7 +348,7 @@ struct SecurityRoundFourTests {
     @Test("a GitHub App installation token as short as 'http', or holding URL syntax, is refused")
     func appTokenMustLookLikeOne() async throws {
         for chosen in ["http", "ghs_0123456789abcdef0123/../?x=1"] {
-            try await Self.withServer { server, space in
+            try await Workspace.withServer { server, space in
                 let environment = try Self.gitHubApp(server, in: space, chosenToken: chosen)
                 let result = try await space.run("api", "-v", "github", "/users/octocat", environment: environment)
                 #expect(result.status != 0, "\(result.stdout) \(result.stderr)")
@@ -388,7 +373,7 @@ struct SecurityRoundFourTests {
                 print('body:', e.body)
                 print('text:', str(e))
             """
-        try await Self.withServer(files: ["echo.py": macro]) { server, space in
+        try await Workspace.withServer(files: ["echo.py": macro]) { server, space in
             let result = try await space.run("run", "echo.py", server.baseURL)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("body: "), "\(result.stdout)")
