@@ -21,7 +21,7 @@ struct SettingsTests {
         #expect(try Settings(environment: [:]).format == nil)
     }
 
-    @Test("credentials in the environment are redacted, longest first")
+    @Test("credentials in the environment are redacted, longest first; a short one as a word of its own")
     func redaction() throws {
         let settings = try Settings(environment: [
             "APIMACRO_GITHUB_TOKEN": "ghp_abcdef123456", "GITHUB_TOKEN": "ghp_abc",
@@ -30,8 +30,8 @@ struct SettingsTests {
         ])
         let redactor = Redactor(secrets: settings.secrets)
         #expect(
-            redactor.redact("token ghp_abcdef123456 and ghp_abc and AIzaKEY99 in /usr/bin ab")
-                == "token REDACTED and REDACTED and REDACTED in /usr/bin ab")
+            redactor.redact("token ghp_abcdef123456 and ghp_abc and AIzaKEY99 in /usr/bin ab, about")
+                == "token REDACTED and REDACTED and REDACTED in /usr/bin REDACTED, about")
     }
 
     @Test("a macro name is looked up in ./macros, then $APIMACRO_HOME/macros; paths are used as given")
