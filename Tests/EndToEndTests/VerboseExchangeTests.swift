@@ -120,6 +120,7 @@ struct VerboseExchangeTests {
         let sent = try #require(server.requests.last)
         #expect(sent.header("authorization") == "Bearer \(Self.token)")
         #expect(sent.header("x-github-api-version") == "2022-11-28")
+        #expect(sent.header("user-agent")?.hasPrefix("apimacro/") == true, "as apimacro sends it")
         // A POST with a JSON body, the same fields the server sees.
         let post = try await space.run(
             "api", "github", "/echo/p", "-f", "it's=a \"quote\" $HOME", "--curl", environment: Self.environment(server))

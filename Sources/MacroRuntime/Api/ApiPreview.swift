@@ -33,7 +33,12 @@ struct ApiPreview {
     /// The preview of `request` through `target`; nothing is sent and nothing is read over the network.
     init(_ request: Request, target: ApiTarget, runtime: Runtime) throws {
         let client = target.client
-        exchange = try client.prepare(request)
+        var prepared = try client.prepare(request)
+        // The transport's own, sent with every request that names none.
+        if prepared.headers["User-Agent"] == nil {
+            prepared.headers.set("User-Agent", "apimacro/\(ApimacroModule.version)")
+        }
+        exchange = prepared
         let allows = CredentialStage(credential: nil, baseURL: client.configuration.baseURL).allows(exchange.url)
         credential = allows ? client.credential : nil
         redactor = client.redactor.adding(runtime.secrets.redactor.secrets).adding(credentialsOf: exchange)
