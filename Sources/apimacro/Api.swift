@@ -32,6 +32,13 @@ struct Api: AsyncParsableCommand {
             {topics[0]}, {{ and }} for braces; null prints as nothing, a list or object as JSON. \
             --silent prints no body.
 
+            --dry-run prints the request it would send (method, URL, headers, body up to 4 KiB; \
+            credentials redacted) and sends nothing. --curl prints an equivalent curl command line \
+            instead: each secret is a shell variable naming where it comes from \
+            ("Authorization: Bearer $APIMACRO_GITHUB_TOKEN"), never its value; a stored login is \
+            $TOKEN, with a comment line saying where it is kept. -vv prints every request and \
+            response in full on stderr as they go (redacted the same way).
+
             Exit code: 0, or 1 when the answer is not 2xx (it is printed, then the error), or a GraphQL \
             answer holds errors (printed, then the first message), or the filter failed; 2 for a usage error (a --jq filter that does not compile among them).
             """)
@@ -79,6 +86,12 @@ struct Api: AsyncParsableCommand {
             "Print each item with placeholders in Python format style: '{name} {id}'.", valueName: "text"))
     var template: String?
 
+    @Flag(name: .customLong("dry-run"), help: "Print the request it would send (secrets redacted) and send nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print an equivalent curl command line, secrets as $VARIABLE references, and send nothing.")
+    var curl = false
+
     @Option(help: ArgumentHelp("GitHub's host for the request (default: github.com).", valueName: "host"))
     var hostname: String?
 
@@ -116,6 +129,7 @@ struct Api: AsyncParsableCommand {
             record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
             useCache: !exchange.noCache, color: color, process: process)
         if exchange.noStale { settings.staleIfError = false }
+        settings.fullExchanges = exchange.full
         let target = words[words.count - 1]
         // A path with no client is GitHub's, as `gh api repos/x/y`; a URL needs no client.
         let client = words.count == 2 ? words[0] : (ApiCall.isURL(target) ? nil : "github")
@@ -130,6 +144,8 @@ struct Api: AsyncParsableCommand {
         call.input = input
         call.silent = silent
         call.template = template
+        call.dryRun = dryRun
+        call.curl = curl
         try await call.run(settings: settings)
     }
 }

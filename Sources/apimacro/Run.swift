@@ -11,8 +11,21 @@ struct ExchangeOptions: ParsableArguments {
         help: ArgumentHelp("Give up on an HTTP request after this many seconds (default 30).", valueName: "seconds"))
     var requestTimeout: Double?
 
-    @Flag(name: [.short, .long], help: "One line per HTTP exchange on stderr: method, redacted URL, status, ms.")
-    var verbose = false
+    @Flag(
+        name: [.customShort("v"), .customLong("verbose")],
+        help:
+            "One line per HTTP exchange on stderr: method, redacted URL, status, ms; -vv adds each request and response in full (headers, body up to 4 KiB), redacted."
+    )
+    var verbosity: Int
+
+    /// `-v` (or more).
+    var verbose: Bool {
+        get { verbosity > 0 }
+        set { verbosity = newValue ? max(verbosity, 1) : 0 }
+    }
+
+    /// `-vv`: exchanges in full.
+    var full: Bool { verbosity > 1 }
 
     @Option(
         name: .long,
@@ -47,7 +60,7 @@ struct ExchangeOptions: ParsableArguments {
     var forwardedArguments: [String] {
         var arguments: [String] = []
         if let requestTimeout { arguments += ["--request-timeout", String(requestTimeout)] }
-        if verbose { arguments.append("--verbose") }
+        if verbose { arguments.append(full ? "-vv" : "--verbose") }
         if let record { arguments += ["--record", record] }
         if let replay { arguments += ["--replay", replay] }
         if offline { arguments.append("--offline") }
@@ -117,6 +130,7 @@ struct MacroOptions: ParsableArguments {
             format: format, timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
             record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
             useCache: !exchange.noCache, color: color)
+        settings.fullExchanges = exchange.full
         settings.wide = wide
         settings.stateKey = stateKey
         settings.output = output

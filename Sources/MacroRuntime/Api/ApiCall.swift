@@ -42,6 +42,10 @@ public struct ApiCall: Sendable {
     public var silent = false
     /// `--template TEXT`: each item as a line, Python-format-style placeholders (`ApiTemplate`).
     public var template: String?
+    /// `--dry-run`: print the request (redacted) and send nothing.
+    public var dryRun = false
+    /// `--curl`: print an equivalent `curl` command line (secrets as `$VARIABLE`s) and send nothing.
+    public var curl = false
 
     /// The most bytes `--paginate` keeps (every page's body together): 1 GiB.
     static let pagesLimit = 1 << 30
@@ -61,6 +65,7 @@ public struct ApiCall: Sendable {
         let fields = try ApiFields(raw: rawFields, typed: typedFields)
         let extraHeaders = try headers.map(Self.header)
         if jq != nil, template != nil { throw ExitReport.usage("--jq and --template cannot be used together") }
+        if dryRun, curl { throw ExitReport.usage("--dry-run and --curl cannot be used together: pick one") }
         let template = try self.template.map(ApiTemplate.init)
         let body = try input.map(Self.readInput)
         let palette = settings.color.palette(for: STDERR_FILENO)
@@ -92,6 +97,13 @@ public struct ApiCall: Sendable {
             first.query.append(size)
         }
         let request = first
+        if dryRun || curl {
+            let preview = try ApiPreview(request, target: target, runtime: runtime)
+            let text = curl ? preview.curl(input: input) : preview.text
+            let shown = TerminalText.shown(text, on: STDOUT_FILENO)
+            try Output(settings: settings, redactor: { preview.redactor }).write(Array(shown.utf8))
+            return
+        }
         let redactor = Self.redactor(of: target.client, secrets: runtime.secrets, request: request)
         // A filter that does not compile is a usage error before anything is sent.
         let memoryLimit = JQChild.memoryLimit(mebibytes: settings.jqMemory)

@@ -138,7 +138,7 @@ public struct MacroRepl {
             // The session's options, then its current :format and :verbose, then the line's own (which win).
             var argv = [PythonPackage.executable.path, "run"] + childOptions
             if case .string(let format) = try PythonValue(python: slots[1] ?? .none) { argv += ["--format", format] }
-            if host.runtime.verbosity.isOn { argv.append("--verbose") }
+            if host.runtime.verbosity.isOn { argv.append(host.runtime.settings.fullExchanges ? "-vv" : "--verbose") }
             return try PythonValue.tuple([.list((argv + words).map { .string($0) }), .string(macro)]).toPython()
         }
         try module.addFunction("macros", doc: "macros() -> [(name, help, path)] on the macro path.") { _ in

@@ -93,6 +93,8 @@ public struct MacroRunner {
             }
             // Its output's reader gone (`| head`) at the final flush: the quiet end of a closed pipe.
             if !finish(), code == ExitReport.success.exitCode { code = ExitReport.closedOutput.exitCode }
+            // A failed apimacro.check fails the run (exit 1), its state not saved.
+            if reportFailedChecks(), code == ExitReport.success.exitCode { code = ExitReport.failure().exitCode }
             // State and rows only for a run that succeeded and was not asked to stop meanwhile.
             deadline?.disarm()
             if code == ExitReport.success.exitCode, termination?.signal == nil, !commitStore(name: name) {
@@ -346,6 +348,26 @@ public struct MacroRunner {
             PythonRaise.clear()
             return false
         }
+        return true
+    }
+
+    /// Prints the run's failed checks (`apimacro.check`) on stderr with what was seen (redacted,
+    /// control characters escaped on a terminal), and forgets every check; true when one failed.
+    private func reportFailedChecks() -> Bool {
+        guard let loaded = try? Interpreter.import("sys").attribute("modules").item("apimacro._checks"),
+            let taken = try? loaded.callMethod("take_failed"), case .list(let failed) = try? PythonValue(python: taken),
+            !failed.isEmpty
+        else {
+            PythonRaise.clear()
+            return false
+        }
+        var lines = ["apimacro: \(failed.count) check\(failed.count == 1 ? "" : "s") failed:"]
+        for item in failed {
+            guard case .tuple(let pair) = item, pair.count == 2, case .string(let name) = pair[0] else { continue }
+            let seen = if case .string(let seen) = pair[1] { ": seen \(seen)" } else { "" }
+            lines.append("  FAILED \(name)\(seen)")
+        }
+        writeError(lines.joined(separator: "\n"), paint: { $0.error($1) })
         return true
     }
 

@@ -51,7 +51,7 @@ final class Runtime: Sendable {
         self.progress = progress
         log =
             settings.verbose || settings.switchableVerbose
-            ? ExchangeLog(printsWhile: { verbosity.isOn }) : ExchangeLog()
+            ? ExchangeLog(printsWhile: { verbosity.isOn }, full: settings.fullExchanges) : ExchangeLog()
         let store = CredentialStore(home: settings.home)
         credentials = store
         var problem: APIError?

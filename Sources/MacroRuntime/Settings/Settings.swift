@@ -23,6 +23,10 @@ public struct Settings: Sendable {
     public var network: NetworkSettings
     /// `-v`: one line per HTTP exchange on stderr.
     public var verbose: Bool
+    /// `-vv`: each request and response in full (headers, body up to 4 KiB), redacted, besides the `-v` line.
+    ///
+    /// False by default.
+    public var fullExchanges = false
     /// The default per-request timeout in seconds: `--request-timeout`,
     /// `APIMACRO_REQUEST_TIMEOUT`, `request_timeout` in config.toml (30).
     public var requestTimeout: Double

@@ -3,14 +3,20 @@ import Logging
 import Synchronization
 
 /// Counts exchanges and, with `-v`, logs one line per exchange on stderr:
-/// method, redacted URL, status, milliseconds, where the answer came from.
+/// method, redacted URL, status, milliseconds, where the answer came from; with `-vv`
+/// (`full`), each request and response in full before that line (`ExchangeText`).
 public final class ExchangeLog: Sendable {
     private let counters = Mutex((requests: 0, cacheHits: 0, replayed: 0))
     let logger: Logger?
+    /// `-vv`: requests and responses in full, redacted, besides the one line.
+    public let full: Bool
 
-    /// - Parameter logger: where `-v` lines go; nil to count only.
-    public init(logger: Logger?) {
+    /// - Parameters:
+    ///   - logger: where `-v` lines go; nil to count only.
+    ///   - full: whether each request and response is logged in full (`-vv`).
+    public init(logger: Logger?, full: Bool = false) {
         self.logger = logger
+        self.full = full && logger != nil
     }
 
     /// Requests sent over the network so far.
@@ -48,6 +54,12 @@ public final class ExchangeLog: Sendable {
     public func note(_ line: String) {
         logger?.info("\(line)")
     }
+
+    /// With `-vv`, logs `lines` (already redacted: `ExchangeText`), one log line each.
+    public func show(_ lines: @autoclosure () -> [String]) {
+        guard full, let logger else { return }
+        for line in lines() { logger.info("\(line)") }
+    }
 }
 
 /// Records every exchange that passes below it, redacted with its client's redactor.
@@ -69,8 +81,17 @@ public struct ExchangeLogStage: Stage {
             let duration = ContinuousClock.now - start
             return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
         }
+        log.show(
+            ExchangeText.request(
+                method: exchange.method, url: exchange.url, headers: exchange.headers, body: exchange.body,
+                redactor: slot.redactor.adding(credentialsOf: exchange)))
         do {
             let response = try await next(exchange)
+            log.show(
+                ExchangeText.response(
+                    status: response.status, headers: response.headers, body: response.body,
+                    source: response.source == .network ? nil : response.source.rawValue,
+                    redactor: slot.redactor.adding(credentialsOf: exchange)))
             // A 304 to a conditional request is the cache's revalidation (CacheStage serves the stored body).
             let conditional = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
             let source = response.status == 304 && conditional ? Response.Source.revalidated : response.source

@@ -22,8 +22,10 @@ struct SwitchableLineHandler: LogHandler {
 
 extension ExchangeLog {
     /// A log that writes its `-v` lines to stderr while `isOn()` says so.
-    public convenience init(printsWhile isOn: @escaping @Sendable () -> Bool) {
-        self.init(logger: Logger(label: "apimacro.http") { _ in SwitchableLineHandler(isOn: isOn) })
+    ///
+    /// With `full` (`-vv`), each request and response in full as well.
+    public convenience init(printsWhile isOn: @escaping @Sendable () -> Bool, full: Bool = false) {
+        self.init(logger: Logger(label: "apimacro.http") { _ in SwitchableLineHandler(isOn: isOn) }, full: full)
     }
 
     /// A log that only counts.

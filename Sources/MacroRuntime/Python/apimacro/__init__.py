@@ -8,7 +8,9 @@ API clients, ...) is available here, plus:
   mode="append")`` -- print rows, or write them to a SQLite, CSV or JSON Lines file (``to=``);
 * ``apimacro.state`` -- this macro's state, kept between runs;
 * ``apimacro.incremental(items, cursor="updated_at", key="issues", ...)`` -- only what is new;
-* ``apimacro.format_rows(rows, columns=None, format="table", width=None, color=False)`` -- render rows.
+* ``apimacro.format_rows(rows, columns=None, format="table", width=None, color=False)`` -- render rows;
+* ``apimacro.check(name, passed, seen=None, fatal=False)`` and ``check_equal``, ``check_in``,
+  ``check_status`` -- named checks of what came back; a failed one makes the run exit 1.
 
 Callables, classes and modules of ``_apimacro`` are copied into this module
 at import; any other name (for example ``default_format``, which the host
@@ -77,7 +79,48 @@ def incremental(items, cursor="updated_at", key="issues", initial=None, lag=None
     return _incremental(items, cursor=cursor, key=key, initial=initial, lag=lag, primary_key=primary_key)
 
 
-_OWN_NAMES = ("args", "format_rows", "incremental", "output", "state")
+def check(name, passed, seen=None, fatal=False):
+    """Record the check ``name``: whether it ``passed`` and what was ``seen``; returns ``passed``.
+    A failed check makes the run exit 1 and is printed at the end; ``fatal=True`` raises
+    ``CheckFailed`` at once. See ``apimacro._checks``."""
+    from ._checks import check as _check
+
+    return _check(name, passed, seen=seen, fatal=fatal)
+
+
+def check_equal(name, seen, expected, fatal=False):
+    """``check(name, seen == expected, seen)``, the expected value shown when it fails."""
+    from ._checks import check_equal as _check_equal
+
+    return _check_equal(name, seen, expected, fatal=fatal)
+
+
+def check_in(name, seen, allowed, fatal=False):
+    """``check(name, seen in allowed, seen)``."""
+    from ._checks import check_in as _check_in
+
+    return _check_in(name, seen, allowed, fatal=fatal)
+
+
+def check_status(response, expected=200, name=None, fatal=False):
+    """Check a response's status: one code or several (``(200, 201)``)."""
+    from ._checks import check_status as _check_status
+
+    return _check_status(response, expected, name=name, fatal=fatal)
+
+
+_OWN_NAMES = (
+    "CheckFailed",
+    "args",
+    "check",
+    "check_equal",
+    "check_in",
+    "check_status",
+    "format_rows",
+    "incremental",
+    "output",
+    "state",
+)
 
 
 def _public_names() -> list:
@@ -94,6 +137,10 @@ def __getattr__(name: str):
         from ._store import state
 
         return state
+    if name == "CheckFailed":
+        from ._checks import CheckFailed
+
+        return CheckFailed
     if name == "__all__":
         return _public_names()
     if not name.startswith("_"):

@@ -394,6 +394,28 @@ def incremental(
 ) -> Iterator[_T]:
     """Yields only the items whose cursor is past the bookmark in ``state[key]``, moving it as they go."""
 
+# -- checks of what came back -----------------------------------------------------------------
+
+class CheckFailed(AssertionError):
+    """A check made with ``fatal=True`` failed: the macro stops there."""
+
+def check(name: str, passed: object, seen: object = None, fatal: bool = False) -> bool:
+    """Records the check ``name``: whether it ``passed`` and what was ``seen``; returns ``passed``.
+    A failed check does not stop the macro but makes the run exit 1, and is printed at the end
+    with what was seen (redacted); ``fatal=True`` raises ``CheckFailed`` at once."""
+
+def check_equal(name: str, seen: object, expected: object, fatal: bool = False) -> bool:
+    """``check(name, seen == expected, seen)``; the expected value is shown when it fails."""
+
+def check_in(name: str, seen: object, allowed: object, fatal: bool = False) -> bool:
+    """``check(name, seen in allowed, seen)``."""
+
+def check_status(
+    response: Response, expected: int | Iterable[int] = 200, name: str | None = None, fatal: bool = False
+) -> bool:
+    """Checks a response's status: one code or several (``(200, 201)``); named ``status of URL``
+    unless ``name`` says otherwise."""
+
 def format_rows(
     rows: Iterable[Any],
     columns: Iterable[str] | None = None,
