@@ -145,7 +145,7 @@ struct GitHubDeviceLoginTests {
         try await server.shutdown()
     }
 
-    @Test("a GitHub App's user token is stored with its expiry")
+    @Test("a GitHub App's user token is stored with its expiry and its refresh token, neither printed")
     func appUserToken() async throws {
         let server = try await TestServer.start()
         let space = try Workspace(files: [:])
@@ -157,6 +157,8 @@ struct GitHubDeviceLoginTests {
         let entry = try #require(try Self.stored(home))
         let expires = entry["expires_at"] as? Int ?? 0
         #expect(expires >= Int(Date().timeIntervalSince1970) + 28_000)
+        #expect(entry["refresh_token"] as? String == "ghr_device_refresh_1")
+        #expect((entry["refresh_expires_at"] as? Int ?? 0) >= Int(Date().timeIntervalSince1970) + 15_000_000)
         Self.expectNoSecrets([login.stdout, login.stderr])
         let status = try await space.run("auth", "status", environment: env)
         #expect(status.stdout.contains("expires within a day"), "\(status.stdout)")

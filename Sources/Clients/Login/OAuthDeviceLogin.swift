@@ -140,10 +140,21 @@ public struct OAuthDeviceLogin: Sendable {
                 else {
                     throw APIError(.parse, "\(base) answered with a malformed access_token; nothing stored", api: name)
                 }
-                let expiresAt = Self.number(answer["expires_in"]).map {
-                    Int(Date().timeIntervalSince1970 + min($0, 3e9))
+                let now = Date().timeIntervalSince1970
+                let expiresAt = Self.number(answer["expires_in"]).map { Int(now + min($0, 3e9)) }
+                // A GitHub App's user token (8 hours) comes with the token that renews it.
+                var refresh = answer["refresh_token"] as? String
+                if let given = refresh,
+                    given.isEmpty || given.contains(where: { $0.isWhitespace || $0.isNewline })
+                        || given.utf8.count > CredentialStore.tokenLimit
+                {
+                    refresh = nil
                 }
-                return IssuedToken(token: Secret(token), expiresAt: expiresAt, scope: answer["scope"] as? String)
+                return IssuedToken(
+                    token: Secret(token), expiresAt: expiresAt, scope: answer["scope"] as? String,
+                    refreshToken: refresh.map(Secret.init),
+                    refreshExpiresAt: refresh == nil
+                        ? nil : Self.number(answer["refresh_token_expires_in"]).map { Int(now + min($0, 3e9)) })
             }
             let error = answer["error"] as? String ?? ""
             switch error {

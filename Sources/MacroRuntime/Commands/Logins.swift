@@ -121,7 +121,10 @@ public struct Logins: Sendable {
     /// Every token `apimacro login` stored, for redaction (reports, `--output-dir` files);
     /// empty when the store cannot be read (commands that use it report why).
     public var storedSecrets: [String] {
-        ((try? store.names()) ?? []).compactMap { try? store.token(for: $0)?.revealed }
+        ((try? store.names()) ?? []).flatMap { name -> [String] in
+            guard let entry = try? store.entry(for: name) else { return [] }
+            return [entry.token.revealed] + (entry.refreshToken.map { [$0.revealed] } ?? [])
+        }
     }
 
     /// Removes a stored credential; false when there was none.
@@ -304,7 +307,8 @@ public struct Logins: Sendable {
         }
         try? await transport.shutdown()
         try store.save(
-            issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt)
+            issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt,
+            refreshToken: issued.refreshToken, refreshExpiresAt: issued.refreshExpiresAt)
         say(
             "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
         )
