@@ -91,6 +91,15 @@ struct GitHubDeviceLoginTests {
         withVariable["GITHUB_TOKEN"] = "ghp_from_the_environment_1"
         let overridden = try await space.run("auth", "status", environment: withVariable)
         #expect(Self.row(overridden.stdout).contains("credentials from env GITHUB_TOKEN"), "\(overridden.stdout)")
+        // The stored login comes before gh's token (GH_TOKEN here).
+        var withGH = env
+        withGH["GH_TOKEN"] = "gho_from_gh_environment_1"
+        let beforeGH = try await space.run("auth", "status", environment: withGH)
+        #expect(Self.row(beforeGH.stdout).contains("credentials from stored login ("), "\(beforeGH.stdout)")
+        server.clearRequests()
+        let ghRun = try await space.run("run", "me.py", environment: withGH)
+        #expect(ghRun.stdout == "octocat\n", "\(ghRun.stderr)")
+        #expect(server.requests.last?.header("Authorization") == "Bearer \(Self.token)")
         let logout = try await space.run("logout", "github", environment: env)
         #expect(logout.stdout == "github: logged out (stored token removed).\n")
         #expect(try Self.stored(home) == nil)
@@ -184,6 +193,12 @@ struct GitHubDeviceLoginTests {
             "login", "github", "--hostname", "a/b",
             environment: ["APIMACRO_HOME": home.path, "APIMACRO_GITHUB_CLIENT_ID": "device-ok"])
         #expect(badHost.stderr.contains("is not a host name"), "\(badHost.stderr)")
+        // --hostname asks https://HOST/login/device/code (nothing listens on port 1: the error names it).
+        let enterprise = try await space.run(
+            "login", "github", "--hostname", "127.0.0.1:1",
+            environment: ["APIMACRO_HOME": home.path, "APIMACRO_GITHUB_CLIENT_ID": "device-ok"])
+        #expect(enterprise.status != 0)
+        #expect(enterprise.stderr.contains("https://127.0.0.1:1/login/device/code"), "\(enterprise.stderr)")
         let other = try await space.run(
             "login", "shortener", "--hostname", "example.com", environment: ["APIMACRO_HOME": home.path])
         #expect(other.stderr.contains("--hostname is for a login by the device flow"), "\(other.stderr)")
