@@ -83,14 +83,14 @@ public struct Logins: Sendable {
         }
         do {
             guard let entry = try store.entry(for: client.name) else {
-                return Status(name: client.name, source: outside, problem: nil)
+                return Status(name: client.name, source: outside, problem: outside == nil ? lookup.problems.first : nil)
             }
             let stored = "stored login (\(store.path.path))" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
             // The sources are read in their order, the stored login among them (GitHub's comes
             // before gh's): the first that holds one is the one used.
-            let used = client.lookUp(in: settings.view(storedCredential: entry.token)).found
-            guard let used, !used.source.isStoredLogin else {
-                return Status(name: client.name, source: stored, problem: nil)
+            let withStored = client.lookUp(in: settings.view(storedCredential: entry.token))
+            guard let used = withStored.found, !used.source.isStoredLogin else {
+                return Status(name: client.name, source: stored, problem: withStored.problems.first)
             }
             return Status(
                 name: client.name,
