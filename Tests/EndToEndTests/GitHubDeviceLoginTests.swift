@@ -174,6 +174,52 @@ struct GitHubDeviceLoginTests {
         try await server.shutdown()
     }
 
+    @Test("a stored App user token within an hour of its end is refreshed once, before the first request")
+    func refreshBeforeExpiry() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "me.py": "from apimacro import github\nprint(github.user('octocat')['login'])\n"
+        ])
+        defer { space.remove() }
+        let home = space.url.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let now = Int(Date().timeIntervalSince1970)
+        let entry: [String: Any] = [
+            "github": [
+                "token": "ghu_aging_token_1", "kind": "access_token", "obtained_at": now - 27_000,
+                "expires_at": now + 600, "refresh_token": "ghr_stored_refresh_1",
+            ]
+        ]
+        let file = home.appendingPathComponent("credentials.json")
+        try JSONSerialization.data(withJSONObject: entry).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: home.path)
+        let env = Self.environment(server, home: home, client: "device-app")
+        let run = try await space.run("run", "-v", "me.py", environment: env)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "octocat\n")
+        #expect(server.requests.map(\.path) == ["/device-login/login/oauth/access_token", "/users/octocat"])
+        #expect(server.requests.first?.bodyText.contains("grant_type=refresh_token") == true)
+        #expect(server.requests.last?.header("Authorization") == "Bearer ghu_refreshed_token_1")
+        let stored = try #require(try Self.stored(home))
+        #expect(stored["token"] as? String == "ghu_refreshed_token_1")
+        #expect(stored["refresh_token"] as? String == "ghr_device_refresh_1")
+        #expect((stored["expires_at"] as? Int ?? 0) >= now + 28_000)
+        for text in [run.stdout, run.stderr] {
+            for secret in [
+                "ghu_aging_token_1", "ghu_refreshed_token_1", "ghr_stored_refresh_1", "ghr_device_refresh_1",
+            ] {
+                #expect(!text.contains(secret), "\(secret) in \(text)")
+            }
+        }
+        // Renewed for 8 hours: the next run sends it as it is.
+        server.clearRequests()
+        let second = try await space.run("run", "me.py", environment: env)
+        #expect(second.stdout == "octocat\n", "\(second.stderr)")
+        #expect(server.requests.map(\.path) == ["/users/octocat"])
+        try await server.shutdown()
+    }
+
     @Test("login github without a client id, or with an http host, says what to set; --hostname is github's only")
     func settingsChecked() async throws {
         let space = try Workspace(files: [:])

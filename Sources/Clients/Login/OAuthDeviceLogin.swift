@@ -134,28 +134,7 @@ public struct OAuthDeviceLogin: Sendable {
                         ("client_id", clientID), ("device_code", deviceCode),
                         ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
                     ])))
-            if let token = answer["access_token"] as? String, !token.isEmpty {
-                guard !token.contains(where: { $0.isWhitespace || $0.isNewline }),
-                    token.utf8.count <= CredentialStore.tokenLimit
-                else {
-                    throw APIError(.parse, "\(base) answered with a malformed access_token; nothing stored", api: name)
-                }
-                let now = Date().timeIntervalSince1970
-                let expiresAt = Self.number(answer["expires_in"]).map { Int(now + min($0, 3e9)) }
-                // A GitHub App's user token (8 hours) comes with the token that renews it.
-                var refresh = answer["refresh_token"] as? String
-                if let given = refresh,
-                    given.isEmpty || given.contains(where: { $0.isWhitespace || $0.isNewline })
-                        || given.utf8.count > CredentialStore.tokenLimit
-                {
-                    refresh = nil
-                }
-                return IssuedToken(
-                    token: Secret(token), expiresAt: expiresAt, scope: answer["scope"] as? String,
-                    refreshToken: refresh.map(Secret.init),
-                    refreshExpiresAt: refresh == nil
-                        ? nil : Self.number(answer["refresh_token_expires_in"]).map { Int(now + min($0, 3e9)) })
-            }
+            if answer["access_token"] != nil { return try issued(answer, base: base) }
             let error = answer["error"] as? String ?? ""
             switch error {
             case "authorization_pending":
@@ -166,6 +145,55 @@ public struct OAuthDeviceLogin: Sendable {
                 throw failure(error, description: answer["error_description"] as? String)
             }
         }
+    }
+
+    /// A token renewed with `refreshToken` (a GitHub App's user token): `POST
+    /// {base}/login/oauth/access_token` with `grant_type=refresh_token` (no client secret: GitHub
+    /// takes none for a token the device flow made).
+    public func refresh(
+        base: String, clientID: String, refreshToken: Secret, transport: any Transport, timeout: Double
+    ) async throws -> IssuedToken {
+        let api = APIClient(
+            configuration: ClientConfiguration(
+                name: name, baseURL: base, defaultHeaders: [("Accept", "application/json")], timeout: timeout,
+                maxWait: 60, maxRetries: 1),
+            transport: transport, log: ExchangeLog(logger: nil), redactor: Redactor(secrets: [refreshToken.revealed]))
+        let answer = try await fields(
+            of: api,
+            Request(
+                "POST", base + "/login/oauth/access_token",
+                body: .form([
+                    ("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken.revealed),
+                ])))
+        guard answer["access_token"] != nil else {
+            throw failure(answer["error"] as? String ?? "", description: answer["error_description"] as? String)
+        }
+        return try issued(answer, base: base)
+    }
+
+    /// The token an answer holds, with its expiry and refresh token when given.
+    private func issued(_ answer: [String: Any], base: String) throws -> IssuedToken {
+        guard let token = answer["access_token"] as? String, !token.isEmpty,
+            !token.contains(where: { $0.isWhitespace || $0.isNewline }),
+            token.utf8.count <= CredentialStore.tokenLimit
+        else {
+            throw APIError(.parse, "\(base) answered with a malformed access_token; nothing stored", api: name)
+        }
+        let now = Date().timeIntervalSince1970
+        let expiresAt = Self.number(answer["expires_in"]).map { Int(now + min($0, 3e9)) }
+        // A GitHub App's user token (8 hours) comes with the token that renews it.
+        var refresh = answer["refresh_token"] as? String
+        if let given = refresh,
+            given.isEmpty || given.contains(where: { $0.isWhitespace || $0.isNewline })
+                || given.utf8.count > CredentialStore.tokenLimit
+        {
+            refresh = nil
+        }
+        return IssuedToken(
+            token: Secret(token), expiresAt: expiresAt, scope: answer["scope"] as? String,
+            refreshToken: refresh.map(Secret.init),
+            refreshExpiresAt: refresh == nil
+                ? nil : Self.number(answer["refresh_token_expires_in"]).map { Int(now + min($0, 3e9)) })
     }
 
     /// The error GitHub named, said as what to do.

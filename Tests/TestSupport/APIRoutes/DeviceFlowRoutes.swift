@@ -30,6 +30,11 @@ struct DeviceFlowRoutes: RouteHandler {
     /// The refresh token issued to `device-app`.
     static let refreshToken = "ghr_device_refresh_1"
 
+    /// The refresh token a test stores, which `grant_type=refresh_token` takes.
+    static let storedRefreshToken = "ghr_stored_refresh_1"
+    /// The token a refresh issues.
+    static let refreshedToken = "ghu_refreshed_token_1"
+
     /// Polls per client id (one count per server: the routes are made for each).
     private let polls = PollCounts()
 
@@ -72,6 +77,19 @@ struct DeviceFlowRoutes: RouteHandler {
         let form = URLCoding.formDictionary(request.recorded.bodyText)
         let client = form["client_id"] ?? ""
         guard Self.clients.contains(client) else { return answer(request, error: "incorrect_client_credentials") }
+        if form["grant_type"] == "refresh_token" {
+            // A GitHub App's user token renewed: no client secret, as for a device-flow token.
+            guard form["refresh_token"] == Self.storedRefreshToken else {
+                return answer(request, error: "bad_refresh_token")
+            }
+            return answer(
+                request,
+                [
+                    ("access_token", .string(Self.refreshedToken)), ("token_type", .string("bearer")),
+                    ("scope", .string("")), ("expires_in", .int(28800)),
+                    ("refresh_token", .string(Self.refreshToken)), ("refresh_token_expires_in", .int(15_897_600)),
+                ])
+        }
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:device_code" else {
             return answer(request, error: "unsupported_grant_type")
         }
