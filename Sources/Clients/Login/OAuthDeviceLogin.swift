@@ -54,7 +54,8 @@ public struct OAuthDeviceLogin: Sendable {
             throw APIError(
                 .auth,
                 "set \(clientID.variable) (or [\(name)] client_id in config.toml) to your OAuth App's client ID "
-                    + "to log in; the README's \"Logging in\" says how to make one with the device flow enabled",
+                    + "to log in: make one at https://\(defaultHost)/settings/applications/new (any homepage and "
+                    + "callback URL), then tick \"Enable Device Flow\" on its page",
                 api: name)
         }
         var base: String
