@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MacroRuntime
 
-/// `apimacro login NAME [--redirect-url URL | --listen PORT | --token -]`.
+/// `apimacro login NAME [--redirect-url URL | --listen PORT | --token - | --with-token] [--hostname HOST]`.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
@@ -26,9 +26,17 @@ struct Login: AsyncParsableCommand {
             valueName: "-"))
     var token: String?
 
+    @Flag(help: "Store a token read from standard input (as gh auth login --with-token; the same as --token -).")
+    var withToken = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The GitHub Enterprise Server host to log in to (github only; default github.com).", valueName: "host"))
+    var hostname: String?
+
     func validate() throws {
-        if [redirectURL != nil, listen != nil, token != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("give one of --redirect-url, --listen and --token")
+        if [redirectURL != nil, listen != nil, token != nil, withToken].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --redirect-url, --listen, --token and --with-token")
         }
         if let listen, !(0...65535).contains(listen) { throw ValidationError("--listen needs a port from 0 to 65535") }
         if let token, token != "-" {
@@ -42,11 +50,11 @@ struct Login: AsyncParsableCommand {
         // Unbuffered, so a test or a script reading our output sees the URL at once.
         let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         let logins = Logins(settings: try Settings.load())
-        if token != nil {
+        if token != nil || withToken {
             return try logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
         }
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
-        try await logins.login(name, mode: mode, say: say, prompt: { readLine() })
+        try await logins.login(name, mode: mode, hostname: hostname, say: say, prompt: { readLine() })
     }
 }
 

@@ -75,14 +75,17 @@ extension FrictionTests {
         #expect(option.stderr.contains("unrecognized arguments: --limt 3; did you mean '--limit'?"), "\(option.stderr)")
     }
 
-    @Test("7: login refusals: github names gh's hosts.yml; a redirect without a code speaks of ?code=")
+    @Test(
+        "7: login refusals: github without a client id says where to make the app; a redirect without a code speaks of ?code="
+    )
     func loginMessages() async throws {
         let space = try Workspace()
         defer { space.remove() }
+        // `login github` is GitHub's device flow now (issue 41): it needs the user's own app.
         let github = try await space.run("login", "github")
         #expect(github.status == 2)
-        #expect(github.stderr.contains("github reads APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN"), "\(github.stderr)")
-        #expect(github.stderr.contains("gh's hosts.yml, gh auth token"), "\(github.stderr)")
+        #expect(github.stderr.contains("set APIMACRO_GITHUB_CLIENT_ID"), "\(github.stderr)")
+        #expect(github.stderr.contains("tick \"Enable Device Flow\""), "\(github.stderr)")
         let env = [
             "APIMACRO_INSTAGRAM_CLIENT_ID": "test-client", "APIMACRO_INSTAGRAM_CLIENT_SECRET": "test-secret",
             "APIMACRO_INSTAGRAM_REDIRECT_URI": "http://127.0.0.1:8765/callback",

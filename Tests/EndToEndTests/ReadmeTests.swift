@@ -121,6 +121,8 @@ struct ReadmeTests {
             "APIMACRO_INSTAGRAM_URL": server.baseURL, "APIMACRO_INSTAGRAM_CLIENT_ID": "readme-app",
             "APIMACRO_INSTAGRAM_CLIENT_SECRET": "readme-app-secret",
             "APIMACRO_SHORTENER_URL": server.baseURL + "/bitly/v4",
+            // `login github`: the test server's device flow, which authorizes after two polls.
+            "APIMACRO_GITHUB_CLIENT_ID": "device-ok", "APIMACRO_GITHUB_LOGIN_URL": server.baseURL + "/device-login",
         ]
         // What cannot end well without a person (a browser's redirect) still parses: it fails
         // for what it waits for, never for how it was written.

@@ -45,7 +45,7 @@ struct ReplRunTests {
         defer { space.remove() }
         let outside = try await space.run("login", "nosuch")
         let names = try #require(
-            outside.stderr.components(separatedBy: "apimacro can log in to ").last?.prefix { $0 != ";" },
+            outside.stderr.components(separatedBy: "apimacro can log in to ").last?.prefix { $0 != ";" && $0 != "\n" },
             "\(outside.stderr)")
         #expect(names.contains("foursquare") && names.contains("openweather"), "\(names)")
         let result = try await space.run(

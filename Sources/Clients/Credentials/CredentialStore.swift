@@ -3,7 +3,8 @@ import WebAPI
 
 /// The tokens `apimacro login` obtained, in `<APIMACRO_HOME>/credentials.json`
 /// (mode 0600): `{"NAME": {"token": …, "kind": "access_token|api_key",
-/// "obtained_at": EPOCH, "expires_at": EPOCH, "scope": …}}` (`expires_at` and `scope` when known).
+/// "obtained_at": EPOCH, "expires_at": EPOCH, "scope": …, "refresh_token": …,
+/// "refresh_expires_at": EPOCH}}` (`expires_at`, `scope` and the refresh token when known).
 ///
 /// It refuses a file others can read or write, and no token ever appears in its
 /// errors or descriptions.
@@ -20,6 +21,8 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         public let scope: String?
         /// When it expires, in epoch seconds, when known (Instagram's 60-day tokens).
         public let expiresAt: Int?
+        /// The token that renews it, when the provider gave one (a GitHub App's user token).
+        public var refreshToken: Secret? = nil
     }
 
     /// The folder (`$APIMACRO_HOME`).
@@ -48,9 +51,10 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
                 "the entry \"\(name)\" in \(path.path) is corrupt; run: apimacro logout \(name), then log in again")
         }
         let obtained = Self.epoch(fields["obtained_at"]) ?? 0
+        let refresh = (fields["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : Secret($0) }
         return Entry(
             token: Secret(token), kind: fields["kind"] as? String ?? "access_token", obtainedAt: obtained,
-            scope: fields["scope"] as? String, expiresAt: Self.epoch(fields["expires_at"]))
+            scope: fields["scope"] as? String, expiresAt: Self.epoch(fields["expires_at"]), refreshToken: refresh)
     }
 
     /// A time in epoch seconds from the file: a finite number within 10,000 years, else nil (a
@@ -66,13 +70,14 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     }
 
     /// Stores `token` for `name` (replacing any previous one, keeping the others), obtained at
-    /// `obtainedAt` (default now) and expiring at `expiresAt` when known.
+    /// `obtainedAt` (default now) and expiring at `expiresAt` when known, with the
+    /// `refreshToken` that renews it (expiring at `refreshExpiresAt`) when the provider gave one.
     ///
     /// Creates `home` (mode 0700) when missing; the file ends with mode 0600
     /// whatever the umask, and is replaced atomically.
     public func save(
         _ token: Secret, for name: String, kind: String, scope: String? = nil, expiresAt: Int? = nil,
-        obtainedAt: Int = Int(Date().timeIntervalSince1970)
+        obtainedAt: Int = Int(Date().timeIntervalSince1970), refreshToken: Secret? = nil, refreshExpiresAt: Int? = nil
     ) throws {
         guard !name.isEmpty else { throw APIError(.invalidRequest, "a credential needs a name (github, instagram, …)") }
         guard token.revealed.utf8.count <= Self.tokenLimit else {
@@ -85,6 +90,10 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         var fields: [String: Any] = ["token": token.revealed, "kind": kind, "obtained_at": obtainedAt]
         if let scope { fields["scope"] = scope }
         if let expiresAt { fields["expires_at"] = expiresAt }
+        if let refreshToken, refreshToken.revealed.utf8.count <= Self.tokenLimit {
+            fields["refresh_token"] = refreshToken.revealed
+            if let refreshExpiresAt { fields["refresh_expires_at"] = refreshExpiresAt }
+        }
         all[name] = fields
         try write(all)
     }

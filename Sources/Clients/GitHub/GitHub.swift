@@ -12,7 +12,7 @@ public enum GitHub {
         "the REST API's base URL (GitHub Enterprise Server: https://HOST/api/v3)", default: "https://api.github.com")
     /// `APIMACRO_GITHUB_TOKEN` (`[github] token`): the token, over `GITHUB_TOKEN`.
     public static let token = ClientSetting(client: name, key: "token").described(
-        "the token (else GITHUB_TOKEN, else gh's)")
+        "the token (else GITHUB_TOKEN, else the stored login, else gh's)")
     /// `APIMACRO_GITHUB_API_VERSION` (`[github] api_version`): `X-GitHub-Api-Version`, a date.
     public static let apiVersion = ClientSetting(client: name, key: "api_version") { text in
         text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil
@@ -47,15 +47,31 @@ public enum GitHub {
         ["on", "off"].contains(text) ? nil : "'\(text)' is not a pace; accepted: on (the default) or off"
     }.described("pace requests to GitHub's secondary limits: on or off", default: "on")
 
+    /// `apimacro login github`: GitHub's OAuth device flow (as `gh auth login`), with the
+    /// user's own OAuth App (`APIMACRO_GITHUB_CLIENT_ID`).
+    public static let login = OAuthDeviceLogin(
+        name: name, scope: "repo read:org gist",
+        help:
+            "GitHub's device flow, as gh auth login: prints a one-time code and the page to enter it on "
+            + "(https://github.com/login/device), waits, and stores the token. Needs APIMACRO_GITHUB_CLIENT_ID "
+            + "(your OAuth App's client ID, its device flow enabled); --hostname HOST for GitHub Enterprise "
+            + "Server; --with-token reads a token from standard input instead.",
+        defaultHost: "github.com",
+        enableHint:
+            "tick \"Enable Device Flow\" on the app's settings page (GitHub: Settings, Developer settings, "
+            + "OAuth Apps or GitHub Apps, the app)")
+
     /// GitHub for `auth status`, `config.toml` and the setting checks: a GitHub App's
     /// installation token when the App's ID and key are set, else the token from
-    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`, else where `gh` keeps it for the base URL's
-    /// host (`GitHubCLI`: `GH_TOKEN`, the enterprise variables, `hosts.yml`, `gh auth token`,
-    /// the last two read on first use); no login.
+    /// `APIMACRO_GITHUB_TOKEN`, else `GITHUB_TOKEN`, else the one `apimacro login github`
+    /// stored, else where `gh` keeps it for the base URL's host (`GitHubCLI`: `GH_TOKEN`, the
+    /// enterprise variables, `hosts.yml`, `gh auth token`, the last two read on first use).
     public static let descriptor = ClientDescriptor(
-        name: name, settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace],
-        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN")]
+        name: name,
+        settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace] + login.settings,
+        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN"), .storedLogin]
             + GitHubCLI.sources,
+        login: .deviceFlow(login),
         identity: { view in view.value(appID) == nil ? identity : appIdentity })
 
     /// `auth status --check` for a GitHub App: its installation token is minted as for a macro,

@@ -108,11 +108,12 @@ public final class GitHubClient: Sendable {
     ///   - now: the clock, epoch seconds (when an App's token is due).
     ///   - pacer: what paces the requests to GitHub's secondary limits (default: GitHub's rules
     ///     on the real clock; tests give one with their own clock).
+    ///   - storedLogin: renews the token `apimacro login github` stored, when that is due.
     public init(
         configuration: GitHubConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor,
         warn: @escaping @Sendable (String) -> Void = { _ in }, learned: @escaping @Sendable (String) -> Void = { _ in },
         appNetwork: (any Transport)? = nil, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        pacer: SecondaryPacer? = nil
+        pacer: SecondaryPacer? = nil, storedLogin: GitHubLoginRefresh? = nil
     ) {
         self.configuration = configuration
         let rateLimits = RateLimitMemory()
@@ -127,7 +128,7 @@ public final class GitHubClient: Sendable {
                 app: app, configuration: configuration, network: appNetwork, log: log, redactor: redactor, now: now,
                 learned: learned)
         }
-        let provider: (any CredentialProvider)? = appAuth ?? deferred
+        let provider: (any CredentialProvider)? = appAuth ?? storedLogin ?? deferred
         var rest = configuration.client
         var graphQL = configuration.graphQLClient
         // One pace for both endpoints: GitHub counts them together.

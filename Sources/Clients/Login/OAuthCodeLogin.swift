@@ -140,11 +140,20 @@ public struct IssuedToken: Sendable {
     public let expiresAt: Int?
     /// The scope granted, when the provider said.
     public let scope: String?
+    /// The token that renews it (a GitHub App's user token), when the provider gave one.
+    public let refreshToken: Secret?
+    /// When `refreshToken` expires (epoch seconds), when the provider said.
+    public let refreshExpiresAt: Int?
 
-    /// A token expiring at `expiresAt`.
-    public init(token: Secret, expiresAt: Int? = nil, scope: String? = nil) {
+    /// A token expiring at `expiresAt`, renewed with `refreshToken` when given.
+    public init(
+        token: Secret, expiresAt: Int? = nil, scope: String? = nil, refreshToken: Secret? = nil,
+        refreshExpiresAt: Int? = nil
+    ) {
         self.token = token
         self.expiresAt = expiresAt
         self.scope = scope
+        self.refreshToken = refreshToken
+        self.refreshExpiresAt = refreshExpiresAt
     }
 }

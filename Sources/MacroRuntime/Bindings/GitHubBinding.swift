@@ -81,11 +81,16 @@ final class GitHubBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         let module = context.module
+        let view = runtime.view(of: GitHub.descriptor)
+        let configuration = GitHubConfiguration(view)
+        let learned: @Sendable (String) -> Void = { [secrets = runtime.secrets] in secrets.add($0) }
+        let network: (any Transport)? = runtime.settings.offline ? nil : runtime.network
         let client = GitHubClient(
-            configuration: GitHubConfiguration(runtime.view(of: GitHub.descriptor)), transport: runtime.transport,
-            log: runtime.log, redactor: runtime.redactor, warn: runtime.transport.warn,
-            learned: { [secrets = runtime.secrets] in secrets.add($0) },
-            appNetwork: runtime.settings.offline ? nil : runtime.network)
+            configuration: configuration, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor,
+            warn: runtime.transport.warn, learned: learned, appNetwork: network,
+            storedLogin: GitHubLoginRefresh.due(
+                configuration: configuration, view: view, store: runtime.credentials, network: network,
+                warn: runtime.transport.warn, learned: learned))
         let binding = GitHubBinding(
             client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
         let builder = NativeClass<GitHubBinding>(

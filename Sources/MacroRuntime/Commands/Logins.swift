@@ -39,6 +39,8 @@ public struct Logins: Sendable {
                         + "\(login.clientID.variable) (and \(login.redirectURI.variable) for the paste flow).")
             case .oauthCode(let login):
                 lines.append("\(client.name): \(login.help)")
+            case .deviceFlow(let login):
+                lines.append("\(client.name): \(login.help)")
             case .pastedKey:
                 lines.append("\(client.name): reads an API key from standard input.")
             case nil:
@@ -80,10 +82,19 @@ public struct Logins: Sendable {
             return Status(name: client.name, source: outside, problem: outside == nil ? lookup.problems.first : nil)
         }
         do {
-            let stored = try store.entry(for: client.name).map { entry in
-                "stored login (\(store.path.path))" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
+            guard let entry = try store.entry(for: client.name) else {
+                return Status(name: client.name, source: outside, problem: outside == nil ? lookup.problems.first : nil)
             }
-            return Status(name: client.name, source: outside ?? stored, problem: nil)
+            let stored = "stored login (\(store.path.path))" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
+            // The sources are read in their order, the stored login among them (GitHub's comes
+            // before gh's): the first that holds one is the one used.
+            let withStored = client.lookUp(in: settings.view(storedCredential: entry.token))
+            guard let used = withStored.found, !used.source.isStoredLogin else {
+                return Status(name: client.name, source: stored, problem: withStored.problems.first)
+            }
+            return Status(
+                name: client.name,
+                source: settings.describe(used.source) + (used.detail.map { " (\($0))" } ?? ""), problem: nil)
         } catch {
             return Status(name: client.name, source: outside, problem: SystemErrorText.describe(error))
         }
@@ -110,7 +121,10 @@ public struct Logins: Sendable {
     /// Every token `apimacro login` stored, for redaction (reports, `--output-dir` files);
     /// empty when the store cannot be read (commands that use it report why).
     public var storedSecrets: [String] {
-        ((try? store.names()) ?? []).compactMap { try? store.token(for: $0)?.revealed }
+        ((try? store.names()) ?? []).flatMap { name -> [String] in
+            guard let entry = try? store.entry(for: name) else { return [] }
+            return [entry.token.revealed] + (entry.refreshToken.map { [$0.revealed] } ?? [])
+        }
     }
 
     /// Removes a stored credential; false when there was none.
@@ -139,12 +153,17 @@ public struct Logins: Sendable {
 
     /// Logs in to `name`: a built-in client with a login, else a plugin.
     ///
-    /// `say` prints a line for the user; `prompt` reads one.
+    /// `say` prints a line for the user; `prompt` reads one; `hostname` is the host a device-flow
+    /// login (GitHub's) asks, when not its default.
     public func login(
-        _ name: String, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+        _ name: String, mode: Mode, hostname: String? = nil, say: @Sendable (String) -> Void,
+        prompt: @Sendable () -> String?
     ) async throws {
         if let client = ClientRegistry.named(name)?.descriptor, client.login != nil {
-            return try await login(client, mode: mode, say: say, prompt: prompt)
+            return try await login(client, mode: mode, hostname: hostname, say: say, prompt: prompt)
+        }
+        if hostname != nil {
+            throw MacroError("--hostname is for a login by the device flow (github); \(name) takes none")
         }
         let registry = PluginRegistry.load(settings: settings)
         guard let manifest = registry.plugin(named: name) else {
@@ -167,9 +186,9 @@ public struct Logins: Sendable {
                 return "\(client.name) reads \(variables)"
                     + (others.isEmpty ? "" : ", else \(others.joined(separator: ", "))")
             }
+            let elsewhere = fromEnvironment.isEmpty ? "" : "; " + fromEnvironment.joined(separator: "; ")
             throw MacroError(
-                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", ")); \(fromEnvironment.joined(separator: "; "))"
-            )
+                "no login for '\(name)': apimacro can log in to \(names.joined(separator: ", "))\(elsewhere)")
         }
         try await login(manifest.descriptor, mode: mode, say: say, prompt: prompt)
     }
@@ -197,9 +216,18 @@ public struct Logins: Sendable {
     /// Logs in to `client` as its descriptor says, built-in or plugin alike: the OAuth
     /// implicit grant, the authorization-code grant, or a pasted key.
     private func login(
-        _ client: ClientDescriptor, mode: Mode, say: @Sendable (String) -> Void, prompt: @Sendable () -> String?
+        _ client: ClientDescriptor, mode: Mode, hostname: String? = nil, say: @Sendable (String) -> Void,
+        prompt: @Sendable () -> String?
     ) async throws {
-        switch client.login(in: settings.view()) {
+        let login = client.login(in: settings.view())
+        if hostname != nil {
+            guard case .deviceFlow = login else {
+                throw MacroError("--hostname is for a login by the device flow (github); \(client.name) takes none")
+            }
+        }
+        switch login {
+        case .deviceFlow(let login):
+            try await loginDevice(login, hostname: hostname, say: say)
         case .oauthImplicit(let login):
             try await loginImplicit(
                 client.name, flow: login.flow(in: settings.view()), mode: mode, say: say, prompt: prompt)
@@ -256,6 +284,31 @@ public struct Logins: Sendable {
         try? await transport.shutdown()
         try store.save(
             issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt)
+        say(
+            "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
+        )
+    }
+
+    /// The device flow (GitHub's): the code asked for and said, the token polled for (over the
+    /// network itself: never cached nor recorded) and stored under the client's name.
+    private func loginDevice(
+        _ login: OAuthDeviceLogin, hostname: String?, say: @Sendable (String) -> Void
+    ) async throws {
+        let view = settings.view()
+        let (base, clientID) = try login.base(in: view, hostname: hostname)
+        let transport = CurlTransport(userAgent: "apimacro/\(ApimacroModule.version)", network: settings.network)
+        let issued: IssuedToken
+        do {
+            issued = try await login.run(
+                base: base, clientID: clientID, transport: transport, timeout: view.requestTimeout, say: say)
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try? await transport.shutdown()
+        try store.save(
+            issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt,
+            refreshToken: issued.refreshToken, refreshExpiresAt: issued.refreshExpiresAt)
         say(
             "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
         )
@@ -327,7 +380,7 @@ public struct Logins: Sendable {
         switch login {
         case .oauthCode(let code)?:
             lifetime = code.implicit?(settings.view()) == nil ? code.pastedTokenLifetime : nil
-        case .oauthImplicit?:
+        case .oauthImplicit?, .deviceFlow?:
             break
         case .pastedKey?, nil:
             throw MacroError(
@@ -353,7 +406,7 @@ public struct Logins: Sendable {
         let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
         return (builtIn + plugins).filter { descriptor in
             switch descriptor.login {
-            case .oauthCode?, .oauthImplicit?: true
+            case .oauthCode?, .oauthImplicit?, .deviceFlow?: true
             default: false
             }
         }.map(\.name)

@@ -81,7 +81,10 @@ final class Runtime: Sendable {
             builtInTokens[client.name] = stored(client.name)
         }
         storedTokens = builtInTokens
-        let storedSecrets = builtInTokens.values.map(\.revealed) + pluginTokens.compactMap { $0?.revealed }
+        // A refresh token stored beside a token (a GitHub App's user token) is redacted too.
+        let refreshTokens = builtInTokens.keys.compactMap { try? store.entry(for: $0)?.refreshToken?.revealed }
+        let storedSecrets =
+            builtInTokens.values.map(\.revealed) + pluginTokens.compactMap { $0?.revealed } + refreshTokens
         redactor = Redactor(secrets: settings.secrets + pluginSecrets + storedSecrets)
         secrets = SecretRegistry(
             redactor, journal: settings.learnedSecretsFile.map { LearnedSecrets(file: $0) },

@@ -79,6 +79,7 @@ struct Router: Sendable {
         Router(handlers: [
             // First: it counts (and refuses once expired) the App tokens it issued, whatever the route.
             GitHubAppRoutes(),
+            DeviceFlowRoutes(),
             PaginationLoopRoutes(),
             HostileJSONRoutes(),
             TerminalEscapeRoutes(),

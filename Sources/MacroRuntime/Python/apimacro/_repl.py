@@ -26,7 +26,7 @@ from ._stdout import CLOSED_OUTPUT_STATUS, closed_stdout, flush_stdout
 from ._tracebacks import hide_internal
 
 # The clients with a login, built-in and plugins (the names `apimacro login` takes), and how each
-# logs in ("oauth2_implicit", "oauth2_code" or "key"), as the host lists them.
+# logs in ("oauth2_implicit", "oauth2_code", "oauth2_device" or "key"), as the host lists them.
 LOGINS = dict(_apimacro._logins)
 
 COMMANDS = {
@@ -224,6 +224,11 @@ class Console(code.InteractiveConsole):
         import apimacro
 
         client = getattr(apimacro, args[0], None)
+        if kind == "oauth2_device":
+            # The device flow prints its one-time code and waits for it, as apimacro login does.
+            self.native.login(args[0], "")
+            print("(new sessions and batch runs use it)")
+            return
         if kind in ("oauth2_implicit", "oauth2_code"):
             # A built-in client logs in in-process, so the session's client uses the token at once;
             # a plugin's login keeps its state as `apimacro login NAME` does.
