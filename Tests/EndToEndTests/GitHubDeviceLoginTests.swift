@@ -239,10 +239,24 @@ struct GitHubDeviceLoginTests {
             "login", "github", "--hostname", "a/b",
             environment: ["APIMACRO_HOME": home.path, "APIMACRO_GITHUB_CLIENT_ID": "device-ok"])
         #expect(badHost.stderr.contains("is not a host name"), "\(badHost.stderr)")
-        // --hostname asks https://HOST/login/device/code (nothing listens on port 1: the error names it).
-        let enterprise = try await space.run(
+        // A token is made for the API it will be sent to: --hostname another server than
+        // APIMACRO_GITHUB_URL's is refused before anything is asked, naming both.
+        let elsewhere = try await space.run(
             "login", "github", "--hostname", "127.0.0.1:1",
             environment: ["APIMACRO_HOME": home.path, "APIMACRO_GITHUB_CLIENT_ID": "device-ok"])
+        #expect(elsewhere.status != 0)
+        #expect(
+            elsewhere.stderr.contains(
+                "a token made on 127.0.0.1:1 would be sent to https://api.github.com, another server; set "
+                    + "APIMACRO_GITHUB_URL to 127.0.0.1:1's API first"), "\(elsewhere.stderr)")
+        // With the API on that host, --hostname asks https://HOST/login/device/code (nothing listens
+        // on port 1: the error names it).
+        let enterprise = try await space.run(
+            "login", "github", "--hostname", "127.0.0.1:1",
+            environment: [
+                "APIMACRO_HOME": home.path, "APIMACRO_GITHUB_CLIENT_ID": "device-ok",
+                "APIMACRO_GITHUB_URL": "https://127.0.0.1:1/api/v3",
+            ])
         #expect(enterprise.status != 0)
         #expect(enterprise.stderr.contains("https://127.0.0.1:1/login/device/code"), "\(enterprise.stderr)")
         let other = try await space.run(

@@ -49,7 +49,20 @@ public enum GitHub {
 
     /// `apimacro login github`: GitHub's OAuth device flow (as `gh auth login`), with the
     /// user's own OAuth App (`APIMACRO_GITHUB_CLIENT_ID`).
-    public static let login = OAuthDeviceLogin(
+    public static let login = deviceLogin()
+
+    /// The device-flow login, bound to the API it makes tokens for: github.com's for
+    /// api.github.com, HOST's for `https://HOST/api/v3`.
+    static func deviceLogin() -> OAuthDeviceLogin {
+        var login = deviceFlow
+        login.tokenDestination = { view in
+            let apiURL = view.value(url) ?? GitHubConfiguration.defaultBaseURL
+            return (apiURL, GitHubCLI.host(forAPI: apiURL) ?? "")
+        }
+        return login
+    }
+
+    static let deviceFlow = OAuthDeviceLogin(
         name: name, scope: "repo read:org gist",
         help:
             "GitHub's device flow, as gh auth login: prints a one-time code and the page to enter it on "

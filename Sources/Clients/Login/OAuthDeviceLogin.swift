@@ -22,6 +22,10 @@ public struct OAuthDeviceLogin: Sendable {
     /// What to do when the app has the device flow turned off (`device_flow_disabled`).
     public let enableHint: String
 
+    /// Where the client sends the token (its API's URL) and the login host that API belongs to;
+    /// nil when a login may be made anywhere.
+    public var tokenDestination: (@Sendable (SettingsView) -> (apiURL: String, loginHost: String))? = nil
+
     /// The login of the client called `name`.
     public init(name: String, scope: String?, help: String, defaultHost: String, enableHint: String) {
         self.name = name
@@ -76,6 +80,17 @@ public struct OAuthDeviceLogin: Sendable {
         guard let origin = Origin(url: base), origin.isSecureForCredentials else {
             throw APIError(
                 .auth, "refusing to log in through \(base): use https (or a loopback address)", api: name)
+        }
+        // A token is stored under the client's name and sent to its API: one made on another host
+        // (GitHub Enterprise Server's for github.com's API, or the reverse) would be sent there.
+        let host = origin.port == (origin.scheme == "https" ? 443 : 80) ? origin.host : "\(origin.host):\(origin.port)"
+        if view.value(loginURL) == nil, let destination = tokenDestination?(view), host != destination.loginHost {
+            throw APIError(
+                .auth,
+                "a token made on \(host) would be sent to \(destination.apiURL), another server; set "
+                    + "APIMACRO_\(name.uppercased())_URL to \(host)'s API first (GitHub Enterprise Server: "
+                    + "https://\(host)/api/v3), or log in on \(destination.loginHost)",
+                api: name)
         }
         return (base, id)
     }
