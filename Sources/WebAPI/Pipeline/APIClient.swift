@@ -162,6 +162,7 @@ public final class APIClient: Sendable {
             method: request.method, url: url, headers: headers, body: body,
             timeout: request.timeout ?? configuration.timeout)
         exchange.validatesStatus = request.validatesStatus
+        exchange.cache = request.cache ?? CacheChoice.current
         if let auth = request.basicAuth {
             guard let origin = exchange.origin, origin.isSecureForCredentials else {
                 throw APIError(
