@@ -70,6 +70,7 @@ public final class APIClient: Sendable {
         do {
             if needsCredentials { try await credentialSlot.resolve(for: exchange.url) }
             let response = try await pipeline.send(exchange)
+            PollInterval.note(response.headers, url: exchange.url)
             var body = response.body
             if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
                 for form in Set(credential.wireForms.flatMap { [$0, FormEncoding.escape($0)] }) {
