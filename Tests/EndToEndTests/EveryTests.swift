@@ -48,10 +48,11 @@ struct EveryTests {
         #expect(Array(seen.prefix(3)) == ["1", "2", "3"], "state committed after each cycle: \(seen)")
         #expect(result.stdout.hasPrefix("--- cycle 1, 20"), "\(result.stdout)")
         #expect(result.stdout.contains("tick 1\n\n--- cycle 2, "), "\(result.stdout)")
+        let before = ticks(space).count
         let quiet = try await watch(space, ["run", "-q", "--every", "1s", "tick.py"]) { [space] in
-            self.ticks(space).count >= 4
+            self.ticks(space).count > before
         }
-        #expect(quiet.status == 0 && quiet.stdout.hasPrefix("tick 4\n") && !quiet.stdout.contains("---"))
+        #expect(quiet.status == 0 && quiet.stdout.hasPrefix("tick ") && !quiet.stdout.contains("---"))
     }
 
     @Test("a failed cycle is reported, commits nothing and backs off; the next cycle goes on")
