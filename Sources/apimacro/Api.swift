@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MacroRuntime
+import WebAPI
 
 /// `apimacro api [CLIENT] PATH_OR_URL [-X METHOD] [-f key=value] [-F key=value] [-H 'Name: v']
 /// [--paginate] [--jq EXPR] [-i]`.
@@ -30,7 +31,9 @@ struct Api: AsyncParsableCommand {
             item (of a list answer, or of every page) as a line, with placeholders in the style of \
             Python's str.format, not gh's Go templates: '{name} {stargazers_count}', {owner.login}, \
             {topics[0]}, {{ and }} for braces; null prints as nothing, a list or object as JSON. \
-            --silent prints no body.
+            --silent prints no body. --cache 1h (also 30m, 2d, seconds) keeps and serves the answer that \
+            long whatever its headers say, as gh api --cache; --cache refresh fetches anew and stores; \
+            --cache only-if-cached answers from the cache or fails, sending nothing.
 
             --dry-run prints the request it would send (method, URL, headers, body up to 4 KiB; \
             credentials redacted) and sends nothing. --curl prints an equivalent curl command line \
@@ -79,6 +82,12 @@ struct Api: AsyncParsableCommand {
 
     @Flag(help: "Do not print the answer's body.")
     var silent = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep and serve the answer this long whatever its headers say (1h, 30m, 2d, seconds); "
+                + "also refresh or only-if-cached.", valueName: "rule"))
+    var cache: String?
 
     @Option(
         name: [.customShort("t"), .customLong("template")],
@@ -146,6 +155,13 @@ struct Api: AsyncParsableCommand {
         call.template = template
         call.dryRun = dryRun
         call.curl = curl
+        if let cache {
+            guard let choice = CacheChoice.parse(cache) else {
+                throw ValidationError(
+                    "--cache takes a duration (1h, 30m, 2d, or seconds), refresh or only-if-cached, not '\(cache)'")
+            }
+            call.cache = choice
+        }
         try await call.run(settings: settings)
     }
 }

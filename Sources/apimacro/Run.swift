@@ -240,6 +240,15 @@ struct Run: ParsableCommand {
         name: .customShort("c"), help: ArgumentHelp("Run CODE as the macro, as python3 -c does.", valueName: "code"))
     var code: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run the macro again and again in this process, start to start, this often (10m, 30s, 1h; at least 1s).",
+            valueName: "span"))
+    var every: String?
+
+    @Flag(name: [.short, .long], help: "With --every: print only what the macro prints, no cycle lines.")
+    var quiet = false
+
     @Argument(
         help: "The macro (a .py file, a name, or - for standard input), then its arguments.",
         completion: .custom(Completions.macroNames))
@@ -253,6 +262,10 @@ struct Run: ParsableCommand {
             throw ValidationError(
                 "missing the macro: a .py file, a macro name, -m MODULE, -c CODE or - (standard input)")
         }
+        if let every, Watch.span(every) == nil {
+            throw ValidationError(
+                "--every takes a span of at least one second: 10m, 30s, 1h, 2d or seconds; not '\(every)'")
+        }
     }
 
     func run() throws {
@@ -260,16 +273,21 @@ struct Run: ParsableCommand {
         if let module {
             try Self.run(
                 settings: options.settings(), statsFile: statsFile, source: .module(module), name: "-m \(module)",
-                arguments: given + arguments)
+                arguments: given + arguments, watch: watch)
         } else if let code {
             try Self.run(
                 settings: options.settings(), statsFile: statsFile, source: .code(code), name: "-c",
-                arguments: given + arguments)
+                arguments: given + arguments, watch: watch)
         } else if let macro {
             try Self.run(
                 settings: options.settings(), forwarded: options.forwardedArguments, statsFile: statsFile,
-                macro: macro, arguments: arguments)
+                macro: macro, arguments: arguments, watch: watch)
         }
+    }
+
+    /// `--every` and `-q`, when given.
+    var watch: (every: Double, quiet: Bool)? {
+        every.flatMap(Watch.span).map { ($0, quiet) }
     }
 
     /// `apimacro run [OPTIONS] -m MODULE | -c CODE | - [ARGS...]`, split as python3 splits its
@@ -383,9 +401,10 @@ struct Run: ParsableCommand {
     /// Runs `macro` with `arguments` (apimacro's options among them are split off here).
     ///
     /// `forwarded` are the options given before MACRO, as arguments again.
-    static func run(settings: Settings, forwarded: [String], statsFile: String?, macro: String, arguments: [String])
-        throws
-    {
+    static func run(
+        settings: Settings, forwarded: [String], statsFile: String?, macro: String, arguments: [String],
+        watch: (every: Double, quiet: Bool)? = nil
+    ) throws {
         var settings = settings
         let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
         // apimacro's options after the macro's name: the macro's main() decides which are its own.
@@ -395,13 +414,18 @@ struct Run: ParsableCommand {
         if !own.isEmpty {
             settings = try MacroOptions.parse(Apimacro.joiningNegativeValues(forwarded + own)).settings()
         }
-        try run(settings: settings, statsFile: statsFile, source: .file(file), name: macro, arguments: macroArguments)
+        try run(
+            settings: settings, statsFile: statsFile, source: .file(file), name: macro, arguments: macroArguments,
+            watch: watch)
     }
 
     /// Runs `source` with `arguments` as they are (no option of apimacro's among them).
-    static func run(settings: Settings, statsFile: String?, source: MacroSource, name: String, arguments: [String])
-        throws
-    {
+    ///
+    /// With `watch`, the macro runs again and again (`Watch`); the file is read afresh each cycle.
+    static func run(
+        settings: Settings, statsFile: String?, source: MacroSource, name: String, arguments: [String],
+        watch: (every: Double, quiet: Bool)? = nil
+    ) throws {
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
         // Where the counts go must be writable before the macro runs, not found unwritable after.
         if let statsFile {
@@ -420,6 +444,12 @@ struct Run: ParsableCommand {
         let started = try MacroHost(settings: settings)
         host = started
         let runner = MacroRunner(host: started, beforeHardExit: { Self.stats(of: started).write(to: statsFile) })
+        if let watch {
+            throw ExitCode(
+                try Watch.run(every: watch.every, quiet: watch.quiet) {
+                    try runner.run(source, arguments: arguments, name: name)
+                })
+        }
         throw ExitCode(try runner.run(source, arguments: arguments, name: name))
     }
 

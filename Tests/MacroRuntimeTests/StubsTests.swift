@@ -71,15 +71,17 @@ extension EmbeddedPython {
             #expect(
                 result
                     == .list([
-                        .string("(login)"), .string("(login, limit=None, **params)"),
-                        .string("(path, params=None, headers=None)"),
-                        .string("(query, path, limit=None, **variables)"),
-                        .string("(user_id='self', fields=None, limit=None)"), .string("(short_url)"),
+                        // Every client method takes the keyword-only cache= (issue 38).
+                        .string("(login, *, cache=None)"), .string("(login, limit=None, *, cache=None, **params)"),
+                        .string("(path, params=None, headers=None, *, cache=None)"),
+                        .string("(query, path, limit=None, *, cache=None, **variables)"),
+                        .string("(user_id='self', fields=None, limit=None, *, cache=None)"),
+                        .string("(short_url, *, cache=None)"),
                         .string(
                             "(method, url, params=None, headers=None, json=None, data=None, files=None, auth=None, timeout=None, cache=True, check=True)"
                         ),
                         .string("(func, items, concurrency=8, *, return_exceptions=False)"), .string("(seconds)"),
-                        .string("repos(login, limit=None, **params) method of apimacro.GitHub instance"),
+                        .string("repos(login, limit=None, *, cache=None, **params) method of apimacro.GitHub instance"),
                         .bool(true),
                     ]))
         }

@@ -60,4 +60,44 @@ struct TextSignatureTests {
                     .string("repos(login, limit=None, **params) method of testmod.Client instance"),
                 ]))
     }
+
+    @Test("a shared keyword is taken out before the body binds, shown keyword-only, and passed to around")
+    func sharedKeyword() async throws {
+        let results = try await python {
+            try fetching {
+                let builder = NativeClass<Box>(name: "Keyed", module: "testmod", doc: "A client.")
+                builder.sharedKeyword = (
+                    "cache",
+                    { value, body in
+                        let seen = value.map { (try? String(pythonString: $0)) ?? "?" } ?? "none"
+                        return try PyRef(string: seen + ":" + String(pythonString: body()))
+                    }
+                )
+                try builder.method("repos", doc: "repos(login, limit=None, **params) -> iterator") { _, arguments in
+                    try PyRef(string: arguments.keywords.map(\.0).joined(separator: ","))
+                }
+                try builder.method("me", doc: "me() -> dict") { _, _ in try PyRef(string: "me") }
+                try builder.method("media", doc: "media(user_id='me', *, fields=None) -> list") { _, _ in
+                    try PyRef(string: "media")
+                }
+                try builder.build()
+                let globals = try Interpreter.newGlobals()
+                try globals.setItem("client", builder.instance(Box()))
+                try Interpreter.exec(
+                    """
+                    import inspect
+                    out = [str(inspect.signature(client.repos)), str(inspect.signature(client.me)),
+                           str(inspect.signature(client.media)), client.repos("x", cache="1h", type="owner"),
+                           client.me()]
+                    """, globals: globals)
+                return try PythonValue(python: Interpreter.eval("out", globals: globals))
+            }
+        }
+        #expect(
+            results
+                == .list([
+                    .string("(login, limit=None, *, cache=None, **params)"), .string("(*, cache=None)"),
+                    .string("(user_id='me', *, fields=None, cache=None)"), .string("1h:type"), .string("none:me"),
+                ]))
+    }
 }

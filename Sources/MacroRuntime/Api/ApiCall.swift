@@ -46,6 +46,9 @@ public struct ApiCall: Sendable {
     public var dryRun = false
     /// `--curl`: print an equivalent `curl` command line (secrets as `$VARIABLE`s) and send nothing.
     public var curl = false
+    /// `--cache 1h` (also `refresh`, `only-if-cached`): the HTTP cache's rule for every request
+    /// (`CacheChoice`), as `cache=` in a macro.
+    public var cache: CacheChoice?
 
     /// The most bytes `--paginate` keeps (every page's body together): 1 GiB.
     static let pagesLimit = 1 << 30
@@ -86,6 +89,7 @@ public struct ApiCall: Sendable {
         let target = try resolve(runtime)
         var first = try self.request(fields: fields, headers: extraHeaders, body: body)
         first.validatesStatus = false
+        first.cache = cache
         if paginate, method == nil, first.method == "POST" {
             // Once, not per page: gh makes the same POST, which a user reading for pages may not expect.
             MacroHost.standardError(
@@ -348,6 +352,7 @@ public struct ApiCall: Sendable {
                 break
             }
             next.validatesStatus = false
+            next.cache = cache
             next.target = target.followLink(next.target)
             request = next
         }

@@ -98,6 +98,7 @@ final class GitHubBinding {
             doc:
                 "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."
         )
+        CacheKeyword.install(on: builder)
         let user = try builder.method("user", doc: "user(login) -> dict\n\nGET users/{login}.") { binding, arguments in
             try binding.fetch(userRoute(arguments))
         }

@@ -69,8 +69,11 @@ enum HTTPBinding {
                 One HTTP request through apimacro's pipeline (retries, rate limits, redaction, -v).
                 data: a dict (form-encoded) or bytes/str (sent raw). files: name -> bytes, a path, or
                 (filename, bytes, content_type) (multipart). auth: (user, password), sent only over https or
-                to loopback. cache=False neither reads nor stores this request in the HTTP cache (it is
-                sent with Cache-Control: no-store). A non-2xx status raises HTTPError (or a subclass)
+                to loopback. cache: "1h" (also "30m", "2d", seconds as an int) keeps and serves the answer
+                that long whatever its headers say (this process's cache only); "refresh" serves no stored
+                answer and stores the new one; "only-if-cached" answers from the cache (a stale copy too) or
+                raises OfflineError, sending nothing; False neither reads nor stores (sent with
+                Cache-Control: no-store). A non-2xx status raises HTTPError (or a subclass)
                 unless check=False.
                 """
         ) { arguments in
@@ -97,10 +100,9 @@ enum HTTPBinding {
         if let check = slots[10], !check.isNone, case .bool(let flag) = try PythonValue(python: check) {
             request.validatesStatus = flag
         }
-        // The cache stage honours a request's `no-store`, as any HTTP cache must.
-        if let cache = slots[9], !cache.isNone, case .bool(false) = try PythonValue(python: cache),
-            !request.headers.contains(where: { $0.0.lowercased() == "cache-control" })
-        {
+        request.cache = try CacheKeyword.choice(slots[9], in: "request")
+        // cache=False is also sent as `no-store`, which any cache on the way honours.
+        if request.cache == .off, !request.headers.contains(where: { $0.0.lowercased() == "cache-control" }) {
             request.headers.append(("Cache-Control", "no-store"))
         }
         if let auth = slots[7], !auth.isNone {

@@ -197,6 +197,7 @@ extension InstagramBinding {
                     "The Instagram API with Instagram Login (base URL from APIMACRO_INSTAGRAM_URL, version from "
                     + "APIMACRO_INSTAGRAM_API_VERSION; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
             )
+            CacheKeyword.install(on: builder)
             try builder.method(
                 "authorize_url",
                 doc:

@@ -141,6 +141,7 @@ final class InstagramBinding {
             doc:
                 "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
         )
+        CacheKeyword.install(on: builder)
         try builder.method(
             "authorize_url",
             doc: "authorize_url(state=None) -> str\n\nThe OAuth2 URL (response_type=token) to open in a browser."

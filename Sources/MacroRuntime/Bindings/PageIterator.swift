@@ -50,6 +50,8 @@ final class PageState {
     /// Pages fetched so far (the progress line counts them).
     private(set) var pages = 0
     let limit: Int?
+    /// The `cache=` of the call that made the iterator, for every page.
+    private let cache: CacheChoice?
 
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
@@ -60,6 +62,9 @@ final class PageState {
         self.validate = validate
         self.client = client
         self.next = first
+        // The call's `cache=`: every page the iterator fetches later keeps to it.
+        self.next?.cache = first.cache ?? CacheChoice.current
+        self.cache = first.cache ?? CacheChoice.current
         self.nextCursor = firstCursor
         self.cursorSource = cursorSource
         self.pagination = pagination
@@ -86,7 +91,9 @@ final class PageState {
                 nextRemembered = true
             }
             let client = self.client
-            let response = try withoutGIL { try await client.send(request) }
+            var sent = request
+            if sent.cache == nil { sent.cache = cache }
+            let response = try withoutGIL { [sent] in try await client.send(sent) }
             pages += 1
             try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
         }

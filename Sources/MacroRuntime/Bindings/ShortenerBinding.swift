@@ -180,6 +180,7 @@ final class ShortenerBinding {
             doc:
                 "A URL shortener: Bitly (default; token from APIMACRO_SHORTENER_TOKEN), Shlink (APIMACRO_SHORTENER=shlink, "
                 + "APIMACRO_SHORTENER_URL, APIMACRO_SHORTENER_KEY) or the legacy Google API.")
+        CacheKeyword.install(on: builder)
         let shorten = try builder.method(
             "shorten",
             doc: """

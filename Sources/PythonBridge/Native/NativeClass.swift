@@ -13,6 +13,10 @@ public final class NativeClass<State: AnyObject> {
     private let module: String
     private let doc: String
     private var members: [(String, PyRef)] = []
+    /// A keyword-only parameter every public method added after it is set takes (a client's
+    /// `cache=`): it is taken out of the arguments before the method's body binds them, its
+    /// signature shows it, and `around` runs the body with its value (nil when not given).
+    public var sharedKeyword: (name: String, around: (PyRef?, () throws -> PyRef) throws -> PyRef)?
 
     /// Starts a class `module.name`.
     public init(name: String, module: String, doc: String = "") {
@@ -29,6 +33,20 @@ public final class NativeClass<State: AnyObject> {
         _ name: String, doc: String? = nil, _ body: @escaping (State, PyArguments) throws -> PyRef
     ) throws -> PyRef {
         let className = self.name
+        if let shared = sharedKeyword, !name.hasPrefix("_") {
+            let function = try NativeFunction.make(
+                name, doc: doc.map { TextSignature.adding(keyword: shared.name, to: $0, of: name) }, module: module,
+                method: true
+            ) { arguments in
+                let (state, rest) = try NativeClass.split(arguments, className: className)
+                let value = rest.keywords.last { $0.0 == shared.name }?.1
+                let others = PyArguments(
+                    positional: rest.positional, keywords: rest.keywords.filter { $0.0 != shared.name })
+                return try shared.around(value) { try body(state, others) }
+            }
+            members.append((name, try PyRef.checked(PyInstanceMethod_New(function.pointer))))
+            return function
+        }
         let function = try NativeFunction.make(name, doc: doc, module: module, method: true) { arguments in
             let (state, rest) = try NativeClass.split(arguments, className: className)
             return try body(state, rest)

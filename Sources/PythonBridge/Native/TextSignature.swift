@@ -19,6 +19,54 @@ enum TextSignature {
         return "\(name)(\(all))\n--\n\n\(doc)"
     }
 
+    /// `doc` whose leading call (`name(…)`) also takes the keyword-only `keyword=None`: put
+    /// before `**kwargs`, after a `*` or `*args` (one added when there is none).
+    static func adding(keyword: String, to doc: String, of name: String) -> String {
+        guard let parameters = parameters(name: name, doc: doc), doc.hasPrefix(name + "(") else { return doc }
+        var items = parameters.isEmpty ? [] : split(parameters)
+        let doubleStar = items.firstIndex { $0.hasPrefix("**") } ?? items.count
+        let hasStar = items[..<doubleStar].contains { $0.hasPrefix("*") }
+        items.insert(contentsOf: hasStar ? ["\(keyword)=None"] : ["*", "\(keyword)=None"], at: doubleStar)
+        // Past the closing parenthesis of the call: found again by depth, as `parameters` does.
+        var depth = 0
+        var end = doc.endIndex
+        for index in doc.indices[doc.index(doc.startIndex, offsetBy: name.count)...] {
+            let character = doc[index]
+            if "([{".contains(character) { depth += 1 }
+            if ")]}".contains(character) {
+                depth -= 1
+                if depth == 0 {
+                    end = doc.index(after: index)
+                    break
+                }
+            }
+        }
+        return "\(name)(\(items.joined(separator: ", ")))" + doc[end...]
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+
+    /// Top-level comma-separated items of a parameter list.
+    private static func split(_ parameters: String) -> [String] {
+        var items: [String] = []
+        var depth = 0
+        var current = ""
+        for character in parameters {
+            if "([{".contains(character) { depth += 1 }
+            if ")]}".contains(character) { depth -= 1 }
+            if character == ",", depth == 0 {
+                items.append(trimmed(current))
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        items.append(trimmed(current))
+        return items
+    }
+
     /// The text between the parentheses that follow `name` at the start of `doc`, on one line;
     /// nil when `doc` does not start with `name(` or its parentheses do not close.
     static func parameters(name: String, doc: String) -> String? {

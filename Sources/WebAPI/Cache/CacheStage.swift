@@ -58,6 +58,9 @@ public struct CacheStage: Stage {
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         if exchange.method != "GET" && exchange.method != "HEAD" { return try await unsafe(exchange, next: next) }
+        if let choice = exchange.cache, exchange.method == "GET" {
+            return try await chosen(choice, exchange, next: next)
+        }
         let ownConditions = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
         guard exchange.method == "GET", !ownConditions, !CachePolicy.bypasses(requestHeaders: exchange.headers) else {
             return try await next(exchange)
@@ -115,6 +118,67 @@ public struct CacheStage: Stage {
             }
         }
         return response
+    }
+
+    /// A GET whose call chose its cache rule (`cache=`, `CacheChoice`): that rule decides,
+    /// and `-v` names it.
+    private func chosen(_ choice: CacheChoice, _ exchange: Exchange, next: Next) async throws -> Response {
+        let start = ContinuousClock.now
+        let url = slot.redactor.redactURL(exchange.url)
+        switch choice {
+        case .off:
+            log.note("\(choice.rule): GET \(url) sent, the HTTP cache neither read nor written")
+            return try await next(exchange)
+        case .keep(let seconds):
+            // This process's cache only: an answer kept past its headers never reaches the shared tier.
+            let wire = credentials.wire(exchange)
+            let key = local.key(CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value)))
+            if let entry = await local.entry(key: key, for: wire), now() - entry.storedAt < seconds,
+                (200..<300).contains(entry.status)
+            {
+                return serve(
+                    entry, exchange, age: CachePolicy.currentAge(entry.stored, now: now()), source: .cacheHit,
+                    since: start, rule: "\(choice.rule) kept it")
+            }
+            let requestTime = now()
+            let response = try await next(exchange)
+            if (200..<300).contains(response.status) {
+                let entry = local.entry(
+                    for: response, key: key, exchange: exchange, wire: wire, requestTime: requestTime,
+                    responseTime: now())
+                await local.store(entry)
+                log.note("\(choice.rule): GET \(url) stored whatever its headers say, in this process's cache only")
+            }
+            return response
+        case .onlyIfCached:
+            let found = await lookup(exchange)
+            guard let entry = found.entry else {
+                log.record(
+                    method: exchange.method, url: exchange.url, status: nil,
+                    milliseconds: Self.milliseconds(since: start), source: "not sent",
+                    note: "\(choice.rule): nothing stored", redactor: slot.redactor)
+                throw APIError(
+                    .offline,
+                    "offline: GET \(url) is not in the cache and cache=\"only-if-cached\" sends nothing "
+                        + "(call it once without cache=\"only-if-cached\" to fill the cache)", url: url)
+            }
+            if found.fromShared { await local.store(entry) }
+            let age = CachePolicy.currentAge(entry.stored, now: now())
+            let stale: Bool
+            switch CachePolicy.decide(request: Headers(), stored: entry.stored, now: now()) {
+            case .serve(_, let isStale): stale = isStale
+            default: stale = true
+            }
+            return serve(
+                entry, exchange, age: age, source: stale ? .stale : found.fromShared ? .sharedHit : .cacheHit,
+                since: start, rule: stale ? "\(choice.rule), a stale copy" : choice.rule)
+        case .refresh:
+            var plain = exchange
+            plain.cache = nil
+            plain.headers.set("Cache-Control", "no-cache")
+            log.note("\(choice.rule): GET \(url) asks the server (a stored copy is at most revalidated)")
+            return try await handle(plain, next: next)
+        }
     }
 
     /// What the tiers hold for one GET, and the names it was looked up by.
@@ -191,12 +255,12 @@ public struct CacheStage: Stage {
 
     private func serve(
         _ entry: HTTPCache.Entry, _ exchange: Exchange, age: Double, source: Response.Source,
-        since start: ContinuousClock.Instant
+        since start: ContinuousClock.Instant, rule: String? = nil
     ) -> Response {
         log.record(
             method: exchange.method, url: exchange.url, status: entry.status,
             milliseconds: Self.milliseconds(since: start),
-            source: source.rawValue, redactor: slot.redactor)
+            source: source.rawValue, note: rule, redactor: slot.redactor)
         var headers = entry.headers
         headers.set("Age", String(Int(min(max(0, age), 2_147_483_648))))  // §5.1: a cache answering sends its Age
         return Response(status: entry.status, headers: headers, body: entry.body, url: exchange.url, source: source)

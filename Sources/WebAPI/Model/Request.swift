@@ -21,6 +21,9 @@ public struct Request: Sendable {
     public var timeout: Double?
     /// Whether a non-2xx status becomes an `APIError` (default true).
     public var validatesStatus: Bool
+    /// What this call asks of the HTTP cache (`cache=`); nil: the bound `CacheChoice.current`,
+    /// else the headers' own rules.
+    public var cache: CacheChoice?
     /// The URL of the page whose answer named `target` (a `Link: rel="next"` or a `next_url`),
     /// or nil for a target the caller chose: a server-chosen target must keep to `SchemeRule`.
     public var linkedFrom: String?

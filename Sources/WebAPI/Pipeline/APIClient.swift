@@ -70,6 +70,7 @@ public final class APIClient: Sendable {
         do {
             if needsCredentials { try await credentialSlot.resolve(for: exchange.url) }
             let response = try await pipeline.send(exchange)
+            PollInterval.note(response.headers, url: exchange.url)
             var body = response.body
             if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
                 for form in Set(credential.wireForms.flatMap { [$0, FormEncoding.escape($0)] }) {
@@ -162,6 +163,7 @@ public final class APIClient: Sendable {
             method: request.method, url: url, headers: headers, body: body,
             timeout: request.timeout ?? configuration.timeout)
         exchange.validatesStatus = request.validatesStatus
+        exchange.cache = request.cache ?? CacheChoice.current
         if let auth = request.basicAuth {
             guard let origin = exchange.origin, origin.isSecureForCredentials else {
                 throw APIError(

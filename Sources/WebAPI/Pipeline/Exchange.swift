@@ -13,6 +13,8 @@ public struct Exchange: Sendable {
     /// Whether an error status raises (the default) or comes back as a response
     /// (`Request.validatesStatus`, e.g., `apimacro.request(..., raise_for_status=False)`).
     public var validatesStatus = true
+    /// What the call asks of the HTTP cache (`Request.cache`); nil: the headers' rules alone.
+    public var cache: CacheChoice?
     /// Whether a retry cannot repeat a side effect.
     public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
     /// Which attempt at the request this is (1: the first), as `RetryStage` counts them.

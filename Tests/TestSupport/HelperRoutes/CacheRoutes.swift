@@ -11,6 +11,7 @@ import Synchronization
 /// - `GET /cache/last-modified`: `Last-Modified` only counts; `If-Modified-Since` equal to it gets 304.
 /// - `GET /cache/max-age/{seconds}`: `Cache-Control: max-age=seconds`, body with a serial.
 /// - `GET /cache/no-store`: `Cache-Control: no-store`, body with a serial.
+/// - `GET /cache/poll/{seconds}`: `X-Poll-Interval: seconds` (as GitHub's events), body with a serial.
 /// - `GET /cache/vary`: `Vary: Accept-Language`, the body names the language asked for.
 /// Faults for stale-if-error come from `TestServer.inject` on these paths.
 struct CacheRoutes: RouteHandler {
@@ -43,6 +44,11 @@ struct CacheRoutes: RouteHandler {
             return .json(
                 .object([("kind", .string("max-age")), ("serial", .int(next("max-age/" + seconds)))]),
                 headers: [("Cache-Control", "private, max-age=\(seconds)")])
+        }
+        if let seconds = request.match("GET", "/cache/poll/{seconds}")?["seconds"] {
+            return .json(
+                .object([("kind", .string("poll")), ("serial", .int(next("poll/" + seconds)))]),
+                headers: [("X-Poll-Interval", seconds)])
         }
         if request.match("GET", "/cache/no-store") != nil {
             return .json(

@@ -21,6 +21,8 @@ _T_co = TypeVar("_T_co", covariant=True)
 _Scalar = str | int | float | bool
 _ParamValue = _Scalar | Sequence[_Scalar] | None
 _Params = Mapping[str, _ParamValue] | Sequence[tuple[str, _ParamValue]]
+# cache=: "1h", "30m", "2d" or seconds (keep that long), "refresh", "only-if-cached", False (off).
+_Cache = bool | int | str | None
 _HeaderPairs = Mapping[str, str] | Sequence[tuple[str, str]]
 _JSONObject = dict[str, Any]
 _Fields = str | Sequence[str]
@@ -174,7 +176,7 @@ def request(
     files: Mapping[str, _File] | None = None,
     auth: tuple[str, str] | None = None,
     timeout: float | None = None,
-    cache: bool = True,
+    cache: _Cache = True,
     check: bool = True,
 ) -> Response:
     """One HTTP request through apimacro's pipeline (retries, rate limits, cache, redaction, -v)."""
@@ -203,41 +205,41 @@ class _GitHubRateLimit(TypedDict):
 class GitHub:
     """The GitHub REST and GraphQL APIs (APIMACRO_GITHUB_URL, APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."""
 
-    def user(self, login: str) -> _JSONObject:
+    def user(self, login: str, *, cache: _Cache = None) -> _JSONObject:
         """GET users/{login}."""
-    def repos(self, login: str, limit: int | None = None, **params: _ParamValue) -> PageIterator[_JSONObject]:
+    def repos(self, login: str, limit: int | None = None, *, cache: _Cache = None, **params: _ParamValue) -> PageIterator[_JSONObject]:
         """GET users/{login}/repos, every page."""
-    def followers(self, login: str, limit: int | None = None) -> PageIterator[_JSONObject]:
+    def followers(self, login: str, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
         """GET users/{login}/followers, every page."""
-    def following(self, login: str, limit: int | None = None) -> PageIterator[_JSONObject]:
+    def following(self, login: str, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
         """GET users/{login}/following, every page."""
-    def get(self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None) -> Any:
+    def get(self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None, *, cache: _Cache = None) -> Any:
         """One GET relative to the base URL: the decoded JSON."""
-    def paginate(self, path: str, params: _Params | None = None, limit: int | None = None) -> PageIterator[Any]:
+    def paginate(self, path: str, params: _Params | None = None, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[Any]:
         """Every item of every page of a list endpoint."""
-    def graphql(self, query: str, **variables: Any) -> Any:
+    def graphql(self, query: str, *, cache: _Cache = None, **variables: Any) -> Any:
         """POSTs a GraphQL query; the answer's ``data`` (GraphQLError when it holds ``errors``)."""
     def graphql_paginate(
-        self, query: str, path: str, limit: int | None = None, **variables: Any
+        self, query: str, path: str, limit: int | None = None, *, cache: _Cache = None, **variables: Any
     ) -> PageIterator[Any]:
         """Every node of the connection at ``path``, one request per page (the query declares ``$cursor``)."""
     @property
     def rate_limit(self) -> _GitHubRateLimit | None:
         """The rate limit as last seen in response headers, or None before the first request."""
     def post(
-        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None, *, cache: _Cache = None
     ) -> Any:
         """POST relative to the base URL: the decoded JSON."""
     def put(
-        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None, *, cache: _Cache = None
     ) -> Any:
         """PUT relative to the base URL: the decoded JSON."""
     def patch(
-        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None, *, cache: _Cache = None
     ) -> Any:
         """PATCH relative to the base URL: the decoded JSON."""
     def delete(
-        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None
+        self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None, *, cache: _Cache = None
     ) -> Any:
         """DELETE relative to the base URL: the decoded JSON, or None for an empty answer."""
     def search(
@@ -246,7 +248,7 @@ class GitHub:
         query: str,
         limit: int | None = None,
         sort: str | None = None,
-        order: Literal["asc", "desc"] | None = None,
+        order: Literal["asc", "desc"] | None = None, *, cache: _Cache = None,
     ) -> PageIterator[_JSONObject]:
         """Every search result (past GitHub's 1,000-result cap for issues and repositories)."""
     @property
@@ -262,34 +264,34 @@ class Instagram:
     @property
     def logged_in(self) -> bool:
         """Whether a token is set."""
-    def authorize_url(self, state: str | None = None) -> str:
+    def authorize_url(self, state: str | None = None, *, cache: _Cache = None) -> str:
         """The OAuth URL to open in a browser."""
-    def complete_login(self, redirect_url: str) -> None:
+    def complete_login(self, redirect_url: str, *, cache: _Cache = None) -> None:
         """Stores the token from the redirect URL; AuthError on error= or a state mismatch."""
-    def me(self, fields: _Fields | None = None) -> _JSONObject:
+    def me(self, fields: _Fields | None = None, *, cache: _Cache = None) -> _JSONObject:
         """The account: user_id, username, name, account_type, followers_count, media_count, ..."""
     def media(
-        self, user_id: str = "me", fields: _Fields | None = None, limit: int | None = None
+        self, user_id: str = "me", fields: _Fields | None = None, limit: int | None = None, *, cache: _Cache = None
     ) -> PageIterator[_JSONObject]:
         """The account's media, every page."""
     def recent_media(
-        self, user_id: str = ..., fields: _Fields | None = None, limit: int | None = None
+        self, user_id: str = ..., fields: _Fields | None = None, limit: int | None = None, *, cache: _Cache = None
     ) -> PageIterator[_JSONObject]:
         """``media``'s old name (the v1 API: users/{user_id}/media/recent)."""
-    def children(self, media_id: str) -> list[_JSONObject]:
+    def children(self, media_id: str, *, cache: _Cache = None) -> list[_JSONObject]:
         """The items of a carousel."""
     def insights(
-        self, target: str, metrics: _Fields, period: str | None = None, **params: _ParamValue
+        self, target: str, metrics: _Fields, period: str | None = None, *, cache: _Cache = None, **params: _ParamValue
     ) -> Any:
         """Media or account insights, as the API shapes them."""
-    def followed_by(self, limit: int | None = None) -> PageIterator[_JSONObject]:
+    def followed_by(self, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
         """v1 only: who follows the account (the Graph API has only followers_count)."""
-    def follows(self, limit: int | None = None) -> PageIterator[_JSONObject]:
+    def follows(self, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
         """v1 only: whom the account follows."""
-    def get(self, path: str, params: _Params | None = None) -> Any:
+    def get(self, path: str, params: _Params | None = None, *, cache: _Cache = None) -> Any:
         """One GET relative to the base URL (v1: the envelope's ``data``)."""
     def paginate(
-        self, path: str, params: _Params | None = None, limit: int | None = None
+        self, path: str, params: _Params | None = None, limit: int | None = None, *, cache: _Cache = None
     ) -> PageIterator[Any]:
         """Every item of every page."""
     @property
@@ -303,14 +305,14 @@ class Shortener:
     def backend(self) -> str:
         """The backend in use: "bitly", "shlink" or "google"."""
     def shorten(
-        self, long_url: str, *, domain: str | None = None, slug: str | None = None, tags: Sequence[str] | None = None
+        self, long_url: str, *, domain: str | None = None, slug: str | None = None, tags: Sequence[str] | None = None, cache: _Cache = None
     ) -> _JSONObject:
         """A short link: id (the short URL), longUrl, created_at, backend, raw."""
-    def expand(self, short_url: str) -> _JSONObject:
+    def expand(self, short_url: str, *, cache: _Cache = None) -> _JSONObject:
         """The link behind a short URL: id, longUrl, ..."""
-    def links(self, limit: int | None = None) -> PageIterator[_JSONObject]:
+    def links(self, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
         """The account's links, every page."""
-    def clicks(self, short_url: str) -> int:
+    def clicks(self, short_url: str, *, cache: _Cache = None) -> int:
         """Total clicks of a short URL."""
 
 github: GitHub

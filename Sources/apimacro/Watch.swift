@@ -1,0 +1,91 @@
+import Foundation
+import MacroRuntime
+import Synchronization
+import WebAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `apimacro run --every SPAN`: the macro again and again in one process (the cache warm,
+/// connections kept), start to start, each successful cycle's state committed by the runner.
+enum Watch {
+    /// The signal that asked the watch to end between cycles (0: none).
+    static let stopping = Atomic<Int32>(0)
+
+    /// The exit codes of a cycle that a signal ended (Ctrl-C, SIGTERM, SIGHUP).
+    static let stoppedCodes: Set<Int32> = [129, 130, 143]
+
+    /// The longest wait after failed cycles in a row: an hour, or the span when it is longer.
+    static func backoff(every: Double, failures: Int) -> Double {
+        guard failures > 0 else { return every }
+        return min(every * pow(2, Double(min(failures, 20))), max(every, 3600))
+    }
+
+    /// `--every`'s span: `10m`, `30s`, `1h`, `2d` or seconds, at least one second; nil otherwise.
+    static func span(_ text: String) -> Double? {
+        guard let seconds = CacheChoice.seconds(text.lowercased()), seconds >= 1 else { return nil }
+        return seconds
+    }
+
+    /// Runs cycles until a signal ends the watch; returns 0 then.
+    static func run(every: Double, quiet: Bool, cycle: () throws -> Int32) rethrows -> Int32 {
+        // Between cycles SIGINT and SIGTERM end the watch; during one, the runner's own handlers
+        // abandon it (and put the default back when it ends: ours go straight back on).
+        let previous = (signal(SIGINT, onSignal), signal(SIGTERM, onSignal))
+        defer {
+            signal(SIGINT, previous.0)
+            signal(SIGTERM, previous.1)
+        }
+        var failures = 0
+        var number = 0
+        while stopping.load(ordering: .relaxed) == 0 {
+            number += 1
+            let start = ContinuousClock.now
+            if !quiet {
+                let stamp = ISO8601DateFormatter().string(from: Date())
+                FileHandle.standardOutput.write(Data("\(number == 1 ? "" : "\n")--- cycle \(number), \(stamp)\n".utf8))
+            }
+            _ = PollInterval.take()
+            let code = try cycle()
+            signal(SIGINT, onSignal)
+            signal(SIGTERM, onSignal)
+            if stoppedCodes.contains(code) { break }
+            var wait = every
+            if code == 0 {
+                failures = 0
+            } else {
+                failures += 1
+                wait = backoff(every: every, failures: failures)
+                FileHandle.standardError.write(
+                    Data(
+                        "apimacro: cycle \(number) failed (exit \(code)); next in \(SecondsText.format(wait)) s (backing off)\n"
+                            .utf8))
+            }
+            if let asked = PollInterval.take(), asked > wait {
+                wait = asked
+                if !quiet {
+                    FileHandle.standardError.write(
+                        Data(
+                            "apimacro: the server asks to poll every \(SecondsText.format(asked)) s (X-Poll-Interval)\n"
+                                .utf8))
+                }
+            }
+            if !sleep(until: start + .milliseconds(Int64(wait * 1000))) { break }
+        }
+        return 0
+    }
+
+    /// Waits until `end`; false when SIGINT or SIGTERM came meanwhile.
+    private static func sleep(until end: ContinuousClock.Instant) -> Bool {
+        while ContinuousClock.now < end {
+            if stopping.load(ordering: .relaxed) != 0 { return false }
+            usleep(50_000)
+        }
+        return stopping.load(ordering: .relaxed) == 0
+    }
+
+    private static let onSignal: @convention(c) (Int32) -> Void = { number in
+        Watch.stopping.store(number, ordering: .relaxed)
+    }
+}
