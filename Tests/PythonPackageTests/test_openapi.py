@@ -43,6 +43,14 @@ def query(name, kind="string"):
 
 
 class NamesTest(unittest.TestCase):
+    def test_yaml_aliases_refused(self):
+        # A server's "billion laughs": aliases nested so that a walk never ends; refused at once.
+        bomb = "a: &a [x, x]\nb: &b [*a, *a]\nc: &c [*b, *b]\nopenapi: 3.0.0\n"
+        with self.assertRaises(_openapi.OpenAPIProblem) as caught:
+            _openapi.parse(bomb, "bomb.yaml")
+        self.assertIn("line 2: YAML aliases (*a) are not read", str(caught.exception))
+        self.assertEqual(_openapi.parse("openapi: 3.0.0\npaths: {}\n", "ok.yaml"), {"openapi": "3.0.0", "paths": {}})
+
     def test_snake_case(self):
         self.assertEqual(_openapi.snake("listRepos"), "list_repos")
         self.assertEqual(_openapi.snake("getHTTPStatus"), "get_http_status")

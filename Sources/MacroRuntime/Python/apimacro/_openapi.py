@@ -90,8 +90,21 @@ def parse(text, source):
             "reading YAML needs PyYAML for the Python apimacro embeds: install Debian's python3-yaml "
             "(sudo apt-get install python3-yaml), or give the document as JSON"
         ) from None
+    class NoAliasLoader(yaml.SafeLoader):
+        """PyYAML's safe loader without anchors and aliases: a document from a server could nest
+        aliases to make a walk over it take for ever (a "billion laughs"), or make one refer to
+        itself; OpenAPI documents share parts with $ref instead."""
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.YAMLError(
+                    f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not read; "
+                    "an OpenAPI document shares its parts with $ref: expand the alias and run again")
+            return super().compose_node(parent, index)
+
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
