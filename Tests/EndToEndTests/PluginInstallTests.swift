@@ -151,6 +151,11 @@ struct PluginInstallTests {
         let failing = try await space.run("plugins", "install", git.url("untested"))
         #expect(failing.status == 1)
         #expect(failing.stderr.contains("the plugin's self-test"), "\(failing.stderr)")
+        let withPassword = try await space.run(
+            "plugins", "install", "https://octo:ghp_inTheURL123@127.0.0.1:9/octo/weather.git")
+        #expect(withPassword.status == 2)
+        #expect(withPassword.stderr.contains("the URL holds a password"), "\(withPassword.stderr)")
+        #expect(!withPassword.stderr.contains("ghp_inTheURL123"), "\(withPassword.stderr)")
         let transport = try await space.run("plugins", "install", "ext::sh -c touch% /tmp/apimacro-pwned")
         #expect(transport.status == 2)
         #expect(transport.stderr.contains("names a git transport apimacro does not use"), "\(transport.stderr)")

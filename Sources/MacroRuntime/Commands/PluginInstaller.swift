@@ -47,6 +47,13 @@ public struct PluginInstaller: Sendable {
                     + "git:// or ssh:// URL, or OWNER/REPO")
         }
         for scheme in ["https://", "http://", "git://", "ssh://", "file://"] where lowered.hasPrefix(scheme) {
+            // A password in the URL would be kept in the plugin's .apimacro-source.json and could
+            // come back in git's messages: credentials go through git's own helpers instead.
+            if let password = URLComponents(string: source)?.password, !password.isEmpty {
+                throw ExitReport.usage(
+                    "plugins install: the URL holds a password; give git the credential through its credential "
+                        + "helper (git config credential.helper) or use ssh, and the URL without it")
+            }
             return source
         }
         if source.hasPrefix("/") || source.hasPrefix("./") || source.hasPrefix("../") { return source }
