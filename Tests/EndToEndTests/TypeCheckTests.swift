@@ -108,11 +108,113 @@ struct TypeCheckTests {
         let wrong = try await Binary.run(mypy + ["wrong.py"], in: space.url, executable: python)
         #expect(wrong.status == 1, "\(wrong.stdout)")
         for message in [
-            "Incompatible types in assignment (expression has type \"dict[str, Any]\", variable has type \"int\")",
+            "Incompatible types in assignment (expression has type \"PublicUser | PrivateUser\", variable has type \"int\")",
             "Argument 1 to \"repos\" of \"GitHub\" has incompatible type \"int\"; expected \"str\"",
             "Value of type \"_GitHubRateLimit | None\" is not indexable",
         ] {
             #expect(wrong.stdout.contains(message), "\(wrong.stdout)")
         }
+    }
+
+    /// Issue 41, "Typed answers": the named methods' answers are TypedDicts generated from
+    /// GitHub's OpenAPI description (per REST API version), Meta's IG fields and the shortener's
+    /// link, so mypy catches a misspelled field; at run time they stay dicts.
+    @Test("a misspelled field of a GitHub, Instagram or shortener answer is caught; the right ones pass")
+    func answersAreTyped() async throws {
+        let tools = try await PythonTools.virtualEnvironment()
+        let space = try Workspace(files: [
+            "right.py": """
+            from apimacro import github, instagram, shortener
+            from apimacro.github_types import MinimalRepository
+
+
+            def stars(repo: MinimalRepository) -> int:
+                return repo.get("stargazers_count", 0)
+
+
+            def main() -> None:
+                for repo in github.repos("octocat"):
+                    print(repo["full_name"], stars(repo), repo["owner"]["login"])
+                for hit in github.search("repositories", "swift"):
+                    print(hit["stargazers_count"], hit["license"], hit["forks_count"])
+                for issue in github.search("issues", "is:open"):
+                    print(issue["title"], issue["user"])
+                print(github.user("octocat")["login"])
+                for follower in github.followers("octocat"):
+                    print(follower["login"])
+                print(github.get("/rate_limit")["resources"]["core"]["remaining"])
+                for media in instagram.media():
+                    print(media.get("like_count"), media.get("permalink"))
+                print(instagram.me().get("username"))
+                link = shortener.shorten("https://example.com")
+                print(link["id"], link["longUrl"], link["backend"])
+            """,
+            "misspelled.py": """
+            from apimacro import github, instagram, shortener
+
+
+            def main() -> None:
+                for repo in github.repos("octocat"):
+                    print(repo["stargazer_count"])
+                for issue in github.search("issues", "is:open"):
+                    print(issue["stargazers_count"])
+                for media in instagram.media():
+                    print(media["likes"])
+                print(shortener.shorten("https://example.com")["long_url"])
+            """,
+            "old_rate.py": """
+            from apimacro import github
+
+
+            def main() -> None:
+                print(github.get("/rate_limit")["rate"]["remaining"])
+            """,
+        ])
+        defer { space.remove() }
+        let python = URL(fileURLWithPath: tools.appendingPathComponent("bin/python").path)
+        let venv = try await Self.emptyVirtualEnvironment(in: space)
+        func mypy(_ file: String) async throws -> RunResult {
+            try await Binary.run(
+                [
+                    "-m", "mypy", "--strict", "--no-incremental", "--python-executable",
+                    venv.appendingPathComponent("bin/python").path, file,
+                ], in: space.url, executable: python)
+        }
+        let installed = try await space.run("stubs", "--install", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(installed.status == 0, "\(installed.stderr)")
+
+        let right = try await mypy("right.py")
+        #expect(right.status == 0, "\(right.stdout)\(right.stderr)")
+        let wrong = try await mypy("misspelled.py")
+        #expect(wrong.status == 1, "\(wrong.stdout)")
+        for message in [
+            "TypedDict \"MinimalRepository\" has no key \"stargazer_count\"",
+            "TypedDict \"IssueSearchResultItem\" has no key \"stargazers_count\"",
+            "TypedDict \"_InstagramMedia\" has no key \"likes\"",
+            "TypedDict \"_ShortLink\" has no key \"long_url\"",
+        ] {
+            #expect(wrong.stdout.contains(message), "\(wrong.stdout)")
+        }
+        #expect(wrong.stdout.contains("Found 4 errors in 1 file"), "\(wrong.stdout)")
+
+        // The REST API version decides the shapes: 2026-03-10 removed /rate_limit's `rate`.
+        #expect(try await mypy("old_rate.py").status == 0)
+        let current = try await space.run(
+            "stubs", "--install", environment: ["VIRTUAL_ENV": venv.path, "APIMACRO_GITHUB_API_VERSION": "2026-03-10"])
+        #expect(current.status == 0, "\(current.stderr)")
+        let removed = try await mypy("old_rate.py")
+        #expect(removed.stdout.contains("TypedDict \"RateLimitOverview\" has no key \"rate\""), "\(removed.stdout)")
+        #expect(try await mypy("right.py").status == 0)
+        let unknown = try await space.run(
+            "stubs", "--install", "--github-api-version", "2021-01-01", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.stderr.contains("REST API versions 2022-11-28, 2026-03-10, not 2021-01-01"), "\(unknown.stderr)")
+
+        // At run time the names are plain dicts, so an annotation costs nothing and imports.
+        let runs = try await space.run(
+            "run", "-c", "from apimacro.github_types import MinimalRepository\nprint(MinimalRepository is dict)")
+        #expect(runs.status == 0, "\(runs.stderr)")
+        #expect(runs.stdout == "True\n", "\(runs.stdout)")
     }
 }

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import WebAPI
 
@@ -37,14 +38,42 @@ public struct StubInstaller {
         """
     }
 
-    /// Copies the stubs into the virtualenv's site-packages as `apimacro-stubs/__init__.pyi`, with
+    /// The GitHub REST API versions whose answer shapes the stubs hold (`_github_<version>.pyi`).
+    public static func githubAPIVersions(in folder: URL) -> [String] {
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("apimacro").path)) ?? []
+        return names.filter { $0.hasPrefix("_github_") && $0.hasSuffix(".pyi") }
+            .map {
+                String($0.dropFirst("_github_".count).dropLast(".pyi".count)).replacingOccurrences(of: "_", with: "-")
+            }
+            .sorted()
+    }
+
+    /// `github_types.pyi` for `version`: the shapes of that REST API version.
+    static func githubTypes(_ shipped: String, version: String) -> String {
+        shipped.replacingOccurrences(
+            of: "from apimacro._github_2022_11_28 import *",
+            with: "from apimacro._github_\(version.replacingOccurrences(of: "-", with: "_")) import *"
+        ).replacingOccurrences(
+            of: "GitHub REST API 2022-11-28 (the default)", with: "GitHub REST API \(version)")
+    }
+
+    /// Copies the stubs into the virtualenv's site-packages as the package `apimacro-stubs`
+    /// (`__init__.pyi`, `github_types.pyi` for `githubAPIVersion` and the shapes it imports), with
     /// a `.dist-info` of apimacro's version (so `pip list` shows it and `pip uninstall
     /// apimacro-stubs` removes it), replacing an earlier install; returns the package's folder.
     ///
-    /// - Throws: `MacroError` when no virtualenv is active, it has no site-packages, or the
-    ///   files cannot be written.
-    public func install() throws -> URL {
+    /// - Throws: `MacroError` when no virtualenv is active, it has no site-packages, the API
+    ///   version has no shapes, or the files cannot be written.
+    public func install(githubAPIVersion: String? = nil) throws -> URL {
         let folder = try Self.folder()
+        let versions = Self.githubAPIVersions(in: folder)
+        let version = githubAPIVersion ?? GitHubConfiguration.defaultAPIVersion
+        guard versions.contains(version) else {
+            throw MacroError(
+                "the stubs have GitHub's answer shapes for the REST API versions \(versions.joined(separator: ", ")), "
+                    + "not \(version): give one of them with --github-api-version")
+        }
         guard let venv = environment["VIRTUAL_ENV"], !venv.isEmpty else {
             throw MacroError(
                 "no virtualenv is active (VIRTUAL_ENV is not set): activate the one your editor uses and run "
@@ -52,10 +81,10 @@ public struct StubInstaller {
                     + "(see `apimacro stubs`)")
         }
         let sitePackages = try Self.sitePackages(of: URL(fileURLWithPath: venv))
-        let version = MacroHostInfo.version
+        let release = MacroHostInfo.version
         let fileManager = FileManager.default
         let package = sitePackages.appendingPathComponent("apimacro-stubs")
-        let distInfo = sitePackages.appendingPathComponent("apimacro_stubs-\(version).dist-info")
+        let distInfo = sitePackages.appendingPathComponent("apimacro_stubs-\(release).dist-info")
         do {
             let earlier = try fileManager.contentsOfDirectory(atPath: sitePackages.path).filter {
                 $0.hasPrefix("apimacro_stubs-") && $0.hasSuffix(".dist-info")
@@ -65,16 +94,23 @@ public struct StubInstaller {
             }
             try fileManager.createDirectory(at: package, withIntermediateDirectories: true)
             try fileManager.createDirectory(at: distInfo, withIntermediateDirectories: true)
-            let stub = try Data(contentsOf: folder.appendingPathComponent("apimacro/__init__.pyi"))
-            try stub.write(to: package.appendingPathComponent("__init__.pyi"))
+            let stubs = try fileManager.contentsOfDirectory(atPath: folder.appendingPathComponent("apimacro").path)
+                .filter { $0.hasSuffix(".pyi") }.sorted()
+            for name in stubs {
+                var stub = try Data(contentsOf: folder.appendingPathComponent("apimacro/\(name)"))
+                if name == "github_types.pyi" {
+                    stub = Data(Self.githubTypes(String(decoding: stub, as: UTF8.self), version: version).utf8)
+                }
+                try stub.write(to: package.appendingPathComponent(name))
+            }
             let files: [(String, String)] = [
                 (
                     "METADATA",
                     """
                     Metadata-Version: 2.1
                     Name: apimacro-stubs
-                    Version: \(version)
-                    Summary: Type stubs of the apimacro module (apimacro \(version)), installed by `apimacro stubs --install`
+                    Version: \(release)
+                    Summary: Type stubs of the apimacro module (apimacro \(release)), installed by `apimacro stubs --install`
 
                     """
                 ),
@@ -85,7 +121,7 @@ public struct StubInstaller {
                 try Data(text.utf8).write(to: distInfo.appendingPathComponent(name))
             }
             let record =
-                (["apimacro-stubs/__init__.pyi"] + files.map { "\(distInfo.lastPathComponent)/\($0.0)" }).map {
+                (stubs.map { "apimacro-stubs/\($0)" } + files.map { "\(distInfo.lastPathComponent)/\($0.0)" }).map {
                     "\($0),,"
                 } + ["\(distInfo.lastPathComponent)/RECORD,,"]
             try Data((record.joined(separator: "\n") + "\n").utf8).write(

@@ -1,8 +1,11 @@
 """Type stubs of apimacro, the module macros import (shipped with the apimacro binary of the
 same version; `apimacro stubs --install` puts them where a virtualenv's type checker finds them).
 
-JSON arrives as plain Python: an object is a ``dict[str, Any]``, an array a ``list``; where an
-answer may be any JSON, the type is ``Any``. A member marked "awaiting issue N" is declared from
+JSON arrives as plain Python: an object is a ``dict``, an array a ``list``. The answers of the
+clients' named methods are typed as GitHub, Meta and the shorteners document them (TypedDicts in
+``apimacro.github_types``, generated from GitHub's OpenAPI description; plain dicts at run time),
+so a type checker catches ``repo["stargazer_count"]``; where an answer may be any JSON, the type is
+``Any``. A member marked "awaiting issue N" is declared from
 the issue's contract: the test that keeps these stubs in step with the module skips it until
 the module has it.
 """
@@ -11,7 +14,20 @@ import datetime
 import os
 import xml.etree.ElementTree
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
-from typing import IO, Any, Generic, Literal, TypedDict, TypeVar, overload
+from typing import IO, Any, Generic, Literal, NotRequired, TypedDict, TypeVar, overload
+
+from apimacro.github_types import CodeSearchResultItem as _CodeSearchResultItem
+from apimacro.github_types import CommitSearchResultItem as _CommitSearchResultItem
+from apimacro.github_types import Issue as _Issue
+from apimacro.github_types import IssueSearchResultItem as _IssueSearchResultItem
+from apimacro.github_types import MinimalRepository as _MinimalRepository
+from apimacro.github_types import PrivateUser as _PrivateUser
+from apimacro.github_types import PublicUser as _PublicUser
+from apimacro.github_types import RateLimitOverview as _RateLimitOverview
+from apimacro.github_types import Repository as _Repository
+from apimacro.github_types import RepoSearchResultItem as _RepoSearchResultItem
+from apimacro.github_types import SimpleUser as _SimpleUser
+from apimacro.github_types import UserSearchResultItem as _UserSearchResultItem
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -205,18 +221,30 @@ class _GitHubRateLimit(TypedDict):
 class GitHub:
     """The GitHub REST and GraphQL APIs (APIMACRO_GITHUB_URL, APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."""
 
-    def user(self, login: str, *, cache: _Cache = None) -> _JSONObject:
+    def user(self, login: str, *, cache: _Cache = None) -> _PublicUser | _PrivateUser:
         """GET users/{login}."""
-    def repos(self, login: str, limit: int | None = None, *, cache: _Cache = None, **params: _ParamValue) -> PageIterator[_JSONObject]:
+    def repos(self, login: str, limit: int | None = None, *, cache: _Cache = None, **params: _ParamValue) -> PageIterator[_MinimalRepository]:
         """GET users/{login}/repos, every page."""
-    def followers(self, login: str, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
+    def followers(self, login: str, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_SimpleUser]:
         """GET users/{login}/followers, every page."""
-    def following(self, login: str, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
+    def following(self, login: str, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_SimpleUser]:
         """GET users/{login}/following, every page."""
+    @overload
+    def get(self, path: Literal["/user", "user"], params: _Params | None = None, headers: _HeaderPairs | None = None, *, cache: _Cache = None) -> _PrivateUser | _PublicUser: ...
+    @overload
+    def get(self, path: Literal["/rate_limit", "rate_limit"], params: _Params | None = None, headers: _HeaderPairs | None = None, *, cache: _Cache = None) -> _RateLimitOverview: ...
+    @overload
     def get(self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None, *, cache: _Cache = None) -> Any:
-        """One GET relative to the base URL: the decoded JSON."""
+        """One GET relative to the base URL: the decoded JSON (typed for "/user" and "/rate_limit")."""
+    @overload
+    def paginate(self, path: Literal["/user/repos", "user/repos", "/user/starred", "user/starred"], params: _Params | None = None, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_Repository]: ...
+    @overload
+    def paginate(self, path: Literal["/user/followers", "user/followers", "/user/following", "user/following"], params: _Params | None = None, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_SimpleUser]: ...
+    @overload
+    def paginate(self, path: Literal["/issues", "issues", "/user/issues", "user/issues"], params: _Params | None = None, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_Issue]: ...
+    @overload
     def paginate(self, path: str, params: _Params | None = None, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[Any]:
-        """Every item of every page of a list endpoint."""
+        """Every item of every page of a list endpoint (typed for the user's repos, starred, followers, issues)."""
     def graphql(self, query: str, *, cache: _Cache = None, **variables: Any) -> Any:
         """POSTs a GraphQL query; the answer's ``data`` (GraphQLError when it holds ``errors``)."""
     def graphql_paginate(
@@ -242,21 +270,98 @@ class GitHub:
         self, path: str, json: Any = None, params: _Params | None = None, headers: Mapping[str, str] | None = None, *, cache: _Cache = None
     ) -> Any:
         """DELETE relative to the base URL: the decoded JSON, or None for an empty answer."""
+    @overload
     def search(
-        self,
-        kind: Literal["issues", "repositories", "code", "commits", "users"],
-        query: str,
-        limit: int | None = None,
-        sort: str | None = None,
+        self, kind: Literal["issues"], query: str, limit: int | None = None, sort: str | None = None,
         order: Literal["asc", "desc"] | None = None, *, cache: _Cache = None,
-    ) -> PageIterator[_JSONObject]:
-        """Every search result (past GitHub's 1,000-result cap for issues and repositories)."""
+    ) -> PageIterator[_IssueSearchResultItem]:
+        """Every search result (past GitHub's 1,000-result cap for issues and repositories), typed by kind."""
+    @overload
+    def search(
+        self, kind: Literal["repositories"], query: str, limit: int | None = None, sort: str | None = None,
+        order: Literal["asc", "desc"] | None = None, *, cache: _Cache = None,
+    ) -> PageIterator[_RepoSearchResultItem]: ...
+    @overload
+    def search(
+        self, kind: Literal["code"], query: str, limit: int | None = None, sort: str | None = None,
+        order: Literal["asc", "desc"] | None = None, *, cache: _Cache = None,
+    ) -> PageIterator[_CodeSearchResultItem]: ...
+    @overload
+    def search(
+        self, kind: Literal["commits"], query: str, limit: int | None = None, sort: str | None = None,
+        order: Literal["asc", "desc"] | None = None, *, cache: _Cache = None,
+    ) -> PageIterator[_CommitSearchResultItem]: ...
+    @overload
+    def search(
+        self, kind: Literal["users"], query: str, limit: int | None = None, sort: str | None = None,
+        order: Literal["asc", "desc"] | None = None, *, cache: _Cache = None,
+    ) -> PageIterator[_UserSearchResultItem]: ...
     @property
     def app(self) -> _JSONObject | None:
         """The GitHub App and installation in use, or None."""
     @property
     def token_expires_at(self) -> Any:
         """When the token expires (GitHub-Authentication-Token-Expiration), or None."""
+
+class _InstagramAccount(TypedDict, total=False):
+    """An Instagram account as ``me()`` answers it (the fields asked for; Meta's IG User fields)."""
+
+    id: str
+    user_id: str
+    username: str
+    name: str
+    account_type: str
+    profile_picture_url: str
+    followers_count: int
+    follows_count: int
+    media_count: int
+    biography: str
+    website: str
+
+class _InstagramMedia(TypedDict, total=False):
+    """A media object as ``media()`` and ``children()`` answer it (the fields asked for; Meta's IG Media fields)."""
+
+    id: str
+    caption: str
+    media_type: Literal["IMAGE", "VIDEO", "CAROUSEL_ALBUM"]
+    media_product_type: str
+    media_url: str
+    thumbnail_url: str
+    permalink: str
+    shortcode: str
+    timestamp: str
+    username: str
+    like_count: int
+    comments_count: int
+    is_comment_enabled: bool
+    alt_text: str
+    owner: dict[str, Any]
+    children: dict[str, Any]
+
+class _InstagramV1Media(TypedDict, total=False):
+    """A media object of the legacy v1 API (``recent_media`` there; Graph's fields when it runs on Graph)."""
+
+    id: str
+    type: str
+    filter: str
+    tags: list[str]
+    caption: Any
+    created_time: str
+    link: str
+    likes: dict[str, Any]
+    comments: dict[str, Any]
+    images: dict[str, Any]
+    videos: dict[str, Any]
+    user: dict[str, Any]
+    location: dict[str, Any] | None
+    users_in_photo: list[Any]
+    user_has_liked: bool
+    media_type: str
+    media_url: str
+    permalink: str
+    timestamp: str
+    like_count: int
+    comments_count: int
 
 class Instagram:
     """The Instagram API with Instagram Login (graph.instagram.com); a base URL ending in /v1 is the legacy v1 API."""
@@ -268,17 +373,17 @@ class Instagram:
         """The OAuth URL to open in a browser."""
     def complete_login(self, redirect_url: str, *, cache: _Cache = None) -> None:
         """Stores the token from the redirect URL; AuthError on error= or a state mismatch."""
-    def me(self, fields: _Fields | None = None, *, cache: _Cache = None) -> _JSONObject:
+    def me(self, fields: _Fields | None = None, *, cache: _Cache = None) -> _InstagramAccount:
         """The account: user_id, username, name, account_type, followers_count, media_count, ..."""
     def media(
         self, user_id: str = "me", fields: _Fields | None = None, limit: int | None = None, *, cache: _Cache = None
-    ) -> PageIterator[_JSONObject]:
+    ) -> PageIterator[_InstagramMedia]:
         """The account's media, every page."""
     def recent_media(
         self, user_id: str = ..., fields: _Fields | None = None, limit: int | None = None, *, cache: _Cache = None
-    ) -> PageIterator[_JSONObject]:
+    ) -> PageIterator[_InstagramV1Media]:
         """``media``'s old name (the v1 API: users/{user_id}/media/recent)."""
-    def children(self, media_id: str, *, cache: _Cache = None) -> list[_JSONObject]:
+    def children(self, media_id: str, *, cache: _Cache = None) -> list[_InstagramMedia]:
         """The items of a carousel."""
     def insights(
         self, target: str, metrics: _Fields, period: str | None = None, *, cache: _Cache = None, **params: _ParamValue
@@ -298,6 +403,17 @@ class Instagram:
     def rate_limit(self) -> _JSONObject | None:
         """X-App-Usage / X-Business-Use-Case-Usage as last seen (percentages), or None."""
 
+class _ShortLink(TypedDict):
+    """A short link as every backend answers it through the client (``raw``: the answer as sent)."""
+
+    id: str
+    longUrl: str | None
+    created_at: str | None
+    backend: Literal["bitly", "shlink", "google"]
+    raw: dict[str, Any]
+    kind: NotRequired[str]
+    status: NotRequired[str]
+
 class Shortener:
     """Short links: Bitly (default), Shlink, or Google's legacy API (APIMACRO_SHORTENER)."""
 
@@ -306,11 +422,11 @@ class Shortener:
         """The backend in use: "bitly", "shlink" or "google"."""
     def shorten(
         self, long_url: str, *, domain: str | None = None, slug: str | None = None, tags: Sequence[str] | None = None, cache: _Cache = None
-    ) -> _JSONObject:
+    ) -> _ShortLink:
         """A short link: id (the short URL), longUrl, created_at, backend, raw."""
-    def expand(self, short_url: str, *, cache: _Cache = None) -> _JSONObject:
+    def expand(self, short_url: str, *, cache: _Cache = None) -> _ShortLink:
         """The link behind a short URL: id, longUrl, ..."""
-    def links(self, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_JSONObject]:
+    def links(self, limit: int | None = None, *, cache: _Cache = None) -> PageIterator[_ShortLink]:
         """The account's links, every page."""
     def clicks(self, short_url: str, *, cache: _Cache = None) -> int:
         """Total clicks of a short URL."""
