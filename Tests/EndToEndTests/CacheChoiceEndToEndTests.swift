@@ -140,6 +140,68 @@ struct CacheChoiceEndToEndTests {
         #expect(count(server, "/cache/no-store") == 1)
     }
 
+    @Test(
+        "a plugin's endpoint methods, call, get and paginate take cache= too; an endpoint's own `cache` parameter goes to the API"
+    )
+    func pluginClient() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "plugins/kept/plugin.toml": """
+            name = "kept"
+            description = "A plugin over the test server's cache routes"
+            base_url = "https://example.com"
+
+            [endpoints.nostore]
+            path = "/cache/no-store"
+
+            [endpoints.fresh]
+            path = "/cache/max-age/600"
+            params = { cache = "string" }
+            """,
+            "call.py": """
+            import apimacro, sys
+            kept = apimacro.client("kept")
+            how, rule = sys.argv[1], eval(sys.argv[2])
+            try:
+                if how == "method":
+                    print(kept.nostore(cache=rule)["serial"])
+                elif how == "call":
+                    print(kept.call("nostore", cache=rule)["serial"])
+                elif how == "get":
+                    print(kept.get("/cache/no-store", cache=rule)["serial"])
+                elif how == "own":
+                    print(kept.fresh(cache=rule)["serial"])
+            except apimacro.OfflineError as error:
+                print("offline")
+            """,
+        ])
+        defer { space.remove() }
+        let environment = [
+            "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path, "APIMACRO_KEPT_URL": server.baseURL,
+        ]
+        func run(_ how: String, _ rule: String) async throws -> String {
+            let result = try await space.run("run", "call.py", how, rule, environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout
+        }
+        // Nothing stored yet: only-if-cached sends nothing.
+        #expect(try await run("method", "'only-if-cached'") == "offline\n")
+        #expect(count(server, "/cache/no-store") == 0)
+        // "1h" keeps a no-store answer for every form of the call; None lets the headers decide.
+        #expect(try await run("method", "'1h'") == "1\n")
+        #expect(try await run("call", "'1h'") == "1\n")
+        #expect(try await run("get", "'1h'") == "1\n")
+        #expect(try await run("method", "'only-if-cached'") == "1\n")
+        #expect(count(server, "/cache/no-store") == 1)
+        #expect(try await run("method", "None") == "2\n")
+        #expect(try await run("method", "'refresh'") == "3\n")
+        // An endpoint that declares `cache` sends it as a query parameter, with no cache rule.
+        #expect(try await run("own", "'only-if-cached'") == "1\n")
+        let own = server.requests.filter { $0.path == "/cache/max-age/600" }
+        #expect(own.count == 1 && own.first?.query["cache"] == "only-if-cached", "\(own)")
+        try await server.shutdown()
+    }
+
     @Test("apimacro api --cache 1h, as gh api --cache")
     func apiCache() async throws {
         let server = try await TestServer.start()

@@ -425,7 +425,7 @@ struct PluginTests {
         #expect(result.status == 0, "\(result.stderr)")
         let out = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
-        #expect(out["sig"] as? String == "(query, hitsPerPage=None, *, limit=None)")
+        #expect(out["sig"] as? String == "(query, hitsPerPage=None, *, limit=None, cache=None)")
         #expect(out["doc"] as? [String] == ["search(query, hitsPerPage=None, limit=None)", "", "Search stories."])
         #expect(out["create_sig"] as? String == "(**params)")
         #expect(out["item"] as? String == "Story story 3")

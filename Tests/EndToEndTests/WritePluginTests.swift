@@ -66,7 +66,7 @@ struct WritePluginTests {
             "import apimacro, pydoc\nprint(pydoc.render_doc(apimacro.client('chucknorris').search, renderer=pydoc.plaintext))\n"
         )
         let help = try await space.run("run", "help.py", environment: environment)
-        #expect(help.stdout.contains("search(query, *, limit=None)"), "\(help.stdout)\(help.stderr)")
+        #expect(help.stdout.contains("search(query, *, limit=None, cache=None)"), "\(help.stdout)\(help.stderr)")
         #expect(help.stdout.contains("Every joke that contains query."))
         #expect(help.stdout.contains("query: string, required, in the query"))
         try await server.shutdown()

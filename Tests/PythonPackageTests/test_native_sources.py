@@ -167,7 +167,8 @@ class PluginsTest(unittest.TestCase):
         ns["_install_plugins"]([Native()], [spec], {"broken": "bad manifest"})
         client = ns["client"]("demo_api")
         self.assertEqual(type(client).__name__, "DemoApiClient")
-        self.assertEqual(client.items("x", limit=3), ("items", {"q": "x", "limit": 3}))
+        self.assertEqual(client.items("x", limit=3), ("items", {"_cache": None, "q": "x", "limit": 3}))
+        self.assertEqual(client.items("x", cache="1h"), ("items", {"_cache": "1h", "q": "x"}))
         self.assertEqual(client.endpoints, ["items"])
         self.assertEqual(list(ns["plugins"]), ["demo_api"])
         with self.assertRaisesRegex(ImportError, "did not load: bad manifest"):

@@ -28,10 +28,12 @@ enum CacheKeyword {
         }
     }
 
-    /// Gives every public method `builder` adds from now on the keyword-only `cache=None`.
-    static func install<State: AnyObject>(on builder: NativeClass<State>) {
+    /// Gives every public method `builder` adds from now on the keyword-only `cache=None`
+    /// (`keyword`: the name it takes on the native class; the plugin client's Python side passes
+    /// its `cache=` as `_cache`, so that an endpoint parameter named `cache` still reaches the API).
+    static func install<State: AnyObject>(on builder: NativeClass<State>, keyword: String = "cache") {
         builder.sharedKeyword = (
-            "cache",
+            keyword,
             { value, body in
                 guard let choice = try choice(value, in: "cache") else { return try body() }
                 return try CacheChoice.$current.withValue(choice) { try body() }

@@ -162,6 +162,7 @@ final class PluginBinding {
         let builder = NativeClass<PluginBinding>(
             name: "PluginNative", module: "apimacro",
             doc: "The native half of a plugin client (use apimacro.client(name)).")
+        CacheKeyword.install(on: builder, keyword: "_cache")
         try builder.method("call") { binding, arguments in try binding.call(arguments) }
         try builder.method("get") { binding, arguments in
             let slots = try arguments.bind("get", ["path", "params", "headers"], required: 1)

@@ -444,12 +444,15 @@ class PluginClient:
     def name(self) -> str: ...
     @property
     def endpoints(self) -> list[str]: ...
-    def call(self, endpoint: str, /, **params: _ParamValue) -> Any:
+    def call(self, endpoint: str, /, *, cache: _Cache = None, **params: _ParamValue) -> Any:
         """One endpoint: a dict, or a lazy iterator over every page when the payload is a list."""
-    def get(self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None) -> Any:
+    def get(
+        self, path: str, params: _Params | None = None, headers: _HeaderPairs | None = None, *, cache: _Cache = None
+    ) -> Any:
         """The decoded JSON of one GET relative to the base URL."""
     def paginate(
-        self, path: str, params: _Params | None = None, limit: int | None = None, result: str | None = None
+        self, path: str, params: _Params | None = None, limit: int | None = None, result: str | None = None, *,
+        cache: _Cache = None,
     ) -> PageIterator[Any]:
         """Every item of every page; ``result`` is the JSON path of the list in each page."""
     def __getattr__(self, name: str) -> Any:

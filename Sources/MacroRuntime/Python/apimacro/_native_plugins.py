@@ -29,21 +29,22 @@ class PluginClient:
         """The names of the declared endpoints."""
         return list(self._endpoint_names)
 
-    def call(self, endpoint, /, **params):
-        """call(endpoint, **params) -> a dict, or a lazy iterator over every page when the payload is a list.
+    def call(self, endpoint, /, *, cache=None, **params):
+        """call(endpoint, *, cache=None, **params) -> a dict, or a lazy iterator over every page when the payload is a list.
 
-        limit=N stops an iterator early (unless the endpoint declares a parameter named limit)."""
-        return self._native.call(endpoint, **params)
+        limit=N stops an iterator early (unless the endpoint declares a parameter named limit);
+        cache= is the call's cache rule ("1h", "refresh", "only-if-cached", False), as on every client."""
+        return self._native.call(endpoint, _cache=cache, **params)
 
-    def get(self, path, params=None, headers=None):
-        """get(path, params=None, headers=None) -> the decoded JSON of one GET relative to the base URL."""
-        return self._native.get(path, params, headers)
+    def get(self, path, params=None, headers=None, *, cache=None):
+        """get(path, params=None, headers=None, *, cache=None) -> the decoded JSON of one GET relative to the base URL."""
+        return self._native.get(path, params, headers, _cache=cache)
 
-    def paginate(self, path, params=None, limit=None, result=None):
-        """paginate(path, params=None, limit=None, result=None) -> iterator over every item of every page.
+    def paginate(self, path, params=None, limit=None, result=None, *, cache=None):
+        """paginate(path, params=None, limit=None, result=None, *, cache=None) -> iterator over every item of every page.
 
         result is the JSON path of the list in each page ("data.items"); None means the body itself."""
-        return self._native.paginate(path, params, limit, result)
+        return self._native.paginate(path, params, limit, result, _cache=cache)
 
     def _plugin_functions(self):
         if self._functions is None:
@@ -91,6 +92,8 @@ def _endpoint_method(class_name, name, params, required, takes_limit, doc):
         ]
         if takes_limit:
             parameters.append(inspect.Parameter("limit", inspect.Parameter.KEYWORD_ONLY, default=None))
+        if "cache" not in params:
+            parameters.append(inspect.Parameter("cache", inspect.Parameter.KEYWORD_ONLY, default=None))
         keywords = None
     else:
         parameters = [self_parameter, inspect.Parameter("params", inspect.Parameter.VAR_KEYWORD)]
@@ -102,7 +105,8 @@ def _endpoint_method(class_name, name, params, required, takes_limit, doc):
         del arguments["self"]
         if keywords:
             arguments = arguments.get(keywords, {})
-        return self._native.call(name, **arguments)
+        cache = None if "cache" in params else arguments.pop("cache", None)
+        return self._native.call(name, _cache=cache, **arguments)
 
     method.__name__ = name
     method.__qualname__ = f"{class_name}.{name}"
