@@ -69,6 +69,56 @@ struct StartupTests {
         #expect(Self.line("types loaded:", in: result.stdout) == "types loaded: False", "\(result.stdout)")
     }
 
+    @Test(
+        "a main() that takes nothing is called without the argument parser's modules; async, --help and arguments still work"
+    )
+    func mainWithoutParser() async throws {
+        let heavy = "['argparse', 'inspect', 'typing', 'dataclasses', 'pathlib', 'apimacro._main']"
+        let space = try Workspace(files: [
+            "plain.py": """
+            import sys
+            def main():
+                '''Says which modules are loaded.'''
+                print([name for name in \(heavy) if name in sys.modules])
+                return 3
+            """,
+            "later.py": """
+            import sys
+            async def work():
+                return 4
+            def main():
+                print([name for name in \(heavy) if name in sys.modules])
+                return work()
+            """,
+            "coroutine.py": """
+            import sys
+            async def main():
+                print("async ran")
+            """,
+            "guarded.py": """
+            def main():
+                print("main by the host")
+            if __name__ \t== '__main__' :
+                print("guard")
+            """,
+        ])
+        defer { space.remove() }
+        let plain = try await space.run("run", "plain.py")
+        #expect(plain.status == 3, "main()'s return value is the exit status: \(plain.stderr)")
+        #expect(plain.stdout == "[]\n", "\(plain.stdout)")
+        // A plain def returning a coroutine: it is run, as call_main runs it.
+        let later = try await space.run("run", "later.py")
+        #expect(later.status == 4 && later.stdout == "[]\n", "\(later.stdout)\(later.stderr)")
+        let coroutine = try await space.run("run", "coroutine.py")
+        #expect(coroutine.status == 0 && coroutine.stdout == "async ran\n", "\(coroutine.stderr)")
+        let help = try await space.run("run", "plain.py", "--help")
+        #expect(help.status == 0 && help.stdout.contains("Says which modules are loaded."), "\(help.stdout)")
+        let extra = try await space.run("run", "plain.py", "surplus")
+        #expect(extra.status == 2 && extra.stderr.contains("unrecognized arguments: surplus"), "\(extra.stderr)")
+        let guarded = try await space.run("run", "guarded.py")
+        #expect(guarded.stdout == "guard\n", "the macro calls its main itself: \(guarded.stdout)")
+    }
+
     @Test("an empty macro with the HTTP cache on never opens the cache's database")
     func cacheOpenedOnFirstUse() async throws {
         let space = try Workspace(files: ["empty.py": "import apimacro\n"])

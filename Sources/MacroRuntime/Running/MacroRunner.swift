@@ -221,12 +221,18 @@ public struct MacroRunner {
         let code = try Interpreter.compileFile(Array(source), filename: filename)
         try Interpreter.import("builtins").callMethod("exec", [code, namespace])
         guard let main = try namespace.item("main"), main.isCallable else { return ExitReport.success.exitCode }
-        let text = String(decoding: source, as: UTF8.self)
-        if text.range(of: #"__name__\s*==\s*['"]__main__['"]"#, options: .regularExpression) != nil {
+        if MainGuard.present(in: Array(source)) {
             return ExitReport.success.exitCode
         }
         let result: PyRef
-        if let runner = try? Interpreter.import("apimacro._main") {
+        if arguments.isEmpty, Self.takesNothing(main) {
+            // No argument to read and none to give: `_main`'s parser (argparse, inspect, typing,
+            // pathlib, datetime: half an empty macro's start-up) is not loaded (issue 43).
+            let returned = try main.call([])
+            result =
+                returned.typeName == "coroutine"
+                ? try Interpreter.import("asyncio").callMethod("run", [returned]) : returned
+        } else if let runner = try? Interpreter.import("apimacro._main") {
             let argv = try PythonValue.list(arguments.map { .string($0) }).toPython()
             result = try runner.callMethod("call_main", [main, argv, PyRef(string: "apimacro run \(name)")])
         } else {
@@ -239,6 +245,26 @@ public struct MacroRunner {
         }
         PythonRaise.clear()
         return ExitReport.success.exitCode
+    }
+
+    /// Whether `main` is a plain `def main():` taking no parameter at all: a Python function
+    /// (not async, not a generator, not wrapped, no `__signature__`) whose code object declares
+    /// no parameter, no `*args` and no `**kwargs`. Anything else goes through `_main.call_main`.
+    static func takesNothing(_ main: PyRef) -> Bool {
+        guard let code = main.attributeIfPresent("__code__"), main.attributeIfPresent("__wrapped__") == nil,
+            main.attributeIfPresent("__signature__") == nil
+        else { return false }
+        func number(_ name: String) -> Int? {
+            guard let value = code.attributeIfPresent(name), case .int(let number) = try? PythonValue(python: value)
+            else { return nil }
+            return number
+        }
+        // CO_VARARGS, CO_VARKEYWORDS, CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR.
+        let special = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
+        guard let arguments = number("co_argcount"), let keywords = number("co_kwonlyargcount"),
+            let positional = number("co_posonlyargcount"), let flags = number("co_flags")
+        else { return false }
+        return arguments == 0 && keywords == 0 && positional == 0 && flags & special == 0
     }
 
     /// How the macro ended (`ExitReport`): what Python prints itself (a traceback, the text
