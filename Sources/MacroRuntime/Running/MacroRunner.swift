@@ -247,9 +247,11 @@ public struct MacroRunner {
         return ExitReport.success.exitCode
     }
 
-    /// Whether `main` is a plain `def main():` taking no parameter at all: a Python function
-    /// (not async, not a generator, not wrapped, no `__signature__`) whose code object declares
-    /// no parameter, no `*args` and no `**kwargs`. Anything else goes through `_main.call_main`.
+    /// Whether `main` is a plain `def main():` taking no parameter at all.
+    ///
+    /// That is a Python function (not async, not a generator, not wrapped, no `__signature__`)
+    /// whose code object declares no parameter, no `*args` and no `**kwargs`. Anything else goes
+    /// through `_main.call_main`.
     static func takesNothing(_ main: PyRef) -> Bool {
         guard let code = main.attributeIfPresent("__code__"), main.attributeIfPresent("__wrapped__") == nil,
             main.attributeIfPresent("__signature__") == nil
