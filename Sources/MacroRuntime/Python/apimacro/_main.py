@@ -32,18 +32,21 @@ stderr and raises ``SystemExit(2)``.
 
 from __future__ import annotations
 
+# Only what every main() with parameters needs is imported here (argparse, inspect): the modules
+# an annotation may name (pathlib, datetime, typing, enum) are looked up in sys.modules, where the
+# macro that names them has put them, and typing is imported only to resolve string annotations
+# (issue 43: start-up pays for what the macro uses).
+import _collections_abc
 import argparse
 import ast
-import collections.abc
-import datetime
-import enum
 import inspect
-import pathlib
+import os
 import sys
 import types
-import typing
-from dataclasses import dataclass
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
@@ -62,14 +65,40 @@ def parse_bool(text: str) -> bool:
     )
 
 
-@dataclass
 class _ValueType:
     """How the command-line strings of one parameter are converted."""
 
-    convert: Callable[[str], Any]
-    name: str
-    is_bool: bool = False
-    is_list: bool = False
+    __slots__ = ("convert", "name", "is_bool", "is_list")
+
+    def __init__(self, convert: Callable[[str], Any], name: str, is_bool: bool = False, is_list: bool = False) -> None:
+        self.convert = convert
+        self.name = name
+        self.is_bool = is_bool
+        self.is_list = is_list
+
+
+def _loaded(name: str) -> Any:
+    """The module ``name`` if something imported it, else None: an annotation can only be one
+    of its classes when the macro imported it."""
+    return sys.modules.get(name)
+
+
+def _origin(annotation: Any) -> Any:
+    """``typing.get_origin`` without importing typing when the macro did not."""
+    typing = _loaded("typing")
+    if typing is not None:
+        return typing.get_origin(annotation)
+    if isinstance(annotation, types.UnionType):
+        return types.UnionType
+    return getattr(annotation, "__origin__", None)
+
+
+def _arguments(annotation: Any) -> tuple:
+    """``typing.get_args`` without importing typing when the macro did not."""
+    typing = _loaded("typing")
+    if typing is not None:
+        return typing.get_args(annotation)
+    return getattr(annotation, "__args__", ())
 
 
 class AnnotationError(TypeError):
@@ -84,8 +113,10 @@ SUPPORTED_ANNOTATIONS = (
 
 def _unwrap_optional(annotation: Any) -> Any:
     """``Optional[X]`` / ``X | None`` → ``X``; anything else unchanged."""
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+    typing = _loaded("typing")
+    origin = _origin(annotation)
+    if origin is types.UnionType or (typing is not None and origin is typing.Union):
+        members = [a for a in _arguments(annotation) if a is not type(None)]
         if len(members) == 1:
             return members[0]
     return annotation
@@ -95,21 +126,21 @@ def _shown(annotation: Any) -> str:
     """An annotation as a user wrote it: ``dict``, ``tuple[int, str]``, ``'Foo'``."""
     if isinstance(annotation, str):
         return repr(annotation) + " (a name that does not resolve)"
-    if isinstance(annotation, type) and not typing.get_args(annotation):
+    if isinstance(annotation, type) and not _arguments(annotation):
         return annotation.__qualname__
     return repr(annotation).replace("typing.", "")
 
 
-def _parse_date(text: str) -> datetime.date:
+def _parse_date(text: str) -> Any:
     try:
-        return datetime.date.fromisoformat(text.strip())
+        return _loaded("datetime").date.fromisoformat(text.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid date value: {text!r} (expected YYYY-MM-DD)") from None
 
 
-def _parse_datetime(text: str) -> datetime.datetime:
+def _parse_datetime(text: str) -> Any:
     try:
-        return datetime.datetime.fromisoformat(text.strip())
+        return _loaded("datetime").datetime.fromisoformat(text.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"invalid datetime value: {text!r} (expected ISO 8601, e.g. 2024-05-01T12:30:00 or 2024-05-01)"
@@ -134,7 +165,7 @@ def _choice_type(shown: list[str], find: Callable[[str], Any]) -> _ValueType:
     return _ValueType(convert, "one of " + ", ".join(shown))
 
 
-def _enum_type(annotation: type[enum.Enum]) -> _ValueType:
+def _enum_type(annotation: Any) -> _ValueType:
     members = list(annotation)
 
     def find(text: str) -> Any:
@@ -152,7 +183,7 @@ def _enum_type(annotation: type[enum.Enum]) -> _ValueType:
 
 
 def _literal_type(annotation: Any) -> _ValueType:
-    values = [v for v in typing.get_args(annotation) if v is not None]
+    values = [v for v in _arguments(annotation) if v is not None]
     if not values or any(type(v) not in (str, int) for v in values):
         raise AnnotationError(f"{_shown(annotation)}: a Literal's choices must be str or int")
 
@@ -171,22 +202,23 @@ def _scalar_type(annotation: Any) -> _ValueType:
         return _ValueType(parse_bool, "bool", is_bool=True)
     if annotation in _SCALARS:
         return _ValueType(annotation, annotation.__name__)
-    if annotation is typing.Any:
+    typing, pathlib, datetime, enum = (_loaded(name) for name in ("typing", "pathlib", "datetime", "enum"))
+    if typing is not None and annotation is typing.Any:
         return _ValueType(str, "str")
-    if isinstance(annotation, type) and issubclass(annotation, pathlib.PurePath):
+    if pathlib is not None and isinstance(annotation, type) and issubclass(annotation, pathlib.PurePath):
         return _ValueType(annotation, "path")
-    if annotation is datetime.datetime:
+    if datetime is not None and annotation is datetime.datetime:
         return _ValueType(_parse_datetime, "datetime")
-    if annotation is datetime.date:
+    if datetime is not None and annotation is datetime.date:
         return _ValueType(_parse_date, "date")
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+    if enum is not None and isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return _enum_type(annotation)
-    if typing.get_origin(annotation) is typing.Literal:
+    if typing is not None and typing.get_origin(annotation) is typing.Literal:
         return _literal_type(annotation)
     raise AnnotationError(f"{_shown(annotation)} cannot be read from the command line")
 
 
-_LIST_ORIGINS = (list, collections.abc.Sequence, collections.abc.Iterable)
+_LIST_ORIGINS = (list, _collections_abc.Sequence, _collections_abc.Iterable)
 
 
 def _value_type(annotation: Any, default: Any) -> _ValueType:
@@ -200,8 +232,8 @@ def _value_type(annotation: Any, default: Any) -> _ValueType:
     annotation = _unwrap_optional(annotation)
     if annotation is list:
         return _ValueType(str, "list of str", is_list=True)
-    if typing.get_origin(annotation) in _LIST_ORIGINS:
-        arguments = typing.get_args(annotation)
+    if _origin(annotation) in _LIST_ORIGINS:
+        arguments = _arguments(annotation)
         element = _scalar_type(arguments[0] if arguments else str)
         return _ValueType(element.convert, f"list of {element.name}", is_list=True)
     return _scalar_type(annotation)
@@ -212,8 +244,13 @@ def _resolve_annotations(func: Callable[..., Any], signature: inspect.Signature)
 
     Uses ``typing.get_type_hints``; if that fails (one unresolvable name makes
     it fail for the whole function), each string annotation is evaluated on
-    its own, and the raw annotation is kept when that fails too.
+    its own, and the raw annotation is kept when that fails too. Without a
+    string annotation there is nothing to resolve, and typing is not imported.
     """
+    if not any(isinstance(p.annotation, str) for p in signature.parameters.values()):
+        return {name: p.annotation for name, p in signature.parameters.items()}
+    import typing
+
     try:
         return typing.get_type_hints(func)
     except Exception:
@@ -248,13 +285,35 @@ def _first_line(doc: Any) -> str:
 
 
 def _show_default(value: Any) -> str:
-    if isinstance(value, pathlib.PurePath):
+    pathlib, enum, datetime = (_loaded(name) for name in ("pathlib", "enum", "datetime"))
+    if pathlib is not None and isinstance(value, pathlib.PurePath):
         return str(value)
-    if isinstance(value, enum.Enum):
+    if enum is not None and isinstance(value, enum.Enum):
         return value.name
-    if isinstance(value, (datetime.date, datetime.datetime)):
+    if datetime is not None and isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     return repr(value)
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns`` (COLUMNS, else the terminal's, else 80), without
+    shutil, which argparse's help formatter imports (and with it bz2, lzma and fnmatch)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's RawDescriptionHelpFormatter at the width it would pick itself."""
+    return argparse.RawDescriptionHelpFormatter(prog, width=_columns() - 2)
 
 
 def _help(text: str) -> str:
@@ -405,7 +464,7 @@ def build_parser(func: Callable[..., Any], prog: str | None = None) -> argparse.
     parser = _MacroArgumentParser(
         prog=prog,
         description=_docstring(func),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_formatter,
     )
     for parameter in signature.parameters.values():
         kind = parameter.kind
@@ -516,7 +575,7 @@ def describe(func: Any) -> str:
     return _first_line(_docstring(func))
 
 
-def module_help(module_globals: typing.Mapping[str, Any]) -> str:
+def module_help(module_globals: Mapping[str, Any]) -> str:
     """Return the one-line help of a macro module from its globals: the first
     line of the module docstring, else that of its ``main``, else ""."""
     line = _first_line(module_globals.get("__doc__"))
