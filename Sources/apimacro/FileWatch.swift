@@ -33,6 +33,9 @@ enum FileWatch {
             signal(SIGTERM, previous.1)
         }
         var folders: [Int32: URL] = [:]
+        // The macro's folder from the start: a save during the first run is seen after it.
+        let first = inotify_add_watch(notifier, folder.path, mask)
+        if first >= 0 { folders[first] = folder }
         var number = 0
         var changed: [String] = []
         while Watch.stopping.load(ordering: .relaxed) == 0 {

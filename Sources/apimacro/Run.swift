@@ -222,6 +222,10 @@ struct Run: ParsableCommand {
             pytest from the active virtualenv against the real apimacro module), -c CODE runs CODE, and \
             - reads the macro from standard input; everything after MODULE, CODE or - is theirs \
             (sys.argv[1:]), apimacro's options go before.
+
+            breakpoint() stops the macro in pdb on a terminal (PYTHONBREAKPOINT=0 skips it; \
+            where stdin is not a terminal it is an error); --pdb, --debugpy and --watch below. \
+            See docs/guide/debugging.md.
             """
     )
 
@@ -249,7 +253,7 @@ struct Run: ParsableCommand {
     @Flag(name: [.short, .long], help: "With --every or --watch: print only what the macro prints, no cycle lines.")
     var quiet = false
 
-    @OptionGroup(title: "Debugging (docs/guide/debugging.md)") var debugging: DebugOptions
+    @OptionGroup(title: "Debugging") var debugging: DebugOptions
 
     @Argument(
         help: "The macro (a .py file, a name, or - for standard input), then its arguments.",

@@ -200,6 +200,7 @@ def forget_local_modules(folders: list[str]) -> list[str]:
     for name, module in modules.items():
         files.append(os.path.realpath(module.__file__ or ""))
         sys.modules.pop(name, None)
+        _forget_bytecode(module.__file__ or "")
     import importlib
 
     importlib.invalidate_caches()
@@ -283,6 +284,7 @@ def _reload(module: ModuleType, path: str) -> None:
     depth = module.__name__.count(".") + (1 if os.path.basename(path) == "__init__.py" else 0)
     for _ in range(depth):
         root = os.path.dirname(root)
+    _forget_bytecode(path)
     added = root not in sys.path
     if added:
         sys.path.insert(0, root)
@@ -291,3 +293,17 @@ def _reload(module: ModuleType, path: str) -> None:
     finally:
         if added and root in sys.path:
             sys.path.remove(root)
+
+
+def _forget_bytecode(path: str) -> None:
+    """Removes the ``__pycache__`` copy of ``path``: Python trusts it while the source keeps its
+    size and its modification time in whole seconds, so an edit within the same second that
+    keeps the size (``VALUE = 1`` to ``VALUE = 2``) would import the old code."""
+    if not path.endswith(".py"):
+        return
+    import importlib.util
+
+    try:
+        os.remove(importlib.util.cache_from_source(path))
+    except (OSError, ValueError, NotImplementedError):
+        pass
