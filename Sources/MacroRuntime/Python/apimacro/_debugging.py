@@ -15,6 +15,9 @@ import sys
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
+# The modules whose frames pdb steps over (`Pdb(skip=...)` patterns).
+SKIPPED_MODULES = ["apimacro", "apimacro.*", "_apimacro*", "code", "codeop"]
+
 # Set by `apimacro batch` in each job's environment: the job's name.
 BATCH_JOB_VARIABLE = "APIMACRO_BATCH_JOB"
 
@@ -96,7 +99,10 @@ def _set_trace(frame: FrameType, *, header: str | None = None) -> None:
     """``pdb.set_trace(header=...)`` stopping in ``frame`` (the caller of ``breakpoint()``)."""
     import pdb
 
-    debugger = pdb.Pdb()
+    # Stepping never stops in apimacro's own Python (the REPL's display hook, the code that
+    # calls main()) nor in the console under the REPL: from `breakpoint()` typed at the prompt,
+    # pdb stops on the line's return, as in python3's REPL.
+    debugger = pdb.Pdb(skip=SKIPPED_MODULES)
     if header is not None:
         debugger.message(header)
     debugger.set_trace(frame)
@@ -115,7 +121,7 @@ def post_mortem(traceback: TracebackType | None) -> bool:
     sys.stderr.write("apimacro: entering the post-mortem debugger (pdb) at the frame that raised; "
                      "q quits\n")
     sys.stderr.flush()
-    debugger = pdb.Pdb()
+    debugger = pdb.Pdb(skip=SKIPPED_MODULES)
     debugger.reset()
     debugger.interaction(None, traceback)
     return True
