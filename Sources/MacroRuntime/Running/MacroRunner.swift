@@ -264,6 +264,12 @@ public struct MacroRunner {
         // `q` in pdb (breakpoint(), pdb.set_trace()): the user stopped the macro, no traceback.
         if (try? type.attribute("__module__").str()) == "bdb", (try? type.attribute("__name__").str()) == "BdbQuit" {
             PythonRaise.clear()
+            // pdb.set_trace() with stdin at its end (a batch job's /dev/null, a pipe) quits at once.
+            if isatty(STDIN_FILENO) == 0 {
+                return .failure(
+                    "\(name) stopped in pdb, which found no terminal on stdin (a batch job, or input from a file "
+                        + "or pipe) and quit; debug it with apimacro run on a terminal")
+            }
             return .failure("\(name) stopped in the debugger (q)")
         }
         // apimacro's own frames out of the exceptions chained to this one too (`raise ... from`).
