@@ -58,6 +58,35 @@ struct DebuggingTests {
         try await server.shutdown()
     }
 
+    @Test("Ctrl-C while the macro runs on after c stops it in pdb, as in Python, instead of ending it")
+    func interruptAfterContinue() async throws {
+        let space = try Workspace(files: [
+            "loop.py": """
+            import time
+            turns = 0
+            breakpoint()
+            open("continued", "w").close()
+            while True:
+                turns += 1
+                time.sleep(0.01)
+            """
+        ])
+        defer { space.remove() }
+        let terminal = try PseudoTerminal(["run", "loop.py"], in: space.url, environment: [:])
+        defer { terminal.close() }
+        try await terminal.expect(Self.prompt, timeout: 600)
+        let start = terminal.count
+        terminal.type("c\r")
+        try await space.waitFor("continued")
+        terminal.type("\u{03}")
+        try await terminal.expect("Program interrupted", after: start, timeout: 600)
+        try await terminal.expect(Self.prompt, after: start, timeout: 600)
+        let shown = try await Self.enter("p turns >= 0", on: terminal)
+        #expect(shown.contains("True"), "\(shown)")
+        terminal.type("q\r")
+        #expect(try await terminal.waitForExit(timeout: 600) == 1)
+    }
+
     @Test("pdb.set_trace() on a terminal; q stops the macro with one line, not a traceback")
     func setTraceAndQuit() async throws {
         let space = try Workspace(files: [
