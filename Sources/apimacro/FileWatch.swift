@@ -35,7 +35,12 @@ enum FileWatch {
         var folders: [Int32: URL] = [:]
         // The macro's folder from the start: a save during the first run is seen after it.
         let first = inotify_add_watch(notifier, folder.path, mask)
-        if first >= 0 { folders[first] = folder }
+        guard first >= 0 else {
+            throw MacroError(
+                "--watch: cannot watch \(folder.path) (\(String(cString: strerror(errno)))); "
+                    + "raise fs.inotify.max_user_watches or run without --watch")
+        }
+        folders[first] = folder
         var number = 0
         var changed: [String] = []
         while Watch.stopping.load(ordering: .relaxed) == 0 {
@@ -57,7 +62,14 @@ enum FileWatch {
             where !folders.values.contains(where: { $0.path == directory }) {
                 // The same folder again gives the same watch.
                 let descriptor = inotify_add_watch(notifier, directory, mask)
-                if descriptor >= 0 { folders[descriptor] = URL(fileURLWithPath: directory) }
+                if descriptor >= 0 {
+                    folders[descriptor] = URL(fileURLWithPath: directory)
+                } else {
+                    write(
+                        "apimacro: warning: cannot watch \(directory) (\(String(cString: strerror(errno)))); "
+                            + "a change there does not rerun the macro (raise fs.inotify.max_user_watches)\n",
+                        to: STDERR_FILENO)
+                }
             }
             if !quiet {
                 let others = watched.count - 1

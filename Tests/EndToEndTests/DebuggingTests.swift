@@ -184,6 +184,11 @@ struct DebuggingTests {
         // The traceback ends at the macro's line, not inside apimacro.
         #expect(!piped.stderr.contains("_debugging.py"), "\(piped.stderr)")
         #expect(!piped.stdout.contains("went on"))
+
+        let repl = try await space.run("repl", stdin: "breakpoint()\nprint('the session goes on')\n")
+        #expect(repl.status == 1)
+        #expect(repl.stderr.contains("breakpoint() at <repl>:1 in the REPL: stdin is not a terminal"), "\(repl.stderr)")
+        #expect(repl.stdout == "the session goes on\n")
     }
 
     @Test("PYTHONBREAKPOINT=0 skips breakpoints; module.function is called instead; unimportable is a warning")
