@@ -152,6 +152,10 @@ struct DebuggingTests {
         #expect(stop.contains("--Return--") && stop.contains("<repl>(1)<module>()"), "\(stop)")
         let shown = try await Self.enter("p seen", on: terminal)
         #expect(shown.contains("'in the repl'"), "\(shown)")
+        let start = terminal.count
+        terminal.type("\u{03}")
+        try await terminal.expect("--KeyboardInterrupt--", after: start, timeout: 600)
+        try await terminal.expect(Self.prompt, after: start, timeout: 600)
         try await Self.enter("c", on: terminal, until: ">>> ")
         terminal.type("\u{04}")
         #expect(try await terminal.waitForExit(timeout: 600) == 0)
