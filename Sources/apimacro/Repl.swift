@@ -12,7 +12,7 @@ struct Repl: ParsableCommand {
             Line editing, history in $APIMACRO_HOME/history and tab completion on a terminal. \
             Commands: :run [OPTIONS] MACRO [ARGS] (with run's options, in a process of its own), \
             :macros, :plugins, :login NAME, \
-            :format table|json|csv|ndjson, :verbose on|off, :help, :quit. \
+            :format table|json|csv|ndjson, :verbose on|off, :reload (re-imports changed modules), :help, :quit. \
             Ctrl-C cancels the running call; Ctrl-D leaves.
 
             With stdin not a terminal, lines are read from it with no prompt \

@@ -222,6 +222,10 @@ struct Run: ParsableCommand {
             pytest from the active virtualenv against the real apimacro module), -c CODE runs CODE, and \
             - reads the macro from standard input; everything after MODULE, CODE or - is theirs \
             (sys.argv[1:]), apimacro's options go before.
+
+            breakpoint() stops the macro in pdb on a terminal (PYTHONBREAKPOINT=0 skips it; \
+            where stdin is not a terminal it is an error); --pdb, --debugpy and --watch below. \
+            See docs/guide/debugging.md.
             """
     )
 
@@ -246,8 +250,10 @@ struct Run: ParsableCommand {
             valueName: "span"))
     var every: String?
 
-    @Flag(name: [.short, .long], help: "With --every: print only what the macro prints, no cycle lines.")
+    @Flag(name: [.short, .long], help: "With --every or --watch: print only what the macro prints, no cycle lines.")
     var quiet = false
+
+    @OptionGroup(title: "Debugging") var debugging: DebugOptions
 
     @Argument(
         help: "The macro (a .py file, a name, or - for standard input), then its arguments.",
@@ -262,6 +268,7 @@ struct Run: ParsableCommand {
             throw ValidationError(
                 "missing the macro: a .py file, a macro name, -m MODULE, -c CODE or - (standard input)")
         }
+        try debugging.validate(every: every, file: macro != nil && module == nil && code == nil && macro != "-")
         if let every, Watch.span(every) == nil {
             throw ValidationError(
                 "--every takes a span of at least one second: 10m, 30s, 1h, 2d or seconds; not '\(every)'")
@@ -273,15 +280,15 @@ struct Run: ParsableCommand {
         if let module {
             try Self.run(
                 settings: options.settings(), statsFile: statsFile, source: .module(module), name: "-m \(module)",
-                arguments: given + arguments, watch: watch)
+                arguments: given + arguments, watch: watch, debug: debugging.choices(quiet: quiet))
         } else if let code {
             try Self.run(
                 settings: options.settings(), statsFile: statsFile, source: .code(code), name: "-c",
-                arguments: given + arguments, watch: watch)
+                arguments: given + arguments, watch: watch, debug: debugging.choices(quiet: quiet))
         } else if let macro {
             try Self.run(
                 settings: options.settings(), forwarded: options.forwardedArguments, statsFile: statsFile,
-                macro: macro, arguments: arguments, watch: watch)
+                macro: macro, arguments: arguments, watch: watch, debug: debugging.choices(quiet: quiet))
         }
     }
 
@@ -403,7 +410,7 @@ struct Run: ParsableCommand {
     /// `forwarded` are the options given before MACRO, as arguments again.
     static func run(
         settings: Settings, forwarded: [String], statsFile: String?, macro: String, arguments: [String],
-        watch: (every: Double, quiet: Bool)? = nil
+        watch: (every: Double, quiet: Bool)? = nil, debug: DebugChoices = DebugChoices()
     ) throws {
         var settings = settings
         let file = try MacroLocator(settings: settings).locate(macro, relativeTo: settings.workingDirectory)
@@ -416,7 +423,7 @@ struct Run: ParsableCommand {
         }
         try run(
             settings: settings, statsFile: statsFile, source: .file(file), name: macro, arguments: macroArguments,
-            watch: watch)
+            watch: watch, debug: debug)
     }
 
     /// Runs `source` with `arguments` as they are (no option of apimacro's among them).
@@ -424,7 +431,7 @@ struct Run: ParsableCommand {
     /// With `watch`, the macro runs again and again (`Watch`); the file is read afresh each cycle.
     static func run(
         settings: Settings, statsFile: String?, source: MacroSource, name: String, arguments: [String],
-        watch: (every: Double, quiet: Bool)? = nil
+        watch: (every: Double, quiet: Bool)? = nil, debug: DebugChoices = DebugChoices()
     ) throws {
         let statsFile = statsFile.map { URL(fileURLWithPath: $0) }
         // Where the counts go must be writable before the macro runs, not found unwritable after.
@@ -443,7 +450,15 @@ struct Run: ParsableCommand {
         defer { Self.stats(of: host).write(to: statsFile) }
         let started = try MacroHost(settings: settings)
         host = started
-        let runner = MacroRunner(host: started, beforeHardExit: { Self.stats(of: started).write(to: statsFile) })
+        var runner = MacroRunner(host: started, beforeHardExit: { Self.stats(of: started).write(to: statsFile) })
+        runner.postMortem = debug.pdb
+        if let address = debug.address { try Debugging.listen(host: started, at: address, wait: debug.wait) }
+        if debug.watch, case .file(let file) = source {
+            throw ExitCode(
+                try FileWatch.run(file: file, quiet: debug.quiet) {
+                    try runner.run(source, arguments: arguments, name: name)
+                })
+        }
         if let watch {
             throw ExitCode(
                 try Watch.run(every: watch.every, quiet: watch.quiet) {

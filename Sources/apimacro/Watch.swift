@@ -19,7 +19,7 @@ enum Watch {
 
     /// Makes the wake pipe (both ends close-on-exec, the writer non-blocking) once, before the
     /// handlers are installed.
-    private static func makeWakePipe() {
+    static func makeWakePipe() {
         guard wakeReader.load(ordering: .relaxed) < 0 else { return }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
@@ -112,7 +112,7 @@ enum Watch {
         return stopping.load(ordering: .relaxed) == 0
     }
 
-    private static let onSignal: @convention(c) (Int32) -> Void = { number in
+    static let onSignal: @convention(c) (Int32) -> Void = { number in
         Watch.stopping.store(number, ordering: .relaxed)
         var byte: UInt8 = 1
         _ = write(Watch.wakeWriter.load(ordering: .relaxed), &byte, 1)

@@ -192,7 +192,10 @@ public struct BatchRunner {
                         try workFolder.createOwnerOnly(LearnedSecrets(besideStats: files.stats).file.lastPathComponent))
                     let child = try ChildProcess.spawn(
                         executable: configuration.executable, arguments: arguments(jobs[index], files: files),
-                        environment: environment, stdout: out, stderr: err, wake: wake)
+                        // The job's name, for a breakpoint() in it to say which job it stopped (a
+                        // job has no terminal for pdb).
+                        environment: environment.merging(["APIMACRO_BATCH_JOB": names[index]]) { $1 },
+                        stdout: out, stderr: err, wake: wake)
                     let now = seconds(since: begin)
                     running.append(
                         Running(

@@ -47,6 +47,7 @@ public final class MacroHost: Sendable {
             do {
                 _ = try ApimacroModule.install(settings: settings, runtime: runtime)
                 try PythonPackage.install()
+                try Debugging.installBreakpointHook()
                 try setExecutable(virtualEnvironment: try addVirtualEnvironment())
                 if runtime.progress != nil {
                     // What the macro prints erases the progress line first.

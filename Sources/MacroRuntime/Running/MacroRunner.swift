@@ -19,6 +19,9 @@ public struct MacroRunner {
     /// Whether a session goes on after the macro (the REPL's `:run`): then only the `atexit`
     /// handlers the macro registered run when it ends, not the session's.
     let inSession: Bool
+    /// `run --pdb`: after the traceback of a macro that raised, pdb opens post-mortem at the
+    /// frame that raised (on a terminal).
+    public var postMortem = false
 
     /// A runner on `host`; `inSession` for a macro run inside the REPL.
     public init(host: MacroHost, inSession: Bool = false, beforeHardExit: @escaping @Sendable () -> Void = {}) {
@@ -286,14 +289,38 @@ public struct MacroRunner {
             if let signal { return .stopped(signal: signal, name) }
             return .interrupted(name)
         }
+        // `q` in pdb (breakpoint(), pdb.set_trace()): the user stopped the macro, no traceback.
+        if (try? type.attribute("__module__").str()) == "bdb", (try? type.attribute("__name__").str()) == "BdbQuit" {
+            PythonRaise.clear()
+            // pdb.set_trace() with stdin at its end (a batch job's /dev/null, a pipe) quits at once.
+            if isatty(STDIN_FILENO) == 0 {
+                return .failure(
+                    "\(name) stopped in pdb, which found no terminal on stdin (a batch job, or input from a file "
+                        + "or pipe) and quit; debug it with apimacro run on a terminal")
+            }
+            return .failure("\(name) stopped in the debugger (q)")
+        }
         // apimacro's own frames out of the exceptions chained to this one too (`raise ... from`).
         if let value, (try? Interpreter.import("apimacro._tracebacks").callMethod("hide_internal", [value])) == nil {
             PythonRaise.clear()
         }
-        let described = PythonException.describe(
-            type: type, value: value, traceback: macroFrames(traceback, source: source))
+        let frames = macroFrames(traceback, source: source)
+        let described = PythonException.describe(type: type, value: value, traceback: frames)
         writeError(described.traceback, newline: false, paint: { $0.traceback($1) })
+        if postMortem, let frames { debugPostMortem(frames) }
         return .failure()
+    }
+
+    /// `run --pdb`: pdb post-mortem at the frame that raised, after the redacted traceback.
+    private func debugPostMortem(_ traceback: PyRef) {
+        Interpreter.flushStandardStreams()
+        if (try? Interpreter.import("apimacro._debugging").callMethod("post_mortem", [traceback])) == nil {
+            if let exception = PythonException.fetch() {
+                writeError("apimacro: the post-mortem debugger failed: \(exception.description)")
+            }
+            PythonRaise.clear()
+        }
+        Interpreter.flushStandardStreams()
     }
 
     /// The traceback as `python script.py` shows it: from the macro's first frame on (not

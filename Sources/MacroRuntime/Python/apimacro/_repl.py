@@ -37,6 +37,8 @@ COMMANDS = {
     "login": ":login NAME          log in to " + ", ".join(LOGINS) + " (as apimacro login)",
     "format": ":format table|json|csv|ndjson   how apimacro.output prints from now on",
     "verbose": ":verbose on|off      one line per HTTP exchange on stderr",
+    "reload": ":reload              re-import the modules imported from this folder or a macro folder"
+              " that changed since (names taken with `from m import f` keep the old object)",
     "help": ":help                this list",
     "quit": ":quit                leave (Ctrl-D too)",
 }
@@ -88,6 +90,8 @@ class Console(code.InteractiveConsole):
         # Fed from a file or pipe: the input's line on which the statement being read began, so
         # a traceback names the file's line, not line 1 of each statement.
         self.first_line = 1
+        # The modules imported from the working directory and the macro folders, for :reload.
+        self.reloader = None
 
     # -- input -------------------------------------------------------------------------
 
@@ -105,8 +109,24 @@ class Console(code.InteractiveConsole):
     def push(self, line):
         if not self.buffer and line.lstrip().startswith(":"):
             self.command(line.strip()[1:])
+            self.note_imports()
             return False
-        return super().push(line)
+        more = super().push(line)
+        if not more:
+            self.note_imports()
+        return more
+
+    def note_imports(self):
+        """Records when each module from the session's folders was imported (for :reload)."""
+        try:
+            if self.reloader is None:
+                from ._debugging import Reloader
+
+                folders = {os.getcwd()} | {os.path.dirname(path) for _, _, path in self.native.macros()}
+                self.reloader = Reloader(sorted(folders))
+            self.reloader.note()
+        except Exception:  # never in the way of the session
+            pass
 
     # -- errors: remember them, so a script on stdin can exit 1 ------------------------
 
@@ -194,6 +214,21 @@ class Console(code.InteractiveConsole):
         elif status:
             self.failed = True
             self.write(f"[{args[0]} exited {status}]\n")
+
+    def do_reload(self, args):
+        if args:
+            raise ValueError("usage: :reload (it re-imports every changed module)")
+        self.note_imports()
+        if self.reloader is None:
+            raise ValueError("cannot tell which modules were imported")
+        try:
+            reloaded, gone = self.reloader.reload()
+        except Exception:
+            self.showtraceback()
+            return
+        if gone:
+            self.complain(f"cannot reload {', '.join(gone)}: the file is gone")
+        print(f"reloaded {', '.join(reloaded)}" if reloaded else "nothing changed since the modules were imported")
 
     def do_macros(self, args):
         entries = self.native.macros()
