@@ -95,7 +95,8 @@ struct ApiTests {
         #expect(pages.count == 3, "\(pages.map(\.uri))")
         #expect(pages.allSatisfy { $0.uri.components(separatedBy: "access_token=").count == 2 }, "\(pages.map(\.uri))")
         // The shortener's backends page as links() does: Bitly's pagination.next (121 links of the
-        // test account), Shlink's page numbers to the empty page (60 short URLs).
+        // test account), Shlink's page numbers up to pagesCount (60 short URLs, 10 a page: six
+        // requests, no seventh for an empty page, as links() stops).
         var bitly = Self.environment(server)
         bitly["APIMACRO_SHORTENER_URL"] = server.baseURL + "/bitly/v4"
         bitly["APIMACRO_SHORTENER_TOKEN"] = "bitly-test-token"
@@ -106,9 +107,13 @@ struct ApiTests {
         shlink["APIMACRO_SHORTENER"] = "shlink"
         shlink["APIMACRO_SHORTENER_URL"] = server.baseURL + "/shlink/rest/v3"
         shlink["APIMACRO_SHORTENER_KEY"] = "shlink-test-key"
+        let sent = server.requests.count
         let urls = try await space.run(
             "api", "shortener", "/short-urls", "--paginate", "--jq", "length", environment: shlink)
         #expect(urls.stdout == "60\n", "\(urls.stderr)")
+        let shlinkPages = server.requests.dropFirst(sent).filter { $0.path == "/shlink/rest/v3/short-urls" }
+        #expect(
+            shlinkPages.map { $0.query["page"] ?? "1" } == ["1", "2", "3", "4", "5", "6"], "\(shlinkPages.map(\.uri))")
         try await server.shutdown()
     }
 

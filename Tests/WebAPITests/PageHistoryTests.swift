@@ -108,4 +108,23 @@ struct PageHistoryTests {
         let third = try #require(pagination.next(after: page, request: second, itemCount: 1))
         #expect(third.query.last?.1 == String(Int.max))
     }
+
+    @Test(
+        "page_param with pages: the page the body's count names is the last; a body without it ends the list",
+        arguments: [
+            ("1", #"{"p": {"pagesCount": 3}}"#, 5, "2"), ("2", #"{"p": {"pagesCount": 3}}"#, 5, "3"),
+            ("3", #"{"p": {"pagesCount": 3}}"#, 5, nil), ("4", #"{"p": {"pagesCount": 3}}"#, 5, nil),
+            ("1", #"{"p": {}}"#, 5, nil), ("1", #"{"p": {"pagesCount": "x"}}"#, 5, nil),
+            ("1", #"{"p": {"pagesCount": 3}}"#, 0, nil), ("1", #"{"p": {"pagesCount": 1}}"#, 5, nil),
+        ] as [(String, String, Int, String?)])
+    func pageCount(_ page: String, _ body: String, _ items: Int, _ next: String?) {
+        let pagination = Pagination.pageParameter(name: "page", first: 1, pages: ["p", "pagesCount"])
+        let request = Request("GET", "/items", query: [("page", page)])
+        let response = Response(status: 200, headers: Headers(), body: Array(body.utf8), url: "https://h/items")
+        let following = pagination.next(after: response, request: request, itemCount: items)
+        #expect(following?.query.last { $0.0 == "page" }?.1 == next, "page \(page) of \(body)")
+        // Without `pages`, only an empty page ends the list.
+        let plain = Pagination.pageParameter(name: "page", first: 1)
+        #expect((plain.next(after: response, request: request, itemCount: items) == nil) == (items == 0))
+    }
 }

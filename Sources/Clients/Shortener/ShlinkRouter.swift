@@ -18,6 +18,9 @@ public enum ShlinkRouter: Sendable {
     public static let itemsPath = ["shortUrls", "data"]
     /// How many pages there are, in a page of `list`.
     public static let pagesCountPath = ["shortUrls", "pagination", "pagesCount"]
+    /// How `api --paginate` follows the pages, by the rule of `nextPage`: `page` from 1 to
+    /// `pagesCount`, or to an empty page.
+    public static let pagination = Pagination.pageParameter(name: "page", first: 1, pages: pagesCountPath)
 
     /// The request for this endpoint; a short code is one escaped path segment (a multi-segment
     /// slug's `/` included).

@@ -7,7 +7,7 @@ extension ShortenerBinding {
     ///
     /// `--paginate` follows each backend's pages as `links()` does: Bitly's `pagination.next`
     /// (the items in `links`), Shlink's `page` numbers (the items in `shortUrls.data`, ending at
-    /// an empty page); the legacy Google API has no pages.
+    /// `pagesCount` or an empty page, as `links()` does); the legacy Google API has no pages.
     static func apiTarget(_ runtime: Runtime) -> ApiTarget {
         let configuration = ShortenerConfiguration(runtime.view(of: Shortener.descriptor))
         let client = ShortenerClient(
@@ -19,7 +19,7 @@ extension ShortenerBinding {
                 items: BitlyRouter.itemsPath)
         case .shlink:
             return ApiTarget(
-                name: Shortener.name, client: client.api, pagination: .pageParameter(name: "page", first: 1),
+                name: Shortener.name, client: client.api, pagination: ShlinkRouter.pagination,
                 items: ShlinkRouter.itemsPath)
         case .google:
             return ApiTarget(name: Shortener.name, client: client.api, pagination: .none)

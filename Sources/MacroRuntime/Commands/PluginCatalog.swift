@@ -163,7 +163,9 @@ public struct PluginCatalog: Sendable {
         case .none: "none"
         case .linkHeader: "link_header (Link: rel=\"next\")"
         case .nextURL(let path): "next_url (the URL at \(path.joined(separator: ".")))"
-        case .pageParameter(let name, let first): "page_param (\(name)=\(first), \(first + 1), … until a page is empty)"
+        case .pageParameter(let name, let first, let pages):
+            "page_param (\(name)=\(first), \(first + 1), … until a page is empty"
+                + (pages.map { " or the page numbered at \($0.joined(separator: "."))" } ?? "") + ")"
         case .offset(let name, let limitName, let size, let total):
             "offset (\(name)=0, then past each page's items"
                 + (limitName.map { name in ", \(name)=\(size.map(String.init) ?? "as given") a page" } ?? "")

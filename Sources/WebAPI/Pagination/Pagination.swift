@@ -11,8 +11,10 @@ public enum Pagination: Sendable, Equatable {
     case linkHeader
     /// A URL inside the JSON body at this path (Instagram's `pagination.next_url`).
     case nextURL(path: [String])
-    /// A page-number query parameter, starting at `first`; a page with no items ends the list.
-    case pageParameter(name: String, first: Int)
+    /// A page-number query parameter, starting at `first`; a page with no items ends the list,
+    /// and so does, when `pages` names where the body holds the number of pages (Shlink's
+    /// `shortUrls.pagination.pagesCount`), the page of that number, or a body without it.
+    case pageParameter(name: String, first: Int, pages: [String]? = nil)
     /// An offset query parameter (`offset=0, 100, 200, …`), advanced by each page's item count.
     ///
     /// The list ends at an empty page, at a page shorter than the `limitParameter`'s value when
@@ -30,8 +32,8 @@ public enum Pagination: Sendable, Equatable {
     public var bodyPath: [String]? {
         switch self {
         case .nextURL(let path), .cursor(let path, _): path
-        case .offset(_, _, _, let total): total
-        case .none, .linkHeader, .pageParameter, .headerCursor: nil
+        case .offset(_, _, _, let total), .pageParameter(_, _, let total): total
+        case .none, .linkHeader, .headerCursor: nil
         }
     }
 
@@ -76,9 +78,12 @@ public enum Pagination: Sendable, Equatable {
             var next = Request(request.method, url, headers: request.headers, timeout: request.timeout)
             next.linkedFrom = response.url
             return next
-        case .pageParameter(let name, let first):
+        case .pageParameter(let name, let first, let pages):
             guard let itemCount, itemCount > 0 else { return nil }
             let current = request.query.last { $0.0 == name }.flatMap { Int($0.1) } ?? first
+            // The number of pages, read from the body: the page it names is the last, and an
+            // answer without it ends the list (the number comes from the request, not the answer).
+            if pages != nil, !(found().flatMap { Int($0) }.map { current < $0 } ?? false) { return nil }
             // Past Int.max there is no next number: the same page is asked for again, which the
             // iteration's `PageHistory` refuses with an error (rather than a trap, or a list that
             // ends without saying so).
