@@ -26,6 +26,15 @@ struct ReportCommand: ParsableCommand {
         help: ArgumentHelp("Where the page goes (default: the HAR's name with .html).", valueName: "file"))
     var output: String?
 
+    /// Each entry's `_fromCache` (a browser's export marks its cache's answers so), nil where absent.
+    static func browserCache(_ file: URL) -> [String?] {
+        guard let data = try? Data(contentsOf: file),
+            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let log = root["log"] as? [String: Any], let entries = log["entries"] as? [[String: Any]]
+        else { return [] }
+        return entries.map { $0["_fromCache"] as? String }
+    }
+
     func run() throws {
         let source = URL(fileURLWithPath: har)
         let target = output ?? source.deletingPathExtension().appendingPathExtension("html").path
@@ -40,7 +49,7 @@ struct ReportCommand: ParsableCommand {
             throw BatchError("-o: \(error); name a file in a folder you can write to")
         }
         let archive = try HAR.read(source)
-        let exchanges = Report.exchanges(of: archive)
+        let exchanges = Report.exchanges(of: archive, browserCache: Self.browserCache(source))
         let span = exchanges.map { $0.start + $0.time }.max() ?? 0
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

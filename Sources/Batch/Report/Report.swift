@@ -139,7 +139,10 @@ public struct Report: Codable, Sendable {
 
     /// The exchanges of `har`, redacted as the HAR apimacro records is (headers the credential
     /// rule names keep only their scheme; `secrets` anywhere).
-    public static func exchanges(of har: HAR, secrets: [String] = []) -> [Exchange] {
+    ///
+    /// `browserCache` holds each entry's `_fromCache` ("disk", "memory"), which a browser's
+    /// export writes for an answer from its cache.
+    public static func exchanges(of har: HAR, secrets: [String] = [], browserCache: [String?] = []) -> [Exchange] {
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let plain = ISO8601DateFormatter()
@@ -149,7 +152,8 @@ public struct Report: Codable, Sendable {
         let first = starts.compactMap { $0 }.min()
         let redactor = Redactor(secrets: secrets)
         var previousEnd = 0.0
-        return zip(har.log.entries, starts).map { entry, started in
+        return zip(har.log.entries, starts).enumerated().map { index, pair in
+            let (entry, started) = pair
             let t = entry.timings
             func phase(_ value: Double?) -> Double { value.map { $0 < 0 ? -1 : $0 } ?? -1 }
             let phases = [t?.blocked, t?.dns, t?.connect, t?.send, t?.wait, t?.receive].map { max(0, phase($0)) }
@@ -160,6 +164,7 @@ public struct Report: Codable, Sendable {
             previousEnd = start + time
             var source = entry.comment.flatMap { Self.sources.contains($0) ? $0 : nil } ?? "network"
             if entry.response.status == 304, source == "network" { source = "revalidated (304)" }
+            if index < browserCache.count, browserCache[index] != nil, source == "network" { source = "cache hit" }
             let headers = { (list: [HAR.NameValue]?) in
                 (list ?? []).map {
                     Header(name: $0.name, value: redactor.redactHeader(name: $0.name, value: $0.value))

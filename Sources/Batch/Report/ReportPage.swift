@@ -69,16 +69,16 @@ enum ReportPage {
         #legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: 12px; color: var(--muted); margin: .25rem 0; }
         #legend span::before { content: ""; display: inline-block; width: .8rem; height: .8rem; margin-right: .3rem; vertical-align: -1px; background: var(--c); }
         .wf { margin-top: .5rem; }
-        .wf-head, .row { display: grid; grid-template-columns: 4.2rem 3rem minmax(8rem, 2fr) 8rem minmax(12rem, 3fr); align-items: center; height: var(--row); font-size: 12px; }
+        .wf-head, .row { display: grid; grid-template-columns: 4.2rem 3rem minmax(8rem, 2fr) 9.5rem minmax(12rem, 3fr); align-items: center; height: var(--row); font-size: 12px; }
         .wf-head { color: var(--muted); border-bottom: 1px solid var(--line); }
-        .wf-scroll { overflow-y: auto; position: relative; border-bottom: 1px solid var(--line); }
+        .wf-scroll { overflow-y: auto; overflow-x: hidden; position: relative; border-bottom: 1px solid var(--line); }
         .wf-space { position: relative; }
         .row { position: absolute; left: 0; right: 0; cursor: pointer; }
         .row:nth-child(even) { background: var(--alt); }
         .row:hover, .row:focus, .row.open { background: #ddf4ff; outline: none; }
         .cell { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; padding-right: .4rem; font-family: ui-monospace, monospace; }
         .src { color: var(--muted); }
-        .track { position: relative; height: 100%; }
+        .track { position: relative; height: 100%; margin-right: 8px; }
         .bar { position: absolute; top: 5px; height: 12px; display: flex; min-width: 1px; }
         .bar span { height: 100%; background: var(--c); }
         .detail { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: .5rem 0; font-size: 13px; }
