@@ -18,16 +18,25 @@ struct Batch: ParsableCommand {
 
             To pass arguments, list the jobs in a file (--file jobs.txt, or --file - for stdin): one job \
             per line, quoted as in a shell (stars octocat --limit 5), # for comments; a first word \
-            name=NAME names the job in the summary, the JUnit report and --output-dir. Every line is \
-            checked before anything runs.
+            name=NAME names the job in the summary, the JUnit report and --output-dir; a first word \
+            tags=smoke,nightly tags it, for --tags and --exclude-tags (a tag no job has is an error). \
+            Every line is checked before anything runs.
+
+            --each rows.csv MACRO runs MACRO once per row of a CSV file with a header row: each column \
+            goes to main()'s parameter of that name (jobs MACRO.row1, MACRO.row2, ...).
+
+            --report FILE writes, when the jobs have run, FILE.html (one page, no network: each job's \
+            outcome, checks, output and request waterfall), FILE.tap (TAP 13), FILE.json \
+            (docs/report.schema.json) or FILE.xml (JUnit, as --junit). --bail is --fail-fast.
 
             --shard K/N runs shard K of N: the jobs numbered K, K+N, K+2N, ... counting from 1 in the order \
             given (macros, then the jobs file's lines), the same split on every machine; names are given over \
             the whole batch. --shard auto takes K and N from a Kubernetes Indexed Job: K-1 from \
             JOB_COMPLETION_INDEX, N from JOB_COMPLETIONS (set it to the Job's completions). With --shard, \
-            --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N").
+            --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N"), and \
+            --report FILE.html FILE.shard-K-of-N.html.
 
-            The folders of --junit FILE and --output-dir DIR are made when missing and must be writable \
+            The folders of --junit FILE, --report FILE and --output-dir DIR are made when missing and must be writable \
             before any macro runs (else exit 2). A report that cannot be written when the macros have run \
             is written to the working directory (else the temporary folder) instead, and the message says \
             where (exit 1).
