@@ -473,8 +473,10 @@ struct Run: ParsableCommand {
     /// answered counts as a request (the macro made it; `--replay` stood in for the network).
     static func stats(of host: MacroHost?) -> MacroStats {
         let counts = host?.exchangeCounts ?? (requests: 0, cacheHits: 0, replayed: 0)
-        let checks = host?.checks.map { MacroStats.Check(name: $0.name, passed: $0.passed, seen: $0.seen) }
-        return MacroStats(requests: counts.requests + counts.replayed, cacheHits: counts.cacheHits, checks: checks)
+        let checks = host?.checks.map { MacroStats.Check(name: $0.name, passed: $0.passed, seen: $0.seen) } ?? []
+        return MacroStats(
+            requests: counts.requests + counts.replayed, cacheHits: counts.cacheHits,
+            checks: checks.isEmpty ? nil : checks)
     }
 }
 

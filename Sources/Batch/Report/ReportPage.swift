@@ -69,7 +69,7 @@ enum ReportPage {
         #legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: 12px; color: var(--muted); margin: .25rem 0; }
         #legend span::before { content: ""; display: inline-block; width: .8rem; height: .8rem; margin-right: .3rem; vertical-align: -1px; background: var(--c); }
         .wf { margin-top: .5rem; }
-        .wf-head, .row { display: grid; grid-template-columns: 4.2rem 3rem minmax(8rem, 2fr) 9.5rem minmax(12rem, 3fr); align-items: center; height: var(--row); font-size: 12px; }
+        .wf-head, .row { display: grid; grid-template-columns: 4.2rem 3.6rem minmax(8rem, 2fr) 9.5rem minmax(12rem, 3fr); align-items: center; height: var(--row); font-size: 12px; }
         .wf-head { color: var(--muted); border-bottom: 1px solid var(--line); }
         .wf-scroll { overflow-y: auto; overflow-x: hidden; position: relative; border-bottom: 1px solid var(--line); }
         .wf-space { position: relative; }
@@ -186,7 +186,7 @@ enum ReportPage {
             for (const title of ["Method", "Status", "URL", "Marked", "Timeline (" + ms(span) + ")"]) head.appendChild(el("span", "cell", title));
             box.appendChild(head);
             const scroll = el("div", "wf-scroll");
-            scroll.style.height = Math.min(list.length, VIEW) * ROW + "px";
+            scroll.style.height = Math.min(list.length, VIEW) * ROW + 1 + "px";
             const space = el("div", "wf-space");
             space.style.height = list.length * ROW + "px";
             scroll.appendChild(space);
@@ -272,7 +272,7 @@ enum ReportPage {
             const parts = phases(x);
             const table = el("table");
             for (const [key, label] of PHASES) {
-              if (!parts[key]) continue;
+              if (!(parts[key] >= 0.05)) continue;
               const tr = el("tr");
               tr.appendChild(el("td", "", label));
               tr.appendChild(el("td", "", ms(parts[key])));
