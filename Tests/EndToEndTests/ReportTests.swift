@@ -323,6 +323,20 @@ struct ReportTests {
         let retried = try #require(entries.last?["timings"] as? [String: Any])
         #expect((retried["_retries"] as? Int ?? 0) >= 1, "\(retried)")
         #expect((retried["_retried"] as? Double ?? 0) > 0, "\(retried)")
+        #expect(first["_retries"] == nil && first["_retried"] == nil, "no retry: \(first)")
+
+        // APIMACRO_MAX_RATE=12/min: the second request waits its turn, about 5 s, in _throttled.
+        let paced = try await space.run(
+            "run", "--record", "paced.har", "--no-cache", "-c",
+            "import apimacro\nfor _ in range(2): apimacro.request('GET', '\(server.baseURL)/text')\n",
+            environment: ["APIMACRO_MAX_RATE": "12/min"])
+        #expect(paced.status == 0, "\(paced.stderr)")
+        let pacedLog = try #require(
+            try Self.json(space.url.appendingPathComponent("paced.har"))["log"] as? [String: Any])
+        let pacedEntries = try #require(pacedLog["entries"] as? [[String: Any]])
+        let waited = pacedEntries.last?["timings"] as? [String: Any] ?? [:]
+        #expect((waited["_throttled"] as? Double ?? 0) > 0, "\(waited)")
+        #expect((waited["blocked"] as? Double ?? 0) >= (waited["_throttled"] as? Double ?? 0), "\(waited)")
         try await server.shutdown()
     }
 

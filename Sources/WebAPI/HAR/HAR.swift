@@ -147,8 +147,11 @@ public struct HAR: Codable, Sendable {
                 ssl: phase(timing.ssl))
             if timing.queued > 0 { queued = timing.queued }
             if timing.throttled > 0 { throttled = timing.throttled }
-            if timing.retried > 0 { retried = timing.retried }
-            if timing.retries > 0 { retries = timing.retries }
+            // The first attempt's own passage through the retry stage is no retry.
+            if timing.retries > 0 {
+                retried = timing.retried
+                retries = timing.retries
+            }
         }
     }
 }
