@@ -142,6 +142,9 @@ def main() -> None:
         session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             browser.send(f"{domain}.enable", {}, session)
+        # A page in front and focused draws its animation frames, which the checks wait for.
+        browser.send("Page.bringToFront", {}, session)
+        browser.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, session)
         browser.send(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session)
