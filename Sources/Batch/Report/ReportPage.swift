@@ -74,7 +74,7 @@ enum ReportPage {
         .wf-scroll { overflow-y: auto; overflow-x: hidden; position: relative; border-bottom: 1px solid var(--line); }
         .wf-space { position: relative; }
         .row { position: absolute; left: 0; right: 0; cursor: pointer; }
-        .row:nth-child(even) { background: var(--alt); }
+        .row.alt { background: var(--alt); }
         .row:hover, .row:focus, .row.open { background: #ddf4ff; outline: none; }
         .cell { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; padding-right: .4rem; font-family: ui-monospace, monospace; }
         .src { color: var(--muted); }
@@ -198,7 +198,7 @@ enum ReportPage {
             let openIndex = -1;
             function row(i) {
               const x = list[i];
-              const line = el("div", "row");
+              const line = el("div", i % 2 ? "row alt" : "row");
               line.setAttribute("role", "row");
               line.tabIndex = 0;
               line.dataset.index = i;
