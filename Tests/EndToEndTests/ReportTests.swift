@@ -337,6 +337,22 @@ struct ReportTests {
         let waited = pacedEntries.last?["timings"] as? [String: Any] ?? [:]
         #expect((waited["_throttled"] as? Double ?? 0) > 0, "\(waited)")
         #expect((waited["blocked"] as? Double ?? 0) >= (waited["_throttled"] as? Double ?? 0), "\(waited)")
+
+        // A 429 with retry-after 1: the answer is waited out and asked again; the second
+        // attempt's entry holds the wait (at least the second the server asked for).
+        server.inject([.rateLimited(retryAfter: 1)], path: "/users/octocat")
+        let limited = try await space.run(
+            "run", "--record", "limited.har", "--no-cache", "-c",
+            "from apimacro import github\ngithub.user('octocat')\n",
+            environment: ["APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_GITHUB_TOKEN": Self.token])
+        #expect(limited.status == 0, "\(limited.stderr)")
+        let limitedLog = try #require(
+            try Self.json(space.url.appendingPathComponent("limited.har"))["log"] as? [String: Any])
+        let limitedEntries = try #require(limitedLog["entries"] as? [[String: Any]])
+        #expect(limitedEntries.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int } == [429, 200])
+        let again = limitedEntries.last?["timings"] as? [String: Any] ?? [:]
+        #expect((again["_throttled"] as? Double ?? 0) >= 1000, "\(again)")
+        #expect((limitedEntries.last?["time"] as? Double ?? 0) >= (again["_throttled"] as? Double ?? 0))
         try await server.shutdown()
     }
 

@@ -23,6 +23,8 @@ public struct Exchange: Sendable {
     public var attemptLimit = 1
     /// When the innermost waiting stage got it (`Pipeline.timed`).
     var stageEntered = ContinuousClock.now
+    /// Milliseconds `RateLimitStage`, above the HAR recorder, waited before sending this attempt.
+    var heldAbove = 0.0
 
     public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
         self.method = method
