@@ -135,7 +135,8 @@ let package = Package(
             name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.
         .testTarget(
-            name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"], exclude: ["Snapshots", "OpenAPI"]),
+            name: "EndToEndTests", dependencies: ["apimacro", "TestSupport"],
+            exclude: ["Snapshots", "OpenAPI", "Reports"]),
     ],
     swiftLanguageModes: [.v6]
 )

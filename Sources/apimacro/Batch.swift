@@ -18,16 +18,25 @@ struct Batch: ParsableCommand {
 
             To pass arguments, list the jobs in a file (--file jobs.txt, or --file - for stdin): one job \
             per line, quoted as in a shell (stars octocat --limit 5), # for comments; a first word \
-            name=NAME names the job in the summary, the JUnit report and --output-dir. Every line is \
-            checked before anything runs.
+            name=NAME names the job in the summary, the JUnit report and --output-dir; a first word \
+            tags=smoke,nightly tags it, for --tags and --exclude-tags (a tag no job has is an error). \
+            Every line is checked before anything runs.
+
+            --each rows.csv MACRO runs MACRO once per row of a CSV file with a header row: each column \
+            goes to main()'s parameter of that name (jobs MACRO.row1, MACRO.row2, ...).
+
+            --report FILE writes, when the jobs have run, FILE.html (one page, no network: each job's \
+            outcome, checks, output and request waterfall), FILE.tap (TAP 13), FILE.json \
+            (docs/report.schema.json) or FILE.xml (JUnit, as --junit). --bail is --fail-fast.
 
             --shard K/N runs shard K of N: the jobs numbered K, K+N, K+2N, ... counting from 1 in the order \
             given (macros, then the jobs file's lines), the same split on every machine; names are given over \
             the whole batch. --shard auto takes K and N from a Kubernetes Indexed Job: K-1 from \
             JOB_COMPLETION_INDEX, N from JOB_COMPLETIONS (set it to the Job's completions). With --shard, \
-            --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N").
+            --junit FILE writes FILE.shard-K-of-N.xml (its testsuite named "apimacro batch shard K/N"), and \
+            --report FILE.html FILE.shard-K-of-N.html.
 
-            The folders of --junit FILE and --output-dir DIR are made when missing and must be writable \
+            The folders of --junit FILE, --report FILE and --output-dir DIR are made when missing and must be writable \
             before any macro runs (else exit 2). A report that cannot be written when the macros have run \
             is written to the working directory (else the temporary folder) instead, and the message says \
             where (exit 1).
@@ -45,8 +54,34 @@ struct Batch: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JUnit XML report (for CI) to this file.", valueName: "file"))
     var junit: String?
 
-    @Flag(help: "Stop after the first macro that does not succeed (running ones are interrupted).")
+    @Flag(
+        name: [.customLong("fail-fast"), .customLong("bail")],
+        help: "Stop after the first macro that does not succeed (running ones are interrupted).")
     var failFast = false
+
+    @Option(
+        name: .customLong("report"),
+        help: ArgumentHelp(
+            "Write a report when the jobs have run, by extension: .html (a page with a request waterfall), .tap, .json or .xml (JUnit); repeatable.",
+            valueName: "file"))
+    var reports: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Run only the jobs with one of these tags (tags=a,b in the jobs file); comma-separated, repeatable.",
+            valueName: "tags"))
+    var tags: [String] = []
+
+    @Option(
+        help: ArgumentHelp("Skip the jobs with one of these tags; comma-separated, repeatable.", valueName: "tags"))
+    var excludeTags: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Run each macro given once per row of this CSV file, each column passed to main()'s parameter of that name.",
+            valueName: "rows.csv"),
+        completion: .file(extensions: ["csv"]))
+    var each: String?
 
     @Option(
         help: ArgumentHelp(
@@ -129,10 +164,18 @@ struct Batch: ParsableCommand {
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// The macros given as arguments, then the jobs file's lines; each must exist before any runs.
+    /// The macros given as arguments (with `--each`, once per row), then the jobs file's lines,
+    /// less those `--tags` and `--exclude-tags` leave out; each must exist before any runs.
     func batchJobs(_ settings: Settings) throws -> [BatchJob] {
-        var all = BatchJob.jobs(for: macros)
+        var all = try each.map { try eachJobs($0, settings) } ?? BatchJob.jobs(for: macros)
         if let jobsFile { all += try BatchJobsFile.read(jobsFile).jobs(after: all) }
+        let split = { (list: [String]) in list.flatMap { $0.split(separator: ",").map(String.init) } }
+        if !tags.isEmpty || !excludeTags.isEmpty {
+            all = try BatchJob.select(all, tags: split(tags), excluding: split(excludeTags))
+            if all.isEmpty {
+                throw BatchError("no job is left once --tags and --exclude-tags have chosen; nothing to run")
+            }
+        }
         if all.isEmpty {
             throw BatchError("\(jobsFile ?? "the jobs file") holds no jobs; write one 'MACRO ARGS...' per line")
         }
@@ -161,6 +204,28 @@ struct Batch: ParsableCommand {
         return all
     }
 
+    /// `--each rows.csv MACRO...`: each macro once per row, the columns passed by name.
+    func eachJobs(_ path: String, _ settings: Settings) throws -> [BatchJob] {
+        guard !macros.isEmpty else { throw BatchError("--each \(path) needs a macro to run once per row") }
+        let rows = try EachRows.read(path)
+        let locator = MacroLocator(settings: settings)
+        var jobs: [BatchJob] = []
+        for macro in macros {
+            let file = try locator.locate(macro, relativeTo: settings.workingDirectory)
+            guard let parameters = try MacroSignature.parameters(of: file) else {
+                throw BatchError(
+                    "--each: \(macro) has no main() with parameters to pass the columns of \(path) to; "
+                        + "write def main(NAME, ...) with a parameter per column")
+            }
+            jobs += try rows.jobs(
+                macro: macro,
+                parameters: parameters.map {
+                    EachRows.Parameter(name: $0.name, passing: $0.passing, required: $0.required, flag: $0.flag)
+                }, taken: jobs)
+        }
+        return jobs
+    }
+
     /// For a path in the jobs file that is found beside the file but not in the working
     /// directory: that paths are read from the working directory, and what to write instead.
     func besideJobsFile(_ macro: String, _ settings: Settings) -> String {
@@ -187,6 +252,7 @@ struct Batch: ParsableCommand {
                 throw BatchError("--junit: \(error); name a file in a folder you can write to")
             }
         }
+        let reportFiles = try Self.prepareReports(reports.map { shard?.fileName($0) ?? $0 })
         if let shard {
             FileHandle.standardError.write(
                 Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
@@ -204,7 +270,7 @@ struct Batch: ParsableCommand {
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeout: options.timeout,
                 failFast: failFast, record: settings.record,
                 outputDirectory: outputDir.map { URL(fileURLWithPath: $0) },
-                secrets: secrets))
+                secrets: secrets, collectExchanges: reportFiles.contains { $0.format != .junit }))
         let console = BatchConsole(printOutputs: outputDir == nil)
         let started = Date()
         let results = try runner.run(jobs: batchJobs) { console.show($0) }
@@ -220,6 +286,49 @@ struct Batch: ParsableCommand {
             if ending == .success { throw ExitReport.failure(problem) }
             FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
         }
+        let title = shard.map { "apimacro batch shard \($0)" } ?? "apimacro batch"
+        if let problem = Self.writeReports(
+            reportFiles, results: results, title: title, started: started, seconds: seconds, secrets: secrets,
+            shard: shard)
+        {
+            if ending == .success { throw ExitReport.failure(problem) }
+            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
+        }
         throw ExitCode(ending.exitCode)
+    }
+}
+
+extension Batch {
+    /// Each `--report` path with its format, its folder made and checked writable before any
+    /// job runs.
+    ///
+    /// - Throws: `BatchError` (exit 2) for an extension that names no format or a file that cannot be written.
+    static func prepareReports(_ paths: [String]) throws -> [(file: URL, format: Report.Format)] {
+        try paths.map { path in
+            let format = try Report.Format.of(path)
+            let file = URL(fileURLWithPath: path)
+            do {
+                try ReportFile.prepare(file: file)
+            } catch {
+                throw BatchError("--report: \(error); name a file in a folder you can write to")
+            }
+            return (file, format)
+        }
+    }
+
+    /// Writes each report; nil when all were written where asked, else the lines saying where they went.
+    static func writeReports(
+        _ files: [(file: URL, format: Report.Format)], results: [BatchResult], title: String, started: Date,
+        seconds: Double, secrets: [String], shard: Shard? = nil
+    ) -> String? {
+        guard !files.isEmpty else { return nil }
+        let report = Report(title: title, started: started, seconds: seconds, results: results, secrets: secrets)
+        let problems = files.compactMap { file, format in
+            format == .junit
+                ? JUnitReport(results: results, seconds: seconds, timestamp: started, secrets: secrets, shard: shard)
+                    .writeOrRescue(to: file)
+                : report.writeOrRescue(format, to: file)
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: "\napimacro: ")
     }
 }

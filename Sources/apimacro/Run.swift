@@ -254,6 +254,12 @@ struct Run: ParsableCommand {
     var quiet = false
 
     @OptionGroup(title: "Debugging") var debugging: DebugOptions
+    @Option(
+        name: .customLong("report"),
+        help: ArgumentHelp(
+            "Write a report of the run, by extension: .html (a page with a request waterfall), .tap, .json or .xml (JUnit); repeatable. The macro then runs in a child process (stdin from /dev/null), its output printed when it ends.",
+            valueName: "file"))
+    var reports: [String] = []
 
     @Argument(
         help: "The macro (a .py file, a name, or - for standard input), then its arguments.",
@@ -269,6 +275,19 @@ struct Run: ParsableCommand {
                 "missing the macro: a .py file, a macro name, -m MODULE, -c CODE or - (standard input)")
         }
         try debugging.validate(every: every, file: macro != nil && module == nil && code == nil && macro != "-")
+        if !reports.isEmpty, every != nil {
+            throw ValidationError("--report and --every cannot go together: a report is of one run")
+        }
+        if !reports.isEmpty, debugging.pdb || debugging.debugpy != nil || debugging.watch {
+            throw ValidationError(
+                "--report runs the macro in a child process without a terminal: it cannot go with "
+                    + "--pdb, --debugpy or --watch; debug the macro first, then run it with --report")
+        }
+        if !reports.isEmpty, macro == "-", module == nil, code == nil {
+            throw ValidationError(
+                "--report runs the macro in a child process, which cannot read it from standard input; "
+                    + "save it to a file and run that")
+        }
         if let every, Watch.span(every) == nil {
             throw ValidationError(
                 "--every takes a span of at least one second: 10m, 30s, 1h, 2d or seconds; not '\(every)'")
@@ -277,6 +296,7 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let given = macro.map { [$0] } ?? []
+        if !reports.isEmpty { return try runReported() }
         if let module {
             try Self.run(
                 settings: options.settings(), statsFile: statsFile, source: .module(module), name: "-m \(module)",
@@ -472,6 +492,63 @@ struct Run: ParsableCommand {
     /// answered counts as a request (the macro made it; `--replay` stood in for the network).
     static func stats(of host: MacroHost?) -> MacroStats {
         let counts = host?.exchangeCounts ?? (requests: 0, cacheHits: 0, replayed: 0)
-        return MacroStats(requests: counts.requests + counts.replayed, cacheHits: counts.cacheHits)
+        let checks = host?.checks.map { MacroStats.Check(name: $0.name, passed: $0.passed, seen: $0.seen) } ?? []
+        return MacroStats(
+            requests: counts.requests + counts.replayed, cacheHits: counts.cacheHits,
+            checks: checks.isEmpty ? nil : checks)
+    }
+}
+
+extension Run {
+    /// `run --report FILE ...`: the macro run as a job of `batch`, then the reports written.
+    ///
+    /// The child process's output, checks and exchanges (its HAR) are collected. The
+    /// output is printed as it came when the child ends; the exit code is the child's.
+    func runReported() throws {
+        let settings = try options.settings()
+        let files = try Batch.prepareReports(reports)
+        let job: BatchJob
+        if let module {
+            job = BatchJob(name: module, macro: "-m", arguments: [module] + (macro.map { [$0] } ?? []) + arguments)
+        } else if let code {
+            job = BatchJob(name: "-c", macro: "-c", arguments: [code] + (macro.map { [$0] } ?? []) + arguments)
+        } else {
+            let given = macro ?? "-"
+            _ = try MacroLocator(settings: settings).locate(given, relativeTo: settings.workingDirectory)
+            job = BatchJob(name: BatchRunner.names(for: [given])[0], macro: given, arguments: arguments)
+        }
+        let secrets = settings.secrets + Logins(settings: settings).storedSecrets
+        var forwarded = options
+        forwarded.exchange.record = nil
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var configuration = BatchRunner.Configuration(
+            executable: executable, childFailureCode: ExitReport.failure().exitCode,
+            runOptions: forwarded.forwardedArguments, jobs: 1, timeout: options.timeout, record: settings.record,
+            secrets: secrets, collectExchanges: files.contains { $0.format != .junit })
+        configuration.recordAsNamed = true
+        let started = Date()
+        let results = try BatchRunner(configuration: configuration).run(jobs: [job]) { event in
+            guard case .finished(let result) = event else { return }
+            for warning in result.warnings { FileHandle.standardError.write(Data("apimacro: \(warning)\n".utf8)) }
+            FileHandle.standardOutput.write(Data(result.stdout.utf8))
+            FileHandle.standardError.write(Data(result.stderr.utf8))
+        }
+        let seconds = Date().timeIntervalSince(started)
+        var code: Int32
+        switch results.first?.status {
+        case .ok: code = 0
+        case .crashed(let signal): code = 128 + signal
+        case .interrupted, .notRun: code = BatchRunner.terminationSignal.map { 128 + $0 } ?? 130
+        default: code = results.first?.exitCode ?? ExitReport.failure().exitCode
+        }
+        if let problem = Batch.writeReports(
+            files, results: results, title: "apimacro run \(job.name)", started: started, seconds: seconds,
+            secrets: secrets)
+        {
+            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
+            if code == 0 { code = ExitReport.failure().exitCode }
+        }
+        throw ExitCode(code)
     }
 }

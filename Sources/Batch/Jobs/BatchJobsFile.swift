@@ -3,7 +3,8 @@ import Foundation
 /// `apimacro batch --file jobs.txt`: one job per line, words quoted as in a
 /// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts
 /// a comment, blank lines are skipped; a first word `name=NAME` names the job
-/// (to tell two jobs of one macro apart in the summary).
+/// (to tell two jobs of one macro apart in the summary), and `tags=smoke,api` tags it (for
+/// `batch --tags` and `--exclude-tags`); the two may come in either order.
 ///
 /// Every line is checked before anything runs: a bad one is a `BatchError`
 /// naming the file and line.
@@ -35,7 +36,7 @@ public struct BatchJobsFile {
     /// Names come from `name=` or the macro's file name; `taken` holds the names
     /// already used by jobs given on the command line.
     public func jobs(after taken: [BatchJob] = []) throws -> [BatchJob] {
-        var parsed: [(line: Int, name: String?, words: [String])] = []
+        var parsed: [(line: Int, name: String?, words: [String], tags: [String])] = []
         for (offset, line) in text.split(
             omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }
         ).enumerated() {
@@ -49,7 +50,28 @@ public struct BatchJobsFile {
             guard var first = words.first else { continue }
             var rest = Array(words.dropFirst())
             var name: String?
-            if first.hasPrefix("name=") {
+            var tags: [String]?
+            while first.hasPrefix("tags=") || (first.hasPrefix("name=") && name == nil) {
+                if first.hasPrefix("tags=") {
+                    guard tags == nil else {
+                        throw BatchError("\(label):\(number): tags= is given twice; list every tag once: tags=a,b")
+                    }
+                    let given = first.dropFirst(5).split(separator: ",").map(String.init)
+                    guard !given.isEmpty,
+                        given.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } })
+                    else {
+                        throw BatchError(
+                            "\(label):\(number): \(first) is not a list of tags; write tags=smoke,nightly "
+                                + "(letters, digits, '-', '_' and '.', separated by commas)")
+                    }
+                    guard let next = rest.first else {
+                        throw BatchError("\(label):\(number): \(first) tags no job; write '\(first) MACRO [ARGS...]'")
+                    }
+                    tags = given
+                    first = next
+                    rest.removeFirst()
+                    continue
+                }
                 let given = String(first.dropFirst(5))
                 guard !given.isEmpty, given.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }),
                     !given.hasPrefix(".")
@@ -65,7 +87,7 @@ public struct BatchJobsFile {
                 first = macro
                 rest.removeFirst()
             }
-            parsed.append((number, name, [first] + rest))
+            parsed.append((number, name, [first] + rest, tags ?? []))
         }
         var jobs: [BatchJob] = []
         var used = Dictionary(taken.map { ($0.name, $0.origin ?? "the command line") }) { first, _ in first }
@@ -87,7 +109,7 @@ public struct BatchJobsFile {
             jobs.append(
                 BatchJob(
                     name: name, macro: entry.words[0], arguments: Array(entry.words.dropFirst()),
-                    origin: "\(label):\(entry.line)"))
+                    origin: "\(label):\(entry.line)", tags: entry.tags))
         }
         return jobs
     }

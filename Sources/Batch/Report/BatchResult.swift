@@ -53,6 +53,8 @@ public struct BatchResult: Sendable {
     /// What the batch could not do with its output (an `--output-dir` file written elsewhere),
     /// one line each, printed on stderr whatever else is printed.
     public var warnings: [String] = []
+    /// Its exchanges, from the HAR it recorded, for `--report` (empty unless the batch collects them).
+    public var exchanges: [Report.Exchange] = []
 
     /// A result with every field given.
     public init(

@@ -45,6 +45,11 @@ public struct BatchRunner {
         public var outputDirectory: URL?
         /// The secrets to redact from each macro's output (printed, in `--output-dir` files, in results).
         public var secrets: [String]
+        /// Read each job's exchanges into its result (`--report`): from its `record` file, else
+        /// from a HAR it records in the work folder.
+        public var collectExchanges = false
+        /// `record` is the one file the only job records to, as named (`run --report`), not `FILE.NAME.har`.
+        public var recordAsNamed = false
 
         /// Seconds past `timeout` before SIGKILL: the child's own deadline, its one-second
         /// hard stop, and slack for a loaded machine.
@@ -54,8 +59,9 @@ public struct BatchRunner {
         public init(
             executable: String, childFailureCode: Int32, runOptions: [String] = [], jobs: Int = 1,
             timeout: Double? = nil, failFast: Bool = false,
-            record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = []
+            record: URL? = nil, outputDirectory: URL? = nil, secrets: [String] = [], collectExchanges: Bool = false
         ) {
+            self.collectExchanges = collectExchanges
             self.executable = executable
             self.childFailureCode = childFailureCode
             self.runOptions = runOptions
@@ -131,7 +137,10 @@ public struct BatchRunner {
         let macros = jobs.map(\.macro)
         // Each job's HAR file must be writable before any job runs, not found unwritable at its end.
         if let record = configuration.record {
-            for name in names { try HARRecorder.checkWritable(Self.recordFile(record, name: name)) }
+            for name in names {
+                try HARRecorder.checkWritable(
+                    configuration.recordAsNamed ? record : Self.recordFile(record, name: name))
+            }
         }
         // The children's output is unredacted until they end: an owner-only folder, which a
         // killed batch leaves behind for the next batch to remove.
@@ -298,10 +307,18 @@ public struct BatchRunner {
     /// `run [options] --stats-file PATH [--record FILE.NAME.har] MACRO [ARGS...]`.
     private func arguments(_ job: BatchJob, files: Files) -> [String] {
         var arguments = ["run"] + configuration.runOptions + ["--stats-file", files.stats.path]
-        if let record = configuration.record {
-            arguments += ["--record", Self.recordFile(record, name: job.name).path]
-        }
+        if let record = recordFile(job.name, files: files) { arguments += ["--record", record.path] }
         return arguments + [job.macro] + job.arguments
+    }
+
+    /// Where the job named `name` records its exchanges: `--record`'s file for it, else with
+    /// `collectExchanges` a file in the work folder; nil when it records none.
+    private func recordFile(_ name: String, files: Files) -> URL? {
+        if let record = configuration.record {
+            return configuration.recordAsNamed ? record : Self.recordFile(record, name: name)
+        }
+        guard configuration.collectExchanges else { return nil }
+        return files.stats.deletingPathExtension().deletingPathExtension().appendingPathExtension("har")
     }
 
     /// `out.har` → `out.NAME.har` in the same folder: children never share a HAR file.
@@ -356,6 +373,11 @@ public struct BatchRunner {
             name: name, macro: macro, status: status, exitCode: exitCode, seconds: elapsed, stats: stats,
             stdout: stdout, stderr: stderr)
         result.warnings = warnings
+        if configuration.collectExchanges, let file = recordFile(name, files: item.files),
+            let har = try? HAR.read(file)
+        {
+            result.exchanges = Report.exchanges(of: har, secrets: configuration.secrets + learned)
+        }
         return result
     }
 

@@ -8,11 +8,28 @@ public struct MacroStats: Codable, Sendable, Equatable {
     public var requests: Int
     /// Responses served from the HTTP cache.
     public var cacheHits: Int
+    /// Its `apimacro.check`s in order, what was seen redacted (nil from a child that kept none).
+    public var checks: [Check]?
+
+    /// One `apimacro.check`.
+    public struct Check: Codable, Sendable, Equatable {
+        public var name: String
+        public var passed: Bool
+        /// What was seen, as `repr` shows it (redacted); nil when nothing was given.
+        public var seen: String?
+
+        public init(name: String, passed: Bool, seen: String? = nil) {
+            self.name = name
+            self.passed = passed
+            self.seen = seen
+        }
+    }
 
     /// Counts given explicitly.
-    public init(requests: Int, cacheHits: Int) {
+    public init(requests: Int, cacheHits: Int, checks: [Check]? = nil) {
         self.requests = requests
         self.cacheHits = cacheHits
+        self.checks = checks
     }
 
     /// Writes the counts to `file` (nil: does nothing), whole or not at all.

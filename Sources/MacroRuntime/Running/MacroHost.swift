@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import PythonBridge
+import Synchronization
 import WebAPI
 
 #if canImport(Glibc)
@@ -23,6 +24,17 @@ public final class MacroHost: Sendable {
     }
     /// Writes a line to stderr (tests capture it).
     let warn: @Sendable (String) -> Void
+    /// Every `apimacro.check` of the runs so far, in order, what was seen redacted (for reports).
+    public var checks: [CheckRecord] { checkRecords.withLock { $0 } }
+    let checkRecords = Mutex<[CheckRecord]>([])
+
+    /// One `apimacro.check`: its name, whether it passed, and what was seen (redacted; nil when
+    /// nothing was given).
+    public struct CheckRecord: Sendable, Equatable {
+        public var name: String
+        public var passed: Bool
+        public var seen: String?
+    }
 
     /// Starts Python (once per process) and loads apimacro into it.
     ///

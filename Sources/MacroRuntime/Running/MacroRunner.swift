@@ -409,6 +409,7 @@ public struct MacroRunner {
     /// Prints the run's failed checks (`apimacro.check`) on stderr with what was seen (redacted,
     /// control characters escaped on a terminal), and forgets every check; true when one failed.
     private func reportFailedChecks() -> Bool {
+        keepChecks()
         guard let loaded = try? Interpreter.import("sys").attribute("modules").item("apimacro._checks"),
             let taken = try? loaded.callMethod("take_failed"), case .list(let failed) = try? PythonValue(python: taken),
             !failed.isEmpty
@@ -424,6 +425,25 @@ public struct MacroRunner {
         }
         writeError(lines.joined(separator: "\n"), paint: { $0.error($1) })
         return true
+    }
+
+    /// Copies every check of the run (`apimacro._checks.records`) into the host's `checks`,
+    /// redacted, for `--report`.
+    private func keepChecks() {
+        guard let loaded = try? Interpreter.import("sys").attribute("modules").item("apimacro._checks"),
+            let taken = try? loaded.callMethod("records"), case .list(let records) = try? PythonValue(python: taken)
+        else {
+            PythonRaise.clear()
+            return
+        }
+        let kept = records.compactMap { item -> MacroHost.CheckRecord? in
+            guard case .tuple(let fields) = item, fields.count == 3, case .string(let name) = fields[0],
+                case .bool(let passed) = fields[1]
+            else { return nil }
+            let seen: String? = if case .string(let seen) = fields[2] { host.redactor.redact(seen) } else { nil }
+            return MacroHost.CheckRecord(name: host.redactor.redact(name), passed: passed, seen: seen)
+        }
+        host.checkRecords.withLock { $0 += kept }
     }
 
     /// What `python3` does after the script: wait for non-daemon threads, run

@@ -76,6 +76,9 @@ public enum SettingsTable {
         Entry(
             variable: "APIMACRO_HOME", key: nil, defaultText: "$XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro",
             summary: "the folder of config.toml, credentials.json, history, macros/ and plugins/"),
+        Entry(
+            variable: "APIMACRO_BATCH_JOB", key: nil, defaultText: "set by batch",
+            summary: "the name of the batch job a macro runs as (batch sets it for each job; breakpoint() names it)"),
     ]
 
     /// Every setting: apimacro's, then each built-in client's, then the line for plugins.

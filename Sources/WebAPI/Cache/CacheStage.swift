@@ -236,8 +236,11 @@ public struct CacheStage: Stage {
         if found.fromShared, let shared, let place = found.place {
             await shared.store(entry, wire: found.wire, at: place, waiting: false)
         }
-        return Response(
+        var answer = Response(
             status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
+        // The 304's round trip is where the time went.
+        answer.timing = response.timing
+        return answer
     }
 
     /// An unsafe method (POST, PUT, DELETE, PATCH, …) goes to the server; a non-error

@@ -93,6 +93,11 @@ public struct HAR: Codable, Sendable {
     public struct Cache: Codable, Sendable {}
 
     /// Phases of the exchange in milliseconds (-1: not applicable).
+    ///
+    /// apimacro writes `blocked` as everything before the transfer (its waits and the pipeline's
+    /// own time), `connect` with `ssl` inside it as HAR 1.2 says, and the parts of `blocked` in
+    /// its own fields: `_queued` (a place among the requests in flight), `_throttled` (a rate
+    /// limit, pace or governor), `_retried` (earlier attempts and their backoff) and `_retries`.
     public struct Timings: Codable, Sendable {
         public var blocked: Double?
         public var dns: Double?
@@ -101,6 +106,53 @@ public struct HAR: Codable, Sendable {
         public var wait: Double?
         public var receive: Double?
         public var ssl: Double?
+        public var queued: Double?
+        public var throttled: Double?
+        public var retried: Double?
+        public var retries: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case blocked, dns, connect, send, wait, receive, ssl
+            case queued = "_queued"
+            case throttled = "_throttled"
+            case retried = "_retried"
+            case retries = "_retries"
+        }
+
+        public init(
+            blocked: Double? = nil, dns: Double? = nil, connect: Double? = nil, send: Double? = nil,
+            wait: Double? = nil, receive: Double? = nil, ssl: Double? = nil
+        ) {
+            self.blocked = blocked
+            self.dns = dns
+            self.connect = connect
+            self.send = send
+            self.wait = wait
+            self.receive = receive
+            self.ssl = ssl
+        }
+
+        /// The timings of an exchange that took `total` milliseconds, with `timing`'s phases
+        /// (a transfer's, or none for an answer from the cache or a recording): what the phases
+        /// leave of `total` is `blocked`, so the non-negative ones add up to `total`.
+        public init(total: Double, timing: WebAPI.Response.Timing) {
+            func phase(_ value: Double) -> Double { value < 0 ? -1 : value }
+            let connect = timing.connect < 0 ? -1 : timing.connect + max(0, timing.ssl)
+            let transfer = [timing.dns, connect, timing.send, timing.wait, timing.receive].map { max(0, $0) }
+                .reduce(0, +)
+            let rounded = { (value: Double) in (value * 1000).rounded() / 1000 }
+            self.init(
+                blocked: rounded(max(0, total - transfer)), dns: phase(timing.dns), connect: connect,
+                send: max(0, timing.send), wait: max(0, timing.wait), receive: max(0, timing.receive),
+                ssl: phase(timing.ssl))
+            if timing.queued > 0 { queued = timing.queued }
+            if timing.throttled > 0 { throttled = timing.throttled }
+            // The first attempt's own passage through the retry stage is no retry.
+            if timing.retries > 0 {
+                retried = timing.retried
+                retries = timing.retries
+            }
+        }
     }
 }
 

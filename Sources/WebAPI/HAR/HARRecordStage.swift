@@ -18,14 +18,19 @@ public struct HARRecordStage: Stage {
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
-        let started = Date()
+        // A rate limit's wait before this attempt (`RateLimitStage`, above) is part of it.
+        let held = max(0, exchange.heldAbove)
+        let started = Date().addingTimeInterval(-held / 1000)
         let clock = ContinuousClock.now
         let response = try await next(exchange)
         let duration = ContinuousClock.now - clock
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds =
+            held + Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         let wire = credentials.wire(exchange)
+        var recorded = response
+        recorded.timing.throttled += held
         recorder.add(
-            wire, response, started: started, milliseconds: (milliseconds * 1000).rounded() / 1000,
+            wire, recorded, started: started, milliseconds: (milliseconds * 1000).rounded() / 1000,
             redactor: slot.redactor)
         return response
     }

@@ -109,7 +109,7 @@ public final class HARRecorder: Sendable {
                 redirectURL: response.headers["Location"].map { redactor.redactURL($0) } ?? "", headersSize: -1,
                 bodySize: response.source == .network ? response.body.count : 0),
             cache: HAR.Cache(),
-            timings: HAR.Timings(send: 0, wait: milliseconds, receive: 0),
+            timings: HAR.Timings(total: milliseconds, timing: response.timing),
             comment: response.source == .network ? nil : response.source.rawValue)
     }
 

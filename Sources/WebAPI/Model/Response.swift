@@ -95,6 +95,8 @@ public struct Response: Sendable {
     public let url: String
     /// How the response was obtained (for `-v` and statistics).
     public var source: Source
+    /// Where the time went: the transport's phases and the pipeline's waits (for the HAR's `timings`).
+    public var timing = Timing()
 
     public init(status: Int, headers: Headers, body: [UInt8], url: String, source: Source = .network) {
         self.status = status
@@ -113,6 +115,38 @@ public struct Response: Sendable {
         case revalidated = "revalidated (304)"
         case stale
         case replay
+    }
+
+    /// Where an exchange's time went, in milliseconds, for the HAR's `timings` and the report's
+    /// waterfall: libcurl's phases of the transfer that answered (-1 when it did not happen: a
+    /// reused connection has no DNS, connect or TLS; an answer from the cache has none at all), and
+    /// what the pipeline's stages waited before sending it (`Pipeline` measures them).
+    public struct Timing: Sendable, Equatable {
+        /// Name resolution.
+        public var dns = -1.0
+        /// The TCP connect (TLS excluded).
+        public var connect = -1.0
+        /// The TLS handshake.
+        public var ssl = -1.0
+        /// Sending the request.
+        public var send = -1.0
+        /// From the request sent to the first byte of the answer (time to first byte).
+        public var wait = -1.0
+        /// Receiving the answer.
+        public var receive = -1.0
+        /// Waiting for a place among the client's requests in flight.
+        public var queued = 0.0
+        /// Waiting for a rate limit, the secondary-limit pace, the shared governor or usage.
+        public var throttled = 0.0
+        /// Earlier attempts and the backoff between them, before the one that answered.
+        public var retried = 0.0
+        /// How many attempts came before the one that answered.
+        public var retries = 0
+
+        public init() {}
+
+        /// Time from the link's entry to its last call of the stage below (`Pipeline`).
+        var sinceStageEntry = 0.0
     }
 
     /// Whether the status is 2xx.

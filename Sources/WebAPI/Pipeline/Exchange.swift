@@ -21,6 +21,10 @@ public struct Exchange: Sendable {
     public var attempt = 1
     /// How many attempts `RetryStage` may make (1 when it retries nothing: no stage, or a POST).
     public var attemptLimit = 1
+    /// When the innermost waiting stage got it (`Pipeline.timed`).
+    var stageEntered = ContinuousClock.now
+    /// Milliseconds `RateLimitStage`, above the HAR recorder, waited before sending this attempt.
+    var heldAbove = 0.0
 
     public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
         self.method = method

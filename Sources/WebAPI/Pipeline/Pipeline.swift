@@ -14,9 +14,54 @@ public struct Pipeline: Sendable {
         var next = Next { [transport] in try await transport.send($0) }
         for stage in stages.reversed() {
             let below = next
-            next = Next { try await stage.handle($0, next: below) }
+            if let phase = Self.waitPhase(of: stage) {
+                next = Self.timed(stage, phase: phase, below: below)
+            } else {
+                next = Next { try await stage.handle($0, next: below) }
+            }
         }
         entry = next
+    }
+
+    /// The part of `Response.Timing` a stage's wait before sending counts in: the places in
+    /// flight, a limit or pace, the retries; nil for a stage that does not wait.
+    enum WaitPhase { case queued, throttled, retried }
+
+    static func waitPhase(of stage: any Stage) -> WaitPhase? {
+        switch stage {
+        case is ConcurrencyLimitStage: .queued
+        case is LocalLimitStage, is GovernorStage, is PaceStage, is UsageStage: .throttled
+        case is RetryStage: .retried
+        default: nil
+        }
+    }
+
+    /// `stage`'s link, which adds the stage's wait to the answer's `timing`.
+    ///
+    /// The wait is how long the stage took before its last call of the stage below (for the
+    /// retries: the earlier attempts and their backoff). The entry time travels on the exchange, so the links stay built once.
+    static func timed(_ stage: any Stage, phase: WaitPhase, below: Next) -> Next {
+        let marked = Next { exchange in
+            let span = ContinuousClock.now - exchange.stageEntered
+            let waited = Double(span.components.seconds) * 1000 + Double(span.components.attoseconds) / 1e15
+            var response = try await below(exchange)
+            response.timing.sinceStageEntry = waited
+            if phase == .retried { response.timing.retries = exchange.attempt - 1 }
+            return response
+        }
+        return Next { exchange in
+            var exchange = exchange
+            exchange.stageEntered = ContinuousClock.now
+            var response = try await stage.handle(exchange, next: marked)
+            let waited = (max(0, response.timing.sinceStageEntry) * 1000).rounded() / 1000
+            switch phase {
+            case .queued: response.timing.queued += waited
+            case .throttled: response.timing.throttled += waited
+            case .retried: response.timing.retried += waited
+            }
+            response.timing.sinceStageEntry = 0
+            return response
+        }
     }
 
     /// Runs `exchange` through every stage, then the transport.

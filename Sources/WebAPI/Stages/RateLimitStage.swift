@@ -60,11 +60,21 @@ public struct RateLimitStage: Stage {
         try await sleep(seconds)
     }
 
+    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let span = ContinuousClock.now - start
+        return ((Double(span.components.seconds) * 1000 + Double(span.components.attoseconds) / 1e15) * 1000)
+            .rounded() / 1000
+    }
+
     /// How many times one request may wait before giving up.
     static let maxWaits = 3
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        var exchange = exchange
+        var began = ContinuousClock.now
         try await waitForSpentResource(exchange)
+        // Each attempt carries the wait before it, for the HAR's timings (`HARRecordStage`).
+        exchange.heldAbove = Self.milliseconds(since: began)
         var waits = 0
         while true {
             let response = try await next(exchange)
@@ -74,7 +84,9 @@ public struct RateLimitStage: Stage {
                 return response
             case .wait(let seconds):
                 waits += 1
+                began = ContinuousClock.now
                 try await sleep(seconds)
+                exchange.heldAbove = Self.milliseconds(since: began)
             case .fail(let headerWait, let headerReset, let secondary):
                 var text = "\(exchange.method) \(response.url) → \(response.status) rate limited"
                 if let reason = message(response) { text += ": \(reason)" }

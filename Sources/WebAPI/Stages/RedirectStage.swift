@@ -33,6 +33,8 @@ public struct RedirectStage: Stage {
         var current = exchange
         for _ in 0...maxRedirects {
             let response = try await next(current)
+            // A rate limit's wait came before the first hop only.
+            current.heldAbove = 0
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
                 let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString
             else { return response }

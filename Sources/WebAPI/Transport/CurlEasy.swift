@@ -271,9 +271,38 @@ final class CurlEasy: @unchecked Sendable {
         }
         var status = 0
         _ = ccurl_getinfo_long(library.api, handle, CURLINFO_RESPONSE_CODE, &status)
-        let response = Response(status: status, headers: Headers(headers), body: body, url: exchange.url)
+        var response = Response(status: status, headers: Headers(headers), body: body, url: exchange.url)
+        response.timing = timing()
         body = []
         return response
+    }
+
+    /// libcurl's phases of the transfer just ended, in milliseconds (`CURLINFO_*_TIME_T`, each
+    /// counted from the start): DNS, connect and TLS are -1 on a reused connection.
+    func timing() -> Response.Timing {
+        func microseconds(_ info: CURLINFO) -> Double {
+            var value: curl_off_t = 0
+            _ = ccurl_getinfo_offset(library.api, handle, info, &value)
+            return Double(value)
+        }
+        let lookup = microseconds(CURLINFO_NAMELOOKUP_TIME_T)
+        let connected = microseconds(CURLINFO_CONNECT_TIME_T)
+        let handshaken = microseconds(CURLINFO_APPCONNECT_TIME_T)
+        let ready = microseconds(CURLINFO_PRETRANSFER_TIME_T)
+        let firstByte = microseconds(CURLINFO_STARTTRANSFER_TIME_T)
+        let total = microseconds(CURLINFO_TOTAL_TIME_T)
+        func milliseconds(_ span: Double) -> Double { max(0, span).rounded() / 1000 }
+        var timing = Response.Timing()
+        if connected > 0 {
+            timing.dns = milliseconds(lookup)
+            timing.connect = milliseconds(connected - lookup)
+            if handshaken > 0 { timing.ssl = milliseconds(handshaken - connected) }
+        }
+        let sent = max(ready, handshaken, connected)
+        timing.send = milliseconds(ready > 0 ? ready - max(handshaken, connected) : 0)
+        timing.wait = milliseconds(firstByte - sent)
+        timing.receive = milliseconds(total - max(firstByte, sent))
+        return timing
     }
 
     /// The `APIError` for a transfer that ended with `code`.

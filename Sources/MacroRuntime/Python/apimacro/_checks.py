@@ -99,6 +99,11 @@ def take_failed() -> list[tuple[str, str | None]]:
     return failed
 
 
+def records() -> list[tuple[str, bool, str | None]]:
+    """Every check of the run so far (name, passed, what was seen), for the host's reports."""
+    return list(_records)
+
+
 def counts() -> tuple[int, int]:
     """How many checks were made and how many failed, so far."""
     return len(_records), sum(1 for _, ok, _ in _records if not ok)

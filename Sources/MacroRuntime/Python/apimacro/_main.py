@@ -569,6 +569,56 @@ def option_flags(source: str | bytes, filename: str = "<macro>") -> list[str]:
     return sorted(set(flags))
 
 
+def parameters(source: str | bytes, filename: str = "<macro>") -> list[tuple[str, str, bool, str]]:
+    """Return the parameters of the ``main()`` of a macro's ``source``, read with ``ast``
+    without running anything, for ``batch --each``: (name, how it is passed, whether it is
+    required, what kind of bool flag it is), in order.  How: ``"positional"``,
+    ``"--dashed-name"`` (an option), ``"*"`` (``*args``) or ``"**"`` (``**kwargs``).  The flag
+    kind: ``""`` (not a flag), ``"false"`` (``--name`` only), ``"true"`` (``--no-name`` only) or
+    ``"none"`` (both).  ``[]`` without a ``main``.
+    """
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return []
+    main = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+            main = node
+    if main is None:
+        return []
+    arguments = main.args
+
+    def flag(argument: ast.arg, default: ast.expr | None) -> str:
+        annotation = argument.annotation
+        named = (isinstance(annotation, ast.Name) and annotation.id == "bool") or (
+            isinstance(annotation, ast.Constant) and annotation.value == "bool"
+        )
+        if isinstance(default, ast.Constant) and isinstance(default.value, bool):
+            return "true" if default.value else "false"
+        if named and isinstance(default, ast.Constant) and default.value is None:
+            return "none"
+        return ""
+
+    plain = list(arguments.posonlyargs) + list(arguments.args)
+    first_default = len(plain) - len(arguments.defaults)
+    found: list[tuple[str, str, bool, str]] = []
+    for index, argument in enumerate(plain):
+        if index < first_default:
+            found.append((argument.arg, "positional", True, ""))
+        else:
+            default = arguments.defaults[index - first_default]
+            how = "positional" if index < len(arguments.posonlyargs) else f"--{_dashed(argument.arg)}"
+            found.append((argument.arg, how, False, flag(argument, default) if how != "positional" else ""))
+    if arguments.vararg is not None:
+        found.append((arguments.vararg.arg, "*", False, ""))
+    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        found.append((argument.arg, f"--{_dashed(argument.arg)}", default is None, flag(argument, default)))
+    if arguments.kwarg is not None:
+        found.append((arguments.kwarg.arg, "**", False, ""))
+    return found
+
+
 def describe(func: Any) -> str:
     """Return the one-line help of a callable: the first non-empty line of its
     docstring, or "" if it has none."""
