@@ -19,7 +19,7 @@ public struct InstagramGraphConfiguration: Sendable {
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds (default 60).
     public var maxWait: Double
     /// How the pipeline waits (tests record the waits).
-    public var sleep: @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+    public var sleep: @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
 
     /// `https://graph.instagram.com`, the host of the Instagram API with Instagram Login.
     public static let defaultBaseURL = "https://graph.instagram.com"

@@ -33,7 +33,7 @@ public struct GovernorStage: Stage {
     public init(
         shared: SharedState, limits: GovernorLimits, slot: CredentialSlot, baseURL: String, maxWait: Double,
         api: String?,
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
     ) {
         self.shared = shared
         self.limits = limits
@@ -56,7 +56,7 @@ public struct GovernorStage: Stage {
         let identity = identity(of: exchange, origin: origin)
         let keys = identity.governorKeys(origin)
         // The route's keyed name, never the segment itself: it may hold a token (`/bot<TOKEN>/…`).
-        let route = identity.route(GovernorStage.route(of: exchange.url))
+        let route = identity.route(ResourceRoute.segment(of: exchange.url))
         let lease = GovernorStage.leaseID()
         let arguments = [
             route, lease, maxConcurrency, Array(String(Self.milliseconds(exchange.timeout + 10)).utf8), pace,
@@ -164,7 +164,7 @@ public struct GovernorStage: Stage {
             response == nil ? GovernorStage.zero : GovernorStage.one,
             usable ? GovernorStage.one : GovernorStage.zero,
             GovernorStage.digits(info?.limit), GovernorStage.digits(remaining), GovernorStage.digits(reset),
-            Array(GovernorStage.resourceName(info?.resource).utf8),
+            Array(ResourceRoute.resourceName(info?.resource).utf8),
         ]
         // Nobody waits for its answer: written now, read later. A routine answer's record may
         // wait for the next command on the connection (most often the next request's
@@ -199,58 +199,6 @@ public struct GovernorStage: Stage {
         return String(generator.next() as UInt64, radix: 16) + "-"
     }()
     private static let leaseCount = Atomic<UInt64>(0)
-
-    /// The first segment of the URL's path: requests under it count against one resource
-    /// (GitHub: `/search/...` against `search`, `/graphql` against `graphql`, most against `core`).
-    static func route(of url: String) -> String {
-        var url = url
-        return url.withUTF8 { bytes in
-            // The path starts at the first "/" after "scheme://" and the segment ends at "/", "?" or "#".
-            var index = 0
-            while index + 2 < bytes.count,
-                !(bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
-                    && bytes[index + 2] == UInt8(ascii: "/"))
-            {
-                index += 1
-            }
-            guard index + 2 < bytes.count else { return "" }
-            index += 3
-            while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
-                bytes[index] != UInt8(ascii: "#")
-            {
-                index += 1
-            }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
-            var segment: [UInt8] = []
-            index += 1
-            while index < bytes.count, segment.count < 64 {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-                if isPlain(byte) { segment.append(byte) }
-                index += 1
-            }
-            return String(decoding: segment, as: UTF8.self)
-        }
-    }
-
-    /// A letter or digit of ASCII, `-`, `_` or `.`.
-    private static func isPlain(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-    }
-
-    /// A resource name from a server, kept short and plain (it becomes part of a hash field).
-    static func resourceName(_ header: String?) -> String {
-        guard let header else { return "" }
-        if header.utf8.allSatisfy({ $0 < 0x80 && $0 != 13 }) {
-            // ASCII without CR (every real header; CR LF would be one Character): the same
-            // filter on the bytes, no Unicode properties.
-            return String(decoding: header.utf8.prefix(64).filter(isPlain), as: UTF8.self)
-        }
-        return String(header.prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
-    }
 
     /// `14:05:09 UTC`, computed (a `DateFormatter` per call cost more than the request).
     static func clock(_ epoch: Int64) -> String {

@@ -27,7 +27,7 @@ public struct RateLimitStage: Stage {
 
     public init(
         policy: RateLimitPolicy, api: String?, memory: RateLimitMemory? = nil,
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         message: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage,
         details: @escaping @Sendable (Response) -> [APIError.Detail] = { _ in [] },

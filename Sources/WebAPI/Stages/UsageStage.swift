@@ -23,7 +23,7 @@ public struct UsageStage: Stage {
 
     public init(
         rule: UsageRule, memory: UsageMemory, maxWait: Double, api: String?,
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.rule = rule
