@@ -62,56 +62,47 @@ public struct GovernorStage: Stage {
             route, lease, maxConcurrency, Array(String(Self.milliseconds(exchange.timeout + 10)).utf8), pace,
             Array(String(Self.milliseconds(exchange.timeout + 5)).utf8),
         ]
-        var waited = 0.0
-        var reservation: (probe: Bool, resource: [UInt8])?
-        while reservation == nil {
-            guard
-                let reply = await shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments),
-                let code = reply.elements.first?.integer
-            else {
-                return try await next(exchange)
-            }
-            let values = reply.elements.dropFirst()
-            switch code {
-            case 0, 3:
-                reservation = (code == 3, values.first?.bytes ?? [])
-            case 2:
-                let reset = values.first?.integer ?? 0
-                let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
-                let seconds = RateLimitPolicy.wait(untilReset: Double(reset), now: now)
-                guard waited + seconds <= maxWait else {
-                    throw APIError(
-                        .rateLimited,
-                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
-                            + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
-                            + "in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
-                        url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
-                }
-                waited += seconds
-                try await sleep(seconds)
-            default:
-                // Paced, or another process is probing, or every slot is taken (the wait in
-                // microseconds): these waits count against APIMACRO_MAX_WAIT too, so a peer's tiny
-                // APIMACRO_MAX_RATE or a probe left by a killed process cannot hold this request
-                // without bound; one wait is at most a second. Each counts as long as it took when
-                // that is longer than asked: a Redis naming 1 µs again and again cannot keep the
-                // request asking for its pace past APIMACRO_MAX_WAIT either.
-                let seconds = Double(max(1, min(values.first?.integer ?? 10_000, 1_000_000))) / 1_000_000
-                guard waited + seconds <= maxWait else {
-                    throw APIError(
-                        .rateLimited,
-                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(SecondsText.format(waited)) s "
-                            + "for the pace or a probe shared by every apimacro process (\(shared.source)) on \(origin.host); "
-                            + "APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
-                        url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
-                }
+        var machine = StateMachine(maxWait: maxWait)
+        var action = StateMachine.Action.reserve
+        while true {
+            switch action {
+            case .reserve:
+                let reply = await shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments)
+                action = machine.receive(.reply(reply)) ?? .sendUngoverned
+            case .sleep(let seconds):
                 let started = ContinuousClock.now
                 try await sleep(seconds)
                 let took = (ContinuousClock.now - started).components
-                waited += max(seconds, Double(took.seconds) + Double(took.attoseconds) / 1e18)
+                action =
+                    machine.receive(.slept(took: Double(took.seconds) + Double(took.attoseconds) / 1e18)) ?? .reserve
+            case .sendUngoverned:
+                return try await next(exchange)
+            case .refuseSpent(let reset, let seconds):
+                throw APIError(
+                    .rateLimited,
+                    "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
+                        + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
+                        + "in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
+                    url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
+            case .refuseWaited(let waited, let seconds):
+                throw APIError(
+                    .rateLimited,
+                    "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(SecondsText.format(waited)) s "
+                        + "for the pace or a probe shared by every apimacro process (\(shared.source)) on \(origin.host); "
+                        + "APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
+                    url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
+            case .send(let reservation):
+                return try await send(
+                    exchange, next: next, keys: keys, route: route, lease: lease, reservation: reservation)
             }
         }
-        guard let reservation else { return try await next(exchange) }
+    }
+
+    /// Sends the request under `reservation` and records its answer, or its failure.
+    private func send(
+        _ exchange: Exchange, next: Next, keys: [[UInt8]], route: [UInt8], lease: [UInt8],
+        reservation: StateMachine.Reservation
+    ) async throws -> Response {
         let response: Response
         do {
             response = try await next(exchange)
@@ -152,7 +143,7 @@ public struct GovernorStage: Stage {
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.
     private func record(
-        keys: [[UInt8]], route: [UInt8], lease: [UInt8], reservation: (probe: Bool, resource: [UInt8]),
+        keys: [[UInt8]], route: [UInt8], lease: [UInt8], reservation: StateMachine.Reservation,
         response: Response?
     ) async {
         let info = response.flatMap { RateLimitInfo(headers: $0.headers) }
@@ -172,9 +163,9 @@ public struct GovernorStage: Stage {
         // `SharedState.holdLimit` (50 ms): nobody waits on it. Written at once: a probe's (other
         // processes wait for it), a lease under APIMACRO_MAX_CONCURRENCY (it holds a slot), an
         // answer that spent the budget or failed.
-        let routine =
-            !reservation.probe && (limits.maxConcurrency ?? 0) <= 0 && response != nil
-            && (remaining.map { $0 > 0 } ?? true)
+        let routine = StateMachine.holdsRecord(
+            probe: reservation.probe, maxConcurrency: limits.maxConcurrency, answered: response != nil,
+            remaining: remaining)
         await shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments, holding: routine)
     }
 
