@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// Settings of the Instagram API with Instagram Login (graph.instagram.com), the Instagram
 /// client's default backend (SPEC §2; a base URL ending in `/v1` selects the legacy v1 API,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WebAPI
 
 /// `apimacro stubs`: where the type stubs of `apimacro` are, and `--install`, which copies them

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Keeps one process's requests within an API's secondary limits (`SecondaryLimits`), per

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Waits out a rate limit (429, or 403 with `x-ratelimit-remaining: 0` or
 /// `retry-after`) when the wait is at most `maxWait` seconds, then sends

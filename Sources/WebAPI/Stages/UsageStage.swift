@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The rate-limit rule of an API that reports its usage (`UsageRule`, Meta's Graph APIs):
 /// remembers the usage of every answer; while a quota is used up, waits the time the API gave
