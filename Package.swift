@@ -141,6 +141,17 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// Imports the compiler checks (issue 37 item 4, as Hummingbird's Package.swift does), in every
+// target: a member is visible only from a module the file imports (MemberImportVisibility), and
+// an import is internal unless it says `public import` because a public declaration shows that
+// module's types (InternalImportsByDefault). The fuzzers, spikes and benchmarks below are left out.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}
+
 // Fuzzers (libFuzzer through `-sanitize=fuzzer`), only with APIMACRO_FUZZ=1: `scripts/fuzz`
 // builds them in their own scratch folder. Our own modules are instrumented (coverage and
 // AddressSanitizer); the dependencies are not, which keeps the build short.

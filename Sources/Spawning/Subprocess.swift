@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #endif
 
 /// A child process, started with `posix_spawn` and waited for by an event, never by polling:

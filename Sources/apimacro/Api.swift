@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MacroRuntime
+import WebAPI
 
 /// `apimacro api [CLIENT] PATH_OR_URL [-X METHOD] [-f key=value] [-F key=value] [-H 'Name: v']
 /// [--paginate] [--jq EXPR] [-i]`.

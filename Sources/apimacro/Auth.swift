@@ -1,6 +1,8 @@
 import ArgumentParser
+import Clients
 import Foundation
 import MacroRuntime
+import PluginHost
 
 /// `apimacro login NAME [--redirect-url URL | --listen PORT | --token - | --with-token] [--hostname HOST]`.
 struct Login: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import MacroRuntime
+import PluginHost
 
 /// Shell completion of names (`apimacro --generate-completion-script bash|zsh|fish`):
 /// the generated script calls back into the binary, which answers from the macro path

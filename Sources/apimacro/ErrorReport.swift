@@ -1,7 +1,7 @@
 import ArgumentParser
 import Batch
 import Foundation
-import MacroRuntime
+public import MacroRuntime
 
 /// Where the command line turns any error into what the user sees and an exit code, through
 /// the one table, `ExitReport` (SPEC §1: usage errors are one line and exit 2; help and

@@ -1,5 +1,6 @@
 import Foundation
 import MacroRuntime
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MacroRuntime
+import PluginHost
 
 /// `apimacro plugins list | show NAME | new NAME --from-openapi FILE_OR_URL`.
 struct Plugins: ParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import MacroRuntime
 import Synchronization
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Clients
 import Foundation
 import Testing
+import WebAPI
 
 @testable import PluginHost
 

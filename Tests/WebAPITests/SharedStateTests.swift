@@ -46,13 +46,13 @@ struct SharedStateTests {
 
     @Test("the governor's route: the first path segment, plain characters only")
     func routes() {
-        #expect(GovernorStage.route(of: "https://api.github.com/search/issues?q=x") == "search")
-        #expect(GovernorStage.route(of: "https://api.github.com/graphql") == "graphql")
-        #expect(GovernorStage.route(of: "http://127.0.0.1:8080/users/octocat") == "users")
-        #expect(GovernorStage.route(of: "https://h.example/?q=1") == "")
-        #expect(GovernorStage.route(of: "https://h.example") == "")
-        #expect(GovernorStage.route(of: "https://h.example/a%20b:c{x}/d") == "a20bcx")
-        #expect(GovernorStage.resourceName("core\r\nx: y") == "corexy")
+        #expect(ResourceRoute.segment(of: "https://api.github.com/search/issues?q=x") == "search")
+        #expect(ResourceRoute.segment(of: "https://api.github.com/graphql") == "graphql")
+        #expect(ResourceRoute.segment(of: "http://127.0.0.1:8080/users/octocat") == "users")
+        #expect(ResourceRoute.segment(of: "https://h.example/?q=1") == "")
+        #expect(ResourceRoute.segment(of: "https://h.example") == "")
+        #expect(ResourceRoute.segment(of: "https://h.example/a%20b:c{x}/d") == "a20bcx")
+        #expect(ResourceRoute.resourceName("core\r\nx: y") == "corexy")
     }
 
     @Test("a wrong password is an error naming the setting, the password redacted; the right one connects")

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WebAPI
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,

@@ -1,5 +1,5 @@
-import Foundation
-import WebAPI
+public import Foundation
+public import WebAPI
 
 /// What `run --report FILE` and `batch --report FILE` write, and `apimacro report FILE.har`
 /// draws: each job's outcome, checks, output and exchanges, as HTML (a page with a request

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What one macro run did on the network, handed from a `batch` child to its
 /// parent through a small JSON file (the hidden `run --stats-file PATH`; the

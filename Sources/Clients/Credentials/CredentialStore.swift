@@ -1,5 +1,5 @@
-import Foundation
-import WebAPI
+public import Foundation
+public import WebAPI
 
 /// The tokens `apimacro login` obtained, in `<APIMACRO_HOME>/credentials.json`
 /// (mode 0600): `{"NAME": {"token": …, "kind": "access_token|api_key",

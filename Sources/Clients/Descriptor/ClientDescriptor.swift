@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 /// A client as the rest of apimacro sees it, built-in or a plugin: its name, its settings
 /// (each a `config.toml` key), where its credential comes from, and how `apimacro login`

@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 /// What looking in one credential source found: a credential, nothing, or a problem worth
 /// saying (a file that may not be read, a program that did not answer).

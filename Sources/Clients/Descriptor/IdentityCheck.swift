@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// How `apimacro auth status --check` asks a service who a credential belongs to, as `gh auth
 /// status` does: one request through the client (its base URL, credential, redirects, errors),

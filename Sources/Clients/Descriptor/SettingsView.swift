@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 /// What a client reads its configuration from: the environment (with `config.toml` beneath
 /// it, flags over both), the request timeout and rate-limit wait every client shares, and the

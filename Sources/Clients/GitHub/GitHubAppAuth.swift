@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import WebAPI
+public import WebAPI
 
 /// Which GitHub App apimacro acts as: `APIMACRO_GITHUB_APP_ID`, `APIMACRO_GITHUB_APP_KEY` (the
 /// path of its private key) and, optionally, `APIMACRO_GITHUB_INSTALLATION_ID`.

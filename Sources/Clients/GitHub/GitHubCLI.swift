@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WebAPI
 
 /// Where `gh`, GitHub's command line, keeps its users' tokens, read in `gh`'s own order

@@ -1,6 +1,6 @@
 /// Settings of the GitHub client (SPEC §2).
-import Foundation
-import WebAPI
+public import Foundation
+public import WebAPI
 
 public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_URL`, default `https://api.github.com`.

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import WebAPI
+public import WebAPI
 
 /// The GitHub token read when the first request needs it, from the sources that cost
 /// something to read (`gh`'s `hosts.yml`, then `gh auth token`): a macro that never calls

@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// How GitHub says what went wrong: a JSON body with `message`, and for a 422 ("Validation
 /// Failed") an `errors` array naming each field and what is wrong with it.

@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// GitHub's GraphQL API: where it lives, how a query is sent, and how an answer
 /// that holds `errors` is recognised.

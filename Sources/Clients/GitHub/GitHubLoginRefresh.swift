@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Synchronization
-import WebAPI
+public import WebAPI
 
 /// The token `apimacro login github` stored, renewed before the first request when it is a
 /// GitHub App's user token (8 hours) with under an hour left and a refresh token beside it:

@@ -1,6 +1,6 @@
 /// The GitHub REST endpoints apimacro knows, one case each; `request` builds
 /// the whole request for a case in one switch.
-import WebAPI
+public import WebAPI
 
 public enum GitHubRouter: Sendable {
     /// `GET /users/{login}`.

@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// GitHub's search, past the 1,000 results one query may give: what to ask for next, page after
 /// page, as a pure state machine (the binding sends and decodes; this decides).

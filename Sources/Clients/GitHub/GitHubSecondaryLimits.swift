@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// GitHub's secondary rate limits, the numbers GitHub documents, which apimacro paces itself to
 /// by default (`SecondaryPacer`, per token, per process) and the answers that say one was hit.

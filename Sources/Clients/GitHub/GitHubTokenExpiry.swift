@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Synchronization
-import WebAPI
+public import WebAPI
 
 /// When the GitHub token in use expires, as GitHub says in the
 /// `GitHub-Authentication-Token-Expiration` header of its answers (fine-grained and

@@ -1,7 +1,7 @@
 /// A GraphQL answer that held `errors` (GitHub sends them with HTTP 200).
 ///
 /// Its description is the first message.
-import WebAPI
+public import WebAPI
 
 public struct GraphQLError: Error, Sendable, CustomStringConvertible {
     /// Every error's `message`, in order, redacted.

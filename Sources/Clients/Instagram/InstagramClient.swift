@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// Settings of the legacy Instagram v1 client (SPEC §3: a base URL ending in `/v1`).
 public struct InstagramConfiguration: Sendable {

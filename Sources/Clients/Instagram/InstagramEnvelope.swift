@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 /// Instagram v1's envelope: `{"meta": {"code", "error_type", "error_message"}, "data", "pagination": {"next_url"}}`.
 public enum InstagramEnvelope {

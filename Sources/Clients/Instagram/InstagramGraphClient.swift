@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Synchronization
-import WebAPI
+public import WebAPI
 
 /// The client of the Instagram API with Instagram Login: the router's requests through the
 /// pipeline, with the token kept alive (`prepare`: a stored token near its expiry is refreshed

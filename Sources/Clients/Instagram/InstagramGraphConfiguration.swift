@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// Settings of the Instagram API with Instagram Login (graph.instagram.com), the Instagram
 /// client's default backend (SPEC §2; a base URL ending in `/v1` selects the legacy v1 API,
@@ -19,7 +19,7 @@ public struct InstagramGraphConfiguration: Sendable {
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds (default 60).
     public var maxWait: Double
     /// How the pipeline waits (tests record the waits).
-    public var sleep: @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+    public var sleep: @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
 
     /// `https://graph.instagram.com`, the host of the Instagram API with Instagram Login.
     public static let defaultBaseURL = "https://graph.instagram.com"

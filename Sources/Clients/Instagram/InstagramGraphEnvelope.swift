@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// The Graph API's error envelope, `{"error": {"message", "type", "code", "error_subcode",
 /// "is_transient", "fbtrace_id"}}`, and which exception each error is (Meta's "Handle errors"

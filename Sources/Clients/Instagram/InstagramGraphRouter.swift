@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// The endpoints of the Instagram API with Instagram Login that apimacro knows, one case each;
 /// paths are relative to the versioned base URL (`https://graph.instagram.com/v27.0`).

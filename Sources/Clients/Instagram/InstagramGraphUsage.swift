@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// The usage Meta reports in every Graph answer (its "Rate Limits" page): `X-App-Usage`
 /// (`{"call_count", "total_time", "total_cputime"}`, percentages of the app's limits) and

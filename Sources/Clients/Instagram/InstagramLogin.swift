@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// Business Login for Instagram, the login of the Instagram API with Instagram Login (Meta's
 /// "Business Login for Instagram" page and its `access_token` and `refresh_access_token`

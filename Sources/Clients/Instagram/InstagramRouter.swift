@@ -1,5 +1,5 @@
 /// The Instagram v1 endpoints apimacro knows, one case each.
-import WebAPI
+public import WebAPI
 
 public enum InstagramRouter: Sendable {
     /// `GET users/self`.

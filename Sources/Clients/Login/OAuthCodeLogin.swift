@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// An OAuth 2 authorization-code login (RFC 6749 §4.1) of the client called `name`: the browser
 /// step of `OAuthImplicitFlow` with `response_type=code` and its `state` checked, then the code

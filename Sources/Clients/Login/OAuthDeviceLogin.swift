@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// An OAuth 2 device authorization grant (RFC 8628) as GitHub speaks it ("Authorizing OAuth
 /// apps", device flow): `POST {host}/login/device/code` with the app's client id and scope

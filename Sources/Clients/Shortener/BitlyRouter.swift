@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// The Bitly API v4 endpoints the shortener uses, one case each (https://dev.bitly.com/api-reference).
 public enum BitlyRouter: Sendable {

@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 /// The Google URL Shortener v1 endpoints (shut down in 2019; the legacy backend), one case each.
 public enum GoogleShortenerRouter: Sendable {

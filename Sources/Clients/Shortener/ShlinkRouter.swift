@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 /// The Shlink REST API v3 endpoints the shortener uses, one case each
 /// (https://api-spec.shlink.io; the base URL is the server's `…/rest/v3`).

@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// The services behind `apimacro.shortener`, and what differs between them: the default base
 /// URL, the credential and how it travels, the login prompt, the cap on requests in flight and

@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// The URL shortener client: one set of calls over whichever backend the configuration names.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// Settings of the shortener client (SPEC §2): the backend, where its API is, the credential,
 /// Bitly's group and the cap on requests in flight.

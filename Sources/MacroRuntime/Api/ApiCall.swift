@@ -2,7 +2,7 @@ import Clients
 import Foundation
 import PluginHost
 import Spawning
-import WebAPI
+public import WebAPI
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Clients
 import Foundation
+import PluginHost
 import WebAPI
 
 /// The request `apimacro api --dry-run` and `--curl` write out instead of sending.

@@ -1,4 +1,5 @@
 import Clients
+import WebAPI
 
 extension GitHubBinding {
     /// `apimacro api github PATH`: GitHub's client (token, `Accept` and API version headers);

@@ -1,4 +1,5 @@
 import Clients
+import Foundation
 import PluginHost
 import PythonBridge
 import WebAPI

@@ -1,5 +1,5 @@
 import Clients
-import Foundation
+public import Foundation
 import WebAPI
 
 /// `apimacro cache info | clear`: what the HTTP cache holds, or emptying it.

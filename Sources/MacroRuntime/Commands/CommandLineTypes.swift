@@ -1,4 +1,4 @@
-import WebAPI
+public import WebAPI
 
 // What the command line (the `apimacro` target, which imports MacroRuntime, Batch and
 // ArgumentParser only) needs of WebAPI, named here.

@@ -1,4 +1,4 @@
-import Clients
+public import Clients
 import Foundation
 import WebAPI
 

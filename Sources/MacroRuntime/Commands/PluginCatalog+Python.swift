@@ -1,5 +1,5 @@
 import Foundation
-import PluginHost
+public import PluginHost
 import PythonBridge
 
 extension PluginCatalog {

@@ -1,6 +1,6 @@
 import Clients
 import Foundation
-import PluginHost
+public import PluginHost
 import WebAPI
 
 /// `apimacro plugins list` and `plugins show NAME`: what the plugin folders

@@ -1,5 +1,5 @@
 import Clients
-import Foundation
+public import Foundation
 import WebAPI
 
 /// `apimacro stubs`: where the type stubs of `apimacro` are, and `--install`, which copies them

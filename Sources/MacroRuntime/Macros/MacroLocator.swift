@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PluginHost
 
 /// Resolves what a user typed after `apimacro run` to a macro file.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PythonBridge
 
 /// What a macro's `main()` takes, read from its source without running it (so

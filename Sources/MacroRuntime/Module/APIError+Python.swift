@@ -1,6 +1,6 @@
 import Clients
-import PythonBridge
-import WebAPI
+public import PythonBridge
+public import WebAPI
 
 /// The one table from WebAPI's error kinds to the exception classes of SPEC §3.
 extension APIError: PythonRaisable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PythonBridge
 
 /// Where `run --debugpy [HOST:]PORT` listens: 127.0.0.1 unless a host is given.

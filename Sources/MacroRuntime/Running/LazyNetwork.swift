@@ -1,5 +1,5 @@
 import Clients
-import PythonBridge
+public import PythonBridge
 import Synchronization
 import WebAPI
 

@@ -1,5 +1,7 @@
-import Foundation
+public import Foundation
 import PythonBridge
+import Store
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc

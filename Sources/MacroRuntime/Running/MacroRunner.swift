@@ -1,5 +1,5 @@
 import Clients
-import Foundation
+public import Foundation
 import PythonBridge
 import Store
 import Synchronization

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What `apimacro run` runs, as `python3` takes it: a file, `-c CODE`, `-` (standard input)
 /// or `-m MODULE`.

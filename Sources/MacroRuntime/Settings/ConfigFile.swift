@@ -1,5 +1,5 @@
-import Clients
-import Foundation
+public import Clients
+public import Foundation
 import PluginHost
 import WebAPI
 

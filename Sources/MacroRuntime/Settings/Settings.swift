@@ -1,7 +1,7 @@
-import Clients
-import Foundation
+public import Clients
+public import Foundation
 import PluginHost
-import WebAPI
+public import WebAPI
 
 /// Everything a macro run needs to know about its configuration, resolved once
 /// (flags > environment > config.toml > defaults) and passed down explicitly to

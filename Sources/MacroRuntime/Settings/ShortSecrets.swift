@@ -1,6 +1,6 @@
 import Clients
 import Foundation
-import PluginHost
+public import PluginHost
 import WebAPI
 
 /// Credentials too short to be real tokens (a made-up `test` or `Octo`): apimacro redacts a

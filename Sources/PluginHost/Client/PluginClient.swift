@@ -1,6 +1,6 @@
-import Clients
+public import Clients
 import Foundation
-import WebAPI
+public import WebAPI
 
 /// A client built from a manifest, on the same pipeline as the built-in
 /// ones: the manifest's endpoints are its router, checked before any request.

@@ -1,5 +1,5 @@
 import Clients
-import WebAPI
+public import WebAPI
 
 /// A plugin's credential as resolved from the environment and the stored
 /// logins, with where it came from and how to provide it when it is missing.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WebAPI
 
 /// The plugins found in the plugin folders: those that loaded, and those that

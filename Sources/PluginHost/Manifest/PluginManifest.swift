@@ -1,6 +1,6 @@
 import Clients
-import Foundation
-import WebAPI
+public import Foundation
+public import WebAPI
 
 /// A validated `plugin.toml`: everything needed to build the plugin's client.
 public struct PluginManifest: Sendable {

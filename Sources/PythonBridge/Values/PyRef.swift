@@ -1,4 +1,4 @@
-import CPython
+public import CPython
 
 /// A pointer to a CPython object.
 public typealias PyPointer = UnsafeMutablePointer<PyObject>

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Answers GETs from the persistent HTTP cache, revalidates stale copies with
 /// their validators, stores what may be stored, and serves a stored copy when

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The first tier of the HTTP cache: this process's SQLite file (`HTTPCache`), whose entries

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
 ///

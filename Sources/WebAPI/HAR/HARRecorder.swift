@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Collects the exchanges of a run (`--record FILE.har`) and writes them as

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The answers of a HAR file (`--replay FILE.har`), found by method, URL and

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// Counts exchanges and, with `-v`, logs one line per exchange on stderr:

@@ -76,7 +76,7 @@ public struct ClientConfiguration: Sendable {
     /// records the wait and returns at once.
     ///
     /// Default: `Task.sleep`.
-    public var sleep: @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+    public var sleep: @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
     /// Paces the client's sends to its API's secondary limits and recognises the answers that
     /// say one was exceeded (`PaceStage`, `RateLimitPolicy`); nil for an API that declares none.
     ///

@@ -24,7 +24,7 @@ public final class RateLimitMemory: Sendable {
         record(info)
         guard let resource = info.resource, !resource.isEmpty, let remaining = info.remaining, let reset = info.reset
         else { return }
-        let route = GovernorStage.route(of: url)
+        let route = ResourceRoute.segment(of: url)
         buckets.withLock { buckets in
             // A bounded map: a server naming a new resource per answer cannot grow it without end.
             if buckets.routes.count < 256 || buckets.routes[route] != nil { buckets.routes[route] = resource }
@@ -40,7 +40,7 @@ public final class RateLimitMemory: Sendable {
     /// A reset more than a day away is not believed (an epoch in milliseconds, a hostile
     /// header), as the shared governor does not: it would hold every request until then.
     public func spent(before url: String, now: Double) -> (resource: String, reset: Int)? {
-        let route = GovernorStage.route(of: url)
+        let route = ResourceRoute.segment(of: url)
         return buckets.withLock { buckets in
             guard let resource = buckets.routes[route], let left = buckets.left[resource], left.remaining <= 0,
                 Double(left.reset) > now, Double(left.reset) <= now + 86_400

@@ -36,4 +36,11 @@ public struct RetryPolicy: Sendable {
         let ceiling = min(maxDelay, baseDelay * pow(2, Double(attempt - 1)))
         return ceiling * random()
     }
+
+    /// How a stage waits by default: between attempts, for a rate limit's reset or for a pace.
+    ///
+    /// `Task.sleep`, cancelled with its task; tests pass a recorder instead.
+    public static let taskSleep: @Sendable (Double) async throws -> Void = { seconds in
+        try await Task.sleep(for: Seconds.duration(seconds))
+    }
 }

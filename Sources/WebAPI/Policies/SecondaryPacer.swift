@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Keeps one process's requests within an API's secondary limits (`SecondaryLimits`), per
@@ -74,7 +74,7 @@ public final class SecondaryPacer: Sendable {
     ///   - sleep: waits that many seconds.
     public init(
         limits: SecondaryLimits, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
     ) {
         self.limits = limits
         self.now = now

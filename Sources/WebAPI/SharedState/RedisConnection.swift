@@ -21,63 +21,23 @@ final class RedisConnection: @unchecked Sendable {
     let maximumReplyBytes: Int
     /// Set once a command failed on the socket: the connection is not used again.
     private(set) var isBroken = false
-    /// Commands sent by `send` whose replies are not read yet (read before the next command),
-    /// with their script, to send it in full when the server does not know its digest.
-    private var unanswered: [Unanswered] = []
-    /// A command `send` wrote only part of (it was not to wait), and how far.
-    private var unwritten: (bytes: [UInt8], offset: Int)?
-    /// Commands `hold` kept back, formatted, in order: written before (and with) the next
-    /// command, or by `writeHeld`.
+    /// The pipelining rules, pure: this class does the I/O they ask for.
     ///
-    /// Their entries are the last `heldCount` of `unanswered`.
-    private var held: [UInt8] = []
-    private var heldCount = 0
-    /// When the oldest held command was held.
-    private(set) var heldSince: ContinuousClock.Instant?
+    /// Replies due, held and unwritten commands, the script call under way (`beginEvaluation`).
+    private var machine: StateMachine
     /// Where `recv` puts bytes before hiredis's reader takes them.
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     /// Bytes received for the reply now being read (bounded by `maximumReplyBytes`).
     private var received = 0
-    /// The script call `beginEvaluation` started, read by `evaluationProgress` without waiting.
-    private var evaluation: Evaluation?
-
-    /// A script call made by a thread that never waits on the socket (see `beginEvaluation`).
-    private struct Evaluation {
-        let script: RedisScript
-        let tail: [[UInt8]]
-        let deadline: ContinuousClock.Instant
-        /// Its `EVALSHA` is written; its text was sent in full after a `NOSCRIPT`.
-        var sent = false
-        var inFull = false
-        /// Once sent: how many replies of earlier commands (`unanswered`, the first ones) come
-        /// back before this one's.
-        var ahead = 0
-        /// Earlier scripts whose replies said `NOSCRIPT` after this one was sent: sent again in
-        /// full, in their order, before this one goes in full, or after its reply.
-        var again: [[[UInt8]]] = []
-        /// Its text in full is written (after a `NOSCRIPT`, once `again` was).
-        var fullSent = false
-        /// Its reply, when it came before `again` could be written whole.
-        var answer: RedisReply?
-    }
 
     /// What `evaluationProgress` came to.
-    enum EvaluationStep {
+    enum EvaluationStep: Equatable {
         /// The script's reply.
         case reply(RedisReply)
         /// Nothing more to read now: call again once the socket is readable, or `deadline` has passed.
         case readable(deadline: ContinuousClock.Instant)
         /// The socket did not take a whole command: `finishEvaluation` ends the call, waiting.
         case blocked
-    }
-
-    /// A command written by `send` whose reply is still to be read.
-    private struct Unanswered {
-        /// The script it ran by digest (sent again in full on `NOSCRIPT`), and the rest of its arguments.
-        var script: RedisScript?
-        var tail: [[UInt8]]
-        /// When it was sent, plus the timeout: its reply is due by then.
-        var deadline: ContinuousClock.Instant
     }
 
     /// The largest reply read by default: the shared cache's entries are at most 1 MB.
@@ -107,6 +67,7 @@ final class RedisConnection: @unchecked Sendable {
         functions = .allocate(capacity: 1)
         apimacro_bound_reader(context.pointee.reader, functions)
         self.timeout = Seconds.duration(min(max(Seconds.clamped(timeout), 0.001), 86_400))
+        machine = StateMachine(timeout: self.timeout)
         self.maximumReplyBytes = maximumReplyBytes
         try handshake(address)
     }
@@ -178,7 +139,7 @@ final class RedisConnection: @unchecked Sendable {
     ///
     /// The same commands, in the same order, under the same one deadline as `evaluate`.
     func beginEvaluation(_ script: RedisScript, _ tail: [[UInt8]]) {
-        evaluation = Evaluation(script: script, tail: tail, deadline: ContinuousClock.now + timeout)
+        machine.beginEvaluation(script, tail, now: ContinuousClock.now)
     }
 
     /// Reads what has arrived and writes what is due, never waiting: the script by its digest
@@ -194,60 +155,20 @@ final class RedisConnection: @unchecked Sendable {
     /// - Throws: as `evaluate`: the deadline passed, the socket failed, or the reply is not Redis's.
     func evaluationProgress() throws(RedisFailure) -> EvaluationStep {
         guard !isBroken else { throw .unreachable("the connection was lost") }
-        guard var call = evaluation else { throw .unreachable("no script call under way") }
-        let step = try progress(&call)
-        if case .reply = step { evaluation = nil } else { evaluation = call }
-        return step
-    }
-
-    private func progress(_ call: inout Evaluation) throws(RedisFailure) -> EvaluationStep {
-        if unwritten != nil { return .blocked }
-        if !call.sent {
-            call.sent = true
-            call.ahead = unanswered.count
-            guard try start(call.script.evalsha + call.tail, until: nil) else { return .blocked }
-            // Its reply may be there already (Redis, woken by the write, often runs on this CPU
-            // before the write returns): read at once, which saves the wait on the socket.
-        }
+        guard machine.evaluation != nil else { throw .unreachable("no script call under way") }
+        var action = machine.evaluation(.progress, now: ContinuousClock.now)
         while true {
-            while call.ahead > 0, let sent = unanswered.first {
-                guard let reply = try replyIfArrived() else {
-                    return try pending(until: min(sent.deadline, call.deadline))
-                }
-                unanswered.removeFirst()
-                call.ahead -= 1
-                if let script = sent.script, RedisConnection.isNoScript(reply) {
-                    call.again.append([RedisConnection.eval, Array(script.text.utf8)] + sent.tail)
-                }
-            }
-            guard let reply = try replyIfArrived() else { return try pending(until: call.deadline) }
-            var again = call.again[...]
-            call.again = []
-            if call.inFull || !RedisConnection.isNoScript(reply) {
-                // Answered. Earlier scripts to send again are written now, their replies read and
-                // dropped before the next command's; what the socket does not take goes on the
-                // connection's thread (`finishEvaluation`), the answer kept.
-                while let command = again.popFirst() {
-                    guard try start(command, until: call.deadline) else {
-                        call.again = Array(again)
-                        call.answer = reply
-                        return .blocked
-                    }
-                }
-                return .reply(reply)
-            }
-            // NOSCRIPT: the earlier scripts in full, in their order, then this one.
-            call.inFull = true
-            while let command = again.popFirst() {
-                call.ahead += 1
-                guard try start(command, until: call.deadline) else {
-                    call.again = Array(again)
-                    return .blocked
-                }
-            }
-            call.fullSent = true
-            guard try start([RedisConnection.eval, Array(call.script.text.utf8)] + call.tail, until: nil) else {
-                return .blocked
+            switch action {
+            case .write(let bytes):
+                let written = try write(bytes, until: nil)
+                action = machine.evaluation(.wrote(written), now: ContinuousClock.now)
+            case .read:
+                let reply = try replyIfArrived()
+                action = machine.evaluation(reply.map { .arrived($0) } ?? .nothingArrived, now: ContinuousClock.now)
+            case .finish(let step):
+                return step
+            case .fail(let reason):
+                throw fail(reason)
             }
         }
     }
@@ -255,8 +176,8 @@ final class RedisConnection: @unchecked Sendable {
     /// Ends what `beginEvaluation` started, waiting on the socket (within the same deadline):
     /// for a thread that may wait, when `evaluationProgress` could not go on without it.
     func finishEvaluation() throws(RedisFailure) -> RedisReply {
-        guard var call = evaluation else { throw .unreachable("no script call under way") }
-        evaluation = nil
+        guard var call = machine.evaluation else { throw .unreachable("no script call under way") }
+        machine.evaluation = nil
         guard call.sent else {
             // Replies of earlier commands still due: read as `evaluate` reads them.
             try drain(until: call.deadline)
@@ -272,13 +193,10 @@ final class RedisConnection: @unchecked Sendable {
             for command in call.again { try send(command, script: nil, tail: [], waiting: true) }
             return answer
         }
-        while call.ahead > 0, !unanswered.isEmpty {
-            let sent = unanswered.removeFirst()
+        while call.ahead > 0, let sent = machine.nextUnanswered() {
             call.ahead -= 1
             let reply = try readReply(until: min(sent.deadline, call.deadline))
-            if let script = sent.script, RedisConnection.isNoScript(reply) {
-                call.again.append([RedisConnection.eval, Array(script.text.utf8)] + sent.tail)
-            }
+            if let command = StateMachine.again(sent.script, sent.tail, after: reply) { call.again.append(command) }
         }
         let full = [RedisConnection.eval, Array(call.script.text.utf8)] + call.tail
         if call.inFull, !call.fullSent {
@@ -287,38 +205,8 @@ final class RedisConnection: @unchecked Sendable {
         }
         let reply = try readReply(until: call.deadline)
         for command in call.again { _ = try exchange(command, until: call.deadline) }
-        guard !call.inFull, RedisConnection.isNoScript(reply) else { return reply }
+        guard !call.inFull, StateMachine.isNoScript(reply) else { return reply }
         return try exchange(full, until: call.deadline)
-    }
-
-    /// Whether `reply` says the server does not know the script it was asked to run.
-    private static func isNoScript(_ reply: RedisReply) -> Bool {
-        if case .error(let text) = reply, text.hasPrefix("NOSCRIPT") { return true }
-        return false
-    }
-
-    /// `.readable` until `deadline`; past it, the command has failed.
-    private func pending(until deadline: ContinuousClock.Instant) throws(RedisFailure) -> EvaluationStep {
-        guard ContinuousClock.now < deadline else { throw fail("no answer in time") }
-        return .readable(deadline: deadline)
-    }
-
-    /// Writes a command the next `evaluationProgress` reads the reply of; with `deadline`
-    /// (a command sent again in full for one `send` sent), that reply is read and dropped
-    /// first.
-    ///
-    /// False when the socket did not take it whole (the rest is left for `flush`).
-    private func start(_ arguments: [[UInt8]], until deadline: ContinuousClock.Instant?) throws(RedisFailure)
-        -> Bool
-    {
-        let bytes = withHeld(RedisConnection.format(arguments))
-        let written = try write(bytes, until: nil)
-        if let deadline { unanswered.append(Unanswered(script: nil, tail: [], deadline: deadline)) }
-        guard written == bytes.count else {
-            unwritten = (bytes, written)
-            return false
-        }
-        return true
     }
 
     /// Writes a command now without waiting for its reply, which the next `command` or
@@ -331,31 +219,28 @@ final class RedisConnection: @unchecked Sendable {
         throws(RedisFailure) -> Bool
     {
         try flushUnwritten()
-        let deadline = ContinuousClock.now + timeout
-        let bytes = withHeld(RedisConnection.format(arguments))
+        let now = ContinuousClock.now
+        let deadline = now + timeout
+        let bytes = machine.takeHeld(before: RedisConnection.format(arguments), now: now)
         let written = try write(bytes, until: waiting ? deadline : nil)
-        unanswered.append(Unanswered(script: script, tail: tail, deadline: deadline))
-        guard written == bytes.count else {
-            unwritten = (bytes, written)
-            return false
-        }
-        return true
+        return machine.wrote(
+            bytes, written: written, due: StateMachine.Unanswered(script: script, tail: tail, deadline: deadline))
     }
 
     /// Writes what `send` left of a command, then what `hold` kept back, before their deadline.
     func flush() throws(RedisFailure) {
         try flushUnwritten()
-        guard !held.isEmpty else { return }
-        let bytes = withHeld([])
-        try write(bytes, until: unanswered.last?.deadline ?? ContinuousClock.now + timeout)
+        guard machine.isHolding else { return }
+        let now = ContinuousClock.now
+        let bytes = machine.takeHeld(before: [], now: now)
+        try write(bytes, until: machine.writeDeadline(now: now))
     }
 
     /// Writes what `send` left of a command, before that command's deadline.
     private func flushUnwritten() throws(RedisFailure) {
         guard !isBroken else { throw .unreachable("the connection was lost") }
-        guard let (bytes, offset) = unwritten else { return }
-        unwritten = nil
-        try write(bytes, from: offset, until: unanswered.last?.deadline ?? ContinuousClock.now + timeout)
+        guard let unwritten = machine.takeUnwritten() else { return }
+        try write(unwritten.bytes, from: unwritten.offset, until: machine.writeDeadline(now: ContinuousClock.now))
     }
 
     /// Keeps a command back, without writing it: it goes out with the next command written on
@@ -368,38 +253,23 @@ final class RedisConnection: @unchecked Sendable {
     /// record of a routine answer); `RedisWorker.hold` bounds how long.
     func hold(_ arguments: [[UInt8]], script: RedisScript?, tail: [[UInt8]]) throws(RedisFailure) {
         guard !isBroken else { throw .unreachable("the connection was lost") }
-        let now = ContinuousClock.now
-        if held.isEmpty { heldSince = now }
-        held += RedisConnection.format(arguments)
-        heldCount += 1
-        unanswered.append(Unanswered(script: script, tail: tail, deadline: now + timeout))
+        machine.hold(RedisConnection.format(arguments), script: script, tail: tail, now: ContinuousClock.now)
     }
 
     /// Whether commands are held back (`hold`).
-    var isHolding: Bool { !held.isEmpty }
+    var isHolding: Bool { machine.isHolding }
+
+    /// When the oldest held command was held.
+    var heldSince: ContinuousClock.Instant? { machine.heldSince }
 
     /// Writes the held commands if nothing else is being written, without waiting: what the
     /// socket does not take whole is left for the next write (`flush`).
     ///
     /// For the worker's thread, when a held command has waited long enough.
     func writeHeld() throws(RedisFailure) {
-        guard !isBroken, unwritten == nil, !held.isEmpty else { return }
-        let bytes = withHeld([])
-        let written = try write(bytes, until: nil)
-        if written < bytes.count { unwritten = (bytes, written) }
-    }
-
-    /// `bytes` after the held commands, which leave `held` (their replies now due by
-    /// `timeout` from this write, like any command's).
-    private func withHeld(_ bytes: [UInt8]) -> [UInt8] {
-        guard !held.isEmpty else { return bytes }
-        let deadline = ContinuousClock.now + timeout
-        for index in (unanswered.count - heldCount)..<unanswered.count { unanswered[index].deadline = deadline }
-        let all = held + bytes
-        held = []
-        heldCount = 0
-        heldSince = nil
-        return all
+        guard !isBroken, machine.unwritten == nil, machine.isHolding else { return }
+        let bytes = machine.takeHeld(before: [], now: ContinuousClock.now)
+        machine.wrote(bytes, written: try write(bytes, until: nil), due: nil)
     }
 
     /// Writes one command and reads its reply before `deadline`.
@@ -408,7 +278,7 @@ final class RedisConnection: @unchecked Sendable {
     {
         guard !isBroken else { throw .unreachable("the connection was lost") }
         // Its callers read every reply due first; held commands would answer before it.
-        if !held.isEmpty { try drain(until: deadline) }
+        if machine.isHolding { try drain(until: deadline) }
         try write(RedisConnection.format(arguments), until: deadline)
         return try readReply(until: deadline)
     }
@@ -418,8 +288,8 @@ final class RedisConnection: @unchecked Sendable {
     private func inFull(
         _ script: RedisScript?, _ tail: [[UInt8]], unless reply: RedisReply, until deadline: ContinuousClock.Instant
     ) throws(RedisFailure) -> RedisReply {
-        guard let script, RedisConnection.isNoScript(reply) else { return reply }
-        return try exchange([RedisConnection.eval, Array(script.text.utf8)] + tail, until: deadline)
+        guard let command = StateMachine.again(script, tail, after: reply) else { return reply }
+        return try exchange(command, until: deadline)
     }
 
     /// Reads the replies of what `send` sent, each before its own deadline and all before
@@ -427,10 +297,8 @@ final class RedisConnection: @unchecked Sendable {
     /// due is read (their replies come after those).
     private func drain(until deadline: ContinuousClock.Instant) throws(RedisFailure) {
         try flush()
-        guard !unanswered.isEmpty else { return }
-        var replies: [(Unanswered, RedisReply)] = []
-        while !unanswered.isEmpty {
-            let sent = unanswered.removeFirst()
+        var replies: [(StateMachine.Unanswered, RedisReply)] = []
+        while let sent = machine.nextUnanswered() {
             replies.append((sent, try readReply(until: min(sent.deadline, deadline))))
         }
         for (sent, reply) in replies {

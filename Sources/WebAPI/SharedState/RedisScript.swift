@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// A Lua script for `EVALSHA`, with its SHA-1 digest (Redis names scripts by it).
-struct RedisScript: Sendable {
+struct RedisScript: Sendable, Equatable {
     let text: String
     let digest: String
     /// `EVALSHA` and the digest: the first two arguments of every call.

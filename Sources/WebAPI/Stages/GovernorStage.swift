@@ -33,7 +33,7 @@ public struct GovernorStage: Stage {
     public init(
         shared: SharedState, limits: GovernorLimits, slot: CredentialSlot, baseURL: String, maxWait: Double,
         api: String?,
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
     ) {
         self.shared = shared
         self.limits = limits
@@ -56,62 +56,53 @@ public struct GovernorStage: Stage {
         let identity = identity(of: exchange, origin: origin)
         let keys = identity.governorKeys(origin)
         // The route's keyed name, never the segment itself: it may hold a token (`/bot<TOKEN>/…`).
-        let route = identity.route(GovernorStage.route(of: exchange.url))
+        let route = identity.route(ResourceRoute.segment(of: exchange.url))
         let lease = GovernorStage.leaseID()
         let arguments = [
             route, lease, maxConcurrency, Array(String(Self.milliseconds(exchange.timeout + 10)).utf8), pace,
             Array(String(Self.milliseconds(exchange.timeout + 5)).utf8),
         ]
-        var waited = 0.0
-        var reservation: (probe: Bool, resource: [UInt8])?
-        while reservation == nil {
-            guard
-                let reply = await shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments),
-                let code = reply.elements.first?.integer
-            else {
-                return try await next(exchange)
-            }
-            let values = reply.elements.dropFirst()
-            switch code {
-            case 0, 3:
-                reservation = (code == 3, values.first?.bytes ?? [])
-            case 2:
-                let reset = values.first?.integer ?? 0
-                let now = Double(values.dropFirst().first?.integer ?? 0) / 1000
-                let seconds = RateLimitPolicy.wait(untilReset: Double(reset), now: now)
-                guard waited + seconds <= maxWait else {
-                    throw APIError(
-                        .rateLimited,
-                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
-                            + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
-                            + "in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
-                        url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
-                }
-                waited += seconds
-                try await sleep(seconds)
-            default:
-                // Paced, or another process is probing, or every slot is taken (the wait in
-                // microseconds): these waits count against APIMACRO_MAX_WAIT too, so a peer's tiny
-                // APIMACRO_MAX_RATE or a probe left by a killed process cannot hold this request
-                // without bound; one wait is at most a second. Each counts as long as it took when
-                // that is longer than asked: a Redis naming 1 µs again and again cannot keep the
-                // request asking for its pace past APIMACRO_MAX_WAIT either.
-                let seconds = Double(max(1, min(values.first?.integer ?? 10_000, 1_000_000))) / 1_000_000
-                guard waited + seconds <= maxWait else {
-                    throw APIError(
-                        .rateLimited,
-                        "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(SecondsText.format(waited)) s "
-                            + "for the pace or a probe shared by every apimacro process (\(shared.source)) on \(origin.host); "
-                            + "APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
-                        url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
-                }
+        var machine = StateMachine(maxWait: maxWait)
+        var action = StateMachine.Action.reserve
+        while true {
+            switch action {
+            case .reserve:
+                let reply = await shared.evaluate(GovernorScripts.reserve, encodedKeys: keys, arguments: arguments)
+                action = machine.receive(.reply(reply)) ?? .sendUngoverned
+            case .sleep(let seconds):
                 let started = ContinuousClock.now
                 try await sleep(seconds)
                 let took = (ContinuousClock.now - started).components
-                waited += max(seconds, Double(took.seconds) + Double(took.attoseconds) / 1e18)
+                action =
+                    machine.receive(.slept(took: Double(took.seconds) + Double(took.attoseconds) / 1e18)) ?? .reserve
+            case .sendUngoverned:
+                return try await next(exchange)
+            case .refuseSpent(let reset, let seconds):
+                throw APIError(
+                    .rateLimited,
+                    "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): the rate limit shared by every apimacro process "
+                        + "(\(shared.source)) is spent for \(origin.host) until \(GovernorStage.clock(reset)), "
+                        + "in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
+                    url: slot.redactor.redactURL(exchange.url), api: api, resetAt: Int(reset), retryAfter: seconds)
+            case .refuseWaited(let waited, let seconds):
+                throw APIError(
+                    .rateLimited,
+                    "\(exchange.method) \(slot.redactor.redactURL(exchange.url)): waited \(SecondsText.format(waited)) s "
+                        + "for the pace or a probe shared by every apimacro process (\(shared.source)) on \(origin.host); "
+                        + "APIMACRO_MAX_WAIT is \(SecondsText.format(maxWait)) s",
+                    url: slot.redactor.redactURL(exchange.url), api: api, retryAfter: seconds)
+            case .send(let reservation):
+                return try await send(
+                    exchange, next: next, keys: keys, route: route, lease: lease, reservation: reservation)
             }
         }
-        guard let reservation else { return try await next(exchange) }
+    }
+
+    /// Sends the request under `reservation` and records its answer, or its failure.
+    private func send(
+        _ exchange: Exchange, next: Next, keys: [[UInt8]], route: [UInt8], lease: [UInt8],
+        reservation: StateMachine.Reservation
+    ) async throws -> Response {
         let response: Response
         do {
             response = try await next(exchange)
@@ -152,7 +143,7 @@ public struct GovernorStage: Stage {
 
     /// Frees the lease (and the probe) and stores what the answer says of the budget.
     private func record(
-        keys: [[UInt8]], route: [UInt8], lease: [UInt8], reservation: (probe: Bool, resource: [UInt8]),
+        keys: [[UInt8]], route: [UInt8], lease: [UInt8], reservation: StateMachine.Reservation,
         response: Response?
     ) async {
         let info = response.flatMap { RateLimitInfo(headers: $0.headers) }
@@ -164,7 +155,7 @@ public struct GovernorStage: Stage {
             response == nil ? GovernorStage.zero : GovernorStage.one,
             usable ? GovernorStage.one : GovernorStage.zero,
             GovernorStage.digits(info?.limit), GovernorStage.digits(remaining), GovernorStage.digits(reset),
-            Array(GovernorStage.resourceName(info?.resource).utf8),
+            Array(ResourceRoute.resourceName(info?.resource).utf8),
         ]
         // Nobody waits for its answer: written now, read later. A routine answer's record may
         // wait for the next command on the connection (most often the next request's
@@ -172,9 +163,9 @@ public struct GovernorStage: Stage {
         // `SharedState.holdLimit` (50 ms): nobody waits on it. Written at once: a probe's (other
         // processes wait for it), a lease under APIMACRO_MAX_CONCURRENCY (it holds a slot), an
         // answer that spent the budget or failed.
-        let routine =
-            !reservation.probe && (limits.maxConcurrency ?? 0) <= 0 && response != nil
-            && (remaining.map { $0 > 0 } ?? true)
+        let routine = StateMachine.holdsRecord(
+            probe: reservation.probe, maxConcurrency: limits.maxConcurrency, answered: response != nil,
+            remaining: remaining)
         await shared.post(GovernorScripts.record, encodedKeys: keys, arguments: arguments, holding: routine)
     }
 
@@ -199,58 +190,6 @@ public struct GovernorStage: Stage {
         return String(generator.next() as UInt64, radix: 16) + "-"
     }()
     private static let leaseCount = Atomic<UInt64>(0)
-
-    /// The first segment of the URL's path: requests under it count against one resource
-    /// (GitHub: `/search/...` against `search`, `/graphql` against `graphql`, most against `core`).
-    static func route(of url: String) -> String {
-        var url = url
-        return url.withUTF8 { bytes in
-            // The path starts at the first "/" after "scheme://" and the segment ends at "/", "?" or "#".
-            var index = 0
-            while index + 2 < bytes.count,
-                !(bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
-                    && bytes[index + 2] == UInt8(ascii: "/"))
-            {
-                index += 1
-            }
-            guard index + 2 < bytes.count else { return "" }
-            index += 3
-            while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
-                bytes[index] != UInt8(ascii: "#")
-            {
-                index += 1
-            }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return "" }
-            var segment: [UInt8] = []
-            index += 1
-            while index < bytes.count, segment.count < 64 {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-                if isPlain(byte) { segment.append(byte) }
-                index += 1
-            }
-            return String(decoding: segment, as: UTF8.self)
-        }
-    }
-
-    /// A letter or digit of ASCII, `-`, `_` or `.`.
-    private static func isPlain(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-    }
-
-    /// A resource name from a server, kept short and plain (it becomes part of a hash field).
-    static func resourceName(_ header: String?) -> String {
-        guard let header else { return "" }
-        if header.utf8.allSatisfy({ $0 < 0x80 && $0 != 13 }) {
-            // ASCII without CR (every real header; CR LF would be one Character): the same
-            // filter on the bytes, no Unicode properties.
-            return String(decoding: header.utf8.prefix(64).filter(isPlain), as: UTF8.self)
-        }
-        return String(header.prefix(64).filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
-    }
 
     /// `14:05:09 UTC`, computed (a `DateFormatter` per call cost more than the request).
     static func clock(_ epoch: Int64) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Waits out a rate limit (429, or 403 with `x-ratelimit-remaining: 0` or
 /// `retry-after`) when the wait is at most `maxWait` seconds, then sends
@@ -27,7 +27,7 @@ public struct RateLimitStage: Stage {
 
     public init(
         policy: RateLimitPolicy, api: String?, memory: RateLimitMemory? = nil,
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         message: @escaping @Sendable (Response) -> String? = ClientConfiguration.jsonMessage,
         details: @escaping @Sendable (Response) -> [APIError.Detail] = { _ in [] },

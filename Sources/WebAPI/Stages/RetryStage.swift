@@ -18,16 +18,12 @@ public struct RetryStage: Stage {
     let isTransient: @Sendable (Response) -> Bool
 
     public init(
-        policy: RetryPolicy, sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        policy: RetryPolicy, sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep,
         isTransient: @escaping @Sendable (Response) -> Bool = { _ in false }
     ) {
         self.policy = policy
         self.sleep = sleep
         self.isTransient = isTransient
-    }
-
-    public static let taskSleep: @Sendable (Double) async throws -> Void = { seconds in
-        try await Task.sleep(for: Seconds.duration(seconds))
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {

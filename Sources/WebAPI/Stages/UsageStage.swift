@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The rate-limit rule of an API that reports its usage (`UsageRule`, Meta's Graph APIs):
 /// remembers the usage of every answer; while a quota is used up, waits the time the API gave
@@ -23,7 +23,7 @@ public struct UsageStage: Stage {
 
     public init(
         rule: UsageRule, memory: UsageMemory, maxWait: Double, api: String?,
-        sleep: @escaping @Sendable (Double) async throws -> Void = RetryStage.taskSleep,
+        sleep: @escaping @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.rule = rule

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A GitHub App as GitHub serves it (`TestServer.setGitHubApp`): the endpoints an App reaches

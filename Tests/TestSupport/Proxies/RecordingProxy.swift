@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import NIOSSL
+public import NIOSSL
 import Synchronization
 
 /// A forward proxy on 127.0.0.1 (a free port) that speaks only `CONNECT` and records every byte

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One request as the test server received it.
 public struct RecordedRequest: Sendable {

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
+public import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on loopback that speaks GitHub's REST shapes (plus helper routes) and

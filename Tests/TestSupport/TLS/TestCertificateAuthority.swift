@@ -1,5 +1,5 @@
-import Foundation
-import NIOSSL
+public import Foundation
+public import NIOSSL
 
 /// A certificate authority made for one test with Debian's `openssl`, in a temporary folder:
 /// `ca.pem` (the CA a client is told to trust) and a server certificate it signed for
