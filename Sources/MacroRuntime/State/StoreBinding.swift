@@ -79,10 +79,10 @@ enum StoreBinding {
                     raising: .valueError)
             }
             try Self.raising {
-                if let target {
+                if let target = target ?? (session.runOutput == nil && table != nil ? session.databaseURL : nil) {
                     let destination = try Destination.parse(
                         path: target, table: table, relativeTo: workingDirectory)
-                    if case .sqlite = destination {
+                    if destination.isTable {
                     } else if table != nil {
                         throw ArgumentError(
                             "output() argument 'table' is for SQLite files; \(target) has no tables",
@@ -94,7 +94,9 @@ enum StoreBinding {
                         rows, to: output.destination, key: keys.isEmpty ? output.key : keys,
                         mode: mode == .replace ? .replace : output.mode)
                 } else {
-                    throw ArgumentError("output() needs to= (a .db, .csv or .jsonl file)", raising: .valueError)
+                    throw ArgumentError(
+                        "output() needs to= (a .db, .csv or .jsonl file, or a postgresql:// URL), or table= with "
+                            + "APIMACRO_DATABASE_URL set", raising: .valueError)
                 }
             }
             return .none
@@ -110,7 +112,7 @@ enum StoreBinding {
             switch error.kind {
             case .invalid: throw ArgumentError(error.description, raising: .valueError)
             case .type: throw ArgumentError(error.description, raising: .typeError)
-            case .locked, .io: throw StoreOSError(description: error.description)
+            case .locked, .io, .unreachable, .conflict: throw StoreOSError(description: error.description)
             }
         }
     }
