@@ -7,7 +7,8 @@ import WebAPI
 /// (`Python/apimacro/_store.py` is the rest): reading and staging state, staging rows,
 /// committing early.
 enum StoreBinding {
-    /// Adds `_state_load`, `_state_stage`, `_store_commit`, `_output_rows` and `_run_output` to `module`.
+    /// Adds `_state_load`, `_state_stage`, `_store_commit`, `_output_rows`, `_run_output` and
+    /// `_database_url` to `module`.
     static func install(
         in module: NativeModule, session: StoreSession, workingDirectory: URL,
         warn: @escaping @Sendable (String) -> Void
@@ -62,6 +63,11 @@ enum StoreBinding {
             "_run_output", doc: "Whether `run --output FILE` takes what apimacro.output writes."
         ) { _ in
             .bool(session.runOutput != nil)
+        }
+        try module.addFunction(
+            "_database_url", doc: "Whether APIMACRO_DATABASE_URL names where output(rows, table=...) writes."
+        ) { _ in
+            .bool(session.databaseURL != nil)
         }
         try module.addFunction(
             "_output_rows",
