@@ -91,8 +91,14 @@ let package = Package(
         // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on GRDB as
         // the HTTP cache is. No Python: MacroRuntime only binds apimacro.state, incremental and output(to=).
         // WebAPI for `SystemErrorText` only: an I/O failure in errno's words, never Foundation's.
-        // CPostgres (libpq) for PostgreSQL destinations and state.
-        .target(name: "Store", dependencies: ["WebAPI", "CPostgres", .product(name: "GRDB", package: "GRDB.swift")]),
+        // CPostgres (libpq) for PostgreSQL destinations and state; GRDBSQLite for the upsert's
+        // bind-and-step loop on SQLite's C API (as the HTTP cache's hit path).
+        .target(
+            name: "Store",
+            dependencies: [
+                "WebAPI", "CPostgres", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         .executableTarget(
             name: "apimacro",
             dependencies: [

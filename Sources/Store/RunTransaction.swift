@@ -369,7 +369,7 @@ public final class RunTransaction: Sendable {
                             guard let schema = schemas[table.file] else { continue }
                             let count = try SQLiteUpsert.write(
                                 db, schema: schema, table: table.table, key: table.key, rows: table.rows,
-                                replace: table.mode == .replace)
+                                replace: table.mode == .replace, staged: table.plan)
                             perFile[table.file, default: 0] += count
                             written += count
                         }
