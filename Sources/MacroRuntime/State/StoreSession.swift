@@ -57,11 +57,14 @@ final class StoreSession: Sendable {
     func checkLocations() throws {
         if let locationProblem { throw MacroError(locationProblem) }
         do {
-            if state.postgres != nil { try state.check(wait: wait) }
+            try state.check(wait: wait)
+        } catch let error as StoreError {
+            throw MacroError("APIMACRO_STATE: \(error.description)")
+        }
+        do {
             if let databaseURL { _ = try PostgresConnection.shared(databaseURL, timeout: wait) }
         } catch let error as StoreError {
-            let setting = state.postgres != nil ? "APIMACRO_STATE" : "APIMACRO_DATABASE_URL"
-            throw MacroError("\(setting): \(error.description)")
+            throw MacroError("APIMACRO_DATABASE_URL: \(error.description)")
         }
     }
 

@@ -175,6 +175,8 @@ enum PostgresUpsert {
     /// The most parameters in one statement (PostgreSQL allows 65,535) and rows in one batch.
     static let parameterLimit = 30_000
     static let batchLimit = 1_000
+    /// The most rows in one statement whose values go as one array per column.
+    static let arrayBatchLimit = 5_000
 
     /// Writes `rows` into `table` (upserted by `key`, appended without one; emptied first when
     /// `replace`); returns how many were written.
@@ -224,13 +226,16 @@ enum PostgresUpsert {
             batch.removeAll(keepingCapacity: true)
             batchKeys.removeAll(keepingCapacity: true)
         }
+        var limit = 1
         for row in rows {
             let rowNames = row.fields.map(\.name)
             let rowKey = key.map { row[$0] ?? .null }
-            let limit = min(batchLimit, max(1, parameterLimit / max(1, rowNames.count)))
             if rowNames != names || batch.count >= limit || (!key.isEmpty && batchKeys.contains(rowKey)) {
                 try flush()
                 names = rowNames
+                limit =
+                    arrayTypes(names, types) != nil
+                    ? arrayBatchLimit : min(batchLimit, max(1, parameterLimit / max(1, names.count)))
             }
             batch.append(row)
             if !key.isEmpty { batchKeys.insert(rowKey) }
@@ -244,18 +249,34 @@ enum PostgresUpsert {
         types: [String: PostgresType]
     ) throws {
         let columns = names.map(Identifier.quoted).joined(separator: ", ")
-        var values: [String] = []
         var parameters: [String?] = []
-        parameters.reserveCapacity(rows.count * names.count)
-        for row in rows {
-            var marks: [String] = []
-            for field in row.fields {
-                parameters.append(text(field.value, column: types[field.name] ?? .text))
-                marks.append("$\(parameters.count)")
+        var sql: String
+        if let arrayTypes = arrayTypes(names, types) {
+            // One parameter per column: an array literal of the batch's values, unnested by the
+            // server (one parse however many rows, no limit of 65,535 parameters).
+            var arrays = Array(repeating: "{", count: names.count)
+            for (number, row) in rows.enumerated() {
+                for (offset, field) in row.fields.enumerated() {
+                    if number > 0 { arrays[offset] += "," }
+                    arrayElement(field.value, column: arrayTypes[offset], into: &arrays[offset])
+                }
             }
-            values.append("(" + marks.joined(separator: ", ") + ")")
+            parameters = arrays.map { $0 + "}" }
+            let unnested = arrayTypes.enumerated().map { "$\($0.offset + 1)::\($0.element.sql)[]" }
+            sql = "INSERT INTO \(table) (\(columns)) SELECT * FROM unnest(\(unnested.joined(separator: ", ")))"
+        } else {
+            var values: [String] = []
+            parameters.reserveCapacity(rows.count * names.count)
+            for row in rows {
+                var marks: [String] = []
+                for field in row.fields {
+                    parameters.append(text(field.value, column: types[field.name] ?? .text))
+                    marks.append("$\(parameters.count)")
+                }
+                values.append("(" + marks.joined(separator: ", ") + ")")
+            }
+            sql = "INSERT INTO \(table) (\(columns)) VALUES " + values.joined(separator: ", ")
         }
-        var sql = "INSERT INTO \(table) (\(columns)) VALUES " + values.joined(separator: ", ")
         if !key.isEmpty {
             let updated = names.filter { !key.contains($0) }
             let target = key.map(Identifier.quoted).joined(separator: ", ")
@@ -269,6 +290,42 @@ enum PostgresUpsert {
             }
         }
         try session.execute(sql, parameters)
+    }
+
+    /// The types of the columns `names` when each is one apimacro makes (its values can go as an
+    /// array of that type), else nil.
+    private static func arrayTypes(_ names: [String], _ types: [String: PostgresType]) -> [PostgresType]? {
+        var found: [PostgresType] = []
+        for name in names {
+            switch types[name] ?? .text {
+            case .other: return nil
+            case let type: found.append(type)
+            }
+        }
+        return found
+    }
+
+    /// Appends `cell` as an element of an array literal of `column`'s type: NULL bare, strings
+    /// and JSON text double-quoted with `"` and `\` escaped.
+    static func arrayElement(_ cell: Cell, column: PostgresType, into text: inout String) {
+        guard case .text(let value) = cell else {
+            if case .json(let value) = cell {
+                quoted(value, into: &text)
+            } else {
+                text += self.text(cell, column: column) ?? "NULL"
+            }
+            return
+        }
+        quoted(value, into: &text)
+    }
+
+    private static func quoted(_ value: String, into text: inout String) {
+        text += "\""
+        for character in value.unicodeScalars {
+            if character == "\"" || character == "\\" { text.unicodeScalars.append("\\") }
+            text.unicodeScalars.append(character)
+        }
+        text += "\""
     }
 
     /// Whether `table` has a unique index on exactly the columns `key`.
