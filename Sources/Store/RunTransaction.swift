@@ -333,7 +333,8 @@ public final class RunTransaction: Sendable {
             let tables = work.tables.filter { $0.url == url }.sorted { $0.table < $1.table }
             for table in tables {
                 written += try PostgresUpsert.write(
-                    session, table: table.table, key: table.key, rows: table.rows, replace: table.mode == .replace)
+                    session, table: table.table, key: table.key, rows: table.rows, replace: table.mode == .replace,
+                    staged: table.plan)
             }
             var version: Int64?
             if url == work.stateURL, let macro = work.macro {

@@ -78,6 +78,17 @@ struct PostgresPlan {
 
     func type(of name: String) -> PostgresType? { columns.first(where: { $0.name == name })?.type }
 
+    /// Whether this plan was made against a table with the columns `existing` (nil: no table),
+    /// so that it still holds for it.
+    func wasPlanned(against existing: [(name: String, type: PostgresType)]?) -> Bool {
+        guard let existing else { return creates }
+        guard !creates, existing.count + added.count == columns.count else { return false }
+        for (index, column) in existing.enumerated() {
+            guard columns[index].name == column.name, columns[index].type == column.type else { return false }
+        }
+        return true
+    }
+
     /// Plans writing `rows` into `table` whose columns are `existing` (nil: no such table).
     ///
     /// - Throws: `StoreError` (`.invalid`) naming the column for a value its column cannot hold,
@@ -183,7 +194,8 @@ enum PostgresUpsert {
     ///
     /// - Throws: `StoreError` for a type clash with the table as it is now, or the server's refusal.
     static func write(
-        _ session: PostgresSession, table: String, key: [String], rows: [Row], replace: Bool
+        _ session: PostgresSession, table: String, key: [String], rows: [Row], replace: Bool,
+        staged: PostgresPlan? = nil
     ) throws -> Int {
         try lock(session, table)
         let existing = try columns(session, table: table)
@@ -192,7 +204,12 @@ enum PostgresUpsert {
                 "table \(String(reflecting: table)) at \(session.shown) has no column \(String(reflecting: missing)) to use as its key"
             )
         }
-        let plan = try PostgresPlan.plan(table: table, key: key, existing: existing, rows: rows)
+        let plan: PostgresPlan
+        if let staged, staged.wasPlanned(against: existing) {
+            plan = staged
+        } else {
+            plan = try PostgresPlan.plan(table: table, key: key, existing: existing, rows: rows)
+        }
         let quotedTable = Identifier.quoted(table)
         if plan.creates {
             var definitions = plan.columns.map { "\(Identifier.quoted($0.name)) \($0.type.sql)" }
@@ -228,11 +245,12 @@ enum PostgresUpsert {
         }
         var limit = 1
         for row in rows {
-            let rowNames = row.fields.map(\.name)
             let rowKey = key.map { row[$0] ?? .null }
-            if rowNames != names || batch.count >= limit || (!key.isEmpty && batchKeys.contains(rowKey)) {
+            let sameNames =
+                row.fields.count == names.count && names.indices.allSatisfy { row.fields[$0].name == names[$0] }
+            if !sameNames || batch.count >= limit || (!key.isEmpty && batchKeys.contains(rowKey)) {
                 try flush()
-                names = rowNames
+                names = row.fields.map(\.name)
                 limit =
                     arrayTypes(names, types) != nil
                     ? arrayBatchLimit : min(batchLimit, max(1, parameterLimit / max(1, names.count)))
@@ -321,6 +339,12 @@ enum PostgresUpsert {
 
     private static func quoted(_ value: String, into text: inout String) {
         text += "\""
+        // Most values hold neither `"` nor `\`: appended whole.
+        if !value.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C }) {
+            text += value
+            text += "\""
+            return
+        }
         for character in value.unicodeScalars {
             if character == "\"" || character == "\\" { text.unicodeScalars.append("\\") }
             text.unicodeScalars.append(character)
