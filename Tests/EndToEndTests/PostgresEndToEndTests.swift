@@ -68,6 +68,23 @@ struct PostgresEndToEndTests {
         }
     }
 
+    @Test("run --output postgresql://… upserts what output() prints into a table named after the macro")
+    func runOutput() async throws {
+        try await Self.withServer { server in
+            let space = try Workspace(files: [
+                "gh-stars.py": "import apimacro\napimacro.output([{'id': 1, 'n': 'a'}, {'id': 2, 'n': 'b'}])\n"
+            ])
+            defer { space.remove() }
+            for _ in 0..<2 {
+                let result = try await space.run("run", "--output", server.url(), "--key", "id", "gh-stars.py")
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stdout.isEmpty)
+                Self.expectNoPassword(result, server)
+            }
+            #expect(try await server.query("SELECT id, n FROM gh_stars ORDER BY id") == "1|a\n2|b")
+        }
+    }
+
     @Test("a type clash names the column; a run that fails after output() writes nothing")
     func clashAndFailedRun() async throws {
         try await Self.withServer { server in

@@ -127,7 +127,7 @@ final class StoreSession: Sendable {
             }
             return RunOutput(destination: destination, key: [], mode: .replace)
         } catch let error as StoreError {
-            throw MacroError("--output \(path): \(error.description)")
+            throw MacroError("--output \(PostgresURL.redacted(path)): \(error.description)")
         }
     }
 
