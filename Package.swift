@@ -32,6 +32,13 @@ let package = Package(
             name: "CHiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // Debian's libpq, PostgreSQL's own C client: PostgreSQL destinations and state past one
+        // machine (`to="postgresql://…"`, APIMACRO_DATABASE_URL, APIMACRO_STATE), used only by Store.
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Debian's libcurl (OpenSSL flavour): the transport. Headers only: WebAPI loads the
         // library with dlopen on the first request, so a macro that sends nothing never pays
         // for loading it (Benchmarks/SPIKE-transport.md).
@@ -84,7 +91,14 @@ let package = Package(
         // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on GRDB as
         // the HTTP cache is. No Python: MacroRuntime only binds apimacro.state, incremental and output(to=).
         // WebAPI for `SystemErrorText` only: an I/O failure in errno's words, never Foundation's.
-        .target(name: "Store", dependencies: ["WebAPI", .product(name: "GRDB", package: "GRDB.swift")]),
+        // CPostgres (libpq) for PostgreSQL destinations and state; GRDBSQLite for the upsert's
+        // bind-and-step loop on SQLite's C API (as the HTTP cache's hit path).
+        .target(
+            name: "Store",
+            dependencies: [
+                "WebAPI", "CPostgres", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         .executableTarget(
             name: "apimacro",
             dependencies: [

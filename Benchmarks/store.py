@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Issue 38's speed rows: a state commit, and upserting GitHub-shaped rows into SQLite against
-sqlite-utils (PyPI) on the same rows.
+sqlite-utils (PyPI) and into PostgreSQL against psycopg's executemany, on the same rows.
 
     swift build -c release --product apimacro
     /usr/bin/python3 Benchmarks/store.py [--rows 100000] [--reps 3] [--build release]
@@ -15,9 +15,19 @@ its own process from the rows in memory to the rows committed; first into a new 
 and apimacro's ratio. Then 300 `apimacro.state.commit()`s of a two-key state (the median and
 90th percentile; each is one SQLite transaction with its fsync, so the disk sets the floor:
 Debian's sqlite3 committing the same write from Python is printed beside it).
+
+With --postgres, the same rows into one PostgreSQL server (Debian's, started here on a free
+loopback port with initdb in a temporary folder, as the postgres user when run as root):
+apimacro's `output(rows, to="postgresql://…", table="users", key="id")` and its commit against
+psycopg 3's `executemany` of the same `INSERT … ON CONFLICT (id) DO UPDATE` (the nested value as
+jsonb, one transaction), into a new table, then over the same rows.
 """
 import argparse
 import os
+import pwd
+import shutil
+import socket
+import time
 import statistics
 import subprocess
 import sys
@@ -86,6 +96,101 @@ print(times[150] * 1000, times[270] * 1000)
 """
 
 
+APIMACRO_PG = """
+import apimacro, sys, time
+N = int(sys.argv[1])
+""" + ROWS + """
+start = time.perf_counter()
+apimacro.output(rows, to=sys.argv[2], table="users", key="id")
+apimacro.state.commit()
+print(time.perf_counter() - start)
+"""
+
+PSYCOPG = """
+import psycopg, sys, time
+from psycopg.types.json import Jsonb
+N = int(sys.argv[1])
+""" + ROWS + """
+COLUMNS = ["id", "login", "node_id", "avatar_url", "html_url", "type", "site_admin", "score", "starred_at", "repo"]
+with psycopg.connect(sys.argv[2]) as conn:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS users_pg (id bigint PRIMARY KEY, login text, node_id text, avatar_url text, "
+        "html_url text, type text, site_admin boolean, score double precision, starred_at text, repo jsonb)")
+    conn.commit()
+    start = time.perf_counter()
+    sql = ("INSERT INTO users_pg (" + ", ".join(COLUMNS) + ") VALUES (" + ", ".join(["%s"] * len(COLUMNS))
+           + ") ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in COLUMNS[1:]))
+    with conn.cursor() as cursor:
+        cursor.executemany(sql, [tuple(Jsonb(r[c]) if c == "repo" else r[c] for c in COLUMNS) for r in rows])
+    conn.commit()
+    print(time.perf_counter() - start)
+"""
+
+
+class Postgres:
+    """Debian's PostgreSQL on a free loopback port, in a temporary folder (trust authentication)."""
+
+    def __init__(self):
+        versions = sorted(int(v) for v in os.listdir("/usr/lib/postgresql") if v.isdigit())
+        self.bin = f"/usr/lib/postgresql/{versions[-1]}/bin"
+        self.folder = tempfile.mkdtemp(prefix="apimacro-pg-bench-", dir="/tmp")
+        self.prefix = []
+        if os.getuid() == 0:
+            user = pwd.getpwnam("postgres")
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+            self.prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
+        data = os.path.join(self.folder, "data")
+        subprocess.run(self.prefix + [f"{self.bin}/initdb", "-D", data, "-U", "bench", "--auth=trust",
+                                      "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
+                       cwd="/tmp", check=True, capture_output=True)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.log = open(os.path.join(self.folder, "log"), "w+", encoding="utf-8")
+        self.process = subprocess.Popen(
+            self.prefix + [f"{self.bin}/postgres", "-D", data, "-k", self.folder, "-p", str(self.port),
+                           "-h", "127.0.0.1"], cwd="/tmp", stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + 600
+        while subprocess.run([f"{self.bin}/pg_isready", "-q", "-h", "127.0.0.1", "-p", str(self.port)],
+                             check=False).returncode != 0:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.log.seek(0)
+                sys.exit(f"store.py: postgres did not start:\n{self.log.read()[-600:]}")
+            time.sleep(0.05)
+        self.url = f"postgresql://bench@127.0.0.1:{self.port}/postgres"
+
+    def sql(self, text):
+        subprocess.run(["/usr/bin/psql", "-X", "-q", "-d", self.url, "-c", text], check=True, capture_output=True)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+        self.log.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def postgres_rows(binary, python, rows, reps, work, env):
+    server = Postgres()
+    results = {(side, phase): [] for side in ("apimacro", "psycopg") for phase in ("insert", "update")}
+    try:
+        for name, text in [("upsert_pg.py", APIMACRO_PG), ("psycopg_pg.py", PSYCOPG)]:
+            with open(os.path.join(work, name), "w", encoding="utf-8") as file:
+                file.write(text)
+        for _ in range(reps):
+            server.sql("DROP TABLE IF EXISTS users, users_pg, _apimacro_runs")
+            for phase in ("insert", "update"):
+                run = [binary, "run", "--state-key", "bench-pg", "upsert_pg.py", str(rows), server.url]
+                results[("apimacro", phase)] += timed(run, work, env)
+                results[("psycopg", phase)] += timed([python, "psycopg_pg.py", str(rows), server.url], work)
+    finally:
+        server.stop()
+    print(f"PostgreSQL, same server (rows/s, higher is better):")
+    for phase in ("insert", "update"):
+        ours = rows / statistics.median(results[("apimacro", phase)])
+        theirs = rows / statistics.median(results[("psycopg", phase)])
+        print(f"  {phase:<7} apimacro {ours:>10,.0f}   psycopg    {theirs:>10,.0f}   ratio {ours / theirs:.2f}")
+
+
 def timed(command, folder, env=None):
     result = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -99,6 +204,8 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--build", default="release")
     parser.add_argument("--python", default=os.path.join(HERE, ".venv", "bin", "python"))
+    parser.add_argument("--postgres", action="store_true", help="also PostgreSQL against psycopg's executemany")
+    parser.add_argument("--only-postgres", action="store_true", help="only the PostgreSQL rows")
     args = parser.parse_args()
     binary = os.path.join(ROOT, ".build", args.build, "apimacro")
     if not os.path.exists(binary):
@@ -110,6 +217,10 @@ def main():
                ("sqlite-utils", "insert"): [], ("sqlite-utils", "update"): []}
     with tempfile.TemporaryDirectory(prefix="apimacro-store-bench-") as work:
         env = {"PATH": "/usr/bin:/bin", "HOME": work, "LANG": "C.UTF-8"}
+        if args.postgres or args.only_postgres:
+            postgres_rows(binary, args.python, args.rows, args.reps, work, env)
+            if args.only_postgres:
+                return
         for name, text in [("upsert.py", APIMACRO), ("su.py", SQLITE_UTILS), ("state.py", STATE),
                            ("floor.py", SQLITE_FLOOR)]:
             with open(os.path.join(work, name), "w", encoding="utf-8") as file:

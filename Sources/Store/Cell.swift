@@ -3,7 +3,7 @@ import WebAPI
 
 /// One value of a row bound for a destination: a JSON scalar, or a nested value already
 /// encoded as JSON text.
-public enum Cell: Sendable, Equatable {
+public enum Cell: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int64)

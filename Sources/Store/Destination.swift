@@ -4,18 +4,29 @@ public import Foundation
     import Glibc
 #endif
 
-/// Where a run's rows go: a SQLite table (upserted), or a CSV, JSON Lines or JSON file.
+/// Where a run's rows go: a SQLite or PostgreSQL table (upserted), or a CSV, JSON Lines or JSON file.
 public enum Destination: Sendable, Equatable, Hashable {
     case sqlite(file: URL, table: String)
+    /// A table of the PostgreSQL database at `url` (`postgresql://…`).
+    case postgres(url: String, table: String)
     case csv(file: URL)
     case jsonLines(file: URL)
     /// A JSON array: only whole (`run --output FILE.json`, which replaces FILE).
     case json(file: URL)
 
-    /// The file written.
+    /// The file written (for PostgreSQL, its URL with the password redacted).
     public var file: URL {
         switch self {
         case .sqlite(let file, _), .csv(let file), .jsonLines(let file), .json(let file): file
+        case .postgres(let url, _): URL(string: PostgresURL.redacted(url)) ?? URL(fileURLWithPath: "/")
+        }
+    }
+
+    /// Whether rows are upserted into a table (SQLite or PostgreSQL) rather than written to a file.
+    public var isTable: Bool {
+        switch self {
+        case .sqlite, .postgres: true
+        case .csv, .jsonLines, .json: false
         }
     }
 
@@ -31,6 +42,17 @@ public enum Destination: Sendable, Equatable, Hashable {
         -> Destination
     {
         guard !path.isEmpty else { throw StoreError.invalid("the output file's name is empty") }
+        if PostgresURL.isPostgres(path) {
+            guard let table else {
+                throw StoreError.invalid(
+                    "\(PostgresURL.redacted(path)) is a PostgreSQL database: name the table (table=\"stars\")")
+            }
+            try Identifier.check(table, what: "table")
+            guard table.utf8.count <= 63 else {
+                throw StoreError.invalid("table \(String(reflecting: table)) is longer than PostgreSQL's 63-byte names")
+            }
+            return .postgres(url: path, table: table)
+        }
         let file =
             path.hasPrefix("/")
             ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
@@ -57,6 +79,7 @@ public enum Destination: Sendable, Equatable, Hashable {
     ///
     /// - Throws: `StoreError`: `.io` when it cannot be written, `.invalid` when it is not SQLite.
     public func checkWritable() throws {
+        if case .postgres = self { return }
         let path = file.path
         let folder = file.deletingLastPathComponent().path
         var isFolder: ObjCBool = false

@@ -51,16 +51,28 @@ public final class RunTransaction: Sendable {
         var plan: TablePlan
     }
 
+    private struct PendingPostgresTable {
+        var url: String
+        var table: String
+        var key: [String]
+        var mode: Mode
+        var rows: [Row] = []
+        var plan: PostgresPlan
+    }
+
     private struct Staged {
         var state: [String: String?] = [:]
         var stateOrder: [String] = []
         var tables: [PendingTable] = []
+        var postgresTables: [PendingPostgresTable] = []
         var files: [PendingFile] = []
         var rowsWritten = 0
     }
 
     private let staged = Mutex(Staged())
     private let connections = Mutex<[URL: DatabaseQueue]>([:])
+    /// The version of the macro's state this run read from PostgreSQL (compare-and-set at the commit).
+    private let stateVersion = Mutex<Int64?>(nil)
     /// How long a commit waits for another writer's lock.
     public let wait: Double
 
@@ -71,7 +83,13 @@ public final class RunTransaction: Sendable {
 
     /// Whether anything waits to be committed.
     public var isEmpty: Bool {
-        staged.withLock { $0.state.isEmpty && $0.tables.isEmpty && $0.files.isEmpty }
+        staged.withLock { $0.state.isEmpty && $0.tables.isEmpty && $0.postgresTables.isEmpty && $0.files.isEmpty }
+    }
+
+    /// Remembers the version of the macro's state read from PostgreSQL: the commit writes the
+    /// state only if it is still that version.
+    public func readStateVersion(_ version: Int64?) {
+        stateVersion.withLock { $0 = version }
     }
 
     /// Rows committed so far by this run.
@@ -114,6 +132,8 @@ public final class RunTransaction: Sendable {
         switch destination {
         case .sqlite(let file, let table):
             try stageTable(rows, file: file, table: table, key: key, mode: mode)
+        case .postgres(let url, let table):
+            try stagePostgres(rows, url: url, table: table, key: key, mode: mode)
         case .csv, .jsonLines, .json:
             guard key.isEmpty else {
                 throw StoreError.invalid("key= is for SQLite tables; \(destination.file.lastPathComponent) has none")
@@ -156,6 +176,39 @@ public final class RunTransaction: Sendable {
                 let plan = try TablePlan.plan(table: table, key: key, existing: existing, rows: rows)
                 staged.tables.append(
                     PendingTable(file: file, table: table, key: key, mode: mode, rows: rows, plan: plan))
+            }
+        }
+    }
+
+    /// Checks `rows` against the PostgreSQL table as it is now (connecting, so that a server that
+    /// cannot be reached fails here, before the run goes on) and the rows staged before.
+    private func stagePostgres(_ rows: [Row], url: String, table: String, key: [String], mode: Mode) throws {
+        let connection = try PostgresConnection.shared(url, timeout: wait)
+        let existing = try connection.withSession { try PostgresUpsert.columns($0, table: table) }
+        try staged.withLock { staged in
+            if let index = staged.postgresTables.firstIndex(where: { $0.url == url && $0.table == table }) {
+                var pending = staged.postgresTables[index]
+                guard pending.key == key else {
+                    throw StoreError.invalid(
+                        "table \(String(reflecting: table)) was given key \(pending.key) earlier in this run, now \(key)"
+                    )
+                }
+                if mode == .replace { pending.mode = .replace }
+                pending.plan = try PostgresPlan.plan(
+                    table: table, key: key, existing: pending.plan.columns, rows: rows, firstRow: pending.rows.count)
+                pending.rows += rows
+                staged.postgresTables[index] = pending
+            } else {
+                if let existing, !key.isEmpty,
+                    let missing = key.first(where: { name in !existing.contains { $0.name == name } })
+                {
+                    throw StoreError.invalid(
+                        "table \(String(reflecting: table)) at \(connection.shown) has no column \(String(reflecting: missing)) to use as its key"
+                    )
+                }
+                let plan = try PostgresPlan.plan(table: table, key: key, existing: existing, rows: rows)
+                staged.postgresTables.append(
+                    PendingPostgresTable(url: url, table: table, key: key, mode: mode, rows: rows, plan: plan))
             }
         }
     }
@@ -222,17 +275,36 @@ public final class RunTransaction: Sendable {
         }
         var sqliteFiles: [URL] = []
         for table in work.tables where !sqliteFiles.contains(table.file) { sqliteFiles.append(table.file) }
+        // PostgreSQL: each database's tables (and the state, when it lives there) in one
+        // transaction of its own, committed inside the SQLite one, just before it.
+        let stateURL = stateChanges.isEmpty || macro == nil ? nil : state?.postgres
+        var urls: [String] = []
+        for url in work.postgresTables.map(\.url) + (stateURL.map { [$0] } ?? []) where !urls.contains(url) {
+            urls.append(url)
+        }
+        let postgres = PostgresWork(
+            tables: work.postgresTables, stateURL: stateURL, macro: macro, stateChanges: stateChanges,
+            expected: stateVersion.withLock { $0 }, run: run)
         var prepared: [PreparedFile] = []
         do {
             for file in work.files { prepared.append(try PreparedFile(file)) }
             var written = work.files.reduce(0) { $0 + $1.rows.count }
-            let stateFile = stateChanges.isEmpty ? nil : state
+            let stateFile = stateChanges.isEmpty || state?.postgres != nil ? nil : state
+            var newVersion: Int64?
+            let inner = { () throws -> Int in
+                let (count, version) = try self.writePostgres(urls[...], postgres)
+                newVersion = version
+                return count
+            }
             if let main = stateFile?.file ?? sqliteFiles.first {
                 written += try writeDatabases(
                     main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
-                    macro: macro, stateChanges: stateChanges, run: run)
+                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run, inner: inner)
+            } else {
+                written += try inner()
             }
             for file in prepared { try file.finish() }
+            if let newVersion { stateVersion.withLock { $0 = newVersion } }
             staged.withLock { $0.rowsWritten += written }
             return written
         } catch {
@@ -241,10 +313,45 @@ public final class RunTransaction: Sendable {
         }
     }
 
+    /// What a commit writes into PostgreSQL.
+    private struct PostgresWork {
+        var tables: [PendingPostgresTable]
+        var stateURL: String?
+        var macro: String?
+        var stateChanges: [(key: String, json: String?)]
+        var expected: Int64?
+        var run: RunRecord?
+    }
+
+    /// Writes `work` into the databases `urls`, one transaction each, nested so that all commit
+    /// only once every one has been written; returns the rows written and the state's new version.
+    private func writePostgres(_ urls: ArraySlice<String>, _ work: PostgresWork) throws -> (Int, Int64?) {
+        guard let url = urls.first else { return (0, nil) }
+        let connection = try PostgresConnection.shared(url, timeout: wait)
+        return try connection.transaction { session in
+            var written = 0
+            let tables = work.tables.filter { $0.url == url }.sorted { $0.table < $1.table }
+            for table in tables {
+                written += try PostgresUpsert.write(
+                    session, table: table.table, key: table.key, rows: table.rows, replace: table.mode == .replace,
+                    staged: table.plan)
+            }
+            var version: Int64?
+            if url == work.stateURL, let macro = work.macro {
+                version = try PostgresState.write(
+                    session, macro: macro, changes: work.stateChanges, expected: work.expected,
+                    now: Date().timeIntervalSince1970)
+            }
+            if let run = work.run, !tables.isEmpty { try PostgresUpsert.recordRun(session, run: run, rows: written) }
+            let (more, otherVersion) = try writePostgres(urls.dropFirst(), work)
+            return (written + more, version ?? otherVersion)
+        }
+    }
+
     /// The one transaction: `main` opened, the other SQLite files attached.
     private func writeDatabases(
         main: URL, ownerOnly: Bool, sqliteFiles: [URL], tables: [PendingTable], macro: String?,
-        stateChanges: [(key: String, json: String?)], run: RunRecord?
+        stateChanges: [(key: String, json: String?)], run: RunRecord?, inner: () throws -> Int
     ) throws -> Int {
         var schemas: [URL: String] = [main: "main"]
         for (offset, file) in sqliteFiles.enumerated() where file != main { schemas[file] = "d\(offset + 1)" }
@@ -263,7 +370,7 @@ public final class RunTransaction: Sendable {
                             guard let schema = schemas[table.file] else { continue }
                             let count = try SQLiteUpsert.write(
                                 db, schema: schema, table: table.table, key: table.key, rows: table.rows,
-                                replace: table.mode == .replace)
+                                replace: table.mode == .replace, staged: table.plan)
                             perFile[table.file, default: 0] += count
                             written += count
                         }
@@ -277,6 +384,7 @@ public final class RunTransaction: Sendable {
                                 try SQLiteUpsert.recordRun(db, schema: schema, run: run, rows: perFile[file] ?? 0)
                             }
                         }
+                        written += try inner()
                         return .commit
                     }
                 } catch {
@@ -397,7 +505,7 @@ private struct PendingFile {
             return ("", rows.map { RowJSON.object($0) + "\n" }.joined())
         case .json:
             return ("", "[" + rows.map { "\n" + RowJSON.object($0) }.joined(separator: ",") + "\n]\n")
-        case .sqlite:
+        case .sqlite, .postgres:
             return ("", "")
         }
     }

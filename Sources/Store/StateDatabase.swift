@@ -18,11 +18,34 @@ public struct StateDatabase: Sendable {
     public let file: URL
     /// The folder of the lock files (the home folder).
     public let folder: URL
+    /// The PostgreSQL database the state lives in instead (`APIMACRO_STATE=postgresql://…`), or nil.
+    public let postgres: String?
 
-    /// The state of the home folder `home`.
-    public init(home: URL) {
+    /// The state of the home folder `home`, or of the PostgreSQL database `postgres` when given
+    /// (the lock files stay in `home`).
+    public init(home: URL, postgres: String? = nil) {
         folder = home
         file = home.appendingPathComponent(Self.fileName)
+        self.postgres = postgres
+    }
+
+    /// Where the state lives, for messages: the file, or the URL with its password redacted.
+    public var shown: String { postgres.map(PostgresURL.redacted) ?? file.path }
+
+    /// Checks that the state's database can be reached (PostgreSQL: connects, and makes its tables).
+    ///
+    /// - Throws: `StoreError` (`.unreachable`) naming the server, its password redacted.
+    public func check(wait: Double) throws {
+        guard let postgres else { return }
+        try PostgresState.prepare(try PostgresConnection.shared(postgres, timeout: wait))
+    }
+
+    /// The stored entries of `macro` and the version they make (PostgreSQL only: the version
+    /// the commit compares against; nil for SQLite, where the state lock alone orders runs).
+    public func read(macro: String, wait: Double = 60) throws -> (entries: [Entry], version: Int64?) {
+        guard let postgres else { return (try entries(macro: macro), nil) }
+        let read = try PostgresState.read(try PostgresConnection.shared(postgres, timeout: wait), macro: macro)
+        return (read.entries, read.version)
     }
 
     /// One stored value.
@@ -42,6 +65,9 @@ public struct StateDatabase: Sendable {
     ///
     /// - Throws: `StoreError` when the file cannot be read.
     public func entries(macro: String? = nil) throws -> [Entry] {
+        if let postgres {
+            return try PostgresState.read(try PostgresConnection.shared(postgres, timeout: 60), macro: macro).entries
+        }
         guard FileManager.default.fileExists(atPath: file.path) else { return [] }
         return try StoreFailure.mapping(file: file, wait: 60) {
             let queue = try Self.open(file, wait: 60, readOnly: true)
@@ -66,6 +92,12 @@ public struct StateDatabase: Sendable {
     ///
     /// - Throws: `StoreError` (`.locked`) when a run holds it past `wait`.
     public func reset(macro: String, key: String?, wait: Double) async throws -> Int {
+        if let postgres {
+            let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
+            defer { withExtendedLifetime(lock) {} }
+            return try PostgresState.reset(
+                try PostgresConnection.shared(postgres, timeout: wait), macro: macro, key: key)
+        }
         guard FileManager.default.fileExists(atPath: file.path) else { return 0 }
         let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
         defer { withExtendedLifetime(lock) {} }

@@ -10,8 +10,12 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case type
         /// Another run held the state lock or the database past the wait.
         case locked
-        /// The file system refused (not writable, disk full).
+        /// The file system refused (not writable, disk full), or a database server did.
         case io
+        /// A database server could not be reached (before anything was sent).
+        case unreachable
+        /// Another run committed the macro's state first (compare-and-set lost).
+        case conflict
     }
 
     /// What went wrong.
@@ -28,4 +32,6 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     static func type(_ message: String) -> StoreError { StoreError(.type, message) }
     static func locked(_ message: String) -> StoreError { StoreError(.locked, message) }
     static func io(_ message: String) -> StoreError { StoreError(.io, message) }
+    static func unreachable(_ message: String) -> StoreError { StoreError(.unreachable, message) }
+    static func conflict(_ message: String) -> StoreError { StoreError(.conflict, message) }
 }

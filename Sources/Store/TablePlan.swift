@@ -62,6 +62,17 @@ public struct TablePlan: Sendable, Equatable {
             && lhs.added.map(\.name) == rhs.added.map(\.name) && lhs.added.map(\.type) == rhs.added.map(\.type)
     }
 
+    /// Whether this plan was made against a table with the columns `existing` (nil: no table),
+    /// so that it still holds for it.
+    func wasPlanned(against existing: [(name: String, type: ColumnType)]?) -> Bool {
+        guard let existing else { return creates }
+        guard !creates, existing.count + added.count == columns.count else { return false }
+        for (index, column) in existing.enumerated() {
+            guard columns[index].name == column.name, columns[index].type == column.type else { return false }
+        }
+        return true
+    }
+
     /// The type of each column by name.
     func type(of column: String) -> ColumnType? {
         columns.first(where: { $0.name == column })?.type

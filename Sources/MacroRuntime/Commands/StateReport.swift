@@ -15,7 +15,8 @@ public struct StateReport {
     /// The state of `settings`' home.
     public init(settings: Settings) {
         self.settings = settings
-        state = StateDatabase(home: settings.home)
+        state = StateDatabase(
+            home: settings.home, postgres: StoreSession.location(settings.environment).state)
     }
 
     /// The state key `macro` names: a path to a `.py` file gives its key as a run would
@@ -35,7 +36,7 @@ public struct StateReport {
     public func show(_ macro: String?, key: String?) throws -> [String] {
         let entries = try read(macro.map(self.key))
         guard let macro else {
-            guard !entries.isEmpty else { return ["no macro has state yet (\(state.file.path))"] }
+            guard !entries.isEmpty else { return ["no macro has state yet (\(state.shown))"] }
             var counts: [(String, Int, Double)] = []
             for entry in entries {
                 if let last = counts.indices.last, counts[last].0 == entry.macro {

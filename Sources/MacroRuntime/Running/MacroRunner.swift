@@ -130,6 +130,7 @@ public struct MacroRunner {
     /// before the macro runs, the file untouched), and `apimacro.state` forgotten from a run before.
     private func beginStore(_ source: MacroSource, name: String) throws {
         let settings = host.settings
+        try host.runtime.store.checkLocations()
         let key = StoreSession.key(for: source, settings: settings, inSession: inSession)
         let output = try settings.output.map { path in
             try StoreSession.runOutput(

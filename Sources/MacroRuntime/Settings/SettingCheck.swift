@@ -66,7 +66,8 @@ struct SettingCheck {
     /// an http(s) URL; the first bad one, in the order of the variables' names, is the error.
     func clientVariables() throws {
         var checks: [String: @Sendable (String) -> String?] = [:]
-        for variable in environment.keys where variable.hasPrefix("APIMACRO_") && variable.hasSuffix("_URL") {
+        for variable in environment.keys
+        where variable.hasPrefix("APIMACRO_") && variable.hasSuffix("_URL") && variable != "APIMACRO_DATABASE_URL" {
             checks[variable] = ClientSetting.urlProblem
         }
         for setting in ClientRegistry.all.flatMap(\.descriptor.settings) {

@@ -71,6 +71,12 @@ public enum SettingsTable {
             variable: "APIMACRO_SHARED_STATE_TIMEOUT", key: "shared.timeout", defaultText: "1",
             summary: "how long to wait for Redis, seconds"),
         Entry(
+            variable: "APIMACRO_STATE", key: nil, defaultText: "sqlite ($APIMACRO_HOME/state.db)",
+            summary: "where macros' state lives: sqlite, or a postgresql:// URL (shared by machines)"),
+        Entry(
+            variable: "APIMACRO_DATABASE_URL", key: nil, defaultText: nil,
+            summary: "a postgresql:// URL: where apimacro.output(rows, table=...) writes without to="),
+        Entry(
             variable: "APIMACRO_UI_COLOR", key: "ui.color", defaultText: "auto",
             summary: "colour: auto (a terminal, unless NO_COLOR is set), always or never (--color)"),
         Entry(

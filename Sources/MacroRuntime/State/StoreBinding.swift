@@ -7,7 +7,8 @@ import WebAPI
 /// (`Python/apimacro/_store.py` is the rest): reading and staging state, staging rows,
 /// committing early.
 enum StoreBinding {
-    /// Adds `_state_load`, `_state_stage`, `_store_commit`, `_output_rows` and `_run_output` to `module`.
+    /// Adds `_state_load`, `_state_stage`, `_store_commit`, `_output_rows`, `_run_output` and
+    /// `_database_url` to `module`.
     static func install(
         in module: NativeModule, session: StoreSession, workingDirectory: URL,
         warn: @escaping @Sendable (String) -> Void
@@ -64,6 +65,11 @@ enum StoreBinding {
             .bool(session.runOutput != nil)
         }
         try module.addFunction(
+            "_database_url", doc: "Whether APIMACRO_DATABASE_URL names where output(rows, table=...) writes."
+        ) { _ in
+            .bool(session.databaseURL != nil)
+        }
+        try module.addFunction(
             "_output_rows",
             doc: "Stages rows (lists of (name, value) pairs, a nested value as a 1-tuple of its JSON text)."
         ) { arguments in
@@ -79,10 +85,10 @@ enum StoreBinding {
                     raising: .valueError)
             }
             try Self.raising {
-                if let target {
+                if let target = target ?? (session.runOutput == nil && table != nil ? session.databaseURL : nil) {
                     let destination = try Destination.parse(
                         path: target, table: table, relativeTo: workingDirectory)
-                    if case .sqlite = destination {
+                    if destination.isTable {
                     } else if table != nil {
                         throw ArgumentError(
                             "output() argument 'table' is for SQLite files; \(target) has no tables",
@@ -94,7 +100,9 @@ enum StoreBinding {
                         rows, to: output.destination, key: keys.isEmpty ? output.key : keys,
                         mode: mode == .replace ? .replace : output.mode)
                 } else {
-                    throw ArgumentError("output() needs to= (a .db, .csv or .jsonl file)", raising: .valueError)
+                    throw ArgumentError(
+                        "output() needs to= (a .db, .csv or .jsonl file, or a postgresql:// URL), or table= with "
+                            + "APIMACRO_DATABASE_URL set", raising: .valueError)
                 }
             }
             return .none
@@ -110,7 +118,7 @@ enum StoreBinding {
             switch error.kind {
             case .invalid: throw ArgumentError(error.description, raising: .valueError)
             case .type: throw ArgumentError(error.description, raising: .typeError)
-            case .locked, .io: throw StoreOSError(description: error.description)
+            case .locked, .io, .unreachable, .conflict: throw StoreOSError(description: error.description)
             }
         }
     }

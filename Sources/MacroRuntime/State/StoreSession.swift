@@ -12,6 +12,61 @@ final class StoreSession: Sendable {
     let wait: Double
     /// `--timeout`, if given.
     let timeout: Double?
+    /// `APIMACRO_DATABASE_URL`: the PostgreSQL database `apimacro.output(rows, table=…)` writes
+    /// to without `to=`.
+    let databaseURL: String?
+    /// Why `APIMACRO_STATE` or `APIMACRO_DATABASE_URL` cannot be used, if they cannot.
+    let locationProblem: String?
+
+    /// Where state and rows live by `environment`: `APIMACRO_STATE` (unset, empty or `sqlite`:
+    /// the home's SQLite file; a `postgresql://` URL) and `APIMACRO_DATABASE_URL` (a
+    /// `postgresql://` URL), with the reason when either is not usable.
+    static func location(_ environment: [String: String]) -> (state: String?, database: String?, problem: String?) {
+        var problem: String?
+        var state: String?
+        let stateSetting = environment["APIMACRO_STATE"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        if PostgresURL.isPostgres(stateSetting) {
+            state = stateSetting
+        } else if stateSetting.lowercased() == "redis" {
+            problem =
+                "APIMACRO_STATE=redis (state on the shared-state server) is not available yet; use a postgresql:// URL, "
+                + "or unset APIMACRO_STATE for the home's SQLite file"
+        } else if !stateSetting.isEmpty, stateSetting.lowercased() != "sqlite" {
+            problem =
+                "APIMACRO_STATE must be sqlite (the default: $APIMACRO_HOME/state.db) or a postgresql:// URL, not "
+                + String(reflecting: PostgresURL.redacted(stateSetting))
+        }
+        var database: String?
+        if let url = environment["APIMACRO_DATABASE_URL"]?.trimmingCharacters(in: .whitespaces), !url.isEmpty {
+            if PostgresURL.isPostgres(url) {
+                database = url
+            } else {
+                problem =
+                    problem
+                    ?? "APIMACRO_DATABASE_URL must be a postgresql://user:password@host:port/database URL, not "
+                    + String(reflecting: PostgresURL.redacted(url))
+            }
+        }
+        return (state, database, problem)
+    }
+
+    /// Checks, before the macro runs (and so before any request), that `APIMACRO_STATE` and
+    /// `APIMACRO_DATABASE_URL` are usable and their PostgreSQL servers answer.
+    ///
+    /// - Throws: `MacroError` naming the setting and the server (its password redacted).
+    func checkLocations() throws {
+        if let locationProblem { throw MacroError(locationProblem) }
+        do {
+            try state.check(wait: wait)
+        } catch let error as StoreError {
+            throw MacroError("APIMACRO_STATE: \(error.description)")
+        }
+        do {
+            if let databaseURL { _ = try PostgresConnection.shared(databaseURL, timeout: wait) }
+        } catch let error as StoreError {
+            throw MacroError("APIMACRO_DATABASE_URL: \(error.description)")
+        }
+    }
 
     /// `run --output FILE`'s destination.
     struct RunOutput: Sendable {
@@ -38,7 +93,10 @@ final class StoreSession: Sendable {
 
     /// A session over `settings`' home.
     init(settings: Settings) {
-        state = StateDatabase(home: settings.home)
+        let location = Self.location(settings.environment)
+        state = StateDatabase(home: settings.home, postgres: location.state)
+        databaseURL = location.database
+        locationProblem = location.problem
         wait = settings.timeout ?? 60
         timeout = settings.timeout
         current = Mutex(Current(transaction: RunTransaction(wait: settings.timeout ?? 60)))
@@ -58,18 +116,18 @@ final class StoreSession: Sendable {
             try destination.checkWritable()
             var keys: [String] = []
             if let key {
-                guard case .sqlite = destination else {
+                guard destination.isTable else {
                     throw MacroError("--key is for a SQLite --output (FILE.db); \(path) is written whole")
                 }
                 try Identifier.check(key, what: "--key")
                 keys = [key]
             }
-            if case .sqlite = destination {
+            if destination.isTable {
                 return RunOutput(destination: destination, key: keys, mode: .append)
             }
             return RunOutput(destination: destination, key: [], mode: .replace)
         } catch let error as StoreError {
-            throw MacroError("--output \(path): \(error.description)")
+            throw MacroError("--output \(PostgresURL.redacted(path)): \(error.description)")
         }
     }
 
@@ -104,7 +162,9 @@ final class StoreSession: Sendable {
             }
             current.withLock { $0.lock = lock }
         }
-        return try state.entries(macro: key).map { ($0.key, $0.json) }
+        let read = try state.read(macro: key, wait: wait)
+        if state.postgres != nil { transaction.readStateVersion(read.version) }
+        return read.entries.map { ($0.key, $0.json) }
     }
 
     /// How long to wait for the state lock now: 60 s; with `--timeout`, until a little before the

@@ -46,19 +46,25 @@ def output(rows, columns=None, format=None, file=None, to=None, table=None, key=
     """Print rows (a list of dicts) as a table, json, csv or ndjson, or write them to ``to``.
 
     ``to`` names a file: ``.db``/``.sqlite`` (upserted into ``table`` by ``key``), ``.csv`` or
-    ``.jsonl`` (appended; ``mode="replace"`` rewrites). Rows are written when the run ends with
+    ``.jsonl`` (appended; ``mode="replace"`` rewrites), or a ``postgresql://`` URL (upserted into
+    ``table``; with ``APIMACRO_DATABASE_URL`` set, ``table=`` alone goes there). Rows are written when the run ends with
     exit 0 (with its state), or at ``apimacro.state.commit()``. With ``run --output FILE`` rows
     go to FILE instead of stdout.
 
     See ``apimacro._output.output``; the formatter is imported on first use,
     so macros that never print rows do not pay for csv, json and unicodedata.
     """
-    if to is not None or (file is None and _apimacro._run_output()):
+    if to is not None or (
+        file is None and (_apimacro._run_output() or (table is not None and _apimacro._database_url()))
+    ):
         from ._store import write_rows
 
         return write_rows(rows, to=to, table=table, key=key, mode=mode, columns=columns)
     if table is not None or key is not None:
-        raise TypeError("output(): table= and key= go with to= (a .db file) or run --output")
+        raise TypeError(
+            "output(): table= and key= go with to= (a .db file or postgresql:// URL), run --output, "
+            "or APIMACRO_DATABASE_URL"
+        )
     from ._output import output as _output
 
     return _output(rows, columns=columns, format=format, file=file)

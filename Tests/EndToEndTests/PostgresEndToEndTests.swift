@@ -1,0 +1,259 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 38, past one machine: `apimacro.output(to="postgresql://…")`, `APIMACRO_DATABASE_URL`
+/// and `APIMACRO_STATE=postgresql://…` against Debian's PostgreSQL server, which each test
+/// starts on 127.0.0.1 and stops (`PostgresServer`).
+///
+/// Every wait is for an event (the server's readiness line, a file a macro writes), never a duration.
+@Suite("PostgreSQL destinations and state (issue 38)", .timeLimit(.minutes(10)))
+struct PostgresEndToEndTests {
+    /// Starts a server for `body`, stopped afterwards however `body` ends.
+    static func withServer(_ body: (PostgresServer) async throws -> Void) async throws {
+        let server = try await PostgresServer.start()
+        do {
+            try await body(server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    /// Checks that no output of `result` holds the server's password.
+    static func expectNoPassword(_ result: RunResult, _ server: PostgresServer, _ comment: String = "") {
+        #expect(!result.stdout.contains(server.password), "the password leaked to stdout \(comment)")
+        #expect(!result.stderr.contains(server.password), "the password leaked to stderr \(comment)")
+    }
+
+    /// Upserts `rows` (Python source) into `stars` by `id` from the URL in argv[1].
+    static let upsert = """
+        import apimacro, sys, json
+        rows = json.loads(sys.argv[2])
+        apimacro.output(rows, to=sys.argv[1], table="stars", key="id")
+        if len(sys.argv) > 3:
+            raise RuntimeError(sys.argv[3])
+        print(len(rows))
+
+        """
+
+    @Test("upserts into a new table, adds columns, keeps left-out fields, types bools, ints and nested values")
+    func upsertAndEvolve() async throws {
+        try await Self.withServer { server in
+            let space = try Workspace(files: ["upsert.py": Self.upsert])
+            defer { space.remove() }
+            let url = server.url()
+            let first = try await space.run(
+                "run", "upsert.py", url,
+                #"[{"id": 1, "name": "a", "ok": true, "score": 3}, {"id": 2, "name": "b", "score": 2.5, "tags": ["x", {"y": 1}]}]"#
+            )
+            #expect(first.status == 0, "\(first.stderr)")
+            Self.expectNoPassword(first, server)
+            let second = try await space.run(
+                "run", "upsert.py", url, #"[{"id": 1, "score": 4}, {"id": 3, "name": "c", "stars": 10}]"#)
+            #expect(second.status == 0, "\(second.stderr)")
+            let columns = try await server.query(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'stars' "
+                    + "ORDER BY ordinal_position")
+            #expect(
+                columns.split(separator: "\n") == [
+                    "id|bigint", "name|text", "ok|boolean", "score|double precision", "tags|jsonb", "stars|bigint",
+                ], "\(columns)")
+            let rows = try await server.query(
+                "SELECT id, name, ok, score, tags->1->>'y', stars FROM stars ORDER BY id")
+            #expect(rows == "1|a|t|4||\n2|b||2.5|1|\n3|c||||10", "\(rows)")
+            let runs = try await server.query("SELECT macro, exit, rows_written FROM _apimacro_runs ORDER BY id")
+            #expect(runs == "upsert|0|2\nupsert|0|2", "\(runs)")
+        }
+    }
+
+    @Test("run --output postgresql://… upserts what output() prints into a table named after the macro")
+    func runOutput() async throws {
+        try await Self.withServer { server in
+            let space = try Workspace(files: [
+                "gh-stars.py": "import apimacro\napimacro.output([{'id': 1, 'n': 'a'}, {'id': 2, 'n': 'b'}])\n"
+            ])
+            defer { space.remove() }
+            for _ in 0..<2 {
+                let result = try await space.run("run", "--output", server.url(), "--key", "id", "gh-stars.py")
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stdout.isEmpty)
+                Self.expectNoPassword(result, server)
+            }
+            #expect(try await server.query("SELECT id, n FROM gh_stars ORDER BY id") == "1|a\n2|b")
+        }
+    }
+
+    @Test("a type clash names the column; a run that fails after output() writes nothing")
+    func clashAndFailedRun() async throws {
+        try await Self.withServer { server in
+            let space = try Workspace(files: ["upsert.py": Self.upsert])
+            defer { space.remove() }
+            let url = server.url()
+            #expect(try await space.run("run", "upsert.py", url, #"[{"id": 1, "n": 5}]"#).status == 0)
+            let clash = try await space.run("run", "upsert.py", url, #"[{"id": 2, "n": 6}, {"id": 3, "n": "x"}]"#)
+            #expect(clash.status == 1)
+            #expect(
+                clash.stderr.contains(#"column "n" of table "stars" holds bigint, but row 2 gives text"#),
+                "\(clash.stderr)")
+            Self.expectNoPassword(clash, server)
+            let failed = try await space.run("run", "upsert.py", url, #"[{"id": 4, "n": 7}]"#, "boom")
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("RuntimeError: boom"), "\(failed.stderr)")
+            #expect(try await server.query("SELECT id, n FROM stars ORDER BY id") == "1|5")
+            #expect(try await server.query("SELECT count(*) FROM _apimacro_runs") == "1")
+        }
+    }
+
+    @Test("shards from several apimacro processes at once into one table: no row lost or doubled")
+    func shards() async throws {
+        try await Self.withServer { server in
+            // Shard I writes ids I*60 ..< I*60+100: each overlaps the next by 40 rows.
+            let shard = """
+                import apimacro, os, sys
+                i = int(sys.argv[1])
+                rows = [{"id": n, "shard": i, "value": f"v{n}"} for n in range(i * 60, i * 60 + 100)]
+                rows[0]["late"] = True
+                apimacro.output(rows, table="items", key="id")
+                print(len(rows))
+
+                """
+            let space = try Workspace(files: ["shard.py": shard])
+            defer { space.remove() }
+            let environment = ["APIMACRO_DATABASE_URL": server.url()]
+            let count = 6
+            let results = try await withThrowingTaskGroup(of: RunResult.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        try await Binary.run(
+                            ["run", "shard.py", String(index)], in: space.url, environment: environment)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for result in results {
+                #expect(result.status == 0, "\(result.stderr)")
+                Self.expectNoPassword(result, server)
+            }
+            let expected = (count - 1) * 60 + 100
+            let summary = try await server.query(
+                "SELECT count(*), count(DISTINCT id), min(id), max(id), count(*) FILTER (WHERE value = 'v' || id) FROM items"
+            )
+            #expect(summary == "\(expected)|\(expected)|0|\(expected - 1)|\(expected)", "\(summary)")
+            #expect(
+                try await server.query("SELECT count(*), sum(rows_written) FROM _apimacro_runs")
+                    == "\(count)|\(count * 100)")
+        }
+    }
+
+    /// A macro that reads its bookmark, says so in `read-TAG`, waits for `go-TAG`, then moves the
+    /// bookmark and writes a row.
+    static let racer = """
+        import apimacro, os, sys
+        tag = sys.argv[1]
+        seen = apimacro.state.get("cursor", 0)
+        open("read-" + tag, "w").close()
+        while not os.path.exists("go-" + tag):
+            apimacro.sleep(0.02)
+        apimacro.state["cursor"] = seen + 1
+        apimacro.state["by"] = tag
+        apimacro.output([{"id": seen + 1, "by": tag}], table="synced", key="id")
+        print(tag, seen + 1)
+
+        """
+
+    @Test("two machines race on one bookmark: the first commits, the second fails clearly and writes nothing")
+    func bookmarkCompareAndSet() async throws {
+        try await Self.withServer { server in
+            // Two homes: two machines, each with its own lock folder, one database.
+            let space = try Workspace(files: ["sync.py": Self.racer])
+            defer { space.remove() }
+            let environment = ["APIMACRO_STATE": server.url(), "APIMACRO_DATABASE_URL": server.url()]
+            let homeA = space.url.appendingPathComponent("a")
+            let homeB = space.url.appendingPathComponent("b")
+            var environmentA = environment
+            environmentA["APIMACRO_HOME"] = homeA.path
+            var environmentB = environment
+            environmentB["APIMACRO_HOME"] = homeB.path
+            async let first = Binary.run(["run", "sync.py", "A"], in: space.url, environment: environmentA)
+            async let second = Binary.run(["run", "sync.py", "B"], in: space.url, environment: environmentB)
+            try await space.waitFor("read-A")
+            try await space.waitFor("read-B")
+            try space.write("go-A", "")
+            let one = try await first
+            try space.write("go-B", "")
+            let two = try await second
+            #expect(one.status == 0 && one.stdout == "A 1\n", "\(one.stderr)")
+            #expect(two.status == 1, "\(two.stdout)\(two.stderr)")
+            #expect(
+                two.stderr.contains("the state of sync was committed by another run"), "\(two.stderr)")
+            #expect(two.stderr.contains("nothing was written"), "\(two.stderr)")
+            Self.expectNoPassword(two, server)
+            #expect(try await server.query("SELECT id, by FROM synced ORDER BY id") == "1|A")
+            let show = try await Binary.run(["state", "export", "sync"], in: space.url, environment: environmentB)
+            #expect(show.stdout == "{\n  \"by\": \"A\",\n  \"cursor\": 1\n}\n", "\(show.stderr)")
+            // The next run on machine B continues from where A committed.
+            try space.write("go-B", "")
+            let again = try await Binary.run(["run", "sync.py", "B"], in: space.url, environment: environmentB)
+            #expect(again.stdout == "B 2\n", "\(again.stderr)")
+            let reset = try await Binary.run(["state", "reset", "sync"], in: space.url, environment: environmentA)
+            #expect(reset.stdout == "removed sync's state (2 keys)\n", "\(reset.stderr)")
+        }
+    }
+
+    @Test(
+        "an unreachable PostgreSQL fails the run before the macro starts or any request is sent, password redacted",
+        arguments: ["APIMACRO_STATE", "APIMACRO_DATABASE_URL"])
+    func unreachable(setting: String) async throws {
+        try await Workspace.withServer(files: [:]) { http, space in
+            let port = try PostgresServer.unusedPort()
+            let url = "postgresql://apimacro:hunter2-secret@127.0.0.1:\(port)/postgres"
+            try space.write(
+                "fetch.py",
+                pythonTouch("started") + "import apimacro\napimacro.request('GET', '\(http.baseURL)/users/octocat')\n")
+            let result = try await space.run("run", "fetch.py", environment: [setting: url])
+            #expect(result.status != 0)
+            #expect(
+                result.stderr.contains(
+                    "\(setting): cannot reach PostgreSQL at postgresql://apimacro:***@127.0.0.1:\(port)/postgres"),
+                "\(result.stderr)")
+            #expect(result.stderr.contains("Start the server, or fix the URL"), "\(result.stderr)")
+            #expect(!result.stderr.contains("hunter2"))
+            #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("started").path))
+            #expect(http.requests.isEmpty)
+        }
+    }
+
+    @Test("table and key names that are not identifiers, and bad settings, are refused with nothing written")
+    func badNames() async throws {
+        try await Self.withServer { server in
+            let space = try Workspace()
+            defer { space.remove() }
+            let url = server.url()
+            let cases: [(String, String)] = [
+                (#"table="st-ars", key="id""#, #"table "st-ars" is not an identifier"#),
+                (#"table="stars; drop table x", key="id""#, #"table "stars; drop table x" is not an identifier"#),
+                (#"table="stars", key="i d""#, #"key "i d" is not an identifier"#),
+                (#"table="stars", key="name""#, #"row 1 has no "name", the key of table "stars""#),
+            ]
+            for (arguments, message) in cases {
+                let result = try await space.run(
+                    "run", "-c", "import apimacro; apimacro.output([{'id': 1}], to='\(url)', \(arguments))")
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("ValueError: " + message), "\(result.stderr)")
+                Self.expectNoPassword(result, server)
+            }
+            #expect(try await server.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0")
+            let bogus = try await space.run(
+                "run", "-c", "print(1)", environment: ["APIMACRO_STATE": "mysql://root:pw@db/x"])
+            #expect(bogus.status == 2)
+            #expect(bogus.stderr.contains("APIMACRO_STATE must be sqlite"), "\(bogus.stderr)")
+            #expect(bogus.stderr.contains("mysql://root:***@db/x"), "\(bogus.stderr)")
+            let redis = try await space.run("run", "-c", "print(1)", environment: ["APIMACRO_STATE": "redis"])
+            #expect(redis.status == 2)
+            #expect(redis.stderr.contains("APIMACRO_STATE=redis"), "\(redis.stderr)")
+            #expect(redis.stdout.isEmpty)
+        }
+    }
+}
