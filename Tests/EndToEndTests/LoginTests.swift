@@ -99,7 +99,12 @@ struct LoginTests {
         defer { space.remove() }
         let home = space.url.appendingPathComponent("home")
         let file = home.appendingPathComponent("credentials.json").path
-        let env = ["APIMACRO_HOME": home.path, "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path]
+        // Bitly's identity check (whose key it is) goes to a port nothing listens on: refused at
+        // once, so the key is stored as the account `default`.
+        let env = [
+            "APIMACRO_HOME": home.path, "APIMACRO_PLUGINS": space.url.appendingPathComponent("plugins").path,
+            "APIMACRO_SHORTENER_URL": "http://127.0.0.1:9/v4",
+        ]
         for (name, label, variable) in [
             ("shortener", "your Bitly access token", "APIMACRO_SHORTENER_TOKEN"),
             ("keyed", "your keyed key", "KEYED_KEY"),
@@ -109,6 +114,7 @@ struct LoginTests {
             #expect(
                 login.stdout
                     == "Paste \(label) (it is stored in \(file), mode 0600; \(variable) overrides it):\n\(name): key stored.\n"
+                    + "\(name): account default is the active one.\n"
             )
         }
         let stored = try String(contentsOfFile: file, encoding: .utf8)

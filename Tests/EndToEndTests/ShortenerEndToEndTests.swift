@@ -442,6 +442,7 @@ struct ShortenerEndToEndTests {
         #expect(
             login.stdout
                 == "Paste your Bitly access token (it is stored in \(file), mode 0600; APIMACRO_SHORTENER_TOKEN overrides it):\nshortener: key stored.\n"
+                + "shortener: account apimacro-test is the active one.\n", "Bitly's GET /user names the account"
         )
         let run = try await space.run("run", "--no-cache", "m.py", environment: bitly)
         #expect(run.status == 0 && run.stdout.hasPrefix("https://bit.ly/"), "\(run.stderr)")

@@ -2,9 +2,16 @@ import Foundation
 import WebAPI
 
 /// The tokens `apimacro login` obtained, in `<APIMACRO_HOME>/credentials.json`
-/// (mode 0600): `{"NAME": {"token": …, "kind": "access_token|api_key",
-/// "obtained_at": EPOCH, "expires_at": EPOCH, "scope": …, "refresh_token": …,
-/// "refresh_expires_at": EPOCH}}` (`expires_at`, `scope` and the refresh token when known).
+/// (mode 0600), by client name and account label.
+///
+/// Each client's entry is its active account's fields at the top level (so a file written by
+/// an older apimacro, and an older apimacro reading this one, still finds the token there),
+/// its label under `account` (a file from before accounts has none: its login reads as the
+/// account `default`, and gets that label the next time the file is written), and every other
+/// account under `other_accounts`:
+/// `{"NAME": {"token": …, "kind": "access_token|api_key", "obtained_at": EPOCH,
+/// "expires_at": EPOCH, "scope": …, "refresh_token": …, "refresh_expires_at": EPOCH,
+/// "user": LOGIN, "account": LABEL, "other_accounts": {LABEL: {…}}}}`.
 ///
 /// It refuses a file others can read or write, and no token ever appears in its
 /// errors or descriptions.
@@ -23,13 +30,42 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         public let expiresAt: Int?
         /// The token that renews it, when the provider gave one (a GitHub App's user token).
         public var refreshToken: Secret? = nil
+        /// The account's label (`work`, or the service's own login name by default).
+        public var account: String = CredentialStore.defaultLabel
+        /// Who the service said the token belongs to, when it was asked at login.
+        public var user: String? = nil
     }
+
+    /// The accounts stored for one client.
+    public struct Accounts: Sendable, Equatable {
+        /// The label of the account used unless another is chosen.
+        public let active: String
+        /// Every label, sorted (the active one among them).
+        public let labels: [String]
+    }
+
+    /// The label of a login stored before accounts existed, or when the service could not say
+    /// whose it is.
+    public static let defaultLabel = "default"
 
     /// The folder (`$APIMACRO_HOME`).
     public let home: URL
+    /// The account chosen for this run, by client name (`--account NAME=LABEL`,
+    /// `APIMACRO_<NAME>_ACCOUNT`, `as_account`); a client not named uses its active account.
+    public let chosen: [String: String]
 
-    /// Keeps credentials in `home/credentials.json`.
-    public init(home: URL) { self.home = home }
+    /// Keeps credentials in `home/credentials.json`, reading the accounts `chosen` by client name.
+    public init(home: URL, chosen: [String: String] = [:]) {
+        self.home = home
+        self.chosen = chosen
+    }
+
+    /// The same store with `label` chosen for `name`.
+    public func choosing(_ label: String, for name: String) -> CredentialStore {
+        var chosen = self.chosen
+        chosen[name] = label
+        return CredentialStore(home: home, chosen: chosen)
+    }
 
     /// `<home>/credentials.json`.
     public var path: URL { home.appendingPathComponent("credentials.json") }
@@ -37,24 +73,113 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     /// The file's path, never its contents.
     public var description: String { "CredentialStore(\(path.path))" }
 
-    /// The token stored for `name`, or nil when there is none.
+    /// The token stored for `name` (its chosen account, else its active one), or nil when there is none.
     public func token(for name: String) throws -> Secret? {
         try entry(for: name)?.token
     }
 
-    /// The whole entry stored for `name`, or nil when there is none.
-    public func entry(for name: String) throws -> Entry? {
-        guard let raw = try load()[name] else { return nil }
-        guard let fields = raw as? [String: Any], let token = fields["token"] as? String, !token.isEmpty else {
+    /// The accounts stored for `name`, or nil when there is none.
+    public func accounts(of name: String) throws -> Accounts? {
+        guard let stored = try accountFields(of: name, in: load()) else { return nil }
+        return Accounts(active: stored.active, labels: stored.accounts.keys.sorted())
+    }
+
+    /// Whether `label` may name an account: 1 to 64 letters, digits and `.`, `_`, `-`, `@`, `+`,
+    /// starting with a letter or digit.
+    public static func isLabel(_ label: String) -> Bool {
+        guard let first = label.unicodeScalars.first, label.unicodeScalars.count <= 64 else { return false }
+        func plain(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar))
+        }
+        return plain(first) && label.unicodeScalars.allSatisfy { plain($0) || "._-@+".unicodeScalars.contains($0) }
+    }
+
+    /// The error for a label that is not one (`isLabel`).
+    static func badLabel(_ label: String) -> APIError {
+        APIError(
+            .invalidRequest,
+            "'\(Self.printable(label))' is not an account label: use 1 to 64 letters, digits, "
+                + "'.', '_', '-', '@' or '+', starting with a letter or digit (such as work)")
+    }
+
+    /// The error for a label `name` has no account under.
+    static func unknownAccount(_ label: String, of name: String, known: [String]) -> APIError {
+        let have =
+            known.isEmpty
+            ? "no account is stored for \(name) (run: apimacro login \(name) --account \(label))"
+            : "the accounts stored for \(name) are: \(known.joined(separator: ", "))"
+        return APIError(.auth, "no \(name) account labelled '\(Self.printable(label))': \(have)")
+    }
+
+    /// The whole entry stored for `name` under `account` (default: the chosen account, else the
+    /// active one), or nil when `name` has none.
+    ///
+    /// - Throws: `APIError` for a label `name` has no account under (naming those it has), or
+    ///   a corrupt entry.
+    public func entry(for name: String, account: String? = nil) throws -> Entry? {
+        let all = try load()
+        let label = account ?? chosen[name]
+        guard let stored = try accountFields(of: name, in: all) else {
+            if let label { throw Self.unknownAccount(label, of: name, known: []) }
+            return nil
+        }
+        let wanted = label ?? stored.active
+        guard let fields = stored.accounts[wanted] else {
+            throw Self.unknownAccount(wanted, of: name, known: stored.accounts.keys.sorted())
+        }
+        guard let token = fields["token"] as? String, !token.isEmpty else {
             throw APIError(
                 .auth,
-                "the entry \"\(name)\" in \(path.path) is corrupt; run: apimacro logout \(name), then log in again")
+                "the entry \"\(name)\" (account \(wanted)) in \(path.path) is corrupt; run: apimacro logout \(name) "
+                    + "--account \(wanted), then log in again")
         }
         let obtained = Self.epoch(fields["obtained_at"]) ?? 0
         let refresh = (fields["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : Secret($0) }
         return Entry(
             token: Secret(token), kind: fields["kind"] as? String ?? "access_token", obtainedAt: obtained,
-            scope: fields["scope"] as? String, expiresAt: Self.epoch(fields["expires_at"]), refreshToken: refresh)
+            scope: fields["scope"] as? String, expiresAt: Self.epoch(fields["expires_at"]), refreshToken: refresh,
+            account: wanted, user: fields["user"] as? String)
+    }
+
+    /// Every account's entry of `name`, the active one first (for redaction and `auth status`);
+    /// corrupt ones left out.
+    public func entries(for name: String) throws -> [Entry] {
+        guard let accounts = try accounts(of: name) else { return [] }
+        let order = [accounts.active] + accounts.labels.filter { $0 != accounts.active }
+        return order.compactMap { try? entry(for: name, account: $0) }
+    }
+
+    /// `name`'s entry split into its accounts: the active label and each account's fields.
+    ///
+    /// - Throws: `APIError` when the entry is not an object with a token.
+    private func accountFields(of name: String, in all: [String: Any]) throws -> (
+        active: String, accounts: [String: [String: Any]]
+    )? {
+        guard let raw = all[name] else { return nil }
+        guard var fields = raw as? [String: Any], let token = fields["token"] as? String, !token.isEmpty else {
+            throw APIError(
+                .auth,
+                "the entry \"\(name)\" in \(path.path) is corrupt; run: apimacro logout \(name), then log in again")
+        }
+        let active = (fields["account"] as? String).flatMap { Self.isLabel($0) ? $0 : nil } ?? Self.defaultLabel
+        let others = fields["other_accounts"] as? [String: Any] ?? [:]
+        fields["account"] = nil
+        fields["other_accounts"] = nil
+        var accounts: [String: [String: Any]] = [:]
+        for (label, value) in others where Self.isLabel(label) && label != active {
+            accounts[label] = value as? [String: Any] ?? [:]
+        }
+        accounts[active] = fields
+        return (active, accounts)
+    }
+
+    /// `name`'s entry as the file holds it: the active account's fields, its label, the others.
+    private static func composed(active: String, accounts: [String: [String: Any]]) -> [String: Any] {
+        var fields = accounts[active] ?? [:]
+        fields["account"] = active
+        let others = accounts.filter { $0.key != active }
+        if !others.isEmpty { fields["other_accounts"] = others }
+        return fields
     }
 
     /// A time in epoch seconds from the file: a finite number within 10,000 years, else nil (a
@@ -64,19 +189,35 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         return Int(number)
     }
 
+    /// `text` as one safe line for a message: controls escaped, at most 80 characters.
+    public static func printable(_ text: String) -> String {
+        let shown = String(decoding: TerminalText.escapingControls(Array(text.utf8)), as: UTF8.self)
+        return shown.count > 80 ? String(shown.prefix(79)) + "…" : shown
+    }
+
     /// The names that have a stored credential, sorted.
     public func names() throws -> [String] {
         try load().keys.sorted()
     }
 
-    /// Stores `token` for `name` (replacing any previous one, keeping the others), obtained at
-    /// `obtainedAt` (default now) and expiring at `expiresAt` when known, with the
-    /// `refreshToken` that renews it (expiring at `refreshExpiresAt`) when the provider gave one.
+    /// Stores `token` for `name` under `account` (default: the chosen account, else the active
+    /// one, else `default`), replacing that account's token and keeping every other one,
+    /// obtained at `obtainedAt` (default now) and expiring at `expiresAt` when known, with the
+    /// `refreshToken` that renews it (expiring at `refreshExpiresAt`) when the provider gave
+    /// one, and `user`, whom the service said it belongs to.
+    ///
+    /// With `activate`, the account becomes the active one (a login); else the active one
+    /// stays (a refresh), unless `name` had none.
     ///
     /// Creates `home` (mode 0700) when missing; the file ends with mode 0600
     /// whatever the umask, and is replaced atomically.
+    ///
+    /// - Throws: `APIError` for a bad label, or one that already names another person's
+    ///   account (`user` differs) or differs from a stored one only in case; nothing is
+    ///   changed then.
     public func save(
-        _ token: Secret, for name: String, kind: String, scope: String? = nil, expiresAt: Int? = nil,
+        _ token: Secret, for name: String, account: String? = nil, user: String? = nil, activate: Bool = false,
+        kind: String, scope: String? = nil, expiresAt: Int? = nil,
         obtainedAt: Int = Int(Date().timeIntervalSince1970), refreshToken: Secret? = nil, refreshExpiresAt: Int? = nil
     ) throws {
         guard !name.isEmpty else { throw APIError(.invalidRequest, "a credential needs a name (github, instagram, …)") }
@@ -87,6 +228,24 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
                     + "\(Self.tokenLimit >> 10) KiB): nothing was changed; log in again")
         }
         var all = try load()
+        let stored = try accountFields(of: name, in: all)
+        let label = account ?? chosen[name] ?? stored?.active ?? Self.defaultLabel
+        guard Self.isLabel(label) else { throw Self.badLabel(label) }
+        var accounts = stored?.accounts ?? [:]
+        if let clash = accounts.keys.first(where: { $0 != label && $0.lowercased() == label.lowercased() }) {
+            throw APIError(
+                .auth,
+                "\(name) already has an account labelled '\(clash)'; two accounts may not share a label "
+                    + "(labels differing only in case are one): nothing was changed; pick another --account")
+        }
+        let previous = accounts[label]
+        if let user, let held = previous?["user"] as? String, held != user {
+            throw APIError(
+                .auth,
+                "the \(name) account labelled '\(label)' is \(Self.printable(held)), and this login is "
+                    + "\(Self.printable(user)): two accounts may not share a label, so nothing was changed; log in with "
+                    + "another --account LABEL, or first run: apimacro logout \(name) --account \(label)")
+        }
         var fields: [String: Any] = ["token": token.revealed, "kind": kind, "obtained_at": obtainedAt]
         if let scope { fields["scope"] = scope }
         if let expiresAt { fields["expires_at"] = expiresAt }
@@ -94,21 +253,79 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
             fields["refresh_token"] = refreshToken.revealed
             if let refreshExpiresAt { fields["refresh_expires_at"] = refreshExpiresAt }
         }
-        all[name] = fields
+        if let known = user ?? previous?["user"] as? String { fields["user"] = known }
+        accounts[label] = fields
+        let active = activate ? label : stored?.active ?? label
+        all[name] = Self.composed(active: active, accounts: accounts)
         try write(all)
     }
 
-    /// Forgets the credential of `name`; true if there was one.
+    /// Makes `label` the active account of `name` (or, with no label, the other one when `name`
+    /// has two); returns the label now active.
+    ///
+    /// - Throws: `APIError` when `name` has no such account (naming those it has), or when no
+    ///   label is given and `name` has not exactly two.
+    @discardableResult
+    public func activate(_ label: String?, for name: String) throws -> String {
+        var all = try load()
+        guard let stored = try accountFields(of: name, in: all) else {
+            throw APIError(.auth, "no account is stored for \(name); run: apimacro login \(name)")
+        }
+        let labels = stored.accounts.keys.sorted()
+        let wanted: String
+        if let label {
+            guard stored.accounts[label] != nil else { throw Self.unknownAccount(label, of: name, known: labels) }
+            wanted = label
+        } else {
+            guard labels.count == 2, let other = labels.first(where: { $0 != stored.active }) else {
+                throw APIError(
+                    .invalidRequest,
+                    "\(name) has \(labels.count) account\(labels.count == 1 ? "" : "s") (\(labels.joined(separator: ", ")), "
+                        + "active: \(stored.active)): name the one to use, as in: apimacro auth switch \(name) LABEL")
+            }
+            wanted = other
+        }
+        if wanted != stored.active || all[name].flatMap({ ($0 as? [String: Any])?["account"] }) == nil {
+            all[name] = Self.composed(active: wanted, accounts: stored.accounts)
+            try write(all)
+        }
+        return wanted
+    }
+
+    /// Forgets the credential of `name` under `account` (default: every account of `name`);
+    /// true if there was one.
+    ///
+    /// When the active account goes and others stay, the first of them by label becomes
+    /// active.
     ///
     /// A file that is not valid JSON is refused with `load`'s error and left
     /// alone: it may still hold everyone else's tokens, for the user to repair.
+    ///
+    /// - Throws: `APIError` for a label `name` has no account under (naming those it has).
     @discardableResult
-    public func remove(_ name: String) throws -> Bool {
-        let all = try load()
-        guard all[name] != nil else { return false }
-        var rest = all
-        rest[name] = nil
-        if rest.isEmpty { try SecureFile.remove(path) } else { try write(rest) }
+    public func remove(_ name: String, account: String? = nil) throws -> Bool {
+        var all = try load()
+        guard all[name] != nil else {
+            if let account { throw Self.unknownAccount(account, of: name, known: []) }
+            return false
+        }
+        if let account {
+            // A corrupt entry cannot be split into accounts: only forgetting it whole is offered.
+            let stored = try accountFields(of: name, in: all)
+            guard var accounts = stored?.accounts, let active = stored?.active else { return false }
+            guard accounts[account] != nil else {
+                throw Self.unknownAccount(account, of: name, known: accounts.keys.sorted())
+            }
+            accounts[account] = nil
+            if let next = accounts.isEmpty ? nil : (account == active ? accounts.keys.sorted().first : active) {
+                all[name] = Self.composed(active: next, accounts: accounts)
+            } else {
+                all[name] = nil
+            }
+        } else {
+            all[name] = nil
+        }
+        if all.isEmpty { try SecureFile.remove(path) } else { try write(all) }
         return true
     }
 

@@ -18,6 +18,8 @@ public struct InstagramGraphConfiguration: Sendable {
     public var timeout: Double
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds (default 60).
     public var maxWait: Double
+    /// The label of the stored account whose token is used, when it is one.
+    public var account: String?
     /// How the pipeline waits (tests record the waits).
     public var sleep: @Sendable (Double) async throws -> Void = RetryStage.taskSleep
 
@@ -60,6 +62,7 @@ public struct InstagramGraphConfiguration: Sendable {
             apiVersion: view.value(Instagram.apiVersion) ?? Self.defaultAPIVersion, token: credential?.secret,
             tokenIsStored: credential?.source.isStoredLogin ?? false, timeout: view.requestTimeout,
             maxWait: view.maxWait)
+        account = credential?.source.isStoredLogin == true ? view.account : nil
     }
 
     /// The base URL the endpoints are relative to: the root and the version (`…/v27.0`).
@@ -95,6 +98,7 @@ public struct InstagramGraphConfiguration: Sendable {
         configuration.sleep = sleep
         configuration.remembersRateLimit = false
         configuration.redactsEchoedCredential = true
+        configuration.account = account
         return configuration
     }
 }

@@ -99,6 +99,9 @@ public enum SettingsTable {
                 variable: "APIMACRO_<NAME>_LIMITS_CONCURRENCY", key: "<name>.limits.concurrency",
                 defaultText: "a plugin's [limits] concurrency",
                 summary: "a client's or plugin's requests in flight, in each process"),
+            Entry(
+                variable: "APIMACRO_<NAME>_ACCOUNT", key: nil, defaultText: "the active account (apimacro auth switch)",
+                summary: "the stored account a client or plugin uses (--account NAME=LABEL)"),
         ]
         return global + clients + [plugins] + limits
     }

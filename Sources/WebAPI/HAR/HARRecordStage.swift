@@ -10,9 +10,12 @@ public struct HARRecordStage: Stage {
     let recorder: HARRecorder
     let credentials: CredentialStage
     let slot: CredentialSlot
+    /// The stored account's label, written in each entry's comment (`account work`).
+    let account: String?
 
-    public init(recorder: HARRecorder, slot: CredentialSlot, baseURL: String) {
+    public init(recorder: HARRecorder, slot: CredentialSlot, baseURL: String, account: String? = nil) {
         self.recorder = recorder
+        self.account = account
         self.credentials = CredentialStage(slot: slot, baseURL: baseURL)
         self.slot = slot
     }
@@ -26,7 +29,7 @@ public struct HARRecordStage: Stage {
         let wire = credentials.wire(exchange)
         recorder.add(
             wire, response, started: started, milliseconds: (milliseconds * 1000).rounded() / 1000,
-            redactor: slot.redactor)
+            redactor: slot.redactor, account: account)
         return response
     }
 }

@@ -69,7 +69,9 @@ extension Pipeline {
         stages.append(RedirectStage(slot: slot))
         if let store {
             if let recorder = store.recorder {
-                stages.append(HARRecordStage(recorder: recorder, slot: slot, baseURL: baseURL))
+                stages.append(
+                    HARRecordStage(
+                        recorder: recorder, slot: slot, baseURL: baseURL, account: configuration.account))
             }
             if let replay = store.replay {
                 stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
@@ -111,7 +113,7 @@ extension Pipeline {
                     api: configuration.name, sleep: sleep))
         }
         stages.append(CredentialStage(slot: slot, baseURL: baseURL))
-        stages.append(ExchangeLogStage(log: log, slot: slot))
+        stages.append(ExchangeLogStage(log: log, slot: slot, account: configuration.account))
         self.init(stages: stages, transport: transport)
     }
 }

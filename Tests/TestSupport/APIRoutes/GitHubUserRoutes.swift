@@ -34,9 +34,14 @@ struct GitHubUserRoutes: RouteHandler {
     /// octocat's profile; a classic token (`ghp_…`) gets `X-OAuth-Scopes: repo, read:org`, a
     /// fine-grained one (`github_pat_…`) none; no token, or one containing `revoked` or starting
     /// `bad`, is GitHub's 401.
+    ///
+    /// A token ending `_for_LOGIN` (`gho_work_for_user7`) is LOGIN's, so that tests can hold
+    /// several accounts (a LOGIN the server does not know is a 401 too).
     private func authenticatedUser(_ request: RouteRequest) -> Response {
-        guard let token = ServerCore.token(of: request.recorded), !token.contains("revoked"), !token.hasPrefix("bad"),
-            let profile = GitHubProfile.named("octocat")
+        let token = ServerCore.token(of: request.recorded)
+        let owner = token.flatMap { token in token.range(of: "_for_").map { String(token[$0.upperBound...]) } }
+        guard let token, !token.contains("revoked"), !token.hasPrefix("bad"),
+            let profile = GitHubProfile.named(owner ?? "octocat")
         else {
             return .json(
                 .object([
