@@ -156,6 +156,9 @@ struct Auth: ParsableCommand {
                         print(String(repeating: " ", count: width + 2) + "also stored: " + other)
                     }
                 }
+                if let storage = Logins(settings: settings).storage {
+                    print("Tokens stored by apimacro login: \(storage).")
+                }
                 return
             }
             let warnings = settings.color.palette(for: STDERR_FILENO)

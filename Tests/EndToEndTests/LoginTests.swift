@@ -113,7 +113,9 @@ struct LoginTests {
             #expect(login.status == 0, "\(login.stderr)")
             #expect(
                 login.stdout
-                    == "Paste \(label) (it is stored in \(file), mode 0600; \(variable) overrides it):\n\(name): key stored.\n"
+                    == "Paste \(label) (it is stored in \(file), mode 0600; \(variable) overrides it):\n\(name): key stored "
+                    + "in \(file) (mode 0600); stored in a file, not a keyring: no D-Bus session bus "
+                    + "(DBUS_SESSION_BUS_ADDRESS is unset), so no keyring runs.\n"
                     + "\(name): account default is the active one.\n"
             )
         }
@@ -187,9 +189,11 @@ struct LoginTests {
             rows.contains { $0.hasPrefix("instagram ") && $0.contains(" credentials from stored login") },
             "\(status.stdout)")
         #expect(rows.contains { $0.hasPrefix("github ") && $0.hasSuffix(" no credentials") }, "\(status.stdout)")
-        // The second column lines up, however long a plugin's name (openweather) is.
+        // The second column lines up, however long a plugin's name (openweather) is (the line
+        // saying where stored tokens are is no client's row).
+        #expect(rows.last?.hasPrefix("Tokens stored by apimacro login: stored in a file, not a keyring") == true)
         let columns = Set(
-            rows.map { row in
+            rows.filter { !$0.hasPrefix("Tokens stored by") }.map { row in
                 row.range(of: #"  \S"#, options: .regularExpression).map {
                     row.distance(from: row.startIndex, to: $0.lowerBound)
                 } ?? -1

@@ -53,18 +53,81 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     /// The account chosen for this run, by client name (`--account NAME=LABEL`,
     /// `APIMACRO_<NAME>_ACCOUNT`, `as_account`); a client not named uses its active account.
     public let chosen: [String: String]
+    /// Where tokens go besides the file: the system keyring, as `APIMACRO_KEYRING` chooses
+    /// (`Keyring.none`: the file only).
+    ///
+    /// An entry kept there holds `"keyring": "secret-service"` instead of its `token` (and
+    /// `"refresh_in_keyring": true` instead of its refresh token).
+    public let keyring: Keyring
 
-    /// Keeps credentials in `home/credentials.json`, reading the accounts `chosen` by client name.
-    public init(home: URL, chosen: [String: String] = [:]) {
+    /// Keeps credentials in `home/credentials.json` (the tokens in `keyring` where it runs),
+    /// reading the accounts `chosen` by client name.
+    public init(home: URL, chosen: [String: String] = [:], keyring: Keyring = .none) {
         self.home = home
         self.chosen = chosen
+        self.keyring = keyring
     }
 
     /// The same store with `label` chosen for `name`.
     public func choosing(_ label: String, for name: String) -> CredentialStore {
         var chosen = self.chosen
         chosen[name] = label
-        return CredentialStore(home: home, chosen: chosen)
+        return CredentialStore(home: home, chosen: chosen, keyring: keyring)
+    }
+
+    /// The marker of a token kept in the system keyring.
+    static let keyringMarker = "secret-service"
+
+    /// Where the stored tokens are, for `auth status`: "in the system keyring", "stored in a
+    /// file, not a keyring (why)", or both; nil when none is stored.
+    public func storage() -> String? {
+        guard let all = try? load(), !all.isEmpty else { return nil }
+        var inKeyring = false
+        var inFile = false
+        for name in all.keys {
+            for fields in ((try? accountFields(of: name, in: all))?.accounts.values).map(Array.init) ?? [] {
+                if fields["keyring"] as? String == Self.keyringMarker { inKeyring = true } else { inFile = true }
+            }
+        }
+        let file =
+            "stored in a file, not a keyring (\(path.path), mode 0600: \(keyring.unavailable ?? "the keyring refused them when they were stored"))"
+        switch (inKeyring, inFile) {
+        case (true, true): return "some in the system keyring (Secret Service), the others " + file
+        case (true, false): return "in the system keyring (Secret Service); \(path.path) holds only references"
+        default: return file
+        }
+    }
+
+    /// Whether `error` says a token kept in the keyring could not be read (`keyringProblem`).
+    public static func isKeyringProblem(_ error: APIError) -> Bool {
+        error.message.contains(" is kept in the system keyring, which ")
+    }
+
+    /// Why a token the file says is in the keyring could not be read from it.
+    func keyringProblem(_ name: String, _ label: String, _ reason: String) -> APIError {
+        APIError(
+            .auth,
+            "the \(name) token of account \(label) is kept in the system keyring, which \(reason); unlock or start "
+                + "the keyring (GNOME Keyring: log in to the desktop session, or gnome-keyring-daemon --unlock), then "
+                + "try again: nothing was removed (\(path.path) still refers to it)")
+    }
+
+    /// The secret of `kind` (`token`, `refresh`) of `name`'s account `label`: the file's, or the keyring's.
+    private func secret(_ fields: [String: Any], _ name: String, _ label: String, kind: String) throws -> Secret? {
+        let plain = kind == "token" ? "token" : "refresh_token"
+        if let text = fields[plain] as? String, !text.isEmpty { return Secret(text) }
+        let kept =
+            kind == "token"
+            ? fields["keyring"] as? String == Self.keyringMarker : fields["refresh_in_keyring"] as? Bool == true
+        guard kept else { return nil }
+        do {
+            guard let found = try keyring.lookup(client: name, account: label, kind: kind) else {
+                throw keyringProblem(name, label, "holds no such token, or is locked and would not say")
+            }
+            return found
+        } catch let failure as Keyring.Failure {
+            throw keyringProblem(name, label, "could not be read: \(failure.reason)")
+        }
     }
 
     /// `<home>/credentials.json`.
@@ -127,16 +190,16 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         guard let fields = stored.accounts[wanted] else {
             throw Self.unknownAccount(wanted, of: name, known: stored.accounts.keys.sorted())
         }
-        guard let token = fields["token"] as? String, !token.isEmpty else {
+        guard let token = try secret(fields, name, wanted, kind: "token") else {
             throw APIError(
                 .auth,
                 "the entry \"\(name)\" (account \(wanted)) in \(path.path) is corrupt; run: apimacro logout \(name) "
                     + "--account \(wanted), then log in again")
         }
         let obtained = Self.epoch(fields["obtained_at"]) ?? 0
-        let refresh = (fields["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : Secret($0) }
+        let refresh = try? secret(fields, name, wanted, kind: "refresh")
         return Entry(
-            token: Secret(token), kind: fields["kind"] as? String ?? "access_token", obtainedAt: obtained,
+            token: token, kind: fields["kind"] as? String ?? "access_token", obtainedAt: obtained,
             scope: fields["scope"] as? String, expiresAt: Self.epoch(fields["expires_at"]), refreshToken: refresh,
             account: wanted, user: fields["user"] as? String)
     }
@@ -156,7 +219,9 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         active: String, accounts: [String: [String: Any]]
     )? {
         guard let raw = all[name] else { return nil }
-        guard var fields = raw as? [String: Any], let token = fields["token"] as? String, !token.isEmpty else {
+        guard var fields = raw as? [String: Any],
+            (fields["token"] as? String).map({ !$0.isEmpty }) ?? (fields["keyring"] as? String == Self.keyringMarker)
+        else {
             throw APIError(
                 .auth,
                 "the entry \"\(name)\" in \(path.path) is corrupt; run: apimacro logout \(name), then log in again")
@@ -212,14 +277,18 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     /// Creates `home` (mode 0700) when missing; the file ends with mode 0600
     /// whatever the umask, and is replaced atomically.
     ///
+    /// Returns where the token went: "in the system keyring", or "in a file, not a keyring"
+    /// and why.
+    ///
     /// - Throws: `APIError` for a bad label, or one that already names another person's
-    ///   account (`user` differs) or differs from a stored one only in case; nothing is
-    ///   changed then.
+    ///   account (`user` differs) or differs from a stored one only in case, or a keyring
+    ///   `APIMACRO_KEYRING=required` could not use; nothing is changed then.
+    @discardableResult
     public func save(
         _ token: Secret, for name: String, account: String? = nil, user: String? = nil, activate: Bool = false,
         kind: String, scope: String? = nil, expiresAt: Int? = nil,
         obtainedAt: Int = Int(Date().timeIntervalSince1970), refreshToken: Secret? = nil, refreshExpiresAt: Int? = nil
-    ) throws {
+    ) throws -> String {
         guard !name.isEmpty else { throw APIError(.invalidRequest, "a credential needs a name (github, instagram, …)") }
         guard token.revealed.utf8.count <= Self.tokenLimit else {
             throw APIError(
@@ -254,10 +323,17 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
             if let refreshExpiresAt { fields["refresh_expires_at"] = refreshExpiresAt }
         }
         if let known = user ?? previous?["user"] as? String { fields["user"] = known }
+        // The keyring items of the token replaced, when the new one goes to the file.
+        var replaced: [(String, String, [String: Any])] = []
+        if let previous { replaced.append((name, label, previous)) }
         accounts[label] = fields
         let active = activate ? label : stored?.active ?? label
         all[name] = Self.composed(active: active, accounts: accounts)
-        try write(all)
+        let placed = try write(all, dropping: replaced)
+        let now = placed.accounts[name]?[label]
+        if now?["keyring"] as? String == Self.keyringMarker { return "in the system keyring" }
+        let why = placed.reason ?? keyring.unavailable
+        return "in \(path.path) (mode 0600)" + (why.map { "; stored in a file, not a keyring: \($0)" } ?? "")
     }
 
     /// Makes `label` the active account of `name` (or, with no label, the other one when `name`
@@ -309,6 +385,8 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
             if let account { throw Self.unknownAccount(account, of: name, known: []) }
             return false
         }
+        let before = (try? accountFields(of: name, in: all))?.accounts ?? [:]
+        let gone = before.filter { account == nil || $0.key == account }.map { (name, $0.key, $0.value) }
         if let account {
             // A corrupt entry cannot be split into accounts: only forgetting it whole is offered.
             let stored = try accountFields(of: name, in: all)
@@ -325,8 +403,89 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
         } else {
             all[name] = nil
         }
-        if all.isEmpty { try SecureFile.remove(path) } else { try write(all) }
+        if all.isEmpty {
+            try SecureFile.remove(path)
+            clearKept(gone)
+        } else {
+            try write(all, dropping: gone)
+        }
         return true
+    }
+
+    /// Removes from the keyring the tokens `entries` kept there (best effort: the file no
+    /// longer refers to them).
+    private func clearKept(_ entries: [(String, String, [String: Any])]) {
+        for (name, label, fields) in entries {
+            if fields["keyring"] as? String == Self.keyringMarker {
+                try? keyring.clear(client: name, account: label, kind: "token")
+            }
+            if fields["refresh_in_keyring"] as? Bool == true {
+                try? keyring.clear(client: name, account: label, kind: "refresh")
+            }
+        }
+    }
+
+    /// Every account's tokens where `keyring` says they go, before the file is written: into
+    /// the keyring where it is used (`auto` where it answers, `required`), back into the file
+    /// with `off`.
+    ///
+    /// A token is written to its new place before its old one is cleared, so a move that fails
+    /// halfway loses nothing. Returns the entries as they will be written, the items to clear
+    /// once the file is, and why the keyring was not used if it was not.
+    private func settle(_ all: [String: Any]) throws -> (
+        all: [String: Any], accounts: [String: [String: [String: Any]]], clear: [(String, String, String)],
+        reason: String?
+    ) {
+        var all = all
+        var every: [String: [String: [String: Any]]] = [:]
+        var clear: [(String, String, String)] = []
+        var reason = keyring.choice == .off ? nil : keyring.unavailable
+        if keyring.choice == .required, let reason {
+            throw APIError(
+                .auth, "APIMACRO_KEYRING=required, but the keyring cannot be used: \(reason); nothing was changed")
+        }
+        for name in all.keys.sorted() {
+            guard let stored = try? accountFields(of: name, in: all) else { continue }
+            var accounts = stored.accounts
+            for label in accounts.keys.sorted() {
+                guard var fields = accounts[label] else { continue }
+                for (kind, plain, marker, value) in [
+                    ("token", "token", "keyring", Self.keyringMarker as Any),
+                    ("refresh", "refresh_token", "refresh_in_keyring", true as Any),
+                ] {
+                    let text = (fields[plain] as? String).flatMap { $0.isEmpty ? nil : $0 }
+                    let kept = fields[marker] != nil
+                    if keyring.choice == .off {
+                        // Back into the file: only when the keyring gives it (else the reference stays).
+                        guard kept, text == nil,
+                            let found = try? keyring.lookup(client: name, account: label, kind: kind)
+                        else { continue }
+                        fields[plain] = found.revealed
+                        fields[marker] = nil
+                        clear.append((name, label, kind))
+                    } else if let text, reason == nil {
+                        do {
+                            try keyring.store(Secret(text), client: name, account: label, kind: kind)
+                            fields[plain] = nil
+                            fields[marker] = value
+                        } catch let failure as Keyring.Failure {
+                            if keyring.choice == .required {
+                                throw APIError(
+                                    .auth,
+                                    "APIMACRO_KEYRING=required, but the keyring would not store the \(name) token: "
+                                        + "\(failure.reason); nothing was changed")
+                            }
+                            // One failure is enough: the rest stay in the file, with no more waiting.
+                            reason = "the keyring would not store it: \(failure.reason)"
+                        }
+                    }
+                }
+                accounts[label] = fields
+            }
+            every[name] = accounts
+            all[name] = Self.composed(active: stored.active, accounts: accounts)
+        }
+        return (all, every, clear, reason)
     }
 
     /// The file's top-level object; empty when the file does not exist.
@@ -352,7 +511,24 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     /// A longer one is refused before anything is written, so no answer can fill the file.
     public static let tokenLimit = 16 << 10
 
-    private func write(_ all: [String: Any]) throws {
+    /// Writes `all`, its tokens settled where the keyring setting says (`settle`), then clears
+    /// the keyring items no longer referred to: those moved into the file, and those of
+    /// `dropping` (accounts removed, tokens replaced) that the new file does not keep there.
+    @discardableResult
+    private func write(_ all: [String: Any], dropping: [(String, String, [String: Any])] = []) throws -> (
+        accounts: [String: [String: [String: Any]]], reason: String?
+    ) {
+        let settled = try settle(all)
+        try writeFile(settled.all)
+        for (name, label, kind) in settled.clear { try? keyring.clear(client: name, account: label, kind: kind) }
+        clearKept(
+            dropping.filter { name, label, _ in
+                settled.accounts[name]?[label]?["keyring"] as? String != Self.keyringMarker
+            })
+        return (settled.accounts, settled.reason)
+    }
+
+    private func writeFile(_ all: [String: Any]) throws {
         guard let data = try? JSONSerialization.data(withJSONObject: all, options: [.prettyPrinted, .sortedKeys]) else {
             throw APIError(.invalidRequest, "the credentials could not be encoded as JSON")
         }

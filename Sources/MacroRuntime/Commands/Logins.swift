@@ -22,14 +22,14 @@ public struct Logins: Sendable {
         }
         self.settings = settings
         self.account = account
-        store = CredentialStore(home: settings.home)
+        store = settings.credentialStore()
     }
 
     /// The logins of `settings`, with no account label chosen.
     public init(settings: Settings) {
         self.settings = settings
         self.account = nil
-        store = CredentialStore(home: settings.home)
+        store = settings.credentialStore()
     }
 
     /// The built-in clients `login` knows (plugins with credentials come on top).
@@ -194,6 +194,10 @@ public struct Logins: Sendable {
         return removed
     }
 
+    /// Where the tokens `login` stored are (the system keyring, or the file and why), for
+    /// `auth status`; nil when none is stored.
+    public var storage: String? { store.storage() }
+
     /// The label of `name`'s active account, or nil when it has none.
     public func activeAccount(of name: String) -> String? {
         ((try? store.accounts(of: name)) ?? nil)?.active
@@ -213,18 +217,20 @@ public struct Logins: Sendable {
     private func keep(
         _ token: Secret, for name: String, kind: String, scope: String? = nil, expiresAt: Int? = nil,
         refreshToken: Secret? = nil, refreshExpiresAt: Int? = nil
-    ) async throws -> String {
+    ) async throws -> (line: String, place: String) {
         let user = await whoIs(name, token: token)
         let label = account ?? user.flatMap { CredentialStore.isLabel($0) ? $0 : nil } ?? CredentialStore.defaultLabel
-        try store.save(
+        let placed = try store.save(
             token, for: name, account: label, user: user, activate: true, kind: kind, scope: scope,
             expiresAt: expiresAt, refreshToken: refreshToken, refreshExpiresAt: refreshExpiresAt)
         let labels = (try? store.accounts(of: name))?.labels ?? [label]
         let whose = user.flatMap { $0 == label ? nil : " (\(CredentialStore.printable($0)))" } ?? ""
         let others = labels.filter { $0 != label }
-        return "\(name): account \(label)\(whose) is the active one"
+        let line =
+            "\(name): account \(label)\(whose) is the active one"
             + (others.isEmpty
                 ? "." : "; also stored: \(others.joined(separator: ", ")) (apimacro auth switch \(name) LABEL).")
+        return (line, placed)
     }
 
     /// Whom the service says `token` belongs to (its identity check: GitHub's `GET /user`), or
@@ -348,13 +354,14 @@ public struct Logins: Sendable {
             }
             try await loginCode(login, view: view, mode: mode, say: say, prompt: prompt)
         case .pastedKey(let label, let variable):
-            say("Paste \(label) (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
+            let place = store.keyring.unavailable == nil ? "the system keyring" : "\(store.path.path), mode 0600"
+            say("Paste \(label) (it is stored in \(place); \(variable) overrides it):")
             guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                 throw APIError(.auth, "no key given; nothing stored")
             }
             let account = try await keep(Secret(key), for: client.name, kind: "api_key")
-            say("\(client.name): key stored.")
-            say(account)
+            say("\(client.name): key stored \(account.place).")
+            say(account.line)
         case nil:
             throw MacroError(client.noLogin ?? "\(client.name) has nothing to log in to")
         }
@@ -368,8 +375,8 @@ public struct Logins: Sendable {
         let (redirect, flow, state) = try await browserStep(name, flow: flow, mode: mode, say: say, prompt: prompt)
         let token = try flow.complete(redirect: redirect, expectedState: state)
         let account = try await keep(token, for: name, kind: "access_token")
-        say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
-        say(account)
+        say("\(name): logged in; the token is stored \(account.place).")
+        say(account.line)
     }
 
     /// The OAuth 2 authorization-code grant (Instagram): the browser step, then the code
@@ -395,10 +402,8 @@ public struct Logins: Sendable {
         try? await transport.shutdown()
         let account = try await keep(
             issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt)
-        say(
-            "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
-        )
-        say(account)
+        say("\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored \(account.place).")
+        say(account.line)
     }
 
     /// The device flow (GitHub's): the code asked for and said, the token polled for (over the
@@ -421,10 +426,8 @@ public struct Logins: Sendable {
         let account = try await keep(
             issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt,
             refreshToken: issued.refreshToken, refreshExpiresAt: issued.refreshExpiresAt)
-        say(
-            "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
-        )
-        say(account)
+        say("\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored \(account.place).")
+        say(account.line)
     }
 
     /// ` (valid 60 days)` for a token expiring then, "" when its expiry is not known.
@@ -503,8 +506,8 @@ public struct Logins: Sendable {
         let now = Date().timeIntervalSince1970
         let expiresAt = lifetime.map { Int(now + $0) }
         let account = try await keep(Secret(token), for: name, kind: "access_token", expiresAt: expiresAt)
-        say("\(name): token stored in \(store.path.path) (mode 0600)\(Self.assumedLife(expiresAt, now: now)).")
-        say(account)
+        say("\(name): token stored \(account.place)\(Self.assumedLife(expiresAt, now: now)).")
+        say(account.line)
     }
 
     /// `; taken to be valid 60 days, as the provider's long-lived tokens are` when a lifetime was assumed.

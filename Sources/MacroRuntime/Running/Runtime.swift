@@ -56,7 +56,7 @@ final class Runtime: Sendable {
         log =
             settings.verbose || settings.switchableVerbose
             ? ExchangeLog(printsWhile: { verbosity.isOn }, full: settings.fullExchanges) : ExchangeLog()
-        let store = CredentialStore(home: settings.home, chosen: settings.accounts)
+        let store = settings.credentialStore(chosen: settings.accounts)
         credentials = store
         let registry = PluginRegistry.load(settings: settings)
         // An account chosen for this run (`--account`, APIMACRO_<NAME>_ACCOUNT) must exist: said
@@ -81,6 +81,8 @@ final class Runtime: Sendable {
                 labels[name] = entry?.account
                 return entry?.token
             } catch let error as APIError {
+                // A token the keyring would not give: said at once, or the run would go on without it.
+                if CredentialStore.isKeyringProblem(error) { warn("apimacro: warning: \(error.message)") }
                 problem = problem ?? error
             } catch {
                 problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(SystemErrorText.reason(error))")

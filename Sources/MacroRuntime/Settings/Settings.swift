@@ -68,6 +68,9 @@ public struct Settings: Sendable {
     /// `--account NAME=LABEL` over `APIMACRO_<NAME>_ACCOUNT`: the stored account each client
     /// named uses instead of its active one, by client name (`github`: `work`).
     public var accounts: [String: String] = [:]
+    /// `APIMACRO_KEYRING` (`off`, `auto`, `required`) and `APIMACRO_KEYRING_TIMEOUT`: where
+    /// `apimacro login` keeps tokens besides the 0600 file.
+    public var keyring = Keyring.none
     /// `APIMACRO_JQ_MEMORY` (or `jq_memory` in config.toml): the most memory an `api --jq` filter's
     /// child may allocate, in MiB; nil for the default (`JQChild.defaultMemoryLimit`).
     public var jqMemory: Int?
@@ -161,6 +164,17 @@ public struct Settings: Sendable {
         jqMemory = try check.count("APIMACRO_JQ_MEMORY", atLeast: JQChild.smallestMemoryLimit, unit: "MiB")
         clientLimits = try Self.clientLimits(check: check, environment: environment)
         accounts = try Self.accounts(check: check, environment: environment)
+        do {
+            keyring = try Keyring(home: home, environment: environment)
+        } catch let error as APIError {
+            throw MacroError(error.message)
+        }
+    }
+
+    /// The tokens `apimacro login` stored, in the keyring these settings choose, reading the
+    /// accounts `chosen` by client name.
+    public func credentialStore(chosen: [String: String] = [:]) -> CredentialStore {
+        CredentialStore(home: home, chosen: chosen, keyring: keyring)
     }
 
     /// The variable `[shared] redis` in config.toml stands for (`APIMACRO_SHARED_STATE` wins over it).
