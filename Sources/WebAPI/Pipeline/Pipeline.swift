@@ -66,6 +66,9 @@ extension Pipeline {
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         if let watch = configuration.watch { stages.append(ResponseWatchStage(watch: watch)) }
+        if let store {
+            stages.append(DeprecationStage(notices: store.deprecations, api: configuration.name, slot: slot))
+        }
         stages.append(RedirectStage(slot: slot))
         if let store {
             if let recorder = store.recorder {
