@@ -75,8 +75,10 @@ public struct InstagramGraphConfiguration: Sendable {
     }
 
     /// Why `text` is not a Graph API version apimacro accepts, or nil when it is one: `vN.0`
-    /// from the oldest available (v21.0) on, newer ones included.
+    /// from the oldest available (v21.0) on, newer ones included, but for one past the end
+    /// Meta's schedule gives it (`GraphVersionSchedule`).
     @Sendable public static func versionProblem(_ text: String) -> String? {
+        if let number = versionNumber(text), let ended = GraphVersionSchedule.ended(number) { return ended }
         if let number = versionNumber(text), number >= oldestAPIVersion { return nil }
         return "'\(text)' is not a Graph API version apimacro can use; accepted: v\(oldestAPIVersion).0 to "
             + "\(defaultAPIVersion) (the versions Meta lists as available), or a newer vN.0"

@@ -32,6 +32,8 @@ extension InstagramBinding {
 
         /// The token ready (refreshed if due), or the reason there is none (GIL held; waits without it).
         func prepare() throws {
+            GraphVersionSchedule.warnOnce(
+                version: client.configuration.apiVersion, warn: runtime.transport.warn)
             if !client.loggedIn, let storeProblem { throw storeProblem }
             try client.requireToken()
             let client = self.client
