@@ -53,6 +53,10 @@ let package = Package(
             name: "CJQ",
             providers: [.apt(["libjq-dev"])]
         ),
+        // The system keyring (Secret Service) through Debian's libsecret, loaded with dlopen when
+        // a stored token is written or read: declarations of its own, no -dev package, no link-time
+        // dependency, so the binary starts where libsecret is absent (issue 41).
+        .systemLibrary(name: "CSecret"),
         // The only target that imports CPython (ARCHITECTURE rule 1).
         .target(name: "PythonBridge", dependencies: ["CPython"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
@@ -76,7 +80,7 @@ let package = Package(
         // git): posix_spawn, a reaper thread per child instead of polling, nothing on the pool.
         .target(name: "Spawning"),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.
-        .target(name: "Clients", dependencies: ["WebAPI", "Spawning"]),
+        .target(name: "Clients", dependencies: ["WebAPI", "Spawning", "CSecret"]),
         // plugin.toml (and config.toml): the manifest model, validation, discovery, manifest clients;
         // TOML/ is its own TOML 1.0 parser in Swift (no C++ toml++, whose assertions could abort).
         .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),

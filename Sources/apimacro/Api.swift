@@ -138,6 +138,7 @@ struct Api: AsyncParsableCommand {
             record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
             useCache: !exchange.noCache, color: color, process: process)
         if exchange.noStale { settings.staleIfError = false }
+        try settings.choose(accounts: exchange.account)
         settings.fullExchanges = exchange.full
         let target = words[words.count - 1]
         // A path with no client is GitHub's, as `gh api repos/x/y`; a URL needs no client.

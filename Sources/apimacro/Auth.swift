@@ -4,7 +4,8 @@ import Foundation
 import MacroRuntime
 import PluginHost
 
-/// `apimacro login NAME [--redirect-url URL | --listen PORT | --token - | --with-token] [--hostname HOST]`.
+/// `apimacro login NAME [--account LABEL] [--redirect-url URL | --listen PORT | --token - | --with-token]
+/// [--hostname HOST]`.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
@@ -36,6 +37,12 @@ struct Login: AsyncParsableCommand {
             "The GitHub Enterprise Server host to log in to (github only; default github.com).", valueName: "host"))
     var hostname: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Store the token as the account LABEL, which becomes the active one (default: the account's own login "
+                + "name, as the service answers it).", valueName: "label"))
+    var account: String?
+
     func validate() throws {
         if [redirectURL != nil, listen != nil, token != nil, withToken].filter({ $0 }).count > 1 {
             throw ValidationError("give one of --redirect-url, --listen, --token and --with-token")
@@ -51,16 +58,16 @@ struct Login: AsyncParsableCommand {
     func run() async throws {
         // Unbuffered, so a test or a script reading our output sees the URL at once.
         let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        let logins = Logins(settings: try Settings.load())
+        let logins = try Logins(settings: try Settings.load(), account: account)
         if token != nil || withToken {
-            return try logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
+            return try await logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
         }
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
         try await logins.login(name, mode: mode, hostname: hostname, say: say, prompt: { readLine() })
     }
 }
 
-/// `apimacro logout NAME`.
+/// `apimacro logout NAME [--account LABEL]`.
 struct Logout: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
@@ -69,9 +76,20 @@ struct Logout: ParsableCommand {
     @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
     var name: String
 
+    @Option(
+        help: ArgumentHelp(
+            "The account to log out of (needed when NAME has several; apimacro auth status lists them).",
+            valueName: "label"))
+    var account: String?
+
     func run() throws {
-        let removed = try Logins(settings: try Settings.load()).logout(name)
-        print(removed ? "\(name): logged out (stored token removed)." : "\(name): no stored token.")
+        let logins = Logins(settings: try Settings.load())
+        let removed = try logins.logout(name, account: account)
+        let which = account.map { " account \($0)" } ?? ""
+        print(removed ? "\(name):\(which) logged out (stored token removed)." : "\(name): no stored token.")
+        if removed, account != nil, let active = logins.activeAccount(of: name) {
+            print("\(name): account \(active) is the active one.")
+        }
     }
 }
 
@@ -80,8 +98,32 @@ struct Auth: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
         abstract: "Credentials: which clients have them and where from (never the secrets).",
-        subcommands: [Status.self],
+        subcommands: [Status.self, Switch.self],
         defaultSubcommand: Status.self)
+
+    /// `apimacro auth switch NAME [LABEL]`.
+    struct Switch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "switch",
+            abstract: "Make another stored account of a client the active one.",
+            discussion: """
+                The active account is the one macros, apimacro api and batch use unless --account NAME=LABEL \
+                or APIMACRO_<NAME>_ACCOUNT chooses another (a macro may also use github.as_account("work")). \
+                With no LABEL, a client with exactly two accounts switches to the other.
+                """)
+
+        @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
+        var name: String
+
+        @Argument(
+            help: ArgumentHelp("The account to make active (apimacro auth status lists them).", valueName: "label"))
+        var label: String?
+
+        func run() throws {
+            let active = try Logins(settings: try Settings.load()).switchAccount(name, to: label)
+            print("\(name): account \(active) is the active one.")
+        }
+    }
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -110,7 +152,15 @@ struct Auth: ParsableCommand {
             guard check else {
                 let lines = Logins(settings: settings).status()
                 let width = lines.map(\.name.count).max() ?? 0
-                for line in lines { print(Self.row(line, width: width)) }
+                for line in lines {
+                    print(Self.row(line, width: width))
+                    for other in line.otherAccounts {
+                        print(String(repeating: " ", count: width + 2) + "also stored: " + other)
+                    }
+                }
+                if let storage = Logins(settings: settings).storage {
+                    print("Tokens stored by apimacro login: \(storage).")
+                }
                 return
             }
             let warnings = settings.color.palette(for: STDERR_FILENO)

@@ -45,6 +45,14 @@ struct ExchangeOptions: ParsableArguments {
     @Flag(name: .long, help: "Neither read nor write the HTTP cache.")
     var noCache = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Use the stored account LABEL of the client NAME instead of its active one (repeatable; "
+                + "also APIMACRO_<NAME>_ACCOUNT).",
+            valueName: "name=label"))
+    var account: [String] = []
+
     @Flag(
         name: .customLong("no-stale"),
         help: "Fail when the network does, never answer from an old cached copy (the cache still revalidates).")
@@ -66,6 +74,7 @@ struct ExchangeOptions: ParsableArguments {
         if offline { arguments.append("--offline") }
         if noCache { arguments.append("--no-cache") }
         if noStale { arguments.append("--no-stale") }
+        for choice in account { arguments += ["--account", choice] }
         return arguments
     }
 }
@@ -136,6 +145,7 @@ struct MacroOptions: ParsableArguments {
         settings.output = output
         settings.outputKey = key
         if exchange.noStale { settings.staleIfError = false }
+        try settings.choose(accounts: exchange.account)
         return settings
     }
 
@@ -145,6 +155,7 @@ struct MacroOptions: ParsableArguments {
         ("--format", true), ("--timeout", true), ("--request-timeout", true), ("--record", true), ("--replay", true),
         ("-v", false), ("--verbose", false), ("--offline", false), ("--no-cache", false), ("--no-stale", false),
         ("--color", true), ("--wide", false), ("--state-key", true), ("--output", true), ("--key", true),
+        ("--account", true),
     ]
 
     /// Splits what follows the macro's name into apimacro's run options and the macro's

@@ -95,15 +95,36 @@ struct InstagramGraphTests {
         #expect(versioned.versionedBaseURL == "https://graph.example.com/v23.0")
         let chosen = InstagramGraphConfiguration(SettingsView(environment: ["APIMACRO_INSTAGRAM_API_VERSION": "v24.0"]))
         #expect(chosen.versionedBaseURL == "https://graph.instagram.com/v24.0")
-        for accepted in ["v21.0", "v27.0", "v30.0"] {
+        // Versions whose end Meta has not set (v27.0, a newer one) stay accepted whatever the date.
+        for accepted in ["v27.0", "v30.0"] {
             #expect(InstagramGraphConfiguration.versionProblem(accepted) == nil)
         }
-        for refused in ["v20.0", "27", "v27", "latest", "v27.1", ""] {
+        #expect(
+            InstagramGraphConfiguration.versionProblem("v20.0")
+                == "Graph API v20.0 ended on 2026-09-24 (Meta's published schedule); use the current default v27.0, "
+                + "or unset APIMACRO_INSTAGRAM_API_VERSION")
+        for refused in ["v14.0", "27", "v27", "latest", "v27.1", ""] {
             #expect(
                 InstagramGraphConfiguration.versionProblem(refused)
                     == "'\(refused)' is not a Graph API version apimacro can use; accepted: v21.0 to v27.0 (the versions "
                     + "Meta lists as available), or a newer vN.0")
         }
+    }
+
+    @Test("Meta's schedule: a version past its end is refused with that day, one within 90 days warns")
+    func schedule() {
+        func epoch(_ day: String) -> Double { GraphVersionSchedule.end(of: day)! - 86_400 }
+        // v21.0 ends 2027-01-21 (its last day).
+        #expect(GraphVersionSchedule.ended(21, now: epoch("2027-01-21")) == nil)
+        #expect(GraphVersionSchedule.ended(21, now: epoch("2027-01-22"))?.contains("ended on 2027-01-21") == true)
+        #expect(GraphVersionSchedule.ending(21, now: epoch("2026-10-01")) == nil, "more than 90 days before")
+        #expect(
+            GraphVersionSchedule.ending(21, now: epoch("2026-11-29"))
+                == "apimacro: warning: instagram: Graph API v21.0 ends on 2027-01-21, in 54 days (Meta's published "
+                + "schedule); move to the current default v27.0 before then (APIMACRO_INSTAGRAM_API_VERSION)")
+        #expect(GraphVersionSchedule.ending(21, now: epoch("2027-01-21"))?.contains("in 1 day") == true)
+        #expect(GraphVersionSchedule.ending(27, now: epoch("2030-01-01")) == nil, "an end Meta has not set")
+        #expect(GraphVersionSchedule.ended(27, now: epoch("2030-01-01")) == nil)
     }
 
     // MARK: endpoints

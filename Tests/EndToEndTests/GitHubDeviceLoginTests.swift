@@ -277,7 +277,9 @@ struct GitHubDeviceLoginTests {
             "login", "github", "--with-token", environment: env, stdin: "ghp_pasted_token_7\n")
         #expect(stored.status == 0, "\(stored.stderr)")
         #expect(stored.stdout.contains("github: token stored in") && !stored.stdout.contains("ghp_pasted_token_7"))
-        #expect(server.requests.isEmpty, "nothing sent to store a token")
+        // One request: GET /user, whose answer names the account the token is stored under.
+        #expect(server.requests.map(\.path) == ["/user"], "only whose the token is was asked")
+        #expect(stored.stdout.contains("github: account octocat is the active one."), "\(stored.stdout)")
         let run = try await space.run("run", "me.py", environment: env)
         #expect(run.stdout == "octocat\n", "\(run.stderr)")
         #expect(server.requests.last?.header("Authorization") == "Bearer ghp_pasted_token_7")

@@ -256,6 +256,34 @@ struct InstagramGraphEndToEndTests {
         try await server.shutdown()
     }
 
+    @Test("Meta's schedule through the binary: v21.0 warns once within 90 days of 2027-01-21, else is refused")
+    func scheduledVersion() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [:])
+        defer { space.remove() }
+        let macro = "from apimacro import instagram\nprint(instagram.me()['username'], instagram.me()['username'])\n"
+        var environment = Self.environment(server)
+        environment["APIMACRO_INSTAGRAM_API_VERSION"] = "v21.0"
+        let result = try await Self.run(macro, in: space, environment: environment)
+        // The schedule's day, not the machine's speed, decides which: both are checked.
+        let end = Date(timeIntervalSince1970: 1_800_576_000)  // 2027-01-22T00:00:00Z, the day after v21.0's last
+        if Date() >= end {
+            #expect(result.status == 2 && result.stderr.contains("Graph API v21.0 ended on 2027-01-21"))
+        } else if end.timeIntervalSinceNow <= 90 * 86_400 {
+            #expect(result.status == 0, "\(result.stderr)")
+            let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning:") }
+            #expect(warnings.count == 1, "one warning per run: \(result.stderr)")
+            #expect(warnings.first?.contains("Graph API v21.0 ends on 2027-01-21, in ") == true)
+            #expect(warnings.first?.contains("move to the current default v27.0") == true)
+        } else {
+            #expect(result.status == 0 && !result.stderr.contains("warning"), "\(result.stderr)")
+        }
+        environment["APIMACRO_INSTAGRAM_API_VERSION"] = nil
+        let current = try await Self.run(macro, in: space, environment: environment)
+        #expect(current.status == 0 && !current.stderr.contains("warning"), "the default warns of nothing")
+        try await server.shutdown()
+    }
+
     @Test("an unknown API version is a settings error naming its source and what is accepted (exit 2)")
     func badVersion() async throws {
         let space = try Workspace(files: ["home/config.toml": "[instagram]\napi_version = \"latest\"\n"])
@@ -266,8 +294,8 @@ struct InstagramGraphEndToEndTests {
         #expect(fromVariable.status == 2)
         #expect(
             fromVariable.stderr
-                == "apimacro: APIMACRO_INSTAGRAM_API_VERSION: 'v19.0' is not a Graph API version apimacro can use; "
-                + "accepted: v21.0 to v27.0 (the versions Meta lists as available), or a newer vN.0\n")
+                == "apimacro: APIMACRO_INSTAGRAM_API_VERSION: Graph API v19.0 ended on 2026-05-21 (Meta's published "
+                + "schedule); use the current default v27.0, or unset APIMACRO_INSTAGRAM_API_VERSION\n")
         let home = space.url.appendingPathComponent("home")
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: home.path)
         let fromFile = try await Self.run(macro, in: space, environment: ["APIMACRO_HOME": home.path])

@@ -87,7 +87,8 @@ struct InstagramLoginTests {
         let status = try await space.run("auth", "status", environment: Self.environment(server, home: home))
         #expect(
             status.stdout.split(separator: "\n").contains {
-                $0.hasPrefix("instagram ") && $0.hasSuffix("credentials.json), 60 days left")
+                $0.hasPrefix("instagram ")
+                    && $0.hasSuffix("credentials.json), account facebookfordevelopers, 60 days left")
             }, "\(status.stdout)")
         Self.expectNoSecrets([out, err, macro.stdout, macro.stderr, status.stdout])
         try await server.shutdown()

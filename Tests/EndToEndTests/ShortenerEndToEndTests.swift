@@ -441,7 +441,10 @@ struct ShortenerEndToEndTests {
         #expect(login.status == 0, "\(login.stderr)")
         #expect(
             login.stdout
-                == "Paste your Bitly access token (it is stored in \(file), mode 0600; APIMACRO_SHORTENER_TOKEN overrides it):\nshortener: key stored.\n"
+                == "Paste your Bitly access token (it is stored in \(file), mode 0600; APIMACRO_SHORTENER_TOKEN overrides it):\nshortener: key stored in \(file) (mode 0600); "
+                + "stored in a file, not a keyring: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset), so no "
+                + "keyring runs.\n"
+                + "shortener: account apimacro-test is the active one.\n", "Bitly's GET /user names the account"
         )
         let run = try await space.run("run", "--no-cache", "m.py", environment: bitly)
         #expect(run.status == 0 && run.stdout.hasPrefix("https://bit.ly/"), "\(run.stderr)")

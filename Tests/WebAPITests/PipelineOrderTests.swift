@@ -40,8 +40,8 @@ struct PipelineOrderTests {
             network: OfflineTransport(), cache: cache, recorder: recorder, replay: nil, offline: false, warn: { _ in })
         #expect(
             Self.order(Self.client(cached)) == [
-                "StatusStage", "RateLimitStage", "RateLimitMemoryStage", "RedirectStage", "HARRecordStage",
-                "CacheStage", "RetryStage", "CredentialStage", "ExchangeLogStage",
+                "StatusStage", "RateLimitStage", "RateLimitMemoryStage", "DeprecationStage", "RedirectStage",
+                "HARRecordStage", "CacheStage", "RetryStage", "CredentialStage", "ExchangeLogStage",
             ])
         let replay = HARReplay(har: HAR(log: HAR.Log(version: "1.2", creator: nil, entries: [])), name: "run.har")
         let replaying = ExchangeStore(
@@ -50,8 +50,8 @@ struct PipelineOrderTests {
         // A replay turns the cache off (it is deterministic) and lets calls through without a credential.
         #expect(
             Self.order(client) == [
-                "StatusStage", "RateLimitStage", "RateLimitMemoryStage", "RedirectStage", "ReplayStage", "RetryStage",
-                "CredentialStage", "ExchangeLogStage",
+                "StatusStage", "RateLimitStage", "RateLimitMemoryStage", "DeprecationStage", "RedirectStage",
+                "ReplayStage", "RetryStage", "CredentialStage", "ExchangeLogStage",
             ])
         #expect(!client.needsCredentials && Self.client(cached).needsCredentials)
     }

@@ -77,6 +77,12 @@ public struct ClientDescriptor: Sendable {
         found: (secret: Secret, source: CredentialSource, detail: String?)?, problems: [String]
     ) {
         var problems: [String] = []
+        // A chosen account (`--account`, `as_account`) is used whatever the variables hold.
+        if view.prefersStored, let stored = view.storedCredential,
+            let source = credentialSources.first(where: \.isStoredLogin)
+        {
+            return ((stored, source, view.account.map { "account \($0)" }), [])
+        }
         for source in credentialSources where deferred || !source.isDeferred {
             let lookup = source.lookUp(view)
             if let secret = lookup.secret { return ((secret, source, lookup.detail), problems) }

@@ -19,16 +19,23 @@ public struct SettingsView: Sendable {
     public var maxWait: Double
     /// The credential `apimacro login NAME` stored for this client, if any.
     public var storedCredential: Secret?
+    /// The label of the account `storedCredential` belongs to (`work`), for `-v` and HAR.
+    public var account: String?
+    /// Whether the stored account was chosen for this client (`--account`, `as_account`), so
+    /// that it wins over the credential variables that otherwise come first.
+    public var prefersStored = false
 
     /// A view of `environment`.
     public init(
         environment: [String: String], requestTimeout: Double = 30, maxWait: Double = 60,
-        storedCredential: Secret? = nil
+        storedCredential: Secret? = nil, account: String? = nil, prefersStored: Bool = false
     ) {
         self.environment = environment
         self.requestTimeout = requestTimeout
         self.maxWait = maxWait
         self.storedCredential = storedCredential
+        self.account = account
+        self.prefersStored = prefersStored
     }
 
     /// The value of `variable`; nil when it is unset or empty.

@@ -9,6 +9,8 @@ public struct GitHubConfiguration: Sendable {
     public var token: Secret?
     /// Where `token` came from (`env GITHUB_TOKEN`), nil without one.
     public var tokenSource: String?
+    /// The label of the stored account whose token is used, when it is one.
+    public var account: String?
     /// When no source read at once holds a token: the settings that `gh`'s `hosts.yml` and
     /// `gh auth token` are read from when the first request needs a token
     /// (`GitHubDeferredCredential`); nil to look no further.
@@ -62,6 +64,7 @@ public struct GitHubConfiguration: Sendable {
         self.app = app
         paced = view.value(GitHub.pace) != "off"
         tokenSource = found?.source.name
+        account = found?.source.isStoredLogin == true ? view.account : nil
         if app == nil, found == nil, GitHubCLI.sources.contains(where: \.isDeferred) { deferredLookup = view }
     }
 
@@ -72,6 +75,7 @@ public struct GitHubConfiguration: Sendable {
             defaultHeaders: [("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", apiVersion)],
             timeout: timeout, maxWait: maxWait, errorMessage: GitHubErrors.message)
         configuration.errorList = GitHubErrors.details
+        configuration.account = account
         return configuration
     }
 }

@@ -80,7 +80,8 @@ public final class GitHubLoginRefresh: CredentialProvider {
                 learned(issued.token.revealed)
                 if let renewed = issued.refreshToken { learned(renewed.revealed) }
                 try store.save(
-                    issued.token, for: GitHub.name, kind: "access_token", scope: issued.scope ?? entry.scope,
+                    issued.token, for: GitHub.name, account: entry.account, kind: "access_token",
+                    scope: issued.scope ?? entry.scope,
                     expiresAt: issued.expiresAt, refreshToken: issued.refreshToken ?? refreshToken,
                     refreshExpiresAt: issued.refreshExpiresAt)
                 credential = .bearer(issued.token)

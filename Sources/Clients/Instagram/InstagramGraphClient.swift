@@ -168,7 +168,8 @@ public final class InstagramGraphClient: Sendable {
                 tokens.remember(issued.token.revealed)
                 let now = Int(tokens.now())
                 try tokens.store.save(
-                    issued.token, for: Instagram.name, kind: "access_token", scope: tokens.entry?.scope,
+                    issued.token, for: Instagram.name, account: tokens.entry?.account, kind: "access_token",
+                    scope: tokens.entry?.scope,
                     expiresAt: issued.expiresAt ?? now + InstagramTokenLife.lifetime, obtainedAt: now)
                 client.api.setCredential(.query(name: "access_token", value: issued.token))
             } catch {

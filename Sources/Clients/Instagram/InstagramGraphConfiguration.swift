@@ -18,6 +18,8 @@ public struct InstagramGraphConfiguration: Sendable {
     public var timeout: Double
     /// `APIMACRO_MAX_WAIT`: the longest rate-limit wait, seconds (default 60).
     public var maxWait: Double
+    /// The label of the stored account whose token is used, when it is one.
+    public var account: String?
     /// How the pipeline waits (tests record the waits).
     public var sleep: @Sendable (Double) async throws -> Void = RetryPolicy.taskSleep
 
@@ -60,6 +62,7 @@ public struct InstagramGraphConfiguration: Sendable {
             apiVersion: view.value(Instagram.apiVersion) ?? Self.defaultAPIVersion, token: credential?.secret,
             tokenIsStored: credential?.source.isStoredLogin ?? false, timeout: view.requestTimeout,
             maxWait: view.maxWait)
+        account = credential?.source.isStoredLogin == true ? view.account : nil
     }
 
     /// The base URL the endpoints are relative to: the root and the version (`…/v27.0`).
@@ -72,8 +75,10 @@ public struct InstagramGraphConfiguration: Sendable {
     }
 
     /// Why `text` is not a Graph API version apimacro accepts, or nil when it is one: `vN.0`
-    /// from the oldest available (v21.0) on, newer ones included.
+    /// from the oldest available (v21.0) on, newer ones included, but for one past the end
+    /// Meta's schedule gives it (`GraphVersionSchedule`).
     @Sendable public static func versionProblem(_ text: String) -> String? {
+        if let number = versionNumber(text), let ended = GraphVersionSchedule.ended(number) { return ended }
         if let number = versionNumber(text), number >= oldestAPIVersion { return nil }
         return "'\(text)' is not a Graph API version apimacro can use; accepted: v\(oldestAPIVersion).0 to "
             + "\(defaultAPIVersion) (the versions Meta lists as available), or a newer vN.0"
@@ -95,6 +100,7 @@ public struct InstagramGraphConfiguration: Sendable {
         configuration.sleep = sleep
         configuration.remembersRateLimit = false
         configuration.redactsEchoedCredential = true
+        configuration.account = account
         return configuration
     }
 }

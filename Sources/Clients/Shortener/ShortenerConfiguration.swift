@@ -23,6 +23,8 @@ public struct ShortenerConfiguration: Sendable {
     public var timeout: Double
     /// The longest rate-limit wait in seconds (`APIMACRO_MAX_WAIT`; default 60).
     public var maxWait: Double
+    /// The label of the stored account whose credential is used, when it is one.
+    public var account: String?
 
     /// A configuration for `backend`; an unset `baseURL` is the backend's default.
     public init(
@@ -48,13 +50,15 @@ public struct ShortenerConfiguration: Sendable {
     /// Reads `Shortener`'s settings (SPEC §2) from `view`; the stored login is the fallback credential.
     public init(_ view: SettingsView) {
         let backend = ShortenerBackend.selected(in: view)
+        let found = Shortener.descriptor.credential(in: view)
         self.init(
             backend: backend ?? .bitly, baseURL: view.value(Shortener.url),
-            credential: Shortener.descriptor.credential(in: view)?.secret, group: view.value(Shortener.group),
+            credential: found?.secret, group: view.value(Shortener.group),
             maxConcurrency: view.value(Shortener.maxConcurrency).flatMap {
                 Int($0.trimmingCharacters(in: .whitespaces))
             },
             timeout: view.requestTimeout, maxWait: view.maxWait)
+        account = found?.source.isStoredLogin == true ? view.account : nil
         if backend == nil, let name = view.value(Shortener.backend) {
             problem = APIError(
                 .invalidRequest, "\(Shortener.backend.variable): \(ShortenerBackend.problem(name))", api: Shortener.name
@@ -73,6 +77,7 @@ public struct ShortenerConfiguration: Sendable {
             errorMessage: { ShortenerErrors.message(backend, $0) },
             errorKind: { ShortenerErrors.kind(backend, $0) })
         configuration.maxConcurrentRequests = maxConcurrency
+        configuration.account = account
         return configuration
     }
 }

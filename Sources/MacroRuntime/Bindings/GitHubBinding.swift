@@ -81,18 +81,21 @@ final class GitHubBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         let module = context.module
-        let view = runtime.view(of: GitHub.descriptor)
-        let configuration = GitHubConfiguration(view)
         let learned: @Sendable (String) -> Void = { [secrets = runtime.secrets] in secrets.add($0) }
         let network: (any Transport)? = runtime.settings.offline ? nil : runtime.network
-        let client = GitHubClient(
-            configuration: configuration, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor,
-            warn: runtime.transport.warn, learned: learned, appNetwork: network,
-            storedLogin: GitHubLoginRefresh.due(
-                configuration: configuration, view: view, store: runtime.credentials, network: network,
-                warn: runtime.transport.warn, learned: learned))
-        let binding = GitHubBinding(
-            client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
+        func makeBinding(view: SettingsView, store: CredentialStore) -> GitHubBinding {
+            let configuration = GitHubConfiguration(view)
+            let client = GitHubClient(
+                configuration: configuration, transport: runtime.transport, log: runtime.log,
+                redactor: runtime.redactor, warn: runtime.transport.warn, learned: learned, appNetwork: network,
+                storedLogin: GitHubLoginRefresh.due(
+                    configuration: configuration, view: view, store: store, network: network,
+                    warn: runtime.transport.warn, learned: learned))
+            return GitHubBinding(
+                client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
+        }
+        let binding = makeBinding(view: runtime.view(of: GitHub.descriptor), store: runtime.credentials)
+        let client = binding.client
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
             doc:
@@ -161,6 +164,10 @@ final class GitHubBinding {
                     parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
                 limit: Arguments.limit(slots[2], in: "paginate"))
         }
+        try AccountBinding.install(on: builder, client: "github") { label in
+            let (view, store) = try runtime.view(of: GitHub.descriptor, account: label)
+            return makeBinding(view: view, store: store)
+        }
         try GraphQL.install(on: builder, module: module)
         try Search.install(on: builder)
         try builder.property("rate_limit", doc: "The rate limit as last seen in response headers, or None.") {
@@ -194,7 +201,8 @@ final class GitHubBinding {
         try module.set("github", builder.instance(binding))
         // `map` builds each request with the same route builders as the direct calls.
         for (function, route) in [(user, userRoute), (get, getRoute)] + writes {
-            context.parallel.register(function) { arguments in
+            context.parallel.register(function) { receiver, arguments in
+                let client = receiver.flatMap { try? builder.state(of: $0).client } ?? client
                 let built = try route(arguments)
                 return ParallelCall(api: "github", emptyIsNone: built.request.method != "GET") {
                     try await client.send(built)

@@ -32,6 +32,8 @@ extension InstagramBinding {
 
         /// The token ready (refreshed if due), or the reason there is none (GIL held; waits without it).
         func prepare() throws {
+            GraphVersionSchedule.warnOnce(
+                version: client.configuration.apiVersion, warn: runtime.transport.warn)
             if !client.loggedIn, let storeProblem { throw storeProblem }
             try client.requireToken()
             let client = self.client
@@ -173,14 +175,17 @@ extension InstagramBinding {
 
         /// The Graph client on the runtime's transport, keeping a stored token alive (its
         /// refresh stored and redacted from then on).
-        static func client(_ runtime: Runtime, configuration: InstagramGraphConfiguration) -> InstagramGraphClient {
+        static func client(
+            _ runtime: Runtime, configuration: InstagramGraphConfiguration, store: CredentialStore? = nil
+        ) -> InstagramGraphClient {
             let secrets = runtime.secrets
-            let entry = configuration.tokenIsStored ? (try? runtime.credentials.entry(for: Instagram.name)) ?? nil : nil
+            let store = store ?? runtime.credentials
+            let entry = configuration.tokenIsStored ? (try? store.entry(for: Instagram.name)) ?? nil : nil
             return InstagramGraphClient(
                 configuration: configuration, transport: runtime.transport, log: runtime.log,
                 redactor: runtime.redactor,
                 tokens: InstagramGraphClient.TokenStore(
-                    store: runtime.credentials, entry: entry,
+                    store: store, entry: entry,
                     network: runtime.transport.offline ? nil : runtime.network, remember: { secrets.add($0) },
                     warn: MacroHost.standardError))
         }
@@ -220,6 +225,13 @@ extension InstagramBinding {
                 return .none
             }
             try builder.property("logged_in", doc: "Whether a token is set.") { .bool($0.client.loggedIn) }
+            try AccountBinding.install(on: builder, client: "instagram") { label in
+                let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
+                return Graph(
+                    client: Graph.client(runtime, configuration: InstagramGraphConfiguration(view), store: store),
+                    decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil,
+                    runtime: runtime)
+            }
             try builder.property(
                 "rate_limit",
                 doc:

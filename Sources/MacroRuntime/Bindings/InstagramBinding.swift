@@ -162,6 +162,16 @@ final class InstagramBinding {
             return .none
         }
         try builder.property("logged_in", doc: "Whether a token is set.") { .bool($0.client.loggedIn) }
+        try AccountBinding.install(on: builder, client: "instagram") { label in
+            let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
+            let other = InstagramBinding(
+                client: InstagramClient(
+                    configuration: InstagramConfiguration(view), transport: runtime.transport, log: runtime.log,
+                    redactor: runtime.redactor),
+                decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil)
+            other.remember = { secrets.add($0) }
+            return other
+        }
         try builder.property("rate_limit", doc: "None: the v1 API reports no usage (the Graph API does).") { _ in
             .none
         }

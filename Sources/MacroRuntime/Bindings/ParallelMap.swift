@@ -23,12 +23,14 @@ struct ParallelCall: Sendable {
 /// method uses, so a call through `map` sends what the same call made directly
 /// would: every argument, `params` and `headers` included.
 final class ParallelMethods {
-    private var table: [Int: (function: PyRef, make: (PyArguments) throws -> ParallelCall)] = [:]
+    private var table: [Int: (function: PyRef, make: (PyRef?, PyArguments) throws -> ParallelCall)] = [:]
     /// Sees a native `map`'s calls before they run (the progress line wraps them), and its end.
     var observe: ([ParallelCall]) -> [ParallelCall] = { $0 }
     var finished: () -> Void = {}
 
-    func register(_ function: PyRef, _ make: @escaping (PyArguments) throws -> ParallelCall) {
+    /// `make` receives the instance the method was bound to (`github`, or the client
+    /// `github.as_account("work")` returned: the call must go with that one's account), and the arguments.
+    func register(_ function: PyRef, _ make: @escaping (PyRef?, PyArguments) throws -> ParallelCall) {
         table[Int(bitPattern: function.pointer)] = (function, make)
     }
 
@@ -51,8 +53,10 @@ final class ParallelMethods {
         }
         PythonRaise.clear()
         let function = target.attributeIfPresent("__func__") ?? target
+        let receiver = target.attributeIfPresent("__self__")
+        PythonRaise.clear()
         guard let make = table[Int(bitPattern: function.pointer)]?.make else { return nil }
-        return { item in try make(PyArguments(positional: leading + [item], keywords: keywords)) }
+        return { item in try make(receiver, PyArguments(positional: leading + [item], keywords: keywords)) }
     }
 
     /// A partial's positional arguments and keywords, or nil when they cannot be read.

@@ -181,6 +181,22 @@ final class PluginBinding {
                 parameters: Arguments.pairs(slots[1], "params", in: "paginate"),
                 limit: Arguments.limit(slots[2], in: "paginate"), result: JSONPath.split(result))
         }
+        try builder.method("as_account") { binding, arguments in
+            let manifest = binding.client.manifest
+            let label = try AccountBinding.label(arguments)
+            guard manifest.auth != .none else {
+                throw APIError(
+                    .invalidRequest, "as_account: plugin \(manifest.name) takes no credentials, so has no accounts")
+            }
+            let (entry, _) = try runtime.account(label, of: manifest.name)
+            let settings = runtime.settings
+            let client = PluginClient(
+                manifest: manifest, environment: settings.environment, storedToken: entry.token, account: entry.account,
+                prefersStored: true, transport: runtime.transport, log: runtime.log, redactor: runtime.redactor,
+                timeout: settings.requestTimeout, maxWait: settings.maxWait)
+            return try builder.instance(
+                PluginBinding(client: client, decoder: decoder, iterators: iterators, storeProblem: nil))
+        }
         try builder.method("__repr__") { binding, _ in
             let manifest = binding.client.manifest
             let credentials =

@@ -168,12 +168,16 @@ final class ShortenerBinding {
     /// Builds the `shortener` object and registers its natively parallel methods with `map`.
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
-        let client = ShortenerClient(
-            configuration: ShortenerConfiguration(runtime.view(of: Shortener.descriptor)),
-            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
-        let binding = ShortenerBinding(
-            client: client, decoder: context.decoder, iterators: context.iterators,
-            storeProblem: client.api.credential == nil ? runtime.credentialProblem : nil)
+        func makeBinding(view: SettingsView, storeProblem: APIError?) -> ShortenerBinding {
+            let client = ShortenerClient(
+                configuration: ShortenerConfiguration(view), transport: runtime.transport, log: runtime.log,
+                redactor: runtime.redactor)
+            return ShortenerBinding(
+                client: client, decoder: context.decoder, iterators: context.iterators,
+                storeProblem: client.api.credential == nil ? storeProblem : nil)
+        }
+        let binding = makeBinding(view: runtime.view(of: Shortener.descriptor), storeProblem: runtime.credentialProblem)
+        let client = binding.client
         let present = Presenter(backend: client.backend)
         let builder = NativeClass<ShortenerBinding>(
             name: "Shortener", module: "apimacro",
@@ -211,6 +215,10 @@ final class ShortenerBinding {
             let slots = try arguments.bind("links", ["limit"])
             return try binding.links(limit: Arguments.limit(slots[0], in: "links"))
         }
+        try AccountBinding.install(on: builder, client: "shortener") { label in
+            let (view, _) = try runtime.view(of: Shortener.descriptor, account: label)
+            return makeBinding(view: view, storeProblem: nil)
+        }
         try builder.property("backend", doc: "The service in use: 'bitly', 'shlink' or 'google'.") {
             try PyRef(string: $0.client.backend.rawValue)
         }
@@ -231,7 +239,9 @@ final class ShortenerBinding {
                 (clicks, clicksRequest, present.clicks),
             ]
         for (function, build, presentation) in calls {
-            context.parallel.register(function) { arguments in
+            context.parallel.register(function) { receiver, arguments in
+                let binding = receiver.flatMap { try? builder.state(of: $0) } ?? binding
+                let client = binding.client
                 let request = try binding.prepare { try build($0, arguments) }
                 return ParallelCall(api: Shortener.name, run: { try await client.send(request) }, present: presentation)
             }

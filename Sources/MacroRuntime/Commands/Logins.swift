@@ -8,10 +8,28 @@ import WebAPI
 public struct Logins: Sendable {
     let settings: Settings
     let store: CredentialStore
+    /// The label a login stores its token under (`login --account`); nil: the account's own
+    /// login name, as the service answers it (else `default`).
+    let account: String?
 
+    /// - Throws: `APIError` for an `account` that is not a label.
+    public init(settings: Settings, account: String? = nil) throws {
+        if let account, !CredentialStore.isLabel(account) {
+            throw APIError(
+                .invalidRequest,
+                "--account '\(account)' is not an account label: use 1 to 64 letters, digits, '.', '_', '-', '@' "
+                    + "or '+', starting with a letter or digit (such as work)")
+        }
+        self.settings = settings
+        self.account = account
+        store = settings.credentialStore()
+    }
+
+    /// The logins of `settings`, with no account label chosen.
     public init(settings: Settings) {
         self.settings = settings
-        store = CredentialStore(home: settings.home)
+        self.account = nil
+        store = settings.credentialStore()
     }
 
     /// The built-in clients `login` knows (plugins with credentials come on top).
@@ -57,6 +75,9 @@ public struct Logins: Sendable {
     /// One line of `auth status`.
     public struct Status: Sendable, Equatable {
         public let name: String
+        /// The stored accounts other than the one in use, each as `auth status` shows it under
+        /// the client's line (`work (alice)`).
+        public var otherAccounts: [String] = []
         /// Where the credential comes from (`env APIMACRO_GITHUB_TOKEN`, `stored login`), or nil for none.
         public let source: String?
         /// A problem reading it, if any.
@@ -85,19 +106,38 @@ public struct Logins: Sendable {
             guard let entry = try store.entry(for: client.name) else {
                 return Status(name: client.name, source: outside, problem: outside == nil ? lookup.problems.first : nil)
             }
-            let stored = "stored login (\(store.path.path))" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
+            let accounts = try store.accounts(of: client.name)
+            let others = try store.entries(for: client.name).filter { $0.account != entry.account }.map {
+                Self.describe($0, active: false) + ($0.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
+            }
+            let several = (accounts?.labels.count ?? 0) > 1
+            // One account with no label of its own (a login from before accounts) is named as before.
+            let named =
+                several || entry.account != CredentialStore.defaultLabel
+                ? ", " + Self.describe(entry, active: several) : ""
+            let stored =
+                "stored login (\(store.path.path))\(named)" + (entry.expiresAt.map { Self.life(expiresAt: $0) } ?? "")
             // The sources are read in their order, the stored login among them (GitHub's comes
             // before gh's): the first that holds one is the one used.
             let withStored = client.lookUp(in: settings.view(storedCredential: entry.token))
             guard let used = withStored.found, !used.source.isStoredLogin else {
-                return Status(name: client.name, source: stored, problem: withStored.problems.first)
+                return Status(
+                    name: client.name, otherAccounts: others, source: stored, problem: withStored.problems.first)
             }
             return Status(
                 name: client.name,
+                otherAccounts: [Self.describe(entry, active: true) + " (not used: the line above wins)"] + others,
                 source: settings.describe(used.source) + (used.detail.map { " (\($0))" } ?? ""), problem: nil)
         } catch {
             return Status(name: client.name, source: outside, problem: SystemErrorText.describe(error))
         }
+    }
+
+    /// `account work (alice), active`: an account's label, whose it is when the service said and
+    /// differs, and whether it is the active one.
+    static func describe(_ entry: CredentialStore.Entry, active: Bool) -> String {
+        let user = entry.user.flatMap { $0 == entry.account ? nil : " (\(CredentialStore.printable($0)))" } ?? ""
+        return "account \(entry.account)\(user)" + (active ? ", active" : "")
     }
 
     /// Whole days from `now` to `expiresAt`, to the nearest (negative once it has passed).
@@ -122,8 +162,9 @@ public struct Logins: Sendable {
     /// empty when the store cannot be read (commands that use it report why).
     public var storedSecrets: [String] {
         ((try? store.names()) ?? []).flatMap { name -> [String] in
-            guard let entry = try? store.entry(for: name) else { return [] }
-            return [entry.token.revealed] + (entry.refreshToken.map { [$0.revealed] } ?? [])
+            ((try? store.entries(for: name)) ?? []).flatMap { entry in
+                [entry.token.revealed] + (entry.refreshToken.map { [$0.revealed] } ?? [])
+            }
         }
     }
 
@@ -131,14 +172,88 @@ public struct Logins: Sendable {
     ///
     /// Lines of the REPL's history that hold the token (a pasted redirect URL, a
     /// typed call) go too.
-    public func logout(_ name: String) throws -> Bool {
+    ///
+    /// With `account`, only that account goes; without, `name`'s only account (a client with
+    /// several asks which).
+    public func logout(_ name: String, account: String? = nil) throws -> Bool {
+        if account == nil, let accounts = try? store.accounts(of: name), accounts.labels.count > 1 {
+            throw APIError(
+                .invalidRequest,
+                "\(name) has \(accounts.labels.count) accounts (\(accounts.labels.joined(separator: ", ")); active: "
+                    + "\(accounts.active)): say which to log out of, as in: apimacro logout \(name) --account "
+                    + "\(accounts.active)")
+        }
         // A corrupt entry has no token to look for; a corrupt file stops `remove` with its error.
-        let token = (try? store.entry(for: name)) ?? nil
-        let removed = try store.remove(name)
-        if let token = token?.token {
-            try ReplHistory(file: settings.home.appendingPathComponent("history")).scrub(token.revealed)
+        let tokens =
+            account.map { label in ((try? store.entry(for: name, account: label)) ?? nil).map { [$0] } ?? [] }
+            ?? ((try? store.entries(for: name)) ?? [])
+        let removed = try store.remove(name, account: account)
+        for entry in tokens {
+            try ReplHistory(file: settings.home.appendingPathComponent("history")).scrub(entry.token.revealed)
         }
         return removed
+    }
+
+    /// Where the tokens `login` stored are (the system keyring, or the file and why), for
+    /// `auth status`; nil when none is stored.
+    public var storage: String? { store.storage() }
+
+    /// The label of `name`'s active account, or nil when it has none.
+    public func activeAccount(of name: String) -> String? {
+        ((try? store.accounts(of: name)) ?? nil)?.active
+    }
+
+    /// `auth switch NAME [LABEL]`: makes `label` (or, with none, the other of two) the active
+    /// account of `name`; returns the label now active.
+    public func switchAccount(_ name: String, to label: String?) throws -> String {
+        try store.activate(label, for: name)
+    }
+
+    /// Stores a new login's token under its account: the `--account` label, else the account's
+    /// own login name as the service answers it (`GET /user`'s `login` for GitHub), else
+    /// `default`; the account becomes the active one.
+    ///
+    /// Returns the line that says which it is.
+    private func keep(
+        _ token: Secret, for name: String, kind: String, scope: String? = nil, expiresAt: Int? = nil,
+        refreshToken: Secret? = nil, refreshExpiresAt: Int? = nil
+    ) async throws -> (line: String, place: String) {
+        let user = await whoIs(name, token: token)
+        let label = account ?? user.flatMap { CredentialStore.isLabel($0) ? $0 : nil } ?? CredentialStore.defaultLabel
+        let placed = try store.save(
+            token, for: name, account: label, user: user, activate: true, kind: kind, scope: scope,
+            expiresAt: expiresAt, refreshToken: refreshToken, refreshExpiresAt: refreshExpiresAt)
+        let labels = (try? store.accounts(of: name))?.labels ?? [label]
+        let whose = user.flatMap { $0 == label ? nil : " (\(CredentialStore.printable($0)))" } ?? ""
+        let others = labels.filter { $0 != label }
+        let line =
+            "\(name): account \(label)\(whose) is the active one"
+            + (others.isEmpty
+                ? "." : "; also stored: \(others.joined(separator: ", ")) (apimacro auth switch \(name) LABEL).")
+        return (line, placed)
+    }
+
+    /// Whom the service says `token` belongs to (its identity check: GitHub's `GET /user`), or
+    /// nil when the client has no check or the answer did not say.
+    private func whoIs(_ name: String, token: Secret) async -> String? {
+        guard let entry = ClientRegistry.named(name), let api = entry.api else { return nil }
+        var settings = self.settings
+        settings.accounts[name] = CredentialStore.defaultLabel
+        settings.useCache = false
+        settings.record = nil
+        settings.verbose = false
+        guard let runtime = try? Runtime(settings: settings, warn: { _ in }, tokens: [name: token]),
+            let identity = entry.descriptor.identity(in: runtime.view(of: entry.descriptor))
+        else { return nil }
+        let target = api(runtime)
+        do {
+            try await target.prepare()
+            let response = try await target.client.send(identity.request)
+            let account = identity.read(response).account
+            return account.isEmpty || account.count > 200 ? nil : account
+        } catch {
+            return nil
+        }
     }
 
     /// How `login` gets the redirect.
@@ -239,12 +354,14 @@ public struct Logins: Sendable {
             }
             try await loginCode(login, view: view, mode: mode, say: say, prompt: prompt)
         case .pastedKey(let label, let variable):
-            say("Paste \(label) (it is stored in \(store.path.path), mode 0600; \(variable) overrides it):")
+            let place = store.keyring.unavailable == nil ? "the system keyring" : "\(store.path.path), mode 0600"
+            say("Paste \(label) (it is stored in \(place); \(variable) overrides it):")
             guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                 throw APIError(.auth, "no key given; nothing stored")
             }
-            try store.save(Secret(key), for: client.name, kind: "api_key")
-            say("\(client.name): key stored.")
+            let account = try await keep(Secret(key), for: client.name, kind: "api_key")
+            say("\(client.name): key stored \(account.place).")
+            say(account.line)
         case nil:
             throw MacroError(client.noLogin ?? "\(client.name) has nothing to log in to")
         }
@@ -257,8 +374,9 @@ public struct Logins: Sendable {
     ) async throws {
         let (redirect, flow, state) = try await browserStep(name, flow: flow, mode: mode, say: say, prompt: prompt)
         let token = try flow.complete(redirect: redirect, expectedState: state)
-        try store.save(token, for: name, kind: "access_token")
-        say("\(name): logged in; the token is stored in \(store.path.path) (mode 0600).")
+        let account = try await keep(token, for: name, kind: "access_token")
+        say("\(name): logged in; the token is stored \(account.place).")
+        say(account.line)
     }
 
     /// The OAuth 2 authorization-code grant (Instagram): the browser step, then the code
@@ -282,11 +400,10 @@ public struct Logins: Sendable {
             throw error
         }
         try? await transport.shutdown()
-        try store.save(
+        let account = try await keep(
             issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt)
-        say(
-            "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
-        )
+        say("\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored \(account.place).")
+        say(account.line)
     }
 
     /// The device flow (GitHub's): the code asked for and said, the token polled for (over the
@@ -306,12 +423,11 @@ public struct Logins: Sendable {
             throw error
         }
         try? await transport.shutdown()
-        try store.save(
+        let account = try await keep(
             issued.token, for: login.name, kind: "access_token", scope: issued.scope, expiresAt: issued.expiresAt,
             refreshToken: issued.refreshToken, refreshExpiresAt: issued.refreshExpiresAt)
-        say(
-            "\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored in \(store.path.path) (mode 0600)."
-        )
+        say("\(login.name): logged in; the token\(Self.validity(issued.expiresAt)) is stored \(account.place).")
+        say(account.line)
     }
 
     /// ` (valid 60 days)` for a token expiring then, "" when its expiry is not known.
@@ -366,7 +482,7 @@ public struct Logins: Sendable {
 
     /// `apimacro login NAME --token -`: stores `token` (read from standard input) for a client
     /// that logs in by OAuth, with the lifetime its provider gives such tokens when known.
-    public func store(token: String, for name: String, say: @Sendable (String) -> Void) throws {
+    public func store(token: String, for name: String, say: @Sendable (String) -> Void) async throws {
         let token = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { throw APIError(.auth, "no token given on standard input; nothing stored") }
         guard !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
@@ -389,8 +505,9 @@ public struct Logins: Sendable {
         }
         let now = Date().timeIntervalSince1970
         let expiresAt = lifetime.map { Int(now + $0) }
-        try store.save(Secret(token), for: name, kind: "access_token", expiresAt: expiresAt)
-        say("\(name): token stored in \(store.path.path) (mode 0600)\(Self.assumedLife(expiresAt, now: now)).")
+        let account = try await keep(Secret(token), for: name, kind: "access_token", expiresAt: expiresAt)
+        say("\(name): token stored \(account.place)\(Self.assumedLife(expiresAt, now: now)).")
+        say(account.line)
     }
 
     /// `; taken to be valid 60 days, as the provider's long-lived tokens are` when a lifetime was assumed.

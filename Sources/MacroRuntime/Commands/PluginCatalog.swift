@@ -20,7 +20,7 @@ public struct PluginCatalog: Sendable {
     /// Where a plugin's credential comes from, or what is missing (in full, or in a few words for `list`).
     func credentials(_ manifest: PluginManifest, short: Bool = false) -> String {
         guard manifest.auth != .none else { return "not needed" }
-        let store = CredentialStore(home: settings.home)
+        let store = settings.credentialStore()
         let stored = (try? store.token(for: manifest.name)) ?? nil
         // Named as `auth status` names it (the config.toml key when the file set it).
         if let found = manifest.descriptor.credential(in: settings.view(storedCredential: stored)) {

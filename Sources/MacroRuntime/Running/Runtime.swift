@@ -21,6 +21,8 @@ final class Runtime: Sendable {
     let secrets: SecretRegistry
     /// The tokens `apimacro login` stored for the built-in clients that read one, by name.
     let storedTokens: [String: Secret]
+    /// The label of the stored account each of those tokens belongs to, by name.
+    let storedAccounts: [String: String]
     /// Tokens saved by `apimacro login` (mode 0600 under `$APIMACRO_HOME`).
     let credentials: CredentialStore
     /// Why the stored tokens could not be read, if they could not.
@@ -40,9 +42,11 @@ final class Runtime: Sendable {
     /// `progress` is the progress line long paginations and `map` update, if any.
     ///
     /// - Throws: `APIError` (a usage error) when the `--replay` file cannot be read.
+    ///
+    /// `tokens` stand in for stored tokens, by client name (`login` asks whose a new token is).
     init(
         settings: Settings, warn: @escaping @Sendable (String) -> Void = MacroHost.standardError,
-        progress: ProgressLine? = nil
+        progress: ProgressLine? = nil, tokens: [String: Secret] = [:]
     ) throws {
         self.settings = settings
         store = StoreSession(settings: settings)
@@ -52,13 +56,33 @@ final class Runtime: Sendable {
         log =
             settings.verbose || settings.switchableVerbose
             ? ExchangeLog(printsWhile: { verbosity.isOn }, full: settings.fullExchanges) : ExchangeLog()
-        let store = CredentialStore(home: settings.home)
+        let store = settings.credentialStore(chosen: settings.accounts)
         credentials = store
+        let registry = PluginRegistry.load(settings: settings)
+        // An account chosen for this run (`--account`, APIMACRO_<NAME>_ACCOUNT) must exist: said
+        // before anything runs, with the labels there are.
+        for (name, label) in settings.accounts.sorted(by: { $0.key < $1.key }) where tokens[name] == nil {
+            let known =
+                ClientRegistry.all.filter(\.descriptor.readsStoredLogin).map(\.name)
+                + registry.plugins.filter { $0.auth != .none }.map(\.name)
+            guard known.contains(name) else {
+                throw MacroError(
+                    "--account \(name)=\(label) (or APIMACRO_\(name.uppercased())_ACCOUNT): no client called \(name) "
+                        + "keeps accounts; those that do: \(known.joined(separator: ", "))")
+            }
+            _ = try store.entry(for: name)
+        }
         var problem: APIError?
+        var labels: [String: String] = [:]
         func stored(_ name: String) -> Secret? {
+            if let token = tokens[name] { return token }
             do {
-                return try store.token(for: name)
+                let entry = try store.entry(for: name)
+                labels[name] = entry?.account
+                return entry?.token
             } catch let error as APIError {
+                // A token the keyring would not give: said at once, or the run would go on without it.
+                if CredentialStore.isKeyringProblem(error) { warn("apimacro: warning: \(error.message)") }
                 problem = problem ?? error
             } catch {
                 problem = problem ?? APIError(.auth, "cannot read \(store.path.path): \(SystemErrorText.reason(error))")
@@ -66,7 +90,6 @@ final class Runtime: Sendable {
             return nil
         }
         let environment = settings.environment
-        let registry = PluginRegistry.load(settings: settings)
         plugins = registry
         let pluginTokens = registry.plugins.map { $0.auth == .none ? nil : stored($0.name) }
         // A plugin's key may sit in a variable of any name: redact it in tracebacks and error
@@ -81,10 +104,17 @@ final class Runtime: Sendable {
             builtInTokens[client.name] = stored(client.name)
         }
         storedTokens = builtInTokens
-        // A refresh token stored beside a token (a GitHub App's user token) is redacted too.
-        let refreshTokens = builtInTokens.keys.compactMap { try? store.entry(for: $0)?.refreshToken?.revealed }
+        storedAccounts = labels
+        // Every account's token and refresh token (a GitHub App's user token) is redacted too:
+        // `as_account` may use any of them.
+        let everyAccount = ((try? store.names()) ?? []).flatMap { name in
+            ((try? store.entries(for: name)) ?? []).flatMap {
+                [$0.token.revealed] + ($0.refreshToken.map { [$0.revealed] } ?? [])
+            }
+        }
         let storedSecrets =
-            builtInTokens.values.map(\.revealed) + pluginTokens.compactMap { $0?.revealed } + refreshTokens
+            builtInTokens.values.map(\.revealed) + pluginTokens.compactMap { $0?.revealed } + everyAccount
+            + tokens.values.map(\.revealed)
         redactor = Redactor(secrets: settings.secrets + pluginSecrets + storedSecrets)
         secrets = SecretRegistry(
             redactor, journal: settings.learnedSecretsFile.map { LearnedSecrets(file: $0) },
@@ -108,8 +138,10 @@ final class Runtime: Sendable {
         for (manifest, token) in zip(registry.plugins, pluginTokens) {
             clients.append(
                 PluginClient(
-                    manifest: manifest, environment: environment, storedToken: token, transport: transport, log: log,
-                    redactor: redactor, timeout: settings.requestTimeout, maxWait: settings.maxWait))
+                    manifest: manifest, environment: environment, storedToken: token,
+                    account: labels[manifest.name], prefersStored: settings.accounts[manifest.name] != nil,
+                    transport: transport, log: log, redactor: redactor, timeout: settings.requestTimeout,
+                    maxWait: settings.maxWait))
         }
         pluginClients = clients
         credentialProblem = problem
@@ -118,7 +150,39 @@ final class Runtime: Sendable {
     /// What the client `descriptor` describes reads its configuration from: the settings, and
     /// the credential `apimacro login` stored for it.
     func view(of descriptor: ClientDescriptor) -> SettingsView {
-        settings.view(storedCredential: storedTokens[descriptor.name])
+        var view = settings.view(storedCredential: storedTokens[descriptor.name])
+        view.account = storedAccounts[descriptor.name]
+        view.prefersStored = settings.accounts[descriptor.name] != nil
+        return view
+    }
+
+    /// What the client `descriptor` describes reads with the stored account `label` (`as_account`):
+    /// the view, whose stored credential wins over the environment's, and the store with
+    /// `label` chosen (a refreshed token goes back to that account).
+    ///
+    /// - Throws: `APIError` when `label` names no stored account of the client (listing those there are).
+    func view(of descriptor: ClientDescriptor, account label: String) throws -> (SettingsView, CredentialStore) {
+        let (entry, store) = try account(label, of: descriptor.name)
+        var view = settings.view(storedCredential: entry.token)
+        view.account = entry.account
+        view.prefersStored = true
+        return (view, store)
+    }
+
+    /// The stored account `label` of the client `name`, and the store choosing it.
+    ///
+    /// - Throws: `APIError` for a label that is none, or names no stored account of `name`.
+    func account(_ label: String, of name: String) throws -> (CredentialStore.Entry, CredentialStore) {
+        guard CredentialStore.isLabel(label) else {
+            throw APIError(
+                .invalidRequest,
+                "as_account('\(label)'): not an account label; apimacro auth status lists the accounts stored")
+        }
+        let store = credentials.choosing(label, for: name)
+        guard let entry = try store.entry(for: name) else {
+            throw APIError(.auth, "no \(name) account labelled '\(label)'; run: apimacro auth status")
+        }
+        return (entry, store)
     }
 
     /// The cache (unless `--no-cache` or `--replay`), the recorder and the replay file the settings ask for.

@@ -65,6 +65,12 @@ public struct Settings: Sendable {
     /// `[NAME.limits]` in config.toml (`APIMACRO_<NAME>_LIMITS_RATE`, `_LIMITS_CONCURRENCY`): a
     /// client's or plugin's limits held in each process, by its name (`LocalLimitStage`).
     public var clientLimits: [String: LocalLimits] = [:]
+    /// `--account NAME=LABEL` over `APIMACRO_<NAME>_ACCOUNT`: the stored account each client
+    /// named uses instead of its active one, by client name (`github`: `work`).
+    public var accounts: [String: String] = [:]
+    /// `APIMACRO_KEYRING` (`off`, `auto`, `required`) and `APIMACRO_KEYRING_TIMEOUT`: where
+    /// `apimacro login` keeps tokens besides the 0600 file.
+    public var keyring = Keyring.none
     /// `APIMACRO_JQ_MEMORY` (or `jq_memory` in config.toml): the most memory an `api --jq` filter's
     /// child may allocate, in MiB; nil for the default (`JQChild.defaultMemoryLimit`).
     public var jqMemory: Int?
@@ -157,6 +163,18 @@ public struct Settings: Sendable {
             maxConcurrency: try check.count("APIMACRO_MAX_CONCURRENCY"))
         jqMemory = try check.count("APIMACRO_JQ_MEMORY", atLeast: JQChild.smallestMemoryLimit, unit: "MiB")
         clientLimits = try Self.clientLimits(check: check, environment: environment)
+        accounts = try Self.accounts(check: check, environment: environment)
+        do {
+            keyring = try Keyring(home: home, environment: environment)
+        } catch let error as APIError {
+            throw MacroError(error.message)
+        }
+    }
+
+    /// The tokens `apimacro login` stored, in the keyring these settings choose, reading the
+    /// accounts `chosen` by client name.
+    public func credentialStore(chosen: [String: String] = [:]) -> CredentialStore {
+        CredentialStore(home: home, chosen: chosen, keyring: keyring)
     }
 
     /// The variable `[shared] redis` in config.toml stands for (`APIMACRO_SHARED_STATE` wins over it).
@@ -280,6 +298,39 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 }
 
 extension Settings {
+    /// Every `APIMACRO_<NAME>_ACCOUNT` set: the account label, by the client's name.
+    static func accounts(check: SettingCheck, environment: [String: String]) throws -> [String: String] {
+        var accounts: [String: String] = [:]
+        for variable in environment.keys.sorted()
+        where variable.hasPrefix("APIMACRO_") && variable.hasSuffix("_ACCOUNT") {
+            let name = variable.dropFirst("APIMACRO_".count).dropLast("_ACCOUNT".count)
+            guard !name.isEmpty, let found = check.value(variable) else { continue }
+            let label = found.value.trimmingCharacters(in: .whitespaces)
+            guard CredentialStore.isLabel(label) else {
+                throw MacroError(
+                    "\(found.source): '\(found.value)' is not an account label; accepted: the label of an account "
+                        + "apimacro login stored (apimacro auth status lists them), such as work")
+            }
+            accounts[name.lowercased()] = label
+        }
+        return accounts
+    }
+
+    /// Takes `--account NAME=LABEL` (each given), over the environment's `APIMACRO_<NAME>_ACCOUNT`.
+    ///
+    /// - Throws: `MacroError` for a value that is not `NAME=LABEL`.
+    public mutating func choose(accounts flags: [String]) throws {
+        for flag in flags {
+            let parts = flag.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, CredentialStore.isLabel(parts[1]) else {
+                throw MacroError(
+                    "--account takes NAME=LABEL, such as --account github=work (a client and the label of one of "
+                        + "its stored accounts: apimacro auth status lists them), not '\(flag)'")
+            }
+            accounts[parts[0].lowercased()] = parts[1]
+        }
+    }
+
     /// Every `APIMACRO_<NAME>_LIMITS_RATE` and `_LIMITS_CONCURRENCY` set, by the client's name.
     static func clientLimits(check: SettingCheck, environment: [String: String]) throws -> [String: LocalLimits] {
         var limits: [String: LocalLimits] = [:]

@@ -80,6 +80,13 @@ public enum SettingsTable {
             variable: "APIMACRO_UI_COLOR", key: "ui.color", defaultText: "auto",
             summary: "colour: auto (a terminal, unless NO_COLOR is set), always or never (--color)"),
         Entry(
+            variable: "APIMACRO_KEYRING", key: nil, defaultText: "auto",
+            summary: "where login keeps tokens: auto (the system keyring where one runs, else the 0600 file), "
+                + "required or off"),
+        Entry(
+            variable: "APIMACRO_KEYRING_TIMEOUT", key: nil, defaultText: "10",
+            summary: "the longest one keyring call may take, seconds"),
+        Entry(
             variable: "APIMACRO_HOME", key: nil, defaultText: "$XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro",
             summary: "the folder of config.toml, credentials.json, history, macros/ and plugins/"),
         Entry(
@@ -108,6 +115,9 @@ public enum SettingsTable {
                 variable: "APIMACRO_<NAME>_LIMITS_CONCURRENCY", key: "<name>.limits.concurrency",
                 defaultText: "a plugin's [limits] concurrency",
                 summary: "a client's or plugin's requests in flight, in each process"),
+            Entry(
+                variable: "APIMACRO_<NAME>_ACCOUNT", key: nil, defaultText: "the active account (apimacro auth switch)",
+                summary: "the stored account a client or plugin uses (--account NAME=LABEL)"),
         ]
         return global + clients + [plugins] + limits
     }

@@ -15,14 +15,17 @@ public final class PluginClient: Sendable {
     private let environment: [String: String]
 
     /// The base URL is `APIMACRO_<NAME>_URL`, else the manifest's; the
-    /// credential comes from the environment, else `storedToken`.
+    /// credential comes from the environment, else `storedToken` (the stored account `account`;
+    /// with `prefersStored`, chosen for this client, it wins over the environment).
     public init(
-        manifest: PluginManifest, environment: [String: String], storedToken: Secret?, transport: any Transport,
-        log: ExchangeLog, redactor: Redactor, timeout: Double = 30, maxWait: Double = 60
+        manifest: PluginManifest, environment: [String: String], storedToken: Secret?, account: String? = nil,
+        prefersStored: Bool = false, transport: any Transport, log: ExchangeLog, redactor: Redactor,
+        timeout: Double = 30, maxWait: Double = 60
     ) {
         self.manifest = manifest
         self.environment = environment
-        let resolved = PluginCredential(manifest: manifest, environment: environment, storedToken: storedToken)
+        let resolved = PluginCredential(
+            manifest: manifest, environment: environment, storedToken: storedToken, prefersStored: prefersStored)
         credentialSource = resolved.source
         credentialHint = resolved.hint
         let baseURL =
@@ -41,7 +44,7 @@ public final class PluginClient: Sendable {
                     codePath.flatMap { JSONPath.string(in: response.body, path: $0) }.flatMap { Int($0) }
                         .flatMap { PluginClient.kind(forCode: $0) }
                 }
-            ).with(limits: manifest.limits),
+            ).with(limits: manifest.limits).with(account: resolved.fromStore ? account : nil),
             transport: transport, log: log, redactor: redactor)
     }
 

@@ -10,10 +10,18 @@ public struct PluginCredential: Sendable {
     public let source: String?
     /// How to provide one (`set APIMACRO_OPENWEATHER_KEY`), or nil when the plugin needs none.
     public let hint: String?
+    /// Whether the credential is the stored token.
+    public var fromStore: Bool { source == "stored key" || source == "stored login" }
 
     /// Environment variables win over a token stored by `apimacro login NAME`.
-    public init(manifest: PluginManifest, environment: [String: String], storedToken: Secret?) {
-        func env(_ name: String) -> Secret? { environment[name].flatMap { $0.isEmpty ? nil : Secret($0) } }
+    ///
+    /// With `prefersStored` (an account chosen by `--account` or `as_account`), the stored token wins.
+    public init(
+        manifest: PluginManifest, environment: [String: String], storedToken: Secret?, prefersStored: Bool = false
+    ) {
+        func env(_ name: String) -> Secret? {
+            prefersStored && storedToken != nil ? nil : environment[name].flatMap { $0.isEmpty ? nil : Secret($0) }
+        }
         let login = "apimacro login \(manifest.name)"
         func keyed(_ variable: String, _ make: (Secret) -> Credential) -> (Credential?, String?, String?) {
             if let value = env(variable) { return (make(value), "env \(variable)", nil) }

@@ -10,9 +10,12 @@ public struct HARRecordStage: Stage {
     let recorder: HARRecorder
     let credentials: CredentialStage
     let slot: CredentialSlot
+    /// The stored account's label, written in each entry's comment (`account work`).
+    let account: String?
 
-    public init(recorder: HARRecorder, slot: CredentialSlot, baseURL: String) {
+    public init(recorder: HARRecorder, slot: CredentialSlot, baseURL: String, account: String? = nil) {
         self.recorder = recorder
+        self.account = account
         self.credentials = CredentialStage(slot: slot, baseURL: baseURL)
         self.slot = slot
     }
@@ -31,7 +34,7 @@ public struct HARRecordStage: Stage {
         recorded.timing.throttled += held
         recorder.add(
             wire, recorded, started: started, milliseconds: (milliseconds * 1000).rounded() / 1000,
-            redactor: slot.redactor)
+            redactor: slot.redactor, account: account)
         return response
     }
 }

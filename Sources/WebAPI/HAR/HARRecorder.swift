@@ -26,10 +26,14 @@ public final class HARRecorder: Sendable {
 
     /// Records one exchange, redacted with `redactor`.
     public func add(
-        _ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor
+        _ exchange: Exchange, _ response: Response, started: Date, milliseconds: Double, redactor: Redactor,
+        account: String? = nil
     ) {
-        let entry = HARRecorder.entry(
+        var entry = HARRecorder.entry(
             exchange, response, started: started, milliseconds: milliseconds, redactor: redactor)
+        if let account {
+            entry.comment = [entry.comment, "account \(account)"].compactMap { $0 }.joined(separator: "; ")
+        }
         entries.withLock { $0.append(entry) }
     }
 

@@ -29,7 +29,7 @@ public final class ExchangeLog: Sendable {
     /// Records one exchange; `note` (which attempt it was, why it failed) follows in parentheses.
     public func record(
         method: String, url: String, status: Int?, milliseconds: Int, source: String, note: String? = nil,
-        redactor: @autoclosure () -> Redactor
+        account: String? = nil, redactor: @autoclosure () -> Redactor
     ) {
         counters.withLock {
             if source == Response.Source.cacheHit.rawValue || source == Response.Source.stale.rawValue
@@ -47,6 +47,7 @@ public final class ExchangeLog: Sendable {
         let outcome = status.map(String.init) ?? "---"
         var line = "\(method) \(redactor.redactURL(url)) \(outcome) \(milliseconds)ms \(source)"
         if let note { line += " (\(redactor.redact(note)))" }
+        if let account { line += " [account \(account)]" }
         logger.info("\(line)")
     }
 
@@ -66,13 +67,17 @@ public final class ExchangeLog: Sendable {
 public struct ExchangeLogStage: Stage {
     let log: ExchangeLog
     let slot: CredentialSlot
+    /// The stored account's label, named on each `-v` line (`[account work]`).
+    let account: String?
 
     /// - Parameters:
     ///   - log: where the exchanges go.
     ///   - slot: the client's credential and redactor, as they are at each exchange.
-    public init(log: ExchangeLog, slot: CredentialSlot) {
+    ///   - account: the label of the stored account the client sends, if any.
+    public init(log: ExchangeLog, slot: CredentialSlot, account: String? = nil) {
         self.log = log
         self.slot = slot
+        self.account = account
     }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
@@ -101,12 +106,13 @@ public struct ExchangeLogStage: Stage {
                 || (exchange.attemptLimit > 1 && RetryPolicy.retryableStatuses.contains(response.status))
             log.record(
                 method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(),
-                source: source.rawValue, note: retried ? Self.attempt(of: exchange) : nil, redactor: slot.redactor)
+                source: source.rawValue, note: retried ? Self.attempt(of: exchange) : nil, account: account,
+                redactor: slot.redactor)
             return response
         } catch let error as APIError where error.kind != .cancelled {
             log.record(
                 method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network",
-                note: Self.attempt(of: exchange) + ", " + Self.reason(error, exchange: exchange),
+                note: Self.attempt(of: exchange) + ", " + Self.reason(error, exchange: exchange), account: account,
                 redactor: slot.redactor)
             throw error
         }

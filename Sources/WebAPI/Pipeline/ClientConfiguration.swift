@@ -82,6 +82,9 @@ public struct ClientConfiguration: Sendable {
     ///
     /// One pacer is shared by the clients of one API (GitHub's REST and GraphQL).
     public var pacer: SecondaryPacer?
+    /// The label of the stored account whose credential the client sends (`work`), named by
+    /// `-v` and the HAR file (never the credential); nil when the credential is no stored account.
+    public var account: String?
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],
@@ -111,6 +114,13 @@ extension ClientConfiguration {
     public func with(limits: LocalLimits?) -> ClientConfiguration {
         var configuration = self
         configuration.limits = limits
+        return configuration
+    }
+
+    /// This configuration naming the stored account `account` (`-v`, HAR).
+    public func with(account: String?) -> ClientConfiguration {
+        var configuration = self
+        configuration.account = account
         return configuration
     }
 }

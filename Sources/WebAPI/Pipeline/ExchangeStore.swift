@@ -28,6 +28,8 @@ public final class ExchangeStore: Transport {
     public let limits: GovernorLimits
     /// Prints a warning line on stderr (once-per-run warnings of the stages and clients).
     public let warn: @Sendable (String) -> Void
+    /// The `Deprecation` and `Sunset` warnings of this process, one per API (`DeprecationStage`).
+    public let deprecations: DeprecationNotices
     /// Each API's own limits from the settings (`[github.limits]`, `APIMACRO_<NAME>_LIMITS_*`), by
     /// name: they win over a plugin's `[limits]`.
     public let clientLimits: [String: LocalLimits]
@@ -94,6 +96,7 @@ public final class ExchangeStore: Transport {
         self.shared = offline || replay != nil ? nil : shared
         self.limits = limits
         self.warn = warn
+        deprecations = DeprecationNotices(warn: warn)
     }
 
     public func send(_ exchange: Exchange) async throws -> Response {

@@ -111,10 +111,15 @@ extension Pipeline {
         ]
         if configuration.remembersRateLimit { stages.append(RateLimitMemoryStage(memory: rateLimits)) }
         if let watch = configuration.watch { stages.append(ResponseWatchStage(watch: watch)) }
+        if let store {
+            stages.append(DeprecationStage(notices: store.deprecations, api: configuration.name, slot: slot))
+        }
         stages.append(RedirectStage(slot: slot))
         if let store {
             if let recorder = store.recorder {
-                stages.append(HARRecordStage(recorder: recorder, slot: slot, baseURL: baseURL))
+                stages.append(
+                    HARRecordStage(
+                        recorder: recorder, slot: slot, baseURL: baseURL, account: configuration.account))
             }
             if let replay = store.replay {
                 stages.append(ReplayStage(replay: replay, slot: slot, baseURL: baseURL, log: log))
@@ -156,7 +161,7 @@ extension Pipeline {
                     api: configuration.name, sleep: sleep))
         }
         stages.append(CredentialStage(slot: slot, baseURL: baseURL))
-        stages.append(ExchangeLogStage(log: log, slot: slot))
+        stages.append(ExchangeLogStage(log: log, slot: slot, account: configuration.account))
         self.init(stages: stages, transport: transport)
     }
 }

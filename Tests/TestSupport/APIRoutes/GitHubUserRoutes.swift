@@ -1,3 +1,5 @@
+import Foundation
+
 /// `GET /users/{login}` and its paginated lists (repos, followers, following), and `GET /user`.
 struct GitHubUserRoutes: RouteHandler {
     static let docs = "https://docs.github.com/rest"
@@ -5,6 +7,9 @@ struct GitHubUserRoutes: RouteHandler {
     func respond(to request: RouteRequest) -> Response? {
         if request.match("GET", "/user") != nil {
             return authenticatedUser(request)
+        }
+        if request.match("GET", "/rate_limit") != nil {
+            return Self.rateLimit(version: request.recorded.header("X-GitHub-Api-Version"))
         }
         if let captures = request.match("GET", "/users/{login}"), let login = captures["login"] {
             return user(login, request: request)
@@ -18,6 +23,46 @@ struct GitHubUserRoutes: RouteHandler {
             }
         }
         return nil
+    }
+
+    /// `GET /rate_limit` in the documented shape of the API version asked for
+    /// (https://docs.github.com/rest/rate-limit/rate-limit): `resources` (core, search, graphql),
+    /// and before 2026-03-10 also the deprecated top-level `rate` (a copy of core), which
+    /// 2026-03-10 removed.
+    ///
+    /// An answer to 2022-11-28 carries `Deprecation`, `Sunset` and `Link` headers as GitHub sends
+    /// them for a version it will stop serving (RFC 9745, RFC 8594).
+    static func rateLimit(version: String?) -> Response {
+        func bucket(_ limit: Int, _ used: Int, _ resource: String) -> JSON {
+            .object([
+                ("limit", .int(limit)), ("used", .int(used)), ("remaining", .int(limit - used)),
+                ("reset", .int(1_900_000_000)), ("resource", .string(resource)),
+            ])
+        }
+        let core = bucket(5000, 12, "core")
+        var members: [(String, JSON)] = [
+            (
+                "resources",
+                .object([("core", core), ("search", bucket(30, 1, "search")), ("graphql", bucket(5000, 0, "graphql"))])
+            )
+        ]
+        let current = (version ?? "2022-11-28") >= "2026-03-10"
+        if !current { members.append(("rate", core)) }
+        var headers = [
+            ("X-RateLimit-Limit", "5000"), ("X-RateLimit-Remaining", "4988"), ("X-RateLimit-Reset", "1900000000"),
+            ("X-RateLimit-Used", "12"), ("X-RateLimit-Resource", "core"),
+        ]
+        if !current {
+            headers += [
+                ("Deprecation", "@1773100800"), ("Sunset", "Wed, 10 Mar 2027 00:00:00 GMT"),
+                (
+                    "Link",
+                    "<https://docs.github.com/rest/about-the-rest-api/api-versions>; rel=\"deprecation\"; type=\"text/html\", "
+                        + "<https://github.blog/changelog/2026-03-10-rest-api-version-2026-03-10>; rel=\"sunset\""
+                ),
+            ]
+        }
+        return .json(.object(members), headers: headers)
     }
 
     /// GitHub's 404 body, pointing at the documentation of the endpoint asked for.
@@ -34,9 +79,14 @@ struct GitHubUserRoutes: RouteHandler {
     /// octocat's profile; a classic token (`ghp_…`) gets `X-OAuth-Scopes: repo, read:org`, a
     /// fine-grained one (`github_pat_…`) none; no token, or one containing `revoked` or starting
     /// `bad`, is GitHub's 401.
+    ///
+    /// A token ending `_for_LOGIN` (`gho_work_for_user7`) is LOGIN's, so that tests can hold
+    /// several accounts (a LOGIN the server does not know is a 401 too).
     private func authenticatedUser(_ request: RouteRequest) -> Response {
-        guard let token = ServerCore.token(of: request.recorded), !token.contains("revoked"), !token.hasPrefix("bad"),
-            let profile = GitHubProfile.named("octocat")
+        let token = ServerCore.token(of: request.recorded)
+        let owner = token.flatMap { token in token.range(of: "_for_").map { String(token[$0.upperBound...]) } }
+        guard let token, !token.contains("revoked"), !token.hasPrefix("bad"),
+            let profile = GitHubProfile.named(owner ?? "octocat")
         else {
             return .json(
                 .object([

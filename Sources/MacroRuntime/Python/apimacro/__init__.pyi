@@ -14,7 +14,7 @@ import datetime
 import os
 import xml.etree.ElementTree
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
-from typing import IO, Any, Generic, Literal, NotRequired, TypedDict, TypeVar, overload
+from typing import IO, Any, Generic, Literal, NotRequired, Self, TypedDict, TypeVar, overload
 
 from apimacro.github_types import CodeSearchResultItem as _CodeSearchResultItem
 from apimacro.github_types import CommitSearchResultItem as _CommitSearchResultItem
@@ -251,6 +251,8 @@ class GitHub:
         self, query: str, path: str, limit: int | None = None, *, cache: _Cache = None, **variables: Any
     ) -> PageIterator[Any]:
         """Every node of the connection at ``path``, one request per page (the query declares ``$cursor``)."""
+    def as_account(self, label: str) -> GitHub:
+        """A client of GitHub using the stored account ``label`` (``apimacro login github --account LABEL``)."""
     @property
     def rate_limit(self) -> _GitHubRateLimit | None:
         """The rate limit as last seen in response headers, or None before the first request."""
@@ -369,6 +371,8 @@ class Instagram:
     @property
     def logged_in(self) -> bool:
         """Whether a token is set."""
+    def as_account(self, label: str) -> Instagram:
+        """A client of Instagram using the stored account ``label`` (``apimacro login instagram --account LABEL``)."""
     def authorize_url(self, state: str | None = None, *, cache: _Cache = None) -> str:
         """The OAuth URL to open in a browser."""
     def complete_login(self, redirect_url: str, *, cache: _Cache = None) -> None:
@@ -420,6 +424,8 @@ class Shortener:
     @property
     def backend(self) -> str:
         """The backend in use: "bitly", "shlink" or "google"."""
+    def as_account(self, label: str) -> Shortener:
+        """A shortener client using the stored account ``label`` (``apimacro login shortener --account LABEL``)."""
     def shorten(
         self, long_url: str, *, domain: str | None = None, slug: str | None = None, tags: Sequence[str] | None = None, cache: _Cache = None
     ) -> _ShortLink:
@@ -455,6 +461,8 @@ class PluginClient:
         cache: _Cache = None,
     ) -> PageIterator[Any]:
         """Every item of every page; ``result`` is the JSON path of the list in each page."""
+    def as_account(self, label: str) -> Self:
+        """A client of the same plugin using the stored account ``label``."""
     def __getattr__(self, name: str) -> Any:
         """An endpoint declared in plugin.toml, or a function of plugin.py."""
 

@@ -46,6 +46,14 @@ class PluginClient:
         result is the JSON path of the list in each page ("data.items"); None means the body itself."""
         return self._native.paginate(path, params, limit, result, _cache=cache)
 
+    def as_account(self, label):
+        """as_account(label) -> a client of the same plugin using the stored account `label`.
+
+        The account is one `apimacro login NAME --account LABEL` stored (apimacro auth status lists them);
+        it is used even where the plugin's variable is set. An unknown label raises AuthError naming
+        the accounts stored."""
+        return type(self)(self._native.as_account(label), self._name, self._plugin_py)
+
     def _plugin_functions(self):
         if self._functions is None:
             functions = {}
