@@ -33,7 +33,7 @@ struct Mcp: ParsableCommand {
     var http: String?
 
     @Option(
-        name: .customLong("jobs"), help: ArgumentHelp("Tool calls run at once, at most (default 4).", valueName: "n"))
+        name: .customLong("jobs"), help: ArgumentHelp("Tool calls run at once, at most.", valueName: "n"))
     var jobs = 4
 
     @Option(name: .long, help: ArgumentHelp("Stop each call after this many seconds.", valueName: "seconds"))
