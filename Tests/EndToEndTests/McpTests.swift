@@ -76,8 +76,9 @@ struct McpTests {
         """#,
     ]
 
-    /// The client: the SDK starts `apimacro mcp` over stdio, lists and calls; then raw lines
-    /// of garbage go to a server of its own. Prints OK at the end; any failed check exits 1.
+    /// The stdio client: the SDK starts `apimacro mcp`, lists and calls, then raw garbage lines go to a server.
+    ///
+    /// It prints OK at the end; any failed check exits 1.
     static let stdioClient = #"""
         import asyncio, json, os, subprocess, sys
 
