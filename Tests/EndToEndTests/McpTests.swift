@@ -60,6 +60,16 @@ struct McpTests {
             issue = apimacro.github.post("/repos/octocat/hello/issues", json={"title": title})
             return {"number": issue["number"]}
         """#,
+        "macros/spin.py": #"""
+            """Never ends by itself."""
+            import time
+
+
+            def main():
+                print("spinning")
+                while True:
+                    time.sleep(0.05)
+            """#,
         "macros/meet.py": #"""
         """Waits for another call of itself: two calls end only when they run at once."""
         import os
@@ -206,6 +216,20 @@ struct McpTests {
             check(isinstance(result.structured_content["result"]["number"], int), f"{result.structured_content}")
 
 
+        async def timeouts_and_recording(session):
+            # --timeout stops each call (the macro never ends by itself); the server goes on.
+            result = await session.call_tool("spin", {})
+            check(result.is_error and "ran longer than its --timeout of 1 s" in texts(result), texts(result))
+            check("spinning" in texts(result), "what it printed before")
+            # --record: the file holds each call's exchanges once the call has ended, token redacted.
+            result = await session.call_tool("user_info", {"login": "octocat"})
+            check(not result.is_error, texts(result))
+            with open("calls.har", encoding="utf-8") as file:
+                har = file.read()
+            check("/users/octocat" in har, "the call's request is recorded")
+            check(TOKEN not in har, "no token in the recording")
+
+
         def hostile():
             """Raw lines, not the SDK: garbage, wrong shapes, huge lines; each answered, the server up."""
             server = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV)
@@ -244,12 +268,13 @@ struct McpTests {
 
         anyio.run(serve, [], read_only)
         anyio.run(serve, ["--allow-writes"], writes)
+        anyio.run(serve, ["--timeout", "1", "--record", "calls.har"], timeouts_and_recording)
         hostile()
         print("OK")
         """#
 
     @Test(
-        "the SDK over stdio: tools with schemas, a call, a failing macro, bad arguments, writes refused, parallel calls",
+        "the SDK over stdio: schemas, calls, a failing macro, bad arguments, writes refused, parallel calls, --timeout",
         .timeLimit(.minutes(10)))
     func stdio() async throws {
         let venv = try await PythonTools.virtualEnvironment()
