@@ -61,15 +61,15 @@ struct McpTests {
             return {"number": issue["number"]}
         """#,
         "macros/spin.py": #"""
-            """Never ends by itself."""
-            import time
+        """Never ends by itself."""
+        import time
 
 
-            def main():
-                print("spinning")
-                while True:
-                    time.sleep(0.05)
-            """#,
+        def main():
+            print("spinning")
+            while True:
+                time.sleep(0.05)
+        """#,
         "macros/meet.py": #"""
         """Waits for another call of itself: two calls end only when they run at once."""
         import os
