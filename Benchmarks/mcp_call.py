@@ -105,10 +105,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--build", choices=["release", "debug"], default="release")
+    parser.add_argument("--server", help="the apimacro-testserver to use (default: the same build's)")
     options = parser.parse_args()
     build = os.path.join(ROOT, ".build", options.build)
     apimacro = os.path.join(build, "apimacro")
-    test_server, url = start_test_server(os.path.join(build, "apimacro-testserver"))
+    test_server, url = start_test_server(options.server or os.path.join(build, "apimacro-testserver"))
     try:
         with tempfile.TemporaryDirectory() as folder:
             os.makedirs(os.path.join(folder, "macros"))
@@ -133,7 +134,7 @@ def main():
             rss_start = status(process.pid, "VmRSS")
             tools = client.request("tools/list")["tools"]
             results = {
-                "build": options.build, "calls": options.calls, "start_ms": milliseconds(started),
+                "build": options.build, "test_server": options.server or "same build", "calls": options.calls, "start_ms": milliseconds(started),
                 "tools": len(tools), "rss_after_start_mib": round(rss_start, 1),
             }
             for name, arguments in (("rows", {"n": 10}), ("user", {"login": "octocat"})):

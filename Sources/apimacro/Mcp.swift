@@ -52,15 +52,16 @@ struct Mcp: ParsableCommand {
             useCache: !exchange.noCache, color: "never")
         settings.fullExchanges = exchange.full
         if exchange.noStale { settings.staleIfError = false }
-        // A transport checked before Python starts: a bad address is a usage error at once.
-        let address = http
+        // The address checked before Python starts: a bad one is a usage error at once.
+        let port = try http.map(McpHTTP.port(of:))
         let host = try MacroHost(settings: settings)
         let server = try McpServer(host: host, allowWrites: allowWrites, jobs: jobs)
         MacroHost.standardError(server.summary())
         let ending: ExitReport
-        if let address {
-            let transport = try McpHTTP(server: server, address: address)
-            ending = try transport.serve { url in MacroHost.standardError("apimacro mcp: serving \(url)") }
+        if let port {
+            ending = try McpHTTP(server: server, port: port).serve { url in
+                MacroHost.standardError("apimacro mcp: serving \(url)")
+            }
         } else {
             ending = McpStdio(server: server).serve()
         }

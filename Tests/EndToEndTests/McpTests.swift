@@ -292,6 +292,18 @@ struct McpTests {
         }
     }
 
+    @Test("--http listens on loopback only: any other address is a usage error before anything starts")
+    func httpLoopbackOnly() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        for address in ["0.0.0.0:8765", "192.168.1.2:80", "127.0.0.1", "127.0.0.1:99999"] {
+            let result = try await space.run("mcp", "--http", address)
+            #expect(result.status == 2, "\(address): \(result.stderr)")
+            #expect(result.stderr.contains("--http takes 127.0.0.1:PORT"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
     static let httpClient = #"""
         import os, sys, urllib.error, urllib.request
 

@@ -130,8 +130,8 @@ final class MacroTools: Sendable {
     /// Runs the tool `name` with `arguments` on this thread (any thread: the GIL is taken).
     func call(_ name: String, arguments: JSONValue) -> Outcome {
         let (registry, writes) = plugins()
-        guard let file = files(registry).first(where: { $0.name == name })?.file, Self.isToolName(name) else {
-            return .unknown("unknown tool '\(name)': no macro of that name (tools/list lists them)")
+        guard Self.isToolName(name), let file = files(registry).first(where: { $0.name == name })?.file else {
+            return .unknown("unknown tool '\(name.prefix(128))': no macro of that name (tools/list lists them)")
         }
         if !allowWrites {
             let info = describe(file, pluginWrites: writes)

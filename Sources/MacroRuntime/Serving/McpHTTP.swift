@@ -24,19 +24,24 @@ public struct McpHTTP {
     let server: McpServer
     let port: UInt16
 
-    /// A transport for `address` (`127.0.0.1:PORT` or `localhost:PORT`; PORT 0 picks a free one).
+    /// A transport on `port` of 127.0.0.1 (0 picks a free one).
+    public init(server: McpServer, port: UInt16) {
+        self.server = server
+        self.port = port
+    }
+
+    /// The port of `address` (`127.0.0.1:PORT` or `localhost:PORT`).
     ///
     /// - Throws: `MacroError` for any other address: the server runs code with the user's
     ///   credentials, so it never listens beyond this machine.
-    public init(server: McpServer, address: String) throws {
-        self.server = server
+    public static func port(of address: String) throws -> UInt16 {
         let parts = address.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, ["127.0.0.1", "localhost"].contains(parts[0]), let port = UInt16(parts[1]) else {
             throw MacroError(
-                "--http takes 127.0.0.1:PORT (or localhost:PORT), not '\(address)': the MCP server listens on this "
-                    + "machine's loopback only, as its tools run with your credentials")
+                "--http takes 127.0.0.1:PORT (or localhost:PORT), not '\(address.prefix(100))': the MCP server "
+                    + "listens on this machine's loopback only, as its tools run with your credentials")
         }
-        self.port = port
+        return port
     }
 
     /// Listens, gives `ready` the address it serves, and serves until a signal ends it
