@@ -60,6 +60,46 @@ struct McpTests {
             issue = apimacro.github.post("/repos/octocat/hello/issues", json={"title": title})
             return {"number": issue["number"]}
         """#,
+        "macros/label.py": #"""
+        """Labels an issue.
+
+        Writes: adds a label (declared: nothing in the source shows it).
+        """
+
+
+        def main(number: int) -> None:
+            print(number)
+        """#,
+        "macros/marked.py": #"""
+        """Marked as writing."""
+        import apimacro
+
+
+        @apimacro.writes
+        def main() -> None:
+            print("marked")
+        """#,
+        ".config/apimacro/plugins/notes/plugin.toml": #"""
+        name = "notes"
+        description = "Notes"
+        base_url = "https://notes.example.com"
+
+        [endpoints.list_notes]
+        path = "/notes"
+
+        [endpoints.add_note]
+        method = "POST"
+        path = "/notes"
+        params = { text = "string!" }
+        """#,
+        ".config/apimacro/plugins/notes/macros/jot.py": #"""
+        """Adds a note through the plugin's POST endpoint."""
+        import apimacro
+
+
+        def main(text: str) -> None:
+            apimacro.notes.add_note(text=text)
+        """#,
         "macros/spin.py": #"""
         """Never ends by itself."""
         import time
@@ -127,7 +167,8 @@ struct McpTests {
         async def read_only(session):
             tools = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
             check({"user_info", "boom", "meet"} <= set(tools), f"tools {sorted(tools)}")
-            check("create_issue" not in tools, "a macro that writes is not offered without --allow-writes")
+            for name in ("create_issue", "label", "marked", "jot"):
+                check(name not in tools, f"{name} writes: not offered without --allow-writes")
             info = tools["user_info"]
             check(info["description"].startswith("One GitHub user's profile, as a row."), info["description"])
             check("Prints a line" in info["description"], "main's docstring in the description")
@@ -200,6 +241,9 @@ struct McpTests {
             check("apimacro://macros/user_info.py" in resources, f"resources {resources}")
             read = await session.read_resource("apimacro://macros/user_info.py")
             check("def main(login: str" in read.contents[0].text, "the macro's source")
+            check("apimacro://plugins/notes/plugin.toml" in resources, f"resources {resources}")
+            read = await session.read_resource("apimacro://plugins/notes/plugin.toml")
+            check('name = "notes"' in read.contents[0].text, "the plugin's manifest")
 
             # Still serving after all that.
             result = await session.call_tool("user_info", {"login": "octocat"})
@@ -209,6 +253,8 @@ struct McpTests {
         async def writes(session):
             tools = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
             check("create_issue" in tools, f"create_issue offered with --allow-writes: {sorted(tools)}")
+            for name in ("label", "marked", "jot"):
+                check(tools.get(name, {}).get("annotations", {}).get("destructiveHint") is True, f"{name}: {tools}")
             check(tools["create_issue"]["annotations"].get("destructiveHint") is True, "destructive")
             check(tools["create_issue"]["annotations"].get("readOnlyHint") is False, "not read-only")
             result = await session.call_tool("create_issue", {"title": "from an assistant"})
@@ -228,6 +274,14 @@ struct McpTests {
                 har = file.read()
             check("/users/octocat" in har, "the call's request is recorded")
             check(TOKEN not in har, "no token in the recording")
+
+
+        async def replayed(session):
+            # --replay: the recorded call is answered from the file; one never recorded is not.
+            result = await session.call_tool("user_info", {"login": "octocat"})
+            check(not result.is_error, texts(result))
+            result = await session.call_tool("user_info", {"login": "hubot"})
+            check(result.is_error, f"hubot was never recorded: {texts(result)}")
 
 
         def hostile():
@@ -269,6 +323,7 @@ struct McpTests {
         anyio.run(serve, [], read_only)
         anyio.run(serve, ["--allow-writes"], writes)
         anyio.run(serve, ["--timeout", "1", "--record", "calls.har"], timeouts_and_recording)
+        anyio.run(serve, ["--replay", "calls.har"], replayed)
         hostile()
         print("OK")
         """#
