@@ -359,6 +359,28 @@ struct McpTests {
         }
     }
 
+    @Test("Ctrl-C while waiting for a message ends the server: exit 130, saying so", .timeLimit(.minutes(10)))
+    func interrupted() async throws {
+        let space = try Workspace(files: ["macros/hello.py": "def main() -> None:\n    print('hi')\n"])
+        defer { space.remove() }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[1]) }
+        let log = space.url.appendingPathComponent("server.log")
+        let mcp = try Spawned(
+            Binary.url.path, ["mcp"], environment: Binary.environment(home: space.url), directory: space.url.path,
+            stdin: .descriptor(ends[0]), stdout: .null, stderr: .file(log.path), defaultSignals: [SIGINT])
+        close(ends[0])
+        // The tools line comes once the server is up; stdin stays open (nothing is written).
+        try await waitUntil("the server's tools line") {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(" tools: ")
+        }
+        kill(mcp.processIdentifier, SIGINT)
+        let exit = await mcp.exit()
+        #expect(exit.status == 130 && !exit.signalled, "\(exit)")
+        #expect(((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("apimacro mcp interrupted"))
+    }
+
     static let httpClient = #"""
         import os, sys, urllib.error, urllib.request
 

@@ -1,4 +1,5 @@
 import Foundation
+import PythonBridge
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ public struct McpStdio {
     }
 
     /// Serves until stdin ends (then waits for the calls still running); how it ended
-    /// (`.interrupted` when Ctrl-C came while it waited for input).
+    /// (`.interrupted` at once when Ctrl-C came while it waited for input).
     public func serve() -> ExitReport {
         let output = dup(STDOUT_FILENO)
         guard output >= 0 else { return .failure("mcp: cannot copy stdout: \(String(cString: strerror(errno)))") }
@@ -33,14 +34,21 @@ public struct McpStdio {
         var buffer: [UInt8] = []
         var skipping = false
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var ending = ExitReport.success
-        reading: while true {
+        // Ctrl-C bumps the interrupt counter, whichever thread the signal lands on.
+        let generation = Interrupts.generation
+        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        while true {
+            // Wait for input, looking at the counter at least every quarter second.
+            let ready = poll(&input, 1, 250)
+            if Interrupts.generation != generation {
+                // Ctrl-C: the process ends now, calls still running with it.
+                close(output)
+                return .interrupted("apimacro mcp")
+            }
+            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
             let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
             if count < 0 {
-                if errno == EINTR {
-                    ending = .interrupted("apimacro mcp")
-                    break reading
-                }
+                if errno == EINTR || errno == EAGAIN { continue }
                 break
             }
             if count == 0 { break }
@@ -66,7 +74,7 @@ public struct McpStdio {
         if !buffer.isEmpty, !skipping { handle(buffer, writer: writer, pool: pool) }
         pool.finish()
         close(output)
-        return ending
+        return .success
     }
 
     private func handle(_ line: [UInt8], writer: LineWriter, pool: WorkerPool) {
