@@ -100,6 +100,17 @@ struct McpTests {
         def main(text: str) -> None:
             apimacro.notes.add_note(text=text)
         """#,
+        "macros/reader.py": #"""
+        """Reads its stdin: nothing there (never the client's messages)."""
+        import subprocess
+        import sys
+
+
+        def main() -> None:
+            print("python read", repr(sys.stdin.read()))
+            child = subprocess.run(["cat"], capture_output=True, text=True)
+            print("child read", repr(child.stdout))
+        """#,
         "macros/spin.py": #"""
         """Never ends by itself."""
         import time
@@ -244,6 +255,10 @@ struct McpTests {
             check("apimacro://plugins/notes/plugin.toml" in resources, f"resources {resources}")
             read = await session.read_resource("apimacro://plugins/notes/plugin.toml")
             check('name = "notes"' in read.contents[0].text, "the plugin's manifest")
+
+            # A macro reading stdin (itself or through a child) gets nothing; the protocol goes on.
+            result = await session.call_tool("reader", {})
+            check("python read ''" in texts(result) and "child read ''" in texts(result), texts(result))
 
             # Still serving after all that.
             result = await session.call_tool("user_info", {"login": "octocat"})

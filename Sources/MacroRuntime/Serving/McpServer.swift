@@ -1,4 +1,5 @@
 import Foundation
+import PythonBridge
 import WebAPI
 
 /// `apimacro mcp`: the Model Context Protocol's messages (JSON-RPC 2.0) answered over the
@@ -15,6 +16,9 @@ public final class McpServer: Sendable {
     /// Tool calls running at once, at most (`--jobs`).
     let jobs: Int
     private let slots: DispatchSemaphore
+    /// The interrupt counter when the server was made: a Ctrl-C from then on ends it, even one
+    /// that comes before a transport waits.
+    let interruptBaseline = Interrupts.generation
 
     /// A server over `host`'s interpreter and clients; macros that write are tools only with
     /// `allowWrites`; at most `jobs` calls run at once.

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Stdout carries only the protocol: the server writes its messages to a copy of descriptor 1
 /// and points descriptor 1 at stderr, so nothing else (a macro's child process, a C library)
-/// can write into the stream. Tool calls run on `jobs` worker threads, in parallel (each
+/// can write into the stream; it reads a copy of descriptor 0, pointed at /dev/null. Tool calls run on `jobs` worker threads, in parallel (each
 /// releases the GIL while it waits on the network); other requests are answered in order.
 public struct McpStdio {
     /// The longest line read: a longer one is answered with a parse error and skipped.
@@ -29,14 +29,25 @@ public struct McpStdio {
         guard output >= 0 else { return .failure("mcp: cannot copy stdout: \(String(cString: strerror(errno)))") }
         _ = fcntl(output, F_SETFD, FD_CLOEXEC)
         dup2(STDERR_FILENO, STDOUT_FILENO)
+        // The same for stdin: the server reads a copy, and a macro reading stdin (or a child it
+        // starts) gets /dev/null, never the client's messages.
+        let source = dup(STDIN_FILENO)
+        guard source >= 0 else { return .failure("mcp: cannot copy stdin: \(String(cString: strerror(errno)))") }
+        _ = fcntl(source, F_SETFD, FD_CLOEXEC)
+        let null = open("/dev/null", O_RDONLY)
+        if null >= 0 {
+            dup2(null, STDIN_FILENO)
+            close(null)
+        }
+        defer { close(source) }
         let writer = LineWriter(descriptor: output)
         let pool = WorkerPool(threads: server.jobs)
         var buffer: [UInt8] = []
         var skipping = false
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         // Ctrl-C bumps the interrupt counter, whichever thread the signal lands on.
-        let generation = Interrupts.generation
-        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        let generation = server.interruptBaseline
+        var input = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
         while true {
             // Wait for input, looking at the counter at least every quarter second.
             let ready = poll(&input, 1, 250)
@@ -46,7 +57,7 @@ public struct McpStdio {
                 return .interrupted("apimacro mcp")
             }
             if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 break
