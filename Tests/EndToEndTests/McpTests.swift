@@ -111,6 +111,13 @@ struct McpTests {
             child = subprocess.run(["cat"], capture_output=True, text=True)
             print("child read", repr(child.stdout))
         """#,
+        "macros/quiet.py": #"""
+        """Does nothing."""
+
+
+        def main() -> None:
+            pass
+        """#,
         "macros/spin.py": #"""
         """Never ends by itself."""
         import time
@@ -259,6 +266,12 @@ struct McpTests {
             # A macro reading stdin (itself or through a child) gets nothing; the protocol goes on.
             result = await session.call_tool("reader", {})
             check("python read ''" in texts(result) and "child read ''" in texts(result), texts(result))
+
+            # main()'s return value is structured content; a call that gives nothing says it ran.
+            result = await session.call_tool("meet", {"me": "c", "other": "c"})
+            check(not result.is_error and result.structured_content == {"result": {"met": "c"}}, texts(result))
+            result = await session.call_tool("quiet", {})
+            check(not result.is_error and texts(result) == "quiet ran and printed nothing", texts(result))
 
             # Still serving after all that.
             result = await session.call_tool("user_info", {"login": "octocat"})

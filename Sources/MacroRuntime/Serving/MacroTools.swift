@@ -186,6 +186,8 @@ final class MacroTools: Sendable {
         if !ok {
             content.append(text(answer["error"]?.string ?? "\(name) failed"))
         }
+        // Some clients show nothing for an empty result: say that it ran.
+        if content.isEmpty { content.append(text("\(name) ran and printed nothing")) }
         var result: [String: JSONValue] = ["content": .array(content), "isError": .bool(!ok)]
         if !structured.isEmpty { result["structuredContent"] = .object(structured) }
         return .object(result)
