@@ -13,6 +13,7 @@ struct HelpTests {
             ["--help"], ["run", "--help"], ["help", "run"], ["batch", "--help"], ["repl", "--help"],
             ["login", "--help"],
             ["logout", "--help"], ["api", "--help"], ["state", "--help"], ["help", "environment"], ["__apimacro_man"],
+            ["mcp", "--help"],
         ])
     func help(arguments: [String]) async throws {
         let space = try Workspace()

@@ -54,6 +54,10 @@ def output(rows, columns=None, format=None, file=None, to=None, table=None, key=
     See ``apimacro._output.output``; the formatter is imported on first use,
     so macros that never print rows do not pay for csv, json and unicodedata.
     """
+    # Inside `apimacro mcp`, a tool call's rows are its result (apimacro._serving).
+    serving = _sys.modules.get("apimacro._serving")
+    if serving is not None and to is None and file is None and serving.collect(rows, columns):
+        return None
     if to is not None or (
         file is None and (_apimacro._run_output() or (table is not None and _apimacro._database_url()))
     ):
@@ -68,6 +72,14 @@ def output(rows, columns=None, format=None, file=None, to=None, table=None, key=
     from ._output import output as _output
 
     return _output(rows, columns=columns, format=format, file=file)
+
+
+def writes(func):
+    """Mark a macro's ``main`` as one that writes (creates, changes or deletes something):
+    ``apimacro mcp`` offers it as a tool only with ``--allow-writes``, marked destructive.
+    Returns ``func`` unchanged; ``apimacro run`` ignores the mark."""
+    func.__apimacro_writes__ = True
+    return func
 
 
 def format_rows(rows, columns=None, format="table", width=None, color=False):
@@ -126,6 +138,7 @@ _OWN_NAMES = (
     "incremental",
     "output",
     "state",
+    "writes",
 )
 
 

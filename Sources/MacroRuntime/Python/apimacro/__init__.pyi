@@ -545,6 +545,12 @@ def check_status(
     """Checks a response's status: one code or several (``(200, 201)``); named ``status of URL``
     unless ``name`` says otherwise."""
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+def writes(func: _F) -> _F:
+    """Marks a macro's ``main`` as one that writes: ``apimacro mcp`` offers it only with
+    ``--allow-writes``, marked destructive."""
+
 def format_rows(
     rows: Iterable[Any],
     columns: Iterable[str] | None = None,
