@@ -59,6 +59,9 @@ def output(rows, columns=None, format=None, file=None, to=None, table=None, key=
         return write_rows(rows, to=to, table=table, key=key, mode=mode, columns=columns)
     if table is not None or key is not None:
         raise TypeError("output(): table= and key= go with to= (a .db file) or run --output")
+    notebook = _sys.modules.get("apimacro._notebook")
+    if file is None and format is None and notebook is not None and notebook.displaying:
+        return notebook.display(rows, columns)
     from ._output import output as _output
 
     return _output(rows, columns=columns, format=format, file=file)
