@@ -25,7 +25,10 @@ struct KernelTests {
                 kind, content = message["msg_type"], message["content"]
                 if kind == "status" and content["execution_state"] == "idle":
                     return outputs
-                if kind in ("stream", "display_data", "execute_result", "error"):
+                if kind == "stream" and outputs and outputs[-1].get("name") == content["name"]:
+                    # One print may come in several messages (the kernel flushes on a timer): joined.
+                    outputs[-1]["text"] += content["text"]
+                elif kind in ("stream", "display_data", "execute_result", "error"):
                     outputs.append({"kind": kind, **{k: content[k] for k in ("name", "text", "data", "ename") if k in content}})
 
 
@@ -69,10 +72,13 @@ struct KernelTests {
             "JUPYTER_PATH": jupyter.appendingPathComponent("share/jupyter").path,
             "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_REQUEST_TIMEOUT": "600",
         ]
+        // The binary's command, for the active virtualenv: it runs that Python's installer.
         let installed = try await Binary.run(
-            ["-m", "apimacro.kernel", "install", "--prefix", jupyter.path], in: space.url,
-            environment: environment, executable: python)
+            ["kernel", "install", "--prefix", jupyter.path], in: space.url,
+            environment: environment.merging(["VIRTUAL_ENV": venv.path]) { $1 })
         #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(
+            installed.stdout.contains("installed the kernelspec apimacro in \(jupyter.path)"), "\(installed.stdout)")
         let spec = jupyter.appendingPathComponent("share/jupyter/kernels/apimacro/kernel.json")
         #expect(try String(contentsOf: spec, encoding: .utf8).contains(python.path))
         let cassette = WheelTests.repository.appendingPathComponent("examples/cassettes/github-profile.har")
@@ -156,5 +162,21 @@ struct KernelTests {
         let table = try #require(result.stdout.split(separator: "\n").last.map(String.init))
         #expect(table.contains(#""text/html": "<table class=\"apimacro-rows\">"#), "\(table)")
         #expect(table.contains("<tr><td>repo-5</td><td>4595</td><td>Ruby</td></tr>"), "\(table)")
+    }
+
+    @Test("kernel install says what is missing: no virtualenv, a Python without the wheel, --user with --prefix")
+    func installRefusals() async throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let none = try await space.run("kernel", "install")
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no virtualenv is active (VIRTUAL_ENV is not set)"), "\(none.stderr)")
+        let bare = try await space.run("kernel", "install", "--python", "/usr/bin/python3")
+        #expect(bare.status == 2)
+        #expect(
+            bare.stderr.contains("/usr/bin/python3 has no apimacro wheel (the module _apimacro)"), "\(bare.stderr)")
+        let both = try await space.run("kernel", "install", "--user", "--prefix", space.url.path)
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("--user and --prefix exclude each other"), "\(both.stderr)")
     }
 }

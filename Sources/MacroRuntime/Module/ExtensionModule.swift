@@ -43,7 +43,6 @@ public enum ExtensionModule {
                 }
                 return .none
             }
-            try module.set("_in_library", PyRef.bool(true))
             if settings.record != nil {
                 try Interpreter.import("atexit").callMethod("register", [module.object.attribute("_save_recording")])
             }
