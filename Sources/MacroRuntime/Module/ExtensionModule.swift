@@ -11,9 +11,6 @@ import WebAPI
 /// flags say comes from variables read only here (`APIMACRO_RECORD`, `APIMACRO_REPLAY`,
 /// `APIMACRO_OFFLINE`, `APIMACRO_NO_CACHE`, `APIMACRO_STATE_KEY`).
 public enum ExtensionModule {
-    /// The runtime the module was built on (kept for the life of the process).
-    nonisolated(unsafe) private static var runtime: Runtime?
-
     /// What `PyInit__apimacro` returns: the definition whose create slot builds the module.
     public static func initialize() -> UnsafeMutableRawPointer? {
         NativeExtension.initialize(name: "_apimacro") { build() }
@@ -28,12 +25,11 @@ public enum ExtensionModule {
             let settings = try settingsFromEnvironment()
             let warn: @Sendable (String) -> Void = { line in ExtensionModule.writeStandardError(line) }
             let runtime = try Runtime(settings: settings, warn: warn)
-            Self.runtime = runtime
             CodeCache.directory = settings.cacheDirectory.appendingPathComponent("bytecode").path
             runtime.store.begin(key: settings.stateKey)
             let module = try ApimacroModule.install(settings: settings, runtime: runtime)
-            // The --record file of a run is written when it ends; here, when the program does
-            // (and at `apimacro.save_recording()`).
+            // The --record file of a run is written when it ends; here, when the program does (and
+            // at a notebook's `%apimacro save` or switch, `_notebook.py`).
             try module.addFunction(
                 "_save_recording", doc: "Writes the APIMACRO_RECORD file with every exchange so far."
             ) { _ in
