@@ -71,6 +71,15 @@ struct WheelTests {
                 print("KeyboardInterrupt", flush=True)
                 sys.exit(0)
             print("not interrupted")
+        elif mode == "state":
+            try:
+                print("state", apimacro.state.get("count"))
+            except RuntimeError as error:
+                print(error)
+                sys.exit(0)
+            apimacro.state["count"] = (apimacro.state.get("count") or 0) + 1
+            if sys.argv[2:] == ["commit"]:
+                apimacro.state.commit()
         elif mode == "threads":
             waiting = threading.Thread(
                 target=lambda: apimacro.get(base + "/slow", params={"ms": "600000"}), daemon=True)
@@ -176,6 +185,28 @@ struct WheelTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "imported\nwhile waiting octocat\n", "\(result.stdout)\(result.stderr)")
         try await server.shutdown()
+    }
+
+    @Test("apimacro.state under APIMACRO_STATE_KEY keeps what was committed; a bad setting is an ImportError")
+    func stateAndSettings() async throws {
+        let space = try Workspace(files: ["wheel.py": Self.script])
+        defer { space.remove() }
+        let keyed = ["APIMACRO_STATE_KEY": "notebook"]
+        let first = try await Self.python(["state", "commit"], in: space, environment: keyed)
+        #expect(first.stdout == "imported\nstate None\n", "\(first.stdout)\(first.stderr)")
+        // Not committed: there is no run's end to commit it.
+        let second = try await Self.python(["state"], in: space, environment: keyed)
+        #expect(second.stdout == "imported\nstate 1\n", "\(second.stdout)\(second.stderr)")
+        let third = try await Self.python(["state"], in: space, environment: keyed)
+        #expect(third.stdout == "imported\nstate 1\n", "\(third.stdout)\(third.stderr)")
+        let unnamed = try await Self.python(["state"], in: space, environment: [:])
+        #expect(
+            unnamed.stdout.contains("set APIMACRO_STATE_KEY=NAME before importing apimacro"),
+            "\(unnamed.stdout)\(unnamed.stderr)")
+        let bad = try await Self.python(["live"], in: space, environment: ["APIMACRO_OFFLINE": "maybe"])
+        #expect(bad.status == 1)
+        #expect(
+            bad.stderr.contains("ImportError: apimacro: APIMACRO_OFFLINE: 'maybe' is not on or off"), "\(bad.stderr)")
     }
 
     /// A test file as a project's own tests would use apimacro.

@@ -26,7 +26,10 @@ public enum ExtensionModule {
             let warn: @Sendable (String) -> Void = { line in ExtensionModule.writeStandardError(line) }
             let runtime = try Runtime(settings: settings, warn: warn)
             CodeCache.directory = settings.cacheDirectory.appendingPathComponent("bytecode").path
-            runtime.store.begin(key: settings.stateKey)
+            runtime.store.begin(
+                key: settings.stateKey,
+                missing: "apimacro.state needs a name for this program's state: set APIMACRO_STATE_KEY=NAME "
+                    + "before importing apimacro")
             let module = try ApimacroModule.install(settings: settings, runtime: runtime)
             // The --record file of a run is written when it ends; here, when the program does (and
             // at a notebook's `%apimacro save` or switch, `_notebook.py`).
