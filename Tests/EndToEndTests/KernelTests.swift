@@ -51,12 +51,17 @@ struct KernelTests {
         manager.interrupt_kernel()
         print("interrupted", json.dumps(finish(slow)), flush=True)
         run("after", "print(github.user('octocat')['login'])")
+        run("failed", "github.user('no-such-user-here')")
+        run("still", "print(github.user('octocat')['login'])")
+        manager.restart_kernel(now=True)
+        client.wait_for_ready(timeout=600)
+        run("restarted", "import apimacro\\nprint(apimacro.github.user('octocat')['login'])")
         client.stop_channels()
         manager.shutdown_kernel(now=True)
         """
 
     @Test(
-        "jupyter_client runs cells: a GitHub call, rows as escaped HTML, record and replay magics, an interrupt"
+        "jupyter_client runs cells: a GitHub call, rows as escaped HTML, record and replay magics, an interrupt, a restart"
     )
     func notebookSession() async throws {
         let server = try await TestServer.start()
@@ -84,9 +89,10 @@ struct KernelTests {
         let cassette = WheelTests.repository.appendingPathComponent("examples/cassettes/github-profile.har")
         let result = try await Binary.run(
             ["drive.py", cassette.path], in: space.url, environment: environment, executable: python
-        ) { _ in
+        ) { process in
+            // Or the program ended early (its output says why): no wait for the hang guard.
             try await waitUntil("the slow request to reach the server") {
-                server.requests.contains { $0.path == "/slow" }
+                server.requests.contains { $0.path == "/slow" } || !process.isRunning
             }
             try space.write("slow-seen", "")
         }
@@ -107,6 +113,11 @@ struct KernelTests {
         #expect(steps["replayed"]?.contains("octocat <apimacro.github") == true, "\(result.stdout)")
         #expect(steps["interrupted"]?.contains(#""ename": "KeyboardInterrupt""#) == true, "\(result.stdout)")
         #expect(steps["after"] == #"[{"kind": "stream", "name": "stdout", "text": "octocat\n"}]"#, "\(result.stdout)")
+        // A failed cell leaves the session's clients as they were; a restart reads the settings again.
+        #expect(steps["failed"]?.contains(#""ename": "NotFound""#) == true, "\(result.stdout)")
+        #expect(steps["still"] == #"[{"kind": "stream", "name": "stdout", "text": "octocat\n"}]"#, "\(result.stdout)")
+        #expect(
+            steps["restarted"] == #"[{"kind": "stream", "name": "stdout", "text": "octocat\n"}]"#, "\(result.stdout)")
         try await server.shutdown()
     }
 
