@@ -5,7 +5,10 @@ let package = Package(
     name: "apimacro",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "apimacro", targets: ["apimacro"])
+        .executable(name: "apimacro", targets: ["apimacro"]),
+        // The same native module as a CPython extension (`import apimacro` from any Python 3.11):
+        // `scripts/package --wheel` ships it as `_apimacro.cpython-311-x86_64-linux-gnu.so`.
+        .library(name: "ApimacroExtension", type: .dynamic, targets: ["ApimacroExtension"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -89,6 +92,18 @@ let package = Package(
             dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "Store", "CJQ", "Spawning"],
             resources: [.copy("Python/apimacro")]
         ),
+        // `PyInit__apimacro`: MacroRuntime's module built on the interpreter of the program that imports it.
+        // Release: the Swift runtime and Foundation linked in, as in the binary, so the wheel loads
+        // only Debian's libraries (the static archives are position-independent).
+        .target(
+            name: "ApimacroExtension", dependencies: ["MacroRuntime"],
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
+                        "-l_FoundationCShims", "-lswiftSynchronization", "-use-ld=lld",
+                    ], .when(configuration: .release))
+            ]),
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
         // WebAPI only for redaction.
         .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),

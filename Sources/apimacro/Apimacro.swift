@@ -20,7 +20,7 @@ struct Apimacro: AsyncParsableCommand {
         version: VersionText.text,
         subcommands: [
             Run.self, Batch.self, Repl.self, Api.self, Macros.self, Login.self, Logout.self, Auth.self, Plugins.self,
-            Cache.self, Stubs.self, State.self, ReportCommand.self, Mcp.self,
+            Cache.self, Stubs.self, State.self, ReportCommand.self, Mcp.self, Kernel.self,
         ]
     )
 

@@ -133,7 +133,14 @@ struct ReadmeTests {
             let line = words.joined(separator: " ")
             // The key the test server's Bitly accepts, pasted as `login shortener` asks.
             let pasted = line.hasPrefix("login shortener") ? "bitly-test-token\n" : ""
-            let result = try await Binary.run(words, in: space.url, environment: environment, stdin: pasted)
+            // `kernel install`: in the wheel's virtualenv (WheelTests), ipykernel from the tests' tools.
+            var settings = environment
+            if line.hasPrefix("kernel install") {
+                settings["VIRTUAL_ENV"] = try await WheelTests.virtualEnvironment().path
+                settings["PYTHONPATH"] = try await PythonTools.virtualEnvironment()
+                    .appendingPathComponent("lib/python3.11/site-packages").path
+            }
+            let result = try await Binary.run(words, in: space.url, environment: settings, stdin: pasted)
             for mark in ["unknown option", "missing expected argument", "unexpected argument", "Usage:"] {
                 #expect(!result.stderr.lowercased().contains(mark.lowercased()), "apimacro \(line): \(result.stderr)")
             }

@@ -15,9 +15,14 @@ enum PythonPackage {
         ]
     }
 
+    /// The folder holding the package when apimacro is the extension module of another
+    /// program's Python (`ExtensionModule`): site-packages, set once before anything reads it.
+    nonisolated(unsafe) static var folder: URL?
+
     /// The folder to put on `sys.path` (it holds `apimacro/__init__.py`), if found.
     static func locate(executable: URL = PythonPackage.executable) -> URL? {
-        candidates(executable: executable).first {
+        if let folder { return folder }
+        return candidates(executable: executable).first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("apimacro/__init__.py").path)
         }
     }

@@ -92,6 +92,22 @@ public enum SettingsTable {
         Entry(
             variable: "APIMACRO_BATCH_JOB", key: nil, defaultText: "set by batch",
             summary: "the name of the batch job a macro runs as (batch sets it for each job; breakpoint() names it)"),
+        // What run's flags say, for `import apimacro` from another Python (ExtensionModule).
+        Entry(
+            variable: "APIMACRO_RECORD", key: nil, defaultText: nil,
+            summary: "import apimacro only: record the exchanges to this HAR file, written at exit (run's --record)"),
+        Entry(
+            variable: "APIMACRO_REPLAY", key: nil, defaultText: nil,
+            summary: "import apimacro only: answer from this HAR file, no network (run's --replay)"),
+        Entry(
+            variable: "APIMACRO_OFFLINE", key: nil, defaultText: "off",
+            summary: "import apimacro only: send nothing, answer from the cache (run's --offline)"),
+        Entry(
+            variable: "APIMACRO_NO_CACHE", key: nil, defaultText: "off",
+            summary: "import apimacro only: neither read nor write the HTTP cache (run's --no-cache)"),
+        Entry(
+            variable: "APIMACRO_STATE_KEY", key: nil, defaultText: nil,
+            summary: "import apimacro only: the name apimacro.state is kept under (run's --state-key)"),
     ]
 
     /// Every setting: apimacro's, then each built-in client's, then the line for plugins.

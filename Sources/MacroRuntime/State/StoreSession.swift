@@ -131,12 +131,12 @@ final class StoreSession: Sendable {
         }
     }
 
-    /// Starts a run with state key `key` (nil: none) and `--output` destination `runOutput`,
-    /// forgetting anything a previous run left.
-    func begin(key: String?, runOutput: RunOutput? = nil) {
+    /// Starts a run with state key `key` (nil: none, and `apimacro.state` says `missing`) and
+    /// `--output` destination `runOutput`, forgetting anything a previous run left.
+    func begin(key: String?, runOutput: RunOutput? = nil, missing: String = StoreSession.missingKey) {
         current.withLock { current in
             current = Current(transaction: RunTransaction(wait: wait), runOutput: runOutput)
-            if let key { current.key = .success(key) }
+            current.key = key.map { .success($0) } ?? .failure(MacroError(missing))
         }
     }
 

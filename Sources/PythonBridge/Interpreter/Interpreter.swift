@@ -59,6 +59,24 @@ public enum Interpreter {
         }
     }
 
+    /// Adopts an interpreter another program started (`_apimacro` imported by `python3`; GIL held).
+    ///
+    /// Later `start` calls do nothing, Python's main thread is the one Ctrl-C is looked for on,
+    /// and the process is the one `fork()` children are told apart from. The host's signal
+    /// handlers and interpreter are left as they are: native waits see a Ctrl-C through
+    /// `PyErr_CheckSignals` on the main thread.
+    public static func attach() throws {
+        let ident = try Interpreter.import("threading").callMethod("main_thread").attribute("ident")
+        let thread = PyLong_AsUnsignedLong(ident.pointer)
+        if PyErr_Occurred() != nil { throw PythonErrorSet() }
+        started.withLock { isStarted in
+            guard !isStarted else { return }
+            Interrupts.mainThread = pthread_t(thread)
+            ForkedChildError.recordOwner()
+            isStarted = true
+        }
+    }
+
     private static func check(_ status: PyStatus) throws {
         if PyStatus_Exception(status) != 0 {
             let message = status.err_msg.map { String(cString: $0) } ?? "unknown error"

@@ -69,6 +69,9 @@ def output(rows, columns=None, format=None, file=None, to=None, table=None, key=
             "output(): table= and key= go with to= (a .db file or postgresql:// URL), run --output, "
             "or APIMACRO_DATABASE_URL"
         )
+    notebook = _sys.modules.get("apimacro._notebook")
+    if file is None and format is None and notebook is not None and notebook.displaying:
+        return notebook.display(rows, columns)
     from ._output import output as _output
 
     return _output(rows, columns=columns, format=format, file=file)
