@@ -536,6 +536,20 @@ def call_main(func: Callable[..., Any], argv: list[str] | None = None, prog: str
     return result
 
 
+def _main_node(source: str | bytes, filename: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The last top-level ``def main`` of ``source`` (the one Python would call), read with
+    ``ast``; None when there is none or the source does not parse."""
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return None
+    main = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+            main = node
+    return main
+
+
 def option_flags(source: str | bytes, filename: str = "<macro>") -> list[str]:
     """Return the option flags the ``main()`` of a macro's ``source`` takes, read
     with ``ast`` without running anything: for each parameter that becomes an
@@ -544,14 +558,7 @@ def option_flags(source: str | bytes, filename: str = "<macro>") -> list[str]:
     apimacro's own options after the macro's name from the macro's.  Returns
     ``[]`` when there is no top-level ``main`` or the source does not parse.
     """
-    try:
-        tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError):
-        return []
-    main = None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
-            main = node
+    main = _main_node(source, filename)
     if main is None:
         return []
     arguments = main.args
@@ -577,14 +584,7 @@ def parameters(source: str | bytes, filename: str = "<macro>") -> list[tuple[str
     kind: ``""`` (not a flag), ``"false"`` (``--name`` only), ``"true"`` (``--no-name`` only) or
     ``"none"`` (both).  ``[]`` without a ``main``.
     """
-    try:
-        tree = ast.parse(source, filename)
-    except (SyntaxError, ValueError):
-        return []
-    main = None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
-            main = node
+    main = _main_node(source, filename)
     if main is None:
         return []
     arguments = main.args
