@@ -56,6 +56,9 @@ public enum InstagramGraphRouter: Sendable {
     /// token (`access_token`) the server saw.
     public static let pagination = Pagination.nextURL(path: ["paging", "next"])
 
+    /// Where a Graph answer keeps a page's items (and insights their values): `data`.
+    public static let itemsPath = ["data"]
+
     /// `url` without its `access_token` parameters: a page link is followed with the client's
     /// own token, which the pipeline adds only on the client's host (a `paging.next` naming
     /// another host, as graph.facebook.com's do, goes without one), and a macro never sees the

@@ -11,7 +11,8 @@ extension InstagramBinding {
         case .graph(let configuration):
             let client = Graph.client(runtime, configuration: configuration)
             var target = ApiTarget(
-                name: Instagram.name, client: client.api, pagination: InstagramGraphRouter.pagination, items: ["data"])
+                name: Instagram.name, client: client.api, pagination: InstagramGraphRouter.pagination,
+                items: InstagramGraphRouter.itemsPath)
             target.prepare = { try await client.prepare() }
             target.followLink = InstagramGraphRouter.withoutToken
             return target
@@ -20,7 +21,8 @@ extension InstagramBinding {
                 configuration: configuration, transport: runtime.transport, log: runtime.log,
                 redactor: runtime.redactor)
             return ApiTarget(
-                name: Instagram.name, client: client.api, pagination: InstagramClient.pagination, items: ["data"])
+                name: Instagram.name, client: client.api, pagination: InstagramClient.pagination,
+                items: InstagramEnvelope.dataPath)
         }
     }
 }

@@ -69,7 +69,7 @@ extension InstagramBinding {
                     client: client.api, first: route.firstPage(limit: limit),
                     pagination: InstagramGraphRouter.pagination, limit: limit, decoder: decoder,
                     items: { payload in
-                        guard let data = payload.value(at: ["data"]) else {
+                        guard let data = payload.value(at: InstagramGraphRouter.itemsPath) else {
                             throw APIError(.parse, "an Instagram page without `data`", api: Instagram.name)
                         }
                         return data
@@ -292,7 +292,7 @@ extension InstagramBinding {
                     target: try Arguments.string(slots[0], "target", in: "insights"),
                     metrics: try fields(slots[1], "metrics", in: "insights", defaults: ""), parameters: parameters)
                 let payload = try binding.fetch(route)
-                return payload.value(at: ["data"]) ?? payload
+                return payload.value(at: InstagramGraphRouter.itemsPath) ?? payload
             }
             try builder.method(
                 "get", doc: "get(path, params=None) -> decoded JSON\n\nOne GET relative to the versioned base URL."
