@@ -121,6 +121,79 @@ struct KernelTests {
         try await server.shutdown()
     }
 
+    /// Runs one cell that pages through 230 stargazers 20 a page, each page answered 200 ms late,
+    /// and prints every output and display update of it as JSON.
+    static let progressDriver = """
+        import json
+        from jupyter_client.manager import start_new_kernel
+
+        manager, client = start_new_kernel(kernel_name="apimacro", startup_timeout=600)
+        code = (
+            "import apimacro\\nfrom apimacro import github\\n"
+            "print(sum(1 for _ in github.paginate('/repos/octocat/Hello-World/stargazers', params={'per_page': 20})))"
+        )
+        msg_id = client.execute(code)
+        outputs = []
+        while True:
+            message = client.get_iopub_msg(timeout=600)
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = message["msg_type"], message["content"]
+            if kind == "status" and content["execution_state"] == "idle":
+                break
+            if kind in ("stream", "display_data", "update_display_data", "error"):
+                outputs.append({
+                    "kind": kind, "text": content.get("text", content.get("data", {}).get("text/plain")),
+                    "id": content.get("transient", {}).get("display_id"),
+                })
+        print(json.dumps(outputs), flush=True)
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        """
+
+    @Test("a long pagination shows its progress in one display under the cell, updated in place, cleared at the end")
+    func paginationProgress() async throws {
+        let server = try await TestServer.start()
+        // Every answer 200 ms late: twelve pages take well over the progress line's half second
+        // (load only makes them later), so the display must appear and be updated.
+        server.setBudget(limit: 100_000, delayMilliseconds: 200)
+        let space = try Workspace(files: ["drive.py": Self.progressDriver])
+        defer { space.remove() }
+        let venv = try await WheelTests.virtualEnvironment()
+        let tools = try await PythonTools.virtualEnvironment()
+        let jupyter = space.url.appendingPathComponent("jupyter")
+        let environment = [
+            "PYTHONPATH": tools.appendingPathComponent("lib/python3.11/site-packages").path,
+            "JUPYTER_PATH": jupyter.appendingPathComponent("share/jupyter").path,
+            "APIMACRO_GITHUB_URL": server.baseURL, "APIMACRO_REQUEST_TIMEOUT": "600",
+            "APIMACRO_GITHUB_TOKEN": "ghp_progressToken0123456789",
+        ]
+        let installed = try await Binary.run(
+            ["kernel", "install", "--prefix", jupyter.path], in: space.url,
+            environment: environment.merging(["VIRTUAL_ENV": venv.path]) { $1 })
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let result = try await Binary.run(
+            ["drive.py"], in: space.url, environment: environment,
+            executable: venv.appendingPathComponent("bin/python"))
+        try await server.shutdown()
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").last.map(String.init))
+        let outputs = try #require(
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [[String: Any]], "\(result.stdout)")
+        let shown = outputs.filter { $0["kind"] as? String == "display_data" }
+        let updates = outputs.filter { $0["kind"] as? String == "update_display_data" }
+        #expect(shown.count == 1, "one display for the pagination: \(outputs)")
+        let id = try #require(shown.first?["id"] as? String, "\(outputs)")
+        #expect((shown.first?["text"] as? String)?.hasPrefix("github: ") == true, "\(outputs)")
+        #expect(updates.count >= 2 && updates.allSatisfy { $0["id"] as? String == id }, "\(outputs)")
+        #expect(updates.dropLast().contains { ($0["text"] as? String)?.contains(" pages · ") == true }, "\(outputs)")
+        // Taken away at the end; the cell's own output is whole, and no token is in any of it.
+        #expect((updates.last?["text"] as? String) == "", "\(outputs)")
+        #expect(
+            outputs.contains { $0["kind"] as? String == "stream" && $0["text"] as? String == "230\n" }, "\(outputs)")
+        #expect(!result.stdout.contains("ghp_progressToken"))
+    }
+
     /// Runs a notebook's code cells in order on the kernel, in the notebook's folder, as Jupyter
     /// does; prints each cell's outputs as a JSON line.
     static let notebookRunner = """

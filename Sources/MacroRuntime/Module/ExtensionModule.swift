@@ -16,6 +16,39 @@ public enum ExtensionModule {
         NativeExtension.initialize(name: "_apimacro") { build() }
     }
 
+    /// Where a long pagination says how it goes: in a notebook (`apimacro._notebook` loaded
+    /// into IPython), a display that `_notebook.progress` updates in place and clears at the end;
+    /// else in a terminal, the line `apimacro run` draws; elsewhere nowhere.
+    ///
+    /// Decided at each redraw, not here: the kernel (`python -m apimacro.kernel`) imports apimacro
+    /// before IPython has started.
+    static func progressLine(_ settings: Settings) -> ProgressLine {
+        let terminal = ProgressLine.forTerminal(settings) != nil
+        let notebook: @Sendable (PythonValue) -> Bool = { text in
+            withGIL {
+                guard let module = try? Interpreter.import("sys").attribute("modules").item("apimacro._notebook"),
+                    case .bool(true) = (try? module.attribute("displaying")).flatMap({ try? PythonValue(python: $0) })
+                else {
+                    PythonRaise.clear()
+                    return false
+                }
+                // A display that cannot be drawn never stops the pagination it reports on.
+                if (try? module.callMethod("progress", [text.toPython()])) == nil { PythonRaise.clear() }
+                return true
+            }
+        }
+        return ProgressLine(
+            width: terminal ? ProgressLine.terminalWidth() : 100,
+            show: { line in
+                if !notebook(.string(line)), terminal {
+                    ProgressLine.standardError("\r\u{1B}[2m\(line)\u{1B}[0m\u{1B}[K")
+                }
+            },
+            clear: {
+                if !notebook(.none), terminal { ProgressLine.standardError("\r\u{1B}[K") }
+            })
+    }
+
     /// Builds `_apimacro` (GIL held, during its import) and returns it, or nil with `ImportError`
     /// set.
     static func build() -> PyRef? {
@@ -24,7 +57,7 @@ public enum ExtensionModule {
             PythonPackage.folder = try packageFolder()
             let settings = try settingsFromEnvironment()
             let warn: @Sendable (String) -> Void = { line in ExtensionModule.writeStandardError(line) }
-            let runtime = try Runtime(settings: settings, warn: warn)
+            let runtime = try Runtime(settings: settings, warn: warn, progress: progressLine(settings))
             CodeCache.directory = settings.cacheDirectory.appendingPathComponent("bytecode").path
             runtime.store.begin(
                 key: settings.stateKey,

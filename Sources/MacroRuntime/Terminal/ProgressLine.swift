@@ -19,7 +19,10 @@ public final class ProgressLine: Sendable {
     }
 
     private let state = Mutex(State())
-    private let write: @Sendable (String) -> Void
+    /// Draws the line (cut to the width) in place of the last one.
+    private let show: @Sendable (String) -> Void
+    /// Takes the line away.
+    private let clear: @Sendable () -> Void
     private let width: @Sendable () -> Int
     private let now: @Sendable () -> ContinuousClock.Instant
     /// How long a job runs before its line appears.
@@ -35,7 +38,21 @@ public final class ProgressLine: Sendable {
         self.delay = delay
         self.width = width
         self.now = now
-        self.write = write
+        self.show = { line in write("\r\u{1B}[2m\(line)\u{1B}[0m\u{1B}[K") }
+        self.clear = { write("\r\u{1B}[K") }
+    }
+
+    /// A line drawn by `show` and taken away by `clear` rather than on a terminal: a notebook's
+    /// display that `import apimacro` updates in place (`ExtensionModule`).
+    public init(
+        delay: Duration = .milliseconds(500), width: Int = 100, show: @escaping @Sendable (String) -> Void,
+        clear: @escaping @Sendable () -> Void
+    ) {
+        self.delay = delay
+        self.width = { width }
+        self.now = { ContinuousClock.now }
+        self.show = show
+        self.clear = clear
     }
 
     /// The progress line for a command with `settings`, or nil where nobody watches it.
@@ -68,7 +85,7 @@ public final class ProgressLine: Sendable {
         let limit = max(10, width() - 1)
         var line = text()
         if line.count > limit { line = String(line.prefix(limit - 1)) + "…" }
-        write("\r\u{1B}[2m\(line)\u{1B}[0m\u{1B}[K")
+        show(line)
     }
 
     /// Erases the line if it is shown (before any other output) and ends the job.
@@ -77,7 +94,7 @@ public final class ProgressLine: Sendable {
             defer { state = State() }
             return state.shown
         }
-        if shown { write("\r\u{1B}[K") }
+        if shown { clear() }
     }
 
     /// Whether the line is on the screen now.

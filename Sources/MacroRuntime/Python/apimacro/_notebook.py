@@ -50,6 +50,27 @@ class Rows:
         return apimacro.format_rows(self.rows, columns=self.columns, format="table")
 
 
+# The display a long pagination's progress is drawn in, while it runs (see ``progress``).
+_progress = None
+
+
+def progress(text):
+    """Draws a pagination's progress (``github: 3 pages · 250 items · 4 requests``) in one
+    display under the cell, updated in place; None takes it away (the pagination ended)."""
+    global _progress
+    from IPython.display import Pretty, display as show
+
+    if text is None:
+        if _progress is not None:
+            _progress.update(Pretty(""))
+            _progress = None
+        return
+    if _progress is None:
+        _progress = show(Pretty(text), display_id=True)
+    else:
+        _progress.update(Pretty(text))
+
+
 def display(rows, columns=None):
     """What ``apimacro.output(rows)`` does in a notebook: displays the rows as a table."""
     from IPython.display import display as show
