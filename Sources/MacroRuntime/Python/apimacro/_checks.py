@@ -14,6 +14,34 @@ _SEEN_LIMIT = 300
 
 _records: list[tuple[str, bool, str | None]] = []
 
+# The checks of a call that runs beside others on a thread of its own (an `apimacro mcp` tool
+# call, apimacro._serving): thread id -> that call's list, so that two calls at once never see
+# each other's checks. Anything else (a run, a batch job) records into `_records`.
+_calls: dict[int, list[tuple[str, bool, str | None]]] = {}
+
+
+def _current() -> list[tuple[str, bool, str | None]]:
+    if not _calls:
+        return _records
+    import _thread
+
+    return _calls.get(_thread.get_ident(), _records)
+
+
+def begin_call() -> None:
+    """From now on the checks made on this thread are this call's (until ``end_call``)."""
+    import _thread
+
+    _calls[_thread.get_ident()] = []
+
+
+def end_call() -> list[tuple[str, str | None]]:
+    """The failed checks of this thread's call (name, what was seen); the call's list is dropped."""
+    import _thread
+
+    records = _calls.pop(_thread.get_ident(), [])
+    return [(name, seen) for name, ok, seen in records if not ok]
+
 
 class CheckFailed(AssertionError):
     """A check made with ``fatal=True`` failed: the macro stops here."""
@@ -42,7 +70,7 @@ def check(name: str, passed: Any, seen: Any = None, fatal: bool = False) -> bool
         raise TypeError("check(): name must be a non-empty string, such as 'status is 200'")
     ok = bool(passed)
     shown = _shown(seen)
-    _records.append((name, ok, shown))
+    _current().append((name, ok, shown))
     if not ok and fatal:
         detail = f": seen {shown}" if shown is not None else ""
         raise CheckFailed(f"check {name!r} failed{detail}")

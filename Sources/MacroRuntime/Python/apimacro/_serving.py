@@ -534,6 +534,9 @@ def call(path: str, arguments_json: str, timeout: float | None, plugin_writes: l
         return json.dumps({"invalid": problem})
     capture = _Capture()
     _local.capture = capture
+    from . import _checks
+
+    _checks.begin_call()
     result: dict[str, Any] = {"ok": True}
     timer = _Timer(timeout)
     try:
@@ -559,14 +562,12 @@ def call(path: str, arguments_json: str, timeout: float | None, plugin_writes: l
             result["error"] = _failure(error, path)
     finally:
         _local.capture = None
-    checks = sys.modules.get("apimacro._checks")
-    if checks is not None:
-        failed = checks.take_failed()
-        if failed:
-            result["ok"] = False
-            lines = [f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed:"]
-            lines += [f"  FAILED {name}" + (f": seen {seen}" if seen else "") for name, seen in failed]
-            result["error"] = (result.get("error", "") + "\n" + "\n".join(lines)).strip()
+    failed = _checks.end_call()
+    if failed:
+        result["ok"] = False
+        lines = [f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed:"]
+        lines += [f"  FAILED {name}" + (f": seen {seen}" if seen else "") for name, seen in failed]
+        result["error"] = (result.get("error", "") + "\n" + "\n".join(lines)).strip()
     printed = capture.printed.getvalue()
     if capture.cut:
         printed += f"\n[apimacro: printed text cut at {PRINTED_LIMIT >> 20} MiB]\n"
