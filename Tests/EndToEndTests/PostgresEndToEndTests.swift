@@ -207,7 +207,10 @@ struct PostgresEndToEndTests {
         arguments: ["APIMACRO_STATE", "APIMACRO_DATABASE_URL"])
     func unreachable(setting: String) async throws {
         try await Workspace.withServer(files: [:]) { http, space in
-            let port = try PostgresServer.unusedPort()
+            // Refused at once, and taken by no other test's server meanwhile.
+            let closed = try ClosedPort()
+            let port = closed.port
+            defer { withExtendedLifetime(closed) {} }
             let url = "postgresql://apimacro:hunter2-secret@127.0.0.1:\(port)/postgres"
             try space.write(
                 "fetch.py",

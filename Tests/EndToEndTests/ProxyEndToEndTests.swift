@@ -235,7 +235,10 @@ struct ProxyEndToEndTests {
     func unreachableProxy() async throws {
         try await Self.withTLS(macro: "from apimacro import github\ngithub.user('octocat')\n") {
             server, authority, space in
-            let port = try Tinyproxy.freePort()
+            // Refused at once, and taken by no other test's server meanwhile.
+            let closed = try ClosedPort()
+            let port = closed.port
+            defer { withExtendedLifetime(closed) {} }
             let result = try await space.run(
                 "run", "--no-cache", "fetch.py",
                 environment: Self.environment(
