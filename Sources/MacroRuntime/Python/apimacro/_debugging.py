@@ -305,11 +305,12 @@ def _forget_bytecode(path: str) -> None:
     """Removes the ``__pycache__`` copy of ``path``: Python trusts it while the source keeps its
     size and its modification time in whole seconds, so an edit within the same second that
     keeps the size (``VALUE = 1`` to ``VALUE = 2``) would import the old code."""
-    if not path.endswith(".py"):
+    # Without a cache tag Python writes no bytecode (and cache_from_source cannot name it).
+    if not path.endswith(".py") or sys.implementation.cache_tag is None:
         return
     import importlib.util
 
     try:
         os.remove(importlib.util.cache_from_source(path))
-    except (OSError, ValueError, NotImplementedError):
+    except (OSError, ValueError):
         pass
