@@ -157,11 +157,13 @@ struct ShortenerEndToEndTests {
         let pages = calls.filter { $0.hasPrefix("GET /shlink/rest/v3/short-urls?") }
         #expect(
             pages == [
+                // The next page's number set by the one page-number rule (`Pagination.pageParameter`),
+                // as `api --paginate` sets it.
                 "GET /shlink/rest/v3/short-urls?page=1&itemsPerPage=50",
-                "GET /shlink/rest/v3/short-urls?page=2&itemsPerPage=50",
+                "GET /shlink/rest/v3/short-urls?itemsPerPage=50&page=2",
                 // limit=51: the second page's first item ends it; no third page was asked for above either.
                 "GET /shlink/rest/v3/short-urls?page=1&itemsPerPage=50",
-                "GET /shlink/rest/v3/short-urls?page=2&itemsPerPage=50",
+                "GET /shlink/rest/v3/short-urls?itemsPerPage=50&page=2",
             ], "\(pages)")
         #expect(calls.contains("GET /shlink/rest/v3/short-urls/123bA?domain=example.com"))
         #expect(calls.contains("GET /shlink/rest/v3/short-urls/12C18?domain=s.test"))

@@ -117,3 +117,19 @@ public enum GitHub {
             facts: facts)
     }
 }
+
+extension GitHub {
+    /// The GitHub client the settings in `view` describe, on `context`.
+    ///
+    /// Its token (a variable, the stored login renewed when due, `gh`'s read on first use, or a
+    /// GitHub App's), its warnings and the secrets it learns: the one place a GitHub client is made.
+    public static func client(in view: SettingsView, on context: ClientContext) -> GitHubClient {
+        let configuration = GitHubConfiguration(view)
+        return GitHubClient(
+            configuration: configuration, transport: context.transport, log: context.log, redactor: context.redactor,
+            warn: context.warn, learned: context.learned, appNetwork: context.network,
+            storedLogin: GitHubLoginRefresh.due(
+                configuration: configuration, view: view, store: context.store, network: context.network,
+                warn: context.warn, learned: context.learned))
+    }
+}

@@ -27,6 +27,8 @@ public enum BitlyRouter: Sendable {
     public static let nextPath = ["pagination", "next"]
     /// The group `user` names.
     public static let groupPath = ["default_group_guid"]
+    /// How `links` pages: `pagination.next`, the links in `links`.
+    public static let paging = Paging(.nextURL(path: nextPath), items: itemsPath)
 
     /// The request for this endpoint; bitlinks go in the path as two escaped segments.
     public var request: Request {
@@ -55,16 +57,14 @@ public enum BitlyRouter: Sendable {
         }
     }
 
-    /// The first request of `links(limit=...)`: the group's first page when the group is known,
-    /// else `user`, whose answer names it (`group(in:)`).
-    public static func firstLinksPage(group: String?, limit: Int?) -> Request {
+    /// The start of `links(limit=...)`: the group's first page when the group is known, else
+    /// `user`, whose answer names the account's default group.
+    public static func linksStart(group: String?, limit: Int?) -> LinksStart {
         let size = min(pageSize, max(1, limit ?? pageSize))
-        return (group.map { BitlyRouter.links(group: $0, size: size) } ?? .user).request
-    }
-
-    /// Whether `request` is the `user` lookup that starts a listing.
-    public static func isUserLookup(_ request: Request) -> Bool {
-        request.method == "GET" && request.target == BitlyRouter.user.request.target
+        if let group { return LinksStart(BitlyRouter.links(group: group, size: size).request) }
+        return LinksStart(
+            BitlyRouter.user.request, lookingUp: groupPath, what: "the account's default_group_guid"
+        ) { group in BitlyRouter.links(group: group, size: size).request }
     }
 }
 

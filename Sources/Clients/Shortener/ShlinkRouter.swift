@@ -18,9 +18,12 @@ public enum ShlinkRouter: Sendable {
     public static let itemsPath = ["shortUrls", "data"]
     /// How many pages there are, in a page of `list`.
     public static let pagesCountPath = ["shortUrls", "pagination", "pagesCount"]
-    /// How `api --paginate` follows the pages, by the rule of `nextPage`: `page` from 1 to
-    /// `pagesCount`, or to an empty page.
+    /// How the pages are followed (`links()` and `api --paginate` alike): `page` from 1 to
+    /// `pagesCount`, or to an empty page; the number comes from the request, not the answer, so a
+    /// server that repeats `currentPage` cannot send the listing round in circles.
     public static let pagination = Pagination.pageParameter(name: "page", first: 1, pages: pagesCountPath)
+    /// How `list` pages: `pagination`, the short URLs in `shortUrls.data`.
+    public static let paging = Paging(pagination, items: itemsPath)
 
     /// The request for this endpoint; a short code is one escaped path segment (a multi-segment
     /// slug's `/` included).
@@ -43,20 +46,5 @@ public enum ShlinkRouter: Sendable {
     /// The first page of `links(limit=...)`.
     public static func firstPage(limit: Int?) -> Request {
         ShlinkRouter.list(page: 1, itemsPerPage: min(pageSize, max(1, limit ?? pageSize))).request
-    }
-
-    /// The page after `request` (a page of `list`) when there is one: not when the page held no
-    /// items or was the last of `pagesCount`.
-    ///
-    /// The number comes from the request, not the answer, so a server that repeats
-    /// `currentPage` cannot send the listing round in circles.
-    public static func nextPage(after request: Request, pagesCount: Int?, itemCount: Int) -> Request? {
-        guard itemCount > 0, let pagesCount,
-            let page = request.query.last(where: { $0.0 == "page" }).flatMap({ Int($0.1) }), page < pagesCount
-        else { return nil }
-        var next = request
-        next.query.removeAll { $0.0 == "page" }
-        next.query.insert(("page", String(page + 1)), at: 0)
-        return next
     }
 }

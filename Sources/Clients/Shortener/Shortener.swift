@@ -80,3 +80,15 @@ public enum Shortener {
         }
     }
 }
+
+extension Shortener {
+    /// The shortener client the settings in `view` describe, on `context`.
+    ///
+    /// The backend they choose, its credential and cap on requests in flight: the one place a
+    /// shortener client is made.
+    public static func client(in view: SettingsView, on context: ClientContext) -> ShortenerClient {
+        ShortenerClient(
+            configuration: ShortenerConfiguration(view), transport: context.transport, log: context.log,
+            redactor: context.redactor)
+    }
+}

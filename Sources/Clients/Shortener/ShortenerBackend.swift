@@ -89,6 +89,15 @@ public enum ShortenerBackend: String, Sendable, CaseIterable {
     /// allows five concurrent connections per address (and sends no rate-limit headers).
     public var defaultMaxConcurrency: Int? { self == .bitly ? 5 : nil }
 
+    /// How its list of links comes in pages (`links()` and `api --paginate`).
+    public var paging: Paging {
+        switch self {
+        case .bitly: BitlyRouter.paging
+        case .shlink: ShlinkRouter.paging
+        case .google: .none
+        }
+    }
+
     /// Where its answers keep a link's facts.
     public var shape: ShortLinkShape {
         switch self {

@@ -4,10 +4,10 @@ public import WebAPI
 /// The URL shortener client: one set of calls over whichever backend the configuration names.
 ///
 /// Each call is built first (`shortenRequest`, `expandRequest`, `clicksRequest`,
-/// `firstLinksPage`: every check a call makes, with no request sent when one fails) and then
+/// `linksStart`: every check a call makes, with no request sent when one fails) and then
 /// sent (`send`), so a binding builds with the GIL held and sends without it, and
 /// `apimacro.map` builds every call before sending any.
-public final class ShortenerClient: Sendable {
+public final class ShortenerClient: BuiltClient {
     /// The connection to the pipeline (credential, redactor, cap on requests in flight).
     public let api: APIClient
     /// The settings it was made with.
@@ -21,6 +21,9 @@ public final class ShortenerClient: Sendable {
 
     /// The backend this client speaks.
     public var backend: ShortenerBackend { configuration.backend }
+
+    /// How its backend's list of links comes in pages.
+    public var paging: Paging { backend.paging }
 
     /// `ValueError` (an invalid request) unless `text` is an absolute http(s) URL; checked before any request.
     public static func validate(_ text: String, argument: String) throws {
@@ -102,13 +105,13 @@ public final class ShortenerClient: Sendable {
     ///
     /// Google's API listed links only for an OAuth login, which the legacy backend never had:
     /// an `AuthError` saying so, with no request.
-    public func firstLinksPage(limit: Int?) throws -> Request {
+    public func linksStart(limit: Int?) throws -> LinksStart {
         try ready(for: "links")
         switch backend {
         case .bitly:
-            return BitlyRouter.firstLinksPage(group: configuration.group, limit: limit)
+            return BitlyRouter.linksStart(group: configuration.group, limit: limit)
         case .shlink:
-            return ShlinkRouter.firstPage(limit: limit)
+            return LinksStart(ShlinkRouter.firstPage(limit: limit))
         case .google:
             throw APIError(
                 .auth,

@@ -2,8 +2,8 @@ import Clients
 import PythonBridge
 
 /// One built-in client in the registry: its descriptor (declared in its folder of
-/// `Sources/Clients`: name, settings, credential sources, login) and how its binding builds
-/// it in Python.
+/// `Sources/Clients`: name, settings, credential sources, login), its factory (also there),
+/// and how its binding builds it in Python.
 ///
 /// `ClientRegistry.all` lists them all.
 struct BuiltInClient: Sendable {
@@ -26,10 +26,24 @@ struct BuiltInClient: Sendable {
     /// Builds its client for `apimacro api` (no Python): nil for a client `api` cannot name.
     let api: (@Sendable (Runtime) -> ApiTarget)?
 
-    /// A registry entry: `descriptor`'s client, built by `install` (and by `api` for `apimacro api`).
+    /// A registry entry: `descriptor`'s client, made by `make` (its factory in `Sources/Clients`)
+    /// for `apimacro api` and `auth status --check`, and by its binding's `install` for a macro.
     init(
-        _ descriptor: ClientDescriptor, isObject: Bool = true, install: @escaping @Sendable (Context) throws -> Void,
-        api: (@Sendable (Runtime) -> ApiTarget)? = nil
+        _ descriptor: ClientDescriptor, install: @escaping @Sendable (Context) throws -> Void,
+        make: @escaping @Sendable (SettingsView, ClientContext) -> any BuiltClient
+    ) {
+        self.descriptor = descriptor
+        self.isObject = true
+        self.install = install
+        self.api = { runtime in
+            ApiTarget(name: descriptor.name, built: make(runtime.view(of: descriptor), runtime.clientContext()))
+        }
+    }
+
+    /// A registry entry that is no client object (`http`): `api` builds it for `apimacro api`.
+    init(
+        _ descriptor: ClientDescriptor, isObject: Bool, install: @escaping @Sendable (Context) throws -> Void,
+        api: @escaping @Sendable (Runtime) -> ApiTarget
     ) {
         self.descriptor = descriptor
         self.isObject = isObject

@@ -4,15 +4,17 @@ import PluginHost
 
 /// The built-in clients.
 ///
-/// Adding one is its folder in `Sources/Clients` (its descriptor, configuration, router and
-/// client), its binding here in `Bindings/`, and one line below: the module, `login`,
+/// Adding one is its folder in `Sources/Clients` (its descriptor, configuration, router,
+/// client and factory), its binding here in `Bindings/`, and one line below: the module, `login`,
 /// `logout`, `auth status`, `config.toml`'s keys, the settings' checks, the REPL, the help
 /// texts and the plugins' reserved names all read this list.
 enum ClientRegistry {
     static let all: [BuiltInClient] = [
-        BuiltInClient(GitHub.descriptor, install: GitHubBinding.install, api: GitHubBinding.apiTarget),
-        BuiltInClient(Instagram.descriptor, install: InstagramBinding.install, api: InstagramBinding.apiTarget),
-        BuiltInClient(Shortener.descriptor, install: ShortenerBinding.install, api: ShortenerBinding.apiTarget),
+        BuiltInClient(GitHub.descriptor, install: GitHubBinding.install) { GitHub.client(in: $0, on: $1) },
+        BuiltInClient(Instagram.descriptor, install: InstagramBinding.install) {
+            Instagram.client(in: $0, on: $1).built
+        },
+        BuiltInClient(Shortener.descriptor, install: ShortenerBinding.install) { Shortener.client(in: $0, on: $1) },
         // `apimacro.request`, `get` and `post`: any HTTP API, no credential of its own.
         BuiltInClient(
             ClientDescriptor(name: "http"), isObject: false, install: HTTPBinding.install, api: ApiTarget.plain),

@@ -33,7 +33,7 @@ final class GitHubBinding {
     func iterate(_ route: GitHubRouter, limit: Int?) throws -> PyRef {
         try iterators.instance(
             PageState(
-                client: client.api, first: route.firstPage(limit: limit), pagination: GitHubClient.pagination,
+                client: client.api, first: route.firstPage(limit: limit), pagination: client.paging.pagination,
                 limit: limit, decoder: decoder))
     }
 
@@ -81,16 +81,8 @@ final class GitHubBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         let module = context.module
-        let learned: @Sendable (String) -> Void = { [secrets = runtime.secrets] in secrets.add($0) }
-        let network: (any Transport)? = runtime.settings.offline ? nil : runtime.network
         func makeBinding(view: SettingsView, store: CredentialStore) -> GitHubBinding {
-            let configuration = GitHubConfiguration(view)
-            let client = GitHubClient(
-                configuration: configuration, transport: runtime.transport, log: runtime.log,
-                redactor: runtime.redactor, warn: runtime.transport.warn, learned: learned, appNetwork: network,
-                storedLogin: GitHubLoginRefresh.due(
-                    configuration: configuration, view: view, store: store, network: network,
-                    warn: runtime.transport.warn, learned: learned))
+            let client = GitHub.client(in: view, on: runtime.clientContext(store: store))
             return GitHubBinding(
                 client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
         }

@@ -63,18 +63,10 @@ extension InstagramBinding {
         func iterate(_ route: InstagramGraphRouter, limit: Int?) throws -> PyRef {
             learnSecrets(in: route)
             try prepare()
-            let next = PageState.bodyValue(of: InstagramGraphRouter.pagination)
             return try iterators.instance(
                 PageState(
-                    client: client.api, first: route.firstPage(limit: limit),
-                    pagination: InstagramGraphRouter.pagination, limit: limit, decoder: decoder,
-                    items: { payload in
-                        guard let data = payload.value(at: InstagramGraphRouter.itemsPath) else {
-                            throw APIError(.parse, "an Instagram page without `data`", api: Instagram.name)
-                        }
-                        return data
-                    },
-                    bodyValue: { payload in try next?(payload).map(InstagramGraphRouter.withoutToken) }))
+                    client: client.api, first: route.firstPage(limit: limit), paging: client.paging, limit: limit,
+                    decoder: decoder))
         }
 
         /// Every item of every page, as a list.
@@ -173,26 +165,9 @@ extension InstagramBinding {
                     + "(a base URL ending in /v1)", api: Instagram.name)
         }
 
-        /// The Graph client on the runtime's transport, keeping a stored token alive (its
-        /// refresh stored and redacted from then on).
-        static func client(
-            _ runtime: Runtime, configuration: InstagramGraphConfiguration, store: CredentialStore? = nil
-        ) -> InstagramGraphClient {
-            let secrets = runtime.secrets
-            let store = store ?? runtime.credentials
-            let entry = configuration.tokenIsStored ? (try? store.entry(for: Instagram.name)) ?? nil : nil
-            return InstagramGraphClient(
-                configuration: configuration, transport: runtime.transport, log: runtime.log,
-                redactor: runtime.redactor,
-                tokens: InstagramGraphClient.TokenStore(
-                    store: store, entry: entry,
-                    network: runtime.transport.offline ? nil : runtime.network, remember: { secrets.add($0) },
-                    warn: MacroHost.standardError))
-        }
-
-        static func install(_ context: BuiltInClient.Context, configuration: InstagramGraphConfiguration) throws {
+        /// Builds `apimacro.instagram` on `client`.
+        static func install(_ context: BuiltInClient.Context, client: InstagramGraphClient) throws {
             let runtime = context.runtime
-            let client = Graph.client(runtime, configuration: configuration)
             let binding = Graph(
                 client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
                 storeProblem: runtime.credentialProblem, runtime: runtime)
@@ -228,7 +203,8 @@ extension InstagramBinding {
             try AccountBinding.install(on: builder, client: "instagram") { label in
                 let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
                 return Graph(
-                    client: Graph.client(runtime, configuration: InstagramGraphConfiguration(view), store: store),
+                    client: Instagram.graphClient(
+                        InstagramGraphConfiguration(view), on: runtime.clientContext(store: store)),
                     decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil,
                     runtime: runtime)
             }

@@ -71,16 +71,8 @@ final class InstagramBinding {
         try requireToken()
         return try iterators.instance(
             PageState(
-                client: client.api, first: route.firstPage(limit: limit), pagination: InstagramClient.pagination,
-                limit: limit,
-                decoder: decoder,
-                items: { payload in
-                    guard let data = payload.value(at: InstagramEnvelope.dataPath) else {
-                        throw APIError(.parse, "an Instagram page without `data`", api: "instagram")
-                    }
-                    return data
-                },
-                bodyValue: PageState.bodyValue(of: InstagramClient.pagination)))
+                client: client.api, first: route.firstPage(limit: limit), paging: client.paging, limit: limit,
+                decoder: decoder))
     }
 
     /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
@@ -119,18 +111,16 @@ final class InstagramBinding {
     /// Builds `apimacro.instagram` for the backend the settings choose: the Instagram API with
     /// Instagram Login (`Graph`), or the legacy v1 API (a base URL ending in `/v1`).
     static func install(_ context: BuiltInClient.Context) throws {
-        switch InstagramBackend(context.runtime.view(of: Instagram.descriptor)) {
-        case .graph(let configuration): try Graph.install(context, configuration: configuration)
-        case .legacy(let configuration): try installLegacy(context, configuration: configuration)
+        let runtime = context.runtime
+        switch Instagram.client(in: runtime.view(of: Instagram.descriptor), on: runtime.clientContext()) {
+        case .graph(let client): try Graph.install(context, client: client)
+        case .legacy(let client): try installLegacy(context, client: client)
         }
     }
 
     /// Builds `apimacro.instagram` on the legacy v1 API.
-    static func installLegacy(_ context: BuiltInClient.Context, configuration: InstagramConfiguration) throws {
+    static func installLegacy(_ context: BuiltInClient.Context, client: InstagramClient) throws {
         let runtime = context.runtime
-        let client = InstagramClient(
-            configuration: configuration,
-            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let binding = InstagramBinding(
             client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
             storeProblem: runtime.credentialProblem)
@@ -165,9 +155,7 @@ final class InstagramBinding {
         try AccountBinding.install(on: builder, client: "instagram") { label in
             let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
             let other = InstagramBinding(
-                client: InstagramClient(
-                    configuration: InstagramConfiguration(view), transport: runtime.transport, log: runtime.log,
-                    redactor: runtime.redactor),
+                client: Instagram.legacyClient(InstagramConfiguration(view), on: runtime.clientContext(store: store)),
                 decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil)
             other.remember = { secrets.add($0) }
             return other

@@ -26,7 +26,7 @@ final class ShortenerBinding {
 
     /// A call's request, built with every check (no request is sent when one fails); a store
     /// that could not be read is the error rather than a call without its credential.
-    func prepare(_ build: (ShortenerClient) throws -> Request) throws -> Request {
+    func prepare<Built>(_ build: (ShortenerClient) throws -> Built) throws -> Built {
         do {
             let request = try build(client)
             if let storeProblem { throw storeProblem }
@@ -43,41 +43,31 @@ final class ShortenerBinding {
         return (try decoder.decode(response, api: Shortener.name), response)
     }
 
-    /// A lazy iterator over the account's links, each as `Presenter.link` makes it.
+    /// A lazy iterator over the account's links, each as `Presenter.link` makes it, following
+    /// the backend's pages as it declares them (`ShortenerBackend.paging`, `LinksStart`).
     func links(limit: Int?) throws -> PyRef {
-        let first = try prepare { try $0.firstLinksPage(limit: limit) }
+        let start = try prepare { try $0.linksStart(limit: limit) }
         let present = Presenter(backend: client.backend)
-        let page: (PyRef, Response, Request) throws -> PageState.Page
-        switch client.backend {
-        case .bitly:
-            page = { payload, response, request in
-                if BitlyRouter.isUserLookup(request) {
-                    guard let group = Self.string(payload.value(at: BitlyRouter.groupPath)), !group.isEmpty else {
-                        throw Self.parseError(response, "did not name the account's default_group_guid")
-                    }
-                    return PageState.Page(
-                        items: try PySequence.list([]), next: BitlyRouter.firstLinksPage(group: group, limit: limit))
+        let paging = client.paging
+        let items = paging.items ?? []
+        let read = PageState.bodyValue(of: paging.pagination)
+        let page: (PyRef, Response, Request) throws -> PageState.Page = { payload, response, request in
+            if let lookup = start.lookup, start.isLookup(request) {
+                guard let found = Self.string(payload.value(at: lookup.path)), !found.isEmpty else {
+                    throw Self.parseError(response, "did not name \(lookup.what)")
                 }
-                let items = try Self.list(payload.value(at: BitlyRouter.itemsPath), response, "links")
-                let found = Self.string(payload.value(at: BitlyRouter.nextPath))
-                let next = Pagination.nextURL(path: BitlyRouter.nextPath).next(
-                    after: response, request: request, itemCount: PySequence.count(items), bodyValue: .some(found))
-                return PageState.Page(items: try present.links(items, response), next: next)
+                return PageState.Page(items: try PySequence.list([]), next: lookup.firstPage(found))
             }
-        case .shlink:
-            page = { payload, response, request in
-                let items = try Self.list(payload.value(at: ShlinkRouter.itemsPath), response, "shortUrls.data")
-                let pages = payload.value(at: ShlinkRouter.pagesCountPath).flatMap(Self.int)
-                let next = ShlinkRouter.nextPage(after: request, pagesCount: pages, itemCount: PySequence.count(items))
-                return PageState.Page(items: try present.links(items, response), next: next)
-            }
-        case .google:
-            // firstLinksPage refused it.
-            page = { _, response, _ in throw Self.parseError(response, "is not a list of links") }
+            let list = try Self.list(payload.value(at: items), response, items.joined(separator: "."))
+            let next = paging.pagination.next(
+                after: response, request: request, itemCount: PySequence.count(list),
+                bodyValue: .some(try read?(payload) ?? nil))
+            return PageState.Page(items: try present.links(list, response), next: next)
         }
         return try iterators.instance(
             PageState(
-                client: client.api, first: first, pagination: .none, limit: limit, decoder: decoder, page: page))
+                client: client.api, first: start.request, pagination: .none, limit: limit, decoder: decoder,
+                page: page))
     }
 
     /// How a backend's answers become what a macro sees.
@@ -169,9 +159,7 @@ final class ShortenerBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         func makeBinding(view: SettingsView, storeProblem: APIError?) -> ShortenerBinding {
-            let client = ShortenerClient(
-                configuration: ShortenerConfiguration(view), transport: runtime.transport, log: runtime.log,
-                redactor: runtime.redactor)
+            let client = Shortener.client(in: view, on: runtime.clientContext())
             return ShortenerBinding(
                 client: client, decoder: context.decoder, iterators: context.iterators,
                 storeProblem: client.api.credential == nil ? storeProblem : nil)

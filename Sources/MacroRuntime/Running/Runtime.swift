@@ -147,6 +147,14 @@ final class Runtime: Sendable {
         credentialProblem = problem
     }
 
+    /// What each built-in client is built on (`store`: the stored credentials, or one account of them).
+    func clientContext(store: CredentialStore? = nil) -> ClientContext {
+        let secrets = self.secrets
+        return ClientContext(
+            transport: transport, log: log, redactor: redactor, store: store ?? credentials,
+            network: settings.offline ? nil : network, warn: transport.warn, learned: { secrets.add($0) })
+    }
+
     /// What the client `descriptor` describes reads its configuration from: the settings, and
     /// the credential `apimacro login` stored for it.
     func view(of descriptor: ClientDescriptor) -> SettingsView {
