@@ -13,6 +13,8 @@ public enum GitHub {
     /// `APIMACRO_GITHUB_TOKEN` (`[github] token`): the token, over `GITHUB_TOKEN`.
     public static let token = ClientSetting(client: name, key: "token").described(
         "the token (else GITHUB_TOKEN, else the stored login, else gh's)")
+    /// `GITHUB_TOKEN`, the variable other GitHub tools read: the token when no setting holds one.
+    public static let sharedToken = "GITHUB_TOKEN"
     /// `APIMACRO_GITHUB_API_VERSION` (`[github] api_version`): `X-GitHub-Api-Version`, a date.
     public static let apiVersion = ClientSetting(client: name, key: "api_version") { text in
         text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil
@@ -82,7 +84,7 @@ public enum GitHub {
     public static let descriptor = ClientDescriptor(
         name: name,
         settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace] + login.settings,
-        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN"), .storedLogin]
+        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable(sharedToken), .storedLogin]
             + GitHubCLI.sources,
         login: .deviceFlow(login),
         identity: { view in view.value(appID) == nil ? identity : appIdentity })

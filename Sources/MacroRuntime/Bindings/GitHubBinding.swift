@@ -91,7 +91,8 @@ final class GitHubBinding {
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
             doc:
-                "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."
+                "The GitHub REST API (base URL from \(GitHub.url.variable); token from \(GitHub.token.variable) or "
+                + "\(GitHub.sharedToken))."
         )
         CacheKeyword.install(on: builder)
         let user = try builder.method("user", doc: "user(login) -> dict\n\nGET users/{login}.") { binding, arguments in
@@ -177,7 +178,7 @@ final class GitHubBinding {
         try builder.property(
             "app",
             doc:
-                "The GitHub App in use (APIMACRO_GITHUB_APP_ID and _APP_KEY), or None: a dict of app_id, "
+                "The GitHub App in use (\(GitHub.appID.variable) and \(GitHub.appKey.variable)), or None: a dict of app_id, "
                 + "installation_id and account (None until the first request finds them) and token_expires_at."
         ) { binding in
             try binding.app()

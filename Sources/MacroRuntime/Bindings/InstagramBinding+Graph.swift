@@ -174,8 +174,8 @@ extension InstagramBinding {
             let builder = NativeClass<Graph>(
                 name: "Instagram", module: "apimacro",
                 doc:
-                    "The Instagram API with Instagram Login (base URL from APIMACRO_INSTAGRAM_URL, version from "
-                    + "APIMACRO_INSTAGRAM_API_VERSION; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
+                    "The Instagram API with Instagram Login (base URL from \(Instagram.url.variable), version from "
+                    + "\(Instagram.apiVersion.variable); token from \(Instagram.token.variable) or `apimacro login instagram`)."
             )
             CacheKeyword.install(on: builder)
             try builder.method(

@@ -129,7 +129,8 @@ final class InstagramBinding {
         let builder = NativeClass<InstagramBinding>(
             name: "Instagram", module: "apimacro",
             doc:
-                "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
+                "The Instagram v1 API (base URL from \(Instagram.url.variable); token from \(Instagram.token.variable) or "
+                + "`apimacro login instagram`)."
         )
         CacheKeyword.install(on: builder)
         try builder.method(
@@ -208,7 +209,8 @@ final class InstagramBinding {
                 throw APIError(
                     .invalidRequest,
                     "instagram.\(name)() exists only on the Instagram API with Instagram Login; this base URL is the "
-                        + "legacy v1 API (unset APIMACRO_INSTAGRAM_URL for graph.instagram.com)", api: Instagram.name)
+                        + "legacy v1 API (unset \(Instagram.url.variable) for graph.instagram.com)", api: Instagram.name
+                )
             }
         }
         try builder.method("get", doc: "get(path, params=None) -> the `data` member of the envelope") {

@@ -169,9 +169,7 @@ final class ShortenerBinding {
         let present = Presenter(backend: client.backend)
         let builder = NativeClass<ShortenerBinding>(
             name: "Shortener", module: "apimacro",
-            doc:
-                "A URL shortener: Bitly (default; token from APIMACRO_SHORTENER_TOKEN), Shlink (APIMACRO_SHORTENER=shlink, "
-                + "APIMACRO_SHORTENER_URL, APIMACRO_SHORTENER_KEY) or the legacy Google API.")
+            doc: "A URL shortener: " + ShortenerBackend.allCases.map(Self.summary).joined(separator: "; ") + ".")
         CacheKeyword.install(on: builder)
         let shorten = try builder.method(
             "shorten",
@@ -207,7 +205,11 @@ final class ShortenerBinding {
             let (view, _) = try runtime.view(of: Shortener.descriptor, account: label)
             return makeBinding(view: view, storeProblem: nil)
         }
-        try builder.property("backend", doc: "The service in use: 'bitly', 'shlink' or 'google'.") {
+        try builder.property(
+            "backend",
+            doc: "The service in use: " + ShortenerBackend.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                + "."
+        ) {
             try PyRef(string: $0.client.backend.rawValue)
         }
         try builder.method("__repr__") { binding, _ in
@@ -234,6 +236,14 @@ final class ShortenerBinding {
                 return ParallelCall(api: Shortener.name, run: { try await client.send(request) }, present: presentation)
             }
         }
+    }
+
+    /// How the class's docstring names `backend`: its title, how it is chosen, its settings.
+    static func summary(_ backend: ShortenerBackend) -> String {
+        let chosen =
+            backend == .bitly ? "the default" : "\(Shortener.backend.variable)=\(backend.rawValue)"
+        let url = backend.defaultBaseURL == nil ? "\(Shortener.url.variable), " : ""
+        return "\(backend.title) (\(chosen); \(url)\(backend.credentialSetting.variable))"
     }
 
     /// `shorten(long_url, *, domain=None, slug=None, tags=None)`'s request.

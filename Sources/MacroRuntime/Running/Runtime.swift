@@ -63,7 +63,7 @@ final class Runtime: Sendable {
         // before anything runs, with the labels there are.
         for (name, label) in settings.accounts.sorted(by: { $0.key < $1.key }) where tokens[name] == nil {
             let known =
-                ClientRegistry.all.filter(\.descriptor.readsStoredLogin).map(\.name)
+                BuiltInClients.descriptors.filter(\.readsStoredLogin).map(\.name)
                 + registry.plugins.filter { $0.auth != .none }.map(\.name)
             guard known.contains(name) else {
                 throw MacroError(
@@ -100,7 +100,7 @@ final class Runtime: Sendable {
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
         var builtInTokens: [String: Secret] = [:]
-        for client in ClientRegistry.all where client.descriptor.readsStoredLogin {
+        for client in BuiltInClients.descriptors where client.readsStoredLogin {
             builtInTokens[client.name] = stored(client.name)
         }
         storedTokens = builtInTokens

@@ -112,7 +112,7 @@ public enum SettingsTable {
 
     /// Every setting: apimacro's, then each built-in client's, then the line for plugins.
     public static var all: [Entry] {
-        let clients = ClientRegistry.all.map(\.descriptor).flatMap { descriptor in
+        let clients = BuiltInClients.descriptors.flatMap { descriptor in
             descriptor.settings.map { setting in
                 Entry(
                     variable: setting.variable, key: "\(descriptor.name).\(setting.key)",

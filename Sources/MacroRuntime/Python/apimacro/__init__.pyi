@@ -413,17 +413,17 @@ class _ShortLink(TypedDict):
     id: str
     longUrl: str | None
     created_at: str | None
-    backend: Literal["bitly", "shlink", "google"]
+    backend: str
     raw: dict[str, Any]
     kind: NotRequired[str]
     status: NotRequired[str]
 
 class Shortener:
-    """Short links: Bitly (default), Shlink, or Google's legacy API (APIMACRO_SHORTENER)."""
+    """Short links on the backend APIMACRO_SHORTENER names (default: Bitly); ``apimacro help environment`` lists them."""
 
     @property
     def backend(self) -> str:
-        """The backend in use: "bitly", "shlink" or "google"."""
+        """The backend in use, by its name in APIMACRO_SHORTENER ("bitly" by default)."""
     def as_account(self, label: str) -> Shortener:
         """A shortener client using the stored account ``label`` (``apimacro login shortener --account LABEL``)."""
     def shorten(
