@@ -65,9 +65,6 @@ class APIError(Exception):
     url: str | None
     api: str | None
     body: str | None
-    code: int | None
-    subcode: int | None
-    fbtrace_id: str | None
     errors: list[Any]
     """The API's list of what was wrong (GitHub's 422 ``errors``), redacted; empty when it sent none."""
     def __init__(
@@ -127,6 +124,13 @@ class AuthError(APIError):
 
 class OfflineError(APIError):
     """--offline or --replay, and neither the cache nor the recording has the response."""
+
+class GraphAPIError(APIError):
+    """An error the Graph API (Instagram) answered with its envelope; also the class its kind makes it (NotFound, ...)."""
+
+    code: int | None
+    subcode: int | None
+    fbtrace_id: str | None
 
 class GraphQLError(APIError):
     """A GraphQL answer that holds ``errors`` (GitHub sends them with HTTP 200)."""
