@@ -11,12 +11,8 @@ func withShortener(
 ) async throws {
     let server = try await TestServer.start()
     let transport = CurlTransport(userAgent: "apimacro/test")
-    let path =
-        switch backend {
-        case .bitly: "/bitly/v4"
-        case .shlink: "/shlink/rest/v3"
-        case .google: "/urlshortener/v1"
-        }
+    let paths = ["bitly": "/bitly/v4", "shlink": "/shlink/rest/v3", "google": "/urlshortener/v1"]
+    let path = paths[backend.rawValue] ?? ""
     let client = ShortenerClient(
         configuration: ShortenerConfiguration(
             backend: backend, baseURL: server.baseURL + path, credential: credential.map(Secret.init)),
@@ -196,7 +192,7 @@ struct ShortenerClientTests {
             configuration: ShortenerConfiguration(backend: .google, credential: Secret("AIza")),
             transport: OfflineTransport(), log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
         let slug = #expect(throws: APIError.self) { _ = try google.shortenRequest("https://a.example/", slug: "x") }
-        #expect(slug?.message.contains("'slug' needs the bitly or shlink backend") == true)
+        #expect(slug?.message.contains("'slug' is not taken by the legacy Google URL Shortener") == true)
         let links = #expect(throws: APIError.self) { _ = try google.linksStart(limit: nil) }
         #expect(links?.kind == .auth)
     }

@@ -496,8 +496,8 @@ struct ShortenerEndToEndTests {
             out == [
                 "google", "https://example.com/legacy", "urlshortener#url", "OK", "https://goo.gl/fbsS", "null", "1234",
                 "0",
-                "shortener.links() needs the bitly or shlink backend: the legacy Google URL Shortener listed links only "
-                    + "for an OAuth login, which apimacro's Google mode never had",
+                "shortener.links() is not offered by the legacy Google URL Shortener: it listed links only for an "
+                    + "OAuth login, which apimacro's Google mode never had",
             ])
     }
 }

@@ -241,7 +241,7 @@ final class ShortenerBinding {
     /// How the class's docstring names `backend`: its title, how it is chosen, its settings.
     static func summary(_ backend: ShortenerBackend) -> String {
         let chosen =
-            backend == .bitly ? "the default" : "\(Shortener.backend.variable)=\(backend.rawValue)"
+            backend == .standard ? "the default" : "\(Shortener.backend.variable)=\(backend.rawValue)"
         let url = backend.defaultBaseURL == nil ? "\(Shortener.url.variable), " : ""
         return "\(backend.title) (\(chosen); \(url)\(backend.credentialSetting.variable))"
     }
