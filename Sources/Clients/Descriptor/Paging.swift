@@ -9,6 +9,9 @@ public struct Paging: Sendable {
     public var pagination: Pagination
     /// Where a page that is an object keeps its items (Graph's `data`); nil when a page is the list.
     public var items: [String]?
+    /// Whether the value at `items` is an object whose members, in order, are the items
+    /// (YOURLS's `links`: `link_1`, `link_2`, …) rather than a list.
+    public var keyedItems = false
     /// The query parameter and value that ask for the largest page (GitHub's `per_page=100`),
     /// added by `--paginate` unless the request names that parameter itself.
     public var pageSize: (name: String, value: String)?
@@ -18,11 +21,12 @@ public struct Paging: Sendable {
 
     /// Pages linked by `pagination`, their items at `items`.
     public init(
-        _ pagination: Pagination, items: [String]? = nil, pageSize: (name: String, value: String)? = nil,
-        followLink: @escaping @Sendable (String) -> String = { $0 }
+        _ pagination: Pagination, items: [String]? = nil, keyedItems: Bool = false,
+        pageSize: (name: String, value: String)? = nil, followLink: @escaping @Sendable (String) -> String = { $0 }
     ) {
         self.pagination = pagination
         self.items = items
+        self.keyedItems = keyedItems
         self.pageSize = pageSize
         self.followLink = followLink
     }

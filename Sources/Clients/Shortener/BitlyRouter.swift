@@ -82,7 +82,8 @@ extension BitlyRouter: ShortenerService {
     /// Bitly's `id` is the bitlink without a scheme (`bit.ly/2WujBe0`); its links are served
     /// over https, whatever the `link` field of an old answer says.
     public static let shape = ShortLinkShape(
-        id: ["id"], idIsBitlink: true, longURL: ["long_url"], createdAt: ["created_at"], clicks: ["total_clicks"])
+        id: [["id"]], idIsBitlink: true, longURL: [["long_url"]], createdAt: [["created_at"]],
+        clicks: [["total_clicks"]])
 
     /// `/shorten`, or `/bitlinks` for a slug or tags (what `/shorten` cannot set).
     public static func shorten(_ link: NewShortLink, in configuration: ShortenerConfiguration) throws -> Request {

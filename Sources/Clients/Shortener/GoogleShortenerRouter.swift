@@ -45,8 +45,8 @@ extension GoogleShortenerRouter: ShortenerService {
 
     /// Its own keys are kept too (`kind`, `status`, as seed macros read them).
     public static let shape = ShortLinkShape(
-        id: ["id"], longURL: ["longUrl"], createdAt: ["created"], clicks: ["analytics", "allTime", "shortUrlClicks"],
-        keepsAnswerKeys: true)
+        id: [["id"]], longURL: [["longUrl"]], createdAt: [["created"]],
+        clicks: [["analytics", "allTime", "shortUrlClicks"]], keepsAnswerKeys: true)
 
     /// `POST url`; it took only the long URL.
     public static func shorten(_ link: NewShortLink, in configuration: ShortenerConfiguration) throws -> Request {

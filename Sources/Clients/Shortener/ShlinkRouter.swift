@@ -62,8 +62,8 @@ extension ShlinkRouter: ShortenerService {
     public static func credential(_ secret: Secret) -> Credential { .header(name: "X-Api-Key", value: secret) }
 
     public static let shape = ShortLinkShape(
-        id: ["shortUrl"], longURL: ["longUrl"], createdAt: ["dateCreated"], clicks: ["visitsSummary", "total"],
-        olderClicks: ["visitsCount"])
+        id: [["shortUrl"]], longURL: [["longUrl"]], createdAt: [["dateCreated"]],
+        clicks: [["visitsSummary", "total"], ["visitsCount"]])
 
     /// `/short-urls` with `findIfExists`.
     public static func shorten(_ link: NewShortLink, in configuration: ShortenerConfiguration) throws -> Request {

@@ -194,37 +194,54 @@ public struct ShortenerBackend: Sendable, Hashable, CustomStringConvertible {
     public var shape: ShortLinkShape { service.shape }
 }
 
-/// Where a backend's answer keeps a link's facts, as JSON paths: what `shorten`, `expand` and
+/// Where a backend's answers keep a link's facts, as JSON paths: what `shorten`, `expand` and
 /// `links` turn into the dict a macro sees (`id`, `longUrl`, `created_at`, `backend`, `raw`)
 /// and where `clicks` finds the total.
+///
+/// Each fact may sit at several paths (a service whose calls answer in different shapes, an
+/// older version of an API): the first path that holds it wins.
 public struct ShortLinkShape: Sendable {
     /// The short link.
-    public let id: [String]
+    public let id: [[String]]
     /// The value at `id` is a bitlink (`bit.ly/abc`): the short URL is `https://` and it.
     public let idIsBitlink: Bool
     /// The long URL.
-    public let longURL: [String]
+    public let longURL: [[String]]
     /// When the link was made (absent in some answers: then None).
-    public let createdAt: [String]
-    /// The total of clicks in `clicks`' answer.
-    public let clicks: [String]
-    /// Where an older version of the API kept that total (Shlink 2's `visitsCount`).
-    public let olderClicks: [String]?
+    public let createdAt: [[String]]
+    /// The total of clicks in `clicks`' answer (Shlink 2 kept it in `visitsCount`).
+    public let clicks: [[String]]
     /// The answer's own keys are kept in the dict too (the legacy Google shape: `kind`,
     /// `status`, as seed macros read them).
     public let keepsAnswerKeys: Bool
+    /// Where a 2xx answer that holds no link says why (YOURLS's `message` beside `status: fail`),
+    /// for the error that says so.
+    public let failure: [String]?
 
     init(
-        id: [String], idIsBitlink: Bool = false, longURL: [String], createdAt: [String], clicks: [String],
-        olderClicks: [String]? = nil, keepsAnswerKeys: Bool = false
+        id: [[String]], idIsBitlink: Bool = false, longURL: [[String]], createdAt: [[String]], clicks: [[String]],
+        keepsAnswerKeys: Bool = false, failure: [String]? = nil
     ) {
         self.id = id
         self.idIsBitlink = idIsBitlink
         self.longURL = longURL
         self.createdAt = createdAt
         self.clicks = clicks
-        self.olderClicks = olderClicks
         self.keepsAnswerKeys = keepsAnswerKeys
+        self.failure = failure
+    }
+
+    /// The first of `paths` at which `read` finds a value.
+    public static func first<Value>(_ paths: [[String]], _ read: ([String]) -> Value?) -> Value? {
+        for path in paths {
+            if let found = read(path) { return found }
+        }
+        return nil
+    }
+
+    /// How messages name where `paths` look (`shorturl or longurl`).
+    public static func describe(_ paths: [[String]]) -> String {
+        paths.map { $0.joined(separator: ".") }.joined(separator: " or ")
     }
 
     /// The short URL for the text found at `id`: a bitlink becomes `https://` + it; a full URL stays.

@@ -58,7 +58,11 @@ final class ShortenerBinding {
                 }
                 return PageState.Page(items: try PySequence.list([]), next: lookup.firstPage(found))
             }
-            let list = try Self.list(payload.value(at: items), response, items.joined(separator: "."))
+            var found = payload.value(at: items)
+            if paging.keyedItems, let object = found, object.typeName == "dict" {
+                found = try Interpreter.import("builtins").attribute("list").call([object.callMethod("values", [])])
+            }
+            let list = try Self.list(found, response, items.joined(separator: "."))
             let next = paging.pagination.next(
                 after: response, request: request, itemCount: PySequence.count(list),
                 bodyValue: .some(try read?(payload) ?? nil))
@@ -81,20 +85,23 @@ final class ShortenerBinding {
         /// An answer with no short URL is a `ParseError`.
         func link(_ raw: PyRef, _ response: Response) throws -> PyRef {
             let shape = backend.shape
-            guard raw.typeName == "dict", let id = ShortenerBinding.string(raw.value(at: shape.id)), !id.isEmpty else {
+            func text(_ paths: [[String]]) -> String? {
+                ShortLinkShape.first(paths) { ShortenerBinding.string(raw.value(at: $0)) }
+            }
+            guard raw.typeName == "dict", let id = text(shape.id), !id.isEmpty else {
+                let why = raw.typeName == "dict" ? shape.failure.flatMap { text([$0]) } : nil
                 throw ShortenerBinding.parseError(
-                    response, "did not answer with a short link (no \(shape.id.joined(separator: ".")))")
+                    response,
+                    "did not answer with a short link (no \(ShortLinkShape.describe(shape.id)))"
+                        + (why.map { ": \($0)" } ?? ""))
             }
             let result =
                 shape.keepsAnswerKeys
                 ? try Interpreter.import("builtins").attribute("dict").call([raw])
                 : try PythonValue.object([]).toPython()
             try result.setItem("id", PyRef(string: shape.shortURL(id)))
-            try result.setItem(
-                "longUrl", ShortenerBinding.string(raw.value(at: shape.longURL)).map { try PyRef(string: $0) } ?? .none)
-            try result.setItem(
-                "created_at",
-                ShortenerBinding.string(raw.value(at: shape.createdAt)).map { try PyRef(string: $0) } ?? .none)
+            try result.setItem("longUrl", text(shape.longURL).map { try PyRef(string: $0) } ?? .none)
+            try result.setItem("created_at", text(shape.createdAt).map { try PyRef(string: $0) } ?? .none)
             try result.setItem("backend", PyRef(string: backend.rawValue))
             try result.setItem("raw", raw)
             return result
@@ -115,10 +122,10 @@ final class ShortenerBinding {
         /// The total of clicks in a `clicks` answer, as an int (Google sent it as a string of digits).
         func clicks(_ raw: PyRef, _ response: Response) throws -> PyRef {
             let shape = backend.shape
-            let found = raw.value(at: shape.clicks) ?? shape.olderClicks.flatMap { raw.value(at: $0) }
+            let found = ShortLinkShape.first(shape.clicks) { raw.value(at: $0) }
             guard let total = found.flatMap(ShortenerBinding.int), total >= 0 else {
                 throw ShortenerBinding.parseError(
-                    response, "did not answer with a count of clicks at \(shape.clicks.joined(separator: "."))")
+                    response, "did not answer with a count of clicks at \(ShortLinkShape.describe(shape.clicks))")
             }
             return try PythonValue.int(total).toPython()
         }
