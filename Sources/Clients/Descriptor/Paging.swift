@@ -10,7 +10,8 @@ public struct Paging: Sendable {
     /// Where a page that is an object keeps its items (Graph's `data`); nil when a page is the list.
     public var items: [String]?
     /// Whether the value at `items` is an object whose members, in order, are the items
-    /// (YOURLS's `links`: `link_1`, `link_2`, …) rather than a list.
+    /// (`link_1`, `link_2`, …) rather than a list; such an object may be left out of a page
+    /// (an object) that has none.
     public var keyedItems = false
     /// The query parameter and value that ask for the largest page (GitHub's `per_page=100`),
     /// added by `--paginate` unless the request names that parameter itself.

@@ -122,7 +122,9 @@ public struct ShortenerBackend: Sendable, Hashable, CustomStringConvertible {
 
     /// Every backend, in the order messages list them; Bitly, the first, is the default.
     static let services: [any ShortenerService.Type] = [
-        BitlyRouter.self, ShlinkRouter.self, GoogleShortenerRouter.self,
+        BitlyRouter.self,
+        ShlinkRouter.self,
+        GoogleShortenerRouter.self,
     ]
 
     /// Every backend, in the order messages list them.

@@ -59,8 +59,12 @@ final class ShortenerBinding {
                 return PageState.Page(items: try PySequence.list([]), next: lookup.firstPage(found))
             }
             var found = payload.value(at: items)
-            if paging.keyedItems, let object = found, object.typeName == "dict" {
-                found = try Interpreter.import("builtins").attribute("list").call([object.callMethod("values", [])])
+            if paging.keyedItems {
+                if let object = found, object.typeName == "dict" {
+                    found = try Interpreter.import("builtins").attribute("list").call([object.callMethod("values", [])])
+                } else if found == nil, payload.typeName == "dict" {
+                    found = try PySequence.list([])
+                }
             }
             let list = try Self.list(found, response, items.joined(separator: "."))
             let next = paging.pagination.next(
