@@ -216,8 +216,8 @@ public struct ShortLinkShape: Sendable {
     /// The answer's own keys are kept in the dict too (the legacy Google shape: `kind`,
     /// `status`, as seed macros read them).
     public let keepsAnswerKeys: Bool
-    /// Where a 2xx answer that holds no link says why (YOURLS's `message` beside `status: fail`),
-    /// for the error that says so.
+    /// A path only a 2xx answer that failed holds (YOURLS's `code`, beside `status: fail`): the
+    /// error for such an answer without a link quotes the backend's error message.
     public let failure: [String]?
 
     init(

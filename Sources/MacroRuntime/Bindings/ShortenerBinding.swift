@@ -93,7 +93,9 @@ final class ShortenerBinding {
                 ShortLinkShape.first(paths) { ShortenerBinding.string(raw.value(at: $0)) }
             }
             guard raw.typeName == "dict", let id = text(shape.id), !id.isEmpty else {
-                let why = raw.typeName == "dict" ? shape.failure.flatMap { text([$0]) } : nil
+                // An answer marked as failed says why in the backend's error message.
+                let failed = raw.typeName == "dict" ? shape.failure.flatMap { text([$0]) } : nil
+                let why = failed.map { backend.service.errorMessage(response) ?? $0 }
                 throw ShortenerBinding.parseError(
                     response,
                     "did not answer with a short link (no \(ShortLinkShape.describe(shape.id)))"
