@@ -11,7 +11,9 @@ func withShortener(
 ) async throws {
     let server = try await TestServer.start()
     let transport = CurlTransport(userAgent: "apimacro/test")
-    let paths = ["bitly": "/bitly/v4", "shlink": "/shlink/rest/v3", "google": "/urlshortener/v1"]
+    let paths = [
+        "bitly": "/bitly/v4", "shlink": "/shlink/rest/v3", "google": "/urlshortener/v1", "yourls": "/yourls",
+    ]
     let path = paths[backend.rawValue] ?? ""
     let client = ShortenerClient(
         configuration: ShortenerConfiguration(
@@ -68,10 +70,10 @@ struct ShortenerClientTests {
         let unknown = Self.configuration(["APIMACRO_SHORTENER": "tinyurl"])
         #expect(
             unknown.problem?.message
-                == "APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google")
+                == "APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google, yourls")
         #expect(
             Shortener.backend.problem?("tinyurl")
-                == "'tinyurl' is not a shortener backend; accepted: bitly, shlink, google")
+                == "'tinyurl' is not a shortener backend; accepted: bitly, shlink, google, yourls")
         #expect(Shortener.backend.problem?("Shlink") == nil && Shortener.backend.variable == "APIMACRO_SHORTENER")
         #expect(Self.configuration(["APIMACRO_SHORTENER_MAX_CONCURRENCY": "2"]).client.maxConcurrentRequests == 2)
         #expect(

@@ -276,7 +276,7 @@ struct ShortenerEndToEndTests {
         #expect(unknown.status == 2)
         #expect(
             unknown.stderr
-                == "apimacro: APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google\n"
+                == "apimacro: APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google, yourls\n"
         )
         let home = space.url.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -286,7 +286,7 @@ struct ShortenerEndToEndTests {
         #expect(fromFile.status == 2)
         #expect(
             fromFile.stderr
-                == "apimacro: \(config.path): shortener.backend: 'Bitlyy' is not a shortener backend; accepted: bitly, shlink, google\n"
+                == "apimacro: \(config.path): shortener.backend: 'Bitlyy' is not a shortener backend; accepted: bitly, shlink, google, yourls\n"
         )
         // The key stands for APIMACRO_SHORTENER: a good value in the file chooses the backend.
         try Data("[shortener]\nbackend = \"shlink\"\nurl = \"\(server.baseURL)/shlink/rest/v3\"\n".utf8).write(

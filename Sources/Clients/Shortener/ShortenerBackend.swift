@@ -125,6 +125,7 @@ public struct ShortenerBackend: Sendable, Hashable, CustomStringConvertible {
         BitlyRouter.self,
         ShlinkRouter.self,
         GoogleShortenerRouter.self,
+        YOURLSRouter.self,
     ]
 
     /// Every backend, in the order messages list them.
