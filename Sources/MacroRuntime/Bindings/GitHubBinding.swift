@@ -150,12 +150,8 @@ final class GitHubBinding {
             "paginate",
             doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
         ) { binding, arguments in
-            let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
-            return try binding.iterate(
-                .paginate(
-                    path: Arguments.string(slots[0], "path", in: "paginate"),
-                    parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
-                limit: Arguments.limit(slots[2], in: "paginate"))
+            let call = try Arguments.pathCall(arguments, "paginate", limited: true)
+            return try binding.iterate(.paginate(path: call.path, parameters: call.parameters), limit: call.limit)
         }
         try AccountBinding.install(on: builder, client: "github") { label in
             let (view, store) = try runtime.view(of: GitHub.descriptor, account: label)
