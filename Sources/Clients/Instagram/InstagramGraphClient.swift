@@ -187,11 +187,7 @@ public final class InstagramGraphClient: BuiltClient {
 
         /// `2026-11-26` for an epoch time.
         static func day(_ epoch: Int) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyy-MM-dd"
-            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+            UTCDates.text(Double(epoch), "yyyy-MM-dd")
         }
     }
 }
