@@ -101,6 +101,7 @@ struct Router: Sendable {
             ShortenerRoutes(),
             BitlyRoutes(),
             ShlinkRoutes(),
+            YOURLSRoutes(),
             PluginRoutes(),
             PagingKindRoutes(),
             OpenAPIRoutes(),
