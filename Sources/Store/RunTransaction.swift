@@ -253,14 +253,24 @@ public final class RunTransaction: Sendable {
     }
 
     /// Writes everything staged: the state changes of `macro` into `state` and the rows into
-    /// their destinations in one SQLite transaction, the CSV and JSON Lines files beside it
-    /// (appended bytes cut off again and replacements not put in place when the transaction
-    /// fails); `run`, when given, adds a line to `_apimacro_runs` of each SQLite destination.
+    /// their destinations, the CSV and JSON Lines files beside them (appended bytes cut off
+    /// again and replacements not put in place when the commit fails); `run`, when given, adds
+    /// a line to `_apimacro_runs` of each SQLite and PostgreSQL destination.
+    ///
+    /// The state is committed last, and its compare-and-set checked first: the SQLite files are
+    /// one transaction (the state file among them when the state lives there); each PostgreSQL
+    /// database one transaction, committed inside the SQLite one, just before it; with the state
+    /// in PostgreSQL, its database's transaction holds the rest inside it, its version locked
+    /// from the start; with the state in Redis, the version is compared before anything is
+    /// written and set, by one script, once every row is committed. So a run that stops between
+    /// two commits leaves rows without the state that points past them, never the reverse:
+    /// the next run reads the old bookmark and upserts the same rows again (see docs/guide/state.md).
     ///
     /// Returns the rows written. Staged work is cleared whether it succeeds or not.
     ///
     /// - Throws: `StoreError`: a locked database past `wait`, a full disk, a file that cannot be
-    ///   written, a type clash found against a table another process changed meanwhile.
+    ///   written, a type clash found against a table another process changed meanwhile, the
+    ///   state committed by another run since this one read it.
     @discardableResult
     public func commit(state: StateDatabase?, macro: String?, run: RunRecord? = nil) throws -> Int {
         let work = staged.withLock { staged in
@@ -273,42 +283,71 @@ public final class RunTransaction: Sendable {
             guard let value = work.state[key] else { return nil }
             return (key, value)
         }
+        let writesState = !stateChanges.isEmpty && macro != nil
         var sqliteFiles: [URL] = []
         for table in work.tables where !sqliteFiles.contains(table.file) { sqliteFiles.append(table.file) }
-        // PostgreSQL: each database's tables (and the state, when it lives there) in one
-        // transaction of its own, committed inside the SQLite one, just before it.
-        let stateURL = stateChanges.isEmpty || macro == nil ? nil : state?.postgres
-        var urls: [String] = []
-        for url in work.postgresTables.map(\.url) + (stateURL.map { [$0] } ?? []) where !urls.contains(url) {
-            urls.append(url)
-        }
+        let stateURL = writesState ? state?.postgres : nil
+        let stateRedis = writesState ? state?.redis : nil
+        // PostgreSQL: the state's database first (outermost), then the others.
+        var urls: [String] = stateURL.map { [$0] } ?? []
+        for url in work.postgresTables.map(\.url) where !urls.contains(url) { urls.append(url) }
+        let expected = stateVersion.withLock { $0 }
         let postgres = PostgresWork(
             tables: work.postgresTables, stateURL: stateURL, macro: macro, stateChanges: stateChanges,
-            expected: stateVersion.withLock { $0 }, run: run)
+            expected: expected, run: run)
         var prepared: [PreparedFile] = []
+        var finished = false
         do {
+            if let stateRedis, let macro {
+                // Compared before anything is written: a run that lost the race writes nothing.
+                let current = try RedisState.version(stateRedis, timeout: wait, macro: macro)
+                if let expected, current != expected {
+                    throw StateDatabase.conflict(macro: macro, expected: expected, current: current)
+                }
+            }
             for file in work.files { prepared.append(try PreparedFile(file)) }
             var written = work.files.reduce(0) { $0 + $1.rows.count }
-            let stateFile = stateChanges.isEmpty || state?.postgres != nil ? nil : state
+            let stateFile = !writesState || state?.isShared == true ? nil : state
             var newVersion: Int64?
-            let inner = { () throws -> Int in
-                let (count, version) = try self.writePostgres(urls[...], postgres)
-                newVersion = version
-                return count
+            let sqlite = { () throws -> Int in
+                guard let main = stateFile?.file ?? sqliteFiles.first else { return 0 }
+                return try self.writeDatabases(
+                    main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
+                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run, inner: { 0 })
             }
-            if let main = stateFile?.file ?? sqliteFiles.first {
+            if stateURL != nil {
+                // The state's PostgreSQL transaction outermost: the SQLite one commits inside it.
+                let (count, version) = try writePostgres(urls[...], postgres, innermost: sqlite)
+                newVersion = version
+                written += count
+            } else if let main = stateFile?.file ?? sqliteFiles.first {
                 written += try writeDatabases(
                     main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
-                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run, inner: inner)
+                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run
+                ) {
+                    let (count, _) = try self.writePostgres(urls[...], postgres, innermost: { 0 })
+                    return count
+                }
             } else {
-                written += try inner()
+                written += try writePostgres(urls[...], postgres, innermost: { 0 }).0
             }
             for file in prepared { try file.finish() }
+            finished = true
+            if let stateRedis, let macro {
+                let idempotent =
+                    work.tables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
+                    && work.postgresTables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
+                    && work.files.allSatisfy { $0.mode == .replace }
+                newVersion = try RedisState.write(
+                    stateRedis, timeout: wait, macro: macro, changes: stateChanges, expected: expected,
+                    now: Date().timeIntervalSince1970,
+                    committed: written > 0 ? CommittedRows(count: written, idempotent: idempotent) : nil)
+            }
             if let newVersion { stateVersion.withLock { $0 = newVersion } }
             staged.withLock { $0.rowsWritten += written }
             return written
         } catch {
-            for file in prepared { file.undo() }
+            if !finished { for file in prepared { file.undo() } }
             throw error
         }
     }
@@ -324,11 +363,21 @@ public final class RunTransaction: Sendable {
     }
 
     /// Writes `work` into the databases `urls`, one transaction each, nested so that all commit
-    /// only once every one has been written; returns the rows written and the state's new version.
-    private func writePostgres(_ urls: ArraySlice<String>, _ work: PostgresWork) throws -> (Int, Int64?) {
-        guard let url = urls.first else { return (0, nil) }
+    /// only once every one has been written and `innermost` has run (and committed) inside the
+    /// last; returns the rows written and the state's new version.
+    ///
+    /// The state's database (`work.stateURL`) has its version claimed (locked and compared)
+    /// before anything else is written, and the state written after everything nested in it.
+    private func writePostgres(
+        _ urls: ArraySlice<String>, _ work: PostgresWork, innermost: () throws -> Int
+    ) throws -> (Int, Int64?) {
+        guard let url = urls.first else { return (try innermost(), nil) }
         let connection = try PostgresConnection.shared(url, timeout: wait)
         return try connection.transaction { session in
+            var claimed: Int64?
+            if url == work.stateURL, let macro = work.macro {
+                claimed = try PostgresState.claim(session, macro: macro, expected: work.expected)
+            }
             var written = 0
             let tables = work.tables.filter { $0.url == url }.sorted { $0.table < $1.table }
             for table in tables {
@@ -336,14 +385,14 @@ public final class RunTransaction: Sendable {
                     session, table: table.table, key: table.key, rows: table.rows, replace: table.mode == .replace,
                     staged: table.plan)
             }
+            if let run = work.run, !tables.isEmpty { try PostgresUpsert.recordRun(session, run: run, rows: written) }
+            let (more, otherVersion) = try writePostgres(urls.dropFirst(), work, innermost: innermost)
             var version: Int64?
-            if url == work.stateURL, let macro = work.macro {
+            if let claimed, let macro = work.macro {
                 version = try PostgresState.write(
-                    session, macro: macro, changes: work.stateChanges, expected: work.expected,
+                    session, macro: macro, changes: work.stateChanges, current: claimed,
                     now: Date().timeIntervalSince1970)
             }
-            if let run = work.run, !tables.isEmpty { try PostgresUpsert.recordRun(session, run: run, rows: written) }
-            let (more, otherVersion) = try writePostgres(urls.dropFirst(), work)
             return (written + more, version ?? otherVersion)
         }
     }
