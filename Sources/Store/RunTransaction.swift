@@ -10,9 +10,8 @@ import WebAPI
 /// What one run changes, held until it commits: its state's changed keys and the rows bound
 /// for each destination.
 ///
-/// `commit` writes them all at once (one SQLite transaction over the state file and every
-/// SQLite destination, attached to it) or nothing; until then no file is touched, so a run
-/// that fails leaves neither rows nor an advanced bookmark.
+/// `commit` writes them, the rows first and the state last (see `commit`); until then no file
+/// is touched, so a run that fails leaves neither rows nor an advanced bookmark.
 public final class RunTransaction: Sendable {
     /// How rows meet what a destination holds.
     public enum Mode: String, Sendable {
@@ -257,14 +256,15 @@ public final class RunTransaction: Sendable {
     /// again and replacements not put in place when the commit fails); `run`, when given, adds
     /// a line to `_apimacro_runs` of each SQLite and PostgreSQL destination.
     ///
-    /// The state is committed last, and its compare-and-set checked first: the SQLite files are
-    /// one transaction (the state file among them when the state lives there); each PostgreSQL
-    /// database one transaction, committed inside the SQLite one, just before it; with the state
-    /// in PostgreSQL, its database's transaction holds the rest inside it, its version locked
-    /// from the start; with the state in Redis, the version is compared before anything is
-    /// written and set, by one script, once every row is committed. So a run that stops between
-    /// two commits leaves rows without the state that points past them, never the reverse:
-    /// the next run reads the old bookmark and upserts the same rows again (see docs/guide/state.md).
+    /// The state is committed last, and its compare-and-set checked first: the SQLite
+    /// destination files are one transaction; each PostgreSQL database one transaction, committed
+    /// inside the SQLite one, just before it; then the state: in its own SQLite file, one
+    /// transaction after the rows'; in PostgreSQL, its database's transaction holds the rest
+    /// inside it, its version locked from the start; in Redis, the version is compared before
+    /// anything is written and set, by one script, once every row is committed. So a run that
+    /// stops between two commits leaves rows without the state that points past them, never the
+    /// reverse: the next run reads the old bookmark and upserts the same rows again (see
+    /// docs/guide/state.md).
     ///
     /// Returns the rows written. Staged work is cleared whether it succeeds or not.
     ///
@@ -309,39 +309,38 @@ public final class RunTransaction: Sendable {
             var written = work.files.reduce(0) { $0 + $1.rows.count }
             let stateFile = !writesState || state?.isShared == true ? nil : state
             var newVersion: Int64?
-            let sqlite = { () throws -> Int in
-                guard let main = stateFile?.file ?? sqliteFiles.first else { return 0 }
+            // The SQLite destination files: one transaction (PostgreSQL's rows inside it, unless
+            // the state's PostgreSQL transaction holds it).
+            let sqlite = { (postgresInside: Bool) throws -> Int in
+                let inner = { () throws -> Int in
+                    postgresInside ? try self.writePostgres(urls[...], postgres, innermost: { 0 }).0 : 0
+                }
+                guard let main = sqliteFiles.first else { return try inner() }
                 return try self.writeDatabases(
-                    main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
-                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run, inner: { 0 })
+                    main: main, sqliteFiles: sqliteFiles, tables: work.tables, run: run, inner: inner)
             }
             if stateURL != nil {
                 // The state's PostgreSQL transaction outermost: the SQLite one commits inside it.
-                let (count, version) = try writePostgres(urls[...], postgres, innermost: sqlite)
+                let (count, version) = try writePostgres(urls[...], postgres, innermost: { try sqlite(false) })
                 newVersion = version
                 written += count
-            } else if let main = stateFile?.file ?? sqliteFiles.first {
-                written += try writeDatabases(
-                    main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
-                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run
-                ) {
-                    let (count, _) = try self.writePostgres(urls[...], postgres, innermost: { 0 })
-                    return count
-                }
             } else {
-                written += try writePostgres(urls[...], postgres, innermost: { 0 }).0
+                written += try sqlite(true)
             }
             for file in prepared { try file.finish() }
             finished = true
+            let idempotent =
+                work.tables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
+                && work.postgresTables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
+                && work.files.allSatisfy { $0.mode == .replace }
+            let committed = written > 0 ? CommittedRows(count: written, idempotent: idempotent) : nil
+            if let stateFile, let macro {
+                try writeState(stateFile, macro: macro, changes: stateChanges, committed: committed)
+            }
             if let stateRedis, let macro {
-                let idempotent =
-                    work.tables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
-                    && work.postgresTables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
-                    && work.files.allSatisfy { $0.mode == .replace }
                 newVersion = try RedisState.write(
                     stateRedis, timeout: wait, macro: macro, changes: stateChanges, expected: expected,
-                    now: Date().timeIntervalSince1970,
-                    committed: written > 0 ? CommittedRows(count: written, idempotent: idempotent) : nil)
+                    now: Date().timeIntervalSince1970, committed: committed)
             }
             if let newVersion { stateVersion.withLock { $0 = newVersion } }
             staged.withLock { $0.rowsWritten += written }
@@ -397,16 +396,16 @@ public final class RunTransaction: Sendable {
         }
     }
 
-    /// The one transaction: `main` opened, the other SQLite files attached.
+    /// The destination files' one transaction: `main` opened, the other SQLite files attached,
+    /// `inner` run inside it (and so committed before it).
     private func writeDatabases(
-        main: URL, ownerOnly: Bool, sqliteFiles: [URL], tables: [PendingTable], macro: String?,
-        stateChanges: [(key: String, json: String?)], run: RunRecord?, inner: () throws -> Int
+        main: URL, sqliteFiles: [URL], tables: [PendingTable], run: RunRecord?, inner: () throws -> Int
     ) throws -> Int {
         var schemas: [URL: String] = [main: "main"]
         for (offset, file) in sqliteFiles.enumerated() where file != main { schemas[file] = "d\(offset + 1)" }
         let named = ([main] + sqliteFiles.filter { $0 != main }).map(\.path).joined(separator: " or ")
         return try StoreFailure.mapping(file: main, wait: wait, named: named) {
-            let queue = try connection(main, ownerOnly: ownerOnly)
+            let queue = try connection(main, ownerOnly: false)
             return try queue.writeWithoutTransaction { db in
                 for (file, schema) in schemas where schema != "main" {
                     try db.execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [file.path])
@@ -422,10 +421,6 @@ public final class RunTransaction: Sendable {
                                 replace: table.mode == .replace, staged: table.plan)
                             perFile[table.file, default: 0] += count
                             written += count
-                        }
-                        if let macro, !stateChanges.isEmpty {
-                            try StateDatabase.write(
-                                db, macro: macro, changes: stateChanges, now: Date().timeIntervalSince1970)
                         }
                         if let run {
                             for file in sqliteFiles {
@@ -450,11 +445,34 @@ public final class RunTransaction: Sendable {
         }
     }
 
+    /// The state file's transaction (WAL, no fsync: see `StateDatabase.open`), the last of a
+    /// commit with the state in SQLite; `committed`: the rows committed before it, for the message
+    /// when it fails.
+    private func writeState(
+        _ state: StateDatabase, macro: String, changes: [(key: String, json: String?)], committed: CommittedRows?
+    ) throws {
+        do {
+            try StoreFailure.mapping(file: state.file, wait: wait) {
+                let queue = try connection(state.file, ownerOnly: true)
+                try queue.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        try StateDatabase.write(db, macro: macro, changes: changes, now: Date().timeIntervalSince1970)
+                        return .commit
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            guard let committed else { throw error }
+            let reason = error.description.prefix { $0 != ";" }
+            throw StoreError(error.kind, "\(reason): the state is as the last run left it, but \(committed)")
+        }
+    }
+
     /// The connection to `file`, opened by this run's first commit into it and kept for the
     /// next (`apimacro.state.commit()` after each page opens no file again).
     private func connection(_ file: URL, ownerOnly: Bool) throws -> DatabaseQueue {
         if let open = connections.withLock({ $0[file] }) { return open }
-        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly)
+        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly, stateFile: ownerOnly)
         connections.withLock { $0[file] = queue }
         return queue
     }

@@ -124,7 +124,7 @@ public struct StateDatabase: Sendable {
         let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
         defer { withExtendedLifetime(lock) {} }
         return try StoreFailure.mapping(file: file, wait: wait) {
-            let queue = try Self.open(file, wait: wait)
+            let queue = try Self.open(file, wait: wait, stateFile: true)
             return try queue.write { db in
                 guard try db.tableExists("state") else { return 0 }
                 if let key {
@@ -158,11 +158,17 @@ public struct StateDatabase: Sendable {
         }
     }
 
-    /// Opens `file` in rollback-journal mode (so that a transaction over several attached files
-    /// commits atomically), waiting up to `wait` seconds for another writer's lock.
-    static func open(_ file: URL, wait: Double, readOnly: Bool = false, ownerOnly: Bool = false) throws
-        -> DatabaseQueue
-    {
+    /// Opens `file`, waiting up to `wait` seconds for another writer's lock.
+    ///
+    /// Destination files stay in rollback-journal mode with SQLite's default `synchronous=FULL`
+    /// (a transaction over several attached files commits atomically, and is on disk when the
+    /// commit returns). The state file, written alone and last (`stateFile`), is in WAL mode
+    /// with `synchronous=NORMAL`: a commit is no fsync, durable against a crash of the process;
+    /// a power loss may take back the last commits (never half of one), which leaves an older
+    /// bookmark over rows already on disk, so the next run upserts them again.
+    static func open(
+        _ file: URL, wait: Double, readOnly: Bool = false, ownerOnly: Bool = false, stateFile: Bool = false
+    ) throws -> DatabaseQueue {
         if ownerOnly {
             try makeFolder(file.deletingLastPathComponent())
             let descriptor = Glibc.open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -172,6 +178,10 @@ public struct StateDatabase: Sendable {
         configuration.busyMode = .timeout(max(0, wait))
         configuration.readonly = readOnly
         configuration.label = "apimacro.store"
+        if stateFile, !readOnly {
+            configuration.journalMode = .wal
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        }
         return try DatabaseQueue(path: file.path, configuration: configuration)
     }
 

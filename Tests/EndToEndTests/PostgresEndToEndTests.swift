@@ -256,13 +256,12 @@ struct PostgresEndToEndTests {
     @Test("state in SQLite, rows in PostgreSQL: a run killed after its rows' commit keeps the old bookmark")
     func rowsBeforeSQLiteStateKilled() async throws {
         try await Self.withServer { server in
-            // A reader of the state file, from `locked` appearing until `release` does: a writer's
-            // commit waits for it (rollback journal).
+            // A writer holding the state file (WAL) locked, from `locked` appearing until
+            // `release` does: the state's commit waits for it.
             let reader = """
                 import os, sqlite3, sys, time
                 db = sqlite3.connect(sys.argv[1], isolation_level=None)
-                db.execute("BEGIN")
-                db.execute("SELECT count(*) FROM state").fetchall()
+                db.execute("BEGIN IMMEDIATE")
                 open("locked", "w").close()
                 while not os.path.exists("release"):
                     time.sleep(0.02)
