@@ -41,24 +41,6 @@ public final class RunTransaction: Sendable {
         }
     }
 
-    private struct PendingTable {
-        var file: URL
-        var table: String
-        var key: [String]
-        var mode: Mode
-        var rows: [Row] = []
-        var plan: TablePlan
-    }
-
-    private struct PendingPostgresTable {
-        var url: String
-        var table: String
-        var key: [String]
-        var mode: Mode
-        var rows: [Row] = []
-        var plan: PostgresPlan
-    }
-
     private struct Staged {
         var state: [String: String?] = [:]
         var stateOrder: [String] = []
@@ -152,30 +134,9 @@ public final class RunTransaction: Sendable {
             existing = nil
         }
         try staged.withLock { staged in
-            if let index = staged.tables.firstIndex(where: { $0.file == file && $0.table == table }) {
-                var pending = staged.tables[index]
-                guard pending.key == key else {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) was given key \(pending.key) earlier in this run, now \(key)"
-                    )
-                }
-                if mode == .replace { pending.mode = .replace }
-                pending.plan = try TablePlan.plan(
-                    table: table, key: key, existing: pending.plan.columns, rows: rows, firstRow: pending.rows.count)
-                pending.rows += rows
-                staged.tables[index] = pending
-            } else {
-                if let existing, !key.isEmpty,
-                    let missing = key.first(where: { name in !existing.contains { $0.name == name } })
-                {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) in \(file.lastPathComponent) has no column \(String(reflecting: missing)) to use as its key"
-                    )
-                }
-                let plan = try TablePlan.plan(table: table, key: key, existing: existing, rows: rows)
-                staged.tables.append(
-                    PendingTable(file: file, table: table, key: key, mode: mode, rows: rows, plan: plan))
-            }
+            try PendingTable.add(
+                rows, to: &staged.tables, place: file, table: table, key: key, mode: mode, existing: existing,
+                shownPlace: "in \(file.lastPathComponent)")
         }
     }
 
@@ -185,30 +146,9 @@ public final class RunTransaction: Sendable {
         let connection = try PostgresConnection.shared(url, timeout: wait)
         let existing = try connection.withSession { try PostgresUpsert.columns($0, table: table) }
         try staged.withLock { staged in
-            if let index = staged.postgresTables.firstIndex(where: { $0.url == url && $0.table == table }) {
-                var pending = staged.postgresTables[index]
-                guard pending.key == key else {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) was given key \(pending.key) earlier in this run, now \(key)"
-                    )
-                }
-                if mode == .replace { pending.mode = .replace }
-                pending.plan = try PostgresPlan.plan(
-                    table: table, key: key, existing: pending.plan.columns, rows: rows, firstRow: pending.rows.count)
-                pending.rows += rows
-                staged.postgresTables[index] = pending
-            } else {
-                if let existing, !key.isEmpty,
-                    let missing = key.first(where: { name in !existing.contains { $0.name == name } })
-                {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) at \(connection.shown) has no column \(String(reflecting: missing)) to use as its key"
-                    )
-                }
-                let plan = try PostgresPlan.plan(table: table, key: key, existing: existing, rows: rows)
-                staged.postgresTables.append(
-                    PendingPostgresTable(url: url, table: table, key: key, mode: mode, rows: rows, plan: plan))
-            }
+            try PendingPostgresTable.add(
+                rows, to: &staged.postgresTables, place: url, table: table, key: key, mode: mode, existing: existing,
+                shownPlace: "at \(connection.shown)")
         }
     }
 
@@ -487,6 +427,78 @@ public final class RunTransaction: Sendable {
             return try queue.read { db in try SQLiteUpsert.columns(db, schema: "main", table: table) }
         }
     }
+}
+
+/// An upsert's plan, SQLite's or PostgreSQL's, as staging sees it.
+protocol UpsertPlan: Sendable {
+    associatedtype Column: PlannedType
+    /// Every column the rows use and its type.
+    var columns: [(name: String, type: Column)] { get }
+    /// Plans writing `rows` (the first numbered `firstRow + 1`) into `table` whose columns are
+    /// `existing` (nil: no such table).
+    static func plan(
+        table: String, key: [String], existing: [(name: String, type: Column)]?, rows: [Row], firstRow: Int
+    ) throws -> Self
+}
+
+extension TablePlan: UpsertPlan {}
+extension PostgresPlan: UpsertPlan {}
+
+/// Rows staged for one table: in a SQLite file (`Place` its URL) or a PostgreSQL database (its URL text).
+private struct Pending<Place: Equatable & Sendable, Plan: UpsertPlan>: Sendable {
+    var place: Place
+    var table: String
+    var key: [String]
+    var mode: RunTransaction.Mode
+    var rows: [Row] = []
+    var plan: Plan
+
+    /// Adds `rows` for `table` at `place` to `pending`: planned against the rows staged before for
+    /// it, or for the first against `existing` (the table as it is now; nil: none), whose place
+    /// `shownPlace` names in messages.
+    ///
+    /// - Throws: `StoreError` (`.invalid`): another key than before, a key the table lacks, a
+    ///   value its column cannot hold.
+    static func add(
+        _ rows: [Row], to pending: inout [Pending], place: Place, table: String, key: [String],
+        mode: RunTransaction.Mode, existing: [(name: String, type: Plan.Column)]?, shownPlace: String
+    ) throws {
+        guard let index = pending.firstIndex(where: { $0.place == place && $0.table == table }) else {
+            if let existing, !key.isEmpty,
+                let missing = key.first(where: { name in !existing.contains { $0.name == name } })
+            {
+                throw StoreError.invalid(
+                    "table \(String(reflecting: table)) \(shownPlace) has no column \(String(reflecting: missing)) "
+                        + "to use as its key")
+            }
+            let plan = try Plan.plan(table: table, key: key, existing: existing, rows: rows, firstRow: 0)
+            pending.append(Pending(place: place, table: table, key: key, mode: mode, rows: rows, plan: plan))
+            return
+        }
+        var entry = pending[index]
+        guard entry.key == key else {
+            throw StoreError.invalid(
+                "table \(String(reflecting: table)) was given key \(entry.key) earlier in this run, now \(key)")
+        }
+        if mode == .replace { entry.mode = .replace }
+        entry.plan = try Plan.plan(
+            table: table, key: key, existing: entry.plan.columns, rows: rows, firstRow: entry.rows.count)
+        entry.rows += rows
+        pending[index] = entry
+    }
+}
+
+/// Rows staged for a table in a SQLite file.
+private typealias PendingTable = Pending<URL, TablePlan>
+/// Rows staged for a table in a PostgreSQL database.
+private typealias PendingPostgresTable = Pending<String, PostgresPlan>
+
+extension Pending where Place == URL {
+    var file: URL { place }
+}
+
+extension Pending where Place == String {
+    var url: String { place }
 }
 
 /// A CSV, JSON Lines or JSON file's part of a commit: appended in place (and cut back to its
