@@ -206,7 +206,9 @@ struct PostgresEndToEndTests {
         }
     }
 
-    @Test("state in PostgreSQL, rows in SQLite: a run killed after its rows' commit keeps the old bookmark")
+    @Test(
+        "state in PostgreSQL, rows in SQLite: a run killed after its rows' commit keeps the old bookmark; other macros commit meanwhile"
+    )
     func rowsBeforeStateKilled() async throws {
         try await Self.withServer { server in
             // Holds the bookmark's row locked, from `locked` appearing until `release` does.
@@ -237,6 +239,11 @@ struct PostgresEndToEndTests {
                     }
                     try await Task.sleep(for: .milliseconds(20))
                 }
+                // Its commit holds the state of inc only: another macro commits meanwhile.
+                let other = try await space.run(
+                    "run", "--timeout", "300", "--state-key", "other", "-c",
+                    "import apimacro; apimacro.state['x'] = 1", environment: environment)
+                #expect(other.status == 0, "\(other.stderr)")
                 kill(process.processIdentifier, SIGKILL)
             }
             #expect(killed.status != 0)

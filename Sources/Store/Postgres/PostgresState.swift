@@ -57,16 +57,18 @@ enum PostgresState {
         }
     }
 
-    /// Takes the state's lock for the rest of the open transaction of `session` and checks that
-    /// `macro`'s version is still `expected` (nil: whatever it is); returns the version now.
+    /// Takes `macro`'s state lock for the rest of the open transaction of `session` and checks
+    /// that its version is still `expected` (nil: whatever it is); returns the version now.
     ///
-    /// Held from here to the commit, so no other run commits the state in between: what this
-    /// transaction commits inside it (rows elsewhere) is committed only by the compare-and-set's winner.
+    /// Held from here to the commit, so no other run commits the macro's state in between: what
+    /// this transaction commits inside it (rows elsewhere) is committed only by the
+    /// compare-and-set's winner. The lock is the macro's own (an advisory lock on its name, which
+    /// also covers a first commit, whose version row does not exist yet to lock), so runs of other
+    /// macros commit meanwhile. The tables exist: `prepare` made them when the run started.
     ///
     /// - Throws: `StoreError` (`.conflict`) when another run committed the state since `expected`.
     static func claim(_ session: PostgresSession, macro: String, expected: Int64?) throws -> Int64 {
-        try PostgresUpsert.lock(session, "_apimacro_state")
-        try makeTables(session)
+        try PostgresUpsert.lock(session, "_apimacro_state:" + macro)
         let current =
             try session.execute(
                 "SELECT version FROM _apimacro_state_versions WHERE macro = $1 FOR UPDATE", [macro]
