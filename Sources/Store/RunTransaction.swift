@@ -242,7 +242,8 @@ public final class RunTransaction: Sendable {
                 // Compared before anything is written: a run that lost the race writes nothing.
                 let current = try RedisState.version(stateRedis, timeout: wait, macro: macro)
                 if let expected, current != expected {
-                    throw StateDatabase.conflict(macro: macro, expected: expected, current: current)
+                    throw StateDatabase.conflict(
+                        macro: macro, expected: expected, current: current, keys: stateChanges.map(\.key))
                 }
             }
             for file in work.files { prepared.append(try PreparedFile(file)) }
@@ -315,7 +316,8 @@ public final class RunTransaction: Sendable {
         return try connection.transaction { session in
             var claimed: Int64?
             if url == work.stateURL, let macro = work.macro {
-                claimed = try PostgresState.claim(session, macro: macro, expected: work.expected)
+                claimed = try PostgresState.claim(
+                    session, macro: macro, expected: work.expected, keys: work.stateChanges.map(\.key))
             }
             var written = 0
             let tables = work.tables.filter { $0.url == url }.sorted { $0.table < $1.table }

@@ -197,17 +197,25 @@ public struct StateDatabase: Sendable {
 }
 
 extension StateDatabase {
-    /// The error of a lost compare-and-set; `committed`: the rows this run had committed before
-    /// (the state is committed last), nil when it wrote nothing.
-    static func conflict(macro: String, expected: Int64, current: Int64, committed: CommittedRows? = nil) -> StoreError
-    {
+    /// The error of a lost compare-and-set: it names the macro and the keys this run changed
+    /// (`keys`); `committed`: the rows this run had committed before (the state is committed
+    /// last), nil when it wrote nothing.
+    static func conflict(
+        macro: String, expected: Int64, current: Int64, keys: [String], committed: CommittedRows? = nil
+    ) -> StoreError {
+        let shownKeys = keys.map { String(reflecting: $0) }.joined(separator: ", ")
+        let refused =
+            keys.isEmpty
+            ? ""
+            : ", so this run's change\(keys.count == 1 ? "" : "s") to \(shownKeys) "
+                + "\(keys.count == 1 ? "was" : "were") refused"
         let written =
             committed.map { "its state was not written, but " + $0.description }
             ?? "nothing was written, neither state nor rows"
         return .conflict(
             "the state of \(macro) was committed by another run (on this or another machine) after this run read it "
-                + "(version \(expected), now \(current)); \(written). Run again to continue from where that run left off"
-        )
+                + "(version \(expected), now \(current))\(refused); \(written). "
+                + "Run again to continue from where that run left off")
     }
 }
 

@@ -192,6 +192,7 @@ struct PostgresEndToEndTests {
             #expect(two.status == 1, "\(two.stdout)\(two.stderr)")
             #expect(
                 two.stderr.contains("the state of sync was committed by another run"), "\(two.stderr)")
+            #expect(two.stderr.contains(#"so this run's changes to "cursor", "by" were refused"#), "\(two.stderr)")
             #expect(two.stderr.contains("nothing was written"), "\(two.stderr)")
             Self.expectNoPassword(two, server)
             #expect(try await server.query("SELECT id, by FROM synced ORDER BY id") == "1|A")

@@ -179,8 +179,10 @@ struct RedisStateEndToEndTests {
             #expect(one.status == 0 && one.stdout == "A 1\n", "\(one.stderr)")
             #expect(two.status == 1, "\(two.stdout)\(two.stderr)")
             #expect(two.stderr.contains("the state of sync was committed by another run"), "\(two.stderr)")
-            #expect(two.stderr.contains("(version 0, now 1)"), "\(two.stderr)")
-            #expect(two.stderr.contains("nothing was written, neither state nor rows"), "\(two.stderr)")
+            #expect(
+                two.stderr.contains(
+                    #"(version 0, now 1), so this run's changes to "cursor", "by" were refused; "#
+                        + "nothing was written, neither state nor rows"), "\(two.stderr)")
             Self.expectNoSecret(two)
             #expect(
                 try await StateEndToEndTests.query(space, "rows.db", "SELECT id, by FROM synced ORDER BY id")
@@ -269,7 +271,8 @@ struct RedisStateEndToEndTests {
             #expect(lost.stderr.contains("the state of inc was committed by another run"), "\(lost.stderr)")
             #expect(
                 lost.stderr.contains(
-                    "its state was not written, but its 3 rows were (upserted by their keys: running again writes "
+                    #"so this run's change to "cursor" was refused; "#
+                        + "its state was not written, but its 3 rows were (upserted by their keys: running again writes "
                         + "the same rows over them, not twice)"),
                 "\(lost.stderr)")
             Self.expectNoSecret(lost)

@@ -60,6 +60,8 @@ enum PostgresState {
     /// Takes `macro`'s state lock for the rest of the open transaction of `session` and checks
     /// that its version is still `expected` (nil: whatever it is); returns the version now.
     ///
+    /// `keys`: the keys this run changed, for the message.
+    ///
     /// Held from here to the commit, so no other run commits the macro's state in between: what
     /// this transaction commits inside it (rows elsewhere) is committed only by the
     /// compare-and-set's winner. The lock is the macro's own (an advisory lock on its name, which
@@ -67,14 +69,16 @@ enum PostgresState {
     /// macros commit meanwhile. The tables exist: `prepare` made them when the run started.
     ///
     /// - Throws: `StoreError` (`.conflict`) when another run committed the state since `expected`.
-    static func claim(_ session: PostgresSession, macro: String, expected: Int64?) throws -> Int64 {
+    static func claim(_ session: PostgresSession, macro: String, expected: Int64?, keys: [String] = []) throws
+        -> Int64
+    {
         try PostgresUpsert.lock(session, "_apimacro_state:" + macro)
         let current =
             try session.execute(
                 "SELECT version FROM _apimacro_state_versions WHERE macro = $1 FOR UPDATE", [macro]
             ).rows.first?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
         if let expected, current != expected {
-            throw StateDatabase.conflict(macro: macro, expected: expected, current: current)
+            throw StateDatabase.conflict(macro: macro, expected: expected, current: current, keys: keys)
         }
         return current
     }

@@ -182,7 +182,8 @@ enum RedisState {
                 "the shared-state Redis at \(address) answered the state commit oddly; nothing was written")
         }
         guard done == 1 else {
-            throw StateDatabase.conflict(macro: macro, expected: expected ?? 0, current: version, committed: committed)
+            throw StateDatabase.conflict(
+                macro: macro, expected: expected ?? 0, current: version, keys: changes.map(\.key), committed: committed)
         }
         return version
     }
