@@ -94,7 +94,7 @@ public enum SettingsTable {
             summary: "how long to wait for Redis, seconds"),
         Entry(
             variable: "APIMACRO_STATE", defaultText: "sqlite ($APIMACRO_HOME/state.db)",
-            summary: "where macros' state lives: sqlite, or a postgresql:// URL (shared by machines)"),
+            summary: "where macros' state lives: sqlite, a postgresql:// URL, or redis (the shared-state server)"),
         Entry(
             variable: "APIMACRO_DATABASE_URL", defaultText: nil,
             summary: "a postgresql:// URL: where apimacro.output(rows, table=...) writes without to="),
