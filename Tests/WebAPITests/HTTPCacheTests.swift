@@ -39,7 +39,10 @@ struct CacheFixture {
 
     func client(_ store: ExchangeStore, credential: Credential? = nil, log: ExchangeLog? = nil) -> APIClient {
         APIClient(
-            configuration: ClientConfiguration(name: "test", baseURL: loop.server.baseURL, credential: credential),
+            // A request's timeout here is a hang guard, not a test: a loaded machine has taken over
+            // 30 s (the default) for one loopback answer.
+            configuration: ClientConfiguration(
+                name: "test", baseURL: loop.server.baseURL, credential: credential, timeout: 600),
             transport: store, log: log ?? loop.log, redactor: Redactor(secrets: []))
     }
 
