@@ -221,13 +221,16 @@ public struct CacheStage: Stage {
     ) async -> Response {
         var entry = stored
         entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
+        // Most 304s repeat what is stored (the same validators, a Date of the same second):
+        // then only the clock is written, not a re-sealed head that says the same.
+        let headersChanged = !CachePolicy.sameFields(entry.headers, stored.headers)
         entry.storedAt = responseTime
         entry.initialAge = CachePolicy.initialAge(
             response.headers, requestTime: requestTime, responseTime: responseTime)
         if found.fromShared {
             await local.store(entry)
         } else {
-            await local.refresh(entry)
+            await local.refresh(entry, headersChanged: headersChanged)
         }
         // The shared copy is replaced only when it was the one revalidated (this process had
         // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
