@@ -282,7 +282,8 @@ struct HTTPCacheLayoutTests {
     }
 
     /// The cache stage decides: a 304 repeating the stored fields (a Date of the same second)
-    /// writes no head; one whose fields differ writes them, and the next answer shows them.
+    /// writes no head, and nothing at all within a second of the stored clock; one whose fields
+    /// differ writes them, and the next answer shows them.
     @Test("the cache stage writes a 304's headers only when they change what is stored")
     func stageWritesChangedHeadersOnly() async throws {
         let directory = folder()
@@ -310,6 +311,11 @@ struct HTTPCacheLayoutTests {
         #expect(same.source == .revalidated && same.headers["date"] == date)
         #expect(integer(path, "SELECT head IS NULL FROM entry") == 1)
         #expect(integer(path, "SELECT CAST(stored_at AS INTEGER) FROM entry") == 1_010)
+        // Less than a second later, the same fields: nothing a reader could tell apart, nothing written.
+        clock.set(1_010.5)
+        let soon = try await stage.handle(exchange, next: notModified([("ETag", "\"v1\""), ("Date", date)]))
+        #expect(soon.source == .revalidated && soon.headers["date"] == date)
+        #expect(text(path, "SELECT stored_at FROM entry") == "1010.0")
         clock.set(1_020)
         let later = "Sun, 29 Nov 2026 09:00:20 GMT"
         let changed = try await stage.handle(exchange, next: notModified([("ETag", "\"v1\""), ("Date", later)]))
