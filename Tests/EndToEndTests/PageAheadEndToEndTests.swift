@@ -129,6 +129,31 @@ struct PageAheadEndToEndTests {
         #expect(!Self.pages(server, tag: "closed").contains(3))
     }
 
+    @Test("Ctrl-C with the page ahead held by the server exits 130 at once, not after the page")
+    func interruptWhileWaitingAhead() async throws {
+        let server = try await TestServer.start()
+        let space = try Workspace(files: [
+            "held.py": """
+            from apimacro import github
+            for repo in github.paginate('/pages/numbered', params={'tag': 'sigint', 'hold': 2}):
+                print(repo['id'], flush=True)
+            """
+        ])
+        defer { space.remove() }
+        // Ctrl-C once page 2 (held an hour) has been asked for: the macro is on page 1's items or
+        // already waiting for page 2; either way it ends now, its transfer cancelled.
+        let result = try await space.run(
+            "run", "--no-cache", "held.py", environment: Self.environment(server, space), defaultSIGINT: true
+        ) { process in
+            try await waitUntil("page 2 to be asked for") { Self.pages(server, tag: "sigint").contains(2) }
+            kill(process.processIdentifier, SIGINT)
+        }
+        try await server.shutdown()
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(!result.stderr.contains("NetworkError"), "\(result.stderr)")
+        #expect(Self.pages(server, tag: "sigint") == [1, 2])
+    }
+
     @Test(
         "a page fetched ahead that fails raises its error where the loop reaches it, after the page before it",
         arguments: [404, 500])
