@@ -549,6 +549,7 @@ def main():
                     macro("paginate_repos.py", str(passes), unit="items/s"),
                     True, cache_note),
                 Row("pagination", "http.client", "items/s", peer("pagination", "http.client", passes, 1, "items/s")),
+                Row("pagination", "urllib3", "items/s", peer("pagination", "urllib3", passes, 1, "items/s")),
                 Row("pagination", "requests Session", "items/s", peer("pagination", "requests", passes, 1, "items/s")),
                 Row("pagination", "PyGithub", "items/s", peer("pagination", "PyGithub", passes, 1, "items/s"),
                     note="seconds_between_requests=0"),

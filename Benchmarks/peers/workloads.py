@@ -269,6 +269,24 @@ def pag_requests(base, count, warmup):
     return timed(run, count, 1)
 
 
+def pag_urllib3(base, count, warmup):
+    import urllib3
+    pool = urllib3.PoolManager(headers=HEADERS)
+
+    def run(passes):
+        for _ in range(passes):
+            items = []
+            url = f"{base}/users/many/repos?per_page={PER_PAGE}"
+            while url:
+                r = pool.request("GET", url)
+                if r.status != 200:
+                    raise RuntimeError(f"HTTP {r.status}")
+                items.extend(json.loads(r.data))
+                url = next_link(r.headers.get("Link"))
+            check_items(items)
+    return timed(run, count, 1)
+
+
 def pag_pygithub(base, count, warmup):
     import logging
     import warnings
@@ -328,6 +346,7 @@ WORKLOADS = {
     ("fan-out", "threads+requests"): fan_threads_requests,
     ("pagination", "http.client"): pag_http_client,
     ("pagination", "requests"): pag_requests,
+    ("pagination", "urllib3"): pag_urllib3,
     ("pagination", "PyGithub"): pag_pygithub,
     ("decoding", "json"): dec_json,
     ("decoding", "orjson"): dec_orjson,

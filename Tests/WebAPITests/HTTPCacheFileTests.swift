@@ -121,6 +121,14 @@ struct HTTPCacheFileTests {
     }
 }
 
+/// A clock a test sets by hand (the cache stage's `now`).
+final class TestClock: Sendable {
+    private let value: Mutex<Double>
+    init(_ start: Double) { value = Mutex(start) }
+    var now: Double { value.withLock { $0 } }
+    func set(_ seconds: Double) { value.withLock { $0 = seconds } }
+}
+
 /// Runs `sql` on the database at `path` with SQLite's C API (a file as another version left it).
 func execute(_ path: String, _ sql: String) -> Int32 {
     var database: OpaquePointer?
@@ -236,6 +244,87 @@ struct HTTPCacheLayoutTests {
         #expect(integer(path, "SELECT CAST(last_used AS INTEGER) FROM entry") == 5)
         let after = try #require(try await cache.entries(key: key, now: 50).first)
         #expect(after.headers["x-n"] == "2" && after.body == Array("body".utf8) && after.storedAt == 50)
+    }
+
+    /// RFC 9111 §4.3.4 with nothing to change: a refresh whose headers are the stored ones
+    /// writes the clock alone, in its one UPDATE; the head (none yet, or a 304's) stays as it was.
+    @Test("a refresh that changed no header restarts the clock and leaves the head as it was")
+    func refreshWithoutHeaderChanges() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+        let key = Array(repeating: UInt8(5), count: 32)
+        try await cache.store(
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"a\"")]), body: Array("body".utf8),
+                storedAt: 5),
+            now: 5)
+        let path = cache.file.path
+        let size = integer(path, "SELECT size FROM entry")
+        var entry = try #require(try await cache.entries(key: key, now: 5).first)
+        entry.storedAt = 20
+        entry.initialAge = 3
+        try await cache.refresh(entry, headersChanged: false)
+        #expect(integer(path, "SELECT head IS NULL FROM entry") == 1)
+        #expect(integer(path, "SELECT size FROM entry") == size)
+        #expect(text(path, "SELECT stored_at || ' ' || initial_age FROM entry") == "20.0 3.0")
+        // A 304 that changed a header writes a head; one that changed none after it keeps that head.
+        entry.headers = Headers([("ETag", "\"a\""), ("X-N", "2")])
+        try await cache.refresh(entry, headersChanged: true)
+        let head = try #require(text(path, "SELECT hex(head) FROM entry"))
+        let sized = integer(path, "SELECT size FROM entry")
+        entry.storedAt = 40
+        try await cache.refresh(entry, headersChanged: false)
+        #expect(text(path, "SELECT hex(head) FROM entry") == head)
+        #expect(integer(path, "SELECT size FROM entry") == sized)
+        let after = try #require(try await cache.entries(key: key, now: 40).first)
+        #expect(after.headers["x-n"] == "2" && after.body == Array("body".utf8) && after.storedAt == 40)
+    }
+
+    /// The cache stage decides: a 304 repeating the stored fields (a Date of the same second)
+    /// writes no head, and nothing at all within a second of the stored clock; one whose fields
+    /// differ writes them, and the next answer shows them.
+    @Test("the cache stage writes a 304's headers only when they change what is stored")
+    func stageWritesChangedHeadersOnly() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try HTTPCache(directory: directory, secret: CacheSecret(bytes: Array(repeating: 7, count: 32)))
+        let clock = TestClock(1_000)
+        let stage = CacheStage(
+            cache: cache, offline: false, slot: CredentialSlot(.bearer(Secret("tok-304-fields"))),
+            baseURL: "https://api.example.com", log: ExchangeLog(logger: nil), warn: { _ in },
+            now: { clock.now })
+        let exchange = Exchange(
+            method: "GET", url: "https://api.example.com/etag", headers: Headers([]), body: [], timeout: 30)
+        let date = "Sun, 29 Nov 2026 09:00:00 GMT"
+        let stored = [("Cache-Control", "no-cache"), ("ETag", "\"v1\""), ("Date", date)]
+        let first = Next { exchange in
+            Response(status: 200, headers: Headers(stored), body: Array("{}".utf8), url: exchange.url)
+        }
+        _ = try await stage.handle(exchange, next: first)
+        let path = cache.file.path
+        func notModified(_ fields: [(String, String)]) -> Next {
+            Next { exchange in Response(status: 304, headers: Headers(fields), body: [], url: exchange.url) }
+        }
+        clock.set(1_010)
+        let same = try await stage.handle(exchange, next: notModified([("ETag", "\"v1\""), ("Date", date)]))
+        #expect(same.source == .revalidated && same.headers["date"] == date)
+        #expect(integer(path, "SELECT head IS NULL FROM entry") == 1)
+        #expect(integer(path, "SELECT CAST(stored_at AS INTEGER) FROM entry") == 1_010)
+        // Less than a second later, the same fields: nothing a reader could tell apart, nothing written.
+        clock.set(1_010.5)
+        let soon = try await stage.handle(exchange, next: notModified([("ETag", "\"v1\""), ("Date", date)]))
+        #expect(soon.source == .revalidated && soon.headers["date"] == date)
+        #expect(text(path, "SELECT stored_at FROM entry") == "1010.0")
+        clock.set(1_020)
+        let later = "Sun, 29 Nov 2026 09:00:20 GMT"
+        let changed = try await stage.handle(exchange, next: notModified([("ETag", "\"v1\""), ("Date", later)]))
+        #expect(changed.source == .revalidated && changed.headers["date"] == later)
+        #expect(integer(path, "SELECT head IS NULL FROM entry") == 0)
+        #expect(integer(path, "SELECT CAST(stored_at AS INTEGER) FROM entry") == 1_020)
+        clock.set(1_030)
+        let again = try await stage.handle(exchange, next: notModified([("ETag", "\"v1\"")]))
+        #expect(again.source == .revalidated && again.headers["date"] == later && again.body == Array("{}".utf8))
     }
 }
 

@@ -2,9 +2,14 @@ import Clients
 import PythonBridge
 import WebAPI
 
-/// The state behind a lazy iterator over every item of every page: a page
-/// is fetched (without the GIL) only when the previous one is used up, and
-/// `limit` stops early without fetching another page.
+/// The state behind a lazy iterator over every item of every page: once a page is taken, the
+/// next one is fetched ahead (off the Python thread, see `Ahead`) while Python uses up its
+/// items, and `limit` stops early without fetching another page.
+///
+/// At most one page is fetched ahead, only for a GET, never past `limit`; its answer, or its
+/// error, is taken when the loop reaches it, and the fetch is cancelled when the iterator goes
+/// away first (a `break`, an exception, a closed generator, Ctrl-C). Stopping early thus costs
+/// the server at most the one request ahead.
 ///
 /// Every paginator (GitHub's `Link`, Instagram's and plugins' `next_url`, `page_param`,
 /// GraphQL cursors) goes through `history`: asking again for a page this iteration has
@@ -52,6 +57,8 @@ final class PageState {
     let limit: Int?
     /// The `cache=` of the call that made the iterator, for every page.
     private let cache: CacheChoice?
+    /// The fetch of `next` started ahead, while Python uses up the page before it.
+    private var ahead: Task<Response, any Error>?
 
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
@@ -90,13 +97,56 @@ final class PageState {
                 try remember(request)
                 nextRemembered = true
             }
-            let client = self.client
-            var sent = request
-            if sent.cache == nil { sent.cache = cache }
-            let response = try withoutGIL { [sent] in try await client.send(sent) }
+            let response: Response
+            if let ahead {
+                // Fetched ahead: its answer, or its error, is raised here where the loop reaches it.
+                self.ahead = nil
+                response = try withoutGIL {
+                    try await withTaskCancellationHandler {
+                        try await ahead.value
+                    } onCancel: {
+                        ahead.cancel()
+                    }
+                }
+            } else {
+                let client = self.client
+                let sent = sendable(request)
+                response = try withoutGIL { try await client.send(sent) }
+            }
             pages += 1
             try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
         }
+    }
+
+    deinit {
+        // The loop stopped before the page fetched ahead: its transfer ends now.
+        ahead?.cancel()
+    }
+
+    /// `request` as sent: with the iteration's `cache=`.
+    private func sendable(_ request: Request) -> Request {
+        var sent = request
+        if sent.cache == nil { sent.cache = cache }
+        return sent
+    }
+
+    /// Starts fetching `next` while Python uses up the page just taken.
+    ///
+    /// Only a GET (never a write, nor a GraphQL POST), only when `limit` needs items past this
+    /// page, and only once `next` passes the loop check (when it does not, the error is raised
+    /// where the loop reaches it, as without a fetch ahead). The request runs on Swift's pool, its transfer on
+    /// the transport's thread, through the same stages as any (cache, governor, rate limits,
+    /// redaction).
+    private func fetchAhead() {
+        guard ahead == nil, let request = next, request.method == "GET" else { return }
+        if let limit, yielded + count >= limit { return }
+        if !nextRemembered {
+            guard (try? remember(request)) != nil else { return }
+            nextRemembered = true
+        }
+        let client = self.client
+        let sent = sendable(request)
+        ahead = Task.detached { try await client.send(sent) }
     }
 
     /// What reads the value a pagination needs at its `bodyPath` in a decoded page (the next
@@ -145,10 +195,11 @@ final class PageState {
         if let paged {
             next = paged.next
             nextCursor = paged.cursor
-            return
+        } else {
+            let found: String?? = try bodyValue.map { try $0(payload) }
+            next = pagination.next(after: response, request: request, itemCount: count, bodyValue: found)
         }
-        let found: String?? = try bodyValue.map { try $0(payload) }
-        next = pagination.next(after: response, request: request, itemCount: count, bodyValue: found)
+        fetchAhead()
     }
 }
 
@@ -159,7 +210,9 @@ enum PageIteratorClass {
     static func make(progress: (line: ProgressLine, log: ExchangeLog)? = nil) throws -> NativeClass<PageState> {
         let builder = NativeClass<PageState>(
             name: "PageIterator", module: "apimacro",
-            doc: "A lazy iterator over every item of every page; a page is fetched when the previous one is used up.")
+            doc:
+                "A lazy iterator over every item of every page; the next page (a GET) is fetched while the items of "
+                + "the one before it are used, never past `limit`.")
         try builder.returnsSelf("__iter__")
         try builder.method("__next__") { state, _ in
             guard let (line, log) = progress else {

@@ -229,6 +229,12 @@ public enum CachePolicy {
         return Headers(merged)
     }
 
+    /// Whether `a` and `b` hold the same fields in the same order, with the same names and values.
+    static func sameFields(_ a: Headers, _ b: Headers) -> Bool {
+        a.fields.count == b.fields.count
+            && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
     /// Whether a response to `method` invalidates stored responses (§4.4): an unsafe method
     /// answered with a non-error status (2xx or 3xx).
     public static func invalidates(method: String, status: Int) -> Bool {

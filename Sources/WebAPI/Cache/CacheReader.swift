@@ -68,7 +68,7 @@ final class CacheReader: Sendable {
     ///
     /// - Returns: false when the database stayed locked past the bounded wait (nothing written).
     func refresh(
-        key: [UInt8], variant: [UInt8], head: [UInt8], storedAt: Double, initialAge: Double, touchInterval: Double
+        key: [UInt8], variant: [UInt8], head: [UInt8]?, storedAt: Double, initialAge: Double, touchInterval: Double
     ) throws -> Bool {
         try withConnection { connection in
             try connection.refresh(
@@ -78,8 +78,11 @@ final class CacheReader: Sendable {
     }
 
     /// The UPDATE of `refresh` (also run through the GRDB writer when this one finds the database busy).
+    ///
+    /// A NULL head (`?1`) keeps the stored one: a 304 that changed no header restarts the clock alone.
     static let refreshSQL = """
-        UPDATE entry SET head = ?1, stored_at = ?2, initial_age = ?3, size = length(record) + length(?1),
+        UPDATE entry SET head = coalesce(?1, head), stored_at = ?2, initial_age = ?3,
+        size = length(record) + ifnull(length(coalesce(?1, head)), 0),
         last_used = CASE WHEN ?2 - last_used > ?4 THEN ?2 ELSE last_used END
         WHERE key = ?5 AND variant = ?6
         """
@@ -210,7 +213,7 @@ final class CacheReader: Sendable {
         }
 
         func refresh(
-            key: [UInt8], variant: [UInt8], head: [UInt8], storedAt: Double, initialAge: Double, touchInterval: Double
+            key: [UInt8], variant: [UInt8], head: [UInt8]?, storedAt: Double, initialAge: Double, touchInterval: Double
         ) throws -> Bool {
             defer {
                 sqlite3_reset(refresh)
@@ -218,8 +221,9 @@ final class CacheReader: Sendable {
             }
             return try key.withUnsafeBytes { key in
                 try variant.withUnsafeBytes { variant in
-                    try head.withUnsafeBytes { head in
-                        sqlite3_bind_blob(refresh, 1, head.baseAddress, Int32(head.count), nil)
+                    try (head ?? []).withUnsafeBytes { bytes in
+                        // Unbound, ?1 is NULL: the stored head stays.
+                        if head != nil { sqlite3_bind_blob(refresh, 1, bytes.baseAddress, Int32(bytes.count), nil) }
                         sqlite3_bind_double(refresh, 2, storedAt)
                         sqlite3_bind_double(refresh, 3, initialAge)
                         sqlite3_bind_double(refresh, 4, touchInterval)

@@ -221,13 +221,21 @@ public struct CacheStage: Stage {
     ) async -> Response {
         var entry = stored
         entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
+        // Most 304s repeat what is stored (the same validators, a Date of the same second):
+        // then only the clock is written, not a re-sealed head that says the same.
+        let headersChanged = !CachePolicy.sameFields(entry.headers, stored.headers)
         entry.storedAt = responseTime
         entry.initialAge = CachePolicy.initialAge(
             response.headers, requestTime: requestTime, responseTime: responseTime)
+        // Ages are whole seconds (RFC 9111 §1.2.2, delta-seconds): a clock restarted less than a
+        // second after the stored one, with every header as stored, says nothing new to any
+        // later reader, and writing it (an UPDATE, a WAL frame) is most of a repeated 304's cost.
+        let clockMoved =
+            abs(entry.storedAt - stored.storedAt) >= 1 || abs(entry.initialAge - stored.initialAge) >= 1
         if found.fromShared {
             await local.store(entry)
-        } else {
-            await local.refresh(entry)
+        } else if headersChanged || clockMoved {
+            await local.refresh(entry, headersChanged: headersChanged)
         }
         // The shared copy is replaced only when it was the one revalidated (this process had
         // none): then the next machine's miss finds it fresh. A 304 of this process's own copy

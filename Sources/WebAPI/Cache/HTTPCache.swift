@@ -366,10 +366,15 @@ public final class HTTPCache: Sendable {
     /// own transaction); its LRU mark moves only when it is a minute old, as on a hit. When
     /// another process holds the write lock past the reader's bounded wait, the UPDATE goes
     /// through the GRDB writer instead, awaited (it does not hold the thread).
-    public func refresh(_ entry: Entry) async throws {
-        let head = try secret.seal(
-            HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
-            context: HTTPCache.context(entry.key, entry.variant, "head"))
+    ///
+    /// With `headersChanged` false (the 304 left every stored header as it was), the head is
+    /// neither sealed nor written: the UPDATE restarts the clock alone, in the same one statement.
+    public func refresh(_ entry: Entry, headersChanged: Bool = true) async throws {
+        let head: [UInt8]? =
+            headersChanged
+            ? try secret.seal(
+                HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers),
+                context: HTTPCache.context(entry.key, entry.variant, "head")) : nil
         let written = try reader.refresh(
             key: entry.key, variant: entry.variant, head: head, storedAt: entry.storedAt,
             initialAge: entry.initialAge, touchInterval: HTTPCache.touchInterval)
@@ -378,8 +383,8 @@ public final class HTTPCache: Sendable {
             try db.execute(
                 sql: CacheReader.refreshSQL,
                 arguments: [
-                    Data(head), entry.storedAt, entry.initialAge, HTTPCache.touchInterval, Data(entry.key),
-                    Data(entry.variant),
+                    head.map { Data($0) }, entry.storedAt, entry.initialAge, HTTPCache.touchInterval,
+                    Data(entry.key), Data(entry.variant),
                 ])
         }
     }

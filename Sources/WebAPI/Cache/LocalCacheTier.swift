@@ -103,10 +103,11 @@ struct LocalCacheTier: Sendable {
         }
     }
 
-    /// Updates a stored entry after a 304 (its headers and times; the body is kept).
-    func refresh(_ entry: HTTPCache.Entry) async {
+    /// Updates a stored entry after a 304 (its headers, when `headersChanged`, and its times;
+    /// the body is kept).
+    func refresh(_ entry: HTTPCache.Entry, headersChanged: Bool) async {
         do {
-            try await cache.refresh(entry)
+            try await cache.refresh(entry, headersChanged: headersChanged)
         } catch {
             report(error)
         }

@@ -91,6 +91,7 @@ struct Router: Sendable {
             GitHubUserRoutes(),
             GitHubWriteRoutes(),
             CrossHostRoutes(),
+            NumberedPageRoutes(),
             AuthRoutes(),
             EchoRoutes(),
             CommonRoutes(),

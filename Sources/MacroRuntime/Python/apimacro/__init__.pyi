@@ -210,7 +210,7 @@ def post(url: str, **kwargs: Any) -> Response:
 # -- the built-in clients -------------------------------------------------------------------
 
 class PageIterator(Iterator[_T_co], Generic[_T_co]):
-    """A lazy iterator over every item of every page; a page is fetched when the previous one is used up."""
+    """A lazy iterator over every item of every page; the next page (a GET) is fetched while the items of the one before it are used, never past `limit`."""
 
     def __iter__(self) -> PageIterator[_T_co]: ...
     def __next__(self) -> _T_co: ...
