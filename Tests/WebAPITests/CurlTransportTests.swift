@@ -34,7 +34,7 @@ struct CurlTransportTests {
         let caller = TestCallerThread()
         let transport = CurlTransport(userAgent: "apimacro/test", caller: caller.hook)
         let exchange = Exchange(
-            method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+            method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 600)
         let responses = try await caller.run {
             var responses: [WebAPI.Response] = []
             for _ in 0..<3 { responses.append(try await transport.send(exchange)) }
@@ -65,7 +65,7 @@ struct CurlTransportTests {
             for value in values {
                 let exchange = Exchange(
                     method: "GET", url: server.baseURL + "/users/octocat", headers: Headers([("X-Probe", value)]),
-                    body: [], timeout: 30)
+                    body: [], timeout: 600)
                 _ = try await transport.send(exchange)
             }
         }.value
@@ -113,7 +113,7 @@ struct CurlTransportTests {
                 method: "POST", url: loop.server.baseURL + "/echo",
                 headers: Headers([("Content-Type", "application/json")]),
                 body: Array(String(repeating: "x", count: 4000).utf8),
-                timeout: 30)
+                timeout: 600)
             let response = try await loop.transport.send(exchange)
             #expect(response.status == 200)
             let recorded = try #require(loop.requests("/echo").first)
@@ -135,7 +135,7 @@ struct CurlNetworkSettingsTests {
         let transport = CurlTransport(userAgent: "apimacro/test", network: network)
         let exchange = Exchange(
             method: "GET", url: origin.baseURL + "/users/octocat",
-            headers: Headers([("Authorization", "Bearer tunnel-secret-123")]), body: [], timeout: 10)
+            headers: Headers([("Authorization", "Bearer tunnel-secret-123")]), body: [], timeout: 600)
         // The test server answers CONNECT like any unknown route (not 2xx): the tunnel fails.
         let error = await apiError { _ = try await transport.send(exchange) }
         #expect(error?.kind == .network, "\(String(describing: error))")
@@ -155,7 +155,7 @@ struct CurlNetworkSettingsTests {
         let network = NetworkSettings(httpProxy: "http://127.0.0.1:1", noProxy: ["127.0.0.1"])
         let transport = CurlTransport(userAgent: "apimacro/test", network: network)
         let exchange = Exchange(
-            method: "GET", url: origin.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 10)
+            method: "GET", url: origin.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 600)
         let response = try await transport.send(exchange)
         #expect(response.status == 200)
         try await transport.shutdown()
@@ -175,10 +175,10 @@ struct CurlReuseTests {
         let loop = Loopback(server: server, transport: transport)
         do {
             let get = Exchange(
-                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 600)
             let post = Exchange(
                 method: "POST", url: loop.server.baseURL + "/echo",
-                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 600)
             for exchange in [get, post, get] {
                 let response = try await loop.transport.send(exchange)
                 #expect(response.status == 200)
@@ -201,7 +201,7 @@ struct CurlReuseTests {
         try await withLoopback { loop in
             loop.server.inject([.closeAfterAnswer], path: "/users/octocat")
             let get = Exchange(
-                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+                method: "GET", url: loop.server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 600)
             #expect(try await loop.transport.send(get).status == 200)
             // The event, not a delay: the server's close has happened before the POST leaves.
             let limit = ContinuousClock.now + .seconds(600)
@@ -211,7 +211,7 @@ struct CurlReuseTests {
             try #require(loop.server.closedConnections == 1, "the server closed the connection")
             let post = Exchange(
                 method: "POST", url: loop.server.baseURL + "/echo",
-                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 600)
             let response = try await loop.transport.send(post)
             #expect(response.status == 200)
             #expect(loop.server.requests.map(\.method) == ["GET", "POST"], "the POST was sent once")
@@ -229,12 +229,12 @@ struct CurlReuseTests {
         let loop = Loopback(server: server, transport: transport)
         do {
             let get = Exchange(
-                method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 30)
+                method: "GET", url: server.baseURL + "/users/octocat", headers: Headers(), body: [], timeout: 600)
             #expect(try await transport.send(get).status == 200)
             server.inject([.reset], path: "/echo")
             let post = Exchange(
                 method: "POST", url: server.baseURL + "/echo",
-                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 30)
+                headers: Headers([("Content-Type", "application/json")]), body: Array(#"{"a":1}"#.utf8), timeout: 600)
             let error = await apiError { _ = try await transport.send(post) }
             #expect(error?.kind == .network, "\(String(describing: error))")
             #expect(error?.message.contains("was not sent again") == true, "\(String(describing: error))")
@@ -258,7 +258,7 @@ struct CurlReuseTests {
         ]
         for (method, body) in sequence {
             let exchange = Exchange(
-                method: method, url: server.baseURL + "/echo", headers: Headers(), body: Array(body.utf8), timeout: 30)
+                method: method, url: server.baseURL + "/echo", headers: Headers(), body: Array(body.utf8), timeout: 600)
             let response = try await transport.send(exchange)
             #expect(response.status == 200, "\(method)")
         }
@@ -279,7 +279,7 @@ struct CurlReuseTests {
                 try await loop.transport.send(
                     Exchange(
                         method: "GET", url: loop.server.baseURL + "/hostile/coded?" + query, headers: Headers(),
-                        body: [], timeout: 30))
+                        body: [], timeout: 600))
             }
             // Asked for (Accept-Encoding): decoded.
             let decoded = try await get("ce=gzip")
@@ -308,7 +308,7 @@ struct CurlReuseTests {
         try await withLoopback { loop in
             let exchange = Exchange(
                 method: "GET", url: loop.server.baseURL + "/hostile/gzip-chunked", headers: Headers(), body: [],
-                timeout: 30)
+                timeout: 600)
             let response = try await loop.transport.send(exchange)
             #expect(response.status == 200)
             #expect(response.headers["content-encoding"] == "gzip")
