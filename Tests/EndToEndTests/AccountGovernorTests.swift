@@ -55,7 +55,9 @@ struct AccountGovernorTests {
             #expect(login.status == 0, "\(login.stderr)")
         }
         env["APIMACRO_SHARED_STATE"] = redis.url
-        env["APIMACRO_SHARED_STATE_TIMEOUT"] = "10"
+        // A hang guard only: a Redis call that is merely slow (a busy machine) must not make a
+        // process fall back to its own state, which the checks below would see.
+        env["APIMACRO_SHARED_STATE_TIMEOUT"] = "600"
         env["APIMACRO_MAX_WAIT"] = "0"
         let origin = "http://127.0.0.1:\(server.port)"
         let cli = SharedStateTests()
@@ -74,8 +76,18 @@ struct AccountGovernorTests {
         }
         #expect(Self.governors(try cli.redisCLI(redis, ["--scan"]), origin: origin) == afterBoth)
 
-        // user1's budget used up (GitHub's 403, remaining 0, an hour to the reset) ...
-        server.inject([.forbiddenRateLimit(resetIn: 3600)], path: "/users/octocat")
+        // user1's budget used up: GitHub's 403 with remaining 0 in the window the earlier answers
+        // named (the same reset; a different one would be an answer of another window) ...
+        server.inject(
+            [
+                .status(
+                    403, body: #"{"message":"API rate limit exceeded for user ID 1.","status":"403"}"#,
+                    headers: [
+                        ("x-ratelimit-limit", "5000"), ("x-ratelimit-remaining", "0"),
+                        ("x-ratelimit-reset", String(server.rateLimitReset)), ("x-ratelimit-used", "5000"),
+                        ("x-ratelimit-resource", "core"),
+                    ])
+            ], path: "/users/octocat")
         let spent = try await space.run(
             "run", "--no-cache", "one.py",
             environment: env.merging(["APIMACRO_GITHUB_ACCOUNT": "user1"]) { $1 })
