@@ -14,7 +14,11 @@ its own process from the rows in memory to the rows committed; first into a new 
 (insert), then again over the same rows (update). Prints each side's median rows per second
 and apimacro's ratio. Then 300 `apimacro.state.commit()`s of a two-key state (the median and
 90th percentile; each is one SQLite transaction with its fsync, so the disk sets the floor:
-Debian's sqlite3 committing the same write from Python is printed beside it).
+Debian's sqlite3 committing the same write from Python is printed beside it), and the same
+with the state in Redis (`APIMACRO_STATE=redis`, Debian's redis-server started here on a free
+loopback port, no persistence: one round trip for the version, one for the script) and, with
+--postgres, in PostgreSQL (`APIMACRO_STATE=postgresql://…`, fsync on: one transaction).
+--state-only measures only the state commits (no sqlite-utils needed).
 
 With --postgres, the same rows into one PostgreSQL server (Debian's, started here on a free
 loopback port with initdb in a temporary folder, as the postgres user when run as root):
@@ -127,6 +131,31 @@ with psycopg.connect(sys.argv[2]) as conn:
 """
 
 
+class Redis:
+    """Debian's redis-server on a free loopback port, no persistence, in a temporary folder."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="apimacro-redis-bench-", dir="/tmp")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        log = os.path.join(self.folder, "log")
+        self.process = subprocess.Popen(
+            ["/usr/bin/redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", self.folder, "--logfile", log], cwd=self.folder)
+        deadline = time.monotonic() + 600
+        while "Ready to accept connections" not in (open(log).read() if os.path.exists(log) else ""):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                sys.exit("store.py: redis-server did not start")
+            time.sleep(0.05)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 class Postgres:
     """Debian's PostgreSQL on a free loopback port, in a temporary folder (trust authentication)."""
 
@@ -191,6 +220,34 @@ def postgres_rows(binary, python, rows, reps, work, env):
         print(f"  {phase:<7} apimacro {ours:>10,.0f}   psycopg    {theirs:>10,.0f}   ratio {ours / theirs:.2f}")
 
 
+def state_commits(binary, work, env, postgres):
+    """The state commit's median and p90 (ms) with the state in SQLite, Redis and, when
+    `postgres`, PostgreSQL; each line printed."""
+    with open(os.path.join(work, "state.py"), "w", encoding="utf-8") as file:
+        file.write(STATE)
+    with open(os.path.join(work, "floor.py"), "w", encoding="utf-8") as file:
+        file.write(SQLITE_FLOOR)
+    sqlite = timed([binary, "run", "--state-key", "state", "state.py"], work, env)
+    floor = timed(["/usr/bin/python3", "floor.py"], work)
+    print(f"state commit, SQLite: median {sqlite[0]:.3f} ms, p90 {sqlite[1]:.3f} ms "
+          f"(sqlite3's own commit of one row here: median {floor[0]:.3f} ms, p90 {floor[1]:.3f} ms)")
+    redis = Redis()
+    try:
+        shared = dict(env, APIMACRO_STATE="redis", APIMACRO_SHARED_STATE=redis.url)
+        on_redis = timed([binary, "run", "--state-key", "state", "state.py"], work, shared)
+    finally:
+        redis.stop()
+    print(f"state commit, Redis (loopback): median {on_redis[0]:.3f} ms, p90 {on_redis[1]:.3f} ms")
+    if postgres:
+        server = Postgres()
+        try:
+            on_pg = timed([binary, "run", "--state-key", "state", "state.py"], work,
+                          dict(env, APIMACRO_STATE=server.url))
+        finally:
+            server.stop()
+        print(f"state commit, PostgreSQL (loopback, fsync on): median {on_pg[0]:.3f} ms, p90 {on_pg[1]:.3f} ms")
+
+
 def timed(command, folder, env=None):
     result = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -206,10 +263,15 @@ def main():
     parser.add_argument("--python", default=os.path.join(HERE, ".venv", "bin", "python"))
     parser.add_argument("--postgres", action="store_true", help="also PostgreSQL against psycopg's executemany")
     parser.add_argument("--only-postgres", action="store_true", help="only the PostgreSQL rows")
+    parser.add_argument("--state-only", action="store_true", help="only the state commits")
     args = parser.parse_args()
     binary = os.path.join(ROOT, ".build", args.build, "apimacro")
     if not os.path.exists(binary):
         sys.exit(f"store.py: no {binary}; swift build -c {args.build} --product apimacro")
+    if args.state_only:
+        with tempfile.TemporaryDirectory(prefix="apimacro-store-bench-") as work:
+            state_commits(binary, work, {"PATH": "/usr/bin:/bin", "HOME": work, "LANG": "C.UTF-8"}, args.postgres)
+        return
     check = subprocess.run([args.python, "-c", "import sqlite_utils"], capture_output=True, check=False)
     if check.returncode != 0:
         sys.exit(f"store.py: {args.python} has no sqlite_utils; Benchmarks/run makes Benchmarks/.venv with it")
@@ -221,8 +283,7 @@ def main():
             postgres_rows(binary, args.python, args.rows, args.reps, work, env)
             if args.only_postgres:
                 return
-        for name, text in [("upsert.py", APIMACRO), ("su.py", SQLITE_UTILS), ("state.py", STATE),
-                           ("floor.py", SQLITE_FLOOR)]:
+        for name, text in [("upsert.py", APIMACRO), ("su.py", SQLITE_UTILS)]:
             with open(os.path.join(work, name), "w", encoding="utf-8") as file:
                 file.write(text)
         for _ in range(args.reps):
@@ -233,15 +294,12 @@ def main():
                 run = [binary, "run", "--state-key", "bench", "upsert.py", str(args.rows)]
                 results[("apimacro", phase)] += timed(run, work, env)
                 results[("sqlite-utils", phase)] += timed([args.python, "su.py", str(args.rows)], work)
-        state = timed([binary, "run", "--state-key", "state", "state.py"], work, env)
-        floor = timed(["/usr/bin/python3", "floor.py"], work)
-    print(f"{args.rows:,} GitHub-shaped rows, median of {args.reps} (rows/s, higher is better):")
-    for phase in ("insert", "update"):
-        ours = args.rows / statistics.median(results[("apimacro", phase)])
-        theirs = args.rows / statistics.median(results[("sqlite-utils", phase)])
-        print(f"  {phase:<7} apimacro {ours:>10,.0f}   sqlite-utils {theirs:>10,.0f}   ratio {ours / theirs:.2f}")
-    print(f"state commit: median {state[0]:.3f} ms, p90 {state[1]:.3f} ms "
-          f"(sqlite3's own commit of one row here: median {floor[0]:.3f} ms, p90 {floor[1]:.3f} ms)")
+        print(f"{args.rows:,} GitHub-shaped rows, median of {args.reps} (rows/s, higher is better):")
+        for phase in ("insert", "update"):
+            ours = args.rows / statistics.median(results[("apimacro", phase)])
+            theirs = args.rows / statistics.median(results[("sqlite-utils", phase)])
+            print(f"  {phase:<7} apimacro {ours:>10,.0f}   sqlite-utils {theirs:>10,.0f}   ratio {ours / theirs:.2f}")
+        state_commits(binary, work, env, args.postgres)
 
 
 if __name__ == "__main__":

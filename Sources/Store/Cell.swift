@@ -47,15 +47,12 @@ public enum Cell: Sendable, Hashable {
     }
 
     /// The value as a CSV field's text, as `apimacro.output` prints it: "" for null,
-    /// true/false, JSON for nested values.
+    /// true/false, JSON for nested values (what JSON writes, strings unquoted).
     var csvText: String {
         switch self {
         case .null: ""
-        case .bool(let flag): flag ? "true" : "false"
-        case .integer(let number): String(number)
-        case .real(let number): Cell.jsonNumber(number)
-        case .text(let text): text
-        case .json(let text): text
+        case .text(let text), .json(let text): text
+        case .bool, .integer, .real: jsonText
         }
     }
 

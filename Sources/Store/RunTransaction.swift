@@ -10,9 +10,8 @@ import WebAPI
 /// What one run changes, held until it commits: its state's changed keys and the rows bound
 /// for each destination.
 ///
-/// `commit` writes them all at once (one SQLite transaction over the state file and every
-/// SQLite destination, attached to it) or nothing; until then no file is touched, so a run
-/// that fails leaves neither rows nor an advanced bookmark.
+/// `commit` writes them, the rows first and the state last (see `commit`); until then no file
+/// is touched, so a run that fails leaves neither rows nor an advanced bookmark.
 public final class RunTransaction: Sendable {
     /// How rows meet what a destination holds.
     public enum Mode: String, Sendable {
@@ -40,24 +39,6 @@ public final class RunTransaction: Sendable {
             self.requests = requests
             self.cacheHits = cacheHits
         }
-    }
-
-    private struct PendingTable {
-        var file: URL
-        var table: String
-        var key: [String]
-        var mode: Mode
-        var rows: [Row] = []
-        var plan: TablePlan
-    }
-
-    private struct PendingPostgresTable {
-        var url: String
-        var table: String
-        var key: [String]
-        var mode: Mode
-        var rows: [Row] = []
-        var plan: PostgresPlan
     }
 
     private struct Staged {
@@ -153,30 +134,9 @@ public final class RunTransaction: Sendable {
             existing = nil
         }
         try staged.withLock { staged in
-            if let index = staged.tables.firstIndex(where: { $0.file == file && $0.table == table }) {
-                var pending = staged.tables[index]
-                guard pending.key == key else {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) was given key \(pending.key) earlier in this run, now \(key)"
-                    )
-                }
-                if mode == .replace { pending.mode = .replace }
-                pending.plan = try TablePlan.plan(
-                    table: table, key: key, existing: pending.plan.columns, rows: rows, firstRow: pending.rows.count)
-                pending.rows += rows
-                staged.tables[index] = pending
-            } else {
-                if let existing, !key.isEmpty,
-                    let missing = key.first(where: { name in !existing.contains { $0.name == name } })
-                {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) in \(file.lastPathComponent) has no column \(String(reflecting: missing)) to use as its key"
-                    )
-                }
-                let plan = try TablePlan.plan(table: table, key: key, existing: existing, rows: rows)
-                staged.tables.append(
-                    PendingTable(file: file, table: table, key: key, mode: mode, rows: rows, plan: plan))
-            }
+            try PendingTable.add(
+                rows, to: &staged.tables, place: file, table: table, key: key, mode: mode, existing: existing,
+                shownPlace: "in \(file.lastPathComponent)")
         }
     }
 
@@ -186,30 +146,9 @@ public final class RunTransaction: Sendable {
         let connection = try PostgresConnection.shared(url, timeout: wait)
         let existing = try connection.withSession { try PostgresUpsert.columns($0, table: table) }
         try staged.withLock { staged in
-            if let index = staged.postgresTables.firstIndex(where: { $0.url == url && $0.table == table }) {
-                var pending = staged.postgresTables[index]
-                guard pending.key == key else {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) was given key \(pending.key) earlier in this run, now \(key)"
-                    )
-                }
-                if mode == .replace { pending.mode = .replace }
-                pending.plan = try PostgresPlan.plan(
-                    table: table, key: key, existing: pending.plan.columns, rows: rows, firstRow: pending.rows.count)
-                pending.rows += rows
-                staged.postgresTables[index] = pending
-            } else {
-                if let existing, !key.isEmpty,
-                    let missing = key.first(where: { name in !existing.contains { $0.name == name } })
-                {
-                    throw StoreError.invalid(
-                        "table \(String(reflecting: table)) at \(connection.shown) has no column \(String(reflecting: missing)) to use as its key"
-                    )
-                }
-                let plan = try PostgresPlan.plan(table: table, key: key, existing: existing, rows: rows)
-                staged.postgresTables.append(
-                    PendingPostgresTable(url: url, table: table, key: key, mode: mode, rows: rows, plan: plan))
-            }
+            try PendingPostgresTable.add(
+                rows, to: &staged.postgresTables, place: url, table: table, key: key, mode: mode, existing: existing,
+                shownPlace: "at \(connection.shown)")
         }
     }
 
@@ -253,14 +192,25 @@ public final class RunTransaction: Sendable {
     }
 
     /// Writes everything staged: the state changes of `macro` into `state` and the rows into
-    /// their destinations in one SQLite transaction, the CSV and JSON Lines files beside it
-    /// (appended bytes cut off again and replacements not put in place when the transaction
-    /// fails); `run`, when given, adds a line to `_apimacro_runs` of each SQLite destination.
+    /// their destinations, the CSV and JSON Lines files beside them (appended bytes cut off
+    /// again and replacements not put in place when the commit fails); `run`, when given, adds
+    /// a line to `_apimacro_runs` of each SQLite and PostgreSQL destination.
+    ///
+    /// The state is committed last, and its compare-and-set checked first: the SQLite
+    /// destination files are one transaction; each PostgreSQL database one transaction, committed
+    /// inside the SQLite one, just before it; then the state: in its own SQLite file, one
+    /// transaction after the rows'; in PostgreSQL, its database's transaction holds the rest
+    /// inside it, its version locked from the start; in Redis, the version is compared before
+    /// anything is written and set, by one script, once every row is committed. So a run that
+    /// stops between two commits leaves rows without the state that points past them, never the
+    /// reverse: the next run reads the old bookmark and upserts the same rows again (see
+    /// docs/guide/state.md).
     ///
     /// Returns the rows written. Staged work is cleared whether it succeeds or not.
     ///
     /// - Throws: `StoreError`: a locked database past `wait`, a full disk, a file that cannot be
-    ///   written, a type clash found against a table another process changed meanwhile.
+    ///   written, a type clash found against a table another process changed meanwhile, the
+    ///   state committed by another run since this one read it.
     @discardableResult
     public func commit(state: StateDatabase?, macro: String?, run: RunRecord? = nil) throws -> Int {
         let work = staged.withLock { staged in
@@ -273,42 +223,71 @@ public final class RunTransaction: Sendable {
             guard let value = work.state[key] else { return nil }
             return (key, value)
         }
+        let writesState = !stateChanges.isEmpty && macro != nil
         var sqliteFiles: [URL] = []
         for table in work.tables where !sqliteFiles.contains(table.file) { sqliteFiles.append(table.file) }
-        // PostgreSQL: each database's tables (and the state, when it lives there) in one
-        // transaction of its own, committed inside the SQLite one, just before it.
-        let stateURL = stateChanges.isEmpty || macro == nil ? nil : state?.postgres
-        var urls: [String] = []
-        for url in work.postgresTables.map(\.url) + (stateURL.map { [$0] } ?? []) where !urls.contains(url) {
-            urls.append(url)
-        }
+        let stateURL = writesState ? state?.postgres : nil
+        let stateRedis = writesState ? state?.redis : nil
+        // PostgreSQL: the state's database first (outermost), then the others.
+        var urls: [String] = stateURL.map { [$0] } ?? []
+        for url in work.postgresTables.map(\.url) where !urls.contains(url) { urls.append(url) }
+        let expected = stateVersion.withLock { $0 }
         let postgres = PostgresWork(
             tables: work.postgresTables, stateURL: stateURL, macro: macro, stateChanges: stateChanges,
-            expected: stateVersion.withLock { $0 }, run: run)
+            expected: expected, run: run)
         var prepared: [PreparedFile] = []
+        var finished = false
         do {
+            if let stateRedis, let macro {
+                // Compared before anything is written: a run that lost the race writes nothing.
+                let current = try RedisState.version(stateRedis, timeout: wait, macro: macro)
+                if let expected, current != expected {
+                    throw StateDatabase.conflict(
+                        macro: macro, expected: expected, current: current, keys: stateChanges.map(\.key))
+                }
+            }
             for file in work.files { prepared.append(try PreparedFile(file)) }
             var written = work.files.reduce(0) { $0 + $1.rows.count }
-            let stateFile = stateChanges.isEmpty || state?.postgres != nil ? nil : state
+            let stateFile = !writesState || state?.isShared == true ? nil : state
             var newVersion: Int64?
-            let inner = { () throws -> Int in
-                let (count, version) = try self.writePostgres(urls[...], postgres)
-                newVersion = version
-                return count
+            // The SQLite destination files: one transaction (PostgreSQL's rows inside it, unless
+            // the state's PostgreSQL transaction holds it).
+            let sqlite = { (postgresInside: Bool) throws -> Int in
+                let inner = { () throws -> Int in
+                    postgresInside ? try self.writePostgres(urls[...], postgres, innermost: { 0 }).0 : 0
+                }
+                guard let main = sqliteFiles.first else { return try inner() }
+                return try self.writeDatabases(
+                    main: main, sqliteFiles: sqliteFiles, tables: work.tables, run: run, inner: inner)
             }
-            if let main = stateFile?.file ?? sqliteFiles.first {
-                written += try writeDatabases(
-                    main: main, ownerOnly: stateFile != nil, sqliteFiles: sqliteFiles, tables: work.tables,
-                    macro: macro, stateChanges: stateFile == nil ? [] : stateChanges, run: run, inner: inner)
+            if stateURL != nil {
+                // The state's PostgreSQL transaction outermost: the SQLite one commits inside it.
+                let (count, version) = try writePostgres(urls[...], postgres, innermost: { try sqlite(false) })
+                newVersion = version
+                written += count
             } else {
-                written += try inner()
+                written += try sqlite(true)
             }
             for file in prepared { try file.finish() }
+            finished = true
+            let idempotent =
+                work.tables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
+                && work.postgresTables.allSatisfy { !$0.key.isEmpty || $0.mode == .replace }
+                && work.files.allSatisfy { $0.mode == .replace }
+            let committed = written > 0 ? CommittedRows(count: written, idempotent: idempotent) : nil
+            if let stateFile, let macro {
+                try writeState(stateFile, macro: macro, changes: stateChanges, committed: committed)
+            }
+            if let stateRedis, let macro {
+                newVersion = try RedisState.write(
+                    stateRedis, timeout: wait, macro: macro, changes: stateChanges, expected: expected,
+                    now: Date().timeIntervalSince1970, committed: committed)
+            }
             if let newVersion { stateVersion.withLock { $0 = newVersion } }
             staged.withLock { $0.rowsWritten += written }
             return written
         } catch {
-            for file in prepared { file.undo() }
+            if !finished { for file in prepared { file.undo() } }
             throw error
         }
     }
@@ -324,11 +303,22 @@ public final class RunTransaction: Sendable {
     }
 
     /// Writes `work` into the databases `urls`, one transaction each, nested so that all commit
-    /// only once every one has been written; returns the rows written and the state's new version.
-    private func writePostgres(_ urls: ArraySlice<String>, _ work: PostgresWork) throws -> (Int, Int64?) {
-        guard let url = urls.first else { return (0, nil) }
+    /// only once every one has been written and `innermost` has run (and committed) inside the
+    /// last; returns the rows written and the state's new version.
+    ///
+    /// The state's database (`work.stateURL`) has its version claimed (locked and compared)
+    /// before anything else is written, and the state written after everything nested in it.
+    private func writePostgres(
+        _ urls: ArraySlice<String>, _ work: PostgresWork, innermost: () throws -> Int
+    ) throws -> (Int, Int64?) {
+        guard let url = urls.first else { return (try innermost(), nil) }
         let connection = try PostgresConnection.shared(url, timeout: wait)
         return try connection.transaction { session in
+            var claimed: Int64?
+            if url == work.stateURL, let macro = work.macro {
+                claimed = try PostgresState.claim(
+                    session, macro: macro, expected: work.expected, keys: work.stateChanges.map(\.key))
+            }
             var written = 0
             let tables = work.tables.filter { $0.url == url }.sorted { $0.table < $1.table }
             for table in tables {
@@ -336,28 +326,28 @@ public final class RunTransaction: Sendable {
                     session, table: table.table, key: table.key, rows: table.rows, replace: table.mode == .replace,
                     staged: table.plan)
             }
+            if let run = work.run, !tables.isEmpty { try PostgresUpsert.recordRun(session, run: run, rows: written) }
+            let (more, otherVersion) = try writePostgres(urls.dropFirst(), work, innermost: innermost)
             var version: Int64?
-            if url == work.stateURL, let macro = work.macro {
+            if let claimed, let macro = work.macro {
                 version = try PostgresState.write(
-                    session, macro: macro, changes: work.stateChanges, expected: work.expected,
+                    session, macro: macro, changes: work.stateChanges, current: claimed,
                     now: Date().timeIntervalSince1970)
             }
-            if let run = work.run, !tables.isEmpty { try PostgresUpsert.recordRun(session, run: run, rows: written) }
-            let (more, otherVersion) = try writePostgres(urls.dropFirst(), work)
             return (written + more, version ?? otherVersion)
         }
     }
 
-    /// The one transaction: `main` opened, the other SQLite files attached.
+    /// The destination files' one transaction: `main` opened, the other SQLite files attached,
+    /// `inner` run inside it (and so committed before it).
     private func writeDatabases(
-        main: URL, ownerOnly: Bool, sqliteFiles: [URL], tables: [PendingTable], macro: String?,
-        stateChanges: [(key: String, json: String?)], run: RunRecord?, inner: () throws -> Int
+        main: URL, sqliteFiles: [URL], tables: [PendingTable], run: RunRecord?, inner: () throws -> Int
     ) throws -> Int {
         var schemas: [URL: String] = [main: "main"]
         for (offset, file) in sqliteFiles.enumerated() where file != main { schemas[file] = "d\(offset + 1)" }
         let named = ([main] + sqliteFiles.filter { $0 != main }).map(\.path).joined(separator: " or ")
         return try StoreFailure.mapping(file: main, wait: wait, named: named) {
-            let queue = try connection(main, ownerOnly: ownerOnly)
+            let queue = try connection(main, ownerOnly: false)
             return try queue.writeWithoutTransaction { db in
                 for (file, schema) in schemas where schema != "main" {
                     try db.execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [file.path])
@@ -373,10 +363,6 @@ public final class RunTransaction: Sendable {
                                 replace: table.mode == .replace, staged: table.plan)
                             perFile[table.file, default: 0] += count
                             written += count
-                        }
-                        if let macro, !stateChanges.isEmpty {
-                            try StateDatabase.write(
-                                db, macro: macro, changes: stateChanges, now: Date().timeIntervalSince1970)
                         }
                         if let run {
                             for file in sqliteFiles {
@@ -401,11 +387,34 @@ public final class RunTransaction: Sendable {
         }
     }
 
+    /// The state file's transaction (WAL, no fsync: see `StateDatabase.open`), the last of a
+    /// commit with the state in SQLite; `committed`: the rows committed before it, for the message
+    /// when it fails.
+    private func writeState(
+        _ state: StateDatabase, macro: String, changes: [(key: String, json: String?)], committed: CommittedRows?
+    ) throws {
+        do {
+            try StoreFailure.mapping(file: state.file, wait: wait) {
+                let queue = try connection(state.file, ownerOnly: true)
+                try queue.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        try StateDatabase.write(db, macro: macro, changes: changes, now: Date().timeIntervalSince1970)
+                        return .commit
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            guard let committed else { throw error }
+            let reason = error.description.prefix { $0 != ";" }
+            throw StoreError(error.kind, "\(reason): the state is as the last run left it, but \(committed)")
+        }
+    }
+
     /// The connection to `file`, opened by this run's first commit into it and kept for the
     /// next (`apimacro.state.commit()` after each page opens no file again).
     private func connection(_ file: URL, ownerOnly: Bool) throws -> DatabaseQueue {
         if let open = connections.withLock({ $0[file] }) { return open }
-        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly)
+        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly, stateFile: ownerOnly)
         connections.withLock { $0[file] = queue }
         return queue
     }
@@ -420,6 +429,78 @@ public final class RunTransaction: Sendable {
             return try queue.read { db in try SQLiteUpsert.columns(db, schema: "main", table: table) }
         }
     }
+}
+
+/// An upsert's plan, SQLite's or PostgreSQL's, as staging sees it.
+protocol UpsertPlan: Sendable {
+    associatedtype Column: PlannedType
+    /// Every column the rows use and its type.
+    var columns: [(name: String, type: Column)] { get }
+    /// Plans writing `rows` (the first numbered `firstRow + 1`) into `table` whose columns are
+    /// `existing` (nil: no such table).
+    static func plan(
+        table: String, key: [String], existing: [(name: String, type: Column)]?, rows: [Row], firstRow: Int
+    ) throws -> Self
+}
+
+extension TablePlan: UpsertPlan {}
+extension PostgresPlan: UpsertPlan {}
+
+/// Rows staged for one table: in a SQLite file (`Place` its URL) or a PostgreSQL database (its URL text).
+private struct Pending<Place: Equatable & Sendable, Plan: UpsertPlan>: Sendable {
+    var place: Place
+    var table: String
+    var key: [String]
+    var mode: RunTransaction.Mode
+    var rows: [Row] = []
+    var plan: Plan
+
+    /// Adds `rows` for `table` at `place` to `pending`: planned against the rows staged before for
+    /// it, or for the first against `existing` (the table as it is now; nil: none), whose place
+    /// `shownPlace` names in messages.
+    ///
+    /// - Throws: `StoreError` (`.invalid`): another key than before, a key the table lacks, a
+    ///   value its column cannot hold.
+    static func add(
+        _ rows: [Row], to pending: inout [Pending], place: Place, table: String, key: [String],
+        mode: RunTransaction.Mode, existing: [(name: String, type: Plan.Column)]?, shownPlace: String
+    ) throws {
+        guard let index = pending.firstIndex(where: { $0.place == place && $0.table == table }) else {
+            if let existing, !key.isEmpty,
+                let missing = key.first(where: { name in !existing.contains { $0.name == name } })
+            {
+                throw StoreError.invalid(
+                    "table \(String(reflecting: table)) \(shownPlace) has no column \(String(reflecting: missing)) "
+                        + "to use as its key")
+            }
+            let plan = try Plan.plan(table: table, key: key, existing: existing, rows: rows, firstRow: 0)
+            pending.append(Pending(place: place, table: table, key: key, mode: mode, rows: rows, plan: plan))
+            return
+        }
+        var entry = pending[index]
+        guard entry.key == key else {
+            throw StoreError.invalid(
+                "table \(String(reflecting: table)) was given key \(entry.key) earlier in this run, now \(key)")
+        }
+        if mode == .replace { entry.mode = .replace }
+        entry.plan = try Plan.plan(
+            table: table, key: key, existing: entry.plan.columns, rows: rows, firstRow: entry.rows.count)
+        entry.rows += rows
+        pending[index] = entry
+    }
+}
+
+/// Rows staged for a table in a SQLite file.
+private typealias PendingTable = Pending<URL, TablePlan>
+/// Rows staged for a table in a PostgreSQL database.
+private typealias PendingPostgresTable = Pending<String, PostgresPlan>
+
+extension Pending where Place == URL {
+    var file: URL { place }
+}
+
+extension Pending where Place == String {
+    var url: String { place }
 }
 
 /// A CSV, JSON Lines or JSON file's part of a commit: appended in place (and cut back to its

@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-import WebAPI
+public import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -20,29 +20,45 @@ public struct StateDatabase: Sendable {
     public let folder: URL
     /// The PostgreSQL database the state lives in instead (`APIMACRO_STATE=postgresql://…`), or nil.
     public let postgres: String?
+    /// The shared-state Redis server the state lives in instead (`APIMACRO_STATE=redis`), or nil.
+    public let redis: SharedStateAddress?
 
-    /// The state of the home folder `home`, or of the PostgreSQL database `postgres` when given
-    /// (the lock files stay in `home`).
-    public init(home: URL, postgres: String? = nil) {
+    /// The state of the home folder `home`, or of the PostgreSQL database `postgres` or the
+    /// Redis server `redis` when given (the lock files stay in `home`).
+    public init(home: URL, postgres: String? = nil, redis: SharedStateAddress? = nil) {
         folder = home
         file = home.appendingPathComponent(Self.fileName)
         self.postgres = postgres
+        self.redis = redis
     }
 
-    /// Where the state lives, for messages: the file, or the URL with its password redacted.
-    public var shown: String { postgres.map(PostgresURL.redacted) ?? file.path }
+    /// Whether the state lives on a server (PostgreSQL or Redis), where commits compare and set
+    /// the version they read.
+    public var isShared: Bool { postgres != nil || redis != nil }
 
-    /// Checks that the state's database can be reached (PostgreSQL: connects, and makes its tables).
+    /// Where the state lives, for messages: the file, or the server with its password redacted.
+    public var shown: String {
+        if let redis { return "\(redis) (APIMACRO_STATE=redis)" }
+        return postgres.map(PostgresURL.redacted) ?? file.path
+    }
+
+    /// Checks that the state's database can be reached (PostgreSQL: connects, and makes its
+    /// tables; Redis: connects and pings).
     ///
     /// - Throws: `StoreError` (`.unreachable`) naming the server, its password redacted.
     public func check(wait: Double) throws {
+        if let redis { try RedisState.check(redis, timeout: wait) }
         guard let postgres else { return }
         try PostgresState.prepare(try PostgresConnection.shared(postgres, timeout: wait))
     }
 
-    /// The stored entries of `macro` and the version they make (PostgreSQL only: the version
-    /// the commit compares against; nil for SQLite, where the state lock alone orders runs).
+    /// The stored entries of `macro` and the version they make (PostgreSQL and Redis: the
+    /// version the commit compares against; nil for SQLite, where the state lock alone orders runs).
     public func read(macro: String, wait: Double = 60) throws -> (entries: [Entry], version: Int64?) {
+        if let redis {
+            let read = try RedisState.read(redis, timeout: wait, macro: macro)
+            return (read.entries, read.version)
+        }
         guard let postgres else { return (try entries(macro: macro), nil) }
         let read = try PostgresState.read(try PostgresConnection.shared(postgres, timeout: wait), macro: macro)
         return (read.entries, read.version)
@@ -65,6 +81,7 @@ public struct StateDatabase: Sendable {
     ///
     /// - Throws: `StoreError` when the file cannot be read.
     public func entries(macro: String? = nil) throws -> [Entry] {
+        if let redis { return try RedisState.read(redis, timeout: 60, macro: macro).entries }
         if let postgres {
             return try PostgresState.read(try PostgresConnection.shared(postgres, timeout: 60), macro: macro).entries
         }
@@ -92,6 +109,11 @@ public struct StateDatabase: Sendable {
     ///
     /// - Throws: `StoreError` (`.locked`) when a run holds it past `wait`.
     public func reset(macro: String, key: String?, wait: Double) async throws -> Int {
+        if let redis {
+            let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
+            defer { withExtendedLifetime(lock) {} }
+            return try RedisState.reset(redis, timeout: wait, macro: macro, key: key)
+        }
         if let postgres {
             let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
             defer { withExtendedLifetime(lock) {} }
@@ -102,7 +124,7 @@ public struct StateDatabase: Sendable {
         let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
         defer { withExtendedLifetime(lock) {} }
         return try StoreFailure.mapping(file: file, wait: wait) {
-            let queue = try Self.open(file, wait: wait)
+            let queue = try Self.open(file, wait: wait, stateFile: true)
             return try queue.write { db in
                 guard try db.tableExists("state") else { return 0 }
                 if let key {
@@ -136,11 +158,17 @@ public struct StateDatabase: Sendable {
         }
     }
 
-    /// Opens `file` in rollback-journal mode (so that a transaction over several attached files
-    /// commits atomically), waiting up to `wait` seconds for another writer's lock.
-    static func open(_ file: URL, wait: Double, readOnly: Bool = false, ownerOnly: Bool = false) throws
-        -> DatabaseQueue
-    {
+    /// Opens `file`, waiting up to `wait` seconds for another writer's lock.
+    ///
+    /// Destination files stay in rollback-journal mode with SQLite's default `synchronous=FULL`
+    /// (a transaction over several attached files commits atomically, and is on disk when the
+    /// commit returns). The state file, written alone and last (`stateFile`), is in WAL mode
+    /// with `synchronous=NORMAL`: a commit is no fsync, durable against a crash of the process;
+    /// a power loss may take back the last commits (never half of one), which leaves an older
+    /// bookmark over rows already on disk, so the next run upserts them again.
+    static func open(
+        _ file: URL, wait: Double, readOnly: Bool = false, ownerOnly: Bool = false, stateFile: Bool = false
+    ) throws -> DatabaseQueue {
         if ownerOnly {
             try makeFolder(file.deletingLastPathComponent())
             let descriptor = Glibc.open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -150,6 +178,10 @@ public struct StateDatabase: Sendable {
         configuration.busyMode = .timeout(max(0, wait))
         configuration.readonly = readOnly
         configuration.label = "apimacro.store"
+        if stateFile, !readOnly {
+            configuration.journalMode = .wal
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        }
         return try DatabaseQueue(path: file.path, configuration: configuration)
     }
 
@@ -161,6 +193,46 @@ public struct StateDatabase: Sendable {
         } catch {
             throw StoreError.io("cannot create \(folder.path): \(SystemErrorText.describe(error))")
         }
+    }
+}
+
+extension StateDatabase {
+    /// The error of a lost compare-and-set: it names the macro and the keys this run changed
+    /// (`keys`); `committed`: the rows this run had committed before (the state is committed
+    /// last), nil when it wrote nothing.
+    static func conflict(
+        macro: String, expected: Int64, current: Int64, keys: [String], committed: CommittedRows? = nil
+    ) -> StoreError {
+        let shownKeys = keys.map { String(reflecting: $0) }.joined(separator: ", ")
+        let refused =
+            keys.isEmpty
+            ? ""
+            : ", so this run's change\(keys.count == 1 ? "" : "s") to \(shownKeys) "
+                + "\(keys.count == 1 ? "was" : "were") refused"
+        let written =
+            committed.map { "its state was not written, but " + $0.description }
+            ?? "nothing was written, neither state nor rows"
+        return .conflict(
+            "the state of \(macro) was committed by another run (on this or another machine) after this run read it "
+                + "(version \(expected), now \(current))\(refused); \(written). "
+                + "Run again to continue from where that run left off")
+    }
+}
+
+/// The rows a commit wrote before its state could not be committed (the state goes last), for
+/// the message that says what running again does with them.
+struct CommittedRows: Sendable, CustomStringConvertible {
+    /// How many.
+    var count: Int
+    /// Whether every destination upserted them by a key or was replaced whole: running again
+    /// then writes the same rows over them.
+    var idempotent: Bool
+
+    var description: String {
+        let rows = "its \(count) row\(count == 1 ? " was" : "s were")"
+        return idempotent
+            ? rows + " (upserted by their keys: running again writes the same rows over them, not twice)"
+            : rows + " (running again appends them again where there is no key: CSV, JSON Lines, a table without key=)"
     }
 }
 

@@ -41,6 +41,127 @@ public enum ColumnType: String, Sendable, Equatable {
     var shown: String { self == .any ? "no type" : rawValue }
 }
 
+extension ColumnType: PlannedType {
+    init?(cell: Cell) {
+        guard let type = cell.columnType else { return nil }
+        self = type
+    }
+
+    static var untyped: ColumnType { .text }
+
+    func accepts(_ cell: Cell) -> Bool { cell.columnType.map(accepts) ?? true }
+
+    func widened(for type: ColumnType) -> ColumnType? { self == .integer && type == .real ? .real : nil }
+}
+
+/// A destination's column type, as the planning SQLite's and PostgreSQL's upserts share
+/// (`ColumnPlanner`) sees it.
+protocol PlannedType: Equatable {
+    /// The type a new column takes for `cell`; nil for null, which leaves it open.
+    init?(cell: Cell)
+    /// The type of a new column whose values were all null.
+    static var untyped: Self { get }
+    /// Whether `cell` may go into a column of this type.
+    func accepts(_ cell: Cell) -> Bool
+    /// The type a column of this type planned in this run (not yet in the table) becomes for a
+    /// value of `type` it does not accept, if it widens (an integer column for a float).
+    func widened(for type: Self) -> Self?
+    /// Words for messages.
+    var shown: String { get }
+    /// Checks field `name` of row `row` (a new column when `isNew`) before it is planned: what the
+    /// destination cannot hold, beyond types.
+    static func check(name: String, value: Cell, row: Int, isNew: Bool) throws
+}
+
+extension PlannedType {
+    static func check(name: String, value: Cell, row: Int, isNew: Bool) throws {}
+}
+
+/// The planning of an upsert, the same for SQLite and PostgreSQL: which columns the rows need
+/// and their types, given the table's columns now.
+enum ColumnPlanner<Type: PlannedType> {
+    typealias Columns = [(name: String, type: Type)]
+
+    /// Plans writing `rows` (the first numbered `firstRow + 1`) into `table` whose columns are
+    /// `existing` (nil: no such table): every column, existing ones first, then new ones in the
+    /// order the rows name them; the new ones of an existing table (`added`).
+    ///
+    /// A new column takes its type from its first non-null value; a column planned here widens
+    /// (`widened`) for a value it does not accept; a column whose values are all null is `untyped`.
+    ///
+    /// - Throws: `StoreError` (`.invalid`) naming the column for a value its column cannot hold,
+    ///   a row without its key, or what `Type.check` refuses.
+    static func plan(table: String, key: [String], existing: Columns?, rows: [Row], firstRow: Int)
+        throws -> (creates: Bool, columns: Columns, added: Columns)
+    {
+        var columns = existing ?? []
+        var index: [String: Int] = [:]
+        for (position, column) in columns.enumerated() { index[column.name] = position }
+        let existingCount = existing?.count ?? 0
+        // New columns whose values so far were all null: their type is still open.
+        var open: Set<String> = []
+        if existing == nil {
+            for name in key {
+                index[name] = columns.count
+                columns.append((name, .untyped))
+                open.insert(name)
+            }
+        }
+        for (offset, row) in rows.enumerated() {
+            let number = firstRow + offset + 1
+            for name in key {
+                guard let value = row[name], value != .null else {
+                    throw StoreError.invalid(
+                        "row \(number) has no \(String(reflecting: name)), the key of table \(String(reflecting: table)); "
+                            + "every row needs a value for it")
+                }
+            }
+            for (name, value) in row.fields {
+                try Type.check(name: name, value: value, row: number, isNew: index[name] == nil)
+                guard let position = index[name] else {
+                    index[name] = columns.count
+                    if let type = Type(cell: value) {
+                        columns.append((name, type))
+                    } else {
+                        columns.append((name, .untyped))
+                        open.insert(name)
+                    }
+                    continue
+                }
+                guard let type = Type(cell: value) else { continue }
+                if open.contains(name) {
+                    columns[position].type = type
+                    open.remove(name)
+                    continue
+                }
+                let current = columns[position].type
+                if current.accepts(value) { continue }
+                if position >= existingCount, let wider = current.widened(for: type) {
+                    columns[position].type = wider
+                    continue
+                }
+                throw StoreError.invalid(
+                    "column \(String(reflecting: name)) of table \(String(reflecting: table)) holds \(current.shown), "
+                        + "but row \(number) gives \(value.kindName) (\(value.csvText.prefix(40))); nothing was written. "
+                        + "Convert the value in the macro, or write to a new table")
+            }
+        }
+        let added = existing == nil ? [] : Array(columns[existingCount...])
+        return (existing == nil, columns, added)
+    }
+
+    /// Whether a plan (`creates`, `columns`, `added`) was made against a table with the columns
+    /// `existing` (nil: no table), so that it still holds for it.
+    static func holds(creates: Bool, columns: Columns, added: Columns, against existing: Columns?) -> Bool {
+        guard let existing else { return creates }
+        guard !creates, existing.count + added.count == columns.count else { return false }
+        for (index, column) in existing.enumerated() {
+            guard columns[index].name == column.name, columns[index].type == column.type else { return false }
+        }
+        return true
+    }
+}
+
 /// What an upsert into one table must change first: the table made, columns added.
 ///
 /// Pure: it reads the existing columns and the rows and touches no file.
@@ -65,12 +186,7 @@ public struct TablePlan: Sendable, Equatable {
     /// Whether this plan was made against a table with the columns `existing` (nil: no table),
     /// so that it still holds for it.
     func wasPlanned(against existing: [(name: String, type: ColumnType)]?) -> Bool {
-        guard let existing else { return creates }
-        guard !creates, existing.count + added.count == columns.count else { return false }
-        for (index, column) in existing.enumerated() {
-            guard columns[index].name == column.name, columns[index].type == column.type else { return false }
-        }
-        return true
+        ColumnPlanner.holds(creates: creates, columns: columns, added: added, against: existing)
     }
 
     /// The type of each column by name.
@@ -89,63 +205,8 @@ public struct TablePlan: Sendable, Equatable {
     public static func plan(
         table: String, key: [String], existing: [(name: String, type: ColumnType)]?, rows: [Row], firstRow: Int = 0
     ) throws -> TablePlan {
-        var columns = existing ?? []
-        var index: [String: Int] = [:]
-        for (position, column) in columns.enumerated() { index[column.name] = position }
-        let existingCount = existing?.count ?? 0
-        // New columns whose values so far were all null: their type is still open.
-        var open: Set<String> = []
-        if existing == nil {
-            for name in key {
-                index[name] = columns.count
-                columns.append((name, .any))
-                open.insert(name)
-            }
-        }
-        for (offset, row) in rows.enumerated() {
-            let number = firstRow + offset + 1
-            for name in key {
-                guard let value = row[name], value != .null else {
-                    throw StoreError.invalid(
-                        "row \(number) has no \(String(reflecting: name)), the key of table \(String(reflecting: table)); "
-                            + "every row needs a value for it")
-                }
-            }
-            for (name, value) in row.fields {
-                guard let position = index[name] else {
-                    index[name] = columns.count
-                    if let type = value.columnType {
-                        columns.append((name, type))
-                    } else {
-                        columns.append((name, .any))
-                        open.insert(name)
-                    }
-                    continue
-                }
-                guard let type = value.columnType else { continue }
-                if open.contains(name) {
-                    columns[position].type = type
-                    open.remove(name)
-                    continue
-                }
-                let current = columns[position].type
-                if current.accepts(type) { continue }
-                // An int column planned here (not yet in the file) widens to REAL for a float.
-                if position >= existingCount, current == .integer, type == .real {
-                    columns[position].type = .real
-                    continue
-                }
-                throw StoreError.invalid(
-                    "column \(String(reflecting: name)) of table \(String(reflecting: table)) holds \(current.shown), "
-                        + "but row \(number) gives \(value.kindName) (\(value.csvText.prefix(40))); nothing was written. "
-                        + "Convert the value in the macro, or write to a new table")
-            }
-        }
-        for name in open {
-            if let position = index[name] { columns[position].type = .text }
-        }
-        let added = existing == nil ? [] : Array(columns[existingCount...])
-        return TablePlan(table: table, key: key, creates: existing == nil, columns: columns, added: added)
+        let plan = try ColumnPlanner.plan(table: table, key: key, existing: existing, rows: rows, firstRow: firstRow)
+        return TablePlan(table: table, key: key, creates: plan.creates, columns: plan.columns, added: plan.added)
     }
 }
 

@@ -11,12 +11,10 @@ func withShortener(
 ) async throws {
     let server = try await TestServer.start()
     let transport = CurlTransport(userAgent: "apimacro/test")
-    let path =
-        switch backend {
-        case .bitly: "/bitly/v4"
-        case .shlink: "/shlink/rest/v3"
-        case .google: "/urlshortener/v1"
-        }
+    let paths = [
+        "bitly": "/bitly/v4", "shlink": "/shlink/rest/v3", "google": "/urlshortener/v1", "yourls": "/yourls",
+    ]
+    let path = paths[backend.rawValue] ?? ""
     let client = ShortenerClient(
         configuration: ShortenerConfiguration(
             backend: backend, baseURL: server.baseURL + path, credential: credential.map(Secret.init)),
@@ -72,10 +70,10 @@ struct ShortenerClientTests {
         let unknown = Self.configuration(["APIMACRO_SHORTENER": "tinyurl"])
         #expect(
             unknown.problem?.message
-                == "APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google")
+                == "APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google, yourls")
         #expect(
             Shortener.backend.problem?("tinyurl")
-                == "'tinyurl' is not a shortener backend; accepted: bitly, shlink, google")
+                == "'tinyurl' is not a shortener backend; accepted: bitly, shlink, google, yourls")
         #expect(Shortener.backend.problem?("Shlink") == nil && Shortener.backend.variable == "APIMACRO_SHORTENER")
         #expect(Self.configuration(["APIMACRO_SHORTENER_MAX_CONCURRENCY": "2"]).client.maxConcurrentRequests == 2)
         #expect(
@@ -161,8 +159,8 @@ struct ShortenerClientTests {
         let clicks = try bitly.clicksRequest("https://bit.ly/a%2Fb")
         #expect(clicks.target == "/bitlinks/bit.ly/a%2Fb/clicks/summary")
         #expect(clicks.query.map { "\($0.0)=\($0.1)" } == ["unit=day", "units=-1"])
-        #expect(try bitly.firstLinksPage(limit: 7).target == "/groups/Ba1bc23dE4F/bitlinks")
-        #expect(BitlyRouter.firstLinksPage(group: nil, limit: nil).target == "/user")
+        #expect(try bitly.linksStart(limit: 7).request.target == "/groups/Ba1bc23dE4F/bitlinks")
+        #expect(BitlyRouter.linksStart(group: nil, limit: nil).request.target == "/user")
 
         let shlink = ShortenerClient(
             configuration: ShortenerConfiguration(
@@ -176,7 +174,8 @@ struct ShortenerClientTests {
         #expect(own.target == "/short-urls/abc" && own.query.isEmpty)
         let other = try shlink.clicksRequest("https://go.example.org/a/b")
         #expect(other.target == "/short-urls/a%2Fb" && other.query.map(\.1) == ["go.example.org"])
-        #expect(try shlink.firstLinksPage(limit: 3).query.map { "\($0.0)=\($0.1)" } == ["page=1", "itemsPerPage=3"])
+        #expect(
+            try shlink.linksStart(limit: 3).request.query.map { "\($0.0)=\($0.1)" } == ["page=1", "itemsPerPage=3"])
     }
 
     @Test("bad input is ValueError before any request: not a URL, no back-half, a dot segment, legacy-only arguments")
@@ -195,8 +194,8 @@ struct ShortenerClientTests {
             configuration: ShortenerConfiguration(backend: .google, credential: Secret("AIza")),
             transport: OfflineTransport(), log: ExchangeLog(logger: nil), redactor: Redactor(secrets: []))
         let slug = #expect(throws: APIError.self) { _ = try google.shortenRequest("https://a.example/", slug: "x") }
-        #expect(slug?.message.contains("'slug' needs the bitly or shlink backend") == true)
-        let links = #expect(throws: APIError.self) { _ = try google.firstLinksPage(limit: nil) }
+        #expect(slug?.message.contains("'slug' is not taken by the legacy Google URL Shortener") == true)
+        let links = #expect(throws: APIError.self) { _ = try google.linksStart(limit: nil) }
         #expect(links?.kind == .auth)
     }
 
@@ -205,7 +204,7 @@ struct ShortenerClientTests {
         try await withShortener(.bitly, credential: nil) { client, server in
             for build in [
                 { try client.shortenRequest("https://example.com/") }, { try client.expandRequest("https://bit.ly/x") },
-                { try client.clicksRequest("https://bit.ly/x") }, { try client.firstLinksPage(limit: nil) },
+                { try client.clicksRequest("https://bit.ly/x") }, { try client.linksStart(limit: nil).request },
             ] {
                 let error = #expect(throws: APIError.self) { _ = try build() }
                 #expect(error?.kind == .auth)
@@ -308,15 +307,22 @@ struct ShortenerClientTests {
 
     @Test("Shlink's pages end at pagesCount or an empty page, counted from the request, not the answer")
     func shlinkPages() {
+        let rule = ShlinkRouter.paging.pagination
+        func next(_ request: Request, pagesCount: Int?, items: Int) -> Request? {
+            let response = Response(status: 200, headers: Headers(), body: [], url: "https://s.example.com/rest/v3")
+            return rule.next(
+                after: response, request: request, itemCount: items, bodyValue: .some(pagesCount.map(String.init)))
+        }
         let first = ShlinkRouter.firstPage(limit: nil)
-        let second = ShlinkRouter.nextPage(after: first, pagesCount: 3, itemCount: 50)
-        #expect(second?.query.first.map { "\($0.0)=\($0.1)" } == "page=2")
+        let second = next(first, pagesCount: 3, items: 50)
+        #expect(second?.query.last.map { "\($0.0)=\($0.1)" } == "page=2")
         #expect(second?.query.contains { $0 == ("itemsPerPage", "50") } == true)
-        let third = second.flatMap { ShlinkRouter.nextPage(after: $0, pagesCount: 3, itemCount: 50) }
-        #expect(third != nil && third.flatMap { ShlinkRouter.nextPage(after: $0, pagesCount: 3, itemCount: 7) } == nil)
-        #expect(ShlinkRouter.nextPage(after: first, pagesCount: 9, itemCount: 0) == nil)
-        #expect(ShlinkRouter.nextPage(after: first, pagesCount: nil, itemCount: 5) == nil)
-        #expect(ShlinkRouter.nextPage(after: first, pagesCount: Int.max, itemCount: 1)?.query.first?.1 == "2")
+        let third = second.flatMap { next($0, pagesCount: 3, items: 50) }
+        #expect(third != nil && third.flatMap { next($0, pagesCount: 3, items: 7) } == nil)
+        #expect(next(first, pagesCount: 9, items: 0) == nil)
+        #expect(next(first, pagesCount: nil, items: 5) == nil)
+        #expect(next(first, pagesCount: Int.max, items: 1)?.query.last?.1 == "2")
+        #expect(ShlinkRouter.paging.items == ["shortUrls", "data"])
     }
 
     @Test(

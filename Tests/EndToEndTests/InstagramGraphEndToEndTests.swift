@@ -184,6 +184,7 @@ struct InstagramGraphEndToEndTests {
                 \(call)
             except apimacro.\(name) as e:
                 assert type(e).__name__ == '\(name)', type(e)
+                assert isinstance(e, apimacro.GraphAPIError), type(e).__mro__
                 print(e.code, e.subcode, e.fbtrace_id, e.status, e.api, getattr(e, 'retry_after', None))
                 print(str(e))
                 print(e.url)

@@ -175,7 +175,7 @@ struct ShortenerKeyTests {
         #expect(!bad.stdout.contains("AIza-bad-key"))
         let before = server.requests.count
         let missing = try await space.run("run", "short.py", environment: ["APIMACRO_SHORTENER_URL": url])
-        #expect(missing.stdout == "AuthError None set APIMACRO_SHORTENER_KEY\n")
+        #expect(missing.stdout == "AuthError None set APIMACRO_SHORTENER_KEY or run `apimacro login shortener`\n")
         #expect(server.requests.count == before)
         try await server.shutdown()
     }

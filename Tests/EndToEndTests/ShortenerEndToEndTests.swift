@@ -160,11 +160,13 @@ struct ShortenerEndToEndTests {
         let pages = calls.filter { $0.hasPrefix("GET /shlink/rest/v3/short-urls?") }
         #expect(
             pages == [
+                // The next page's number set by the one page-number rule (`Pagination.pageParameter`),
+                // as `api --paginate` sets it.
                 "GET /shlink/rest/v3/short-urls?page=1&itemsPerPage=50",
-                "GET /shlink/rest/v3/short-urls?page=2&itemsPerPage=50",
+                "GET /shlink/rest/v3/short-urls?itemsPerPage=50&page=2",
                 // limit=51: the second page's first item ends it; no third page was asked for above either.
                 "GET /shlink/rest/v3/short-urls?page=1&itemsPerPage=50",
-                "GET /shlink/rest/v3/short-urls?page=2&itemsPerPage=50",
+                "GET /shlink/rest/v3/short-urls?itemsPerPage=50&page=2",
             ], "\(pages)")
         #expect(calls.contains("GET /shlink/rest/v3/short-urls/123bA?domain=example.com"))
         #expect(calls.contains("GET /shlink/rest/v3/short-urls/12C18?domain=s.test"))
@@ -279,7 +281,7 @@ struct ShortenerEndToEndTests {
         #expect(unknown.status == 2)
         #expect(
             unknown.stderr
-                == "apimacro: APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google\n"
+                == "apimacro: APIMACRO_SHORTENER: 'tinyurl' is not a shortener backend; accepted: bitly, shlink, google, yourls\n"
         )
         let home = space.url.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -289,7 +291,7 @@ struct ShortenerEndToEndTests {
         #expect(fromFile.status == 2)
         #expect(
             fromFile.stderr
-                == "apimacro: \(config.path): shortener.backend: 'Bitlyy' is not a shortener backend; accepted: bitly, shlink, google\n"
+                == "apimacro: \(config.path): shortener.backend: 'Bitlyy' is not a shortener backend; accepted: bitly, shlink, google, yourls\n"
         )
         // The key stands for APIMACRO_SHORTENER: a good value in the file chooses the backend.
         try Data("[shortener]\nbackend = \"shlink\"\nurl = \"\(server.baseURL)/shlink/rest/v3\"\n".utf8).write(
@@ -500,8 +502,8 @@ struct ShortenerEndToEndTests {
             out == [
                 "google", "https://example.com/legacy", "urlshortener#url", "OK", "https://goo.gl/fbsS", "null", "1234",
                 "0",
-                "shortener.links() needs the bitly or shlink backend: the legacy Google URL Shortener listed links only "
-                    + "for an OAuth login, which apimacro's Google mode never had",
+                "shortener.links() is not offered by the legacy Google URL Shortener: it listed links only for an "
+                    + "OAuth login, which apimacro's Google mode never had",
             ])
     }
 }

@@ -46,6 +46,14 @@ struct StateEndToEndTests {
         let mode =
             try FileManager.default.attributesOfItem(atPath: Self.stateFile(space).path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        // WAL mode: its side files as private as the state file.
+        for suffix in ["-wal", "-shm"] {
+            let side = Self.stateFile(space).path + suffix
+            guard FileManager.default.fileExists(atPath: side) else { continue }
+            #expect(try FileManager.default.attributesOfItem(atPath: side)[.posixPermissions] as? Int == 0o600)
+        }
+        #expect(
+            try await Self.query(space, Self.stateFile(space).path, "PRAGMA journal_mode") == #"[["wal"]]"#)
         let other = try await space.run(
             "run", "--state-key", "counter", "-c",
             "import apimacro; apimacro.state['cursor'] = {'at': '2024-01-01', 'ids': [1, 2]}")
@@ -398,6 +406,47 @@ struct StateEndToEndTests {
         #expect(full.stderr.contains("full.jsonl") && full.stderr.contains("nothing was written"), "\(full.stderr)")
         #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent("rows.csv").path))
         #expect(try await space.run("state", "export", "counter", "n").stdout == "1\n")
+    }
+
+    @Test("a run killed between its rows' commit and its state's keeps the old bookmark; the rerun doubles nothing")
+    func killedBetweenRowsAndState() async throws {
+        let space = try Workspace(files: [
+            "inc.py": RedisStateEndToEndTests.incremental,
+            // Holds the state file's write lock (WAL) from `locked` appearing until `release` does.
+            "hold.py": """
+            import os, sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            open("locked", "w").close()
+            while not os.path.exists("release"):
+                time.sleep(0.02)
+            db.execute("ROLLBACK")
+
+            """,
+        ])
+        defer { space.remove() }
+        #expect(try await space.run("run", "inc.py").stdout == "3\n")
+        async let holder = Binary.run(
+            ["hold.py", Self.stateFile(space).path], in: space.url, executable: URL(fileURLWithPath: "/usr/bin/python3")
+        )
+        try await space.waitFor("locked")
+        let rows = "SELECT count(*), count(DISTINCT id), max(id) FROM items"
+        // The next run commits its rows into rows.db, then waits for the state file: killed there.
+        let killed = try await space.run("run", "--timeout", "600", "inc.py") { process in
+            let deadline = Date().addingTimeInterval(600)
+            while try await Self.query(space, "rows.db", rows) != "[[6, 6, 6]]" {
+                guard Date() < deadline else { throw WorkspaceError("gave up waiting for the rows") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        #expect(killed.status != 0)
+        try space.write("release", "")
+        #expect(try await holder.status == 0)
+        #expect(try await space.run("state", "export", "inc", "cursor").stdout == "3\n")
+        // The rerun reads the old bookmark and upserts the same rows again: none doubled.
+        #expect(try await space.run("run", "inc.py").stdout == "6\n")
+        #expect(try await Self.query(space, "rows.db", rows) == "[[6, 6, 6]]")
     }
 
     @Test(

@@ -45,12 +45,13 @@ struct TestServerCredentialsTests {
             try Self.settings(of: "instagram (legacy v1)")["APIMACRO_INSTAGRAM_TOKEN"] == InstagramEnvelope.issuedToken)
         #expect(try Self.settings(of: "shortener (Bitly)")["APIMACRO_SHORTENER_TOKEN"] == BitlyRoutes.validToken)
         #expect(try Self.settings(of: "shortener (Shlink)")["APIMACRO_SHORTENER_KEY"] == ShlinkRoutes.validKey)
+        #expect(try Self.settings(of: "shortener (YOURLS)")["APIMACRO_SHORTENER_KEY"] == YOURLSRoutes.validSignature)
         #expect(
             try Self.settings(of: "shortener (legacy Google)")["APIMACRO_SHORTENER_KEY"] == ShortenerRoutes.validKey)
         #expect(try Self.settings(of: "openweather")["APIMACRO_OPENWEATHER_KEY"] == PluginRoutes.openWeatherKey)
         #expect(try Self.settings(of: "foursquare")["APIMACRO_FOURSQUARE_TOKEN"] == PluginRoutes.foursquareToken)
         let rows = try Self.documentedRows()
-        #expect(rows.count == 9, "\(rows.map(\.client))")
+        #expect(rows.count == 10, "\(rows.map(\.client))")
         #expect(rows.allSatisfy { $0.settings.keys.contains { $0.hasSuffix("_URL") } }, "\(rows.map(\.settings))")
     }
 
@@ -69,6 +70,7 @@ struct TestServerCredentialsTests {
             "instagram (legacy v1)": [examples.appendingPathComponent("instagram-friends.py").path, "--limit", "3"],
             "shortener (Bitly)": [examples.appendingPathComponent("shorten-file.py").path],
             "shortener (Shlink)": ["-c", shorten],
+            "shortener (YOURLS)": ["-c", shorten],
             "shortener (legacy Google)": [examples.appendingPathComponent("shorten.py").path, "https://example.com/a"],
             "openweather": ["openweather-now", "--city", "Altstadt"],
             "foursquare": ["foursquare-venues", "--near", "Brooklyn, NY"],

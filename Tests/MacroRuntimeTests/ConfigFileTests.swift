@@ -67,7 +67,7 @@ struct ConfigFileTests {
     func everyClientSettingIsAKey() throws {
         var text = ""
         var expected: [String: String] = [:]
-        for client in ClientRegistry.all.map(\.descriptor) where !client.settings.isEmpty {
+        for client in BuiltInClients.descriptors where !client.settings.isEmpty {
             text += "[\(client.name)]\n"
             for setting in client.settings {
                 // A value the setting accepts: a URL, else a date (GitHub's API version).

@@ -127,7 +127,8 @@ extension EmbeddedPython {
                 """
                 import pickle, apimacro, _apimacro
                 names = ['APIError', 'NetworkError', 'Timeout', 'HTTPError', 'NotFound', 'Unauthorized', 'Forbidden',
-                         'RateLimited', 'ParseError', 'AuthError', 'OfflineError', 'GraphQLError', 'MacroTimeout']
+                         'RateLimited', 'ParseError', 'AuthError', 'OfflineError', 'GraphQLError', 'GraphAPIError',
+                         'MacroTimeout']
                 wrong = []
                 for name in names:
                     cls = getattr(apimacro, name)
@@ -141,6 +142,30 @@ extension EmbeddedPython {
                 result = [wrong, apimacro.APIError.__init__.__code__.co_filename]
                 """)
             #expect(result == .list([.list([]), .string("<_apimacro>")]))
+        }
+
+        @Test("a Graph error is its kind's class and a GraphAPIError, with code; other errors have no code; it pickles")
+        func graphErrors() async throws {
+            let result = try await runPython(
+                """
+                import pickle, apimacro, _apimacro
+                cls = _apimacro._graph_class(apimacro.NotFound)
+                error = cls('gone', status=404, api='instagram')
+                error.code, error.subcode, error.fbtrace_id = 100, 33, 'Tr4ce'
+                copy = pickle.loads(pickle.dumps(error))
+                result = [
+                    type(error).__name__, isinstance(error, apimacro.NotFound), isinstance(error, apimacro.GraphAPIError),
+                    _apimacro._graph_class(apimacro.NotFound) is cls, type(copy) is cls, str(copy),
+                    [copy.code, copy.subcode, copy.fbtrace_id, copy.status],
+                    hasattr(apimacro.NotFound('x'), 'code'), hasattr(apimacro.APIError('x'), 'fbtrace_id'),
+                ]
+                """)
+            #expect(
+                result
+                    == .list([
+                        .string("NotFound"), .bool(true), .bool(true), .bool(true), .bool(true), .string("gone"),
+                        .list([.int(100), .int(33), .string("Tr4ce"), .int(404)]), .bool(false), .bool(false),
+                    ]))
         }
 
         @Test("apimacro.sleep waits without the GIL: a Python thread runs meanwhile")

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import PythonBridge
 import Testing
@@ -26,6 +27,27 @@ extension EmbeddedPython {
                 return
             }
             #expect(problems.isEmpty, "\(problems)")
+        }
+
+        @Test("the stubs name a client's variables only as its descriptor declares them (ClientSetting)")
+        func settingVariables() throws {
+            let descriptors = BuiltInClients.descriptors
+            let declared = Set(descriptors.flatMap { $0.settings.map(\.variable) + $0.credentialVariables })
+            let prefixes = descriptors.map { "APIMACRO_" + $0.name.uppercased() }
+            let folder = Self.stubs.deletingLastPathComponent()
+            var named = 0
+            for file in ["__init__.pyi", "github_types.pyi"] {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                let regex = try NSRegularExpression(pattern: "APIMACRO_[A-Z0-9_]+")
+                for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    guard let range = Range(match.range, in: text) else { continue }
+                    let variable = String(text[range])
+                    guard prefixes.contains(where: { variable == $0 || variable.hasPrefix($0 + "_") }) else { continue }
+                    named += 1
+                    #expect(declared.contains(variable), "\(file) names \(variable), which no client declares")
+                }
+            }
+            #expect(named > 0)
         }
 
         @Test("the checker sees a stub that lacks a name, has an extra one, or takes other parameters")

@@ -13,6 +13,8 @@ public enum GitHub {
     /// `APIMACRO_GITHUB_TOKEN` (`[github] token`): the token, over `GITHUB_TOKEN`.
     public static let token = ClientSetting(client: name, key: "token").described(
         "the token (else GITHUB_TOKEN, else the stored login, else gh's)")
+    /// `GITHUB_TOKEN`, the variable other GitHub tools read: the token when no setting holds one.
+    public static let sharedToken = "GITHUB_TOKEN"
     /// `APIMACRO_GITHUB_API_VERSION` (`[github] api_version`): `X-GitHub-Api-Version`, a date.
     public static let apiVersion = ClientSetting(client: name, key: "api_version") { text in
         text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil
@@ -82,7 +84,7 @@ public enum GitHub {
     public static let descriptor = ClientDescriptor(
         name: name,
         settings: [url, token, apiVersion, graphQLURL, appID, appKey, installationID, pace] + login.settings,
-        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable("GITHUB_TOKEN"), .storedLogin]
+        credentialSources: [GitHubAppAuth.source, .variable(token.variable), .variable(sharedToken), .storedLogin]
             + GitHubCLI.sources,
         login: .deviceFlow(login),
         identity: { view in view.value(appID) == nil ? identity : appIdentity })
@@ -115,5 +117,21 @@ public enum GitHub {
         return Identity(
             account: JSONPath.string(in: response.body, path: ["login"]) ?? "an account GitHub did not name",
             facts: facts)
+    }
+}
+
+extension GitHub {
+    /// The GitHub client the settings in `view` describe, on `context`.
+    ///
+    /// Its token (a variable, the stored login renewed when due, `gh`'s read on first use, or a
+    /// GitHub App's), its warnings and the secrets it learns: the one place a GitHub client is made.
+    public static func client(in view: SettingsView, on context: ClientContext) -> GitHubClient {
+        let configuration = GitHubConfiguration(view)
+        return GitHubClient(
+            configuration: configuration, transport: context.transport, log: context.log, redactor: context.redactor,
+            warn: context.warn, learned: context.learned, appNetwork: context.network,
+            storedLogin: GitHubLoginRefresh.due(
+                configuration: configuration, view: view, store: context.store, network: context.network,
+                warn: context.warn, learned: context.learned))
     }
 }

@@ -81,7 +81,7 @@ public struct GitHubConfiguration: Sendable {
 }
 
 /// The GitHub client: the router's requests through the pipeline.
-public final class GitHubClient: Sendable {
+public final class GitHubClient: BuiltClient {
     /// The pipeline connection (base URL, credential, rate limit).
     public let api: APIClient
     public let configuration: GitHubConfiguration
@@ -163,6 +163,12 @@ public final class GitHubClient: Sendable {
 
     /// GitHub lists link their pages with `Link` headers.
     public static let pagination = Pagination.linkHeader
+
+    /// GitHub's pages: `Link` headers, each page the list, 100 items a page asked for.
+    public static let paging = Paging(pagination, pageSize: ("per_page", String(GitHubRouter.pageSize)))
+
+    /// GitHub's pages (`GitHubClient.paging`).
+    public var paging: Paging { Self.paging }
 
     /// Sends one endpoint's request.
     public func send(_ route: GitHubRouter) async throws -> Response {

@@ -229,10 +229,6 @@ public final class GitHubSearch {
 
     /// `2020-01-31T23:59:59Z`.
     static func timestamp(_ epoch: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss'Z'"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(epoch)))
+        UTCDates.text(Double(epoch), "yyyy-MM-dd'T'HH:mm:ss'Z'")
     }
 }

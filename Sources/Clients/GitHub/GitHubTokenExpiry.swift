@@ -85,11 +85,7 @@ public final class GitHubTokenExpiry: Sendable {
 
     /// `2021-10-07 19:07 UTC`.
     static func format(_ epoch: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: epoch)) + " UTC"
+        UTCDates.text(epoch, "yyyy-MM-dd HH:mm") + " UTC"
     }
 
     /// `3 days`, `1 day`, `5 hours`.

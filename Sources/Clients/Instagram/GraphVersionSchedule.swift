@@ -21,11 +21,7 @@ public enum GraphVersionSchedule {
 
     /// `day` (YYYY-MM-DD) as the epoch second it ends (the next midnight UTC).
     public static func end(of day: String) -> Double? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.date(from: day).map { $0.timeIntervalSince1970 + 86_400 }
+        UTCDates.formatter("yyyy-MM-dd").date(from: day).map { $0.timeIntervalSince1970 + 86_400 }
     }
 
     /// Why version `number` may no longer be used at `now` (epoch seconds), or nil.

@@ -81,6 +81,56 @@ public enum Instagram {
     }
 }
 
+extension Instagram {
+    /// An Instagram client as the settings chose its backend.
+    public enum Client: Sendable {
+        /// The Instagram API with Instagram Login.
+        case graph(InstagramGraphClient)
+        /// The legacy v1 API.
+        case legacy(InstagramClient)
+
+        /// The client, whichever it is.
+        public var built: any BuiltClient {
+            switch self {
+            case .graph(let client): client
+            case .legacy(let client): client
+            }
+        }
+    }
+
+    /// The Instagram client the settings in `view` describe, on `context`.
+    ///
+    /// The Graph API's (`graphClient`), or the legacy v1 API's for a base URL ending in `/v1`:
+    /// the one place an Instagram client is made.
+    public static func client(in view: SettingsView, on context: ClientContext) -> Client {
+        switch InstagramBackend(view) {
+        case .graph(let configuration): .graph(graphClient(configuration, on: context))
+        case .legacy(let configuration): .legacy(legacyClient(configuration, on: context))
+        }
+    }
+
+    /// The legacy v1 client for `configuration` on `context`.
+    public static func legacyClient(_ configuration: InstagramConfiguration, on context: ClientContext)
+        -> InstagramClient
+    {
+        InstagramClient(
+            configuration: configuration, transport: context.transport, log: context.log, redactor: context.redactor)
+    }
+
+    /// The Graph client for `configuration` on `context`, keeping a stored token alive (its
+    /// refresh stored, and learned so that it is redacted from then on).
+    public static func graphClient(_ configuration: InstagramGraphConfiguration, on context: ClientContext)
+        -> InstagramGraphClient
+    {
+        let entry = configuration.tokenIsStored ? (try? context.store.entry(for: name)) ?? nil : nil
+        return InstagramGraphClient(
+            configuration: configuration, transport: context.transport, log: context.log, redactor: context.redactor,
+            tokens: InstagramGraphClient.TokenStore(
+                store: context.store, entry: entry, network: context.network, remember: context.learned,
+                warn: context.warn))
+    }
+}
+
 /// Which API an Instagram client speaks, as its settings choose.
 public enum InstagramBackend: Sendable {
     /// The Instagram API with Instagram Login (the default).

@@ -72,7 +72,7 @@ public struct InstagramConfiguration: Sendable {
 }
 
 /// The Instagram v1 client.
-public final class InstagramClient: Sendable {
+public final class InstagramClient: BuiltClient {
     public let api: APIClient
     public let configuration: InstagramConfiguration
 
@@ -83,6 +83,12 @@ public final class InstagramClient: Sendable {
 
     /// v1 lists link pages with `pagination.next_url` in the body.
     public static let pagination = Pagination.nextURL(path: InstagramEnvelope.nextURLPath)
+
+    /// v1's pages: `pagination.next_url`, the items in the envelope's `data`.
+    public static let paging = Paging(pagination, items: InstagramEnvelope.dataPath)
+
+    /// v1's pages (`InstagramClient.paging`).
+    public var paging: Paging { Self.paging }
 
     /// Whether a token is set (from the environment or a login).
     public var loggedIn: Bool { api.credential != nil }

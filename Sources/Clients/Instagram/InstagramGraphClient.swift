@@ -5,7 +5,7 @@ public import WebAPI
 /// The client of the Instagram API with Instagram Login: the router's requests through the
 /// pipeline, with the token kept alive (`prepare`: a stored token near its expiry is refreshed
 /// and stored again before a request; an expired one is refused before anything is sent).
-public final class InstagramGraphClient: Sendable {
+public final class InstagramGraphClient: BuiltClient {
     /// The pipeline connection (versioned base URL, token, usage).
     public let api: APIClient
     public let configuration: InstagramGraphConfiguration
@@ -53,6 +53,9 @@ public final class InstagramGraphClient: Sendable {
 
     /// Whether a token is set (from the environment or a login).
     public var loggedIn: Bool { api.credential != nil }
+
+    /// Graph's pages (`InstagramGraphRouter.paging`).
+    public var paging: Paging { InstagramGraphRouter.paging }
 
     /// Uses `token` from now on (after a login), expiring at `expiresAt` when known.
     public func setToken(_ token: Secret?, obtainedAt: Int? = nil, expiresAt: Int? = nil) {
@@ -184,11 +187,7 @@ public final class InstagramGraphClient: Sendable {
 
         /// `2026-11-26` for an epoch time.
         static func day(_ epoch: Int) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyy-MM-dd"
-            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+            UTCDates.text(Double(epoch), "yyyy-MM-dd")
         }
     }
 }

@@ -59,6 +59,9 @@ public enum InstagramGraphRouter: Sendable {
     /// Where a Graph answer keeps a page's items (and insights their values): `data`.
     public static let itemsPath = ["data"]
 
+    /// Graph's pages: `paging.next`, followed without the token it carries; items in `data`.
+    public static let paging = Paging(pagination, items: itemsPath, followLink: withoutToken)
+
     /// `url` without its `access_token` parameters: a page link is followed with the client's
     /// own token, which the pipeline adds only on the client's host (a `paging.next` naming
     /// another host, as graph.facebook.com's do, goes without one), and a macro never sees the

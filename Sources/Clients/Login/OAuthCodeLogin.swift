@@ -59,7 +59,7 @@ public struct OAuthCodeLogin: Sendable {
 
     /// `APIMACRO_<NAME>_CLIENT_ID`: the registered app's client id.
     public var clientID: ClientSetting {
-        ClientSetting(client: name, key: "client_id").described("the app's client ID, to log in")
+        .oauthClientID(of: name)
     }
     /// `APIMACRO_<NAME>_CLIENT_SECRET`: the registered app's secret.
     public var clientSecret: ClientSetting {
@@ -67,12 +67,11 @@ public struct OAuthCodeLogin: Sendable {
     }
     /// `APIMACRO_<NAME>_REDIRECT_URI`: the redirect URI registered with the provider.
     public var redirectURI: ClientSetting {
-        ClientSetting.url(client: name, key: "redirect_uri").described("the redirect URI registered for the app")
+        .oauthRedirectURI(of: name)
     }
     /// `APIMACRO_<NAME>_AUTHORIZE_URL`: the provider's authorize page.
     public var authorizeURL: ClientSetting {
-        ClientSetting.url(client: name, key: "authorize_url").described(
-            "the provider's authorize page", default: "the provider's")
+        .oauthAuthorizeURL(of: name)
     }
     /// `APIMACRO_<NAME>_TOKEN_URL`: where the code is redeemed.
     public var tokenURL: ClientSetting {

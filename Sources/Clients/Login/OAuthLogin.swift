@@ -28,16 +28,15 @@ public struct OAuthLogin: Sendable {
 
     /// `APIMACRO_<NAME>_CLIENT_ID`: the registered app's client id (needed to log in).
     public var clientID: ClientSetting {
-        ClientSetting(client: name, key: "client_id").described("the app's client ID, to log in")
+        .oauthClientID(of: name)
     }
     /// `APIMACRO_<NAME>_REDIRECT_URI`: the redirect URI registered with the provider.
     public var redirectURI: ClientSetting {
-        ClientSetting.url(client: name, key: "redirect_uri").described("the redirect URI registered for the app")
+        .oauthRedirectURI(of: name)
     }
     /// `APIMACRO_<NAME>_AUTHORIZE_URL`: the provider's authorize endpoint.
     public var authorizeURL: ClientSetting {
-        ClientSetting.url(client: name, key: "authorize_url").described(
-            "the provider's authorize page", default: "the provider's")
+        .oauthAuthorizeURL(of: name)
     }
     /// The three settings above, for the client's descriptor.
     public var settings: [ClientSetting] { [clientID, redirectURI, authorizeURL] }

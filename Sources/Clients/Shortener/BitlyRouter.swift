@@ -33,6 +33,8 @@ public enum BitlyRouter: Sendable {
     public static let nextPath = ["pagination", "next"]
     /// The group `user` names.
     public static let groupPath = ["default_group_guid"]
+    /// How `links` pages: `pagination.next`, the links in `links`.
+    public static let paging: Paging = Paging(.nextURL(path: nextPath), items: itemsPath)
 
     /// The request for this endpoint; bitlinks go in the path as two escaped segments.
     public var request: Request {
@@ -67,16 +69,91 @@ public enum BitlyRouter: Sendable {
         }
     }
 
-    /// The first request of `links(limit=...)`: the group's first page when the group is known,
-    /// else `user`, whose answer names it (`group(in:)`).
-    public static func firstLinksPage(group: String?, limit: Int?) -> Request {
+    /// The start of `links(limit=...)`: the group's first page when the group is known, else
+    /// `user`, whose answer names the account's default group.
+    public static func linksStart(group: String?, limit: Int?) -> LinksStart {
         let size = min(pageSize, max(1, limit ?? pageSize))
-        return (group.map { BitlyRouter.links(group: $0, size: size) } ?? .user).request
+        if let group { return LinksStart(BitlyRouter.links(group: group, size: size).request) }
+        return LinksStart(
+            BitlyRouter.user.request, lookingUp: groupPath, what: "the account's default_group_guid"
+        ) { group in BitlyRouter.links(group: group, size: size).request }
+    }
+}
+
+extension BitlyRouter: ShortenerService {
+    public static let name = "bitly"
+    public static let title = "Bitly"
+    public static let defaultBaseURL: String? = "https://api-ssl.bitly.com/v4"
+    public static let credentialKind = ShortenerCredentialKind.token
+    public static let credentialName = "a Bitly access token"
+    /// `Authorization: Bearer`.
+    public static func credential(_ secret: Secret) -> Credential { .bearer(secret) }
+    /// Bitly allows five concurrent connections per address (and sends no rate-limit headers).
+    public static let defaultMaxConcurrency: Int? = 5
+
+    /// Bitly's `id` is the bitlink without a scheme (`bit.ly/2WujBe0`); its links are served
+    /// over https, whatever the `link` field of an old answer says.
+    public static let shape = ShortLinkShape(
+        id: [["id"]], idIsBitlink: true, longURL: [["long_url"]], createdAt: [["created_at"]],
+        clicks: [["total_clicks"]])
+
+    /// `/shorten`, or `/bitlinks` for a slug or tags (what `/shorten` cannot set).
+    public static func shorten(_ link: NewShortLink, in configuration: ShortenerConfiguration) throws -> Request {
+        guard link.slug != nil || !link.tags.isEmpty else {
+            return BitlyRouter.shorten(longURL: link.longURL, domain: link.domain, group: configuration.group).request
+        }
+        return BitlyRouter.create(
+            longURL: link.longURL, domain: link.domain, group: configuration.group, keyword: link.slug, tags: link.tags
+        ).request
     }
 
-    /// Whether `request` is the `user` lookup that starts a listing.
-    public static func isUserLookup(_ request: Request) -> Bool {
-        request.method == "GET" && request.target == BitlyRouter.user.request.target
+    public static func expand(_ shortURL: String, argument: String, in configuration: ShortenerConfiguration)
+        throws -> Request
+    {
+        BitlyRouter.expand(try ShortLinkAddress(shortURL, argument: argument)).request
+    }
+
+    /// The click summary over all time.
+    public static func clicks(_ shortURL: String, argument: String, in configuration: ShortenerConfiguration)
+        throws -> Request
+    {
+        BitlyRouter.clicks(try ShortLinkAddress(shortURL, argument: argument)).request
+    }
+
+    public static func linksStart(limit: Int?, in configuration: ShortenerConfiguration) throws -> LinksStart {
+        linksStart(group: configuration.group, limit: limit)
+    }
+
+    /// `{"message": CODE, "description": …, "errors": [{"field", "error_code"}]}` reads
+    /// `CODE: description (field long_url: invalid)`.
+    public static func errorMessage(_ response: Response) -> String? {
+        guard let object = JSONPath.value(in: response.body, path: []) as? [String: Any] else { return nil }
+        let code = object["message"] as? String
+        let description = object["description"] as? String
+        var text = [code, description].compactMap { $0 }.joined(separator: ": ")
+        let fields = (object["errors"] as? [Any] ?? []).compactMap { item -> String? in
+            guard let entry = item as? [String: Any], let field = entry["field"] as? String else { return nil }
+            return "field \(field)" + ((entry["error_code"] as? String).map { ": \($0)" } ?? "")
+        }
+        if !fields.isEmpty { text += (text.isEmpty ? "" : " ") + "(\(fields.joined(separator: "; ")))" }
+        return text.isEmpty ? nil : text
+    }
+
+    /// Bitly's `message` is a code: FORBIDDEN (a bad token, a resource the token may not
+    /// touch), NOT_FOUND, RATE_LIMIT_EXCEEDED.
+    public static func errorKind(_ response: Response) -> APIError.Kind? {
+        switch JSONPath.string(in: response.body, path: ["message"]) {
+        case "FORBIDDEN": .forbidden
+        case "NOT_FOUND": .notFound
+        default: nil
+        }
+    }
+
+    /// `GET /user` names the account (its login).
+    public static let identity: IdentityCheck? = IdentityCheck(BitlyRouter.user.request) { response in
+        Identity(
+            account: JSONPath.string(in: response.body, path: ["login"])
+                ?? JSONPath.string(in: response.body, path: ["name"]) ?? "an account Bitly did not name")
     }
 }
 

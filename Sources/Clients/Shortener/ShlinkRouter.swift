@@ -1,3 +1,4 @@
+import Foundation
 public import WebAPI
 
 /// The Shlink REST API v3 endpoints the shortener uses, one case each
@@ -18,9 +19,12 @@ public enum ShlinkRouter: Sendable {
     public static let itemsPath = ["shortUrls", "data"]
     /// How many pages there are, in a page of `list`.
     public static let pagesCountPath = ["shortUrls", "pagination", "pagesCount"]
-    /// How `api --paginate` follows the pages, by the rule of `nextPage`: `page` from 1 to
-    /// `pagesCount`, or to an empty page.
+    /// How the pages are followed (`links()` and `api --paginate` alike): `page` from 1 to
+    /// `pagesCount`, or to an empty page; the number comes from the request, not the answer, so a
+    /// server that repeats `currentPage` cannot send the listing round in circles.
     public static let pagination = Pagination.pageParameter(name: "page", first: 1, pages: pagesCountPath)
+    /// How `list` pages: `pagination`, the short URLs in `shortUrls.data`.
+    public static let paging: Paging = Paging(pagination, items: itemsPath)
 
     /// The request for this endpoint; a short code is one escaped path segment (a multi-segment
     /// slug's `/` included).
@@ -44,19 +48,92 @@ public enum ShlinkRouter: Sendable {
     public static func firstPage(limit: Int?) -> Request {
         ShlinkRouter.list(page: 1, itemsPerPage: min(pageSize, max(1, limit ?? pageSize))).request
     }
+}
 
-    /// The page after `request` (a page of `list`) when there is one: not when the page held no
-    /// items or was the last of `pagesCount`.
-    ///
-    /// The number comes from the request, not the answer, so a server that repeats
-    /// `currentPage` cannot send the listing round in circles.
-    public static func nextPage(after request: Request, pagesCount: Int?, itemCount: Int) -> Request? {
-        guard itemCount > 0, let pagesCount,
-            let page = request.query.last(where: { $0.0 == "page" }).flatMap({ Int($0.1) }), page < pagesCount
-        else { return nil }
-        var next = request
-        next.query.removeAll { $0.0 == "page" }
-        next.query.insert(("page", String(page + 1)), at: 0)
-        return next
+extension ShlinkRouter: ShortenerService {
+    public static let name = "shlink"
+    public static let title = "Shlink"
+    /// None: a user runs Shlink on their own server.
+    public static let defaultBaseURL: String? = nil
+    public static let exampleBaseURL = "https://s.example.com/rest/v3"
+    public static let credentialKind = ShortenerCredentialKind.key
+    public static let credentialName = "a Shlink API key"
+    /// `X-Api-Key`.
+    public static func credential(_ secret: Secret) -> Credential { .header(name: "X-Api-Key", value: secret) }
+
+    public static let shape = ShortLinkShape(
+        id: [["shortUrl"]], longURL: [["longUrl"]], createdAt: [["dateCreated"]],
+        clicks: [["visitsSummary", "total"], ["visitsCount"]])
+
+    /// `/short-urls` with `findIfExists`.
+    public static func shorten(_ link: NewShortLink, in configuration: ShortenerConfiguration) throws -> Request {
+        ShlinkRouter.create(longURL: link.longURL, domain: link.domain, slug: link.slug, tags: link.tags).request
+    }
+
+    public static func expand(_ shortURL: String, argument: String, in configuration: ShortenerConfiguration)
+        throws -> Request
+    {
+        try shortURLRequest(shortURL, argument: argument, in: configuration)
+    }
+
+    /// The short URL, with its `visitsSummary`.
+    public static func clicks(_ shortURL: String, argument: String, in configuration: ShortenerConfiguration)
+        throws -> Request
+    {
+        try shortURLRequest(shortURL, argument: argument, in: configuration)
+    }
+
+    /// One short URL: its code, on its domain unless that is the API's own host (then the
+    /// server's default domain).
+    static func shortURLRequest(_ shortURL: String, argument: String, in configuration: ShortenerConfiguration)
+        throws -> Request
+    {
+        let address = try ShortLinkAddress(shortURL, argument: argument)
+        let apiHost = URLComponents(string: configuration.baseURL).flatMap { components in
+            components.host.map { host in components.port.map { "\(host.lowercased()):\($0)" } ?? host.lowercased() }
+        }
+        let domain = address.host == apiHost ? nil : address.host
+        return ShlinkRouter.shortURL(code: address.code, domain: domain).request
+    }
+
+    public static func linksStart(limit: Int?, in configuration: ShortenerConfiguration) throws -> LinksStart {
+        LinksStart(firstPage(limit: limit))
+    }
+
+    /// problem+json: `title: detail`, then the extras that name what was wrong
+    /// (`invalidElements`, `customSlug`, `shortCode`, `domain`).
+    public static func errorMessage(_ response: Response) -> String? {
+        guard let object = JSONPath.value(in: response.body, path: []) as? [String: Any] else { return nil }
+        var text = [object["title"] as? String, object["detail"] as? String].compactMap { $0 }.joined(separator: ": ")
+        var extras: [String] = []
+        if let invalid = object["invalidElements"] as? [Any] {
+            let names = invalid.compactMap { $0 as? String }
+            if !names.isEmpty { extras.append("invalid fields: \(names.joined(separator: ", "))") }
+        }
+        for key in ["customSlug", "shortCode", "domain"] {
+            if let value = object[key] as? String { extras.append("\(key) \(value.debugDescription)") }
+        }
+        if !extras.isEmpty { text += (text.isEmpty ? "" : " ") + "(\(extras.joined(separator: "; ")))" }
+        return text.isEmpty ? nil : text
+    }
+
+    /// problem+json's `type` is a URI ending in the error's name.
+    public static func errorKind(_ response: Response) -> APIError.Kind? {
+        guard let type = JSONPath.string(in: response.body, path: ["type"]) else { return nil }
+        let name = type.split(separator: "/").last.map(String.init) ?? type
+        switch name {
+        case "short-url-not-found", "not-found", "domain-not-found", "tag-not-found": return .notFound
+        case "invalid-api-key", "missing-authentication": return .unauthorized
+        case _ where name.hasPrefix("forbidden"): return .forbidden
+        default: return nil
+        }
+    }
+
+    /// Shlink names no account: one page of one short URL shows the key is accepted, and how
+    /// many short URLs the server holds.
+    public static let identity: IdentityCheck? = IdentityCheck(list(page: 1, itemsPerPage: 1).request) { response in
+        let total = JSONPath.string(in: response.body, path: ["shortUrls", "pagination", "totalItems"])
+        return Identity(
+            account: "the key is accepted (Shlink names no account)", facts: total.map { ["\($0) short URLs"] } ?? [])
     }
 }

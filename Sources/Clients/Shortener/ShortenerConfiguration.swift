@@ -4,7 +4,7 @@ public import WebAPI
 /// Settings of the shortener client (SPEC §2): the backend, where its API is, the credential,
 /// Bitly's group and the cap on requests in flight.
 public struct ShortenerConfiguration: Sendable {
-    /// `APIMACRO_SHORTENER`, else Google when the URL ends in `/urlshortener/v1`, else Bitly.
+    /// `APIMACRO_SHORTENER`, else the one the URL alone names (Google's `/urlshortener/v1`), else Bitly.
     public var backend: ShortenerBackend
     /// `APIMACRO_SHORTENER_URL`, else the backend's default (`ShortenerBackend.defaultBaseURL`);
     /// empty for Shlink without one (every call then says to set it).
@@ -28,7 +28,7 @@ public struct ShortenerConfiguration: Sendable {
 
     /// A configuration for `backend`; an unset `baseURL` is the backend's default.
     public init(
-        backend: ShortenerBackend = .bitly, baseURL: String? = nil, credential: Secret? = nil, group: String? = nil,
+        backend: ShortenerBackend = .standard, baseURL: String? = nil, credential: Secret? = nil, group: String? = nil,
         maxConcurrency: Int? = nil, timeout: Double = 30, maxWait: Double = 60
     ) {
         self.backend = backend
@@ -42,7 +42,7 @@ public struct ShortenerConfiguration: Sendable {
             problem = APIError(
                 .invalidRequest,
                 "shortener: \(backend.title) has no default server: set \(Shortener.url.variable) "
-                    + "(or [shortener] url in config.toml) to your server's REST API, such as https://s.example.com/rest/v3",
+                    + "(or [shortener] url in config.toml) to your server's REST API, such as \(backend.service.exampleBaseURL)",
                 api: Shortener.name)
         }
     }
@@ -52,7 +52,7 @@ public struct ShortenerConfiguration: Sendable {
         let backend = ShortenerBackend.selected(in: view)
         let found = Shortener.descriptor.credential(in: view)
         self.init(
-            backend: backend ?? .bitly, baseURL: view.value(Shortener.url),
+            backend: backend ?? .standard, baseURL: view.value(Shortener.url),
             credential: found?.secret, group: view.value(Shortener.group),
             maxConcurrency: view.value(Shortener.maxConcurrency).flatMap {
                 Int($0.trimmingCharacters(in: .whitespaces))
@@ -72,10 +72,8 @@ public struct ShortenerConfiguration: Sendable {
         let backend = self.backend
         var configuration = ClientConfiguration(
             name: Shortener.name, baseURL: baseURL, credential: credential.map { backend.credential($0) },
-            defaultHeaders: backend == .google ? [] : [("Accept", "application/json")], timeout: timeout,
-            maxWait: maxWait,
-            errorMessage: { ShortenerErrors.message(backend, $0) },
-            errorKind: { ShortenerErrors.kind(backend, $0) })
+            defaultHeaders: backend.service.defaultHeaders, timeout: timeout, maxWait: maxWait,
+            errorMessage: { backend.service.errorMessage($0) }, errorKind: { backend.service.errorKind($0) })
         configuration.maxConcurrentRequests = maxConcurrency
         configuration.account = account
         return configuration

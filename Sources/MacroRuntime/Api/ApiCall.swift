@@ -365,7 +365,9 @@ public struct ApiCall: Sendable {
         guard let root = JSONPath.value(in: body, path: []) else { return nil }
         if let list = root as? [Any] { return list.count }
         guard !path.isEmpty else { return nil }
-        return (JSONPath.value(in: root, path: path) as? [Any])?.count
+        // An object of items (YOURLS's `links`: `link_1`, `link_2`, …) counts its members.
+        let found = JSONPath.value(in: root, path: path)
+        return (found as? [Any])?.count ?? (found as? [String: Any])?.count
     }
 
     /// Runs `work`, failing after `seconds` (nil: no limit) with the command's timeout message.

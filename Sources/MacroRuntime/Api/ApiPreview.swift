@@ -43,7 +43,7 @@ struct ApiPreview {
         let allows = CredentialStage(credential: nil, baseURL: client.configuration.baseURL).allows(exchange.url)
         credential = allows ? client.credential : nil
         redactor = client.redactor.adding(runtime.secrets.redactor.secrets).adding(credentialsOf: exchange)
-        let descriptor = (ClientRegistry.all.map(\.descriptor) + runtime.plugins.plugins.map(\.descriptor))
+        let descriptor = (BuiltInClients.descriptors + runtime.plugins.plugins.map(\.descriptor))
             .first { $0.name == target.name }
         deferred =
             allows && client.credential == nil

@@ -35,6 +35,17 @@ struct ApiTarget: Sendable {
         self.pageSize = pageSize
     }
 
+    /// A built-in client as its factory built it: its pages as it declares them (`Paging`), and
+    /// what it gets ready before the first request.
+    init(name: String, built: any BuiltClient) {
+        let paging = built.paging
+        self.init(
+            name: name, client: built.api, pagination: paging.pagination, items: paging.items,
+            pageSize: paging.pageSize)
+        prepare = { try await built.prepare() }
+        followLink = paging.followLink
+    }
+
     /// A target whose items path depends on the requested path.
     init(name: String, client: APIClient, pagination: Pagination, items: @escaping @Sendable (String) -> [String]?) {
         self.name = name

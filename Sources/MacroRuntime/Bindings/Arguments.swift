@@ -13,6 +13,18 @@ enum Arguments {
         return text
     }
 
+    /// `function(path, params=None)`'s arguments, and with `limited`, `function(path,
+    /// params=None, limit=None)`'s (the calls on a path relative to a client's base URL).
+    static func pathCall(_ arguments: PyArguments, _ function: String, limited: Bool = false) throws -> (
+        path: String, parameters: [(String, String)], limit: Int?
+    ) {
+        let slots = try arguments.bind(function, ["path", "params"] + (limited ? ["limit"] : []), required: 1)
+        return (
+            try string(slots[0], "path", in: function), try pairs(slots[1], "params", in: function),
+            limited ? try limit(slots[2], in: function) : nil
+        )
+    }
+
     /// An optional non-negative `int` (None → nil).
     static func limit(_ value: PyRef?, in function: String) throws -> Int? {
         guard let value, !value.isNone else { return nil }

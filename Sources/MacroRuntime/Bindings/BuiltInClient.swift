@@ -1,9 +1,9 @@
 import Clients
 import PythonBridge
 
-/// One built-in client in the registry: its descriptor (declared in its folder of
-/// `Sources/Clients`: name, settings, credential sources, login) and how its binding builds
-/// it in Python.
+/// One built-in client in the registry: its entry in `BuiltInClients` (declared in
+/// `Sources/Clients`: name, settings, credential sources, login, factory), and how its
+/// binding builds it in Python.
 ///
 /// `ClientRegistry.all` lists them all.
 struct BuiltInClient: Sendable {
@@ -26,12 +26,28 @@ struct BuiltInClient: Sendable {
     /// Builds its client for `apimacro api` (no Python): nil for a client `api` cannot name.
     let api: (@Sendable (Runtime) -> ApiTarget)?
 
-    /// A registry entry: `descriptor`'s client, built by `install` (and by `api` for `apimacro api`).
-    init(
-        _ descriptor: ClientDescriptor, isObject: Bool = true, install: @escaping @Sendable (Context) throws -> Void,
-        api: (@Sendable (Runtime) -> ApiTarget)? = nil
-    ) {
+    /// A registry entry: `entry`'s client, made by its factory (`entry.make`, in `Sources/Clients`)
+    /// for `apimacro api` and `auth status --check`, and by its binding's `install` for a macro.
+    init(_ entry: BuiltInClients.Entry, install: @escaping @Sendable (Context) throws -> Void) {
+        let descriptor = entry.descriptor
         self.descriptor = descriptor
+        self.isObject = true
+        self.install = install
+        if let make = entry.make {
+            self.api = { @Sendable runtime in
+                ApiTarget(name: descriptor.name, built: make(runtime.view(of: descriptor), runtime.clientContext()))
+            }
+        } else {
+            self.api = nil
+        }
+    }
+
+    /// A registry entry that is no client object (`http`): `api` builds it for `apimacro api`.
+    init(
+        _ entry: BuiltInClients.Entry, isObject: Bool, install: @escaping @Sendable (Context) throws -> Void,
+        api: @escaping @Sendable (Runtime) -> ApiTarget
+    ) {
+        self.descriptor = entry.descriptor
         self.isObject = isObject
         self.install = install
         self.api = api

@@ -2,21 +2,26 @@ import Clients
 import Foundation
 import PluginHost
 
-/// The built-in clients.
+/// The built-in clients with their Python faces: each entry of `BuiltInClients` (which
+/// clients exist, declared in `Sources/Clients`) with the binding that makes `apimacro.NAME`.
 ///
-/// Adding one is its folder in `Sources/Clients` (its descriptor, configuration, router and
-/// client), its binding here in `Bindings/`, and one line below: the module, `login`,
-/// `logout`, `auth status`, `config.toml`'s keys, the settings' checks, the REPL, the help
-/// texts and the plugins' reserved names all read this list.
+/// A new client is its folder in `Sources/Clients`, its line in `BuiltInClients.all`, its
+/// binding here in `Bindings/` and its case below.
 enum ClientRegistry {
-    static let all: [BuiltInClient] = [
-        BuiltInClient(GitHub.descriptor, install: GitHubBinding.install, api: GitHubBinding.apiTarget),
-        BuiltInClient(Instagram.descriptor, install: InstagramBinding.install, api: InstagramBinding.apiTarget),
-        BuiltInClient(Shortener.descriptor, install: ShortenerBinding.install, api: ShortenerBinding.apiTarget),
-        // `apimacro.request`, `get` and `post`: any HTTP API, no credential of its own.
-        BuiltInClient(
-            ClientDescriptor(name: "http"), isObject: false, install: HTTPBinding.install, api: ApiTarget.plain),
-    ]
+    static let all: [BuiltInClient] = BuiltInClients.all.map(withBinding)
+
+    /// `entry` with its binding.
+    static func withBinding(_ entry: BuiltInClients.Entry) -> BuiltInClient {
+        switch entry.name {
+        case GitHub.name: BuiltInClient(entry, install: GitHubBinding.install)
+        case Instagram.name: BuiltInClient(entry, install: InstagramBinding.install)
+        case Shortener.name: BuiltInClient(entry, install: ShortenerBinding.install)
+        // `apimacro.request`, `get` and `post`: functions, not an object.
+        case BuiltInClients.http.name:
+            BuiltInClient(entry, isObject: false, install: HTTPBinding.install, api: ApiTarget.plain)
+        default: preconditionFailure("BuiltInClients lists \(entry.name), which has no binding in ClientRegistry")
+        }
+    }
 
     /// The entry called `name`, if one is.
     static func named(_ name: String) -> BuiltInClient? {
@@ -24,9 +29,7 @@ enum ClientRegistry {
     }
 
     /// The clients `apimacro login` knows, in order.
-    static var loginNames: [String] {
-        all.filter { $0.descriptor.login != nil }.map(\.name)
-    }
+    static var loginNames: [String] { BuiltInClients.loginNames }
 
     /// The clients that are objects in `apimacro` (`github`, …), in order.
     static var objectNames: [String] {
@@ -34,14 +37,12 @@ enum ClientRegistry {
     }
 
     /// Every built-in client's name: no plugin may take one.
-    static var names: Set<String> {
-        Set(all.map(\.name))
-    }
+    static var names: Set<String> { BuiltInClients.names }
 }
 
 extension PluginRegistry {
     /// The plugins in the settings' plugin folders; none may take a built-in client's name.
     static func load(settings: Settings) -> PluginRegistry {
-        load(folders: settings.pluginFolders, reservedNames: ClientRegistry.names)
+        load(folders: settings.pluginFolders, reservedNames: BuiltInClients.names)
     }
 }

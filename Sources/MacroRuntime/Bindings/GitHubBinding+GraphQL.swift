@@ -19,8 +19,8 @@ extension GitHubBinding {
                 doc: """
                     graphql(query, **variables) -> dict
 
-                    POSTs the query and its variables to the GraphQL endpoint (APIMACRO_GITHUB_GRAPHQL_URL, else next to
-                    APIMACRO_GITHUB_URL) with the GitHub token, and returns the answer's `data`. An answer holding `errors`
+                    POSTs the query and its variables to the GraphQL endpoint (\(GitHub.graphQLURL.variable), else next to
+                    \(GitHub.url.variable)) with the GitHub token, and returns the answer's `data`. An answer holding `errors`
                     raises GraphQLError (.errors, .data); HTTP failures raise the usual classes.
                     """
             ) { binding, arguments in

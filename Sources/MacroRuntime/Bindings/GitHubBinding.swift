@@ -33,7 +33,7 @@ final class GitHubBinding {
     func iterate(_ route: GitHubRouter, limit: Int?) throws -> PyRef {
         try iterators.instance(
             PageState(
-                client: client.api, first: route.firstPage(limit: limit), pagination: GitHubClient.pagination,
+                client: client.api, first: route.firstPage(limit: limit), pagination: client.paging.pagination,
                 limit: limit, decoder: decoder))
     }
 
@@ -81,16 +81,8 @@ final class GitHubBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         let module = context.module
-        let learned: @Sendable (String) -> Void = { [secrets = runtime.secrets] in secrets.add($0) }
-        let network: (any Transport)? = runtime.settings.offline ? nil : runtime.network
         func makeBinding(view: SettingsView, store: CredentialStore) -> GitHubBinding {
-            let configuration = GitHubConfiguration(view)
-            let client = GitHubClient(
-                configuration: configuration, transport: runtime.transport, log: runtime.log,
-                redactor: runtime.redactor, warn: runtime.transport.warn, learned: learned, appNetwork: network,
-                storedLogin: GitHubLoginRefresh.due(
-                    configuration: configuration, view: view, store: store, network: network,
-                    warn: runtime.transport.warn, learned: learned))
+            let client = GitHub.client(in: view, on: runtime.clientContext(store: store))
             return GitHubBinding(
                 client: client, decoder: context.decoder, iterators: context.iterators, warn: runtime.transport.warn)
         }
@@ -99,7 +91,8 @@ final class GitHubBinding {
         let builder = NativeClass<GitHubBinding>(
             name: "GitHub", module: "apimacro",
             doc:
-                "The GitHub REST API (base URL from APIMACRO_GITHUB_URL; token from APIMACRO_GITHUB_TOKEN or GITHUB_TOKEN)."
+                "The GitHub REST API (base URL from \(GitHub.url.variable); token from \(GitHub.token.variable) or "
+                + "\(GitHub.sharedToken))."
         )
         CacheKeyword.install(on: builder)
         let user = try builder.method("user", doc: "user(login) -> dict\n\nGET users/{login}.") { binding, arguments in
@@ -157,12 +150,8 @@ final class GitHubBinding {
             "paginate",
             doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page of a list endpoint."
         ) { binding, arguments in
-            let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
-            return try binding.iterate(
-                .paginate(
-                    path: Arguments.string(slots[0], "path", in: "paginate"),
-                    parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
-                limit: Arguments.limit(slots[2], in: "paginate"))
+            let call = try Arguments.pathCall(arguments, "paginate", limited: true)
+            return try binding.iterate(.paginate(path: call.path, parameters: call.parameters), limit: call.limit)
         }
         try AccountBinding.install(on: builder, client: "github") { label in
             let (view, store) = try runtime.view(of: GitHub.descriptor, account: label)
@@ -185,7 +174,7 @@ final class GitHubBinding {
         try builder.property(
             "app",
             doc:
-                "The GitHub App in use (APIMACRO_GITHUB_APP_ID and _APP_KEY), or None: a dict of app_id, "
+                "The GitHub App in use (\(GitHub.appID.variable) and \(GitHub.appKey.variable)), or None: a dict of app_id, "
                 + "installation_id and account (None until the first request finds them) and token_expires_at."
         ) { binding in
             try binding.app()

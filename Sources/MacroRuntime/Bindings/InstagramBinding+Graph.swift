@@ -7,7 +7,7 @@ extension InstagramBinding {
     /// `apimacro.instagram` on the Instagram API with Instagram Login (the default backend):
     /// `me`, `media` (and its alias `recent_media`), `children`, `insights`, `get`, `paginate`,
     /// `rate_limit`, and Business Login in a macro (`authorize_url`, `complete_login`).
-    final class Graph {
+    final class Graph: InstagramFace {
         let client: InstagramGraphClient
         let decoder: JSONDecoding
         let iterators: NativeClass<PageState>
@@ -28,6 +28,16 @@ extension InstagramBinding {
             self.store = store
             self.storeProblem = storeProblem
             self.runtime = runtime
+        }
+
+        var loggedIn: Bool { client.loggedIn }
+
+        func get(path: String, parameters: [(String, String)]) throws -> PyRef {
+            try fetch(.get(path: path, parameters: parameters))
+        }
+
+        func paginate(path: String, parameters: [(String, String)], limit: Int?) throws -> PyRef {
+            try iterate(.get(path: path, parameters: parameters), limit: limit)
         }
 
         /// The token ready (refreshed if due), or the reason there is none (GIL held; waits without it).
@@ -63,18 +73,10 @@ extension InstagramBinding {
         func iterate(_ route: InstagramGraphRouter, limit: Int?) throws -> PyRef {
             learnSecrets(in: route)
             try prepare()
-            let next = PageState.bodyValue(of: InstagramGraphRouter.pagination)
             return try iterators.instance(
                 PageState(
-                    client: client.api, first: route.firstPage(limit: limit),
-                    pagination: InstagramGraphRouter.pagination, limit: limit, decoder: decoder,
-                    items: { payload in
-                        guard let data = payload.value(at: InstagramGraphRouter.itemsPath) else {
-                            throw APIError(.parse, "an Instagram page without `data`", api: Instagram.name)
-                        }
-                        return data
-                    },
-                    bodyValue: { payload in try next?(payload).map(InstagramGraphRouter.withoutToken) }))
+                    client: client.api, first: route.firstPage(limit: limit), paging: client.paging, limit: limit,
+                    decoder: decoder))
         }
 
         /// Every item of every page, as a list.
@@ -173,62 +175,33 @@ extension InstagramBinding {
                     + "(a base URL ending in /v1)", api: Instagram.name)
         }
 
-        /// The Graph client on the runtime's transport, keeping a stored token alive (its
-        /// refresh stored and redacted from then on).
-        static func client(
-            _ runtime: Runtime, configuration: InstagramGraphConfiguration, store: CredentialStore? = nil
-        ) -> InstagramGraphClient {
-            let secrets = runtime.secrets
-            let store = store ?? runtime.credentials
-            let entry = configuration.tokenIsStored ? (try? store.entry(for: Instagram.name)) ?? nil : nil
-            return InstagramGraphClient(
-                configuration: configuration, transport: runtime.transport, log: runtime.log,
-                redactor: runtime.redactor,
-                tokens: InstagramGraphClient.TokenStore(
-                    store: store, entry: entry,
-                    network: runtime.transport.offline ? nil : runtime.network, remember: { secrets.add($0) },
-                    warn: MacroHost.standardError))
-        }
-
-        static func install(_ context: BuiltInClient.Context, configuration: InstagramGraphConfiguration) throws {
+        /// Builds `apimacro.instagram` on `client`.
+        static func install(_ context: BuiltInClient.Context, client: InstagramGraphClient) throws {
             let runtime = context.runtime
-            let client = Graph.client(runtime, configuration: configuration)
             let binding = Graph(
                 client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
                 storeProblem: runtime.credentialProblem, runtime: runtime)
             let builder = NativeClass<Graph>(
                 name: "Instagram", module: "apimacro",
                 doc:
-                    "The Instagram API with Instagram Login (base URL from APIMACRO_INSTAGRAM_URL, version from "
-                    + "APIMACRO_INSTAGRAM_API_VERSION; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
+                    "The Instagram API with Instagram Login (base URL from \(Instagram.url.variable), version from "
+                    + "\(Instagram.apiVersion.variable); token from \(Instagram.token.variable) or `apimacro login instagram`)."
             )
             CacheKeyword.install(on: builder)
-            try builder.method(
-                "authorize_url",
-                doc:
-                    "authorize_url(state=None) -> str\n\nMeta's authorize URL (response_type=code) to open in a browser."
-            ) { binding, arguments in
-                let slots = try arguments.bind("authorize_url", ["state"])
-                let state = try slots[0].flatMap {
-                    $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url")
-                }
-                return try PyRef(string: binding.authorizeURL(state: state))
-            }
-            try builder.method(
-                "complete_login",
-                doc:
-                    "complete_login(redirect_url)\n\nExchanges the code in the redirect URL for a 60-day token and stores it; "
-                    + "AuthError on error= or a state mismatch."
-            ) { binding, arguments in
-                let slots = try arguments.bind("complete_login", ["redirect_url"], required: 1)
-                try binding.completeLogin(redirect: Arguments.string(slots[0], "redirect_url", in: "complete_login"))
-                return .none
-            }
-            try builder.property("logged_in", doc: "Whether a token is set.") { .bool($0.client.loggedIn) }
+            try installShared(
+                on: builder,
+                docs: InstagramFaceDocs(
+                    authorizeURL: "Meta's authorize URL (response_type=code) to open in a browser.",
+                    completeLogin:
+                        "Exchanges the code in the redirect URL for a 60-day token and stores it; "
+                        + "AuthError on error= or a state mismatch.",
+                    get: "decoded JSON\n\nOne GET relative to the versioned base URL.",
+                    paginate: "Every item of every page (data, paging.next)."))
             try AccountBinding.install(on: builder, client: "instagram") { label in
                 let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
                 return Graph(
-                    client: Graph.client(runtime, configuration: InstagramGraphConfiguration(view), store: store),
+                    client: Instagram.graphClient(
+                        InstagramGraphConfiguration(view), on: runtime.clientContext(store: store)),
                     decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil,
                     runtime: runtime)
             }
@@ -293,27 +266,6 @@ extension InstagramBinding {
                     metrics: try fields(slots[1], "metrics", in: "insights", defaults: ""), parameters: parameters)
                 let payload = try binding.fetch(route)
                 return payload.value(at: InstagramGraphRouter.itemsPath) ?? payload
-            }
-            try builder.method(
-                "get", doc: "get(path, params=None) -> decoded JSON\n\nOne GET relative to the versioned base URL."
-            ) { binding, arguments in
-                let slots = try arguments.bind("get", ["path", "params"], required: 1)
-                return try binding.fetch(
-                    .get(
-                        path: Arguments.string(slots[0], "path", in: "get"),
-                        parameters: Arguments.pairs(slots[1], "params", in: "get")))
-            }
-            try builder.method(
-                "paginate",
-                doc:
-                    "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page (data, paging.next)."
-            ) { binding, arguments in
-                let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
-                return try binding.iterate(
-                    .get(
-                        path: Arguments.string(slots[0], "path", in: "paginate"),
-                        parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
-                    limit: Arguments.limit(slots[2], in: "paginate"))
             }
             for name in ["followed_by", "follows"] {
                 try builder.method(name, doc: "\(name)(limit=None): only on the legacy v1 API.") { _, _ in

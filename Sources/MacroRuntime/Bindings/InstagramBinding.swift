@@ -5,7 +5,7 @@ import WebAPI
 
 /// `apimacro.instagram` on the legacy v1 API of SPEC §3 and its OAuth implicit login (a base URL
 /// ending in `/v1`); `InstagramBinding.Graph` is the Instagram API with Instagram Login.
-final class InstagramBinding {
+final class InstagramBinding: InstagramFace {
     let client: InstagramClient
     let decoder: JSONDecoding
     let iterators: NativeClass<PageState>
@@ -30,6 +30,16 @@ final class InstagramBinding {
         self.store = store
         self.storeProblem = storeProblem
         self.now = now
+    }
+
+    var loggedIn: Bool { client.loggedIn }
+
+    func get(path: String, parameters: [(String, String)]) throws -> PyRef {
+        try fetch(.get(path: path, parameters: parameters))
+    }
+
+    func paginate(path: String, parameters: [(String, String)], limit: Int?) throws -> PyRef {
+        try iterate(.get(path: path, parameters: parameters), limit: limit)
     }
 
     func requireToken() throws {
@@ -71,16 +81,8 @@ final class InstagramBinding {
         try requireToken()
         return try iterators.instance(
             PageState(
-                client: client.api, first: route.firstPage(limit: limit), pagination: InstagramClient.pagination,
-                limit: limit,
-                decoder: decoder,
-                items: { payload in
-                    guard let data = payload.value(at: InstagramEnvelope.dataPath) else {
-                        throw APIError(.parse, "an Instagram page without `data`", api: "instagram")
-                    }
-                    return data
-                },
-                bodyValue: PageState.bodyValue(of: InstagramClient.pagination)))
+                client: client.api, first: route.firstPage(limit: limit), paging: client.paging, limit: limit,
+                decoder: decoder))
     }
 
     /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
@@ -119,18 +121,16 @@ final class InstagramBinding {
     /// Builds `apimacro.instagram` for the backend the settings choose: the Instagram API with
     /// Instagram Login (`Graph`), or the legacy v1 API (a base URL ending in `/v1`).
     static func install(_ context: BuiltInClient.Context) throws {
-        switch InstagramBackend(context.runtime.view(of: Instagram.descriptor)) {
-        case .graph(let configuration): try Graph.install(context, configuration: configuration)
-        case .legacy(let configuration): try installLegacy(context, configuration: configuration)
+        let runtime = context.runtime
+        switch Instagram.client(in: runtime.view(of: Instagram.descriptor), on: runtime.clientContext()) {
+        case .graph(let client): try Graph.install(context, client: client)
+        case .legacy(let client): try installLegacy(context, client: client)
         }
     }
 
     /// Builds `apimacro.instagram` on the legacy v1 API.
-    static func installLegacy(_ context: BuiltInClient.Context, configuration: InstagramConfiguration) throws {
+    static func installLegacy(_ context: BuiltInClient.Context, client: InstagramClient) throws {
         let runtime = context.runtime
-        let client = InstagramClient(
-            configuration: configuration,
-            transport: runtime.transport, log: runtime.log, redactor: runtime.redactor)
         let binding = InstagramBinding(
             client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
             storeProblem: runtime.credentialProblem)
@@ -139,35 +139,21 @@ final class InstagramBinding {
         let builder = NativeClass<InstagramBinding>(
             name: "Instagram", module: "apimacro",
             doc:
-                "The Instagram v1 API (base URL from APIMACRO_INSTAGRAM_URL; token from APIMACRO_INSTAGRAM_TOKEN or `apimacro login instagram`)."
+                "The Instagram v1 API (base URL from \(Instagram.url.variable); token from \(Instagram.token.variable) or "
+                + "`apimacro login instagram`)."
         )
         CacheKeyword.install(on: builder)
-        try builder.method(
-            "authorize_url",
-            doc: "authorize_url(state=None) -> str\n\nThe OAuth2 URL (response_type=token) to open in a browser."
-        ) { binding, arguments in
-            let slots = try arguments.bind("authorize_url", ["state"])
-            let state = try slots[0].flatMap {
-                $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url")
-            }
-            return try PyRef(string: binding.authorizeURL(state: state))
-        }
-        try builder.method(
-            "complete_login",
-            doc:
-                "complete_login(redirect_url)\n\nStores the access_token from the redirect URL's fragment; AuthError on error= or a state mismatch."
-        ) { binding, arguments in
-            let slots = try arguments.bind("complete_login", ["redirect_url"], required: 1)
-            try binding.completeLogin(redirect: Arguments.string(slots[0], "redirect_url", in: "complete_login"))
-            return .none
-        }
-        try builder.property("logged_in", doc: "Whether a token is set.") { .bool($0.client.loggedIn) }
+        try installShared(
+            on: builder,
+            docs: InstagramFaceDocs(
+                authorizeURL: "The OAuth2 URL (response_type=token) to open in a browser.",
+                completeLogin:
+                    "Stores the access_token from the redirect URL's fragment; AuthError on error= or a state mismatch.",
+                get: "the `data` member of the envelope", paginate: "Every item of every page (data, pagination)."))
         try AccountBinding.install(on: builder, client: "instagram") { label in
             let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
             let other = InstagramBinding(
-                client: InstagramClient(
-                    configuration: InstagramConfiguration(view), transport: runtime.transport, log: runtime.log,
-                    redactor: runtime.redactor),
+                client: Instagram.legacyClient(InstagramConfiguration(view), on: runtime.clientContext(store: store)),
                 decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil)
             other.remember = { secrets.add($0) }
             return other
@@ -203,33 +189,15 @@ final class InstagramBinding {
                 return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[2], in: name))
             }
         }
-        try builder.method(
-            "paginate",
-            doc: "paginate(path, params=None, limit=None) -> iterator\n\nEvery item of every page (data, pagination)."
-        ) { binding, arguments in
-            let slots = try arguments.bind("paginate", ["path", "params", "limit"], required: 1)
-            return try binding.iterate(
-                .get(
-                    path: Arguments.string(slots[0], "path", in: "paginate"),
-                    parameters: Arguments.pairs(slots[1], "params", in: "paginate")),
-                limit: Arguments.limit(slots[2], in: "paginate"))
-        }
         for (name, parameters) in [("children", "media_id"), ("insights", "target, metrics, period=None, **params")] {
             try builder.method(name, doc: "\(name)(\(parameters)) -> list of dicts\n\nOnly on the Graph API.") {
                 _, _ in
                 throw APIError(
                     .invalidRequest,
                     "instagram.\(name)() exists only on the Instagram API with Instagram Login; this base URL is the "
-                        + "legacy v1 API (unset APIMACRO_INSTAGRAM_URL for graph.instagram.com)", api: Instagram.name)
+                        + "legacy v1 API (unset \(Instagram.url.variable) for graph.instagram.com)", api: Instagram.name
+                )
             }
-        }
-        try builder.method("get", doc: "get(path, params=None) -> the `data` member of the envelope") {
-            binding, arguments in
-            let slots = try arguments.bind("get", ["path", "params"], required: 1)
-            return try binding.fetch(
-                .get(
-                    path: Arguments.string(slots[0], "path", in: "get"),
-                    parameters: Arguments.pairs(slots[1], "params", in: "get")))
         }
         try builder.method("__repr__") { binding, _ in
             try PyRef(

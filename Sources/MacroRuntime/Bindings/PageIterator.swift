@@ -187,3 +187,28 @@ enum PageIteratorClass {
         return builder
     }
 }
+
+extension PageState {
+    /// An iteration over pages as a client declares them (`Paging`): the items at its path (a
+    /// page without them is a `ParseError` naming it), the next page by its pagination, and a
+    /// next page's link followed as the client follows it.
+    convenience init(client: APIClient, first: Request, paging: Paging, limit: Int?, decoder: JSONDecoding) {
+        let name = client.configuration.name
+        let items = paging.items
+        let follow = paging.followLink
+        let read = PageState.bodyValue(of: paging.pagination)
+        var bodyValue = read
+        if case .nextURL = paging.pagination, let read {
+            bodyValue = { payload in try read(payload).map(follow) }
+        }
+        self.init(
+            client: client, first: first, pagination: paging.pagination, limit: limit, decoder: decoder,
+            items: { payload in
+                guard let items else { return payload }
+                guard let found = payload.value(at: items) else {
+                    throw APIError(.parse, "\(name): a page without `\(items.joined(separator: "."))`", api: name)
+                }
+                return found
+            }, bodyValue: bodyValue)
+    }
+}

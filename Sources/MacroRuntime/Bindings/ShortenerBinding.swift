@@ -26,7 +26,7 @@ final class ShortenerBinding {
 
     /// A call's request, built with every check (no request is sent when one fails); a store
     /// that could not be read is the error rather than a call without its credential.
-    func prepare(_ build: (ShortenerClient) throws -> Request) throws -> Request {
+    func prepare<Built>(_ build: (ShortenerClient) throws -> Built) throws -> Built {
         do {
             let request = try build(client)
             if let storeProblem { throw storeProblem }
@@ -43,41 +43,39 @@ final class ShortenerBinding {
         return (try decoder.decode(response, api: Shortener.name), response)
     }
 
-    /// A lazy iterator over the account's links, each as `Presenter.link` makes it.
+    /// A lazy iterator over the account's links, each as `Presenter.link` makes it, following
+    /// the backend's pages as it declares them (`ShortenerBackend.paging`, `LinksStart`).
     func links(limit: Int?) throws -> PyRef {
-        let first = try prepare { try $0.firstLinksPage(limit: limit) }
+        let start = try prepare { try $0.linksStart(limit: limit) }
         let present = Presenter(backend: client.backend)
-        let page: (PyRef, Response, Request) throws -> PageState.Page
-        switch client.backend {
-        case .bitly:
-            page = { payload, response, request in
-                if BitlyRouter.isUserLookup(request) {
-                    guard let group = Self.string(payload.value(at: BitlyRouter.groupPath)), !group.isEmpty else {
-                        throw Self.parseError(response, "did not name the account's default_group_guid")
-                    }
-                    return PageState.Page(
-                        items: try PySequence.list([]), next: BitlyRouter.firstLinksPage(group: group, limit: limit))
+        let paging = client.paging
+        let items = paging.items ?? []
+        let read = PageState.bodyValue(of: paging.pagination)
+        let page: (PyRef, Response, Request) throws -> PageState.Page = { payload, response, request in
+            if let lookup = start.lookup, start.isLookup(request) {
+                guard let found = Self.string(payload.value(at: lookup.path)), !found.isEmpty else {
+                    throw Self.parseError(response, "did not name \(lookup.what)")
                 }
-                let items = try Self.list(payload.value(at: BitlyRouter.itemsPath), response, "links")
-                let found = Self.string(payload.value(at: BitlyRouter.nextPath))
-                let next = Pagination.nextURL(path: BitlyRouter.nextPath).next(
-                    after: response, request: request, itemCount: PySequence.count(items), bodyValue: .some(found))
-                return PageState.Page(items: try present.links(items, response), next: next)
+                return PageState.Page(items: try PySequence.list([]), next: lookup.firstPage(found))
             }
-        case .shlink:
-            page = { payload, response, request in
-                let items = try Self.list(payload.value(at: ShlinkRouter.itemsPath), response, "shortUrls.data")
-                let pages = payload.value(at: ShlinkRouter.pagesCountPath).flatMap(Self.int)
-                let next = ShlinkRouter.nextPage(after: request, pagesCount: pages, itemCount: PySequence.count(items))
-                return PageState.Page(items: try present.links(items, response), next: next)
+            var found = payload.value(at: items)
+            if paging.keyedItems {
+                if let object = found, object.typeName == "dict" {
+                    found = try Interpreter.import("builtins").attribute("list").call([object.callMethod("values", [])])
+                } else if found == nil, payload.typeName == "dict" {
+                    found = try PySequence.list([])
+                }
             }
-        case .google:
-            // firstLinksPage refused it.
-            page = { _, response, _ in throw Self.parseError(response, "is not a list of links") }
+            let list = try Self.list(found, response, items.joined(separator: "."))
+            let next = paging.pagination.next(
+                after: response, request: request, itemCount: PySequence.count(list),
+                bodyValue: .some(try read?(payload) ?? nil))
+            return PageState.Page(items: try present.links(list, response), next: next)
         }
         return try iterators.instance(
             PageState(
-                client: client.api, first: first, pagination: .none, limit: limit, decoder: decoder, page: page))
+                client: client.api, first: start.request, pagination: .none, limit: limit, decoder: decoder,
+                page: page))
     }
 
     /// How a backend's answers become what a macro sees.
@@ -91,20 +89,25 @@ final class ShortenerBinding {
         /// An answer with no short URL is a `ParseError`.
         func link(_ raw: PyRef, _ response: Response) throws -> PyRef {
             let shape = backend.shape
-            guard raw.typeName == "dict", let id = ShortenerBinding.string(raw.value(at: shape.id)), !id.isEmpty else {
+            func text(_ paths: [[String]]) -> String? {
+                ShortLinkShape.first(paths) { ShortenerBinding.string(raw.value(at: $0)) }
+            }
+            guard raw.typeName == "dict", let id = text(shape.id), !id.isEmpty else {
+                // An answer marked as failed says why in the backend's error message.
+                let failed = raw.typeName == "dict" ? shape.failure.flatMap { text([$0]) } : nil
+                let why = failed.map { backend.service.errorMessage(response) ?? $0 }
                 throw ShortenerBinding.parseError(
-                    response, "did not answer with a short link (no \(shape.id.joined(separator: ".")))")
+                    response,
+                    "did not answer with a short link (no \(ShortLinkShape.describe(shape.id)))"
+                        + (why.map { ": \($0)" } ?? ""))
             }
             let result =
                 shape.keepsAnswerKeys
                 ? try Interpreter.import("builtins").attribute("dict").call([raw])
                 : try PythonValue.object([]).toPython()
             try result.setItem("id", PyRef(string: shape.shortURL(id)))
-            try result.setItem(
-                "longUrl", ShortenerBinding.string(raw.value(at: shape.longURL)).map { try PyRef(string: $0) } ?? .none)
-            try result.setItem(
-                "created_at",
-                ShortenerBinding.string(raw.value(at: shape.createdAt)).map { try PyRef(string: $0) } ?? .none)
+            try result.setItem("longUrl", text(shape.longURL).map { try PyRef(string: $0) } ?? .none)
+            try result.setItem("created_at", text(shape.createdAt).map { try PyRef(string: $0) } ?? .none)
             try result.setItem("backend", PyRef(string: backend.rawValue))
             try result.setItem("raw", raw)
             return result
@@ -125,10 +128,10 @@ final class ShortenerBinding {
         /// The total of clicks in a `clicks` answer, as an int (Google sent it as a string of digits).
         func clicks(_ raw: PyRef, _ response: Response) throws -> PyRef {
             let shape = backend.shape
-            let found = raw.value(at: shape.clicks) ?? shape.olderClicks.flatMap { raw.value(at: $0) }
+            let found = ShortLinkShape.first(shape.clicks) { raw.value(at: $0) }
             guard let total = found.flatMap(ShortenerBinding.int), total >= 0 else {
                 throw ShortenerBinding.parseError(
-                    response, "did not answer with a count of clicks at \(shape.clicks.joined(separator: "."))")
+                    response, "did not answer with a count of clicks at \(ShortLinkShape.describe(shape.clicks))")
             }
             return try PythonValue.int(total).toPython()
         }
@@ -169,9 +172,7 @@ final class ShortenerBinding {
     static func install(_ context: BuiltInClient.Context) throws {
         let runtime = context.runtime
         func makeBinding(view: SettingsView, storeProblem: APIError?) -> ShortenerBinding {
-            let client = ShortenerClient(
-                configuration: ShortenerConfiguration(view), transport: runtime.transport, log: runtime.log,
-                redactor: runtime.redactor)
+            let client = Shortener.client(in: view, on: runtime.clientContext())
             return ShortenerBinding(
                 client: client, decoder: context.decoder, iterators: context.iterators,
                 storeProblem: client.api.credential == nil ? storeProblem : nil)
@@ -181,9 +182,7 @@ final class ShortenerBinding {
         let present = Presenter(backend: client.backend)
         let builder = NativeClass<ShortenerBinding>(
             name: "Shortener", module: "apimacro",
-            doc:
-                "A URL shortener: Bitly (default; token from APIMACRO_SHORTENER_TOKEN), Shlink (APIMACRO_SHORTENER=shlink, "
-                + "APIMACRO_SHORTENER_URL, APIMACRO_SHORTENER_KEY) or the legacy Google API.")
+            doc: "A URL shortener: " + ShortenerBackend.allCases.map(Self.summary).joined(separator: "; ") + ".")
         CacheKeyword.install(on: builder)
         let shorten = try builder.method(
             "shorten",
@@ -219,7 +218,11 @@ final class ShortenerBinding {
             let (view, _) = try runtime.view(of: Shortener.descriptor, account: label)
             return makeBinding(view: view, storeProblem: nil)
         }
-        try builder.property("backend", doc: "The service in use: 'bitly', 'shlink' or 'google'.") {
+        try builder.property(
+            "backend",
+            doc: "The service in use: " + ShortenerBackend.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                + "."
+        ) {
             try PyRef(string: $0.client.backend.rawValue)
         }
         try builder.property(
@@ -227,7 +230,7 @@ final class ShortenerBinding {
             doc:
                 "Bitly's limits (read once a run): plan_limits and platform_limits as Bitly sends them, with "
                 + "this run's requests counted, api_requests (the month's API quota, or None), organization_guid "
-                + "and notes (why a lookup failed). None with Shlink and Google."
+                + "and notes (why a lookup failed). None with the other backends."
         ) { binding in
             guard let limits = binding.client.limits else { return .none }
             return try Self.rateLimit(withoutGIL { await limits.snapshot() }, reset: BitlyLimits.monthlyReset())
@@ -302,6 +305,14 @@ final class ShortenerBinding {
             ("organization_guid", snapshot.organization.map { .string($0) } ?? .none),
             ("notes", .list(snapshot.notes.map { .string($0) })),
         ]).toPython()
+    }
+
+    /// How the class's docstring names `backend`: its title, how it is chosen, its settings.
+    static func summary(_ backend: ShortenerBackend) -> String {
+        let chosen =
+            backend == .standard ? "the default" : "\(Shortener.backend.variable)=\(backend.rawValue)"
+        let url = backend.defaultBaseURL == nil ? "\(Shortener.url.variable), " : ""
+        return "\(backend.title) (\(chosen); \(url)\(backend.credentialSetting.variable))"
     }
 
     /// `shorten(long_url, *, domain=None, slug=None, tags=None)`'s request.

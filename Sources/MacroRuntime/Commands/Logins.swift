@@ -33,7 +33,7 @@ public struct Logins: Sendable {
     }
 
     /// The built-in clients `login` knows (plugins with credentials come on top).
-    public static var loginNames: [String] { ClientRegistry.loginNames }
+    public static var loginNames: [String] { BuiltInClients.loginNames }
 
     /// What `login` and `logout` take, in words: `instagram, shortener or a plugin`.
     public static var namesInWords: String {
@@ -46,7 +46,7 @@ public struct Logins: Sendable {
     public static var help: String {
         var lines: [String] = []
         var oauthName: String?
-        for client in ClientRegistry.all.map(\.descriptor) {
+        for client in BuiltInClients.descriptors {
             switch client.login {
             case .oauthImplicit(let login):
                 oauthName = oauthName ?? client.name
@@ -88,7 +88,7 @@ public struct Logins: Sendable {
     /// each as its descriptor says (those with no credential of their own are left out).
     public func status() -> [Status] {
         let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
-        return (ClientRegistry.all.map(\.descriptor) + plugins).compactMap(status(of:))
+        return (BuiltInClients.descriptors + plugins).compactMap(status(of:))
     }
 
     /// Where `client`'s credential comes from: the first of its sources outside the store that
@@ -274,7 +274,7 @@ public struct Logins: Sendable {
         _ name: String, mode: Mode, hostname: String? = nil, say: @Sendable (String) -> Void,
         prompt: @Sendable () -> String?
     ) async throws {
-        if let client = ClientRegistry.named(name)?.descriptor, client.login != nil {
+        if let client = BuiltInClients.named(name)?.descriptor, client.login != nil {
             return try await login(client, mode: mode, hostname: hostname, say: say, prompt: prompt)
         }
         if hostname != nil {
@@ -288,7 +288,7 @@ public struct Logins: Sendable {
             let names = Logins.loginNames + registry.plugins.filter { $0.auth != .none }.map(\.name)
             // Each client without a login, with every place it reads its credential from (GitHub's
             // variables, then gh's own: its hosts.yml and `gh auth token`).
-            let fromEnvironment = ClientRegistry.all.map(\.descriptor).filter {
+            let fromEnvironment = BuiltInClients.descriptors.filter {
                 $0.login == nil && !$0.credentialVariables.isEmpty
             }.map { client in
                 let others = client.credentialSources.filter { $0.variable == nil && !$0.isStoredLogin }.map {
@@ -317,8 +317,8 @@ public struct Logins: Sendable {
     public func authorizationURL(for name: String) throws -> String {
         let registry = PluginRegistry.load(settings: settings)
         let client =
-            ClientRegistry.named(name)?.descriptor.login == nil
-            ? registry.plugin(named: name)?.descriptor : ClientRegistry.named(name)?.descriptor
+            BuiltInClients.named(name)?.descriptor.login == nil
+            ? registry.plugin(named: name)?.descriptor : BuiltInClients.named(name)?.descriptor
         guard let client, case .oauthImplicit(let login) = client.login else {
             throw MacroError("\(name) has no OAuth login; apimacro login \(name) says how it logs in")
         }
@@ -489,7 +489,7 @@ public struct Logins: Sendable {
             throw APIError(.auth, "the token read from standard input holds spaces or several lines; nothing stored")
         }
         let login =
-            ClientRegistry.named(name)?.descriptor.login
+            BuiltInClients.named(name)?.descriptor.login
             ?? PluginRegistry.load(settings: settings)
             .plugin(named: name)?.descriptor.login
         var lifetime: Double?
@@ -519,7 +519,7 @@ public struct Logins: Sendable {
 
     /// The clients and plugins that log in by OAuth.
     static func oauthNames(settings: Settings) -> [String] {
-        let builtIn = ClientRegistry.all.map(\.descriptor)
+        let builtIn = BuiltInClients.descriptors
         let plugins = PluginRegistry.load(settings: settings).plugins.map(\.descriptor)
         return (builtIn + plugins).filter { descriptor in
             switch descriptor.login {

@@ -1,3 +1,4 @@
+import Clients
 import Foundation
 import PluginHost
 import WebAPI
@@ -195,7 +196,7 @@ public struct PluginInstaller: Sendable {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let manifest: PluginManifest
             do {
-                manifest = try PluginManifest.load(folder: staged, reservedNames: ClientRegistry.names)
+                manifest = try PluginManifest.load(folder: staged, reservedNames: BuiltInClients.names)
             } catch let error as PluginError {
                 throw ExitReport.failure("plugins install: the repository's plugin.toml does not load: \(error)")
             }

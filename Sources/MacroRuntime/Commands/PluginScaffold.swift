@@ -1,3 +1,4 @@
+import Clients
 public import Foundation
 import PluginHost
 import PythonBridge
@@ -71,7 +72,7 @@ public struct PluginScaffold {
         }
         let manifest: PluginManifest
         do {
-            manifest = try PluginManifest.load(folder: staging, reservedNames: ClientRegistry.names)
+            manifest = try PluginManifest.load(folder: staging, reservedNames: BuiltInClients.names)
         } catch {
             throw ExitReport.failure(
                 "the plugin.toml made from \(source) does not load (\(error)); nothing was written. This is a bug in "
@@ -93,7 +94,7 @@ public struct PluginScaffold {
                 "'\(name)' is not a valid plugin name; use lowercase letters, digits and _, starting with a letter (e.g. \(PluginManifest.suggestedName(name)))"
             )
         }
-        guard !ClientRegistry.names.contains(name) else {
+        guard !BuiltInClients.names.contains(name) else {
             throw MacroError("'\(name)' is a built-in client; choose another name (e.g. \(name)_api)")
         }
     }

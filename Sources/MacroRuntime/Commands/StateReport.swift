@@ -11,12 +11,16 @@ import WebAPI
 public struct StateReport {
     let settings: Settings
     let state: StateDatabase
+    /// Why `APIMACRO_STATE` cannot be used, if it cannot (every command says so rather than
+    /// show another place's state).
+    let problem: String?
 
     /// The state of `settings`' home.
     public init(settings: Settings) {
         self.settings = settings
-        state = StateDatabase(
-            home: settings.home, postgres: StoreSession.location(settings.environment).state)
+        let location = StoreSession.location(settings)
+        state = StateDatabase(home: settings.home, postgres: location.state, redis: location.redis)
+        problem = location.problem
     }
 
     /// The state key `macro` names: a path to a `.py` file gives its key as a run would
@@ -87,6 +91,7 @@ public struct StateReport {
     /// - Throws: `MacroError` when a run holds the state past a minute, or the file cannot be written.
     public func reset(_ macro: String, key: String?) async throws -> String {
         let name = self.key(macro)
+        if let problem { throw MacroError(problem) }
         let removed: Int
         do {
             removed = try await state.reset(macro: name, key: key, wait: settings.timeout ?? 60)
@@ -102,6 +107,7 @@ public struct StateReport {
     }
 
     private func read(_ macro: String?) throws -> [StateDatabase.Entry] {
+        if let problem { throw MacroError(problem) }
         do {
             return try state.entries(macro: macro)
         } catch let error as StoreError {

@@ -32,7 +32,11 @@ extension APIError: PythonRaisable {
             return
         }
         do {
-            let type = try Interpreter.import("_apimacro").attribute(className)
+            let module = try Interpreter.import("_apimacro")
+            var type = try module.attribute(className)
+            // Only the Graph API's errors carry details (code, subcode, fbtrace_id): they are
+            // raised as the class's subclass that is also a GraphAPIError, which declares them.
+            if !details.isEmpty { type = try module.attribute("_graph_class").call([type]) }
             var keywords: [(String, PyRef)] = [
                 ("status", try status.map { try PythonValue.int($0).toPython() } ?? .none),
                 ("url", try url.map { try PyRef(string: $0) } ?? .none),

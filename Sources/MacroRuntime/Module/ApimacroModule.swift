@@ -44,7 +44,7 @@ enum ApimacroModule {
         // What the REPL's namespace and `:login` read: the built-in clients, and how each client
         // with a login logs in, the plugins' too (the names `apimacro login` takes).
         try module.set("_builtin_clients", PythonValue.list(ClientRegistry.objectNames.map { .string($0) }).toPython())
-        let descriptors = ClientRegistry.all.map(\.descriptor) + runtime.plugins.plugins.map(\.descriptor)
+        let descriptors = BuiltInClients.descriptors + runtime.plugins.plugins.map(\.descriptor)
         try module.set(
             "_logins",
             PythonValue.object(

@@ -63,7 +63,7 @@ final class Runtime: Sendable {
         // before anything runs, with the labels there are.
         for (name, label) in settings.accounts.sorted(by: { $0.key < $1.key }) where tokens[name] == nil {
             let known =
-                ClientRegistry.all.filter(\.descriptor.readsStoredLogin).map(\.name)
+                BuiltInClients.descriptors.filter(\.readsStoredLogin).map(\.name)
                 + registry.plugins.filter { $0.auth != .none }.map(\.name)
             guard known.contains(name) else {
                 throw MacroError(
@@ -100,7 +100,7 @@ final class Runtime: Sendable {
         }
         // Tokens saved by `apimacro login` are secrets like those from the environment.
         var builtInTokens: [String: Secret] = [:]
-        for client in ClientRegistry.all where client.descriptor.readsStoredLogin {
+        for client in BuiltInClients.descriptors where client.readsStoredLogin {
             builtInTokens[client.name] = stored(client.name)
         }
         storedTokens = builtInTokens
@@ -145,6 +145,14 @@ final class Runtime: Sendable {
         }
         pluginClients = clients
         credentialProblem = problem
+    }
+
+    /// What each built-in client is built on (`store`: the stored credentials, or one account of them).
+    func clientContext(store: CredentialStore? = nil) -> ClientContext {
+        let secrets = self.secrets
+        return ClientContext(
+            transport: transport, log: log, redactor: redactor, store: store ?? credentials,
+            network: settings.offline ? nil : network, warn: transport.warn, learned: { secrets.add($0) })
     }
 
     /// What the client `descriptor` describes reads its configuration from: the settings, and

@@ -30,6 +30,12 @@ final class TerminationSignals {
         return value == 0 ? nil : value
     }
 
+    /// The signals taken over now, as bits (1 << number): a child that `fork()` makes puts
+    /// these back to their default.
+    private static let takenOver = Atomic<UInt64>(0)
+    /// Whether the after-fork hook is registered (once a process: Python keeps it for good).
+    private static let forkHookRegistered = Atomic<Bool>(false)
+
     /// The signals taken over.
     static let handled: [(name: String, number: Int32)] = [("SIGTERM", SIGTERM), ("SIGHUP", SIGHUP)]
 
@@ -78,8 +84,32 @@ final class TerminationSignals {
             let old = try module.callMethod("signal", [pythonNumber, handler])
             signals.previous.append((number, old))
             Interrupts.chain(number)
+            takenOver.bitwiseOr(1 << UInt64(number), ordering: .releasing)
         }
+        if !signals.previous.isEmpty { try registerForkHook() }
         return signals
+    }
+
+    /// A child that `fork()` makes of the macro's process (a `multiprocessing` pool's worker)
+    /// gets SIGTERM and SIGHUP back at their default, as in plain Python: `Pool.terminate()` ends
+    /// its workers with SIGTERM, and a worker that turned it into `KeyboardInterrupt` could
+    /// leave the pool's queue lock held, so that its sibling and the pool's exit waited forever.
+    private static func registerForkHook() throws {
+        guard
+            forkHookRegistered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
+        else { return }
+        let hook = try NativeFunction.make("_default_termination_in_child") { _ in
+            let module = try Interpreter.import("_signal")
+            let bits = takenOver.exchange(0, ordering: .acquiringAndReleasing)
+            for (_, number) in handled where bits & (1 << UInt64(number)) != 0 {
+                _ = try module.callMethod(
+                    "signal", [try PythonValue.int(Int(number)).toPython(), try PythonValue.int(0).toPython()])
+            }
+            return try PythonValue.none.toPython()
+        }
+        let posix = try Interpreter.import("posix")
+        _ = try posix.callMethod("register_at_fork", [], kwargs: [("after_in_child", hook)])
     }
 
     /// Puts back the handlers that were there before (GIL held).
@@ -89,6 +119,7 @@ final class TerminationSignals {
             return
         }
         for (number, handler) in previous {
+            Self.takenOver.bitwiseAnd(~(1 << UInt64(number)), ordering: .releasing)
             if (try? module.callMethod("signal", [PythonValue.int(Int(number)).toPython(), handler])) == nil {
                 PythonRaise.clear()
             }

@@ -85,7 +85,7 @@ public struct ConfigFile: Sendable {
     static let listSeparators = ["no_proxy": ","]
     static var knownTables: [String: [String]] {
         var tables = Dictionary(
-            uniqueKeysWithValues: ClientRegistry.all.map(\.descriptor).filter { !$0.configKeys.isEmpty }.map {
+            uniqueKeysWithValues: BuiltInClients.descriptors.filter { !$0.configKeys.isEmpty }.map {
                 ($0.name, $0.configKeys)
             })
         // `[shared] redis = "redis://…"`: APIMACRO_SHARED_STATE (read through APIMACRO_SHARED_REDIS);
@@ -158,7 +158,7 @@ public struct ConfigFile: Sendable {
         else { return false }
         let written = lines[number - 1][..<equals].trimmingCharacters(in: .whitespaces)
         let key = parts(written.split(separator: ".").last.map(String.init) ?? "").joined()
-        let publicClientKeys = ClientRegistry.all.flatMap(\.descriptor.settings).filter {
+        let publicClientKeys = BuiltInClients.descriptors.flatMap(\.settings).filter {
             !Settings.isSecretVariable($0.variable)
         }.map(\.key)
         let publicKeys =
@@ -222,7 +222,7 @@ public struct ConfigFile: Sendable {
             return parts.count == 2 && Self.knownTables[parts[0]] == nil
         }
         let plugins =
-            needsPlugins ? PluginRegistry.load(folders: pluginFolders, reservedNames: ClientRegistry.names) : .empty
+            needsPlugins ? PluginRegistry.load(folders: pluginFolders, reservedNames: BuiltInClients.names) : .empty
         let pluginTables = Dictionary(plugins.plugins.map { ($0.name, $0.descriptor.configKeys) }) { first, _ in first }
         let unchecked = Set(plugins.failures.map(\.name))
         let tables = Self.knownTables.keys.sorted() + pluginTables.keys.sorted()
@@ -300,7 +300,7 @@ public struct ConfigFile: Sendable {
     /// (`[shortener] backend` is `APIMACRO_SHORTENER`), else `variableName(table, key)`.
     static func variable(table: String, key: String) -> String {
         func normal(_ text: String) -> String { text.lowercased().replacingOccurrences(of: "-", with: "_") }
-        let declared = ClientRegistry.named(normal(table))?.descriptor.settings.first { $0.key == normal(key) }
+        let declared = BuiltInClients.named(normal(table))?.descriptor.settings.first { $0.key == normal(key) }
         return declared?.variable ?? variableName(table, key)
     }
 

@@ -70,7 +70,7 @@ struct SettingCheck {
         where variable.hasPrefix("APIMACRO_") && variable.hasSuffix("_URL") && variable != "APIMACRO_DATABASE_URL" {
             checks[variable] = ClientSetting.urlProblem
         }
-        for setting in ClientRegistry.all.flatMap(\.descriptor.settings) {
+        for setting in BuiltInClients.descriptors.flatMap(\.settings) {
             if let problem = setting.problem { checks[setting.variable] = problem }
         }
         for (variable, problem) in checks.sorted(by: { $0.key < $1.key }) {

@@ -286,8 +286,8 @@ extension Settings {
     static func isSecretVariable(_ name: String) -> Bool {
         let upper = name.uppercased()
         guard ["TOKEN", "_KEY", "SECRET", "PASSWORD"].contains(where: { upper.hasSuffix($0) }) else { return false }
-        return !ClientRegistry.all.contains {
-            $0.descriptor.settings.contains { $0.holdsNoSecret && $0.variable == upper }
+        return !BuiltInClients.descriptors.contains {
+            $0.settings.contains { $0.holdsNoSecret && $0.variable == upper }
         }
     }
 }

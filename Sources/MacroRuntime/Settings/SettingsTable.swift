@@ -16,6 +16,28 @@ public enum SettingsTable {
         public let defaultText: String?
         public let summary: String
 
+        /// A setting whose variable and key are given apart (`APIMACRO_SHARED_STATE` is
+        /// `shared.redis`), or whose key is nil (the file has none).
+        public init(variable: String, key: String?, defaultText: String?, summary: String) {
+            self.variable = variable
+            self.key = key
+            self.defaultText = defaultText
+            self.summary = summary
+        }
+
+        /// The setting `key` of `config.toml`, whose variable is `APIMACRO_` and the key in
+        /// capitals, a table's dot an underscore (`ui.color` is `APIMACRO_UI_COLOR`).
+        init(key: String, defaultText: String?, summary: String) {
+            self.init(
+                variable: "APIMACRO_" + key.uppercased().replacingOccurrences(of: ".", with: "_"), key: key,
+                defaultText: defaultText, summary: summary)
+        }
+
+        /// A setting `config.toml` has no key for.
+        init(variable: String, defaultText: String?, summary: String) {
+            self.init(variable: variable, key: nil, defaultText: defaultText, summary: summary)
+        }
+
         /// The key as a user writes it in `config.toml`: `max_wait`, `[github] url`.
         public var keyText: String? {
             guard let key else { return nil }
@@ -27,42 +49,42 @@ public enum SettingsTable {
     /// apimacro's own settings, in the order `config.toml`'s top-level keys are listed.
     public static let global: [Entry] = [
         Entry(
-            variable: "APIMACRO_FORMAT", key: "format", defaultText: "table on a terminal, else json",
+            key: "format", defaultText: "table on a terminal, else json",
             summary: "the output format: table, json, csv or ndjson (--format)"),
         Entry(
-            variable: "APIMACRO_MAX_WAIT", key: "max_wait", defaultText: "60",
+            key: "max_wait", defaultText: "60",
             summary: "the longest rate-limit wait, seconds"),
         Entry(
-            variable: "APIMACRO_REQUEST_TIMEOUT", key: "request_timeout", defaultText: "30",
+            key: "request_timeout", defaultText: "30",
             summary: "each request's timeout, seconds (--request-timeout)"),
         Entry(
-            variable: "APIMACRO_STALE_IF_ERROR", key: "stale_if_error", defaultText: "on",
+            key: "stale_if_error", defaultText: "on",
             summary: "serve a cached copy, with a warning, when the network fails (off: --no-stale)"),
         Entry(
-            variable: "APIMACRO_PLUGINS", key: "plugins", defaultText: nil,
+            key: "plugins", defaultText: nil,
             summary: "more plugin folders, colon-separated"),
         Entry(
-            variable: "APIMACRO_MAX_RATE", key: "max_rate", defaultText: nil,
+            key: "max_rate", defaultText: nil,
             summary:
                 "requests a second per API (10, 10/s, 600/min, 5000/h): in each process, or across them with shared state"
         ),
         Entry(
-            variable: "APIMACRO_MAX_CONCURRENCY", key: "max_concurrency", defaultText: nil,
+            key: "max_concurrency", defaultText: nil,
             summary: "requests in flight per API: in each process, or across them with shared state"),
         Entry(
-            variable: "APIMACRO_JQ_MEMORY", key: "jq_memory", defaultText: "4096, or half the memory",
+            key: "jq_memory", defaultText: "4096, or half the memory",
             summary: "the memory an api --jq filter may use, MiB (at least 32)"),
         Entry(
-            variable: "APIMACRO_HTTPS_PROXY", key: "https_proxy", defaultText: "https_proxy, HTTPS_PROXY",
+            key: "https_proxy", defaultText: "https_proxy, HTTPS_PROXY",
             summary: "the proxy for https:// URLs"),
         Entry(
-            variable: "APIMACRO_HTTP_PROXY", key: "http_proxy", defaultText: "http_proxy, HTTP_PROXY",
+            key: "http_proxy", defaultText: "http_proxy, HTTP_PROXY",
             summary: "the proxy for http:// URLs"),
         Entry(
-            variable: "APIMACRO_NO_PROXY", key: "no_proxy", defaultText: "no_proxy, NO_PROXY",
+            key: "no_proxy", defaultText: "no_proxy, NO_PROXY",
             summary: "hosts reached without the proxy, comma-separated"),
         Entry(
-            variable: "APIMACRO_CA_BUNDLE", key: "ca_bundle", defaultText: "SSL_CERT_FILE, else the system's",
+            key: "ca_bundle", defaultText: "SSL_CERT_FILE, else the system's",
             summary: "the certificate authorities to trust (a PEM file)"),
         Entry(
             variable: "APIMACRO_SHARED_STATE", key: "shared.redis", defaultText: nil,
@@ -71,48 +93,48 @@ public enum SettingsTable {
             variable: "APIMACRO_SHARED_STATE_TIMEOUT", key: "shared.timeout", defaultText: "1",
             summary: "how long to wait for Redis, seconds"),
         Entry(
-            variable: "APIMACRO_STATE", key: nil, defaultText: "sqlite ($APIMACRO_HOME/state.db)",
-            summary: "where macros' state lives: sqlite, or a postgresql:// URL (shared by machines)"),
+            variable: "APIMACRO_STATE", defaultText: "sqlite ($APIMACRO_HOME/state.db)",
+            summary: "where macros' state lives: sqlite, a postgresql:// URL, or redis (the shared-state server)"),
         Entry(
-            variable: "APIMACRO_DATABASE_URL", key: nil, defaultText: nil,
+            variable: "APIMACRO_DATABASE_URL", defaultText: nil,
             summary: "a postgresql:// URL: where apimacro.output(rows, table=...) writes without to="),
         Entry(
-            variable: "APIMACRO_UI_COLOR", key: "ui.color", defaultText: "auto",
+            key: "ui.color", defaultText: "auto",
             summary: "colour: auto (a terminal, unless NO_COLOR is set), always or never (--color)"),
         Entry(
-            variable: "APIMACRO_KEYRING", key: nil, defaultText: "auto",
+            variable: "APIMACRO_KEYRING", defaultText: "auto",
             summary: "where login keeps tokens: auto (the system keyring where one runs, else the 0600 file), "
                 + "required or off"),
         Entry(
-            variable: "APIMACRO_KEYRING_TIMEOUT", key: nil, defaultText: "10",
+            variable: "APIMACRO_KEYRING_TIMEOUT", defaultText: "10",
             summary: "the longest one keyring call may take, seconds"),
         Entry(
-            variable: "APIMACRO_HOME", key: nil, defaultText: "$XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro",
+            variable: "APIMACRO_HOME", defaultText: "$XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro",
             summary: "the folder of config.toml, credentials.json, history, macros/ and plugins/"),
         Entry(
-            variable: "APIMACRO_BATCH_JOB", key: nil, defaultText: "set by batch",
+            variable: "APIMACRO_BATCH_JOB", defaultText: "set by batch",
             summary: "the name of the batch job a macro runs as (batch sets it for each job; breakpoint() names it)"),
         // What run's flags say, for `import apimacro` from another Python (ExtensionModule).
         Entry(
-            variable: "APIMACRO_RECORD", key: nil, defaultText: nil,
+            variable: "APIMACRO_RECORD", defaultText: nil,
             summary: "import apimacro only: record the exchanges to this HAR file, written at exit (run's --record)"),
         Entry(
-            variable: "APIMACRO_REPLAY", key: nil, defaultText: nil,
+            variable: "APIMACRO_REPLAY", defaultText: nil,
             summary: "import apimacro only: answer from this HAR file, no network (run's --replay)"),
         Entry(
-            variable: "APIMACRO_OFFLINE", key: nil, defaultText: "off",
+            variable: "APIMACRO_OFFLINE", defaultText: "off",
             summary: "import apimacro only: send nothing, answer from the cache (run's --offline)"),
         Entry(
-            variable: "APIMACRO_NO_CACHE", key: nil, defaultText: "off",
+            variable: "APIMACRO_NO_CACHE", defaultText: "off",
             summary: "import apimacro only: neither read nor write the HTTP cache (run's --no-cache)"),
         Entry(
-            variable: "APIMACRO_STATE_KEY", key: nil, defaultText: nil,
+            variable: "APIMACRO_STATE_KEY", defaultText: nil,
             summary: "import apimacro only: the name apimacro.state is kept under (run's --state-key)"),
     ]
 
     /// Every setting: apimacro's, then each built-in client's, then the line for plugins.
     public static var all: [Entry] {
-        let clients = ClientRegistry.all.map(\.descriptor).flatMap { descriptor in
+        let clients = BuiltInClients.descriptors.flatMap { descriptor in
             descriptor.settings.map { setting in
                 Entry(
                     variable: setting.variable, key: "\(descriptor.name).\(setting.key)",

@@ -16,7 +16,7 @@ public enum ShortSecrets {
     /// The warning lines for the credential variables of the built-in clients and of `plugins`
     /// set to fewer than `minimum` characters, in the order of the variables' names.
     public static func warnings(settings: Settings, plugins: [PluginManifest] = []) -> [String] {
-        let descriptors = ClientRegistry.all.map(\.descriptor) + plugins.map(\.descriptor)
+        let descriptors = BuiltInClients.descriptors + plugins.map(\.descriptor)
         let variables = Set(descriptors.flatMap { $0.credentialSources.flatMap(\.variables) })
         return variables.sorted().compactMap { name in
             guard Settings.isSecretVariable(name), let value = settings.environment[name], !value.isEmpty,

@@ -1,6 +1,7 @@
 import Foundation
 import Store
 import Synchronization
+import WebAPI
 
 /// The state and rows of the macro running now: which state it has (its key), its state lock
 /// once `apimacro.state` is first read, and a `RunTransaction` holding its changes until the run
@@ -18,23 +19,32 @@ final class StoreSession: Sendable {
     /// Why `APIMACRO_STATE` or `APIMACRO_DATABASE_URL` cannot be used, if they cannot.
     let locationProblem: String?
 
-    /// Where state and rows live by `environment`: `APIMACRO_STATE` (unset, empty or `sqlite`:
-    /// the home's SQLite file; a `postgresql://` URL) and `APIMACRO_DATABASE_URL` (a
-    /// `postgresql://` URL), with the reason when either is not usable.
-    static func location(_ environment: [String: String]) -> (state: String?, database: String?, problem: String?) {
+    /// Where state and rows live by `settings`: `APIMACRO_STATE` (unset, empty or `sqlite`:
+    /// the home's SQLite file; a `postgresql://` URL; `redis`: the shared-state server,
+    /// `APIMACRO_SHARED_STATE`) and `APIMACRO_DATABASE_URL` (a `postgresql://` URL), with the
+    /// reason when either is not usable.
+    static func location(_ settings: Settings) -> (
+        state: String?, redis: SharedStateAddress?, database: String?, problem: String?
+    ) {
+        let environment = settings.environment
         var problem: String?
         var state: String?
+        var redis: SharedStateAddress?
         let stateSetting = environment["APIMACRO_STATE"]?.trimmingCharacters(in: .whitespaces) ?? ""
         if PostgresURL.isPostgres(stateSetting) {
             state = stateSetting
         } else if stateSetting.lowercased() == "redis" {
-            problem =
-                "APIMACRO_STATE=redis (state on the shared-state server) is not available yet; use a postgresql:// URL, "
-                + "or unset APIMACRO_STATE for the home's SQLite file"
+            redis = settings.sharedState
+            if redis == nil {
+                problem =
+                    "APIMACRO_STATE=redis keeps macros' state on the shared-state server, but none is set: set "
+                    + "APIMACRO_SHARED_STATE (or [shared] redis in config.toml) to redis://host:port/db, "
+                    + "or unset APIMACRO_STATE for the home's SQLite file"
+            }
         } else if !stateSetting.isEmpty, stateSetting.lowercased() != "sqlite" {
             problem =
-                "APIMACRO_STATE must be sqlite (the default: $APIMACRO_HOME/state.db) or a postgresql:// URL, not "
-                + String(reflecting: PostgresURL.redacted(stateSetting))
+                "APIMACRO_STATE must be sqlite (the default: $APIMACRO_HOME/state.db), a postgresql:// URL or redis "
+                + "(the shared-state server), not " + String(reflecting: PostgresURL.redacted(stateSetting))
         }
         var database: String?
         if let url = environment["APIMACRO_DATABASE_URL"]?.trimmingCharacters(in: .whitespaces), !url.isEmpty {
@@ -47,11 +57,11 @@ final class StoreSession: Sendable {
                     + String(reflecting: PostgresURL.redacted(url))
             }
         }
-        return (state, database, problem)
+        return (state, redis, database, problem)
     }
 
     /// Checks, before the macro runs (and so before any request), that `APIMACRO_STATE` and
-    /// `APIMACRO_DATABASE_URL` are usable and their PostgreSQL servers answer.
+    /// `APIMACRO_DATABASE_URL` are usable and their servers (PostgreSQL, Redis) answer.
     ///
     /// - Throws: `MacroError` naming the setting and the server (its password redacted).
     func checkLocations() throws {
@@ -93,8 +103,8 @@ final class StoreSession: Sendable {
 
     /// A session over `settings`' home.
     init(settings: Settings) {
-        let location = Self.location(settings.environment)
-        state = StateDatabase(home: settings.home, postgres: location.state)
+        let location = Self.location(settings)
+        state = StateDatabase(home: settings.home, postgres: location.state, redis: location.redis)
         databaseURL = location.database
         locationProblem = location.problem
         wait = settings.timeout ?? 60
@@ -163,7 +173,7 @@ final class StoreSession: Sendable {
             current.withLock { $0.lock = lock }
         }
         let read = try state.read(macro: key, wait: wait)
-        if state.postgres != nil { transaction.readStateVersion(read.version) }
+        if state.isShared { transaction.readStateVersion(read.version) }
         return read.entries.map { ($0.key, $0.json) }
     }
 

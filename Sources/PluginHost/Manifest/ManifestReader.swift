@@ -9,7 +9,7 @@ import WebAPI
 /// The only place that knows the manifest's keys.
 struct ManifestReader {
     let file: String
-    /// The built-in clients' names, which a plugin may not take (MacroRuntime's `ClientRegistry`).
+    /// The built-in clients' names, which a plugin may not take (Clients' `BuiltInClients.names`).
     let reservedNames: Set<String>
     /// Client methods every plugin has, which an endpoint may not be named.
     static let reservedMethods: Set<String> = ["call", "get", "paginate", "endpoints", "name"]

@@ -57,26 +57,37 @@ enum PostgresState {
         }
     }
 
-    /// Moves `macro`'s version on from `expected` (nil: whatever it is) and writes `changes`, in
-    /// the open transaction of `session`; returns the new version.
+    /// Takes `macro`'s state lock for the rest of the open transaction of `session` and checks
+    /// that its version is still `expected` (nil: whatever it is); returns the version now.
+    ///
+    /// `keys`: the keys this run changed, for the message.
+    ///
+    /// Held from here to the commit, so no other run commits the macro's state in between: what
+    /// this transaction commits inside it (rows elsewhere) is committed only by the
+    /// compare-and-set's winner. The lock is the macro's own (an advisory lock on its name, which
+    /// also covers a first commit, whose version row does not exist yet to lock), so runs of other
+    /// macros commit meanwhile. The tables exist: `prepare` made them when the run started.
     ///
     /// - Throws: `StoreError` (`.conflict`) when another run committed the state since `expected`.
-    static func write(
-        _ session: PostgresSession, macro: String, changes: [(key: String, json: String?)], expected: Int64?,
-        now: Double
-    ) throws -> Int64 {
-        try PostgresUpsert.lock(session, "_apimacro_state")
-        try makeTables(session)
+    static func claim(_ session: PostgresSession, macro: String, expected: Int64?, keys: [String] = []) throws
+        -> Int64
+    {
+        try PostgresUpsert.lock(session, "_apimacro_state:" + macro)
         let current =
             try session.execute(
                 "SELECT version FROM _apimacro_state_versions WHERE macro = $1 FOR UPDATE", [macro]
             ).rows.first?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
         if let expected, current != expected {
-            throw StoreError.conflict(
-                "the state of \(macro) was committed by another run (on this or another machine) after this run "
-                    + "read it (version \(expected), now \(current)); nothing was written, neither state nor rows. "
-                    + "Run again to continue from where that run left off")
+            throw StateDatabase.conflict(macro: macro, expected: expected, current: current, keys: keys)
         }
+        return current
+    }
+
+    /// Moves `macro`'s version on from `current` (what `claim` returned in the same transaction)
+    /// and writes `changes`, in the open transaction of `session`; returns the new version.
+    static func write(
+        _ session: PostgresSession, macro: String, changes: [(key: String, json: String?)], current: Int64, now: Double
+    ) throws -> Int64 {
         let next = current + 1
         try session.execute(
             """
@@ -112,7 +123,8 @@ enum PostgresState {
                 removed = try session.execute("DELETE FROM _apimacro_state WHERE macro = $1", [macro]).affected
             }
             if removed > 0 {
-                _ = try write(session, macro: macro, changes: [], expected: nil, now: Date().timeIntervalSince1970)
+                let current = try claim(session, macro: macro, expected: nil)
+                _ = try write(session, macro: macro, changes: [], current: current, now: Date().timeIntervalSince1970)
             }
             return removed
         }

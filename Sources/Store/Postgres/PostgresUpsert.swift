@@ -4,7 +4,7 @@ import Foundation
 ///
 /// New columns: bool `boolean`, int `bigint`, float (or ints and floats together) `double
 /// precision`, str `text`, lists and dicts `jsonb`, all-null `text`.
-enum PostgresType: Equatable {
+enum PostgresType: PlannedType, Sendable {
     case boolean
     case integer
     case double
@@ -39,6 +39,27 @@ enum PostgresType: Equatable {
         }
     }
 
+    static var untyped: PostgresType { .text }
+
+    /// Words for messages: the type as SQL names it.
+    var shown: String { sql }
+
+    func widened(for type: PostgresType) -> PostgresType? { self == .integer && type == .double ? .double : nil }
+
+    /// Refuses text with a NUL (PostgreSQL's text cannot hold one) and, for a new column, a
+    /// name PostgreSQL would cut (over 63 bytes).
+    static func check(name: String, value: Cell, row: Int, isNew: Bool) throws {
+        if case .text(let text) = value, text.utf8.contains(0) {
+            throw StoreError.invalid(
+                "row \(row) field \(String(reflecting: name)) holds a NUL character, which PostgreSQL text "
+                    + "cannot hold; nothing was written. Remove it in the macro")
+        }
+        guard isNew, name.utf8.count > 63 else { return }
+        throw StoreError.invalid(
+            "field \(String(reflecting: String(name.prefix(40)) + "…")) of row \(row) is longer than "
+                + "PostgreSQL's 63-byte column names; rename it in the macro")
+    }
+
     /// The type in `CREATE TABLE` and `ADD COLUMN`.
     var sql: String {
         switch self {
@@ -69,7 +90,7 @@ enum PostgresType: Equatable {
 }
 
 /// What an upsert into one PostgreSQL table must change first, and the columns' types.
-struct PostgresPlan {
+struct PostgresPlan: Sendable {
     let table: String
     let key: [String]
     var creates: Bool
@@ -81,12 +102,7 @@ struct PostgresPlan {
     /// Whether this plan was made against a table with the columns `existing` (nil: no table),
     /// so that it still holds for it.
     func wasPlanned(against existing: [(name: String, type: PostgresType)]?) -> Bool {
-        guard let existing else { return creates }
-        guard !creates, existing.count + added.count == columns.count else { return false }
-        for (index, column) in existing.enumerated() {
-            guard columns[index].name == column.name, columns[index].type == column.type else { return false }
-        }
-        return true
+        ColumnPlanner.holds(creates: creates, columns: columns, added: added, against: existing)
     }
 
     /// Plans writing `rows` into `table` whose columns are `existing` (nil: no such table).
@@ -96,69 +112,8 @@ struct PostgresPlan {
     static func plan(
         table: String, key: [String], existing: [(name: String, type: PostgresType)]?, rows: [Row], firstRow: Int = 0
     ) throws -> PostgresPlan {
-        var columns = existing ?? []
-        var index: [String: Int] = [:]
-        for (position, column) in columns.enumerated() { index[column.name] = position }
-        let existingCount = existing?.count ?? 0
-        var open: Set<String> = []
-        if existing == nil {
-            for name in key {
-                index[name] = columns.count
-                columns.append((name, .text))
-                open.insert(name)
-            }
-        }
-        for (offset, row) in rows.enumerated() {
-            let number = firstRow + offset + 1
-            for name in key {
-                guard let value = row[name], value != .null else {
-                    throw StoreError.invalid(
-                        "row \(number) has no \(String(reflecting: name)), the key of table \(String(reflecting: table)); "
-                            + "every row needs a value for it")
-                }
-            }
-            for (name, value) in row.fields {
-                if case .text(let text) = value, text.utf8.contains(0) {
-                    throw StoreError.invalid(
-                        "row \(number) field \(String(reflecting: name)) holds a NUL character, which PostgreSQL text "
-                            + "cannot hold; nothing was written. Remove it in the macro")
-                }
-                guard let position = index[name] else {
-                    guard name.utf8.count <= 63 else {
-                        throw StoreError.invalid(
-                            "field \(String(reflecting: String(name.prefix(40)) + "…")) of row \(number) is longer than "
-                                + "PostgreSQL's 63-byte column names; rename it in the macro")
-                    }
-                    index[name] = columns.count
-                    if let type = PostgresType(cell: value) {
-                        columns.append((name, type))
-                    } else {
-                        columns.append((name, .text))
-                        open.insert(name)
-                    }
-                    continue
-                }
-                guard let type = PostgresType(cell: value) else { continue }
-                if open.contains(name) {
-                    columns[position].type = type
-                    open.remove(name)
-                    continue
-                }
-                let current = columns[position].type
-                if current.accepts(value) { continue }
-                // A bigint column planned here (not yet in the table) widens for a float.
-                if position >= existingCount, current == .integer, type == .double {
-                    columns[position].type = .double
-                    continue
-                }
-                throw StoreError.invalid(
-                    "column \(String(reflecting: name)) of table \(String(reflecting: table)) holds \(current.sql), "
-                        + "but row \(number) gives \(value.kindName) (\(value.csvText.prefix(40))); nothing was written. "
-                        + "Convert the value in the macro, or write to a new table")
-            }
-        }
-        let added = existing == nil ? [] : Array(columns[existingCount...])
-        return PostgresPlan(table: table, key: key, creates: existing == nil, columns: columns, added: added)
+        let plan = try ColumnPlanner.plan(table: table, key: key, existing: existing, rows: rows, firstRow: firstRow)
+        return PostgresPlan(table: table, key: key, creates: plan.creates, columns: plan.columns, added: plan.added)
     }
 }
 

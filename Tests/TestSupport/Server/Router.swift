@@ -102,6 +102,7 @@ struct Router: Sendable {
             ShortenerRoutes(),
             BitlyRoutes(),
             ShlinkRoutes(),
+            YOURLSRoutes(),
             PluginRoutes(),
             PagingKindRoutes(),
             OpenAPIRoutes(),

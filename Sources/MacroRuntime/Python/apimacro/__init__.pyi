@@ -65,9 +65,6 @@ class APIError(Exception):
     url: str | None
     api: str | None
     body: str | None
-    code: int | None
-    subcode: int | None
-    fbtrace_id: str | None
     errors: list[Any]
     """The API's list of what was wrong (GitHub's 422 ``errors``), redacted; empty when it sent none."""
     def __init__(
@@ -127,6 +124,13 @@ class AuthError(APIError):
 
 class OfflineError(APIError):
     """--offline or --replay, and neither the cache nor the recording has the response."""
+
+class GraphAPIError(APIError):
+    """An error the Graph API (Instagram) answered with its envelope; also the class its kind makes it (NotFound, ...)."""
+
+    code: int | None
+    subcode: int | None
+    fbtrace_id: str | None
 
 class GraphQLError(APIError):
     """A GraphQL answer that holds ``errors`` (GitHub sends them with HTTP 200)."""
@@ -413,7 +417,7 @@ class _ShortLink(TypedDict):
     id: str
     longUrl: str | None
     created_at: str | None
-    backend: Literal["bitly", "shlink", "google"]
+    backend: str
     raw: dict[str, Any]
     kind: NotRequired[str]
     status: NotRequired[str]
@@ -456,14 +460,14 @@ class _BitlyRateLimit(TypedDict):
     notes: list[str]
 
 class Shortener:
-    """Short links: Bitly (default), Shlink, or Google's legacy API (APIMACRO_SHORTENER)."""
+    """Short links on the backend APIMACRO_SHORTENER names (default: Bitly); ``apimacro help environment`` lists them."""
 
     @property
     def backend(self) -> str:
-        """The backend in use: "bitly", "shlink" or "google"."""
+        """The backend in use, by its name in APIMACRO_SHORTENER ("bitly" by default)."""
     @property
     def rate_limit(self) -> _BitlyRateLimit | None:
-        """Bitly's plan and platform limits (read once a run); None with Shlink and Google."""
+        """Bitly's plan and platform limits (read once a run); None with the other backends."""
     def as_account(self, label: str) -> Shortener:
         """A shortener client using the stored account ``label`` (``apimacro login shortener --account LABEL``)."""
     def shorten(

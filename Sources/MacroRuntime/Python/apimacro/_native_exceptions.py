@@ -15,11 +15,7 @@ class APIError(Exception):
     was wrong, such as GitHub's 422 "errors": [{"resource", "field", "code"}];
     empty when it sent none). The message, url, body and errors are redacted when
     the error is made: no secret apimacro knows stays in them.
-    code, subcode, fbtrace_id: the Graph API's error fields (Instagram), else None.
     """
-    code = None
-    subcode = None
-    fbtrace_id = None
 
     def __init__(self, message="", *, status=None, url=None, api=None, body=None, errors=None):
         message = _redact(message)
@@ -93,10 +89,47 @@ class GraphQLError(APIError):
         self.errors = _redact(list(errors)) if errors is not None else []
         self.data = data
 
+class GraphAPIError(APIError):
+    """An error the Graph API (Instagram) answered with its error envelope.
+
+    code, subcode, fbtrace_id: the envelope's fields (None when it had none). Such an
+    error is also the class its kind makes it (NotFound, RateLimited, ...), named as that
+    class: ``except apimacro.NotFound`` catches it, and so does ``except apimacro.GraphAPIError``.
+    """
+    code = None
+    subcode = None
+    fbtrace_id = None
+    # The class it is a Graph error of (NotFound, ...), on the classes _graph_class makes.
+    _kind = None
+
+    def __reduce__(self):
+        if type(self)._kind is None:
+            return super().__reduce__()
+        return (_graph_error, (type(self)._kind.__name__, self.args), self.__dict__)
+
+_graph_classes = {}
+
+def _graph_class(cls):
+    """The class of the Graph API's errors of kind ``cls``: a subclass of both, named as ``cls``."""
+    made = _graph_classes.get(cls)
+    if made is None:
+        made = type(cls.__name__, (cls, GraphAPIError), {"__doc__": cls.__doc__, "_kind": cls})
+        # Named as its kind's class, so a traceback reads apimacro.NotFound (pickle goes through
+        # GraphAPIError.__reduce__, not the name).
+        made.__module__ = "apimacro"
+        made.__qualname__ = cls.__qualname__
+        _graph_classes[cls] = made
+    return made
+
+def _graph_error(name, args):
+    """A Graph error of the class called ``name`` holding ``args``, for pickle; its attributes follow."""
+    cls = _graph_class(globals()[name])
+    return cls.__new__(cls, *args)
+
 class MacroTimeout(BaseException):
     """The macro ran past --timeout. A BaseException, so `except Exception` does not swallow it."""
 
 for _cls in (APIError, NetworkError, Timeout, HTTPError, NotFound, Unauthorized, Forbidden,
-             RateLimited, ParseError, AuthError, OfflineError, GraphQLError, MacroTimeout):
+             RateLimited, ParseError, AuthError, OfflineError, GraphQLError, GraphAPIError, MacroTimeout):
     _cls.__module__ = "apimacro"
 del _cls
