@@ -101,7 +101,10 @@ struct ShortenerEndToEndTests {
             ])
         #expect(out["limited"] as? String == "https://bit.ly/pg063")
         #expect((out["none"] as? [Any])?.isEmpty == true)
-        let listing = calls.filter { $0.hasPrefix("GET /bitly/v4/user") || $0.contains("/bitlinks?") }
+        // The plan's limits were looked up once, before the first request.
+        #expect(Array(calls.prefix(4)) == server.bitlyLimitLookupCalls, "\(calls)")
+        let listing = calls.dropFirst(4).filter { $0.hasPrefix("GET /bitly/v4/user") || $0.contains("/bitlinks?") }
+        #expect(!listing.contains("GET /bitly/v4/user/platform_limits"), "\(calls)")
         #expect(
             listing == [
                 "GET /bitly/v4/user", "GET /bitly/v4/groups/Bj1tjw4uLSN/bitlinks?size=50",
@@ -220,8 +223,10 @@ struct ShortenerEndToEndTests {
         #expect(row(rows, 4)?.first == "ValueError" && row(rows, 4)?[2].contains("back-half") == true)
         #expect(row(rows, 5) == ["ValueError", "null", "shorten() argument 'slug' must not be empty"])
         #expect(row(rows, 6) == ["TypeError", "null", "shorten() takes at most 1 positional argument (2 given)"])
-        // None of the ValueErrors and TypeErrors sent anything: one expand, and three creations.
-        #expect(Self.calls(server, under: "/bitly/v4").count == 4, "\(Self.calls(server, under: "/bitly/v4"))")
+        // None of the ValueErrors and TypeErrors sent anything: one expand, and three creations
+        // (after the four lookups of the plan's limits).
+        let sent = Self.calls(server, under: "/bitly/v4")
+        #expect(Array(sent.prefix(4)) == server.bitlyLimitLookupCalls && sent.count == 8, "\(sent)")
         // A 429 (Bitly sends no rate-limit headers: here a retry-after past APIMACRO_MAX_WAIT), and
         // a 200 that holds no link.
         server.inject([.rateLimited(retryAfter: 3600)], path: "/bitly/v4/shorten")
@@ -333,7 +338,7 @@ struct ShortenerEndToEndTests {
         defer { space.remove() }
         // No answer until 6 are in flight at once: an event. With the cap raised to 8 the client
         // gets there, so the check below can fail.
-        server.setBudget(limit: 100_000, holdUntilInFlight: 6)
+        server.setBudget(limit: 100_000, holdUntilInFlight: 6, exempting: server.bitlyLimitLookups)
         let control = try await Binary.run(
             ["run", "--no-cache", "parallel.py", "16", "control"], in: space.url,
             environment: Self.bitly(server, ["APIMACRO_SHORTENER_MAX_CONCURRENCY": "8"]))
@@ -341,7 +346,8 @@ struct ShortenerEndToEndTests {
         #expect(server.budgetReport.gateOpened && server.budgetReport.peakInFlight > 5, "\(server.budgetReport)")
         // By default: no answer until 5 are in flight (the cap is reached), then each answer
         // 100 ms late so that requests keep overlapping; never a sixth.
-        server.setBudget(limit: 100_000, delayMilliseconds: 100, holdUntilInFlight: 5)
+        server.setBudget(
+            limit: 100_000, delayMilliseconds: 100, holdUntilInFlight: 5, exempting: server.bitlyLimitLookups)
         let capped = try await Binary.run(
             ["run", "--no-cache", "parallel.py", "16", "capped"], in: space.url, environment: Self.bitly(server))
         let report = server.budgetReport

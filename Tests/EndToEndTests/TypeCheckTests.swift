@@ -169,6 +169,19 @@ struct TypeCheckTests {
             def main() -> None:
                 print(github.get("/rate_limit")["rate"]["remaining"])
             """,
+            // Fields that come from a shared base (`_github_common`) and from a version's own one.
+            "shared.py": """
+            from apimacro import github
+
+
+            def main() -> None:
+                for repo in github.repos("octocat"):
+                    print(repo["archive_urll"], repo["forks_count"])
+                for hit in github.search("repositories", "swift"):
+                    print(hit["forks_countt"])
+                for issue in github.search("issues", "is:open"):
+                    print(issue["repository"]["has_downloadz"])
+            """,
         ])
         defer { space.remove() }
         let python = URL(fileURLWithPath: tools.appendingPathComponent("bin/python").path)
@@ -205,6 +218,21 @@ struct TypeCheckTests {
         let removed = try await mypy("old_rate.py")
         #expect(removed.stdout.contains("TypedDict \"RateLimitOverview\" has no key \"rate\""), "\(removed.stdout)")
         #expect(try await mypy("right.py").status == 0)
+        let shared = try await mypy("shared.py")
+        for message in [
+            "TypedDict \"MinimalRepository\" has no key \"archive_urll\"",
+            "TypedDict \"RepoSearchResultItem\" has no key \"forks_countt\"",
+            "TypedDict \"Repository\" has no key \"has_downloadz\"",
+        ] {
+            #expect(shared.stdout.contains(message), "\(shared.stdout)")
+        }
+        #expect(shared.stdout.contains("Found 3 errors in 1 file"), "\(shared.stdout)")
+        // The shared shapes are installed beside the version's, and are no version of their own.
+        let package = venv.appendingPathComponent("lib/python3.11/site-packages/apimacro-stubs")
+        #expect(FileManager.default.fileExists(atPath: package.appendingPathComponent("_github_common.pyi").path))
+        let common = try await space.run(
+            "stubs", "--install", "--github-api-version", "common", environment: ["VIRTUAL_ENV": venv.path])
+        #expect(common.status == 2, "\(common.stderr)")
         let unknown = try await space.run(
             "stubs", "--install", "--github-api-version", "2021-01-01", environment: ["VIRTUAL_ENV": venv.path])
         #expect(unknown.status == 2)

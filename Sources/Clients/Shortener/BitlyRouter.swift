@@ -17,6 +17,12 @@ public enum BitlyRouter: Sendable {
     case links(group: String, size: Int)
     /// `GET /bitlinks/{bitlink}/clicks/summary?unit=day&units=-1`: every click, all time.
     case clicks(ShortLinkAddress)
+    /// `GET /user/platform_limits`: each endpoint's hourly limit per method, and its count.
+    case platformLimits
+    /// `GET /groups/{group_guid}`: a group, whose `organization_guid` names its organization.
+    case group(String)
+    /// `GET /organizations/{organization_guid}/plan_limits`: the plan's monthly limits and counts.
+    case planLimits(organization: String)
 
     /// The most links a page asks for (Bitly's default page size).
     public static let pageSize = 50
@@ -54,6 +60,12 @@ public enum BitlyRouter: Sendable {
                 "GET",
                 "/bitlinks/\(FormEncoding.pathSegment(address.host))/\(FormEncoding.pathSegment(address.code))/clicks/summary",
                 query: [("unit", "day"), ("units", "-1")])
+        case .platformLimits:
+            Request("GET", "/user/platform_limits")
+        case .group(let guid):
+            Request("GET", "/groups/\(FormEncoding.pathSegment(guid))")
+        case .planLimits(let organization):
+            Request("GET", "/organizations/\(FormEncoding.pathSegment(organization))/plan_limits")
         }
     }
 

@@ -13,10 +13,25 @@ public final class ShortenerClient: BuiltClient {
     /// The settings it was made with.
     public let configuration: ShortenerConfiguration
 
+    /// Bitly's plan and platform limits, which refuse a request they leave no room for
+    /// (`shortener.rate_limit`); nil with the other backends.
+    public let limits: BitlyLimits?
+
     /// A client for `configuration` on `transport`.
     public init(configuration: ShortenerConfiguration, transport: any Transport, log: ExchangeLog, redactor: Redactor) {
         self.configuration = configuration
-        api = APIClient(configuration: configuration.client, transport: transport, log: log, redactor: redactor)
+        var client = configuration.client
+        let limits =
+            configuration.backend == .bitly
+            ? BitlyLimits(group: configuration.group, baseURL: configuration.baseURL) : nil
+        client.gate = limits
+        let api = APIClient(configuration: client, transport: transport, log: log, redactor: redactor)
+        limits?.connect { [weak api] request in
+            guard let api else { throw APIError(.cancelled, "the shortener client is gone", api: Shortener.name) }
+            return try await api.send(request)
+        }
+        self.api = api
+        self.limits = limits
     }
 
     /// The backend this client speaks.

@@ -225,6 +225,16 @@ final class ShortenerBinding {
         ) {
             try PyRef(string: $0.client.backend.rawValue)
         }
+        try builder.property(
+            "rate_limit",
+            doc:
+                "Bitly's limits (read once a run): plan_limits and platform_limits as Bitly sends them, with "
+                + "this run's requests counted, api_requests (the month's API quota, or None), organization_guid "
+                + "and notes (why a lookup failed). None with the other backends."
+        ) { binding in
+            guard let limits = binding.client.limits else { return .none }
+            return try Self.rateLimit(withoutGIL { await limits.snapshot() }, reset: BitlyLimits.monthlyReset())
+        }
         try builder.method("__repr__") { binding, _ in
             let client = binding.client
             let base =
@@ -249,6 +259,52 @@ final class ShortenerBinding {
                 return ParallelCall(api: Shortener.name, run: { try await client.send(request) }, present: presentation)
             }
         }
+    }
+
+    /// `shortener.rate_limit`'s dict for `snapshot`: Bitly's own shapes (`plan_limits`,
+    /// `platform_limits`; None when unknown), the month's API quota as `api_requests` (`name`,
+    /// `count`, `limit`, `remaining`, `reset`: the first of next month, epoch seconds; None when
+    /// the plan names none), `organization_guid` and `notes`.
+    static func rateLimit(_ snapshot: BitlyLimits.Snapshot, reset: Int) throws -> PyRef {
+        let plan = snapshot.plan.map { entries in
+            PythonValue.list(
+                entries.map { entry in
+                    .object([
+                        ("name", .string(entry.name)), ("description", entry.description.map { .string($0) } ?? .none),
+                        ("count", .int(entry.count)), ("limit", .int(entry.limit)),
+                    ])
+                })
+        }
+        let platform = snapshot.platform.map { endpoints in
+            PythonValue.list(
+                endpoints.map { endpoint in
+                    .object([
+                        ("endpoint", .string(endpoint.endpoint)),
+                        (
+                            "methods",
+                            .list(
+                                endpoint.methods.map {
+                                    .object([
+                                        ("name", .string($0.name)), ("count", .int($0.count)),
+                                        ("limit", .int($0.limit)),
+                                    ])
+                                })
+                        ),
+                    ])
+                })
+        }
+        let quota = snapshot.apiRequests.flatMap { snapshot.plan?[$0] }.map { entry in
+            PythonValue.object([
+                ("name", .string(entry.name)), ("count", .int(entry.count)), ("limit", .int(entry.limit)),
+                ("remaining", .int(max(0, entry.limit - entry.count))),
+                ("reset", .int(reset)),
+            ])
+        }
+        return try PythonValue.object([
+            ("plan_limits", plan ?? .none), ("platform_limits", platform ?? .none), ("api_requests", quota ?? .none),
+            ("organization_guid", snapshot.organization.map { .string($0) } ?? .none),
+            ("notes", .list(snapshot.notes.map { .string($0) })),
+        ]).toPython()
     }
 
     /// How the class's docstring names `backend`: its title, how it is chosen, its settings.

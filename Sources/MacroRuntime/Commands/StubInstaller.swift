@@ -38,15 +38,19 @@ public struct StubInstaller {
         """
     }
 
-    /// The GitHub REST API versions whose answer shapes the stubs hold (`_github_<version>.pyi`).
+    /// The GitHub REST API versions whose answer shapes the stubs hold (`_github_<version>.pyi`;
+    /// `_github_common.pyi` holds the shapes they share and is no version).
     public static func githubAPIVersions(in folder: URL) -> [String] {
         let names =
             (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("apimacro").path)) ?? []
-        return names.filter { $0.hasPrefix("_github_") && $0.hasSuffix(".pyi") }
-            .map {
-                String($0.dropFirst("_github_".count).dropLast(".pyi".count)).replacingOccurrences(of: "_", with: "-")
-            }
-            .sorted()
+        return names.filter {
+            $0.hasPrefix("_github_") && $0.hasSuffix(".pyi")
+                && $0.dropFirst("_github_".count).dropLast(".pyi".count).allSatisfy { $0.isNumber || $0 == "_" }
+        }
+        .map {
+            String($0.dropFirst("_github_".count).dropLast(".pyi".count)).replacingOccurrences(of: "_", with: "-")
+        }
+        .sorted()
     }
 
     /// `github_types.pyi` for `version`: the shapes of that REST API version.

@@ -85,6 +85,11 @@ public struct ClientConfiguration: Sendable {
     /// The label of the stored account whose credential the client sends (`work`), named by
     /// `-v` and the HAR file (never the credential); nil when the credential is no stored account.
     public var account: String?
+    /// The client's own check before each call is sent (`GateStage`: Bitly's plan limits); nil
+    /// for none.
+    ///
+    /// Default nil.
+    public var gate: (any RequestGate)?
 
     public init(
         name: String, baseURL: String, credential: Credential? = nil, defaultHeaders: [(String, String)] = [],

@@ -73,7 +73,8 @@ public struct Pipeline: Sendable {
 extension Pipeline {
     /// A client's pipeline: status → rate limit → [rate-limit memory, unless the configuration
     /// says nobody reads it] → [the client's response watch, if it has one] → redirects →
-    /// [recording → cache or replay, when the transport is an `ExchangeStore`] → retries → [the
+    /// [recording → cache or replay, when the transport is an `ExchangeStore`] → [the client's
+    /// gate, when it has one] → retries → [the
     /// client's cap on requests in flight, when its configuration sets one] → [the local limits:
     /// a plugin's `[limits]`, `APIMACRO_MAX_RATE`/`_CONCURRENCY` without shared state] → [the
     /// secondary-limit pace, when the client declares one] → [the shared rate-limit governor,
@@ -130,6 +131,7 @@ extension Pipeline {
                         shared: store.shared, staleIfError: store.staleIfError))
             }
         }
+        if let gate = configuration.gate { stages.append(GateStage(gate: gate)) }
         stages.append(
             RetryStage(
                 policy: RetryPolicy(maxRetries: configuration.maxRetries), sleep: sleep,

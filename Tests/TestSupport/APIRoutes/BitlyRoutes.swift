@@ -8,6 +8,8 @@ import Synchronization
 /// - `POST bitlinks`: the same with `keyword` (a custom back-half) and `tags`
 /// - `POST expand` `{"bitlink_id"}`, `GET user`, `GET groups/{guid}/bitlinks?size=&search_after=`,
 ///   `GET bitlinks/{domain}/{hash}/clicks/summary`
+/// - the limits, counting every request answered (`BitlyPlanState`): `GET user/platform_limits`,
+///   `GET groups/{guid}`, `GET organizations/{guid}/plan_limits`
 ///
 /// Every endpoint needs `Authorization: Bearer bitly-test-token`; anything else is the recorded
 /// 403 `{"message":"FORBIDDEN"}`. Answers come from `../shared/fixtures/shortener/laracrafts-bitly-*.http`
@@ -26,11 +28,19 @@ struct BitlyRoutes: RouteHandler {
     static let seededLinks = 120
 
     let account = BitlyAccount()
+    /// The plan's and the platform's limits, which count every request answered here.
+    let limits = BitlyPlanState()
 
     /// The answer, without the server's rate-limit headers: the API sends none.
     func respond(to request: RouteRequest) -> Response? {
         guard var answer = route(request) else { return nil }
         answer.sendsRateLimitHeaders = false
+        if request.recorded.header("authorization") == "Bearer \(BitlyRoutes.validToken)" {
+            limits.count(
+                method: request.recorded.method,
+                path: String(request.recorded.path.dropFirst(BitlyRoutes.prefix.count)),
+                created: answer.status == 201)
+        }
         return answer
     }
 
@@ -44,6 +54,11 @@ struct BitlyRoutes: RouteHandler {
         if request.match("POST", prefix + "/bitlinks") != nil { return create(request, custom: true) }
         if request.match("POST", prefix + "/expand") != nil { return expand(request) }
         if request.match("GET", prefix + "/user") != nil { return BitlyRoutes.user }
+        if request.match("GET", prefix + "/user/platform_limits") != nil { return limits.platformLimits() }
+        if let guid = request.match("GET", prefix + "/groups/{guid}")?["guid"] { return BitlyPlanState.group(guid) }
+        if let guid = request.match("GET", prefix + "/organizations/{guid}/plan_limits")?["guid"] {
+            return limits.planLimits(organization: guid)
+        }
         if let guid = request.match("GET", prefix + "/groups/{guid}/bitlinks")?["guid"] {
             return links(request, group: guid)
         }

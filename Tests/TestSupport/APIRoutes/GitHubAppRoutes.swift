@@ -150,6 +150,8 @@ final class GitHubAppRoutes: RouteHandler, Sendable {
                                 ("full_name", .string("\(account)/\(name)")), ("private", .bool(index == 0)),
                                 ("owner", .object([("login", .string(account))])),
                                 ("url", .string("\(origin)/repos/\(account)/\(name)")),
+                                // Deprecated members 2026-03-10 removed (`GitHubVersions`).
+                                ("has_downloads", .bool(true)), ("use_squash_pr_title_as_default", .bool(false)),
                             ])
                         })
                 ),

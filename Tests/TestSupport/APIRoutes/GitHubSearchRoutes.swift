@@ -113,16 +113,36 @@ final class GitHubSearchRoutes: RouteHandler, Sendable {
                 "items",
                 .array(
                     shown.map { item in
-                        .object([
-                            ("id", .int(item.id)), ("number", .int(item.id - 39_999_999)),
-                            ("title", .string("result \(item.id)")),
-                            ("created_at", .string(GitHubAppRoutes.iso8601(item.created))),
-                            ("url", .string("\(request.origin)/repos/octo/bulk/issues/\(item.id)")),
-                        ])
+                        Self.item(
+                            .object([
+                                ("id", .int(item.id)), ("number", .int(item.id - 39_999_999)),
+                                ("title", .string("result \(item.id)")),
+                                ("created_at", .string(GitHubAppRoutes.iso8601(item.created))),
+                                ("url", .string("\(request.origin)/repos/octo/bulk/issues/\(item.id)")),
+                            ]), kind: kind, origin: request.origin)
                     })
             ),
         ])
         return .json(body, headers: headers + (links.isEmpty ? [] : [("Link", links.joined(separator: ", "))]))
+    }
+
+    /// A result with the members its kind has in GitHub's 2022-11-28 shape that 2026-03-10
+    /// removed (`GitHubVersions`): an issue's singular `assignee` (beside `assignees`); a code or
+    /// commit result's `repository`, with `has_downloads`.
+    static func item(_ base: JSON, kind: String, origin: String) -> JSON {
+        switch kind {
+        case "issues":
+            return base.setting("assignee", .null).setting("assignees", .array([]))
+        case "code", "commits":
+            return base.setting(
+                "repository",
+                .object([
+                    ("id", .int(1_296_269)), ("name", .string("bulk")), ("full_name", .string("octo/bulk")),
+                    ("url", .string("\(origin)/repos/octo/bulk")), ("has_downloads", .bool(true)),
+                ]))
+        default:
+            return base
+        }
     }
 
     /// The `created:` qualifier of `query` as a closed range of epoch seconds, if there is one.

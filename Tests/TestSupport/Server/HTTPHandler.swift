@@ -83,7 +83,7 @@ final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let recorded = record(requestHead)
         core.record(recorded)
         // The budget mode counts requests in flight: from here until the answer is written.
-        let budget = core.budget
+        let budget = core.budget.flatMap { $0.exempt.contains(recorded.path) ? nil : $0 }
         budget?.begin()
         let fault = core.takeFault(for: recorded)
         if case .reset = fault {

@@ -24,6 +24,11 @@ final class RateBudget: Sendable {
     let resetInMilliseconds: Bool
     /// Windows begin only through `nextWindow`, not when the clock passes the reset.
     let manualWindows: Bool
+    /// Paths the mode leaves alone (`setBudget(exempting:)`).
+    var exempt: Set<String> {
+        get { state.withLock { $0.exempt } }
+        set { state.withLock { $0.exempt = newValue } }
+    }
     private let state: Mutex<State>
 
     struct State {
@@ -34,6 +39,7 @@ final class RateBudget: Sendable {
         var gate = Gate.open
         /// Answers waiting for the gate to open, each a write to run then.
         var held: [@Sendable () -> Void] = []
+        var exempt: Set<String> = []
     }
 
     /// Whether answers go out.
@@ -198,15 +204,18 @@ extension TestServer {
     ///     centuries away to a client counting seconds).
     ///   - manualWindows: a window ends only at `nextBudgetWindow`.
     ///   - holdUntilInFlight: no answer goes out until this many requests are in flight at once.
+    ///   - exempting: paths the mode leaves alone (neither counted nor held): a client's own
+    ///     lookups before the requests under test (`TestServer.bitlyLimitLookups`).
     public func setBudget(
         limit: Int, window: Int = 3600, delayMilliseconds: Int = 0, resetInMilliseconds: Bool = false,
-        manualWindows: Bool = false, holdUntilInFlight: Int? = nil
+        manualWindows: Bool = false, holdUntilInFlight: Int? = nil, exempting: Set<String> = []
     ) {
-        core.setBudget(
-            RateBudget(
-                limit: limit, window: window, delayMilliseconds: delayMilliseconds,
-                resetInMilliseconds: resetInMilliseconds, manualWindows: manualWindows,
-                holdUntilInFlight: holdUntilInFlight))
+        let budget = RateBudget(
+            limit: limit, window: window, delayMilliseconds: delayMilliseconds,
+            resetInMilliseconds: resetInMilliseconds, manualWindows: manualWindows,
+            holdUntilInFlight: holdUntilInFlight)
+        budget.exempt = exempting
+        core.setBudget(budget)
     }
 
     /// What the budget mode saw so far (all zero when it is off).

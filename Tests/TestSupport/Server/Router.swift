@@ -87,6 +87,7 @@ struct Router: Sendable {
             GitHubSearchRoutes(),
             GitHubStargazerRoutes(),
             GitHubFixtureRoutes(),
+            GitHubContentsRoutes(),
             GraphQLRoutes(),
             GitHubUserRoutes(),
             GitHubWriteRoutes(),
@@ -114,7 +115,8 @@ struct Router: Sendable {
 
     func respond(to request: RouteRequest) -> Response {
         for handler in handlers {
-            if let response = handler.respond(to: request) { return response }
+            // GitHub's answers in the shape of the API version asked for.
+            if let response = handler.respond(to: request) { return GitHubVersions.adapt(response, for: request) }
         }
         return .notFound
     }

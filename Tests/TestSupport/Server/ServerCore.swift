@@ -31,11 +31,14 @@ final class ServerCore: Sendable {
     let gitHubApp: GitHubAppRoutes?
     /// The router's GitHub search (`TestServer.setSearchLimit`).
     let gitHubSearch: GitHubSearchRoutes?
+    /// The router's Bitly (`TestServer.setBitlyPlan`).
+    let bitly: BitlyRoutes?
 
     init(router: Router) {
         self.router = router
         gitHubApp = router.handlers.lazy.compactMap { $0 as? GitHubAppRoutes }.first
         gitHubSearch = router.handlers.lazy.compactMap { $0 as? GitHubSearchRoutes }.first
+        bitly = router.handlers.lazy.compactMap { $0 as? BitlyRoutes }.first
         self.resetEpoch = ServerCore.now() + 3600
     }
 
@@ -170,7 +173,9 @@ final class ServerCore: Sendable {
                 response.removeHeader("Content-Type")
             }
         }
-        if let budget = self.budget, response.header("x-ratelimit-remaining") == nil {
+        if let budget = self.budget, !budget.exempt.contains(request.path),
+            response.header("x-ratelimit-remaining") == nil
+        {
             response = budget.spend(response)
         }
         if response.sendsRateLimitHeaders, response.header("x-ratelimit-remaining") == nil {

@@ -114,6 +114,9 @@ public final class TestServer: Sendable {
     /// A snapshot of every request received so far, in arrival order (both listeners).
     public var requests: [RecordedRequest] { core.requests }
 
+    /// The `x-ratelimit-reset` of the server's GitHub-style answers (the end of its window).
+    public var rateLimitReset: Int { core.resetEpoch }
+
     /// Forgets the recorded requests.
     public func clearRequests() { core.clearRequests() }
 

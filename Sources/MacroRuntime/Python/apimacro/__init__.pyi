@@ -422,12 +422,52 @@ class _ShortLink(TypedDict):
     kind: NotRequired[str]
     status: NotRequired[str]
 
+class _BitlyPlanLimit(TypedDict):
+    """One monthly limit of the Bitly plan, as GET /v4/organizations/{guid}/plan_limits sends it."""
+
+    name: str
+    description: str | None
+    count: int
+    limit: int
+
+class _BitlyMethodLimit(TypedDict):
+    """One method's hourly limit on an endpoint, as GET /v4/user/platform_limits sends it."""
+
+    name: str
+    count: int
+    limit: int
+
+class _BitlyPlatformLimit(TypedDict):
+    endpoint: str
+    methods: list[_BitlyMethodLimit]
+
+class _BitlyAPIRequests(TypedDict):
+    """The month's API requests: reset is the first of next month (epoch seconds, UTC)."""
+
+    name: str
+    count: int
+    limit: int
+    remaining: int
+    reset: int
+
+class _BitlyRateLimit(TypedDict):
+    """Bitly's limits, read once a run, with this run's requests counted."""
+
+    plan_limits: list[_BitlyPlanLimit] | None
+    platform_limits: list[_BitlyPlatformLimit] | None
+    api_requests: _BitlyAPIRequests | None
+    organization_guid: str | None
+    notes: list[str]
+
 class Shortener:
     """Short links on the backend APIMACRO_SHORTENER names (default: Bitly); ``apimacro help environment`` lists them."""
 
     @property
     def backend(self) -> str:
         """The backend in use, by its name in APIMACRO_SHORTENER ("bitly" by default)."""
+    @property
+    def rate_limit(self) -> _BitlyRateLimit | None:
+        """Bitly's plan and platform limits (read once a run); None with the other backends."""
     def as_account(self, label: str) -> Shortener:
         """A shortener client using the stored account ``label`` (``apimacro login shortener --account LABEL``)."""
     def shorten(
