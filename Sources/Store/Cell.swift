@@ -58,7 +58,7 @@ public enum Cell: Sendable, Hashable {
 
     /// A finite double as JSON writes it (`1.0`, `2.5e-07`).
     static func jsonNumber(_ number: Double) -> String {
-        if number == number.rounded(), abs(number) < 1e16 { return String(format: "%.1f", number) }
+        if number == number.rounded(), abs(number) < 1e16 { return PrintfText.format("%.1f", number) }
         return "\(number)"
     }
 

@@ -7,7 +7,7 @@ public enum SecondsText {
     public static func format(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 1e15 else { return String(value) }
         if value == value.rounded() { return String(Int(value)) }
-        var text = String(format: "%.3f", value)
+        var text = PrintfText.format("%.3f", value)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

@@ -89,7 +89,7 @@ public final class SecondaryPacer: Sendable {
     public static func key(_ credential: Credential?) -> String {
         guard let credential else { return "" }
         let digest = SHA256.hash(data: Data(("secondary pace\n" + credential.wireForms.joined(separator: "\n")).utf8))
-        return digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        return digest.prefix(12).map { PrintfText.format("%02x", $0) }.joined()
     }
 
     /// Waits until `exchange` may be sent on the lane `key`, then books it.
