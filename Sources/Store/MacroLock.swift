@@ -1,5 +1,10 @@
-public import Foundation
 import WebAPI
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

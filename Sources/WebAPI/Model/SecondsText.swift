@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A number of seconds as messages show it: `120`, `0.5`, `0.25` (at most three decimals).
 public enum SecondsText {
