@@ -131,11 +131,13 @@ let package = Package(
             // Foundation, whose module does not name the static archives it needs: named here.
             // lld: gold warns at every link that the static Foundation calls mktemp. Release only:
             // the test bundle links this target's objects too, and swift-testing has no static library.
+            // scripts/link: the runtime's -lstdc++ becomes GCC's static libstdc++.a (see the file there).
             linkerSettings: [
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
                         "-l_FoundationCShims", "-lswiftSynchronization", "-use-ld=lld",
+                        "-L\(Context.packageDirectory)/scripts/link",
                     ], .when(configuration: .release))
             ]
         ),

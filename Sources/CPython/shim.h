@@ -22,6 +22,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
+// PyMarshal_ReadObjectFromString: the code cache reads its files without importing `marshal`.
+#include <marshal.h>
 
 static inline PyObject *apimacro_None(void) { return Py_None; }
 static inline PyObject *apimacro_True(void) { return Py_True; }

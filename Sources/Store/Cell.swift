@@ -1,5 +1,9 @@
-import Foundation
 import WebAPI
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One value of a row bound for a destination: a JSON scalar, or a nested value already
 /// encoded as JSON text.
@@ -58,7 +62,7 @@ public enum Cell: Sendable, Hashable {
 
     /// A finite double as JSON writes it (`1.0`, `2.5e-07`).
     static func jsonNumber(_ number: Double) -> String {
-        if number == number.rounded(), abs(number) < 1e16 { return String(format: "%.1f", number) }
+        if number == number.rounded(), abs(number) < 1e16 { return PrintfText.format("%.1f", number) }
         return "\(number)"
     }
 

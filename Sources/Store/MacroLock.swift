@@ -1,4 +1,10 @@
-public import Foundation
+import WebAPI
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +33,7 @@ public final class MacroLock: Sendable {
             let plain =
                 (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
                 || byte == 45 || byte == 95 || (byte == 46 && !name.isEmpty)
-            name += plain ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+            name += plain ? String(UnicodeScalar(byte)) : PrintfText.format("%%%02X", byte)
         }
         return folder.appendingPathComponent("locks").appendingPathComponent(name + ".lock")
     }
@@ -74,6 +80,6 @@ public final class MacroLock: Sendable {
 /// Seconds as messages show them (`60`, `2.5`).
 enum SecondsText {
     static func shown(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+        seconds == seconds.rounded() ? String(Int(seconds)) : PrintfText.format("%.1f", seconds)
     }
 }

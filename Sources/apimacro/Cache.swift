@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro cache info | clear` (`apimacro cache` alone is `cache info`, as `plugins` is `plugins list`).
 struct Cache: ParsableCommand {

@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro mcp`: the macros as tools for AI assistants (the Model Context Protocol).
 struct Mcp: ParsableCommand {

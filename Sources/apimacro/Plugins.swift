@@ -1,7 +1,11 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
 import PluginHost
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro plugins list | show NAME | new NAME --from-openapi FILE_OR_URL`.
 struct Plugins: ParsableCommand {

@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro repl`.
 struct Repl: ParsableCommand {

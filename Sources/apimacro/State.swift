@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro state show | reset | export`: the state macros keep between runs.
 struct State: ParsableCommand {

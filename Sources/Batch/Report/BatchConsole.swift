@@ -1,4 +1,5 @@
 import Foundation
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +62,7 @@ public struct BatchConsole {
         case .progress(let done, let running, let failed, let seconds):
             guard live else { return }
             err(
-                "\r\u{1B}[Kbatch: \(done) done, \(running) running, \(failed) failed, \(String(format: "%.1f", seconds)) s"
+                "\r\u{1B}[Kbatch: \(done) done, \(running) running, \(failed) failed, \(PrintfText.format("%.1f", seconds)) s"
             )
         case .finished(let result):
             clearProgress()
@@ -92,7 +93,7 @@ public struct BatchConsole {
         let rows = results.map { result in
             [
                 result.name, result.status.label, result.exitCode.map(String.init) ?? "-",
-                result.status == .notRun ? "-" : String(format: "%.2f", result.seconds),
+                result.status == .notRun ? "-" : PrintfText.format("%.2f", result.seconds),
                 result.stats.map { String($0.requests) } ?? "-", result.stats.map { String($0.cacheHits) } ?? "-",
             ]
         }
@@ -110,7 +111,7 @@ public struct BatchConsole {
         let tally = labels.map { label in "\(results.filter { $0.status.label == label }.count) \(label)" }
             .joined(separator: ", ")
         text +=
-            "\(results.count) macro\(results.count == 1 ? "" : "s"): \(tally) in \(String(format: "%.1f", seconds)) s\n"
+            "\(results.count) macro\(results.count == 1 ? "" : "s"): \(tally) in \(PrintfText.format("%.1f", seconds)) s\n"
         return text
     }
 

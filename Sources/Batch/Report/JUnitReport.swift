@@ -130,6 +130,6 @@ public struct JUnitReport {
     }
 
     private static func seconds(_ value: Double) -> String {
-        String(format: "%.3f", value)
+        PrintfText.format("%.3f", value)
     }
 }

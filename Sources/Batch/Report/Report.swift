@@ -217,7 +217,7 @@ public struct Report: Codable, Sendable {
             lines.append("  ---")
             lines.append("  status: \(Self.yaml(job.status))")
             if let code = job.exitCode { lines.append("  exit_code: \(code)") }
-            lines.append("  seconds: \(String(format: "%.3f", job.seconds))")
+            lines.append("  seconds: \(PrintfText.format("%.3f", job.seconds))")
             if let requests = job.requests { lines.append("  requests: \(requests)") }
             if !job.checks.isEmpty {
                 lines.append("  checks:")

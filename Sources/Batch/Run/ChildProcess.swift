@@ -1,6 +1,11 @@
 import Dispatch
-import Foundation
 import Spawning
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// One setting of a client: its key in the client's `config.toml` table, the environment
 /// variable that key stands for (`[github] url` is `APIMACRO_GITHUB_URL`), and what a value

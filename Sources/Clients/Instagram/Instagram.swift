@@ -1,5 +1,9 @@
-import Foundation
 import WebAPI
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Instagram as apimacro knows it: its settings, where its token comes from and its login
 /// (`descriptor`).

@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PythonBridge
 import WebAPI
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 extension InstagramBinding {
     /// `apimacro.instagram` on the Instagram API with Instagram Login (the default backend):

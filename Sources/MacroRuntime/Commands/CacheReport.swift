@@ -83,6 +83,6 @@ public struct CacheReport: Sendable {
     }
 
     static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        PrintfText.format("%.1f MB", Double(bytes) / 1_000_000)
     }
 }

@@ -1,6 +1,10 @@
-import Foundation
 import PythonBridge
 import WebAPI
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Finds the bundled pure-Python package `apimacro` and puts it on `sys.path`.
 enum PythonPackage {

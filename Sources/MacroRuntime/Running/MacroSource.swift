@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// What `apimacro run` runs, as `python3` takes it: a file, `-c CODE`, `-` (standard input)
 /// or `-m MODULE`.

@@ -1,6 +1,11 @@
-import Foundation
 import PythonBridge
 import Synchronization
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

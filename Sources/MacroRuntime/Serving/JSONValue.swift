@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A JSON value as the MCP server reads and writes it: Sendable, so a message can go to the
 /// thread that answers it.

@@ -1,6 +1,12 @@
-public import Foundation
+import Dispatch
 import PythonBridge
 import WebAPI
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 /// `apimacro mcp`: the Model Context Protocol's messages (JSON-RPC 2.0) answered over the
 /// macros (`MacroTools`), whatever carries them (`McpStdio`, `McpHTTP`).

@@ -76,8 +76,12 @@ enum NetworkResolver {
         if isFolder.boolValue { throw problem("is a folder, not a file") }
         // The type of the file itself (through symbolic links): a FIFO or a device is never opened.
         let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
-        let type = (try? fileManager.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
-        guard type == .typeRegular else { throw problem("is not a regular file") }
+        // lstat, as `attributesOfItem(atPath:)[.type]` looked (the path is resolved already),
+        // without its attribute dictionary (0.5 M instructions at every start).
+        var info = stat()
+        guard lstat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw problem("is not a regular file")
+        }
         guard fileManager.isReadableFile(atPath: resolved), let handle = FileHandle(forReadingAtPath: resolved) else {
             throw problem("cannot be read (check its permissions)")
         }

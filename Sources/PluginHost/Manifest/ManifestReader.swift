@@ -1,6 +1,11 @@
 import Clients
-import Foundation
 import WebAPI
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// Reads a parsed `plugin.toml` strictly: every unknown key, wrong type,
 /// bad name or kind is a `PluginError` naming the file, the key and what to

@@ -90,10 +90,21 @@ public enum CodeCache {
             guard count > 0 else { return nil }
             filled += count
         }
-        guard contents.prefix(header.count).elementsEqual(header),
-            let marshal = try? Interpreter.import("marshal"),
-            let code = try? marshal.callMethod(
-                "loads", [PythonValue.bytes(Array(contents[header.count...])).toPython()])
+        // memcmp and marshal's C reader: `elementsEqual` over the header (it holds the whole
+        // source) and a `bytes` copy handed to `marshal.loads` cost 1 M instructions a start.
+        let matches = contents.withUnsafeBytes { stored in
+            header.withUnsafeBytes { expected in
+                guard let stored = stored.baseAddress, let expected = expected.baseAddress else { return false }
+                return memcmp(stored, expected, header.count) == 0
+            }
+        }
+        guard matches,
+            let code = try? contents.withUnsafeBytes({ stored -> PyRef? in
+                guard let base = stored.baseAddress else { return nil }
+                return try PyRef.checked(
+                    PyMarshal_ReadObjectFromString(
+                        base.assumingMemoryBound(to: CChar.self) + header.count, stored.count - header.count))
+            })
         else {
             // A damaged file (or one from a broken write) is compiled over, never run.
             PyErr_Clear()

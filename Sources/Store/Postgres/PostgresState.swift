@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// Macros' state in PostgreSQL (`APIMACRO_STATE=postgresql://…`): `_apimacro_state` holds each
 /// macro's keys (values as JSON text), `_apimacro_state_versions` one version per macro.

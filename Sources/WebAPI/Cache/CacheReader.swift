@@ -1,6 +1,11 @@
-import Foundation
 import GRDBSQLite
 import Synchronization
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// The cache's hit path: SQLite connections of its own (SQLite's C API, no GRDB pool), each
 /// with the lookup `SELECT` prepared once, taken by the calling thread for one lookup and

@@ -1,6 +1,11 @@
 import Crypto
-public import Foundation
 import Synchronization
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

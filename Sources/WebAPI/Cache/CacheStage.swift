@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Answers GETs from the persistent HTTP cache, revalidates stale copies with
 /// their validators, stores what may be stored, and serves a stored copy when

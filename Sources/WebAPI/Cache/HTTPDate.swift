@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// HTTP dates (RFC 9110 §5.6.7), strictly: the IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms recipients must

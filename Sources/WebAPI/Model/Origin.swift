@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The scheme, host and port a URL points at.
 public struct Origin: Sendable, Equatable {

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// HTTP headers: ordered, repeatable, looked up without regard to case.
 public struct Headers: Sendable, Sequence {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A number of seconds as messages show it: `120`, `0.5`, `0.25` (at most three decimals).
 public enum SecondsText {
@@ -7,7 +11,7 @@ public enum SecondsText {
     public static func format(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 1e15 else { return String(value) }
         if value == value.rounded() { return String(Int(value)) }
-        var text = String(format: "%.3f", value)
+        var text = PrintfText.format("%.3f", value)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import Synchronization
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// One API's connection to the pipeline: resolves requests against the base
 /// URL, sends them through the stages, and remembers the last rate-limit

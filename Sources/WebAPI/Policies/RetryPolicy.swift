@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// Exponential backoff with full jitter for retrying idempotent requests on
 /// connection errors, 502, 503 and 504.

@@ -1,6 +1,10 @@
 import Crypto
-public import Foundation
 import Synchronization
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Keeps one process's requests within an API's secondary limits (`SecondaryLimits`), per
 /// credential: at most `maxInFlight` in flight, mutating requests one at a time and
@@ -89,7 +93,7 @@ public final class SecondaryPacer: Sendable {
     public static func key(_ credential: Credential?) -> String {
         guard let credential else { return "" }
         let digest = SHA256.hash(data: Data(("secondary pace\n" + credential.wireForms.joined(separator: "\n")).utf8))
-        return digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        return digest.prefix(12).map { PrintfText.format("%02x", $0) }.joined()
     }
 
     /// Waits until `exchange` may be sent on the lane `key`, then books it.

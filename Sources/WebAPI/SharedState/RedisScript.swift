@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// A Lua script for `EVALSHA`, with its SHA-1 digest (Redis names scripts by it).
 struct RedisScript: Sendable, Equatable {

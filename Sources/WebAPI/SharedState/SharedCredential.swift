@@ -1,6 +1,10 @@
 import Crypto
-import Foundation
 import Synchronization
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The keys that shared state derives from the credential a request carries, so that no key
 /// has to be handed from machine to machine: every holder of the credential derives the same

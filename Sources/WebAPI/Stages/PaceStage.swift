@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Paces each send to the client's secondary limits (`SecondaryPacer`, per credential, per
 /// process): it waits before the send as the rules say (each wait a line in `-v`), and tells

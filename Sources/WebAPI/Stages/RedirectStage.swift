@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Follows redirects itself (the transport never does), so that each hop goes
 /// back through the credential stage: a redirect to another origin arrives

@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// Retries idempotent requests on connection errors, 502, 503 and 504 (and an error answer the
 /// client's API calls transient) with backoff and jitter.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Turns a non-2xx final response into the one error type, with the API's
 /// own message, unless the request asked to see every status (`Exchange.validatesStatus`).

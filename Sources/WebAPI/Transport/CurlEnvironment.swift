@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// The environment variables libcurl reads on its own, and why none of them changes what the
 /// transport does: apimacro resolves its network settings once (`NetworkSettings`) and libcurl
