@@ -37,9 +37,10 @@ let package = Package(
         ),
         // Debian's libpq, PostgreSQL's own C client: PostgreSQL destinations and state past one
         // machine (`to="postgresql://…"`, APIMACRO_DATABASE_URL, APIMACRO_STATE), used only by Store.
+        // Headers only: Store loads libpq with dlopen on the first connection, so a run that never
+        // reaches PostgreSQL does not map it and the ~20 libraries it needs.
         .systemLibrary(
             name: "CPostgres",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
         // Debian's libcurl (OpenSSL flavour): the transport. Headers only: WebAPI loads the

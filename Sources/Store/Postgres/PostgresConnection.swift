@@ -2,6 +2,13 @@ import CPostgres
 import Foundation
 import Synchronization
 
+/// libpq's functions, loaded with dlopen on the first connection (CPostgres/shim.h), or why not.
+nonisolated(unsafe) private let libpq: (table: UnsafeMutablePointer<cpq_api>, failure: String?) = {
+    let table = UnsafeMutablePointer<cpq_api>.allocate(capacity: 1)
+    table.initialize(to: cpq_api())
+    return (table, cpq_load(table).map { String(cString: $0) })
+}()
+
 /// A `postgresql://` URL as apimacro shows it: the password (in the user part or a `password=`
 /// parameter) replaced by `***`, so no message, log or report ever holds it.
 public enum PostgresURL {
@@ -76,7 +83,7 @@ public final class PostgresConnection: Sendable {
 
     deinit {
         handle.withLock { handle in
-            if let pointer = handle.pointer { PQfinish(pointer) }
+            if let pointer = handle.pointer { cpq_finish(libpq.table, pointer) }
             handle.pointer = nil
         }
     }
@@ -97,20 +104,25 @@ public final class PostgresConnection: Sendable {
     }
 
     private static func open(_ url: String, timeout: Double) throws -> OpaquePointer {
+        if let failure = libpq.failure {
+            throw StoreError.unreachable(
+                "cannot load libpq, which apimacro talks to PostgreSQL with (\(failure)): install it "
+                    + "(Debian and Ubuntu: apt-get install libpq5); nothing was sent or written")
+        }
         let seconds = String(max(2, Int(timeout.rounded(.up))))
         let keywords = ["connect_timeout", "application_name", "dbname"]
         let values = [seconds, "apimacro", url]
         let pointer = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in
-                PQconnectdbParams(keywordPointers, valuePointers, 1)
+                cpq_connectdbParams(libpq.table, keywordPointers, valuePointers, 1)
             }
         }
         guard let pointer else { throw StoreError.unreachable("cannot reach PostgreSQL: out of memory") }
         // The server's notices ("relation … already exists, skipping") are not the user's business.
-        PQsetNoticeProcessor(pointer, { _, _ in }, nil)
-        guard PQstatus(pointer) == CONNECTION_OK else {
-            let reason = message(PQerrorMessage(pointer), scrubbing: PostgresURL.password(url))
-            PQfinish(pointer)
+        cpq_setNoticeProcessor(libpq.table, pointer, { _, _ in }, nil)
+        guard cpq_status(libpq.table, pointer) == CONNECTION_OK else {
+            let reason = message(cpq_errorMessage(libpq.table, pointer), scrubbing: PostgresURL.password(url))
+            cpq_finish(libpq.table, pointer)
             throw StoreError.unreachable(
                 "cannot reach PostgreSQL at \(PostgresURL.redacted(url)): \(reason); nothing was sent or written. "
                     + "Start the server, or fix the URL (postgresql://user:password@host:port/database)")
@@ -141,10 +153,10 @@ public final class PostgresConnection: Sendable {
     }
 
     private func session(_ handle: inout Handle) throws -> PostgresSession {
-        if let pointer = handle.pointer, PQstatus(pointer) == CONNECTION_OK {
+        if let pointer = handle.pointer, cpq_status(libpq.table, pointer) == CONNECTION_OK {
             return PostgresSession(pointer: pointer, shown: shown, password: password)
         }
-        if let pointer = handle.pointer { PQfinish(pointer) }
+        if let pointer = handle.pointer { cpq_finish(libpq.table, pointer) }
         handle.pointer = nil
         let pointer = try Self.open(url, timeout: timeout)
         handle.pointer = pointer
@@ -181,40 +193,41 @@ public struct PostgresSession {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> Result {
         let result: OpaquePointer? = withOptionalCStrings(parameters) { values in
-            PQexecParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            cpq_execParams(libpq.table, pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         guard let result else {
             throw StoreError.io(
-                "PostgreSQL at \(shown) failed: \(PostgresConnection.message(PQerrorMessage(pointer), scrubbing: password))"
+                "PostgreSQL at \(shown) failed: \(PostgresConnection.message(cpq_errorMessage(libpq.table, pointer), scrubbing: password))"
             )
         }
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
+        defer { cpq_clear(libpq.table, result) }
+        let status = cpq_resultStatus(libpq.table, result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let code = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
-            let text = PostgresConnection.message(PQresultErrorMessage(result), scrubbing: password)
+            let code =
+                cpq_resultErrorField(libpq.table, result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let text = PostgresConnection.message(cpq_resultErrorMessage(libpq.table, result), scrubbing: password)
             throw StoreError(
                 code == "40001" || code == "40P01" ? .conflict : .io,
                 "PostgreSQL at \(shown) refused a statement: \(text)\(code.isEmpty ? "" : " (SQLSTATE \(code))")")
         }
         var rows: [[String?]] = []
-        let count = PQntuples(result)
-        let fields = PQnfields(result)
+        let count = cpq_ntuples(libpq.table, result)
+        let fields = cpq_nfields(libpq.table, result)
         if count > 0 {
             rows.reserveCapacity(Int(count))
             for row in 0..<count {
                 var values: [String?] = []
                 for field in 0..<fields {
-                    if PQgetisnull(result, row, field) == 1 {
+                    if cpq_getisnull(libpq.table, result, row, field) == 1 {
                         values.append(nil)
                     } else {
-                        values.append(String(cString: PQgetvalue(result, row, field)))
+                        values.append(String(cString: cpq_getvalue(libpq.table, result, row, field)))
                     }
                 }
                 rows.append(values)
             }
         }
-        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        let affected = Int(String(cString: cpq_cmdTuples(libpq.table, result))) ?? 0
         return Result(rows: rows, affected: affected)
     }
 }
