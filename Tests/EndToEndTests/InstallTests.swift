@@ -87,7 +87,7 @@ struct InstallTests {
         let names = depends.split(separator: ",").compactMap {
             $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").first.map(String.init)
         }
-        for name in ["libcurl4", "libjq1", "libsqlite3-0", "ca-certificates"] {
+        for name in ["libcurl4", "libjq1", "libpq5", "libsqlite3-0", "ca-certificates"] {
             #expect(names.contains(name), "\(depends)")
         }
         #expect(names.contains { $0.hasPrefix("libpython3.") }, "\(depends)")
