@@ -15,9 +15,18 @@ if globals().get('in_session'):
     _end_scope()
 else:
     atexit._run_exitfuncs()
+# The flush itself inline: importing apimacro._stdout costs an empty run's end ~2 M
+# instructions, and it is needed only when stdout's reader has gone.
+delivered = True
 try:
-    from apimacro._stdout import flush_stdout as _flush_stdout
-except ImportError:
-    delivered = True
-else:
-    delivered = _flush_stdout()
+    if sys.stdout is not None:
+        sys.stdout.flush()
+except BrokenPipeError as _error:
+    try:
+        from apimacro._stdout import closed_stdout as _closed_stdout
+    except ImportError:
+        pass
+    else:
+        delivered = not _closed_stdout(_error)
+except (OSError, ValueError):
+    pass
