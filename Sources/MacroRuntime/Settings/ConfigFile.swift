@@ -83,7 +83,7 @@ public struct ConfigFile: Sendable {
     static let limitKeys = ["limits.rate", "limits.concurrency"]
     /// Lists are joined with ':' (a path list) unless the variable takes another separator.
     static let listSeparators = ["no_proxy": ","]
-    static var knownTables: [String: [String]] {
+    static let knownTables: [String: [String]] = {
         var tables = Dictionary(
             uniqueKeysWithValues: BuiltInClients.descriptors.filter { !$0.configKeys.isEmpty }.map {
                 ($0.name, $0.configKeys)
@@ -94,7 +94,7 @@ public struct ConfigFile: Sendable {
         // `[ui] color = "never"`: APIMACRO_UI_COLOR (see `ColorChoice`).
         tables["ui"] = SettingsTable.keys(ofTable: "ui")
         return tables
-    }
+    }()
 
     /// The file's settings as environment variables; empty when there is no file.
     ///
@@ -216,6 +216,8 @@ public struct ConfigFile: Sendable {
     /// plugin in `pluginFolders` and hold only the keys that plugin reads (any key, when the
     /// plugin did not load: its own error says why); each folder of `plugins` must exist.
     public func checkKeys(_ entries: [Entry], pluginFolders: [URL]) throws {
+        // No file, or nothing in it: nothing to check (and the tables below are not built).
+        guard !entries.isEmpty else { return }
         // Manifests are read only when the file has a table that is no built-in client's.
         let needsPlugins = entries.contains { entry in
             let parts = Self.parts(entry.key)

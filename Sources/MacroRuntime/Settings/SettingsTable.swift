@@ -29,7 +29,7 @@ public enum SettingsTable {
         /// capitals, a table's dot an underscore (`ui.color` is `APIMACRO_UI_COLOR`).
         init(key: String, defaultText: String?, summary: String) {
             self.init(
-                variable: "APIMACRO_" + key.uppercased().replacingOccurrences(of: ".", with: "_"), key: key,
+                variable: "APIMACRO_" + String(key.uppercased().map { $0 == "." ? "_" : $0 }), key: key,
                 defaultText: defaultText, summary: summary)
         }
 
