@@ -153,25 +153,11 @@ struct PostgresEndToEndTests {
 
     /// A macro that reads its bookmark, says so in `read-TAG`, waits for `go-TAG`, then moves the
     /// bookmark and writes a row.
-    static let racer = """
-        import apimacro, os, sys
-        tag = sys.argv[1]
-        seen = apimacro.state.get("cursor", 0)
-        open("read-" + tag, "w").close()
-        while not os.path.exists("go-" + tag):
-            apimacro.sleep(0.02)
-        apimacro.state["cursor"] = seen + 1
-        apimacro.state["by"] = tag
-        apimacro.output([{"id": seen + 1, "by": tag}], table="synced", key="id")
-        print(tag, seen + 1)
-
-        """
-
     @Test("two machines race on one bookmark: the first commits, the second fails clearly and writes nothing")
     func bookmarkCompareAndSet() async throws {
         try await Self.withServer { server in
             // Two homes: two machines, each with its own lock folder, one database.
-            let space = try Workspace(files: ["sync.py": Self.racer])
+            let space = try Workspace(files: ["sync.py": BookmarkRacer.source()])
             defer { space.remove() }
             let environment = ["APIMACRO_STATE": server.url(), "APIMACRO_DATABASE_URL": server.url()]
             let homeA = space.url.appendingPathComponent("a")

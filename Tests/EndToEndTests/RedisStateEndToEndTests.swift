@@ -147,24 +147,10 @@ struct RedisStateEndToEndTests {
 
     /// A macro that reads its bookmark, says so in `read-TAG`, waits for `go-TAG`, then moves the
     /// bookmark and upserts a row into `rows.db`.
-    static let racer = """
-        import apimacro, os, sys
-        tag = sys.argv[1]
-        seen = apimacro.state.get("cursor", 0)
-        open("read-" + tag, "w").close()
-        while not os.path.exists("go-" + tag):
-            apimacro.sleep(0.02)
-        apimacro.state["cursor"] = seen + 1
-        apimacro.state["by"] = tag
-        apimacro.output([{"id": seen + 1, "by": tag}], to="rows.db", table="synced", key="id")
-        print(tag, seen + 1)
-
-        """
-
     @Test("two machines race on one bookmark: the first commits, the second fails clearly and writes nothing")
     func bookmarkCompareAndSet() async throws {
         try await Self.withServer { server in
-            let space = try Workspace(files: ["sync.py": Self.racer])
+            let space = try Workspace(files: ["sync.py": BookmarkRacer.source(to: "rows.db")])
             defer { space.remove() }
             let environmentA = Self.environment(server, home: space.url.appendingPathComponent("a"))
             let environmentB = Self.environment(server, home: space.url.appendingPathComponent("b"))
