@@ -61,8 +61,8 @@ let package = Package(
         // a stored token is written or read: declarations of its own, no -dev package, no link-time
         // dependency, so the binary starts where libsecret is absent (issue 41).
         .systemLibrary(name: "CSecret"),
-        // The only target that imports CPython (ARCHITECTURE rule 1).
-        .target(name: "PythonBridge", dependencies: ["CPython"]),
+        // The only target that imports CPython (ARCHITECTURE rule 1). Spawning: `NativeThread`.
+        .target(name: "PythonBridge", dependencies: ["CPython", "Spawning"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
         .target(
             name: "WebAPI",
@@ -78,10 +78,13 @@ let package = Package(
                 // BoringSSL, not a hand-written one.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 "CHiredis",
+                // `NativeThread`: the transfer, login-listener and Redis threads.
+                "Spawning",
             ]
         ),
         // The one way a program is started and waited for (gh, the --jq child, batch's children,
-        // git): posix_spawn, a reaper thread per child instead of polling, nothing on the pool.
+        // git): posix_spawn, a reaper thread per child instead of polling, nothing on the pool;
+        // `NativeThread`, the C library's threads without Foundation's `Thread`.
         .target(name: "Spawning"),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.
         .target(name: "Clients", dependencies: ["WebAPI", "Spawning", "CSecret"]),

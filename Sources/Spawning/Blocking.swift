@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs blocking work (a child's pipes, a wait on a descriptor) on a thread of its own and
 /// suspends the calling task until it is done: Swift's cooperative pool never blocks on it.
@@ -6,14 +8,11 @@ public enum Blocking {
     /// `body`'s result, computed on a new thread.
     public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    continuation.resume(returning: try body())
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+            do {
+                try NativeThread.start(name: "apimacro-block") { continuation.resume(with: Result { try body() }) }
+            } catch {
+                continuation.resume(throwing: error)
             }
-            thread.start()
         }
     }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -117,7 +116,14 @@ public final class Subprocess: Sendable {
             throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         let process = Subprocess(pid: pid, ownsGroup: newProcessGroup)
-        process.startReaper()
+        do {
+            try process.startReaper()
+        } catch {
+            _ = Glibc.kill(newProcessGroup ? -pid : pid, SIGKILL)
+            var ignored: Int32 = 0
+            while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
+            throw SpawnError(description: "cannot wait for \(executable): \(error)")
+        }
         return process
     }
 
@@ -182,8 +188,8 @@ public final class Subprocess: Sendable {
     }
 
     /// The thread that blocks in `waitpid` until the child ends, then tells every waiter.
-    private func startReaper() {
-        let thread = Thread { [self] in
+    private func startReaper() throws(NativeThread.StartError) {
+        try NativeThread.start(name: "apimacro-reaper", stackSize: 64 << 10) { [self] in
             var status: Int32 = 0
             var result: pid_t
             repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
@@ -202,7 +208,5 @@ public final class Subprocess: Sendable {
             for waiter in waiters { waiter.resume(returning: ending) }
             for observer in observers { observer() }
         }
-        thread.stackSize = 64 << 10
-        thread.start()
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Spawning
 
 /// Runs Python work on a dedicated thread with the GIL held and awaits it.
 ///
@@ -7,10 +7,12 @@ import Foundation
 /// wait depends on.
 public func onPythonThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try withGIL(body) })
+        do {
+            try NativeThread.start(name: "apimacro-python", stackSize: 8 << 20) {
+                continuation.resume(with: Result { try withGIL(body) })
+            }
+        } catch {
+            continuation.resume(throwing: error)
         }
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 }
