@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One HTTP request, as a client or a macro describes it: everything the old
 /// iOS clients let a caller set per request.
@@ -176,7 +180,7 @@ public enum FormEncoding {
 
     /// Escapes a quoted-string value in a header parameter.
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+        text.replacingLiteral("\\", with: "\\\\").replacingLiteral("\"", with: "\\\"")
+            .replacingLiteral("\r", with: "").replacingLiteral("\n", with: "")
     }
 }
