@@ -46,7 +46,11 @@ final class CurlTransferThread: @unchecked Sendable {
         }
         self.library = library
         self.multi = multi
-        try NativeThread.start(name: "apimacro-curl") { [self] in run() }
+        do {
+            try NativeThread.start(name: "apimacro-curl") { [self] in run() }
+        } catch {
+            throw APIError(.network, "cannot start libcurl's transfer thread (\(error))")
+        }
     }
 
     /// Ends the thread: transfers running or waiting end as cancelled.
