@@ -91,7 +91,10 @@ let package = Package(
         .target(
             name: "MacroRuntime",
             dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "Store", "CJQ", "Spawning"],
-            resources: [.copy("Python/apimacro")]
+            // The bundled Python package is found in the checkout or beside the binary
+            // (`PythonPackage.candidates`), not as a resource: SwiftPM's resource accessor
+            // imports Foundation, which links ICU's 34 MB.
+            exclude: ["Python"]
         ),
         // `PyInit__apimacro`: MacroRuntime's module built on the interpreter of the program that imports it.
         // Release: the Swift runtime and Foundation linked in, as in the binary, so the wheel loads
