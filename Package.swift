@@ -61,6 +61,14 @@ let package = Package(
         // a stored token is written or read: declarations of its own, no -dev package, no link-time
         // dependency, so the binary starts where libsecret is absent (issue 41).
         .systemLibrary(name: "CSecret"),
+        // Debian's SQLite (libsqlite3-0), on its own C API: the HTTP cache and Store's state file
+        // and SQLite destinations, through WebAPI's small wrapper (SQLite/). No GRDB: it imports
+        // Foundation in 57 files, which links ICU's data into the binary (issue 43).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The only target that imports CPython (ARCHITECTURE rule 1).
         .target(name: "PythonBridge", dependencies: ["CPython"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
@@ -69,10 +77,9 @@ let package = Package(
             dependencies: [
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
-                // The persistent HTTP cache (SQLite, shared safely by concurrent processes).
-                .product(name: "GRDB", package: "GRDB.swift"),
-                // Its SQLite module, for the cache's hit path on SQLite's C API (`CacheReader`).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // The persistent HTTP cache (SQLite, shared safely by concurrent processes), on
+                // SQLite's C API (SQLite/ wraps it for Store too; the hit path, `CacheReader`, calls it).
+                "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA signatures (RS256) for the JWTs a GitHub App signs: swift-crypto's RSA on
                 // BoringSSL, not a hand-written one.
@@ -164,7 +171,7 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .executableTarget(name: "apimacro-testserver", dependencies: ["TestSupport"], path: "Tests/TestServerMain"),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport"]),
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport", "CSQLite"]),
         .testTarget(name: "ClientsTests", dependencies: ["WebAPI", "Clients", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch"]),
