@@ -18,7 +18,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The HTTP cache's encryption (ChaChaPoly) and keyed hashes (HMAC-SHA256): audited primitives.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Debian's libpython3 (the interpreter apimacro embeds), found through pkg-config.
@@ -118,17 +117,12 @@ let package = Package(
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
         // WebAPI only for redaction.
         .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),
-        // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on GRDB as
-        // the HTTP cache is. No Python: MacroRuntime only binds apimacro.state, incremental and output(to=).
-        // WebAPI for `SystemErrorText` only: an I/O failure in errno's words, never Foundation's.
-        // CPostgres (libpq) for PostgreSQL destinations and state; GRDBSQLite for the upsert's
-        // bind-and-step loop on SQLite's C API (as the HTTP cache's hit path).
-        .target(
-            name: "Store",
-            dependencies: [
-                "WebAPI", "CPostgres", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]),
+        // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on
+        // WebAPI's SQLite wrapper (SQLiteConnection) as the HTTP cache is. No Python: MacroRuntime
+        // only binds apimacro.state, incremental and output(to=). WebAPI also for `SystemErrorText`:
+        // an I/O failure in errno's words, never Foundation's. CPostgres (libpq) for PostgreSQL
+        // destinations and state.
+        .target(name: "Store", dependencies: ["WebAPI", "CPostgres"]),
         .executableTarget(
             name: "apimacro",
             dependencies: [
@@ -176,7 +170,7 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch"]),
         .testTarget(name: "SpawningTests", dependencies: ["Spawning"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "WebAPI"]),
         .testTarget(
             name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.

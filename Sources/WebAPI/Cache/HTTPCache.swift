@@ -1,4 +1,3 @@
-import CSQLite
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -209,7 +208,7 @@ public final class HTTPCache: Sendable {
         let path = directory.appendingPathComponent(HTTPCache.fileName).path
         // Owner-only even though sealed (the WAL files inherit it).
         HTTPCache.createOwnerOnly(path)
-        return try HTTPCache.retryingBusy {
+        return try SQLiteConnection.retryingBusy {
             let connection = try SQLiteConnection(path: path, mode: .readWriteCreate, busyTimeout: 10)
             // Replaced and evicted entries are overwritten with zeros, not left in free pages.
             try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
@@ -279,21 +278,6 @@ public final class HTTPCache: Sendable {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let path = directory.appendingPathComponent(fileName + suffix).path
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-        }
-    }
-
-    /// Switching a new file to WAL mode takes a lock SQLite's busy handler does
-    /// not wait for: when several processes open a fresh cache at once, try again.
-    private static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
-        var attempt = 0
-        while true {
-            do {
-                return try body()
-            } catch let error as SQLiteError where error.isBusy {
-                attempt += 1
-                if attempt >= 50 { throw error }
-                sqlite3_sleep(20 * Int32(min(attempt, 10)))
-            }
         }
     }
 

@@ -51,7 +51,7 @@ public final class SQLiteConnection {
         guard code == SQLITE_OK, let database else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(database)
-            throw SQLiteError(code: code, message: "cannot open \(path): \(message)")
+            throw SQLiteError(code: code, message: message)
         }
         handle = database
         self.path = path
@@ -146,6 +146,24 @@ public final class SQLiteConnection {
     public func checkpointTruncate() throws {
         let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
         guard code == SQLITE_OK else { throw error(code, sql: nil) }
+    }
+
+    /// Runs `body` again while it throws `SQLITE_BUSY` or `SQLITE_LOCKED`, up to 50 times with a
+    /// growing pause (20 ms to 200 ms; SQLite's own `sqlite3_sleep`).
+    ///
+    /// Switching a new file to WAL mode takes a lock SQLite's busy handler does not wait for: when
+    /// several processes open a fresh file at once, the others try again.
+    public static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.isBusy {
+                attempt += 1
+                if attempt >= 50 { throw error }
+                sqlite3_sleep(20 * Int32(min(attempt, 10)))
+            }
+        }
     }
 
     /// SQLite's error for `code` with the connection's message.
