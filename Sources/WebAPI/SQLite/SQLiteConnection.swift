@@ -4,7 +4,8 @@ import CSQLite
 /// `SQLITE_OPEN_NOMUTEX`); `SQLiteDatabase` shares one between threads behind a lock.
 ///
 /// Extended result codes are on: an error carries SQLite's primary code, its extended code and
-/// its message (`SQLiteError`).
+/// its message (`SQLiteError`). Double-quoted text is an identifier only (as GRDB's connections
+/// had it): a quoted column name that does not exist is an error, never a string literal.
 public final class SQLiteConnection {
     /// How the file is opened.
     public enum OpenMode: Sendable {
@@ -56,6 +57,7 @@ public final class SQLiteConnection {
         handle = database
         self.path = path
         sqlite3_extended_result_codes(database, 1)
+        apimacro_sqlite_strict_quotes(database)
         sqlite3_busy_timeout(database, Int32(clamping: Int((max(0, busyTimeout) * 1000).rounded())))
     }
 
