@@ -533,7 +533,14 @@ private final class PreparedFile {
             }
             defer { Glibc.close(descriptor) }
             let end = lseek(descriptor, 0, SEEK_END)
-            guard end >= 0 else { throw Self.failure(target) }
+            // A failure here is not in the commit's list to undo: what this file got goes now.
+            let existed = existed
+            func failed() -> StoreError {
+                let error = Self.failure(target)
+                if existed { _ = ftruncate(descriptor, max(0, end)) } else { unlink(target.path) }
+                return error
+            }
+            guard end >= 0 else { throw failed() }
             originalLength = UInt64(end)
             let prefix = end == 0 ? text.header : ""
             let bytes = Array((prefix + text.body).utf8)
@@ -543,10 +550,10 @@ private final class PreparedFile {
                     Glibc.write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
                 }
                 if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw Self.failure(target) }
+                guard count > 0 else { throw failed() }
                 done += count
             }
-            guard fsync(descriptor) == 0 else { throw Self.failure(target) }
+            guard fsync(descriptor) == 0 else { throw failed() }
         }
     }
 
