@@ -214,10 +214,14 @@ public final class HTTPCache: Sendable {
             try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
             try connection.execute("PRAGMA journal_mode = WAL")
             // IMMEDIATE: of several processes opening an old file at once, one migrates it.
-            let hadClearText = try connection.transaction(.immediate) {
+            let change = try connection.transaction(.immediate) {
                 try HTTPCache.makeSchema(connection, file: path)
             }
-            if hadClearText { try connection.execute("VACUUM") }
+            if change == .droppedClearText { try connection.execute("VACUUM") }
+            // A file just made leaves its tables in the WAL until the last connection closes:
+            // copied in now, so `cache info` sizes a new cache as it will stay (a reader in
+            // another process makes this wait, at most the busy timeout, or skips it).
+            if change != .none { try? connection.checkpointTruncate() }
             return SQLiteDatabase(connection, label: "apimacro.cache")
         }
     }
@@ -229,13 +233,16 @@ public final class HTTPCache: Sendable {
     /// `response`.
     static let schemaVersion = 3
 
+    /// What `makeSchema` did to the file.
+    private enum SchemaChange { case none, made, droppedClearText }
+
     /// Makes the table, discarding the entries of an older layout (they are only a cache: the
-    /// next requests fetch them again); true when clear-text rows of the first layout were dropped.
+    /// next requests fetch them again).
     ///
     /// - Throws: when the file was made by a newer apimacro, whose layout this one cannot read.
-    private static func makeSchema(_ db: SQLiteConnection, file: String) throws -> Bool {
+    private static func makeSchema(_ db: SQLiteConnection, file: String) throws -> SchemaChange {
         let version = try db.value("PRAGMA user_version")?.integer ?? 0
-        if version == schemaVersion { return false }
+        if version == schemaVersion { return .none }
         guard version < schemaVersion else {
             throw APIError(
                 .invalidRequest,
@@ -257,7 +264,7 @@ public final class HTTPCache: Sendable {
             CREATE INDEX entry_last_used ON entry(last_used);
             PRAGMA user_version = \(schemaVersion);
             """)
-        return clearText
+        return clearText ? .droppedClearText : .made
     }
 
     /// Creates `path` empty with mode 0600 unless it exists, atomically, never
