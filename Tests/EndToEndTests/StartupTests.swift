@@ -129,6 +129,62 @@ struct StartupTests {
         #expect(!FileManager.default.fileExists(atPath: database.path), "an empty macro opened the HTTP cache")
     }
 
+    @Test("the clients and plugins are built the first time a macro reads one; dir() lists them all from the start")
+    func clientsBuiltOnFirstUse() async throws {
+        let lazy =
+            "('github', 'GitHub', 'instagram', 'Instagram', 'shortener', 'Shortener', 'plugins', 'client', 'PluginClient')"
+        let space = try Workspace(files: [
+            "probe.py": """
+            import _apimacro, apimacro
+            names = \(lazy)
+            def built():
+                return [name for name in names if name in vars(_apimacro)]
+            print("at start:", built())
+            print("listed:", all(name in dir(apimacro) and name in dir(_apimacro) for name in names))
+            from apimacro import github
+            print("after github:", built(), type(github) is apimacro.GitHub)
+            print("shortener:", isinstance(apimacro.shortener, apimacro.Shortener), built())
+            print("plugins:", type(apimacro.plugins).__name__, apimacro.client.__name__, "plugins" in built())
+            for name in ("nope", "__path__"):
+                try:
+                    getattr(_apimacro, name)
+                except AttributeError as error:
+                    print(error)
+            """,
+            // Threads reading a client at once while it is being built (its GraphQL helpers' Python
+            // lets them in) all get the one object.
+            "race.py": """
+            import threading, apimacro
+            start = threading.Barrier(8)
+            seen = []
+            def read():
+                start.wait()
+                seen.append(apimacro.github)
+            threads = [threading.Thread(target=read) for _ in range(8)]
+            for thread in threads: thread.start()
+            for thread in threads: thread.join()
+            print(len(seen), len({id(client) for client in seen}), seen[0] is apimacro.github)
+            """,
+        ])
+        defer { space.remove() }
+        let result = try await space.run("run", "probe.py")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                at start: []
+                listed: True
+                after github: ['github', 'GitHub'] True
+                shortener: True ['github', 'GitHub', 'shortener', 'Shortener']
+                plugins: _Plugins client True
+                module '_apimacro' has no attribute 'nope'
+                module '_apimacro' has no attribute '__path__'
+
+                """, "\(result.stdout)")
+        let race = try await space.run("run", "race.py")
+        #expect(race.status == 0, "\(race.stderr)")
+        #expect(race.stdout == "8 1 True\n", "\(race.stdout)")
+    }
+
     @Test(
         "the bundled Python is compiled once into the cache folder and read from there; no usable folder changes nothing"
     )

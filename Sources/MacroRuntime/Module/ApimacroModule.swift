@@ -31,15 +31,34 @@ enum ApimacroModule {
         let iterators = try PageIteratorClass.make(progress: runtime.progress.map { ($0, runtime.log) })
         let context = BuiltInClient.Context(
             module: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
+        // The client objects, their classes and the plugins are built the first time a macro
+        // reads one (`from apimacro import github`, `apimacro.plugins`): a macro that uses none
+        // pays for none. `dir()`, `help()` and the REPL see every name from the start.
+        var lazy: [NativeModule.LazyGroup] = []
         for client in ClientRegistry.all {
-            try client.install(context)
+            guard let className = client.className else {
+                try client.install(context)
+                continue
+            }
+            lazy.append(
+                NativeModule.LazyGroup(names: [client.name, className]) {
+                    try client.install(context)
+                    // The client's class under its name (`apimacro.GitHub`, as `type(github)` says
+                    // and the type stubs declare it), for annotations and isinstance.
+                    let type = try module.object.attribute(client.name).attribute("__class__")
+                    let built = try String(pythonString: type.attribute("__name__"))
+                    guard built == className else {
+                        throw MacroError(
+                            "apimacro.\(client.name)'s class is \(built), not \(className) as ClientRegistry says")
+                    }
+                    try module.set(className, type)
+                })
         }
-        // The clients' classes under their names (`apimacro.GitHub`, as `type(github)` says and
-        // the type stubs declare them), for annotations and isinstance; and the iterators' class.
-        for name in ClientRegistry.objectNames {
-            let type = try module.object.attribute(name).attribute("__class__")
-            try module.set(try String(pythonString: type.attribute("__name__")), type)
-        }
+        lazy.append(
+            NativeModule.LazyGroup(names: PluginBinding.names) {
+                try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
+            })
+        try module.setLazy(lazy)
         if let iteratorType = iterators.type { try module.set("PageIterator", iteratorType) }
         // What the REPL's namespace and `:login` read: the built-in clients, and how each client
         // with a login logs in, the plugins' too (the names `apimacro login` takes).
@@ -51,7 +70,6 @@ enum ApimacroModule {
                 descriptors.compactMap { client in client.login.map { (client.name, .string($0.kind)) } }
             )
             .toPython())
-        try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try StoreBinding.install(
             in: module, session: runtime.store, workingDirectory: settings.workingDirectory,

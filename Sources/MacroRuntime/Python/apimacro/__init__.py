@@ -12,9 +12,10 @@ API clients, ...) is available here, plus:
 * ``apimacro.check(name, passed, seen=None, fatal=False)`` and ``check_equal``, ``check_in``,
   ``check_status`` -- named checks of what came back; a failed one makes the run exit 1.
 
-Callables, classes and modules of ``_apimacro`` are copied into this module
-at import; any other name (for example ``default_format``, which the host
-changes between runs, or a name the host adds later) is looked up on
+Callables, classes and modules ``_apimacro`` holds at import are copied into
+this module; any other name (for example ``default_format``, which the host
+changes between runs, a client such as ``github``, which ``_apimacro`` builds
+the first time it is read, or a name the host adds later) is looked up on
 ``_apimacro`` each time it is read.
 """
 
@@ -32,7 +33,9 @@ def _reexport() -> None:
     ``__getattr__`` below.
     """
     namespace = globals()
-    for name in dir(_apimacro):
+    # What `_apimacro` holds now: the clients and plugins, built on first use, come through
+    # `__getattr__` below (reading them here would build them all at every start).
+    for name in list(vars(_apimacro)):
         if not name.startswith("_"):
             value = getattr(_apimacro, name)
             if callable(value) or isinstance(value, type(_sys)):  # type(sys): ModuleType, no types import
