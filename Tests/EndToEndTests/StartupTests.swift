@@ -129,10 +129,13 @@ struct StartupTests {
         #expect(!FileManager.default.fileExists(atPath: database.path), "an empty macro opened the HTTP cache")
     }
 
-    @Test("the clients and plugins are built the first time a macro reads one; dir() lists them all from the start")
+    @Test(
+        "the exception classes, clients and plugins are made the first time a macro reads one; dir() lists them all from the start"
+    )
     func clientsBuiltOnFirstUse() async throws {
         let lazy =
-            "('github', 'GitHub', 'instagram', 'Instagram', 'shortener', 'Shortener', 'plugins', 'client', 'PluginClient')"
+            "('github', 'GitHub', 'instagram', 'Instagram', 'shortener', 'Shortener', 'plugins', 'client', 'PluginClient', "
+            + "'APIError', 'NotFound', 'MacroTimeout', '_graph_class', 'request', 'get', 'Response', 'Headers')"
         let space = try Workspace(files: [
             "probe.py": """
             import _apimacro, apimacro
@@ -140,11 +143,18 @@ struct StartupTests {
             def built():
                 return [name for name in names if name in vars(_apimacro)]
             print("at start:", built())
-            print("listed:", all(name in dir(apimacro) and name in dir(_apimacro) for name in names))
+            listed = dir(_apimacro)
+            print("listed:", all(name in listed and (name[0] == "_" or name in dir(apimacro)) for name in names))
             from apimacro import github
             print("after github:", built(), type(github) is apimacro.GitHub)
-            print("shortener:", isinstance(apimacro.shortener, apimacro.Shortener), built())
+            print("shortener:", isinstance(apimacro.shortener, apimacro.Shortener), "Shortener" in built())
             print("plugins:", type(apimacro.plugins).__name__, apimacro.client.__name__, "plugins" in built())
+            # Everything made: dir() named every public name before any was made, and no more.
+            for name in listed:
+                getattr(_apimacro, name)
+            def public(seq):
+                return sorted(name for name in seq if name[0] != "_")
+            print("the same names:", set(built()) == set(names), public(vars(_apimacro)) == public(listed))
             for name in ("nope", "__path__"):
                 try:
                     getattr(_apimacro, name)
@@ -173,9 +183,10 @@ struct StartupTests {
             result.stdout == """
                 at start: []
                 listed: True
-                after github: ['github', 'GitHub'] True
-                shortener: True ['github', 'GitHub', 'shortener', 'Shortener']
+                after github: ['github', 'GitHub', 'APIError', 'NotFound', 'MacroTimeout', '_graph_class'] True
+                shortener: True True
                 plugins: _Plugins client True
+                the same names: True True
                 module '_apimacro' has no attribute 'nope'
                 module '_apimacro' has no attribute '__path__'
 
@@ -189,7 +200,10 @@ struct StartupTests {
         "the bundled Python is compiled once into the cache folder and read from there; no usable folder changes nothing"
     )
     func bytecodeCache() async throws {
-        let space = try Workspace(files: ["hello.py": "import apimacro\nprint(apimacro.NotFound.__name__)\n"])
+        // `Headers` read too: the helpers' file is compiled with the exception classes' and `_finish.py`.
+        let space = try Workspace(files: [
+            "hello.py": "import apimacro\nprint(apimacro.NotFound.__name__)\napimacro.Headers\n"
+        ])
         defer { space.remove() }
         let folder = space.url.appendingPathComponent(".cache/apimacro/bytecode")
         let first = try await space.run("run", "--no-cache", "hello.py")

@@ -11,6 +11,16 @@ enum ApimacroModule {
     /// The version apimacro reports (`apimacro --version`, `User-Agent`).
     static let version = "0.1.0"
 
+    /// What `_native_exceptions.py` defines: the exception classes and the Graph API's helpers.
+    static let exceptionNames = [
+        "APIError", "NetworkError", "Timeout", "HTTPError", "NotFound", "Unauthorized", "Forbidden", "RateLimited",
+        "ParseError", "AuthError", "OfflineError", "GraphQLError", "GraphAPIError", "MacroTimeout",
+        "_graph_classes", "_graph_class", "_graph_error",
+    ]
+
+    /// What `_native_helpers.py` and the clients that are no object (`http`) define.
+    static let helperNames = ["Headers", "get", "post", "_map_threads", "request", "Response"]
+
     /// Builds `_apimacro` and registers it in `sys.modules` (GIL held).
     static func install(settings: Settings, runtime: Runtime) throws -> NativeModule {
         let module = try NativeModule(
@@ -23,9 +33,9 @@ enum ApimacroModule {
         try module.set("color", PyRef(string: settings.color.rawValue))
         try module.set("wide", PyRef.bool(settings.wide))
         try ErrorRedaction.install(in: module, secrets: runtime.secrets)
-        // The exception classes of SPEC §3, defined once when the module loads (they use `_redact`).
-        try module.exec(PythonPackage.source("_native_exceptions.py"))
-        try module.exec(PythonPackage.source("_native_helpers.py"))
+        // pytest leaves out of its tracebacks the frames whose globals say so: every function of
+        // `_apimacro`'s namespace is apimacro's own (`_native_helpers.py` says it too).
+        try module.set("__tracebackhide__", .bool(true))
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
         let iterators = try PageIteratorClass.make(progress: runtime.progress.map { ($0, runtime.log) })
@@ -34,14 +44,28 @@ enum ApimacroModule {
         // The client objects, their classes and the plugins are built the first time a macro
         // reads one (`from apimacro import github`, `apimacro.plugins`): a macro that uses none
         // pays for none. `dir()`, `help()` and the REPL see every name from the start.
-        var lazy: [NativeModule.LazyGroup] = []
-        for client in ClientRegistry.all {
-            guard let className = client.className else {
-                try client.install(context)
-                continue
+        var lazy: [NativeModule.LazyGroup] = [
+            // The exception classes of SPEC §3 (they use `_redact`): made by the first read of
+            // one, as `except apimacro.NotFound` and a native call raising one do (1.3 M
+            // instructions for the fourteen classes, which a macro that fails nothing never needs).
+            NativeModule.LazyGroup(names: exceptionNames) {
+                try module.exec(PythonPackage.source("_native_exceptions.py"))
             }
+        ]
+        // `request` and `Response` (the `http` client's face), with the small Python helpers:
+        // `get`, `post` (which call `request`), `Headers` and `map`'s `_map_threads`.
+        let plain = ClientRegistry.all.filter { $0.className == nil }
+        lazy.append(
+            NativeModule.LazyGroup(names: helperNames) {
+                try module.exec(PythonPackage.source("_native_helpers.py"))
+                for client in plain { try client.install(context) }
+            })
+        for client in ClientRegistry.all {
+            guard let className = client.className else { continue }
             lazy.append(
                 NativeModule.LazyGroup(names: [client.name, className]) {
+                    // Its Python helpers name the exception classes as globals (GraphQL's).
+                    _ = try module.object.attribute(exceptionNames[0])
                     try client.install(context)
                     // The client's class under its name (`apimacro.GitHub`, as `type(github)` says
                     // and the type stubs declare it), for annotations and isinstance.
@@ -56,6 +80,7 @@ enum ApimacroModule {
         }
         lazy.append(
             NativeModule.LazyGroup(names: PluginBinding.names) {
+                _ = try module.object.attribute(exceptionNames[0])
                 try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
             })
         try module.setLazy(lazy)

@@ -33,11 +33,12 @@ extension NativeModule {
                 throw ArgumentError("__getattr__() takes exactly one argument (\(arguments.positional.count) given)")
             }
             let attribute = try String(pythonString: arguments.positional[0])
-            guard table.pending(attribute) != nil else {
+            // A name of no group, or of the group this thread is building (its build read it
+            // before setting it): what a module without `__getattr__` says.
+            guard table.pending(attribute) != nil, try table.buildOnce(attribute, in: module) else {
                 PythonRaise.builtin(.attributeError, "module '\(moduleName)' has no attribute '\(attribute)'")
                 throw PythonErrorSet()
             }
-            try table.buildOnce(attribute)
             return try module.attribute(attribute)
         }
         try addFunction("__dir__") { _ in
@@ -75,17 +76,32 @@ private final class LazyTable {
     /// The group of `name` if it is not built yet.
     func pending(_ name: String) -> Int? { unbuilt[name] }
 
-    /// Builds `name`'s group unless another thread built it while this one waited for the lock.
-    func buildOnce(_ name: String) throws {
+    /// Builds `name`'s group unless another thread built it while this one waited for the lock;
+    /// false when this thread is building it already.
+    ///
+    /// - Throws: what the build threw, or `LazyAttributeError` when it did not set all its names.
+    func buildOnce(_ name: String, in module: PyRef) throws -> Bool {
         if lock == nil { lock = try Interpreter.import("_thread").callMethod("RLock") }
-        guard let lock else { return }
+        guard let lock else { return false }
         // `acquire` lets the GIL go while it waits, so the thread building can finish.
         _ = try lock.callMethod("acquire")
         defer { Self.release(lock) }
-        guard let index = unbuilt[name] else { return }
+        guard let index = unbuilt[name] else { return true }
+        // The lock is re-entrant: only this thread can be building the group.
+        guard !building.contains(index) else { return false }
+        building.insert(index)
+        defer { building.remove(index) }
         try groups[index].build()
+        let namespace = PyModule_GetDict(module.pointer)
+        if let missing = groups[index].names.first(where: { PyDict_GetItemString(namespace, $0) == nil }) {
+            throw LazyAttributeError(description: "the build of \(groups[index].names) did not set \(missing)")
+        }
         for built in groups[index].names { unbuilt[built] = nil }
+        return true
     }
+
+    /// The groups this thread is building now (a build may read another group's names).
+    private var building: Set<Int> = []
 
     /// Releases `lock`, keeping the exception a failed build set (if any) for the reader.
     private static func release(_ lock: PyRef) {
@@ -96,4 +112,9 @@ private final class LazyTable {
         _ = try? lock.callMethod("release")
         PyErr_Restore(type, value, traceback)
     }
+}
+
+/// A lazy group's build that did not set every name it declares (a programming error).
+struct LazyAttributeError: Error, CustomStringConvertible {
+    let description: String
 }

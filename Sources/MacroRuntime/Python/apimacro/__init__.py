@@ -170,9 +170,15 @@ def __getattr__(name: str):
         return _public_names()
     if not name.startswith("_"):
         try:
-            return getattr(_apimacro, name)
+            value = getattr(_apimacro, name)
         except AttributeError:
             pass
+        else:
+            # A callable or module `_apimacro` made on first use: kept here as `_reexport` keeps
+            # the others, so the next read is a plain lookup.
+            if callable(value) or isinstance(value, type(_sys)):
+                globals()[name] = value
+            return value
     raise AttributeError(f"module 'apimacro' has no attribute {name!r}")
 
 
