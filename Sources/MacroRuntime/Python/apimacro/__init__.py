@@ -30,16 +30,22 @@ def _reexport() -> None:
     """Copy the public callables, classes and modules of ``_apimacro`` here.
 
     Plain data attributes are not copied: they stay live through
-    ``__getattr__`` below.
+    ``__getattr__`` below. Nor is what ``_apimacro`` makes on first read (the
+    clients, the exception classes, ``get``...): a value of that name kept from
+    an earlier ``_apimacro`` (a notebook's ``%apimacro replay`` builds it again
+    and reloads this module) is dropped, so that ``__getattr__`` finds the new one.
     """
     namespace = globals()
-    # What `_apimacro` holds now: the clients and plugins, built on first use, come through
-    # `__getattr__` below (reading them here would build them all at every start).
-    for name in list(vars(_apimacro)):
-        if not name.startswith("_"):
-            value = getattr(_apimacro, name)
-            if callable(value) or isinstance(value, type(_sys)):  # type(sys): ModuleType, no types import
-                namespace[name] = value
+    made = vars(_apimacro)
+    for name in dir(_apimacro):
+        if name.startswith("_"):
+            continue
+        if name not in made:
+            namespace.pop(name, None)
+            continue
+        value = made[name]
+        if callable(value) or isinstance(value, type(_sys)):  # type(sys): ModuleType, no types import
+            namespace[name] = value
 
 
 _reexport()
