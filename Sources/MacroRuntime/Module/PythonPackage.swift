@@ -1,4 +1,5 @@
 import PythonBridge
+import Synchronization
 import WebAPI
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -32,12 +33,21 @@ enum PythonPackage {
     nonisolated(unsafe) static var folder: URL?
 
     /// The folder to put on `sys.path` (it holds `apimacro/__init__.py`), if found.
-    static func locate(executable: URL = PythonPackage.executable) -> URL? {
+    ///
+    /// Looked for once (a run reads several of the package's files); not found is looked for again.
+    static func locate() -> URL? {
         if let folder { return folder }
-        return candidates(executable: executable).first {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("apimacro/__init__.py").path)
+        return found.withLock { found in
+            if let found { return found }
+            found = candidates(executable: executable).first {
+                FileManager.default.fileExists(atPath: $0.appendingPathComponent("apimacro/__init__.py").path)
+            }
+            return found
         }
     }
+
+    /// The package folder, once found.
+    private static let found = Mutex<URL?>(nil)
 
     /// The running binary (the test bundle when running tests).
     static var executable: URL {
