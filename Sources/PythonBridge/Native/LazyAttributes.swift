@@ -62,6 +62,9 @@ private final class LazyTable {
     private var unbuilt: [String: Int] = [:]
     /// The lock builds take, made by the first build.
     private var lock: PyRef?
+    /// The module's class while a build runs (`ModuleType` whose attribute reads wait for the
+    /// lock), made with the lock, and `ModuleType` to put back.
+    private var guarded: (building: PyRef, plain: PyRef)?
 
     init(_ groups: [NativeModule.LazyGroup]) {
         self.groups = groups
@@ -81,16 +84,26 @@ private final class LazyTable {
     ///
     /// - Throws: what the build threw, or `LazyAttributeError` when it did not set all its names.
     func buildOnce(_ name: String, in module: PyRef) throws -> Bool {
+        // Made without running Python code, which would let another thread in to make a second.
         if lock == nil { lock = try Interpreter.import("_thread").callMethod("RLock") }
         guard let lock else { return false }
         // `acquire` lets the GIL go while it waits, so the thread building can finish.
         _ = try lock.callMethod("acquire")
         defer { Self.release(lock) }
+        if guarded == nil { guarded = try Self.guardTypes(lock: lock) }
+        guard let guarded else { return false }
         guard let index = unbuilt[name] else { return true }
         // The lock is re-entrant: only this thread can be building the group.
         guard !building.contains(index) else { return false }
+        // A build sets its names one by one, and runs Python code between them (which lets
+        // other threads in): while it runs, every read of the module's attributes from another
+        // thread waits for it, so none finds `client` before the `plugins` it needs.
+        if building.isEmpty { try module.setAttribute("__class__", guarded.building) }
         building.insert(index)
-        defer { building.remove(index) }
+        defer {
+            building.remove(index)
+            if building.isEmpty { Self.keepingError { _ = try? module.setAttribute("__class__", guarded.plain) } }
+        }
         try groups[index].build()
         let namespace = PyModule_GetDict(module.pointer)
         if let missing = groups[index].names.first(where: { PyDict_GetItemString(namespace, $0) == nil }) {
@@ -105,12 +118,38 @@ private final class LazyTable {
 
     /// Releases `lock`, keeping the exception a failed build set (if any) for the reader.
     private static func release(_ lock: PyRef) {
+        keepingError { _ = try? lock.callMethod("release") }
+    }
+
+    /// Runs `body`, keeping the exception set before it (if any) for the reader.
+    private static func keepingError(_ body: () -> Void) {
         var type: PyPointer?
         var value: PyPointer?
         var traceback: PyPointer?
         PyErr_Fetch(&type, &value, &traceback)
-        _ = try? lock.callMethod("release")
+        body()
         PyErr_Restore(type, value, traceback)
+    }
+
+    /// A `ModuleType` subclass whose attribute reads first pass through `lock` (re-entrant: the
+    /// building thread passes at once), and `ModuleType` itself.
+    private static func guardTypes(lock: PyRef) throws -> (building: PyRef, plain: PyRef) {
+        let namespace = try PyRef.checked(PyDict_New())
+        try namespace.setItem("_lock", lock)
+        try namespace.setItem("__builtins__", Interpreter.import("builtins"))
+        try Interpreter.exec(
+            """
+            import types as _types
+            class _BuildingModule(_types.ModuleType):
+                def __getattribute__(self, name, _lock=_lock, _get=_types.ModuleType.__getattribute__):
+                    with _lock:
+                        pass
+                    return _get(self, name)
+            """, globals: namespace, filename: "<apimacro lazy attributes>")
+        guard let building = try namespace.item("_BuildingModule"), let types = try namespace.item("_types") else {
+            throw LazyAttributeError(description: "the guarding module class was not made")
+        }
+        return (building, try types.attribute("ModuleType"))
     }
 }
 
