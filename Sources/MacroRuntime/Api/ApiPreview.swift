@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PluginHost
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The request `apimacro api --dry-run` and `--curl` write out instead of sending.
 ///
@@ -205,7 +210,7 @@ indirect enum ShellWord {
     static func singleQuoted(_ text: String) -> String {
         let safe =
             !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "@%+=:,./_-".contains($0)) }
-        return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return safe ? text : "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     /// `text` escaped for the inside of double quotes: `\`, `$`, `` ` `` and `"`.
