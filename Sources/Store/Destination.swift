@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -82,15 +86,15 @@ public enum Destination: Sendable, Equatable, Hashable {
         if case .postgres = self { return }
         let path = file.path
         let folder = file.deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
+        var isFolder = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            if isFolder.boolValue { throw StoreError.io("\(path) is a folder, not a file") }
+            if isFolder { throw StoreError.io("\(path) is a folder, not a file") }
             guard access(path, W_OK) == 0 else {
                 throw StoreError.io("cannot write \(path): permission denied; choose another file or fix its mode")
             }
             if case .sqlite = self { try Destination.checkSQLite(path) }
         } else {
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder else {
                 throw StoreError.io("cannot write \(path): the folder \(folder) does not exist")
             }
             guard access(folder, W_OK) == 0 else {
@@ -101,12 +105,18 @@ public enum Destination: Sendable, Equatable, Hashable {
 
     /// Throws unless the file at `path` is empty or starts with SQLite's header.
     static func checkSQLite(_ path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError.io("cannot read \(path)")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError.io("cannot read \(path)") }
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: 16)
+        var count = 0
+        while count < head.count {
+            let read = head[count...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { break }
+            count += read
         }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 16)) ?? Data()
-        guard head.isEmpty || head == Data("SQLite format 3\0".utf8) else {
+        guard count == 0 || head[..<count].elementsEqual("SQLite format 3\0".utf8) else {
             throw StoreError.invalid(
                 "\(path) is not a SQLite database; it was left untouched. Name a new file, or remove this one")
         }

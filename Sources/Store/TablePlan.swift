@@ -1,4 +1,10 @@
-import Foundation
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A SQLite column's type as apimacro reads and makes it (its affinity).
 public enum ColumnType: String, Sendable, Equatable {
@@ -236,6 +242,6 @@ public enum Identifier {
 
     /// `name` quoted for SQL (any text: column names come from the rows' keys).
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + name.replacingLiteral("\"", with: "\"\"") + "\""
     }
 }

@@ -1,4 +1,11 @@
-import Foundation
+import Spawning
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// `apimacro batch --file jobs.txt`: one job per line, words quoted as in a
 /// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts
@@ -21,8 +28,8 @@ public struct BatchJobsFile {
     /// Reads `path`, or standard input for `-`.
     public static func read(_ path: String) throws -> BatchJobsFile {
         if path == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return BatchJobsFile(label: "<stdin>", text: String(decoding: data, as: UTF8.self))
+            let bytes = DescriptorIO.readAll(STDIN_FILENO, limit: Int.max)
+            return BatchJobsFile(label: "<stdin>", text: String(decoding: bytes, as: UTF8.self))
         }
         do {
             return BatchJobsFile(label: path, text: try String(contentsOfFile: path, encoding: .utf8))

@@ -1,4 +1,10 @@
-import Foundation
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro batch --each rows.csv MACRO`: the macro once per row of a CSV file (RFC 4180: a
 /// header row, fields separated by commas, `"..."` quoting with `""` for a quote), each column
@@ -88,7 +94,7 @@ public struct EachRows {
             throw BatchError(
                 "--each \(label) is empty; write a header row naming main()'s parameters, then one row per run")
         }
-        let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        let columns = header.fields.map { $0.trimmingWhitespace() }
         if let blank = columns.firstIndex(where: \.isEmpty) {
             throw BatchError(
                 "--each \(label):1: column \(blank + 1) has no name; the header row names main()'s parameters")

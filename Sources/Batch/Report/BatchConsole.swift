@@ -1,5 +1,10 @@
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -103,7 +108,7 @@ public struct BatchConsole {
                 let cell = cells[column]
                 let pad = String(repeating: " ", count: widths[column] - cell.count)
                 return column < 2 ? cell + pad : pad + cell
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            }.joined(separator: "  ").trimmingWhitespace() + "\n"
         }
         var text = ([header] + rows).map(line).joined()
         var labels = ["ok"]

@@ -1,5 +1,10 @@
-public import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
 /// GitHub Actions reporters) read: one `<testcase>` per macro.
@@ -39,7 +44,7 @@ public struct JUnitReport {
         let errors = results.count - failures - skipped - results.filter { $0.status == .ok }.count
         let time = Self.seconds(seconds)
         let counts = #"tests="\#(results.count)" failures="\#(failures)" errors="\#(errors)""#
-        let stamp = ISO8601DateFormatter().string(from: timestamp)
+        let stamp = UTCDateText.iso8601(timestamp, milliseconds: false)
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
             #"<testsuites name="\#(escape(suiteName))" \#(counts) time="\#(time)">"#,

@@ -1,5 +1,10 @@
-public import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// What `run --report FILE` and `batch --report FILE` write, and `apimacro report FILE.har`
 /// draws: each job's outcome, checks, output and exchanges, as HTML (a page with a request
@@ -143,12 +148,7 @@ public struct Report: Codable, Sendable {
     /// `browserCache` holds each entry's `_fromCache` ("disk", "memory"), which a browser's
     /// export writes for an answer from its cache.
     public static func exchanges(of har: HAR, secrets: [String] = [], browserCache: [String?] = []) -> [Exchange] {
-        let parser = ISO8601DateFormatter()
-        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        let starts = har.log.entries.map { entry in
-            entry.startedDateTime.flatMap { parser.date(from: $0) ?? plain.date(from: $0) }
-        }
+        let starts = har.log.entries.map { entry in entry.startedDateTime.flatMap(UTCDateText.parseISO8601) }
         let first = starts.compactMap { $0 }.min()
         let redactor = Redactor(secrets: secrets)
         var previousEnd = 0.0
@@ -207,8 +207,8 @@ public struct Report: Codable, Sendable {
     public var tap: String {
         var lines = ["TAP version 13", "1..\(jobs.count)"]
         for (index, job) in jobs.enumerated() {
-            let description = job.name.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "#", with: "\\#")
+            let description = job.name.replacingLiteral("\\", with: "\\\\")
+                .replacingLiteral("#", with: "\\#")
             if job.status == BatchResult.Status.notRun.label {
                 lines.append("ok \(index + 1) - \(description) # SKIP not run: the batch stopped first")
                 continue
@@ -255,9 +255,7 @@ public struct Report: Codable, Sendable {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        UTCDateText.iso8601(date)
     }
 
     private static func redacted(_ job: Job, _ redactor: Redactor) -> Job {

@@ -1,7 +1,11 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #endif
 
 /// A file a batch writes when its jobs have run (the JUnit report, an `--output-dir` file):
@@ -38,8 +42,8 @@ public enum ReportFile {
     ///
     /// - Throws: `Failure` naming what cannot be written.
     public static func prepare(file: URL) throws {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue {
+        var isFolder = false
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder {
             throw Failure(path: file.path, reason: "it is a folder")
         }
         try prepare(folder: file.deletingLastPathComponent())
@@ -98,12 +102,12 @@ public enum ReportFile {
 
     /// `mkdir -p`: each missing folder on the way made, an existing one left as it is.
     private static func makeFolder(_ path: String) throws {
-        var isFolder: ObjCBool = false
+        var isFolder = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            guard isFolder.boolValue else { throw Failure(path: path, reason: "it is a file, not a folder") }
+            guard isFolder else { throw Failure(path: path, reason: "it is a file, not a folder") }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = parent(path)
         if !parent.isEmpty, parent != path { try makeFolder(parent) }
         guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw Failure(path: path, reason: reason()) }
     }
@@ -122,17 +126,27 @@ public enum ReportFile {
     /// errno in the system's words.
     private static func reason() -> String { String(cString: strerror(errno)) }
 
+    /// `path` without its last component, as `NSString.deletingLastPathComponent` gives it:
+    /// `/a/b` `/a`, `/a` `/`, `a` and `` ``, trailing slashes ignored.
+    static func parent(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        var head = trimmed[..<slash]
+        while head.hasSuffix("/") { head = head.dropLast() }
+        return head.isEmpty ? "/" : String(head)
+    }
+
     /// Why a Foundation call failed, in the system's words: the errno under Foundation's error,
     /// never Foundation's own text with its domain and code.
     static func reason(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(truncatingIfNeeded: underlying.code)))
-        }
-        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(truncatingIfNeeded: ns.code))) }
-        if ns.domain == NSCocoaErrorDomain {
-            return [4, 260].contains(ns.code)
-                ? "No such file or directory" : "the file cannot be read (error \(ns.code))"
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let cocoa = error as? CocoaError {
+            if let underlying = cocoa.underlying as? POSIXError {
+                return String(cString: strerror(underlying.code.rawValue))
+            }
+            let code = cocoa.code.rawValue
+            return [4, 260].contains(code) ? "No such file or directory" : "the file cannot be read (error \(code))"
         }
         return String(describing: error)
     }

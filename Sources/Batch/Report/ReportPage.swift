@@ -1,4 +1,10 @@
-import Foundation
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The HTML report: one self-contained page (inline CSS and JavaScript, a Content-Security-Policy
 /// that allows no network), the report's data in a JSON `<script>` block the page's script draws
@@ -17,7 +23,7 @@ enum ReportPage {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self)
         // Inside <script>, only "</script" could end the block early: every "<" is escaped.
-        let data = json.replacingOccurrences(of: "<", with: "\\u003c")
+        let data = json.replacingLiteral("<", with: "\\u003c")
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -45,8 +51,8 @@ enum ReportPage {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacingLiteral("&", with: "&amp;").replacingLiteral("<", with: "&lt;")
+            .replacingLiteral(">", with: "&gt;").replacingLiteral("\"", with: "&quot;")
     }
 
     static let style = """

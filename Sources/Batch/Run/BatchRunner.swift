@@ -1,7 +1,13 @@
-public import Foundation
+import Dispatch
 import Spawning
 import Synchronization
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,11 @@
-public import Foundation
+import Spawning
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 /// What one macro run did on the network, handed from a `batch` child to its
 /// parent through a small JSON file (the hidden `run --stats-file PATH`; the
@@ -40,7 +47,8 @@ public struct MacroStats: Codable, Sendable, Equatable {
         do {
             try ReportFile.write(String(decoding: data, as: UTF8.self), to: file, mode: 0o600)
         } catch {
-            FileHandle.standardError.write(Data("apimacro: warning: the request counts were not kept: \(error)\n".utf8))
+            _ = DescriptorIO.writeAll(
+                STDERR_FILENO, Array("apimacro: warning: the request counts were not kept: \(error)\n".utf8))
         }
     }
 

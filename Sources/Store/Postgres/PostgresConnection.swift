@@ -1,6 +1,13 @@
 import CPostgres
-import Foundation
 import Synchronization
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// libpq's functions, loaded with dlopen on the first connection (CPostgres/shim.h), or why not.
 nonisolated(unsafe) private let libpq: (table: UnsafeMutablePointer<cpq_api>, failure: String?) = {
@@ -20,7 +27,7 @@ public enum PostgresURL {
 
     /// `url` with its password replaced by `***`.
     public static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         var authority = String(rest[..<authorityEnd])
@@ -43,7 +50,7 @@ public enum PostgresURL {
 
     /// The password written in `url`, percent-decoded (to scrub it from libpq's messages), or nil.
     static func password(_ url: String) -> String? {
-        guard let scheme = url.range(of: "://") else { return nil }
+        guard let scheme = url.firstRange(of: "://") else { return nil }
         let rest = url[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
@@ -51,7 +58,7 @@ public enum PostgresURL {
             return nil
         }
         let raw = String(authority[authority.index(after: colon)..<at])
-        return raw.isEmpty ? nil : (raw.removingPercentEncoding ?? raw)
+        return raw.isEmpty ? nil : (raw.percentDecoded ?? raw)
     }
 }
 
@@ -166,9 +173,9 @@ public final class PostgresConnection: Sendable {
     /// libpq's text of a message, trimmed, with `password` (if it ever appeared) redacted.
     static func message(_ text: UnsafePointer<CChar>?, scrubbing password: String?) -> String {
         var message = text.map { String(cString: $0) } ?? "unknown error"
-        message = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        message = message.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: "")
-        if let password, !password.isEmpty { message = message.replacingOccurrences(of: password, with: "***") }
+        message = message.trimmingWhitespaceAndNewlines()
+        message = message.replacingLiteral("\n", with: " ").replacingLiteral("\t", with: "")
+        if let password, !password.isEmpty { message = message.replacingLiteral(password, with: "***") }
         return message
     }
 }

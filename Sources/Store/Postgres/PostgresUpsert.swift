@@ -1,4 +1,10 @@
-import Foundation
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A PostgreSQL column's type as apimacro reads and makes it.
 ///
@@ -341,15 +347,13 @@ enum PostgresUpsert {
                 started timestamptz NOT NULL, finished timestamptz NOT NULL, exit integer NOT NULL,
                 requests integer NOT NULL, cache_hits integer NOT NULL, rows_written integer NOT NULL)
             """)
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         try session.execute(
             """
             INSERT INTO _apimacro_runs (macro, started, finished, exit, requests, cache_hits, rows_written)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
             """,
             [
-                run.macro, format.string(from: run.started), format.string(from: run.finished), String(run.exit),
+                run.macro, UTCDateText.iso8601(run.started), UTCDateText.iso8601(run.finished), String(run.exit),
                 String(run.requests), String(run.cacheHits), String(rows),
             ])
     }

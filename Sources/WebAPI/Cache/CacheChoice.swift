@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What one call asks of the HTTP cache (`cache=` on a client call or `apimacro.request`,
 /// `apimacro api --cache`), over the headers' own rules (`CachePolicy`).
@@ -21,7 +25,7 @@ public enum CacheChoice: Sendable, Equatable {
     /// `"1h"`, `"30m"`, `"2d"`, `"90s"`, `"3600"`, `"refresh"`, `"only-if-cached"`; nil for
     /// anything else.
     public static func parse(_ text: String) -> CacheChoice? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingWhitespace().lowercased()
         switch trimmed {
         case "refresh": return .refresh
         case "only-if-cached": return .onlyIfCached

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The HTTP cache's decisions (RFC 9111, as a private cache): what may be
 /// stored, how old a stored response is, whether it may answer a request,
@@ -123,7 +127,7 @@ public enum CachePolicy {
     public static func age(_ headers: Headers) -> Double? {
         guard let first = headers.values("Age").first else { return nil }
         let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return deltaSeconds(member.trimmingCharacters(in: .whitespaces))
+        return deltaSeconds(member.trimmingWhitespace())
     }
 
     /// The `Date` field, when there is exactly one valid one.
@@ -263,7 +267,7 @@ public enum CachePolicy {
         Array(
             Set(
                 headers.values("Vary").flatMap { $0.split(separator: ",") }
-                    .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+                    .map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty })
         ).sorted()
     }
 
@@ -277,7 +281,7 @@ public enum CachePolicy {
         return names.map { name -> String in
             let values = request.values(name)
             guard !values.isEmpty else { return "\(name)\u{0}" }
-            let joined = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            let joined = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() }
             return "\(name): \(joined.joined(separator: ","))"
         }.joined(separator: "\n")
     }

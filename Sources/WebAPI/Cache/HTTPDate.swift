@@ -114,15 +114,7 @@ public enum HTTPDate {
         let total = seconds.isNaN ? 0 : Int(min(max(seconds, -62_135_596_800), 253_402_300_799).rounded(.down))
         let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
         let time = total - days * 86400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = UTCDateText.civil(days: days)
         let weekday = ((days % 7) + 7 + 3) % 7  // 1970-01-01 was a Thursday (index 3 from Monday)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return

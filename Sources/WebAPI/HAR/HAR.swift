@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
 ///
@@ -183,8 +187,7 @@ extension HAR {
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingCharacters(
-            in: CharacterSet(charactersIn: "."))
+        keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().trimmingScalars { $0 == "." }
     }
 
     /// The body of a response or request: `text`, base64-decoded when marked so.

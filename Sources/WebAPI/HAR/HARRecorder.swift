@@ -1,5 +1,11 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 /// Collects the exchanges of a run (`--record FILE.har`) and writes them as
 /// HAR 1.2 with every credential replaced by `REDACTED`.
@@ -60,8 +66,8 @@ public final class HARRecorder: Sendable {
     ///
     /// - Throws: `APIError` (`invalidRequest`, a usage error) naming the file and why.
     public static func checkWritable(_ file: URL) throws {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue {
+        var isFolder = false
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder {
             throw cannotWrite(file, "it is a folder")
         }
         let probe = file.deletingLastPathComponent().appendingPathComponent(
@@ -93,10 +99,8 @@ public final class HARRecorder: Sendable {
                 mimeType: exchange.headers["Content-Type"] ?? "", text: requestBody.text, encoding: requestBody.encoding
             )
         let responseBody = body(response.body, redactor: redactor)
-        let dateFormatter = ISO8601DateFormatter()
-        dateFormatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return HAR.Entry(
-            startedDateTime: dateFormatter.string(from: started),
+            startedDateTime: UTCDateText.iso8601(started),
             time: milliseconds,
             request: HAR.Request(
                 method: exchange.method, url: url, httpVersion: "HTTP/1.1", cookies: [],

@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The answers of a HAR file (`--replay FILE.har`), found by method, URL and
 /// body with credentials left out on both sides: query parameters that carry
@@ -103,7 +108,7 @@ public final class HARReplay: Sendable {
         components.password = nil
         if components.path.isEmpty { components.path = "/" }
         let items = (components.percentEncodedQueryItems ?? []).filter { item in
-            !parameters.isSensitiveParameter(item.name.removingPercentEncoding ?? item.name) && item.value != "REDACTED"
+            !parameters.isSensitiveParameter(item.name.percentDecoded ?? item.name) && item.value != "REDACTED"
         }
         components.percentEncodedQueryItems =
             items.isEmpty ? nil : items.sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }

@@ -1,6 +1,13 @@
-import Foundation
 public import Logging
+import Spawning
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// Counts exchanges and, with `-v`, logs one line per exchange on stderr:
 /// method, redacted URL, status, milliseconds, where the answer came from; with `-vv`
@@ -150,6 +157,6 @@ public struct StderrLineHandler: LogHandler {
     public func log(event: LogEvent) {
         // A line quotes URLs and messages a server chose (a `Link` next page): shown, not obeyed.
         let line = TerminalText.shown(event.message.description, on: STDERR_FILENO)
-        FileHandle.standardError.write(Data((prefix + line + "\n").utf8))
+        _ = DescriptorIO.writeAll(STDERR_FILENO, Array((prefix + line + "\n").utf8))
     }
 }

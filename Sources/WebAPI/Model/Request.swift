@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One HTTP request, as a client or a macro describes it: everything the old
 /// iOS clients let a caller set per request.
@@ -129,21 +133,8 @@ public enum FormEncoding {
     /// two calls a request (`users/{login}`).
     public static func escape(_ text: String) -> String {
         var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.contains(where: { !isUnreserved($0) }) else { return String(decoding: bytes, as: UTF8.self) }
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count * 3)
-            for byte in bytes {
-                if isUnreserved(byte) {
-                    out.append(byte)
-                } else {
-                    out.append(UInt8(ascii: "%"))
-                    out.append(hexDigits[Int(byte >> 4)])
-                    out.append(hexDigits[Int(byte & 0x0F)])
-                }
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
+        let plain = text.withUTF8 { bytes in !bytes.contains(where: { !isUnreserved($0) }) }
+        return plain ? text : text.percentEncoded(allowing: isUnreserved)
     }
 
     /// RFC 3986's unreserved characters: `A-Z a-z 0-9 - . _ ~` (the characters left as they are).
@@ -157,8 +148,6 @@ public enum FormEncoding {
         default: false
         }
     }
-
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// Percent-encodes one path segment (so `../x` or `a/b` stay one segment).
     ///
@@ -176,7 +165,7 @@ public enum FormEncoding {
 
     /// Escapes a quoted-string value in a header parameter.
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+        text.replacingLiteral("\\", with: "\\\\").replacingLiteral("\"", with: "\\\"")
+            .replacingLiteral("\r", with: "").replacingLiteral("\n", with: "")
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -13,34 +17,48 @@ import Foundation
 public enum SystemErrorText {
     /// Why `error` happened, without the file's path: "Permission denied", "Is a directory".
     public static func reason(_ error: any Error) -> String {
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
-        let ns = error as NSError
-        guard isFoundation(ns.domain) else {
+        if let code = posixCode(error) { return String(cString: strerror(code)) }
+        guard let cocoa = cocoa(error) else {
             let text = String(describing: error)
-            return text.contains("Error Domain=") ? "error \(ns.code)" : text
+            // An NSError of some other domain would print its domain, code and userInfo.
+            return text.contains("Error Domain=") ? "error \(error._code)" : text
         }
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(truncatingIfNeeded: underlying.code)))
+        if let underlying = cocoa.underlying, let code = posixCode(underlying) {
+            return String(cString: strerror(code))
         }
-        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(truncatingIfNeeded: ns.code))) }
-        if let debug = ns.userInfo["NSDebugDescription"] as? String, !debug.isEmpty { return debug }
-        return phrase(code: ns.code)
+        if let debug = cocoa.userInfo["NSDebugDescription"] as? String, !debug.isEmpty { return debug }
+        return phrase(code: cocoa.code.rawValue)
     }
 
     /// `error` for a line of its own: "PATH: REASON" when it names a file, else the reason.
     public static func describe(_ error: any Error) -> String {
-        let ns = error as NSError
-        if isFoundation(ns.domain), let path = ns.userInfo[NSFilePathErrorKey] as? String, !path.isEmpty {
-            return "\(path): \(reason(error))"
-        }
+        if let path = cocoa(error)?.filePath, !path.isEmpty { return "\(path): \(reason(error))" }
         return reason(error)
+    }
+
+    /// Whether `error` is Foundation's or the system's (which print their domain and code).
+    public static func isSystem(_ error: any Error) -> Bool {
+        posixCode(error) != nil || cocoa(error) != nil
+    }
+
+    /// The errno of a `POSIXError`, or of an `NSError` in the POSIX domain (which does not cast
+    /// to `POSIXError`).
+    private static func posixCode(_ error: any Error) -> Int32? {
+        if let posix = error as? POSIXError { return posix.code.rawValue }
+        return error._domain == "NSPOSIXErrorDomain" ? Int32(truncatingIfNeeded: error._code) : nil
+    }
+
+    /// `error` as a `CocoaError`: one thrown as such by `FoundationEssentials`, or an `NSError`
+    /// in Foundation's Cocoa or URL domain (an `NSError` of any domain casts to `CocoaError`,
+    /// hence the domain first; `NSError` itself is not in `FoundationEssentials`).
+    private static func cocoa(_ error: any Error) -> CocoaError? {
+        if type(of: error) == CocoaError.self { return error as? CocoaError }
+        return isFoundation(error._domain) ? error as? CocoaError : nil
     }
 
     /// Whether an error of `domain` is Foundation's or the system's (which print their domain and code).
     public static func isFoundation(_ domain: String) -> Bool {
-        [NSCocoaErrorDomain, NSPOSIXErrorDomain, NSURLErrorDomain].contains(domain)
+        ["NSCocoaErrorDomain", "NSPOSIXErrorDomain", "NSURLErrorDomain"].contains(domain)
     }
 
     /// Foundation's file error codes in words, for an error with no system error under it.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -136,7 +140,7 @@ struct LoopbackRequest {
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { return .failed(400) }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             if name == "content-length", let previous = headers[name], previous != value { return .failed(400) }
             headers[name] = value
         }
@@ -165,8 +169,8 @@ struct LoopbackRequest {
         String(decoding: body, as: UTF8.self).split(separator: "&").map { pair in
             let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func unescape(_ text: Substring) -> String {
-                let spaced = text.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
+                let spaced = text.replacingLiteral("+", with: " ")
+                return spaced.percentDecoded ?? spaced
             }
             return (unescape(halves[0]), halves.count > 1 ? unescape(halves[1]) : "")
         }

@@ -1,5 +1,11 @@
-import Foundation
+import Spawning
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -89,13 +95,16 @@ public final class LoopbackListener: Sendable {
         let deadline = ContinuousClock.now + Seconds.duration(timeout.isFinite ? min(timeout, 31_536_000) : 31_536_000)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-                let thread = Thread { [self] in
-                    let result = Result { try serve(routes: routes, deadline: deadline, timeout: timeout) }
-                    finish()
-                    continuation.resume(with: result)
+                do {
+                    try NativeThread.start(name: "apimacro-login-listener") { [self] in
+                        let result = Result { try serve(routes: routes, deadline: deadline, timeout: timeout) }
+                        finish()
+                        continuation.resume(with: result)
+                    }
+                } catch {
+                    state.withLock { $0.serving = false }
+                    continuation.resume(throwing: APIError(.auth, "the login listener on port \(port): \(error)"))
                 }
-                thread.name = "apimacro-login-listener"
-                thread.start()
             }
         } onCancel: {
             state.withLock { $0.stopRequested = true }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Parses RFC 8288 `Link` headers, as GitHub sends for pagination:
 /// `<https://…?page=2>; rel="next", <https://…?page=5>; rel="last"`.
@@ -10,7 +14,7 @@ public enum LinkHeader {
         while let open = rest.firstIndex(of: "<") {
             guard let close = rest[open...].firstIndex(of: ">") else { break }
             // An empty target (`<>`) would mean "this page again": a pagination loop.
-            let url = String(rest[rest.index(after: open)..<close]).trimmingCharacters(in: .whitespaces)
+            let url = String(rest[rest.index(after: open)..<close]).trimmingWhitespace()
             var parameters = rest[rest.index(after: close)...]
             // The parameters run to the next link (a comma outside quotes).
             var end = parameters.endIndex
@@ -26,11 +30,10 @@ public enum LinkHeader {
             parameters = parameters[..<end]
             for parameter in parameters.split(separator: ";") {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
+                guard pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "rel" else {
                     continue
                 }
-                let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "\""))
+                let value = pair[1].trimmingWhitespace().trimmingScalars { $0 == "\"" }
                 for relation in value.split(separator: " ") where !url.isEmpty && links[relation.lowercased()] == nil {
                     links[relation.lowercased()] = url
                 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The pages one iteration over a list has asked for, so that pages linking back to one
 /// already fetched end the iteration instead of looping: a `Link: rel="next"` naming the page
@@ -76,7 +80,7 @@ public struct PageHistory: Sendable {
         }
         var result = ""
         var path = text
-        if let separator = text.range(of: "://"), isScheme(text[..<separator.lowerBound]) {
+        if let separator = text.firstRange(of: "://"), isScheme(text[..<separator.lowerBound]) {
             let scheme = text[..<separator.lowerBound].lowercased()
             let rest = text[separator.upperBound...]
             let slash = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The poll intervals servers asked for (`X-Poll-Interval`, GitHub's events), by URL: a watch
 /// (`apimacro run --every`) never starts its next cycle sooner than the longest one a URL of
@@ -9,7 +14,7 @@ public enum PollInterval {
 
     /// Notes the interval `headers` ask for on `url`, if any (a positive whole number of seconds).
     static func note(_ headers: Headers, url: String) {
-        guard let text = headers["X-Poll-Interval"], let seconds = Int(text.trimmingCharacters(in: .whitespaces)),
+        guard let text = headers["X-Poll-Interval"], let seconds = Int(text.trimmingWhitespace()),
             seconds > 0
         else { return }
         seen.withLock { $0[url] = Double(seconds) }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The rate-limit state an API reported in its last response headers
 /// (`x-ratelimit-limit`, `-remaining`, `-reset`, `-used`, `-resource`).
@@ -101,17 +105,15 @@ public struct RateLimitPolicy: Sendable {
     /// epoch in milliseconds) are that, so every wait is a whole number of seconds that fits an `Int`.
     public static let longestWait: Double = 86_400 * 366
 
-    /// `Retry-After` as seconds: a number, or an HTTP date; at most `longestWait` (a hostile
-    /// `1e300` or `inf` would trap where the wait becomes whole seconds).
+    /// `Retry-After` as seconds: a number, or an HTTP date (`HTTPDate`: RFC 9110's three forms,
+    /// strictly); at most `longestWait` (a hostile `1e300` or `inf` would trap where the wait
+    /// becomes whole seconds).
     static func seconds(retryAfter value: String, now: Double) -> Double? {
-        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
+        let trimmed = value.trimmingWhitespace()
+        if let seconds = Double(trimmed), seconds >= 0 {
             return min(seconds, longestWait)
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return min(max(0, date.timeIntervalSince1970 - now), longestWait)
+        guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
+        return min(max(0, date - now), longestWait)
     }
 }

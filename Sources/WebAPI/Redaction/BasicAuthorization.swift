@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `Authorization: Basic …`.
 public enum BasicAuthorization {
@@ -17,7 +21,7 @@ public enum BasicAuthorization {
     public static func wireForms(user: String, password: String) -> [String] {
         let standard = encoded(user: user, password: password)
         let unpadded = String(standard.reversed().drop { $0 == "=" }.reversed())
-        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let urlSafe = unpadded.replacingLiteral("+", with: "-").replacingLiteral("/", with: "_")
         return Array(Set([password, standard, unpadded, urlSafe]))
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Replaces secrets by `REDACTED` in anything bound for the user: URLs,
 /// headers, log lines, error messages, recordings.
@@ -70,8 +74,8 @@ public struct Redactor: Sendable {
 
     /// A query component percent-decoded (`+` as a space); as it is when it does not decode.
     static func decoded(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        let spaced = text.replacingLiteral("+", with: " ")
+        return spaced.percentDecoded ?? spaced
     }
 
     /// `text` with every secret replaced (also in percent-encoded form).
@@ -120,13 +124,24 @@ public struct Redactor: Sendable {
         return result
     }
 
-    /// `text` with every occurrence of `form` replaced by `REDACTED`: Foundation's search, but for
-    /// a form holding a NUL, which is replaced byte for byte: Foundation's search traps (ends the
-    /// process) when a text ends with the part of a form before its trailing NULs ("x abc" and
-    /// "abc\0"), and a token in a pasted redirect or a credential a macro sends percent-encoded
-    /// may decode to such a form.
+    /// `text` with every occurrence of `form` replaced by `REDACTED`.
+    ///
+    /// First as characters (a canonically equivalent spelling, `é` as `e` and a combining
+    /// accent, is found, as Foundation's search found it), then as bytes (the form at the start of a character: before
+    /// a combining mark, or `\r` of `\r\n`, which Foundation's search partly missed). A form
+    /// holding a NUL is replaced byte for byte only (Foundation's search trapped when a text ended
+    /// with the part of such a form before its trailing NULs, "x abc" and "abc\0"; a token in a
+    /// pasted redirect or a credential a macro sends percent-encoded may decode to one).
     static func replacing(_ form: String, in text: String) -> String {
-        guard form.utf8.contains(0) else { return text.replacingOccurrences(of: form, with: "REDACTED") }
+        guard form.utf8.contains(0) else {
+            var result = ""
+            var start = text.startIndex
+            for found in text.ranges(of: form) {
+                result += text[start..<found.lowerBound].replacingLiteral(form, with: "REDACTED") + "REDACTED"
+                start = found.upperBound
+            }
+            return result + text[start...].replacingLiteral(form, with: "REDACTED")
+        }
         return String(decoding: replacing(Array(form.utf8), in: Array(text.utf8), with: redacted), as: UTF8.self)
     }
 
@@ -244,7 +259,7 @@ public struct Redactor: Sendable {
             rest = rest[..<mark]
         }
         var text = String(rest)
-        if let separator = rest.range(of: "://") {
+        if let separator = rest.firstRange(of: "://") {
             let authority = rest[separator.upperBound...].prefix { $0 != "/" }
             if let at = authority.lastIndex(of: "@") {
                 text = String(rest[..<separator.upperBound]) + "REDACTED" + String(rest[at...])

@@ -1,5 +1,11 @@
 import CHiredis
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// One synchronous connection to Redis through hiredis: connect with a timeout,
 /// `AUTH`, `SELECT`, then commands.
@@ -86,7 +92,7 @@ final class RedisConnection: @unchecked Sendable {
         }
         let answer = try command(hello.map { Array($0.utf8) })
         if case .error(let text) = answer {
-            let shown = address.password.map { text.replacingOccurrences(of: $0.revealed, with: "REDACTED") } ?? text
+            let shown = address.password.map { text.replacingLiteral($0.revealed, with: "REDACTED") } ?? text
             if shown.hasPrefix("WRONGPASS") || shown.contains("invalid password") || shown.contains("invalid username")
             {
                 throw .rejected("wrong user or password (\(shown))")

@@ -1,6 +1,13 @@
 import Dispatch
-import Foundation
+import Spawning
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+    import Glibc
+#else
+    import Foundation
+#endif
 
 /// One Redis connection and a thread of its own that does all of its socket I/O: the connect,
 /// the handshake and every command.
@@ -13,14 +20,19 @@ import Synchronization
 /// Used by one caller at a time, like its connection: `SharedState` checks workers out of its pool.
 final class RedisWorker: Sendable {
     private let thread: WorkerThread
+    /// Why the thread did not start (`connect` then fails with it); nil once it runs.
+    private let startFailure: String?
 
     /// Starts the thread; `connect` then opens the connection on it.
     init() {
         thread = WorkerThread()
-        let started = Thread { [thread] in thread.run() }
-        started.name = "apimacro-redis"
-        started.stackSize = 512 * 1024
-        started.start()
+        do {
+            try NativeThread.start(name: "apimacro-redis", stackSize: 512 * 1024) { [thread] in thread.run() }
+            startFailure = nil
+        } catch {
+            startFailure = "\(error)"
+            thread.broken.store(true, ordering: .releasing)
+        }
     }
 
     deinit {
@@ -32,12 +44,14 @@ final class RedisWorker: Sendable {
 
     /// Connects and says who we are (`RedisConnection.init`), on the worker's thread.
     func connect(_ address: SharedStateAddress, timeout: Double) async -> Result<Void, RedisFailure> {
-        await perform { [thread] in thread.open(address, timeout: timeout) }
+        if let startFailure { return .failure(.unreachable(startFailure)) }
+        return await perform { [thread] in thread.open(address, timeout: timeout) }
     }
 
     /// `connect`, the calling thread blocked until it is done (for callers that cannot suspend).
     func connectWaiting(_ address: SharedStateAddress, timeout: Double) -> Result<Void, RedisFailure> {
-        performWaiting { [thread] in thread.open(address, timeout: timeout) }
+        if let startFailure { return .failure(.unreachable(startFailure)) }
+        return performWaiting { [thread] in thread.open(address, timeout: timeout) }
     }
 
     /// Runs `body` on the connection, on the worker's thread.

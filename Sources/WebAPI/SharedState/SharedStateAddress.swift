@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the state shared by every apimacro process lives:
 /// `redis://[user:password@]host:port/db` (`APIMACRO_SHARED_STATE`, or `[shared] redis` in
@@ -32,7 +36,7 @@ public struct SharedStateAddress: Sendable, Equatable, CustomStringConvertible {
         func problem(_ reason: String) -> APIError {
             APIError(.invalidRequest, "\(source): \(SharedStateAddress.redacted(text)) \(reason); \(accepted)")
         }
-        guard let components = URLComponents(string: text.trimmingCharacters(in: .whitespaces)) else {
+        guard let components = URLComponents(string: text.trimmingWhitespace()) else {
             throw problem("is not a URL")
         }
         guard components.scheme?.lowercased() == "redis" else { throw problem("is not a redis:// URL") }
@@ -46,13 +50,13 @@ public struct SharedStateAddress: Sendable, Equatable, CustomStringConvertible {
             database = number
         }
         guard components.query == nil, components.fragment == nil else { throw problem("has a query or fragment") }
-        let user = components.user.flatMap { $0.removingPercentEncoding ?? $0 }.flatMap { $0.isEmpty ? nil : $0 }
-        let password = components.password.flatMap { $0.removingPercentEncoding ?? $0 }.flatMap {
+        let user = components.user.flatMap { $0.percentDecoded ?? $0 }.flatMap { $0.isEmpty ? nil : $0 }
+        let password = components.password.flatMap { $0.percentDecoded ?? $0 }.flatMap {
             $0.isEmpty ? nil : Secret($0)
         }
         guard user == nil || password != nil else { throw problem("names a user without a password") }
         self.init(
-            host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, database: database,
+            host: host.trimmingScalars { $0 == "[" || $0 == "]" }, port: port, database: database,
             user: user,
             password: password)
     }
@@ -70,11 +74,11 @@ public struct SharedStateAddress: Sendable, Equatable, CustomStringConvertible {
     /// `text` with whatever sits between `://` and `@` past the first `:` replaced: for
     /// messages about a value that did not parse.
     static func redacted(_ text: String) -> String {
-        guard let scheme = text.range(of: "://"), let at = text.range(of: "@", options: .backwards),
-            scheme.upperBound <= at.lowerBound
+        guard let scheme = text.firstRange(of: "://"), let at = text.lastIndex(of: "@"),
+            scheme.upperBound <= at
         else { return text }
-        let userInfo = text[scheme.upperBound..<at.lowerBound]
+        let userInfo = text[scheme.upperBound..<at]
         guard let colon = userInfo.firstIndex(of: ":") else { return text }
-        return String(text[..<colon]) + ":REDACTED" + String(text[at.lowerBound...])
+        return String(text[..<colon]) + ":REDACTED" + String(text[at...])
     }
 }

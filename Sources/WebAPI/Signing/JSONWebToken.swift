@@ -1,5 +1,10 @@
-import Foundation
 import _CryptoExtras
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A JSON Web Token signed with RS256 (RFC 7519, RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with
 /// SHA-256), as GitHub Apps authenticate (https://docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app/generating-a-json-web-token-jwt-for-a-github-app).
@@ -48,7 +53,7 @@ public enum JSONWebToken {
     /// base64url without padding (RFC 7515 §2).
     public static func base64URL(_ bytes: [UInt8]) -> String {
         var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        text = text.replacingLiteral("+", with: "-").replacingLiteral("/", with: "_")
         while text.hasSuffix("=") { text.removeLast() }
         return text
     }

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The warning a `Deprecation` (RFC 9745) or `Sunset` (RFC 8594) header earns: one per run and
 /// API, naming the date and the page the server links (`Link: <…>; rel="deprecation"` or
@@ -41,7 +46,7 @@ public final class DeprecationNotices: Sendable {
     /// `@EPOCH` (RFC 9745), or an HTTP date (RFC 8594, and the drafts before 9745), as
     /// YYYY-MM-DD; nil for anything else (`true`, an older draft's).
     static func date(_ text: String) -> String? {
-        let value = text.trimmingCharacters(in: .whitespaces)
+        let value = text.trimmingWhitespace()
         var epoch: Double?
         if value.hasPrefix("@"), let seconds = Double(value.dropFirst()), seconds.isFinite, abs(seconds) < 3e11 {
             epoch = seconds
@@ -49,11 +54,7 @@ public final class DeprecationNotices: Sendable {
             epoch = HTTPDate.parse(value)
         }
         guard let epoch else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: Date(timeIntervalSince1970: epoch))
+        return UTCDateText.day(Date(timeIntervalSince1970: epoch))
     }
 
     /// The http(s) targets of the `Link` fields whose `rel` is one of `relations`, each once.
@@ -61,12 +62,12 @@ public final class DeprecationNotices: Sendable {
         var found: [String] = []
         for field in fields {
             for part in field.split(separator: ",") {
-                let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                let pieces = part.split(separator: ";").map { $0.trimmingWhitespace() }
                 guard let target = pieces.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
                 let rels = pieces.dropFirst().compactMap { piece -> [String]? in
                     let pair = piece.split(separator: "=", maxSplits: 1).map(String.init)
                     guard pair.count == 2, pair[0].lowercased() == "rel" else { return nil }
-                    return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+                    return pair[1].trimmingScalars { $0 == "\"" }.lowercased()
                         .split(separator: " ").map(String.init)
                 }.flatMap { $0 }
                 let url = String(target.dropFirst().dropLast())

@@ -1,5 +1,6 @@
 /// Text operations the program used from Foundation proper (`trimmingCharacters(in:)`,
-/// `removingPercentEncoding`, `addingPercentEncoding(withAllowedCharacters:)`), written over the
+/// `removingPercentEncoding`, `addingPercentEncoding(withAllowedCharacters:)`,
+/// `replacingOccurrences(of:with:)`), written over the
 /// standard library so that a file needs no more than `FoundationEssentials`: importing
 /// `Foundation` links its ICU data (34 MB) into the binary.
 ///
@@ -51,6 +52,35 @@ extension StringProtocol {
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// `replacingOccurrences(of: target, with: replacement, options: .literal)`: every occurrence
+    /// of `target`'s Unicode scalars replaced, left to right; the text as it is when `target` is
+    /// empty.
+    ///
+    /// Unlike the standard library's `replacing(_:with:)`, which compares characters, it finds
+    /// `"\r"` inside `"\r\n"` and a quote followed by a combining mark (one character each).
+    /// Foundation's search without `.literal` found the first but not the second: what this
+    /// replaces is a superset of what it replaced, equal to it unless a combining mark follows.
+    public func replacingLiteral(_ target: some StringProtocol, with replacement: some StringProtocol) -> String {
+        let pattern = Array(target.utf8)
+        guard let first = pattern.first else { return String(self) }
+        let bytes = Array(utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == first, index + pattern.count <= bytes.count,
+                bytes[index..<index + pattern.count].elementsEqual(pattern)
+            {
+                out += replacement.utf8
+                index += pattern.count
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `addingPercentEncoding(withAllowedCharacters:)`, with the sets in `URLBytes`.

@@ -1,5 +1,10 @@
 import CCurl
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One libcurl easy handle and what its callbacks collect, reused request after request
 /// (the connection stays open in the share).

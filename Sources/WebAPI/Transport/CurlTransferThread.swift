@@ -1,6 +1,12 @@
 import CCurl
-import Foundation
+import Spawning
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The transport's own thread for calls that do not run on a caller thread: it drives
 /// every such transfer at once through one `curl_multi` (so `apimacro.map`'s 32 calls in
@@ -40,9 +46,11 @@ final class CurlTransferThread: @unchecked Sendable {
         }
         self.library = library
         self.multi = multi
-        let thread = Thread { [self] in run() }
-        thread.name = "apimacro-curl"
-        thread.start()
+        do {
+            try NativeThread.start(name: "apimacro-curl") { [self] in run() }
+        } catch {
+            throw APIError(.network, "cannot start libcurl's transfer thread (\(error))")
+        }
     }
 
     /// Ends the thread: transfers running or waiting end as cancelled.

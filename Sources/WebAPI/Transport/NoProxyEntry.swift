@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +30,7 @@ struct NoProxyEntry: Sendable, Equatable {
 
     /// Nil for an entry that names nothing (empty, or unreadable such as `host:abc`).
     init?(_ raw: String) {
-        var text = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        var text = raw.trimmingWhitespace().lowercased()
         if text.isEmpty { return nil }
         if text == "*" {
             target = .everything
