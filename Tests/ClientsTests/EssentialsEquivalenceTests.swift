@@ -13,7 +13,8 @@ struct EssentialsEquivalenceTests {
     /// ends of years and centuries, fractions, times before 1970 back to the Gregorian calendar's
     /// first day (1582-10-15; before it Foundation counts Julian days, `UTCDates` Gregorian ones).
     static let epochs: [Double] = [
-        0, 0.999, 59, 86_399, 86_400, 951_782_399, 951_782_400, 951_868_800, 1_582_934_400.5, 1_709_164_800,
+        0, 0.999, 0.9996, 59.9995, 59, 86_399, 86_400, 951_782_399, 951_782_400, 951_868_800, 1_582_934_400.5,
+        1_709_164_800,
         1_709_251_199, 1_735_689_599, 1_735_689_600, 1_764_460_800, 4_102_444_799, 4_107_542_400, 32_503_680_000,
         -1, -0.5, -86_400, -86_401, -2_208_988_800, -12_219_292_800,
     ]

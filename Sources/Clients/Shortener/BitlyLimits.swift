@@ -363,7 +363,7 @@ public final class BitlyLimits: RequestGate {
 
     /// Midnight UTC on the first of the month after `time` (epoch seconds).
     static func firstOfNextMonth(after time: Double) -> Double {
-        let date = UTCDates.fields(time)
+        let date = UTCDates.month(of: time)
         let (year, month) = date.month == 12 ? (date.year + 1, 1) : (date.year, date.month + 1)
         return Double(UTCDates.epoch(year: year, month: month, day: 1))
     }
