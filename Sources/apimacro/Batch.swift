@@ -1,6 +1,7 @@
 import ArgumentParser
 import Batch
 import MacroRuntime
+import WebAPI
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -163,10 +164,11 @@ struct Batch: ParsableCommand {
             + "| apimacro batch --file -"
     }
 
-    /// `word` as a line of a jobs file reads it back (in single quotes when needed).
+    /// `word` as a line of a jobs file reads it back (in single quotes when needed; every `'`
+    /// byte replaced, also one a combining mark follows).
     static func shellWord(_ word: String) -> String {
         let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,@%+".contains($0) }
-        return plain ? word : "'" + word.replacing("'", with: "'\\''") + "'"
+        return plain ? word : "'" + word.replacingLiteral("'", with: "'\\''") + "'"
     }
 
     /// The macros given as arguments (with `--each`, once per row), then the jobs file's lines,

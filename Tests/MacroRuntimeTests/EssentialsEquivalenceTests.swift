@@ -36,6 +36,12 @@ struct MacroRuntimeEssentialsTests {
         }
     }
 
+    @Test("a quote a combining mark follows is still replaced in a shell word")
+    func shellQuotes() {
+        #expect(ShellWord.singleQuoted("it's") == #"'it'\''s'"#)
+        #expect(ShellWord.singleQuoted("a'\u{301}; rm x") == "'a'\\''\u{301}; rm x'")
+    }
+
     @Test("cache times in local time as ISO8601DateFormatter wrote them with the machine's time zone")
     func localTimes() {
         let formatter = ISO8601DateFormatter()
