@@ -18,7 +18,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The HTTP cache's encryption (ChaChaPoly) and keyed hashes (HMAC-SHA256): audited primitives.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Debian's libpython3 (the interpreter apimacro embeds), found through pkg-config.
@@ -61,6 +60,14 @@ let package = Package(
         // a stored token is written or read: declarations of its own, no -dev package, no link-time
         // dependency, so the binary starts where libsecret is absent (issue 41).
         .systemLibrary(name: "CSecret"),
+        // Debian's SQLite (libsqlite3-0), on its own C API: the HTTP cache and Store's state file
+        // and SQLite destinations, through WebAPI's small wrapper (SQLite/). No GRDB: it imports
+        // Foundation in 57 files, which links ICU's data into the binary (issue 43).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The only target that imports CPython (ARCHITECTURE rule 1). Spawning: `NativeThread`.
         .target(name: "PythonBridge", dependencies: ["CPython", "Spawning"]),
         // Requests, the pipeline stages, the transport: knows nothing of Python.
@@ -69,10 +76,9 @@ let package = Package(
             dependencies: [
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
-                // The persistent HTTP cache (SQLite, shared safely by concurrent processes).
-                .product(name: "GRDB", package: "GRDB.swift"),
-                // Its SQLite module, for the cache's hit path on SQLite's C API (`CacheReader`).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // The persistent HTTP cache (SQLite, shared safely by concurrent processes), on
+                // SQLite's C API (SQLite/ wraps it for Store too; the hit path, `CacheReader`, calls it).
+                "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA signatures (RS256) for the JWTs a GitHub App signs: swift-crypto's RSA on
                 // BoringSSL, not a hand-written one.
@@ -94,7 +100,10 @@ let package = Package(
         .target(
             name: "MacroRuntime",
             dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "Store", "CJQ", "Spawning"],
-            resources: [.copy("Python/apimacro")]
+            // The bundled Python package is found in the checkout or beside the binary
+            // (`PythonPackage.candidates`), not as a resource: SwiftPM's resource accessor
+            // imports Foundation, which links ICU's 34 MB.
+            exclude: ["Python"]
         ),
         // `PyInit__apimacro`: MacroRuntime's module built on the interpreter of the program that imports it.
         // Release: the Swift runtime and Foundation linked in, as in the binary, so the wheel loads
@@ -111,17 +120,12 @@ let package = Package(
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
         // WebAPI only for redaction.
         .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),
-        // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on GRDB as
-        // the HTTP cache is. No Python: MacroRuntime only binds apimacro.state, incremental and output(to=).
-        // WebAPI for `SystemErrorText` only: an I/O failure in errno's words, never Foundation's.
-        // CPostgres (libpq) for PostgreSQL destinations and state; GRDBSQLite for the upsert's
-        // bind-and-step loop on SQLite's C API (as the HTTP cache's hit path).
-        .target(
-            name: "Store",
-            dependencies: [
-                "WebAPI", "CPostgres", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]),
+        // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on
+        // WebAPI's SQLite wrapper (SQLiteConnection) as the HTTP cache is. No Python: MacroRuntime
+        // only binds apimacro.state, incremental and output(to=). WebAPI also for `SystemErrorText`:
+        // an I/O failure in errno's words, never Foundation's. CPostgres (libpq) for PostgreSQL
+        // destinations and state.
+        .target(name: "Store", dependencies: ["WebAPI", "CPostgres"]),
         .executableTarget(
             name: "apimacro",
             dependencies: [
@@ -164,12 +168,12 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .executableTarget(name: "apimacro-testserver", dependencies: ["TestSupport"], path: "Tests/TestServerMain"),
         .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
-        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport"]),
+        .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport", "CSQLite"]),
         .testTarget(name: "ClientsTests", dependencies: ["WebAPI", "Clients", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch"]),
         .testTarget(name: "SpawningTests", dependencies: ["Spawning"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "WebAPI"]),
         .testTarget(
             name: "MacroRuntimeTests", dependencies: ["MacroRuntime", "PythonBridge", "WebAPI", "TestSupport"]),
         // Runs the built binary as a user would; depends on the executable so `swift test` builds it.

@@ -1,4 +1,5 @@
 import WebAPI
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,4 +1,5 @@
 import WebAPI
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
     import Glibc

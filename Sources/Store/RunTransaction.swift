@@ -1,10 +1,11 @@
-public import Foundation
-import GRDB
 import Synchronization
 import WebAPI
 
-#if canImport(Glibc)
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
     import Glibc
+#else
+    public import Foundation
 #endif
 
 /// What one run changes, held until it commits: its state's changed keys and the rows bound
@@ -51,7 +52,7 @@ public final class RunTransaction: Sendable {
     }
 
     private let staged = Mutex(Staged())
-    private let connections = Mutex<[URL: DatabaseQueue]>([:])
+    private let connections = Mutex<[URL: SQLiteDatabase]>([:])
     /// The version of the macro's state this run read from PostgreSQL (compare-and-set at the commit).
     private let stateVersion = Mutex<Int64?>(nil)
     /// How long a commit waits for another writer's lock.
@@ -347,14 +348,14 @@ public final class RunTransaction: Sendable {
         for (offset, file) in sqliteFiles.enumerated() where file != main { schemas[file] = "d\(offset + 1)" }
         let named = ([main] + sqliteFiles.filter { $0 != main }).map(\.path).joined(separator: " or ")
         return try StoreFailure.mapping(file: main, wait: wait, named: named) {
-            let queue = try connection(main, ownerOnly: false)
-            return try queue.writeWithoutTransaction { db in
+            let database = try connection(main, ownerOnly: false)
+            return try database.withConnection { db in
                 for (file, schema) in schemas where schema != "main" {
-                    try db.execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [file.path])
+                    try db.execute("ATTACH DATABASE ? AS \(schema)", [.text(file.path)])
                 }
                 var written = 0
                 do {
-                    try db.inTransaction(.immediate) {
+                    try db.transaction(.immediate) {
                         var perFile: [URL: Int] = [:]
                         for table in tables {
                             guard let schema = schemas[table.file] else { continue }
@@ -371,16 +372,15 @@ public final class RunTransaction: Sendable {
                             }
                         }
                         written += try inner()
-                        return .commit
                     }
                 } catch {
                     for (_, schema) in schemas where schema != "main" {
-                        try? db.execute(sql: "DETACH DATABASE \(schema)")
+                        try? db.execute("DETACH DATABASE \(schema)")
                     }
                     throw error
                 }
                 for (_, schema) in schemas where schema != "main" {
-                    try db.execute(sql: "DETACH DATABASE \(schema)")
+                    try db.execute("DETACH DATABASE \(schema)")
                 }
                 return written
             }
@@ -395,11 +395,10 @@ public final class RunTransaction: Sendable {
     ) throws {
         do {
             try StoreFailure.mapping(file: state.file, wait: wait) {
-                let queue = try connection(state.file, ownerOnly: true)
-                try queue.writeWithoutTransaction { db in
-                    try db.inTransaction(.immediate) {
+                let database = try connection(state.file, ownerOnly: true)
+                try database.withConnection { db in
+                    try db.transaction(.immediate) {
                         try StateDatabase.write(db, macro: macro, changes: changes, now: Date().timeIntervalSince1970)
-                        return .commit
                     }
                 }
             }
@@ -412,11 +411,11 @@ public final class RunTransaction: Sendable {
 
     /// The connection to `file`, opened by this run's first commit into it and kept for the
     /// next (`apimacro.state.commit()` after each page opens no file again).
-    private func connection(_ file: URL, ownerOnly: Bool) throws -> DatabaseQueue {
+    private func connection(_ file: URL, ownerOnly: Bool) throws -> SQLiteDatabase {
         if let open = connections.withLock({ $0[file] }) { return open }
-        let queue = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly, stateFile: ownerOnly)
-        connections.withLock { $0[file] = queue }
-        return queue
+        let database = try StateDatabase.open(file, wait: wait, ownerOnly: ownerOnly, stateFile: ownerOnly)
+        connections.withLock { $0[file] = database }
+        return database
     }
 
     /// The columns of `table` in the SQLite file `file`, or nil when the file or the table does not exist.
@@ -425,8 +424,8 @@ public final class RunTransaction: Sendable {
             let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int, size > 0
         else { return nil }
         return try StoreFailure.mapping(file: file, wait: wait) {
-            let queue = try StateDatabase.open(file, wait: wait, readOnly: true)
-            return try queue.read { db in try SQLiteUpsert.columns(db, schema: "main", table: table) }
+            let database = try StateDatabase.open(file, wait: wait, readOnly: true)
+            return try database.withConnection { db in try SQLiteUpsert.columns(db, schema: "main", table: table) }
         }
     }
 }
@@ -526,22 +525,41 @@ private final class PreparedFile {
             }
         } else {
             existed = FileManager.default.fileExists(atPath: target.path)
-            if !existed { _ = FileManager.default.createFile(atPath: target.path, contents: nil) }
-            guard let handle = FileHandle(forWritingAtPath: target.path) else {
-                throw StoreError.io("cannot write \(target.path); nothing was written")
-            }
-            defer { try? handle.close() }
-            do {
-                let end = try handle.seekToEnd()
-                originalLength = end
-                let prefix = end == 0 ? text.header : ""
-                try handle.write(contentsOf: Data((prefix + text.body).utf8))
-                try handle.synchronize()
-            } catch {
+            // O_CREAT with 0666: the umask decides, as for a file Foundation's createFile makes.
+            let descriptor = Glibc.open(target.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
+            guard descriptor >= 0 else {
                 throw StoreError.io(
-                    "cannot write \(target.path): \(SystemErrorText.describe(error)); nothing was written")
+                    "cannot write \(target.path): \(String(cString: strerror(errno))); nothing was written")
             }
+            defer { Glibc.close(descriptor) }
+            let end = lseek(descriptor, 0, SEEK_END)
+            // A failure here is not in the commit's list to undo: what this file got goes now.
+            let existed = existed
+            func failed() -> StoreError {
+                let error = Self.failure(target)
+                if existed { _ = ftruncate(descriptor, max(0, end)) } else { unlink(target.path) }
+                return error
+            }
+            guard end >= 0 else { throw failed() }
+            originalLength = UInt64(end)
+            let prefix = end == 0 ? text.header : ""
+            let bytes = Array((prefix + text.body).utf8)
+            var done = 0
+            while done < bytes.count {
+                let count = bytes.withUnsafeBytes { buffer in
+                    Glibc.write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
+                }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw failed() }
+                done += count
+            }
+            guard fsync(descriptor) == 0 else { throw failed() }
         }
+    }
+
+    /// The error of a failed append, in errno's words (the file is cut back by `undo`).
+    private static func failure(_ target: URL) -> StoreError {
+        StoreError.io("cannot write \(target.path): \(String(cString: strerror(errno))); nothing was written")
     }
 
     /// Puts a replacement in place.
@@ -607,15 +625,27 @@ enum CSVText {
     static func line(_ fields: [String]) -> String {
         fields.map { field in
             let special = field.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
-            return special ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+            return special ? "\"" + field.replacing("\"", with: "\"\"") + "\"" : field
         }.joined(separator: ",") + "\r\n"
     }
 
     /// The column names in the first line of the CSV file `file`, or nil when it does not exist or is empty.
     static func header(of file: URL) throws -> [String]? {
-        guard let handle = FileHandle(forReadingAtPath: file.path) else { return nil }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+        let descriptor = Glibc.open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        // The first 64 KiB hold the header line.
+        var head = [UInt8](repeating: 0, count: 64 * 1024)
+        var filled = 0
+        while filled < head.count {
+            let count = head.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        head.removeSubrange(filled...)
         guard !head.isEmpty else { return nil }
         let text = String(decoding: head, as: UTF8.self)
         var fields: [String] = []

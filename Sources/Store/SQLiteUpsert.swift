@@ -1,15 +1,22 @@
-import Foundation
-import GRDB
-import GRDBSQLite
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Upserts rows into a SQLite table inside an open transaction: the table made, new columns
 /// added, one statement per set of fields (a field a row leaves out keeps its stored value).
 enum SQLiteUpsert {
     /// The columns of `schema.table`, or nil when there is no such table.
-    static func columns(_ db: Database, schema: String, table: String) throws -> [(name: String, type: ColumnType)]? {
-        let rows = try GRDB.Row.fetchAll(db, sql: "PRAGMA \(schema).table_info(\(Identifier.quoted(table)))")
+    static func columns(
+        _ db: SQLiteConnection, schema: String, table: String
+    ) throws -> [(name: String, type: ColumnType)]? {
+        // cid, name, type, notnull, dflt_value, pk
+        let rows = try db.rows("PRAGMA \(schema).table_info(\(Identifier.quoted(table)))")
         guard !rows.isEmpty else { return nil }
-        return rows.map { row in (row["name"], ColumnType(declared: row["type"] ?? "")) }
+        return rows.map { row in (row[1].text ?? "", ColumnType(declared: row[2].text ?? "")) }
     }
 
     /// Writes `rows` into `schema.table` (upserted by `key`, appended without one; the table
@@ -18,9 +25,9 @@ enum SQLiteUpsert {
     /// `staged`, the plan made when the rows were staged, is used again when the table still has
     /// the columns it was planned against (no second pass over the rows).
     ///
-    /// - Throws: `StoreError` for a type clash with the table as it is now; `DatabaseError` from SQLite.
+    /// - Throws: `StoreError` for a type clash with the table as it is now; `SQLiteError` from SQLite.
     static func write(
-        _ db: Database, schema: String, table: String, key: [String], rows: [Row], replace: Bool,
+        _ db: SQLiteConnection, schema: String, table: String, key: [String], rows: [Row], replace: Bool,
         staged: TablePlan? = nil
     ) throws -> Int {
         let existing = try columns(db, schema: schema, table: table)
@@ -38,18 +45,18 @@ enum SQLiteUpsert {
             if !key.isEmpty {
                 definitions.append("PRIMARY KEY (\(key.map(Identifier.quoted).joined(separator: ", ")))")
             }
-            try db.execute(sql: "CREATE TABLE \(qualified) (\(definitions.joined(separator: ", ")))")
+            try db.execute("CREATE TABLE \(qualified) (\(definitions.joined(separator: ", ")))")
         }
         for column in plan.added {
             try db.execute(
-                sql: "ALTER TABLE \(qualified) ADD COLUMN \(Identifier.quoted(column.name)) \(column.type.rawValue)")
+                "ALTER TABLE \(qualified) ADD COLUMN \(Identifier.quoted(column.name)) \(column.type.rawValue)")
         }
-        if replace { try db.execute(sql: "DELETE FROM \(qualified)") }
+        if replace { try db.execute("DELETE FROM \(qualified)") }
         var types: [String: ColumnType] = [:]
         for column in plan.columns { types[column.name] = column.type }
         var indexed = false
         // One prepared statement per set of field names (most rows share one), bound and stepped
-        // on SQLite's C API: the row before's statement is tried first, without hashing the names.
+        // again for each row: the row before's statement is tried first, without hashing the names.
         var statements: [[String]: Prepared] = [:]
         var last: Prepared?
         for row in rows {
@@ -62,38 +69,38 @@ enum SQLiteUpsert {
                     prepared = known
                 } else {
                     let sql = statementText(qualified: qualified, names: names, key: key)
-                    let statement: Statement
+                    let statement: SQLiteStatement
                     do {
-                        statement = try db.makeStatement(sql: sql)
-                    } catch let error as DatabaseError
-                        where !indexed && !key.isEmpty && error.message?.contains("ON CONFLICT") == true
+                        statement = try db.prepare(sql, persistent: true)
+                    } catch let error as SQLiteError
+                        where !indexed && !key.isEmpty && error.message.contains("ON CONFLICT")
                     {
                         // A table made elsewhere without a unique key: give the key one (a duplicate
                         // already there fails here, naming the index).
                         indexed = true
                         let index = Identifier.quoted("_apimacro_key_\(table)")
                         try db.execute(
-                            sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(schema).\(index) ON \(Identifier.quoted(table)) "
+                            "CREATE UNIQUE INDEX IF NOT EXISTS \(schema).\(index) ON \(Identifier.quoted(table)) "
                                 + "(\(key.map(Identifier.quoted).joined(separator: ", ")))")
-                        statement = try db.makeStatement(sql: sql)
+                        statement = try db.prepare(sql, persistent: true)
                     }
                     prepared = Prepared(statement: statement, names: names, types: names.map { types[$0] ?? .any })
                     statements[names] = prepared
                 }
                 last = prepared
             }
-            try prepared.execute(row, db: db)
+            try prepared.execute(row)
         }
         return rows.count
     }
 
     /// A prepared upsert for rows with one set of field names, and its columns' types in order.
     private final class Prepared {
-        let statement: Statement
+        let statement: SQLiteStatement
         let names: [String]
         let types: [ColumnType]
 
-        init(statement: Statement, names: [String], types: [ColumnType]) {
+        init(statement: SQLiteStatement, names: [String], types: [ColumnType]) {
             self.statement = statement
             self.names = names
             self.types = types
@@ -108,36 +115,25 @@ enum SQLiteUpsert {
 
         /// Binds `row`'s values (bools as 0/1, an int widened for a REAL column, nested values as
         /// their JSON text) and runs the statement once.
-        func execute(_ row: Row, db: Database) throws {
-            let handle = statement.sqliteStatement
-            sqlite3_reset(handle)
+        func execute(_ row: Row) throws {
+            statement.reset()
             for (offset, field) in row.fields.enumerated() {
                 let index = Int32(offset + 1)
                 switch field.value {
-                case .null: sqlite3_bind_null(handle, index)
-                case .bool(let flag): sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+                case .null: statement.bindNull(at: index)
+                case .bool(let flag): statement.bind(Int64(flag ? 1 : 0), at: index)
                 case .integer(let number):
                     if types[offset] == .real {
-                        sqlite3_bind_double(handle, index, Double(number))
+                        statement.bind(Double(number), at: index)
                     } else {
-                        sqlite3_bind_int64(handle, index, number)
+                        statement.bind(number, at: index)
                     }
-                case .real(let number): sqlite3_bind_double(handle, index, number)
-                case .text(let text), .json(let text):
-                    var text = text
-                    text.withUTF8 { bytes in
-                        _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-                            sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), transient)
-                        }
-                    }
+                case .real(let number): statement.bind(number, at: index)
+                case .text(let text), .json(let text): statement.bind(text, at: index)
                 }
             }
-            let code = sqlite3_step(handle)
-            guard code == SQLITE_DONE else {
-                let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-                sqlite3_reset(handle)
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
-            }
+            // An INSERT returns no row: one step runs it (a failure resets it and throws SQLite's error).
+            _ = try statement.step()
         }
     }
 
@@ -159,26 +155,27 @@ enum SQLiteUpsert {
     }
 
     /// Adds `run`'s line to `schema._apimacro_runs`.
-    static func recordRun(_ db: Database, schema: String, run: RunTransaction.RunRecord, rows: Int) throws {
+    static func recordRun(_ db: SQLiteConnection, schema: String, run: RunTransaction.RunRecord, rows: Int) throws {
         try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS \(schema)._apimacro_runs (id INTEGER PRIMARY KEY, macro TEXT NOT NULL,
-                    started TEXT NOT NULL, finished TEXT NOT NULL, exit INTEGER NOT NULL, requests INTEGER NOT NULL,
-                    cache_hits INTEGER NOT NULL, rows_written INTEGER NOT NULL)
-                """)
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            """
+            CREATE TABLE IF NOT EXISTS \(schema)._apimacro_runs (id INTEGER PRIMARY KEY, macro TEXT NOT NULL,
+                started TEXT NOT NULL, finished TEXT NOT NULL, exit INTEGER NOT NULL, requests INTEGER NOT NULL,
+                cache_hits INTEGER NOT NULL, rows_written INTEGER NOT NULL)
+            """)
         try db.execute(
-            sql: """
-                INSERT INTO \(schema)._apimacro_runs (macro, started, finished, exit, requests, cache_hits, rows_written)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                run.macro, format.string(from: run.started), format.string(from: run.finished), Int(run.exit),
-                run.requests, run.cacheHits, rows,
+            """
+            INSERT INTO \(schema)._apimacro_runs (macro, started, finished, exit, requests, cache_hits, rows_written)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(run.macro), .text(timestamp(run.started)), .text(timestamp(run.finished)),
+                .integer(Int64(run.exit)), .integer(Int64(run.requests)), .integer(Int64(run.cacheHits)),
+                .integer(Int64(rows)),
             ])
     }
-}
 
-/// SQLite copies a bound text at once (`SQLITE_TRANSIENT`).
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// `date` in RFC 3339 with milliseconds, in UTC (`2024-05-01T12:00:00.250Z`).
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

@@ -1,9 +1,10 @@
-public import Foundation
-import GRDB
 public import WebAPI
 
-#if canImport(Glibc)
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
     import Glibc
+#else
+    public import Foundation
 #endif
 
 /// Every macro's state: `state.db` under `$APIMACRO_HOME` (mode 0600), one row per macro and key
@@ -87,16 +88,23 @@ public struct StateDatabase: Sendable {
         }
         guard FileManager.default.fileExists(atPath: file.path) else { return [] }
         return try StoreFailure.mapping(file: file, wait: 60) {
-            let queue = try Self.open(file, wait: 60, readOnly: true)
-            return try queue.read { db in
-                guard try db.tableExists("state") else { return [] }
-                let sql = "SELECT macro, key, value, updated FROM state"
-                let rows =
-                    try macro.map {
-                        try GRDB.Row.fetchAll(db, sql: sql + " WHERE macro = ? ORDER BY key", arguments: [$0])
-                    } ?? GRDB.Row.fetchAll(db, sql: sql + " ORDER BY macro, key")
-                return rows.map { row in
-                    Entry(macro: row[0], key: row[1], json: row[2], updated: row[3])
+            let database = try Self.open(file, wait: 60, readOnly: true)
+            return try database.withConnection { db in
+                // One deferred transaction: the table's check and the rows read one snapshot.
+                try db.transaction(.deferred) {
+                    guard try db.tableExists("state") else { return [] }
+                    let sql = "SELECT macro, key, value, updated FROM state"
+                    let statement = try db.prepare(
+                        macro == nil ? sql + " ORDER BY macro, key" : sql + " WHERE macro = ? ORDER BY key")
+                    if let macro { statement.bind(macro, at: 1) }
+                    var entries: [Entry] = []
+                    while try statement.step() {
+                        entries.append(
+                            Entry(
+                                macro: statement.text(0), key: statement.text(1), json: statement.text(2),
+                                updated: statement.double(3)))
+                    }
+                    return entries
                 }
             }
         }
@@ -124,36 +132,40 @@ public struct StateDatabase: Sendable {
         let lock = try await MacroLock.acquire(macro: macro, folder: folder, wait: wait)
         defer { withExtendedLifetime(lock) {} }
         return try StoreFailure.mapping(file: file, wait: wait) {
-            let queue = try Self.open(file, wait: wait, stateFile: true)
-            return try queue.write { db in
-                guard try db.tableExists("state") else { return 0 }
-                if let key {
-                    try db.execute(sql: "DELETE FROM state WHERE macro = ? AND key = ?", arguments: [macro, key])
-                } else {
-                    try db.execute(sql: "DELETE FROM state WHERE macro = ?", arguments: [macro])
+            let database = try Self.open(file, wait: wait, stateFile: true)
+            return try database.withConnection { db in
+                try db.transaction(.immediate) {
+                    guard try db.tableExists("state") else { return 0 }
+                    if let key {
+                        try db.execute("DELETE FROM state WHERE macro = ? AND key = ?", [.text(macro), .text(key)])
+                    } else {
+                        try db.execute("DELETE FROM state WHERE macro = ?", [.text(macro)])
+                    }
+                    return db.changes
                 }
-                return db.changesCount
             }
         }
     }
 
     /// Writes `changes` (a nil value deletes the key) of `macro` in the open transaction of `db`,
     /// whose main schema is this file.
-    static func write(_ db: Database, macro: String, changes: [(key: String, json: String?)], now: Double) throws {
+    static func write(
+        _ db: SQLiteConnection, macro: String, changes: [(key: String, json: String?)], now: Double
+    ) throws {
         try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS main.state (macro TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
-                    updated REAL NOT NULL, PRIMARY KEY (macro, key)) WITHOUT ROWID
-                """)
+            """
+            CREATE TABLE IF NOT EXISTS main.state (macro TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                updated REAL NOT NULL, PRIMARY KEY (macro, key)) WITHOUT ROWID
+            """)
         for (key, json) in changes {
             if let json {
                 try db.execute(
-                    sql: """
-                        INSERT INTO main.state (macro, key, value, updated) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (macro, key) DO UPDATE SET value = excluded.value, updated = excluded.updated
-                        """, arguments: [macro, key, json, now])
+                    """
+                    INSERT INTO main.state (macro, key, value, updated) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (macro, key) DO UPDATE SET value = excluded.value, updated = excluded.updated
+                    """, [.text(macro), .text(key), .text(json), .real(now)])
             } else {
-                try db.execute(sql: "DELETE FROM main.state WHERE macro = ? AND key = ?", arguments: [macro, key])
+                try db.execute("DELETE FROM main.state WHERE macro = ? AND key = ?", [.text(macro), .text(key)])
             }
         }
     }
@@ -166,23 +178,26 @@ public struct StateDatabase: Sendable {
     /// with `synchronous=NORMAL`: a commit is no fsync, durable against a crash of the process;
     /// a power loss may take back the last commits (never half of one), which leaves an older
     /// bookmark over rows already on disk, so the next run upserts them again.
+    ///
+    /// Foreign keys are enforced (`PRAGMA foreign_keys = ON`, as GRDB's connections had them): a
+    /// destination table made elsewhere with a foreign key refuses a row that breaks it.
     static func open(
         _ file: URL, wait: Double, readOnly: Bool = false, ownerOnly: Bool = false, stateFile: Bool = false
-    ) throws -> DatabaseQueue {
+    ) throws -> SQLiteDatabase {
         if ownerOnly {
             try makeFolder(file.deletingLastPathComponent())
             let descriptor = Glibc.open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             if descriptor >= 0 { Glibc.close(descriptor) }
         }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(max(0, wait))
-        configuration.readonly = readOnly
-        configuration.label = "apimacro.store"
+        let connection = try SQLiteConnection(
+            path: file.path, mode: readOnly ? .readOnly : .readWriteCreate, busyTimeout: max(0, wait))
+        try connection.execute("PRAGMA foreign_keys = ON")
         if stateFile, !readOnly {
-            configuration.journalMode = .wal
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // Two processes making the file at once: the switch to WAL is retried, not waited for.
+            try SQLiteConnection.retryingBusy { try connection.execute("PRAGMA journal_mode = WAL") }
+            try connection.execute("PRAGMA synchronous = NORMAL")
         }
-        return try DatabaseQueue(path: file.path, configuration: configuration)
+        return SQLiteDatabase(connection, label: "apimacro.store")
     }
 
     /// Creates `folder` (owner-only) unless it exists.
@@ -238,30 +253,30 @@ struct CommittedRows: Sendable, CustomStringConvertible {
 
 /// SQLite's failures as the store reports them.
 enum StoreFailure {
-    /// Runs `body`, turning a `DatabaseError` into a `StoreError` that names `file` and says what to do.
+    /// Runs `body`, turning a `SQLiteError` into a `StoreError` that names `file` and says what to do.
     static func mapping<T>(file: URL, wait: Double, named: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError {
+        } catch let error as SQLiteError {
             throw storeError(error, file: named ?? file.path, wait: wait)
         }
     }
 
     /// The `StoreError` for a SQLite failure on `file`.
-    static func storeError(_ error: DatabaseError, file: String, wait: Double) -> StoreError {
-        switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
+    static func storeError(_ error: SQLiteError, file: String, wait: Double) -> StoreError {
+        switch error.code {
+        case .busy, .locked:
             return .locked(
                 "\(file) is locked by another process (waited \(SecondsText.shown(wait)) s); "
                     + "nothing was written. Run again when it is done, or raise --timeout")
-        case .SQLITE_FULL:
+        case .full:
             return .io("the disk is full writing \(file); nothing was written. Free some space and run again")
-        case .SQLITE_NOTADB:
+        case .notADatabase:
             return .invalid("\(file) is not a SQLite database; it was left untouched")
-        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
-            return .io("cannot write \(file) (\(error.message ?? "read-only")); nothing was written")
+        case .readOnly, .permission, .cannotOpen:
+            return .io("cannot write \(file) (\(error.message)); nothing was written")
         default:
-            return .io("cannot write \(file): \(error.message ?? "\(error.resultCode)"); nothing was written")
+            return .io("cannot write \(file): \(error.message); nothing was written")
         }
     }
 }

@@ -22,7 +22,7 @@ struct TypeCheckTests {
         defer { space.remove() }
         let shown = try await space.run("stubs")
         #expect(shown.status == 0, "\(shown.stderr)")
-        #expect(shown.stdout.contains("apimacro_MacroRuntime.resources/apimacro"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Sources/MacroRuntime/Python/apimacro"), "\(shown.stdout)")
         #expect(shown.stdout.contains("MYPYPATH="), "\(shown.stdout)")
 
         let refused = try await space.run("stubs", "--install")

@@ -117,4 +117,12 @@ struct RegistryTests {
         #expect(registry.plugins.map(\.name) == ["demo"])
         #expect(registry.macroFolders.isEmpty)
     }
+
+    @Test("the folder above a path, read as text, is what URL.deletingLastPathComponent gives")
+    func parentFolder() {
+        for path in ["/", "/a", "/a/", "/a/b", "/a/b/", "/a//b", "/usr/local/bin/apimacro", "/work/x/.build/debug"] {
+            let expected = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            #expect(PluginRegistry.parent(of: path) == expected, "\(path)")
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 import Store
 import Testing
+import WebAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -19,23 +19,29 @@ struct Scratch {
     func text(_ name: String) -> String? { try? String(contentsOf: file(name), encoding: .utf8) }
 }
 
-@Suite("a run's state and rows, committed together or not at all")
-struct RunTransactionTests {
-    func rows(_ db: URL, _ sql: String) throws -> [[String]] {
-        let queue = try DatabaseQueue(path: db.path)
-        return try queue.read { db in
-            try GRDB.Row.fetchAll(db, sql: sql).map { row in
-                row.databaseValues.map { value in
-                    switch value.storage {
-                    case .null: "NULL"
-                    case .int64(let number): "\(number)"
-                    case .double(let number): "\(number)"
-                    case .string(let text): text
-                    case .blob: "BLOB"
-                    }
+/// Reads a database back through WebAPI's SQLite wrapper (read-only).
+enum StoreTestDatabase {
+    /// The rows of `sql` on `db`, each value as text (`NULL`, `BLOB` for those).
+    static func rows(_ db: URL, _ sql: String) throws -> [[String]] {
+        let connection = try SQLiteConnection(path: db.path, mode: .readOnly, busyTimeout: 5)
+        return try connection.rows(sql).map { row in
+            row.map { value in
+                switch value {
+                case .null: "NULL"
+                case .integer(let number): "\(number)"
+                case .real(let number): "\(number)"
+                case .text(let text): text
+                case .blob: "BLOB"
                 }
             }
         }
+    }
+}
+
+@Suite("a run's state and rows, committed together or not at all")
+struct RunTransactionTests {
+    func rows(_ db: URL, _ sql: String) throws -> [[String]] {
+        try StoreTestDatabase.rows(db, sql)
     }
 
     @Test("state commits in one transaction, owner-only, and reads back; nothing is written before commit")
@@ -122,9 +128,9 @@ struct RunTransactionTests {
         try setup.commit(state: state, macro: "m")
         let csvBefore = scratch.text("x.csv")
         // Another process holds the table's file: the commit waits, then fails.
-        let other = try DatabaseQueue(path: db.path)
-        try other.writeWithoutTransaction { otherDB in
-            try otherDB.execute(sql: "BEGIN EXCLUSIVE")
+        do {
+            let otherDB = try SQLiteConnection(path: db.path, mode: .readWrite, busyTimeout: 5)
+            try otherDB.execute("BEGIN EXCLUSIVE")
             let run = RunTransaction(wait: 0.2)
             try run.stage([Row([("id", .integer(2))])], to: .sqlite(file: db, table: "t"), key: ["id"])
             try run.stage([Row([("a", .integer(2))])], to: .csv(file: scratch.file("x.csv")))
@@ -133,7 +139,7 @@ struct RunTransactionTests {
             let error = #expect(throws: StoreError.self) { try run.commit(state: state, macro: "m") }
             #expect(error?.kind == .locked)
             #expect(error?.description.contains("locked by another process") == true)
-            try otherDB.execute(sql: "ROLLBACK")
+            try otherDB.execute("ROLLBACK")
         }
         #expect(try state.entries(macro: "m").map(\.json) == ["1"])
         #expect(scratch.text("x.csv") == csvBefore)

@@ -1,5 +1,5 @@
+import CSQLite
 import Foundation
-import GRDBSQLite
 import Synchronization
 import Testing
 
@@ -200,6 +200,95 @@ struct HTTPCacheLayoutTests {
         // A second process opening it finds layout 3 and keeps the entry.
         let again = try HTTPCache(directory: directory, secret: secret)
         #expect(try await again.entries(key: key).count == 1)
+    }
+
+    /// A cache file as the GRDB version (up to e71ccfe) left it is served as it is.
+    ///
+    /// Its `DatabasePool` in WAL mode ran the same `CREATE TABLE` and `PRAGMA user_version = 3`
+    /// (no migrator table), and `store` bound the key, variant (a blob of length zero when none),
+    /// target and record as blobs. The SQLite version opens it as it is: every entry served, a 304's head honoured, nothing dropped.
+    @Test("a cache file the GRDB version wrote is served as it is, every entry kept")
+    func grdbVersionFileServed() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(HTTPCache.fileName).path
+        #expect(
+            execute(
+                path,
+                """
+                PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON; PRAGMA journal_mode = WAL;
+                BEGIN IMMEDIATE;
+                CREATE TABLE entry (
+                    key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                    record BLOB NOT NULL, head BLOB,
+                    stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                    size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+                CREATE INDEX entry_target ON entry(target);
+                CREATE INDEX entry_last_used ON entry(last_used);
+                PRAGMA user_version = 3;
+                COMMIT;
+                """) == SQLITE_OK)
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        // Sealed as the GRDB version's `store` and `refresh` sealed them (the format is unchanged).
+        func record(_ key: [UInt8], _ variant: [UInt8], status: Int, headers: Headers, body: String) throws -> [UInt8] {
+            let head = HTTPCache.encode(status: status, varyNames: variant.isEmpty ? [] : ["accept"], headers: headers)
+            var plain = Array(body.utf8) + head
+            HTTPCache.appendNumber(head.count, to: &plain)
+            return try secret.seal(plain, context: HTTPCache.context(key, variant, "record"))
+        }
+        let plainKey = Array(repeating: UInt8(1), count: 32)
+        let variedKey = Array(repeating: UInt8(2), count: 32)
+        let refreshedHead = try secret.seal(
+            HTTPCache.encode(status: 200, varyNames: [], headers: Headers([("ETag", "\"b\"")])),
+            context: HTTPCache.context(variedKey, [9], "head"))
+        let rows: [(key: [UInt8], variant: [UInt8], record: [UInt8], head: [UInt8]?)] = [
+            (
+                plainKey, [], try record(plainKey, [], status: 200, headers: Headers([("ETag", "\"a\"")]), body: "one"),
+                nil
+            ),
+            (variedKey, [8], try record(variedKey, [8], status: 200, headers: Headers([]), body: "two"), nil),
+            (
+                variedKey, [9],
+                try record(variedKey, [9], status: 203, headers: Headers([("ETag", "\"x\"")]), body: "three"),
+                refreshedHead
+            ),
+        ]
+        do {
+            let writer = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 5)
+            for row in rows {
+                try writer.execute(
+                    """
+                    INSERT OR REPLACE INTO entry
+                    (key, variant, target, record, head, stored_at, initial_age, last_used, size)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .blob(row.key), .blob(row.variant), .blob([3]), .blob(row.record),
+                        row.head.map { .blob($0) } ?? .null,
+                        .real(100), .real(0), .real(100), .integer(Int64(row.record.count + (row.head?.count ?? 0))),
+                    ])
+            }
+        }
+        #expect(
+            text(
+                path,
+                "SELECT typeof(variant) || length(variant) FROM entry WHERE key = x'\(String(repeating: "01", count: 32))'"
+            ) == "blob0")
+        let cache = try HTTPCache(directory: directory, secret: secret)
+        #expect(try cache.summary().entries == 3)
+        let plain = try await cache.entries(key: plainKey, now: 100)
+        #expect(plain.map { String(decoding: $0.body, as: UTF8.self) } == ["one"])
+        #expect(plain.first?.headers["etag"] == "\"a\"" && plain.first?.storedAt == 100)
+        let varied = try await cache.entries(key: variedKey, now: 100).sorted {
+            $0.variant.lexicographicallyPrecedes($1.variant)
+        }
+        #expect(varied.map { String(decoding: $0.body, as: UTF8.self) } == ["two", "three"])
+        #expect(varied.last?.headers["etag"] == "\"b\"" && varied.last?.status == 200)
+        // Invalidation by target works on the old file too.
+        try await cache.invalidate(targets: [[3]])
+        #expect(try cache.summary().entries == 0)
+        #expect(integer(path, "PRAGMA user_version") == HTTPCache.schemaVersion)
     }
 
     @Test("a cache file of a newer layout is refused with what to do, and left as it is")

@@ -20,13 +20,15 @@ public enum Shortener {
     public static let backend = ClientSetting(key: "backend", variable: "APIMACRO_SHORTENER") { text in
         ShortenerBackend.named(text) == nil ? ShortenerBackend.problem(text) : nil
     }.described(
-        "the backend: " + ShortenerBackend.allCases.map { "\($0.rawValue) (\($0.title))" }.joined(separator: ", "),
+        "the backend: "
+            + ShortenerBackend.listing(ShortenerBackend.allCases.map { "\($0.rawValue) (\($0.title))" }, ", "),
         default: ShortenerBackend.standard.rawValue)
     /// `APIMACRO_SHORTENER_URL` (`[shortener] url`): the API's base URL (the backend's default
     /// when unset; a self-hosted one has none).
     public static let url = ClientSetting.url(client: name, key: "url").described(
         "the API's base URL",
-        default: ShortenerBackend.allCases.map { "\($0.title): \($0.defaultBaseURL ?? "none")" }.joined(separator: "; ")
+        default: ShortenerBackend.listing(
+            ShortenerBackend.allCases.map { "\($0.title): \($0.defaultBaseURL ?? "none")" }, "; ")
     )
     /// `APIMACRO_SHORTENER_TOKEN` (`[shortener] token`): the access token of the backends that take one.
     public static let token = ClientSetting(client: name, key: "token").described(

@@ -21,6 +21,8 @@ struct BuiltInClient: Sendable {
     /// Whether the client is the object `apimacro.NAME` (false for `http`, whose face is the
     /// functions `request`, `get` and `post`).
     let isObject: Bool
+    /// The object's class, also `apimacro.<className>` (`GitHub`); nil for `http`.
+    let className: String?
     /// Builds its client on the runtime's shared transport and sets its object in `_apimacro` (GIL held).
     let install: @Sendable (Context) throws -> Void
     /// Builds its client for `apimacro api` (no Python): nil for a client `api` cannot name.
@@ -28,10 +30,13 @@ struct BuiltInClient: Sendable {
 
     /// A registry entry: `entry`'s client, made by its factory (`entry.make`, in `Sources/Clients`)
     /// for `apimacro api` and `auth status --check`, and by its binding's `install` for a macro.
-    init(_ entry: BuiltInClients.Entry, install: @escaping @Sendable (Context) throws -> Void) {
+    init(
+        _ entry: BuiltInClients.Entry, className: String, install: @escaping @Sendable (Context) throws -> Void
+    ) {
         let descriptor = entry.descriptor
         self.descriptor = descriptor
         self.isObject = true
+        self.className = className
         self.install = install
         if let make = entry.make {
             self.api = { @Sendable runtime in
@@ -49,6 +54,7 @@ struct BuiltInClient: Sendable {
     ) {
         self.descriptor = entry.descriptor
         self.isObject = isObject
+        self.className = nil
         self.install = install
         self.api = api
     }

@@ -17,9 +17,9 @@ enum ClientRegistry {
     /// `entry` with its binding.
     static func withBinding(_ entry: BuiltInClients.Entry) -> BuiltInClient {
         switch entry.name {
-        case GitHub.name: BuiltInClient(entry, install: GitHubBinding.install)
-        case Instagram.name: BuiltInClient(entry, install: InstagramBinding.install)
-        case Shortener.name: BuiltInClient(entry, install: ShortenerBinding.install)
+        case GitHub.name: BuiltInClient(entry, className: "GitHub", install: GitHubBinding.install)
+        case Instagram.name: BuiltInClient(entry, className: "Instagram", install: InstagramBinding.install)
+        case Shortener.name: BuiltInClient(entry, className: "Shortener", install: ShortenerBinding.install)
         // `apimacro.request`, `get` and `post`: functions, not an object.
         case BuiltInClients.http.name:
             BuiltInClient(entry, isObject: false, install: HTTPBinding.install, api: ApiTarget.plain)

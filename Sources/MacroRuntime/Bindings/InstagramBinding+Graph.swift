@@ -37,13 +37,7 @@ extension InstagramBinding {
 
         var loggedIn: Bool { client.loggedIn }
 
-        func get(path: String, parameters: [(String, String)]) throws -> PyRef {
-            try fetch(.get(path: path, parameters: parameters))
-        }
-
-        func paginate(path: String, parameters: [(String, String)], limit: Int?) throws -> PyRef {
-            try iterate(.get(path: path, parameters: parameters), limit: limit)
-        }
+        var shownURL: String { client.api.redactor.redactURL(client.configuration.versionedBaseURL) }
 
         /// The token ready (refreshed if due), or the reason there is none (GIL held; waits without it).
         func prepare() throws {
@@ -186,23 +180,18 @@ extension InstagramBinding {
             let binding = Graph(
                 client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
                 storeProblem: runtime.credentialProblem, runtime: runtime)
-            let builder = NativeClass<Graph>(
-                name: "Instagram", module: "apimacro",
+            let builder = try Graph.faceClass(
                 doc:
                     "The Instagram API with Instagram Login (base URL from \(Instagram.url.variable), version from "
-                    + "\(Instagram.apiVersion.variable); token from \(Instagram.token.variable) or `apimacro login instagram`)."
-            )
-            CacheKeyword.install(on: builder)
-            try installShared(
-                on: builder,
+                    + "\(Instagram.apiVersion.variable); token from \(Instagram.token.variable) or `apimacro login instagram`).",
                 docs: InstagramFaceDocs(
                     authorizeURL: "Meta's authorize URL (response_type=code) to open in a browser.",
                     completeLogin:
                         "Exchanges the code in the redirect URL for a 60-day token and stores it; "
                         + "AuthError on error= or a state mismatch.",
                     get: "decoded JSON\n\nOne GET relative to the versioned base URL.",
-                    paginate: "Every item of every page (data, paging.next)."))
-            try AccountBinding.install(on: builder, client: "instagram") { label in
+                    paginate: "Every item of every page (data, paging.next).")
+            ) { label in
                 let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
                 return Graph(
                     client: Instagram.graphClient(
@@ -277,14 +266,7 @@ extension InstagramBinding {
                     throw noLists(name)
                 }
             }
-            try builder.method("__repr__") { binding, _ in
-                try PyRef(
-                    string:
-                        "<apimacro.instagram \(binding.client.api.redactor.redactURL(binding.client.configuration.versionedBaseURL)) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>"
-                )
-            }
-            try builder.build()
-            try context.module.set("instagram", builder.instance(binding))
+            try Graph.finish(builder, binding: binding, in: context)
         }
     }
 }

@@ -39,13 +39,7 @@ final class InstagramBinding: InstagramFace {
 
     var loggedIn: Bool { client.loggedIn }
 
-    func get(path: String, parameters: [(String, String)]) throws -> PyRef {
-        try fetch(.get(path: path, parameters: parameters))
-    }
-
-    func paginate(path: String, parameters: [(String, String)], limit: Int?) throws -> PyRef {
-        try iterate(.get(path: path, parameters: parameters), limit: limit)
-    }
+    var shownURL: String { client.api.redactor.redactURL(client.configuration.baseURL) }
 
     func requireToken() throws {
         if !client.loggedIn, let storeProblem { throw storeProblem }
@@ -141,21 +135,16 @@ final class InstagramBinding: InstagramFace {
             storeProblem: runtime.credentialProblem)
         let secrets = runtime.secrets
         binding.remember = { secrets.add($0) }
-        let builder = NativeClass<InstagramBinding>(
-            name: "Instagram", module: "apimacro",
+        let builder = try faceClass(
             doc:
                 "The Instagram v1 API (base URL from \(Instagram.url.variable); token from \(Instagram.token.variable) or "
-                + "`apimacro login instagram`)."
-        )
-        CacheKeyword.install(on: builder)
-        try installShared(
-            on: builder,
+                + "`apimacro login instagram`).",
             docs: InstagramFaceDocs(
                 authorizeURL: "The OAuth2 URL (response_type=token) to open in a browser.",
                 completeLogin:
                     "Stores the access_token from the redirect URL's fragment; AuthError on error= or a state mismatch.",
-                get: "the `data` member of the envelope", paginate: "Every item of every page (data, pagination)."))
-        try AccountBinding.install(on: builder, client: "instagram") { label in
+                get: "the `data` member of the envelope", paginate: "Every item of every page (data, pagination).")
+        ) { label in
             let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
             let other = InstagramBinding(
                 client: Instagram.legacyClient(InstagramConfiguration(view), on: runtime.clientContext(store: store)),
@@ -204,13 +193,6 @@ final class InstagramBinding: InstagramFace {
                 )
             }
         }
-        try builder.method("__repr__") { binding, _ in
-            try PyRef(
-                string:
-                    "<apimacro.instagram \(binding.client.api.redactor.redactURL(binding.client.configuration.baseURL)) (\(binding.client.loggedIn ? "logged in" : "not logged in"))>"
-            )
-        }
-        try builder.build()
-        try context.module.set("instagram", builder.instance(binding))
+        try finish(builder, binding: binding, in: context)
     }
 }

@@ -4,20 +4,33 @@ import PythonBridge
 /// What both faces of `apimacro.instagram` take the same arguments for.
 ///
 /// The Graph API's `InstagramBinding.Graph` and the legacy v1 API's `InstagramBinding` each
-/// log in within a macro, say whether a token is set, send one GET and page through one,
-/// each its own way; the methods' Python side is written once (`installShared`).
+/// log in within a macro, say whether a token is set, send one request and page through one,
+/// each its own way; the methods' Python side, `get` and `paginate`, the `cache=` keyword,
+/// `as_account` and `__repr__` are written once (`faceClass`, `finish`).
 protocol InstagramFace: AnyObject {
+    /// The backend's router, whose `get` is `get(path, params=None)`'s request.
+    associatedtype Route: InstagramRoute
     /// Whether a token is set.
     var loggedIn: Bool { get }
+    /// The base URL as `__repr__` shows it (redacted).
+    var shownURL: String { get }
     /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
     func authorizeURL(state: String?) throws -> String
     /// `complete_login(redirect_url)`: the token from the redirect, stored and used from now on.
     func completeLogin(redirect: String) throws
-    /// `get(path, params=None)`.
-    func get(path: String, parameters: [(String, String)]) throws -> PyRef
-    /// `paginate(path, params=None, limit=None)`.
-    func paginate(path: String, parameters: [(String, String)], limit: Int?) throws -> PyRef
+    /// One request's decoded answer (GIL held; sends without it).
+    func fetch(_ route: Route) throws -> PyRef
+    /// A lazy iterator over the items of every page of `route`.
+    func iterate(_ route: Route, limit: Int?) throws -> PyRef
 }
+
+/// A route of both backends' routers: one GET relative to the base URL.
+protocol InstagramRoute {
+    static func get(path: String, parameters: [(String, String)]) -> Self
+}
+
+extension InstagramRouter: InstagramRoute {}
+extension InstagramGraphRouter: InstagramRoute {}
 
 /// The docstrings of `InstagramFace`'s methods: what each backend does.
 struct InstagramFaceDocs {
@@ -28,8 +41,44 @@ struct InstagramFaceDocs {
 }
 
 extension InstagramFace {
+    /// `get(path, params=None)`.
+    func get(path: String, parameters: [(String, String)]) throws -> PyRef {
+        try fetch(.get(path: path, parameters: parameters))
+    }
+
+    /// `paginate(path, params=None, limit=None)`.
+    func paginate(path: String, parameters: [(String, String)], limit: Int?) throws -> PyRef {
+        try iterate(.get(path: path, parameters: parameters), limit: limit)
+    }
+
+    /// The class of `apimacro.instagram` on this backend, its methods for both backends added.
+    ///
+    /// Documented as `doc`, with the `cache=` keyword, the methods both backends share (`docs`)
+    /// and `as_account`, whose face `account` builds from a stored account's label; `finish`
+    /// completes it.
+    static func faceClass(
+        doc: String, docs: InstagramFaceDocs, account: @escaping (String) throws -> Self
+    ) throws -> NativeClass<Self> {
+        let builder = NativeClass<Self>(name: "Instagram", module: "apimacro", doc: doc)
+        CacheKeyword.install(on: builder)
+        try installShared(on: builder, docs: docs)
+        try AccountBinding.install(on: builder, client: Instagram.name, make: account)
+        return builder
+    }
+
+    /// Adds `__repr__` to `builder`, builds it and sets `apimacro.instagram` to `binding`.
+    static func finish(_ builder: NativeClass<Self>, binding: Self, in context: BuiltInClient.Context) throws {
+        try builder.method("__repr__") { binding, _ in
+            try PyRef(
+                string:
+                    "<apimacro.instagram \(binding.shownURL) (\(binding.loggedIn ? "logged in" : "not logged in"))>")
+        }
+        try builder.build()
+        try context.module.set("instagram", builder.instance(binding))
+    }
+
     /// Adds `authorize_url`, `complete_login`, `logged_in`, `get` and `paginate` to `builder`.
-    static func installShared(on builder: NativeClass<Self>, docs: InstagramFaceDocs) throws {
+    private static func installShared(on builder: NativeClass<Self>, docs: InstagramFaceDocs) throws {
         try builder.method("authorize_url", doc: "authorize_url(state=None) -> str\n\n" + docs.authorizeURL) {
             binding, arguments in
             let slots = try arguments.bind("authorize_url", ["state"])

@@ -2,6 +2,7 @@ import Clients
 import PluginHost
 import PythonBridge
 import WebAPI
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
     import Glibc
@@ -159,6 +160,9 @@ final class PluginBinding {
         return try fetch(
             client.request(path: path, parameters: parameters), format: .json, result: result, limit: limit)
     }
+
+    /// The public names `install` sets on the module (`_native_plugins.py`'s).
+    static let names = ["PluginClient", "client", "plugins"]
 
     /// Builds the native class, one client per loaded plugin, and the Python side (`plugins`, `client`).
     static func install(

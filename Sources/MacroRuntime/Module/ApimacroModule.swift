@@ -11,6 +11,16 @@ enum ApimacroModule {
     /// The version apimacro reports (`apimacro --version`, `User-Agent`).
     static let version = "0.1.0"
 
+    /// What `_native_exceptions.py` defines: the exception classes and the Graph API's helpers.
+    static let exceptionNames = [
+        "APIError", "NetworkError", "Timeout", "HTTPError", "NotFound", "Unauthorized", "Forbidden", "RateLimited",
+        "ParseError", "AuthError", "OfflineError", "GraphQLError", "GraphAPIError", "MacroTimeout",
+        "_graph_classes", "_graph_class", "_graph_error",
+    ]
+
+    /// What `_native_helpers.py` and the clients that are no object (`http`) define.
+    static let helperNames = ["Headers", "get", "post", "_map_threads", "request", "Response"]
+
     /// Builds `_apimacro` and registers it in `sys.modules` (GIL held).
     static func install(settings: Settings, runtime: Runtime) throws -> NativeModule {
         let module = try NativeModule(
@@ -23,23 +33,57 @@ enum ApimacroModule {
         try module.set("color", PyRef(string: settings.color.rawValue))
         try module.set("wide", PyRef.bool(settings.wide))
         try ErrorRedaction.install(in: module, secrets: runtime.secrets)
-        // The exception classes of SPEC §3, defined once when the module loads (they use `_redact`).
-        try module.exec(PythonPackage.source("_native_exceptions.py"))
-        try module.exec(PythonPackage.source("_native_helpers.py"))
+        // pytest leaves out of its tracebacks the frames whose globals say so: every function of
+        // `_apimacro`'s namespace is apimacro's own (`_native_helpers.py` says it too).
+        try module.set("__tracebackhide__", .bool(true))
         let decoder = JSONDecoding()
         let parallel = ParallelMethods()
         let iterators = try PageIteratorClass.make(progress: runtime.progress.map { ($0, runtime.log) })
         let context = BuiltInClient.Context(
             module: module, runtime: runtime, decoder: decoder, iterators: iterators, parallel: parallel)
+        // The client objects, their classes and the plugins are built the first time a macro
+        // reads one (`from apimacro import github`, `apimacro.plugins`): a macro that uses none
+        // pays for none. `dir()`, `help()` and the REPL see every name from the start.
+        var lazy: [NativeModule.LazyGroup] = [
+            // The exception classes of SPEC §3 (they use `_redact`): made by the first read of
+            // one, as `except apimacro.NotFound` and a native call raising one do (1.3 M
+            // instructions for the fourteen classes, which a macro that fails nothing never needs).
+            NativeModule.LazyGroup(names: exceptionNames) {
+                try module.exec(PythonPackage.source("_native_exceptions.py"))
+            }
+        ]
+        // `request` and `Response` (the `http` client's face), with the small Python helpers:
+        // `get`, `post` (which call `request`), `Headers` and `map`'s `_map_threads`.
+        let plain = ClientRegistry.all.filter { $0.className == nil }
+        lazy.append(
+            NativeModule.LazyGroup(names: helperNames) {
+                try module.exec(PythonPackage.source("_native_helpers.py"))
+                for client in plain { try client.install(context) }
+            })
         for client in ClientRegistry.all {
-            try client.install(context)
+            guard let className = client.className else { continue }
+            lazy.append(
+                NativeModule.LazyGroup(names: [client.name, className]) {
+                    // Its Python helpers name the exception classes as globals (GraphQL's).
+                    _ = try module.object.attribute(exceptionNames[0])
+                    try client.install(context)
+                    // The client's class under its name (`apimacro.GitHub`, as `type(github)` says
+                    // and the type stubs declare it), for annotations and isinstance.
+                    let type = try module.object.attribute(client.name).attribute("__class__")
+                    let built = try String(pythonString: type.attribute("__name__"))
+                    guard built == className else {
+                        throw MacroError(
+                            "apimacro.\(client.name)'s class is \(built), not \(className) as ClientRegistry says")
+                    }
+                    try module.set(className, type)
+                })
         }
-        // The clients' classes under their names (`apimacro.GitHub`, as `type(github)` says and
-        // the type stubs declare them), for annotations and isinstance; and the iterators' class.
-        for name in ClientRegistry.objectNames {
-            let type = try module.object.attribute(name).attribute("__class__")
-            try module.set(try String(pythonString: type.attribute("__name__")), type)
-        }
+        lazy.append(
+            NativeModule.LazyGroup(names: PluginBinding.names) {
+                _ = try module.object.attribute(exceptionNames[0])
+                try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
+            })
+        try module.setLazy(lazy)
         if let iteratorType = iterators.type { try module.set("PageIterator", iteratorType) }
         // What the REPL's namespace and `:login` read: the built-in clients, and how each client
         // with a login logs in, the plugins' too (the names `apimacro login` takes).
@@ -51,7 +95,6 @@ enum ApimacroModule {
                 descriptors.compactMap { client in client.login.map { (client.name, .string($0.kind)) } }
             )
             .toPython())
-        try PluginBinding.install(in: module, runtime: runtime, decoder: decoder, iterators: iterators)
         try ParallelMap.install(in: module, parallel: parallel, decoder: decoder)
         try StoreBinding.install(
             in: module, session: runtime.store, workingDirectory: settings.workingDirectory,

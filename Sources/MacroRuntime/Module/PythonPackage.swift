@@ -1,4 +1,5 @@
 import PythonBridge
+import Synchronization
 import WebAPI
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -8,14 +9,22 @@ import WebAPI
 
 /// Finds the bundled pure-Python package `apimacro` and puts it on `sys.path`.
 enum PythonPackage {
-    /// Where the package may be, in order: next to the binary as SwiftPM lays
-    /// out resources (`.build/debug`), then an installed layout
-    /// (`PREFIX/bin/apimacro` with `PREFIX/share/apimacro/python/apimacro`).
+    /// Where the package may be, in order: a folder beside the binary
+    /// (`apimacro_MacroRuntime.resources`, as a copied build lays it out), an installed layout
+    /// (`PREFIX/bin/apimacro` with `PREFIX/share/apimacro/python/apimacro`), then the checkout
+    /// the binary was built from (`Sources/MacroRuntime/Python`, for `.build/debug` and
+    /// `.build/release`).
+    ///
+    /// The package is not a SwiftPM resource: SwiftPM's generated `Bundle.module` accessor
+    /// imports `Foundation`, which would link Foundation proper and its ICU data (34 MB) into
+    /// the binary.
     static func candidates(executable: URL) -> [URL] {
         let binDirectory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         return [
             binDirectory.appendingPathComponent("apimacro_MacroRuntime.resources"),
             binDirectory.deletingLastPathComponent().appendingPathComponent("share/apimacro/python"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Python"),
         ]
     }
 
@@ -24,12 +33,21 @@ enum PythonPackage {
     nonisolated(unsafe) static var folder: URL?
 
     /// The folder to put on `sys.path` (it holds `apimacro/__init__.py`), if found.
-    static func locate(executable: URL = PythonPackage.executable) -> URL? {
+    ///
+    /// Looked for once (a run reads several of the package's files); not found is looked for again.
+    static func locate() -> URL? {
         if let folder { return folder }
-        return candidates(executable: executable).first {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("apimacro/__init__.py").path)
+        return found.withLock { found in
+            if let found { return found }
+            found = candidates(executable: executable).first {
+                FileManager.default.fileExists(atPath: $0.appendingPathComponent("apimacro/__init__.py").path)
+            }
+            return found
         }
     }
+
+    /// The package folder, once found.
+    private static let found = Mutex<URL?>(nil)
 
     /// The running binary (the test bundle when running tests).
     static var executable: URL {

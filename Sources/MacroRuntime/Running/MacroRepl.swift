@@ -88,7 +88,7 @@ public struct MacroRepl {
                 _ = try loaded.callMethod("finish")
             }
             let store = host.runtime.store
-            guard !store.transaction.isEmpty else { return true }
+            guard !store.isEmpty else { return true }
             _ = try withoutGIL { try store.commit() }
             return true
         } catch is PythonErrorSet {

@@ -157,7 +157,7 @@ public struct MacroRunner {
             if let loaded = try Interpreter.import("sys").attribute("modules").item("apimacro._store") {
                 _ = try loaded.callMethod("finish")
             }
-            guard !store.transaction.isEmpty else { return true }
+            guard !store.isEmpty else { return true }
             let counts = host.exchangeCounts
             let record = RunTransaction.RunRecord(
                 macro: (try? store.key()) ?? name, started: store.started, finished: Date(), exit: 0,

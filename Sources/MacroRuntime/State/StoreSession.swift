@@ -94,9 +94,22 @@ final class StoreSession: Sendable {
         /// The state key, or why there is none (a message naming `--state-key`).
         var key: Result<String, MacroError> = .failure(MacroError(StoreSession.missingKey))
         var lock: MacroLock?
-        var transaction: RunTransaction
+        /// How long a commit waits for the database.
+        let wait: Double
+        /// The run's pending changes, made by their first use: a run that stages and commits
+        /// nothing makes none (and the next run's `begin` has none to destroy, whose generic
+        /// parts the Swift runtime would first have to look up: 0.44 M instructions).
+        var made: RunTransaction?
         var started = Date()
         var runOutput: RunOutput?
+
+        /// The run's pending changes, made now if not yet.
+        mutating func transaction() -> RunTransaction {
+            if let made { return made }
+            let transaction = RunTransaction(wait: wait)
+            made = transaction
+            return transaction
+        }
     }
 
     private let current: Mutex<Current>
@@ -114,7 +127,7 @@ final class StoreSession: Sendable {
         locationProblem = location.problem
         wait = settings.timeout ?? 60
         timeout = settings.timeout
-        current = Mutex(Current(transaction: RunTransaction(wait: settings.timeout ?? 60)))
+        current = Mutex(Current(wait: settings.timeout ?? 60))
     }
 
     /// `run --output FILE`'s destination for the macro `name`: SQLite files take the macro's
@@ -150,7 +163,7 @@ final class StoreSession: Sendable {
     /// `--output` destination `runOutput`, forgetting anything a previous run left.
     func begin(key: String?, runOutput: RunOutput? = nil, missing: String = StoreSession.missingKey) {
         current.withLock { current in
-            current = Current(transaction: RunTransaction(wait: wait), runOutput: runOutput)
+            current = Current(wait: wait, runOutput: runOutput)
             current.key = key.map { .success($0) } ?? .failure(MacroError(missing))
         }
     }
@@ -191,13 +204,16 @@ final class StoreSession: Sendable {
     }
 
     /// The run's pending changes.
-    var transaction: RunTransaction { current.withLock { $0.transaction } }
+    var transaction: RunTransaction { current.withLock { $0.transaction() } }
+
+    /// Whether the run staged nothing to commit (making no transaction to find out).
+    var isEmpty: Bool { current.withLock { $0.made?.isEmpty ?? true } }
 
     /// Commits what is staged (an early `apimacro.state.commit()`, or the end of a successful
     /// run, when `run` is the run's record).
     @discardableResult
     func commit(run: RunTransaction.RunRecord? = nil) throws -> Int {
-        let (transaction, key) = current.withLock { ($0.transaction, try? $0.key.get()) }
+        let (transaction, key) = current.withLock { ($0.transaction(), try? $0.key.get()) }
         return try transaction.commit(state: state, macro: key, run: run)
     }
 
@@ -207,7 +223,7 @@ final class StoreSession: Sendable {
     /// Ends the run: forgets what was not committed and lets the state lock go.
     func end() {
         current.withLock { current in
-            current.transaction.discard()
+            current.made?.discard()
             current.lock = nil
         }
     }

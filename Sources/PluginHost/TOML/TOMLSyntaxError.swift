@@ -9,14 +9,6 @@ public struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     /// the message without that text; nil for any other error.
     public var messageWithoutValue: String?
 
-    /// The error `message` at `line`, `column`.
-    public init(message: String, line: Int, column: Int, messageWithoutValue: String? = nil) {
-        self.message = message
-        self.line = line
-        self.column = column
-        self.messageWithoutValue = messageWithoutValue
-    }
-
     /// `line L, column C: MESSAGE`.
     public var description: String { "line \(line), column \(column): \(message)" }
 

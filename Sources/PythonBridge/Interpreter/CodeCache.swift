@@ -81,15 +81,12 @@ public enum CodeCache {
             status.st_size < 64 << 20
         else { return nil }
         var contents = [UInt8](repeating: 0, count: Int(status.st_size))
-        var filled = 0
-        while filled < contents.count {
-            let count = contents.withUnsafeMutableBytes { buffer in
+        let filled = whole(contents.count) { filled in
+            contents.withUnsafeMutableBytes { buffer in
                 read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
             }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            filled += count
         }
+        guard filled else { return nil }
         // memcmp and marshal's C reader: `elementsEqual` over the header (it holds the whole
         // source) and a `bytes` copy handed to `marshal.loads` cost 1 M instructions a start.
         let matches = contents.withUnsafeBytes { stored in
@@ -141,14 +138,22 @@ public enum CodeCache {
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
+        whole(bytes.count) { done in
+            bytes.withUnsafeBytes { buffer in
                 write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
             }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            done += count
+        }
+    }
+
+    /// Calls `step` with the bytes done so far until `count` are, again when a call is
+    /// interrupted (`EINTR`); false when one fails or moves nothing (the end of the file).
+    private static func whole(_ count: Int, _ step: (Int) -> Int) -> Bool {
+        var done = 0
+        while done < count {
+            let moved = step(done)
+            if moved < 0, errno == EINTR { continue }
+            guard moved > 0 else { return false }
+            done += moved
         }
         return true
     }

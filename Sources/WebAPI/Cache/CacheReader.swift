@@ -1,5 +1,6 @@
-import GRDBSQLite
+import CSQLite
 import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
     import Glibc
@@ -7,7 +8,7 @@ import Synchronization
     import Foundation
 #endif
 
-/// The cache's hit path: SQLite connections of its own (SQLite's C API, no GRDB pool), each
+/// The cache's hit path: SQLite connections of its own (SQLite's C API), each
 /// with the lookup `SELECT` prepared once, taken by the calling thread for one lookup and
 /// given back.
 ///
@@ -17,8 +18,8 @@ import Synchronization
 ///
 /// Bounded waiting: a connection waits at most `busyMilliseconds` for a lock (a reader waits
 /// only while another process recovers or restarts the WAL), and a lookup that still finds
-/// the database busy is reported as `Busy`, which the cache treats as a miss. The GRDB
-/// writer's 10 s busy timeout never holds a thread of the cooperative pool on a hit.
+/// the database busy is reported as `Busy`, which the cache treats as a miss. The writing
+/// connection's 10 s busy timeout never holds a thread of the cooperative pool on a hit.
 ///
 /// The connections also mark entries used (the LRU mark, at most once a minute per entry):
 /// a mark is advisory, so a busy database skips it rather than wait.
@@ -82,7 +83,7 @@ final class CacheReader: Sendable {
         }
     }
 
-    /// The UPDATE of `refresh` (also run through the GRDB writer when this one finds the database busy).
+    /// The UPDATE of `refresh` (also run through the writing connection when this one finds the database busy).
     ///
     /// A NULL head (`?1`) keeps the stored one: a 304 that changed no header restarts the clock alone.
     static let refreshSQL = """
@@ -104,66 +105,38 @@ final class CacheReader: Sendable {
 
     /// One connection and its prepared statements; used by one thread at a time (it is
     /// out of the idle list while in use).
+    ///
+    /// The hit path speaks SQLite's C API on their handles.
     private final class Connection: @unchecked Sendable {
+        let connection: SQLiteConnection
+        let statements: [SQLiteStatement]
         let database: OpaquePointer
         let select: OpaquePointer
         let update: OpaquePointer
         let refresh: OpaquePointer
 
         init(path: String) throws {
-            var database: OpaquePointer?
-            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-            guard sqlite3_open_v2(path, &database, flags, nil) == SQLITE_OK, let database else {
-                let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-                sqlite3_close_v2(database)
-                throw Failure(description: "cannot open \(path): \(message)")
-            }
-            sqlite3_busy_timeout(database, CacheReader.busyMilliseconds)
-            // As the GRDB writer: a replaced row's old bytes are zeroed, not left in free pages.
-            sqlite3_exec(database, "PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL", nil, nil, nil)
-            func prepare(_ sql: String) throws -> OpaquePointer {
-                var statement: OpaquePointer?
-                guard
-                    sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-                        == SQLITE_OK, let statement
-                else {
-                    let code = sqlite3_errcode(database)
-                    let message = String(cString: sqlite3_errmsg(database))
-                    sqlite3_close_v2(database)
-                    // Preparing reads the schema: the same bounded wait as a lookup.
-                    if code == SQLITE_BUSY || code == SQLITE_LOCKED { throw Busy() }
-                    throw Failure(description: "cannot read \(path): \(message)")
-                }
-                return statement
-            }
-            let select = try prepare(
-                "SELECT variant, target, record, head, stored_at, initial_age, last_used FROM entry WHERE key = ?")
-            let update: OpaquePointer
-            let refresh: OpaquePointer
+            let connection: SQLiteConnection
             do {
-                update = try prepare("UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?")
-            } catch {
-                sqlite3_finalize(select)
-                throw error
+                connection = try SQLiteConnection(
+                    path: path, mode: .readWrite, busyTimeout: Double(CacheReader.busyMilliseconds) / 1000)
+                // As the writer: a replaced row's old bytes are zeroed, not left in free pages.
+                try connection.execute("PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL")
+                // Preparing reads the schema: the same bounded wait as a lookup.
+                statements = try [
+                    "SELECT variant, target, record, head, stored_at, initial_age, last_used FROM entry WHERE key = ?",
+                    "UPDATE entry SET last_used = ? WHERE key = ? AND variant = ?",
+                    CacheReader.refreshSQL,
+                ].map { try connection.prepare($0, persistent: true) }
+            } catch let error as SQLiteError {
+                if error.isBusy { throw Busy() }
+                throw Failure(description: "cannot read \(path): \(error.message)")
             }
-            do {
-                refresh = try prepare(CacheReader.refreshSQL)
-            } catch {
-                sqlite3_finalize(select)
-                sqlite3_finalize(update)
-                throw error
-            }
-            self.database = database
-            self.select = select
-            self.update = update
-            self.refresh = refresh
-        }
-
-        deinit {
-            sqlite3_finalize(select)
-            sqlite3_finalize(update)
-            sqlite3_finalize(refresh)
-            sqlite3_close_v2(database)
+            self.connection = connection
+            database = connection.handle
+            select = statements[0].handle
+            update = statements[1].handle
+            refresh = statements[2].handle
         }
 
         func rows(key: [UInt8], _ each: (Row) -> Void) throws {
@@ -196,7 +169,7 @@ final class CacheReader: Sendable {
                 try variant.withUnsafeBytes { variant in
                     sqlite3_bind_double(update, 1, now)
                     bind(update, key: key, at: 2, variant: variant, at: 3)
-                    let code = sqlite3_step(update)
+                    let code = sqlite3_step(update) & 0xFF
                     guard code == SQLITE_DONE || code == SQLITE_BUSY || code == SQLITE_LOCKED else {
                         throw failure(code)
                     }
@@ -233,7 +206,8 @@ final class CacheReader: Sendable {
                         sqlite3_bind_double(refresh, 3, initialAge)
                         sqlite3_bind_double(refresh, 4, touchInterval)
                         bind(refresh, key: key, at: 5, variant: variant, at: 6)
-                        let code = sqlite3_step(refresh)
+                        // The primary code (the connection reports extended ones: SQLITE_BUSY_SNAPSHOT).
+                        let code = sqlite3_step(refresh) & 0xFF
                         if code == SQLITE_BUSY || code == SQLITE_LOCKED { return false }
                         guard code == SQLITE_DONE else { throw failure(code) }
                         return true
@@ -253,6 +227,7 @@ final class CacheReader: Sendable {
         }
 
         private func failure(_ code: Int32) -> any Error {
+            let code = code & 0xFF
             if code == SQLITE_BUSY || code == SQLITE_LOCKED { return Busy() }
             return Failure(description: String(cString: sqlite3_errmsg(database)))
         }

@@ -1,6 +1,11 @@
-public import Foundation
-import GRDB
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+    import Glibc
+#else
+    public import Foundation
+#endif
 
 /// The persistent HTTP cache: stored GET responses in one SQLite file
 /// (`cache.sqlite` under `$XDG_CACHE_HOME/apimacro`), shared safely by
@@ -102,7 +107,7 @@ public final class HTTPCache: Sendable {
     ///   database cannot be opened.
     public convenience init(directory: URL, secret: CacheSecret, maximumBytes: Int = 100_000_000) throws {
         self.init(openingOnFirstUse: directory, secret: secret, maximumBytes: maximumBytes)
-        _ = try pool
+        _ = try writer
     }
 
     /// The cache in `directory`, opened (and created if needed) by the first call that reads
@@ -138,12 +143,12 @@ public final class HTTPCache: Sendable {
     /// one tries again.
     public static let retryInterval = 30.0
 
-    /// The database (the GRDB pool that writes), opened on first use.
-    private var pool: DatabasePool {
-        get throws { try opened.open().pool }
+    /// The connection that writes (and answers `summary`), opened on first use.
+    private var writer: SQLiteDatabase {
+        get throws { try opened.open().writer }
     }
 
-    /// The connections that look entries up, opened with the pool.
+    /// The connections that look entries up, opened with the writer.
     private var reader: CacheReader {
         get throws { try opened.open().reader }
     }
@@ -151,7 +156,7 @@ public final class HTTPCache: Sendable {
     /// The database once opened, or the last error opening it gave and when.
     private final class Opened: Sendable {
         struct Database: Sendable {
-            let pool: DatabasePool
+            let writer: SQLiteDatabase
             let reader: CacheReader
         }
         enum State {
@@ -180,9 +185,9 @@ public final class HTTPCache: Sendable {
                     throw error
                 case .closed, .failed:
                     do {
-                        let pool = try HTTPCache.openPool(directory)
+                        let writer = try HTTPCache.openWriter(directory)
                         let database = Database(
-                            pool: pool,
+                            writer: writer,
                             reader: CacheReader(path: directory.appendingPathComponent(HTTPCache.fileName).path))
                         state = .open(database)
                         return database
@@ -195,34 +200,29 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Creates the folder and the file owner-only, opens the pool and makes the table.
-    private static func openPool(_ directory: URL) throws -> DatabasePool {
+    /// Creates the folder and the file owner-only, opens the writing connection (WAL mode, a
+    /// 10 s busy timeout) and makes the table.
+    private static func openWriter(_ directory: URL) throws -> SQLiteDatabase {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.label = "apimacro.cache"
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // Replaced and evicted entries are overwritten with zeros, not left in free pages.
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
         let path = directory.appendingPathComponent(HTTPCache.fileName).path
         // Owner-only even though sealed (the WAL files inherit it).
         HTTPCache.createOwnerOnly(path)
-        return try HTTPCache.retryingBusy {
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            let hadClearText = try pool.writeWithoutTransaction { db -> Bool in
-                var old = false
-                // IMMEDIATE: of several processes opening an old file at once, one migrates it.
-                try db.inTransaction(.immediate) {
-                    old = try HTTPCache.makeSchema(db, file: path)
-                    return .commit
-                }
-                return old
+        return try SQLiteConnection.retryingBusy {
+            let connection = try SQLiteConnection(path: path, mode: .readWriteCreate, busyTimeout: 10)
+            // Replaced and evicted entries are overwritten with zeros, not left in free pages.
+            try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            // IMMEDIATE: of several processes opening an old file at once, one migrates it.
+            let change = try connection.transaction(.immediate) {
+                try HTTPCache.makeSchema(connection, file: path)
             }
-            if hadClearText { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } }
-            return pool
+            if change == .droppedClearText { try connection.execute("VACUUM") }
+            // A file just made leaves its tables in the WAL until the last connection closes:
+            // copied in now, so `cache info` sizes a new cache as it will stay (a reader in
+            // another process makes this wait, at most the busy timeout, or skips it).
+            if change != .none { try? connection.checkpointTruncate() }
+            return SQLiteDatabase(connection, label: "apimacro.cache")
         }
     }
 
@@ -233,13 +233,16 @@ public final class HTTPCache: Sendable {
     /// `response`.
     static let schemaVersion = 3
 
+    /// What `makeSchema` did to the file.
+    private enum SchemaChange { case none, made, droppedClearText }
+
     /// Makes the table, discarding the entries of an older layout (they are only a cache: the
-    /// next requests fetch them again); true when clear-text rows of the first layout were dropped.
+    /// next requests fetch them again).
     ///
     /// - Throws: when the file was made by a newer apimacro, whose layout this one cannot read.
-    private static func makeSchema(_ db: Database, file: String) throws -> Bool {
-        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-        if version == schemaVersion { return false }
+    private static func makeSchema(_ db: SQLiteConnection, file: String) throws -> SchemaChange {
+        let version = try db.value("PRAGMA user_version")?.integer ?? 0
+        if version == schemaVersion { return .none }
         guard version < schemaVersion else {
             throw APIError(
                 .invalidRequest,
@@ -249,19 +252,19 @@ public final class HTTPCache: Sendable {
         // Versions before sealing kept bodies and headers in clear in `response`.
         let clearText = try db.tableExists("response")
         try db.execute(
-            sql: """
-                DROP TABLE IF EXISTS response;
-                DROP TABLE IF EXISTS entry;
-                CREATE TABLE entry (
-                    key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
-                    record BLOB NOT NULL, head BLOB,
-                    stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
-                    size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
-                CREATE INDEX entry_target ON entry(target);
-                CREATE INDEX entry_last_used ON entry(last_used);
-                PRAGMA user_version = \(schemaVersion);
-                """)
-        return clearText
+            """
+            DROP TABLE IF EXISTS response;
+            DROP TABLE IF EXISTS entry;
+            CREATE TABLE entry (
+                key BLOB NOT NULL, variant BLOB NOT NULL, target BLOB NOT NULL,
+                record BLOB NOT NULL, head BLOB,
+                stored_at REAL NOT NULL, initial_age REAL NOT NULL, last_used REAL NOT NULL,
+                size INTEGER NOT NULL, PRIMARY KEY (key, variant)) WITHOUT ROWID;
+            CREATE INDEX entry_target ON entry(target);
+            CREATE INDEX entry_last_used ON entry(last_used);
+            PRAGMA user_version = \(schemaVersion);
+            """)
+        return clearText ? .droppedClearText : .made
     }
 
     /// Creates `path` empty with mode 0600 unless it exists, atomically, never
@@ -282,23 +285,6 @@ public final class HTTPCache: Sendable {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let path = directory.appendingPathComponent(fileName + suffix).path
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-        }
-    }
-
-    /// Switching a new file to WAL mode takes a lock SQLite's busy handler does
-    /// not wait for: when several processes open a fresh cache at once, try again.
-    private static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
-        var attempt = 0
-        while true {
-            do {
-                return try body()
-            } catch let error as DatabaseError
-                where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-            {
-                attempt += 1
-                if attempt >= 50 { throw error }
-                Thread.sleep(forTimeInterval: 0.02 * Double(min(attempt, 10)))
-            }
         }
     }
 
@@ -344,18 +330,20 @@ public final class HTTPCache: Sendable {
         let size = record.count
         let limit = maximumBytes
         guard size <= limit else { return }
-        try await pool.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
+        let values: [SQLiteValue] = [
+            .blob(entry.key), .blob(entry.variant), .blob(entry.target), .blob(record), .real(entry.storedAt),
+            .real(entry.initialAge), .real(now), .integer(Int64(size)),
+        ]
+        try await writer.withConnectionOffThread { db in
+            try db.transaction(.immediate) {
+                try db.execute(
+                    """
                     INSERT OR REPLACE INTO entry
                     (key, variant, target, record, head, stored_at, initial_age, last_used, size)
                     VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)
-                    """)
-            try statement.execute(arguments: [
-                Data(entry.key), Data(entry.variant), Data(entry.target), Data(record), entry.storedAt,
-                entry.initialAge, now, size,
-            ])
-            try HTTPCache.evict(db, limit: limit)
+                    """, values)
+                try HTTPCache.evict(db, limit: limit)
+            }
         }
     }
 
@@ -365,7 +353,7 @@ public final class HTTPCache: Sendable {
     /// One UPDATE of one row on the calling thread through `CacheReader` (autocommit: it is its
     /// own transaction); its LRU mark moves only when it is a minute old, as on a hit. When
     /// another process holds the write lock past the reader's bounded wait, the UPDATE goes
-    /// through the GRDB writer instead, awaited (it does not hold the thread).
+    /// through the writing connection instead, on its own queue, awaited (it does not hold the thread).
     ///
     /// With `headersChanged` false (the 304 left every stored header as it was), the head is
     /// neither sealed nor written: the UPDATE restarts the clock alone, in the same one statement.
@@ -379,35 +367,33 @@ public final class HTTPCache: Sendable {
             key: entry.key, variant: entry.variant, head: head, storedAt: entry.storedAt,
             initialAge: entry.initialAge, touchInterval: HTTPCache.touchInterval)
         if written { return }
-        try await pool.write { db in
-            try db.execute(
-                sql: CacheReader.refreshSQL,
-                arguments: [
-                    head.map { Data($0) }, entry.storedAt, entry.initialAge, HTTPCache.touchInterval,
-                    Data(entry.key), Data(entry.variant),
-                ])
-        }
+        let values: [SQLiteValue] = [
+            head.map { .blob($0) } ?? .null, .real(entry.storedAt), .real(entry.initialAge),
+            .real(HTTPCache.touchInterval), .blob(entry.key), .blob(entry.variant),
+        ]
+        try await writer.withConnectionOffThread { db in try db.execute(CacheReader.refreshSQL, values) }
     }
 
     /// Removes every entry stored for these URL hashes (any credential, any variant).
     public func invalidate(targets: [[UInt8]]) async throws {
         guard !targets.isEmpty else { return }
-        try await pool.write { db in
-            let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE target = ?")
-            for target in targets { try statement.execute(arguments: [Data(target)]) }
+        try await writer.withConnectionOffThread { db in
+            try db.transaction(.immediate) {
+                let statement = try db.prepare("DELETE FROM entry WHERE target = ?")
+                for target in targets { try statement.execute([.blob(target)]) }
+            }
         }
     }
 
     /// Entries, bytes, and the oldest and newest storage times.
     public func summary() throws -> Summary {
-        try pool.read { db in
-            let row = try Row.fetchOne(
-                db,
-                sql:
-                    "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(stored_at) AS oldest, max(stored_at) AS newest FROM entry"
-            )
+        try writer.withConnection { db in
+            let row =
+                try db.rows("SELECT count(*), coalesce(sum(size), 0), min(stored_at), max(stored_at) FROM entry").first
+                ?? [.null, .null, .null, .null]
             return Summary(
-                entries: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0, oldest: row?["oldest"], newest: row?["newest"])
+                entries: Int(row[0].integer ?? 0), bytes: Int(row[1].integer ?? 0), oldest: row[2].real,
+                newest: row[3].real)
         }
     }
 
@@ -422,19 +408,19 @@ public final class HTTPCache: Sendable {
     /// (`diskBytes(directory:)` shows what is on disk).
     @discardableResult
     public func clear() throws -> Int {
-        let removed = try pool.write { db -> Int in
-            try db.execute(sql: "DELETE FROM entry")
-            return db.changesCount
-        }
-        try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "VACUUM")
+        try writer.withConnection { db in
+            let removed = try db.transaction(.immediate) {
+                try db.execute("DELETE FROM entry")
+                return db.changes
+            }
+            try db.execute("VACUUM")
             // SQLITE_BUSY: another process is reading; what could be copied was, and the space
             // comes back at a later checkpoint.
             do {
-                try db.checkpoint(.truncate)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {}
+                try db.checkpointTruncate()
+            } catch let error as SQLiteError where error.code == .busy {}
+            return removed
         }
-        return removed
     }
 
     /// The bytes the cache's files in `directory` take on disk: by default the database, its WAL
@@ -448,19 +434,19 @@ public final class HTTPCache: Sendable {
     }
 
     /// Deletes least recently used entries until the total is at most 90 % of `limit`.
-    private static func evict(_ db: Database, limit: Int) throws {
-        var total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(size), 0) FROM entry") ?? 0
+    private static func evict(_ db: SQLiteConnection, limit: Int) throws {
+        var total = Int(try db.value("SELECT coalesce(sum(size), 0) FROM entry")?.integer ?? 0)
         guard total > limit else { return }
         let target = limit / 10 * 9
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, variant, size FROM entry ORDER BY last_used")
-        var doomed: [(Data, Data)] = []
-        while total > target, let row = try rows.next() {
-            doomed.append((row[0], row[1]))
-            total -= row[2] as Int
+        let rows = try db.prepare("SELECT key, variant, size FROM entry ORDER BY last_used")
+        var doomed: [(key: [UInt8], variant: [UInt8])] = []
+        while total > target, try rows.step() {
+            doomed.append((rows.blob(0), rows.blob(1)))
+            total -= Int(rows.int64(2))
         }
-        for (key, variant) in doomed {
-            try db.execute(sql: "DELETE FROM entry WHERE key = ? AND variant = ?", arguments: [key, variant])
-        }
+        rows.reset()
+        let delete = try db.prepare("DELETE FROM entry WHERE key = ? AND variant = ?")
+        for (key, variant) in doomed { try delete.execute([.blob(key), .blob(variant)]) }
     }
 
     /// The entry in `row`, or nil when it does not open with `secret` or its record is damaged.
@@ -489,7 +475,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// What a sealed value is bound to: its entry and its role.
-    private static func context(_ key: [UInt8], _ variant: [UInt8], _ role: String) -> [UInt8] {
+    static func context(_ key: [UInt8], _ variant: [UInt8], _ role: String) -> [UInt8] {
         key + [UInt8(variant.count)] + variant + Array(role.utf8)
     }
 

@@ -134,11 +134,11 @@ public struct PageHistory: Sendable {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
-                let low = hexValue(bytes[index + 2])
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = TextScalars.hexValue(bytes[index + 1]),
+                let low = TextScalars.hexValue(bytes[index + 2])
             {
                 let decoded = high << 4 | low
-                if isUnreserved(decoded) {
+                if FormEncoding.isUnreserved(decoded) {
                     out.append(decoded)
                 } else {
                     out += [byte, hexDigit(high), hexDigit(low)]
@@ -152,22 +152,8 @@ public struct PageHistory: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     private static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        isLetter(byte) || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
     }
 
     /// RFC 3986's remove_dot_segments (5.2.4): `/a/./b/../c` is `/a/c`.

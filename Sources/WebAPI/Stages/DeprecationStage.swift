@@ -94,12 +94,6 @@ public struct DeprecationStage: Stage {
     let api: String
     let slot: CredentialSlot
 
-    public init(notices: DeprecationNotices, api: String, slot: CredentialSlot) {
-        self.notices = notices
-        self.api = api
-        self.slot = slot
-    }
-
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         notices.check(response, method: exchange.method, url: exchange.url, api: api, redactor: slot.redactor)

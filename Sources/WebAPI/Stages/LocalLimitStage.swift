@@ -35,12 +35,6 @@ public struct LocalLimitStage: Stage {
     let slot: CredentialSlot
     let log: ExchangeLog
 
-    public init(limiter: Limiter, slot: CredentialSlot, log: ExchangeLog) {
-        self.limiter = limiter
-        self.slot = slot
-        self.log = log
-    }
-
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let cap = limiter.cap else { return try await paced(exchange, next: next) }
         let asked = ContinuousClock.now

@@ -16,32 +16,19 @@
 /// It sits below the retries and the cache (each send is paced; an answer from the cache or
 /// a recording sends nothing) and above the shared governor and the credentials.
 public struct PaceStage: Stage {
+    /// The rules and their state, shared by the clients of one API (GitHub's REST and GraphQL).
     let pacer: SecondaryPacer
+    /// The client's credential (its lane) and redactor.
     let slot: CredentialSlot
+    /// `APIMACRO_MAX_WAIT`.
     let maxWait: Double
+    /// The client's name.
     let api: String?
+    /// Where each wait is noted (`-v`).
     let log: ExchangeLog
-    /// The shared governor whose Redis and keys the shared pace uses; nil without shared state.
+    /// The shared governor whose Redis and keys the shared pace uses (`APIMACRO_SHARED_STATE`);
+    /// nil without shared state.
     let governor: GovernorStage?
-
-    /// - Parameters:
-    ///   - pacer: the rules and their state, shared by the clients of one API (GitHub's REST and GraphQL).
-    ///   - slot: the client's credential (its lane) and redactor.
-    ///   - maxWait: `APIMACRO_MAX_WAIT`.
-    ///   - api: the client's name.
-    ///   - log: where each wait is noted (`-v`).
-    ///   - governor: the shared governor, with `APIMACRO_SHARED_STATE`.
-    public init(
-        pacer: SecondaryPacer, slot: CredentialSlot, maxWait: Double, api: String?, log: ExchangeLog,
-        governor: GovernorStage? = nil
-    ) {
-        self.pacer = pacer
-        self.slot = slot
-        self.maxWait = maxWait
-        self.api = api
-        self.log = log
-        self.governor = governor
-    }
 
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let describe = "\(exchange.method) \(slot.redactor.redactURL(exchange.url))"

@@ -18,21 +18,6 @@ public struct StatusStage: Stage {
     /// The API's list of what was wrong, as JSON text (`ClientConfiguration.errorList`).
     public let errorList: @Sendable (Response) -> String?
 
-    public init(
-        api: String?, message: @escaping @Sendable (Response) -> String?,
-        kind: @escaping @Sendable (Response) -> APIError.Kind? = { _ in nil },
-        details: @escaping @Sendable (Response) -> [APIError.Detail] = { _ in [] },
-        retryAfter: @escaping @Sendable (Response) -> Double? = { _ in nil },
-        errorList: @escaping @Sendable (Response) -> String? = { _ in nil }
-    ) {
-        self.api = api
-        self.message = message
-        self.kind = kind
-        self.details = details
-        self.retryAfter = retryAfter
-        self.errorList = errorList
-    }
-
     public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         guard exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }

@@ -12,9 +12,10 @@ API clients, ...) is available here, plus:
 * ``apimacro.check(name, passed, seen=None, fatal=False)`` and ``check_equal``, ``check_in``,
   ``check_status`` -- named checks of what came back; a failed one makes the run exit 1.
 
-Callables, classes and modules of ``_apimacro`` are copied into this module
-at import; any other name (for example ``default_format``, which the host
-changes between runs, or a name the host adds later) is looked up on
+Callables, classes and modules ``_apimacro`` holds at import are copied into
+this module; any other name (for example ``default_format``, which the host
+changes between runs, a client such as ``github``, which ``_apimacro`` builds
+the first time it is read, or a name the host adds later) is looked up on
 ``_apimacro`` each time it is read.
 """
 
@@ -29,14 +30,22 @@ def _reexport() -> None:
     """Copy the public callables, classes and modules of ``_apimacro`` here.
 
     Plain data attributes are not copied: they stay live through
-    ``__getattr__`` below.
+    ``__getattr__`` below. Nor is what ``_apimacro`` makes on first read (the
+    clients, the exception classes, ``get``...): a value of that name kept from
+    an earlier ``_apimacro`` (a notebook's ``%apimacro replay`` builds it again
+    and reloads this module) is dropped, so that ``__getattr__`` finds the new one.
     """
     namespace = globals()
+    made = vars(_apimacro)
     for name in dir(_apimacro):
-        if not name.startswith("_"):
-            value = getattr(_apimacro, name)
-            if callable(value) or isinstance(value, type(_sys)):  # type(sys): ModuleType, no types import
-                namespace[name] = value
+        if name.startswith("_"):
+            continue
+        if name not in made:
+            namespace.pop(name, None)
+            continue
+        value = made[name]
+        if callable(value) or isinstance(value, type(_sys)):  # type(sys): ModuleType, no types import
+            namespace[name] = value
 
 
 _reexport()
@@ -167,9 +176,15 @@ def __getattr__(name: str):
         return _public_names()
     if not name.startswith("_"):
         try:
-            return getattr(_apimacro, name)
+            value = getattr(_apimacro, name)
         except AttributeError:
             pass
+        else:
+            # A callable or module `_apimacro` made on first use: kept here as `_reexport` keeps
+            # the others, so the next read is a plain lookup.
+            if callable(value) or isinstance(value, type(_sys)):
+                globals()[name] = value
+            return value
     raise AttributeError(f"module 'apimacro' has no attribute {name!r}")
 
 
