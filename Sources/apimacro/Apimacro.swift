@@ -1,6 +1,17 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `apimacro` command: argument parsing and wiring only.
 @main
@@ -36,7 +47,7 @@ struct Apimacro: AsyncParsableCommand {
         // The man page's ENVIRONMENT, FILES and EXAMPLES, for scripts/install.
         if CommandLine.arguments.dropFirst().first == ManualSections.argument {
             print(ManualSections.mdoc, terminator: "")
-            Foundation.exit(0)
+            terminate(0)
         }
         ProcessEnvironment.prepare()  // before any thread starts: it edits the environment
         let code: Int32
@@ -45,7 +56,7 @@ struct Apimacro: AsyncParsableCommand {
             // `apimacro help environment`, as `gh help environment`: every setting, its key and default.
             if arguments == ["help", "environment"] {
                 print(SettingsTable.helpText, terminator: "")
-                Foundation.exit(0)
+                terminate(0)
             }
             if let script = try Run.scriptArguments(arguments) {
                 try Run.run(
@@ -68,7 +79,7 @@ struct Apimacro: AsyncParsableCommand {
         } catch {
             code = ErrorReport.exitCode(for: error, command: self)
         }
-        Foundation.exit(code)
+        terminate(code)
     }
 }
 
@@ -148,4 +159,10 @@ enum VersionText {
     static var text: String {
         "apimacro \(MacroHostInfo.version)\nembedded \(MacroHostInfo.python)"
     }
+}
+
+/// Ends the process with `code` (the C library's `exit`, which `ParsableCommand.exit` hides
+/// inside the command's type).
+private func terminate(_ code: Int32) -> Never {
+    exit(code)
 }

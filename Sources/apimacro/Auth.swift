@@ -1,8 +1,19 @@
 import ArgumentParser
 import Clients
-import Foundation
 import MacroRuntime
 import PluginHost
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `apimacro login NAME [--account LABEL] [--redirect-url URL | --listen PORT | --token - | --with-token]
 /// [--hostname HOST]`.
@@ -57,7 +68,7 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         // Unbuffered, so a test or a script reading our output sees the URL at once.
-        let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        let say: @Sendable (String) -> Void = { line in StandardStreams.output(line + "\n") }
         let logins = try Logins(settings: try Settings.load(), account: account)
         if token != nil || withToken {
             return try await logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
@@ -191,7 +202,7 @@ struct Auth: ParsableCommand {
         /// One line of `auth status`: the name, padded to `width`, and where its credential comes from.
         static func row(_ line: Logins.Status, width: Int) -> String {
             let state = line.source.map { "credentials from \($0)" } ?? "no credentials"
-            return "\(line.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)"
+            return "\(line.name.padded(toLength: width))  \(state)"
                 + (line.problem.map { " — \($0)" } ?? "")
         }
     }

@@ -1,7 +1,13 @@
 import ArgumentParser
 import Batch
-import Foundation
 import MacroRuntime
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro batch [MACRO...] [--file JOBS] [-j N] [--junit FILE] [--fail-fast] [--output-dir DIR] [--shard K/N]`.
 struct Batch: ParsableCommand {
@@ -158,10 +164,11 @@ struct Batch: ParsableCommand {
             + "| apimacro batch --file -"
     }
 
-    /// `word` as a line of a jobs file reads it back (in single quotes when needed).
+    /// `word` as a line of a jobs file reads it back (in single quotes when needed; every `'`
+    /// byte replaced, also one a combining mark follows).
     static func shellWord(_ word: String) -> String {
         let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,@%+".contains($0) }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? word : "'" + word.replacingLiteral("'", with: "'\\''") + "'"
     }
 
     /// The macros given as arguments (with `--each`, once per row), then the jobs file's lines,
@@ -254,8 +261,7 @@ struct Batch: ParsableCommand {
         }
         let reportFiles = try Self.prepareReports(reports.map { shard?.fileName($0) ?? $0 })
         if let shard {
-            FileHandle.standardError.write(
-                Data("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n".utf8))
+            StandardStreams.error("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n")
         }
         // Environment secrets and every token `apimacro login` stored: redacted from outputs and the report.
         let secrets = settings.secrets + Logins(settings: settings).storedSecrets
@@ -284,7 +290,7 @@ struct Batch: ParsableCommand {
         {
             // The jobs ran, but the report is not where CI looks: the batch fails, saying where it is.
             if ending == .success { throw ExitReport.failure(problem) }
-            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
+            StandardStreams.error("apimacro: \(problem)\n")
         }
         let title = shard.map { "apimacro batch shard \($0)" } ?? "apimacro batch"
         if let problem = Self.writeReports(
@@ -292,7 +298,7 @@ struct Batch: ParsableCommand {
             shard: shard)
         {
             if ending == .success { throw ExitReport.failure(problem) }
-            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
+            StandardStreams.error("apimacro: \(problem)\n")
         }
         throw ExitCode(ending.exitCode)
     }

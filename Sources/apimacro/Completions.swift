@@ -1,6 +1,12 @@
-import Foundation
+import Clients
 import MacroRuntime
 import PluginHost
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Shell completion of names (`apimacro --generate-completion-script bash|zsh|fish`):
 /// the generated script calls back into the binary, which answers from the macro path
@@ -27,10 +33,10 @@ enum Completions {
         let fileManager = FileManager.default
         return ((try? fileManager.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []).compactMap {
             entry in
-            var isDirectory: ObjCBool = false
-            guard !entry.hasPrefix("."), fileManager.fileExists(atPath: folder + entry, isDirectory: &isDirectory)
+            var isDirectory = false
+            guard !entry.hasPrefix("."), fileManager.fileExists(atPath: folder + entry, isFolder: &isDirectory)
             else { return nil }
-            if isDirectory.boolValue { return folder + entry + "/" }
+            if isDirectory { return folder + entry + "/" }
             return entry.hasSuffix(".py") ? folder + entry : nil
         }.filter { $0.hasPrefix(prefix) }
     }

@@ -1,7 +1,18 @@
 import ArgumentParser
 import Batch
-import Foundation
 public import MacroRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where the command line turns any error into what the user sees and an exit code, through
 /// the one table, `ExitReport` (SPEC §1: usage errors are one line and exit 2; help and
@@ -19,7 +30,7 @@ enum ErrorReport {
                 ).palette(for: STDERR_FILENO)
                 // A server's text in the message (an error body's message) is shown, not obeyed.
                 let shown = ExitReport.shownOnStandardError(message)
-                FileHandle.standardError.write(Data((palette.error(shown) + "\n").utf8))
+                StandardStreams.error(palette.error(shown) + "\n")
             }
         }
         return ending.exitCode
@@ -58,8 +69,8 @@ extension ErrorReport {
     /// swift-argument-parser names it in its message ("See 'apimacro run --help' for more
     /// information."), else the top level's.
     static func helpCommand(in message: String) -> String {
-        guard let start = message.range(of: "See '"),
-            let end = message[start.upperBound...].range(of: "' for more information")
+        guard let start = message.firstRange(of: "See '"),
+            let end = message[start.upperBound...].firstRange(of: "' for more information")
         else { return "apimacro --help" }
         let named = message[start.upperBound..<end.lowerBound]
         return named.hasPrefix("apimacro") ? String(named) : "apimacro --help"

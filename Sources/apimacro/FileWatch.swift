@@ -1,6 +1,12 @@
-import Foundation
+import Clients
 import MacroRuntime
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -47,7 +53,7 @@ enum FileWatch {
         while Watch.stopping.load(ordering: .relaxed) == 0 {
             number += 1
             if !quiet {
-                let stamp = ISO8601DateFormatter().string(from: Date())
+                let stamp = UTCDates.timestamp(Date().timeIntervalSince1970)
                 let reason = changed.isEmpty ? "" : ": \(changed.joined(separator: ", ")) changed"
                 write("\(number == 1 ? "" : "\n")--- run \(number), \(stamp)\(reason)\n", to: STDOUT_FILENO)
             }
@@ -156,6 +162,6 @@ enum FileWatch {
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
-        (descriptor == STDOUT_FILENO ? FileHandle.standardOutput : FileHandle.standardError).write(Data(text.utf8))
+        descriptor == STDOUT_FILENO ? StandardStreams.output(text) : StandardStreams.error(text)
     }
 }

@@ -1,6 +1,12 @@
 import ArgumentParser
-import Foundation
 import MacroRuntime
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro macros list`.
 struct Macros: ParsableCommand {
@@ -23,9 +29,9 @@ struct Macros: ParsableCommand {
             }
             let width = entries.map(\.name.count).max() ?? 0
             for entry in entries {
-                let name = entry.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                let name = entry.name.padded(toLength: width)
                 let help = entry.shadowed ? "(shadowed by an earlier folder) \(entry.help)" : entry.help
-                print(MacroCatalog.shown("\(name)  \(help)".trimmingCharacters(in: .whitespaces) + "  [\(entry.path)]"))
+                print(MacroCatalog.shown("\(name)  \(help)".trimmingWhitespace() + "  [\(entry.path)]"))
             }
         }
     }

@@ -1,8 +1,14 @@
 import ArgumentParser
 import Batch
-import Foundation
+import Clients
 import MacroRuntime
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro report FILE.har [-o out.html]`: the request waterfall page of any HAR file.
 struct ReportCommand: ParsableCommand {
@@ -29,7 +35,7 @@ struct ReportCommand: ParsableCommand {
     /// Each entry's `_fromCache` (a browser's export marks its cache's answers so), nil where absent.
     static func browserCache(_ file: URL) -> [String?] {
         guard let data = try? Data(contentsOf: file),
-            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let root = JSONValue.parse(data)?.object?.mapValues(\.native),
             let log = root["log"] as? [String: Any], let entries = log["entries"] as? [[String: Any]]
         else { return [] }
         return entries.map { $0["_fromCache"] as? String }
@@ -51,10 +57,10 @@ struct ReportCommand: ParsableCommand {
         let archive = try HAR.read(source)
         let exchanges = Report.exchanges(of: archive, browserCache: Self.browserCache(source))
         let span = exchanges.map { $0.start + $0.time }.max() ?? 0
-        let parser = ISO8601DateFormatter()
-        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let parser = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         let started =
-            archive.log.entries.compactMap { $0.startedDateTime.flatMap { parser.date(from: $0) } }.min() ?? Date()
+            archive.log.entries.compactMap { $0.startedDateTime.flatMap { try? Date($0, strategy: parser) } }.min()
+            ?? Date()
         let job = Report.Job(
             name: source.lastPathComponent, macro: source.path, status: "recorded", passed: true, exitCode: nil,
             seconds: span / 1000, requests: exchanges.count, cacheHits: nil, checks: [], stdout: "", stderr: "",
@@ -63,6 +69,6 @@ struct ReportCommand: ParsableCommand {
             title: "apimacro report \(source.lastPathComponent)", started: started, seconds: span / 1000, jobs: [job],
             secrets: [])
         try ReportFile.write(report.text(format), to: file)
-        FileHandle.standardError.write(Data("apimacro: wrote \(file.path) (\(exchanges.count) exchanges)\n".utf8))
+        StandardStreams.error("apimacro: wrote \(file.path) (\(exchanges.count) exchanges)\n")
     }
 }

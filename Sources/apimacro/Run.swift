@@ -1,7 +1,12 @@
 import ArgumentParser
 import Batch
-import Foundation
 import MacroRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The options of every command that makes HTTP requests (`run`, `batch`, `repl`, `api`): the
 /// request timeout, `-v`, recording and replaying, offline, the cache.
@@ -541,9 +546,9 @@ extension Run {
         let started = Date()
         let results = try BatchRunner(configuration: configuration).run(jobs: [job]) { event in
             guard case .finished(let result) = event else { return }
-            for warning in result.warnings { FileHandle.standardError.write(Data("apimacro: \(warning)\n".utf8)) }
-            FileHandle.standardOutput.write(Data(result.stdout.utf8))
-            FileHandle.standardError.write(Data(result.stderr.utf8))
+            for warning in result.warnings { StandardStreams.error("apimacro: \(warning)\n") }
+            StandardStreams.output(result.stdout)
+            StandardStreams.error(result.stderr)
         }
         let seconds = Date().timeIntervalSince(started)
         var code: Int32
@@ -557,7 +562,7 @@ extension Run {
             files, results: results, title: "apimacro run \(job.name)", started: started, seconds: seconds,
             secrets: secrets)
         {
-            FileHandle.standardError.write(Data("apimacro: \(problem)\n".utf8))
+            StandardStreams.error("apimacro: \(problem)\n")
             if code == 0 { code = ExitReport.failure().exitCode }
         }
         throw ExitCode(code)

@@ -1,7 +1,13 @@
-import Foundation
+import Clients
 import MacroRuntime
 import Synchronization
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -61,8 +67,8 @@ enum Watch {
             number += 1
             let start = ContinuousClock.now
             if !quiet {
-                let stamp = ISO8601DateFormatter().string(from: Date())
-                FileHandle.standardOutput.write(Data("\(number == 1 ? "" : "\n")--- cycle \(number), \(stamp)\n".utf8))
+                let stamp = UTCDates.timestamp(Date().timeIntervalSince1970)
+                StandardStreams.output("\(number == 1 ? "" : "\n")--- cycle \(number), \(stamp)\n")
             }
             _ = PollInterval.take()
             let code = try cycle()
@@ -75,18 +81,15 @@ enum Watch {
             } else {
                 failures += 1
                 wait = backoff(every: every, failures: failures)
-                FileHandle.standardError.write(
-                    Data(
-                        "apimacro: cycle \(number) failed (exit \(code)); next in \(SecondsText.format(wait)) s (backing off)\n"
-                            .utf8))
+                StandardStreams.error(
+                    "apimacro: cycle \(number) failed (exit \(code)); next in \(SecondsText.format(wait)) s (backing off)\n"
+                )
             }
             if let asked = PollInterval.take(), asked > wait {
                 wait = asked
                 if !quiet {
-                    FileHandle.standardError.write(
-                        Data(
-                            "apimacro: the server asks to poll every \(SecondsText.format(asked)) s (X-Poll-Interval)\n"
-                                .utf8))
+                    StandardStreams.error(
+                        "apimacro: the server asks to poll every \(SecondsText.format(asked)) s (X-Poll-Interval)\n")
                 }
             }
             if !sleep(until: start + .milliseconds(Int64(wait * 1000))) { break }

@@ -1,3 +1,4 @@
+import Foundation
 import MacroRuntime
 import Testing
 import WebAPI
@@ -39,5 +40,13 @@ struct ExitReportTests {
         #expect(ExitReport(APIError(.network, "refused")) == .failure("refused"))
         #expect(ExitReport(MacroError("cannot read m.py")) == .usage("cannot read m.py"))
         #expect(ExitReport(Unknown() as any Error) == nil)
+    }
+
+    @Test("a file that cannot be read or written is a failure (1) in the system's words")
+    func systemErrors() throws {
+        let missing = "/nonexistent-\(UUID().uuidString)/file"
+        let error = try #require(throws: CocoaError.self) { try Data(contentsOf: URL(fileURLWithPath: missing)) }
+        #expect(ExitReport(error) == .failure(SystemErrorText.describe(error)))
+        #expect(ExitReport(POSIXError(.EACCES)) == .failure(SystemErrorText.describe(POSIXError(.EACCES))))
     }
 }

@@ -1,5 +1,10 @@
-public import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The tokens `apimacro login` obtained, in `<APIMACRO_HOME>/credentials.json`
 /// (mode 0600), by client name and account label.
@@ -152,7 +157,7 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     public static func isLabel(_ label: String) -> Bool {
         guard let first = label.unicodeScalars.first, label.unicodeScalars.count <= 64 else { return false }
         func plain(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar))
+            scalar.isASCII && URLBytes.alphanumeric(UInt8(scalar.value))
         }
         return plain(first) && label.unicodeScalars.allSatisfy { plain($0) || "._-@+".unicodeScalars.contains($0) }
     }
@@ -250,7 +255,7 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     /// A time in epoch seconds from the file: a finite number within 10,000 years, else nil (a
     /// hand-edited `1e300` must not trap).
     static func epoch(_ value: Any?) -> Int? {
-        guard let number = (value as? NSNumber)?.doubleValue, number.isFinite, abs(number) < 3e11 else { return nil }
+        guard let number = JSONValue.number(value), number.isFinite, abs(number) < 3e11 else { return nil }
         return Int(number)
     }
 
@@ -503,7 +508,7 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     /// The file's top-level object (empty when there is no file), or nil when it is not a JSON object.
     private func parsed() throws -> [String: Any]? {
         guard let bytes = try SecureFile.contents(of: path) else { return [:] }
-        return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        return JSONValue.parse(Data(bytes))?.object?.mapValues(\.native)
     }
 
     /// The longest token stored: 16 KiB (GitHub's and Meta's are a few hundred bytes).
@@ -529,7 +534,7 @@ public struct CredentialStore: Sendable, CustomStringConvertible {
     }
 
     private func writeFile(_ all: [String: Any]) throws {
-        guard let data = try? JSONSerialization.data(withJSONObject: all, options: [.prettyPrinted, .sortedKeys]) else {
+        guard let data = JSONValue.encoded(native: all, [.prettyPrinted, .sortedKeys]) else {
             throw APIError(.invalidRequest, "the credentials could not be encoded as JSON")
         }
         // A file apimacro would refuse to read locks out every stored login: never write one.

@@ -1,6 +1,11 @@
 import CSecret
-public import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The system keyring `apimacro login` keeps tokens in where one runs (a Secret Service such
 /// as GNOME Keyring or KeePassXC, through libsecret loaded at run time), chosen by
@@ -30,7 +35,7 @@ public struct Keyring: Sendable {
     ///
     /// - Throws: `APIError` for a value of `APIMACRO_KEYRING` or `APIMACRO_KEYRING_TIMEOUT` that is none.
     public init(home: URL, environment: [String: String]) throws {
-        let text = environment["APIMACRO_KEYRING"].map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let text = environment["APIMACRO_KEYRING"].map { $0.trimmingWhitespace().lowercased() }
         if let text, !text.isEmpty {
             guard let choice = Choice(rawValue: text) else {
                 throw APIError(
@@ -42,7 +47,7 @@ public struct Keyring: Sendable {
             choice = .auto
         }
         if let text = environment["APIMACRO_KEYRING_TIMEOUT"], !text.isEmpty {
-            guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds > 0, seconds <= 600 else {
+            guard let seconds = Double(text.trimmingWhitespace()), seconds > 0, seconds <= 600 else {
                 throw APIError(
                     .invalidRequest,
                     "APIMACRO_KEYRING_TIMEOUT: '\(text)' is not a number of seconds; accepted: above 0, at most 600")

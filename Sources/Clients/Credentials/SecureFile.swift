@@ -1,10 +1,15 @@
-public import Foundation
 import WebAPI
 
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+    public import Darwin
 #endif
 
 /// Files that hold secrets or decide where they go, and the folders that hold them: reads that
@@ -98,7 +103,7 @@ public enum SecureFile {
         var info = stat()
         var isTarget = true
         while stat(existing, &info) != 0 {
-            let parent = (existing as NSString).deletingLastPathComponent
+            let parent = PathText.deletingLastComponent(existing)
             guard errno == ENOENT, !parent.isEmpty, parent != existing else { return nil }
             existing = parent
             isTarget = false
@@ -111,7 +116,7 @@ public enum SecureFile {
             if let problem = exposure(info, path: path, isPrivate: false, stickyAllowed: !isTarget) {
                 return (path, problem)
             }
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = PathText.deletingLastComponent(path)
             if parent.isEmpty || parent == path { return nil }
             path = parent
             isTarget = false

@@ -1,5 +1,11 @@
-import Foundation
 import Spawning
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -87,7 +93,7 @@ enum GHCommand {
             }
         }
         let line = String(decoding: output.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-            .trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            .trimmingScalars { TextScalars.isWhitespace($0) || $0 == "\r" }
         guard !line.isEmpty else { return .failed("it printed no token") }
         guard line.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
             return .failed("it printed something that is not a token")

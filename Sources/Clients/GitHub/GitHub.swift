@@ -1,5 +1,10 @@
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// GitHub as apimacro knows it: its settings and where its token comes from
 /// (`descriptor`); `GitHubConfiguration` reads them, `GitHubRouter` builds each endpoint's
@@ -17,7 +22,7 @@ public enum GitHub {
     public static let sharedToken = "GITHUB_TOKEN"
     /// `APIMACRO_GITHUB_API_VERSION` (`[github] api_version`): `X-GitHub-Api-Version`, a date.
     public static let apiVersion = ClientSetting(client: name, key: "api_version") { text in
-        text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil
+        text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil
             ? nil : "'\(text)' is not a GitHub API version; accepted: a date such as 2022-11-28"
     }.described("the X-GitHub-Api-Version header", default: "2022-11-28")
     /// `APIMACRO_GITHUB_GRAPHQL_URL` (`[github] graphql_url`): the GraphQL endpoint, when it is
@@ -106,7 +111,7 @@ public enum GitHub {
     /// "Scopes for OAuth apps" and "Authenticating to the REST API").
     public static let identity = IdentityCheck(Request("GET", "/user")) { response in
         var facts: [String] = []
-        if let scopes = response.headers["X-OAuth-Scopes"]?.trimmingCharacters(in: .whitespaces) {
+        if let scopes = response.headers["X-OAuth-Scopes"]?.trimmingWhitespace() {
             facts.append(scopes.isEmpty ? "no scopes" : "scopes: \(scopes)")
         } else {
             facts.append("scopes not listed (a fine-grained token)")

@@ -1,6 +1,11 @@
-import Foundation
 import Synchronization
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which GitHub App apimacro acts as: `APIMACRO_GITHUB_APP_ID`, `APIMACRO_GITHUB_APP_KEY` (the
 /// path of its private key) and, optionally, `APIMACRO_GITHUB_INSTALLATION_ID`.
@@ -234,7 +239,7 @@ public final class GitHubAppAuth: CredentialProvider {
         if let path = Self.installationPath(for: url, baseURL: baseURL) {
             do {
                 let answer = try await send(Request("GET", path), api: api, doing: "find the App's installation")
-                if let id = JSONPath.value(in: answer.body, path: ["id"]) as? Int {
+                if let id = JSONValue.native(in: answer.body, path: ["id"]) as? Int {
                     return (id, JSONPath.string(in: answer.body, path: ["account", "login"]))
                 }
             } catch let error as APIError where error.kind == .notFound {
@@ -244,7 +249,7 @@ public final class GitHubAppAuth: CredentialProvider {
         let answer = try await send(
             Request("GET", "/app/installations", query: [("per_page", "100")]), api: api,
             doing: "list the App's installations")
-        let listed = (JSONPath.value(in: answer.body, path: []) as? [[String: Any]]) ?? []
+        let listed = (JSONValue.native(in: answer.body, path: []) as? [[String: Any]]) ?? []
         let installations = listed.compactMap { entry -> (id: Int, account: String?)? in
             guard let id = entry["id"] as? Int else { return nil }
             return (id, (entry["account"] as? [String: Any])?["login"] as? String)
@@ -270,7 +275,7 @@ public final class GitHubAppAuth: CredentialProvider {
         do {
             return try await api.send(request)
         } catch let error as APIError where error.kind == .unauthorized {
-            let said = error.message.range(of: "Unauthorized: ").map { String(error.message[$0.upperBound...]) }
+            let said = error.message.firstRange(of: "Unauthorized: ").map { String(error.message[$0.upperBound...]) }
             throw APIError(
                 .auth,
                 "GitHub refused the JWT of GitHub App \(app.appID ?? "") to \(what)"
@@ -297,10 +302,7 @@ public final class GitHubAppAuth: CredentialProvider {
 
     /// `2024-11-25T01:00:02Z` (or with fractional seconds) as epoch seconds.
     static func epoch(iso8601 text: String) -> Double? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)?.timeIntervalSince1970
+        UTCDates.epoch(iso8601: text)
     }
 
     /// The App for `auth status`: named with its installation and key, when the key can be read

@@ -1,6 +1,12 @@
-import Foundation
+import Spawning
 import Synchronization
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The GitHub token read when the first request needs it, from the sources that cost
 /// something to read (`gh`'s `hosts.yml`, then `gh auth token`): a macro that never calls
@@ -40,7 +46,8 @@ public final class GitHubDeferredCredential: CredentialProvider {
         return try await flight.run { [self] in
             if let known = found.withLock({ $0.done ? Optional($0.credential) : nil }) { return known }
             let (view, sources) = (self.view, self.sources)
-            let lookup = await Self.onOwnThread {
+            // On a thread of its own (`gh` may block), so no thread of Swift's pool waits.
+            let lookup = try await Blocking.run {
                 ClientDescriptor(name: GitHub.name, credentialSources: sources).lookUp(in: view)
             }
             for problem in lookup.problems { warn("apimacro: warning: \(problem)") }
@@ -48,15 +55,6 @@ public final class GitHubDeferredCredential: CredentialProvider {
             if let secret = lookup.found?.secret { learned(secret.revealed) }
             found.withLock { $0 = (true, credential, lookup.found?.source.name) }
             return credential
-        }
-    }
-
-    /// `work`'s result, run on a new thread (it may block), so no thread of Swift's pool waits.
-    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: work()) }
-            thread.name = "apimacro-gh"
-            thread.start()
         }
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How GitHub says what went wrong: a JSON body with `message`, and for a 422 ("Validation
 /// Failed") an `errors` array naming each field and what is wrong with it.
@@ -16,7 +21,7 @@ public enum GitHubErrors {
     /// The message of an error body: `message`, then what the `errors` entries say, as
     /// `Validation Failed (title: missing_field; name: already_exists)`.
     @Sendable public static func message(_ response: Response) -> String? {
-        guard let root = JSONPath.value(in: response.body, path: []) as? [String: Any] else { return nil }
+        guard let root = JSONValue.native(in: response.body, path: []) as? [String: Any] else { return nil }
         let message = root["message"] as? String
         let entries = (root["errors"] as? [Any] ?? []).compactMap(describe)
         guard !entries.isEmpty else { return message }
@@ -27,9 +32,8 @@ public enum GitHubErrors {
 
     /// The `errors` array of an error body as JSON text, or nil when it has none.
     @Sendable public static func details(_ response: Response) -> String? {
-        guard let errors = JSONPath.value(in: response.body, path: ["errors"]) as? [Any], !errors.isEmpty,
-            let data = try? JSONSerialization.data(
-                withJSONObject: errors, options: [.withoutEscapingSlashes, .sortedKeys])
+        guard let errors = JSONValue.native(in: response.body, path: ["errors"]) as? [Any], !errors.isEmpty,
+            let data = JSONValue.encoded(native: errors, [.withoutEscapingSlashes, .sortedKeys])
         else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// GitHub's GraphQL API: where it lives, how a query is sent, and how an answer
 /// that holds `errors` is recognised.
@@ -32,9 +37,7 @@ public enum GitHubGraphQL {
     /// `text` as a JSON string literal.
     static func jsonString(_ text: String) -> [UInt8] {
         // A one-element array always serializes; its brackets are dropped.
-        let data =
-            (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
-            ?? Data("[\"\"]".utf8)
+        let data = JSONValue.array([.string(text)]).encoded([.withoutEscapingSlashes]) ?? Data("[\"\"]".utf8)
         return Array(data.dropFirst().dropLast())
     }
 
@@ -43,14 +46,14 @@ public enum GitHubGraphQL {
     ///
     /// Their messages are redacted with `redactor`: a server may quote the token in one.
     public static func failure(in response: Response, redactor: Redactor) -> GraphQLError? {
-        guard let root = JSONPath.value(in: response.body, path: []) as? [String: Any],
+        guard let root = JSONValue.native(in: response.body, path: []) as? [String: Any],
             let errors = root["errors"] as? [Any], !errors.isEmpty
         else { return nil }
         let messages = errors.map { error -> String in
             redactor.redact(((error as? [String: Any])?["message"] as? String) ?? String(describing: error))
         }
         let data = root["data"]
-        return GraphQLError(messages: messages, hasData: data != nil && !(data is NSNull), response: response)
+        return GraphQLError(messages: messages, hasData: data != nil && !JSONValue.isNull(data), response: response)
     }
 }
 

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// GitHub's search, past the 1,000 results one query may give: what to ask for next, page after
 /// page, as a pure state machine (the binding sends and decodes; this decides).
@@ -211,10 +216,7 @@ public final class GitHubSearch {
 
     /// `2020-01-31T23:59:59Z` (or with an offset, or fractions) as epoch seconds.
     static func epoch(_ text: String) -> Int? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return Int(date.timeIntervalSince1970) }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text).map { Int($0.timeIntervalSince1970) }
+        UTCDates.epoch(iso8601: text).map { Int($0) }
     }
 
     /// `created:A..B`, `created:<=B` or `created:>=A`, with times in UTC to the second.
@@ -229,6 +231,6 @@ public final class GitHubSearch {
 
     /// `2020-01-31T23:59:59Z`.
     static func timestamp(_ epoch: Int) -> String {
-        UTCDates.text(Double(epoch), "yyyy-MM-dd'T'HH:mm:ss'Z'")
+        UTCDates.timestamp(Double(epoch))
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// GitHub's secondary rate limits, the numbers GitHub documents, which apimacro paces itself to
 /// by default (`SecondaryPacer`, per token, per process) and the answers that say one was hit.
@@ -85,7 +90,7 @@ public enum GitHubSecondaryLimits {
     /// The path of `url`, without scheme, host, query or fragment.
     static func path(of url: String) -> Substring {
         var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
         rest = rest.drop { $0 != "/" }
         return rest.prefix { $0 != "?" && $0 != "#" }
     }

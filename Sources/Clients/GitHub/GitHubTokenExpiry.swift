@@ -1,6 +1,11 @@
-public import Foundation
 import Synchronization
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// When the GitHub token in use expires, as GitHub says in the
 /// `GitHub-Authentication-Token-Expiration` header of its answers (fine-grained and
@@ -58,7 +63,7 @@ public final class GitHubTokenExpiry: Sendable {
     /// `2021-10-07 19:07:53 UTC`, or with a numeric offset (`2021-10-07 19:07:53 +0200`), as
     /// epoch seconds; nil for anything else.
     public static func parse(_ text: String) -> Double? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: " ")
+        let parts = text.trimmingWhitespace().split(separator: " ")
         guard parts.count == 3 else { return nil }
         let date = parts[0].split(separator: "-").compactMap { Int($0) }
         let time = parts[1].split(separator: ":").compactMap { Int($0) }
@@ -74,18 +79,14 @@ public final class GitHubTokenExpiry: Sendable {
             else { return nil }
             offset = (hhmm / 100 * 3600 + hhmm % 100 * 60) * (sign == "-" ? -1 : 1)
         }
-        var components = DateComponents()
-        components.calendar = Calendar(identifier: .gregorian)
-        components.timeZone = TimeZone(identifier: "UTC")
-        (components.year, components.month, components.day) = (date[0], date[1], date[2])
-        (components.hour, components.minute, components.second) = (time[0], time[1], time[2])
-        guard let instant = components.date else { return nil }
-        return instant.timeIntervalSince1970 - Double(offset)
+        // As a lenient calendar: a day past the month's end runs into the next month.
+        let midnight = UTCDates.epoch(year: date[0], month: date[1], day: date[2])
+        return Double(midnight + time[0] * 3600 + time[1] * 60 + time[2] - offset)
     }
 
     /// `2021-10-07 19:07 UTC`.
     static func format(_ epoch: Double) -> String {
-        UTCDates.text(epoch, "yyyy-MM-dd HH:mm") + " UTC"
+        UTCDates.minute(epoch) + " UTC"
     }
 
     /// `3 days`, `1 day`, `5 hours`.

@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Meta's published schedule of Graph API versions: the day each stops being available, from
 /// the "Available Graph API versions" table of https://developers.facebook.com/docs/graph-api/changelog
@@ -21,7 +26,7 @@ public enum GraphVersionSchedule {
 
     /// `day` (YYYY-MM-DD) as the epoch second it ends (the next midnight UTC).
     public static func end(of day: String) -> Double? {
-        UTCDates.formatter("yyyy-MM-dd").date(from: day).map { $0.timeIntervalSince1970 + 86_400 }
+        UTCDates.epoch(ofDay: day).map { $0 + 86_400 }
     }
 
     /// Why version `number` may no longer be used at `now` (epoch seconds), or nil.

@@ -1,6 +1,14 @@
-public import Foundation
 import Synchronization
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The client of the Instagram API with Instagram Login: the router's requests through the
 /// pipeline, with the token kept alive (`prepare`: a stored token near its expiry is refreshed
@@ -187,7 +195,7 @@ public final class InstagramGraphClient: BuiltClient {
 
         /// `2026-11-26` for an epoch time.
         static func day(_ epoch: Int) -> String {
-            UTCDates.text(Double(epoch), "yyyy-MM-dd")
+            UTCDates.day(Double(epoch))
         }
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The Graph API's error envelope, `{"error": {"message", "type", "code", "error_subcode",
 /// "is_transient", "fbtrace_id"}}`, and which exception each error is (Meta's "Handle errors"
@@ -28,7 +33,7 @@ public enum InstagramGraphEnvelope {
     /// The error in `response`'s body, or nil when it holds no Graph envelope (or is too large
     /// to read: `JSONPath.maxValues`).
     public static func error(in response: Response) -> GraphError? {
-        guard !response.isSuccess, let fields = JSONPath.value(in: response.body, path: ["error"]) as? [String: Any]
+        guard !response.isSuccess, let fields = JSONValue.native(in: response.body, path: ["error"]) as? [String: Any]
         else { return nil }
         return GraphError(
             message: fields["message"] as? String, type: fields["type"] as? String, code: integer(fields["code"]),
@@ -54,7 +59,7 @@ public enum InstagramGraphEnvelope {
         case 10?: return .forbidden
         case let code? where (200...299).contains(code): return .forbidden
         default:
-            if error.subcode == 33 || error.message?.range(of: "does not exist", options: .caseInsensitive) != nil {
+            if error.subcode == 33 || error.message?.lowercased().contains("does not exist") == true {
                 return .notFound
             }
             return .http
@@ -119,11 +124,9 @@ public enum InstagramGraphEnvelope {
         return Int(double)
     }
 
-    /// A finite JSON number (`true` and `false`, which Foundation also hands out as `NSNumber`s,
-    /// are not), or nil.
+    /// A finite JSON number (not `true` or `false`), or nil.
     static func number(_ value: Any?) -> Double? {
-        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
-        let double = number.doubleValue
+        guard let double = JSONValue.number(value) else { return nil }
         return double.isFinite ? double : nil
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The endpoints of the Instagram API with Instagram Login that apimacro knows, one case each;
 /// paths are relative to the versioned base URL (`https://graph.instagram.com/v27.0`).
@@ -72,7 +77,7 @@ public enum InstagramGraphRouter: Sendable {
         let kept = url[url.index(after: mark)..<end].split(separator: "&", omittingEmptySubsequences: false).filter {
             pair in
             let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return (name.removingPercentEncoding ?? String(name)) != "access_token"
+            return (name.percentDecoded ?? String(name)) != "access_token"
         }
         return String(url[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + url[end...]
     }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The usage Meta reports in every Graph answer (its "Rate Limits" page): `X-App-Usage`
 /// (`{"call_count", "total_time", "total_cputime"}`, percentages of the app's limits) and
@@ -52,7 +57,7 @@ public enum InstagramGraphUsage {
     static func document(_ value: String) -> Any? {
         let bytes = Array(value.utf8)
         guard bytes.count <= maxHeaderBytes, JSONPath.holds(atMost: maxValues, bytes) else { return nil }
-        return try? JSONSerialization.jsonObject(with: Data(bytes))
+        return JSONValue.parse(Data(bytes))?.native
     }
 
     /// Takes each known figure of `object` that is a finite number (or a numeric string), bounded,

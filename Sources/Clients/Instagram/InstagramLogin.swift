@@ -1,4 +1,5 @@
 public import WebAPI
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
     import Glibc
@@ -76,7 +77,7 @@ public enum InstagramLogin {
     ///
     /// A missing or empty token is a `ParseError` (its body redacted: it may hold part of one).
     static func token(in response: Response, now: Double, redactor: Redactor) throws -> IssuedToken {
-        var fields = JSONPath.value(in: response.body, path: []) as? [String: Any]
+        var fields = JSONValue.native(in: response.body, path: []) as? [String: Any]
         if let first = (fields?["data"] as? [Any])?.first as? [String: Any] { fields = first }
         guard let token = fields?["access_token"] as? String, !token.isEmpty,
             !token.contains(where: { $0.isWhitespace || $0.isNewline })
@@ -107,7 +108,7 @@ public enum InstagramLogin {
 
     /// Every string value of a small JSON body: what to redact from a token answer that failed.
     private static func tokenish(_ response: Response) -> [String] {
-        guard let fields = JSONPath.value(in: response.body, path: []) as? [String: Any] else { return [] }
+        guard let fields = JSONValue.native(in: response.body, path: []) as? [String: Any] else { return [] }
         return fields.values.compactMap { $0 as? String }
     }
 

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An OAuth 2 device authorization grant (RFC 8628) as GitHub speaks it ("Authorizing OAuth
 /// apps", device flow): `POST {host}/login/device/code` with the app's client id and scope
@@ -66,8 +71,8 @@ public struct OAuthDeviceLogin: Sendable {
         if let url = view.value(loginURL) {
             base = url
         } else if let hostname {
-            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-:[]"))
-            guard !hostname.isEmpty, hostname.unicodeScalars.allSatisfy({ allowed.contains($0) && $0.isASCII })
+            guard !hostname.isEmpty,
+                hostname.utf8.allSatisfy({ $0 < 0x80 && (URLBytes.alphanumeric($0) || ".-:[]".utf8.contains($0)) })
             else {
                 throw APIError(
                     .auth, "--hostname \(hostname.debugDescription) is not a host name (such as github.example.com)")
@@ -243,8 +248,8 @@ public struct OAuthDeviceLogin: Sendable {
         // GitHub answers its errors with 200, RFC 8628 with 400: both are read for `error`.
         request.validatesStatus = false
         let response = try await api.send(request)
-        let what = request.target.replacingOccurrences(of: api.configuration.baseURL, with: "")
-        if let object = JSONPath.value(in: response.body, path: []) as? [String: Any],
+        let what = request.target.replacing(api.configuration.baseURL, with: "")
+        if let object = JSONValue.native(in: response.body, path: []) as? [String: Any],
             object["error"] != nil || (200..<300).contains(response.status)
         {
             return object
@@ -258,7 +263,7 @@ public struct OAuthDeviceLogin: Sendable {
         var object: [String: Any] = [:]
         for pair in response.text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                String($0).replacing("+", with: " ").percentDecoded ?? String($0)
             }
             if parts.count == 2 { object[parts[0]] = parts[1] }
         }
@@ -270,7 +275,7 @@ public struct OAuthDeviceLogin: Sendable {
 
     /// A number in an answer (`5` or `"5"`), finite and positive, else nil.
     static func number(_ value: Any?) -> Double? {
-        let number = (value as? NSNumber)?.doubleValue ?? (value as? String).flatMap(Double.init)
+        let number = JSONValue.number(value) ?? (value as? String).flatMap(Double.init)
         guard let number, number.isFinite, number > 0 else { return nil }
         return number
     }

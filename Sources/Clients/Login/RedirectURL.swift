@@ -1,5 +1,10 @@
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The parameters of the URL a browser ended on after an OAuth 2 authorize
 /// step: those of the fragment (`#access_token=…`) win over those of the query.
@@ -11,7 +16,7 @@ struct RedirectURL {
 
     /// Parses `text`; throws `.invalidRequest` when it is not an absolute URL.
     init(_ text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme, !scheme.isEmpty,
             let host = components.host, !host.isEmpty
         else {
@@ -42,7 +47,7 @@ struct RedirectURL {
     }
 
     private static func unescape(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        let spaced = String(text.replacing("+", with: " "))
+        return spaced.percentDecoded ?? spaced
     }
 }

@@ -1,6 +1,11 @@
-import Foundation
 import Synchronization
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Bitly's limits as its API reports them (dev.bitly.com, "Rate Limits"), read once a run, the
 /// first time a request or `shortener.rate_limit` needs them, and the check that refuses a
@@ -199,7 +204,7 @@ public final class BitlyLimits: RequestGate {
     static func matches(_ pattern: ArraySlice<String>, _ segments: ArraySlice<String>) -> Bool {
         guard let first = pattern.first else { return segments.isEmpty }
         guard first.hasPrefix("{"), first.hasSuffix("}") else {
-            guard let segment = segments.first, segment.removingPercentEncoding ?? segment == first else {
+            guard let segment = segments.first, segment.percentDecoded ?? segment == first else {
                 return false
             }
             return matches(pattern.dropFirst(), segments.dropFirst())
@@ -283,7 +288,7 @@ public final class BitlyLimits: RequestGate {
                 notes.append("\(name) answered \(response.status)")
                 return nil
             }
-            guard let value = parse(JSONPath.value(in: response.body, path: [])) else {
+            guard let value = parse(JSONValue.native(in: response.body, path: [])) else {
                 notes.append("\(name) did not answer in the shape Bitly documents")
                 return nil
             }
@@ -327,11 +332,9 @@ public final class BitlyLimits: RequestGate {
         }
     }
 
-    /// A JSON number that is a whole number from 0 to `largest` (not `true` or `false`, which
-    /// Foundation hands out as numbers too).
+    /// A JSON number that is a whole number from 0 to `largest` (not `true` or `false`).
     static func count(_ value: Any?) -> Int? {
-        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
-        let double = number.doubleValue
+        guard let double = JSONValue.number(value) else { return nil }
         guard double.isFinite, double >= 0, double <= Double(largest), double.rounded() == double else { return nil }
         return Int(double)
     }
@@ -360,21 +363,13 @@ public final class BitlyLimits: RequestGate {
 
     /// Midnight UTC on the first of the month after `time` (epoch seconds).
     static func firstOfNextMonth(after time: Double) -> Double {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let date = Date(timeIntervalSince1970: time)
-        let start = calendar.dateComponents([.year, .month], from: date)
-        guard let first = calendar.date(from: start), let next = calendar.date(byAdding: .month, value: 1, to: first)
-        else { return time }
-        return next.timeIntervalSince1970
+        let date = UTCDates.month(of: time)
+        let (year, month) = date.month == 12 ? (date.year + 1, 1) : (date.year, date.month + 1)
+        return Double(UTCDates.epoch(year: year, month: month, day: 1))
     }
 
     /// `2026-12-01` (UTC).
     static func day(_ time: Double) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: time))
-        func two(_ number: Int?) -> String { (number ?? 0) < 10 ? "0\(number ?? 0)" : "\(number ?? 0)" }
-        return "\(parts.year ?? 1970)-\(two(parts.month))-\(two(parts.day))"
+        UTCDates.day(time)
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The Bitly API v4 endpoints the shortener uses, one case each (https://dev.bitly.com/api-reference).
 public enum BitlyRouter: Sendable {
@@ -127,7 +132,7 @@ extension BitlyRouter: ShortenerService {
     /// `{"message": CODE, "description": …, "errors": [{"field", "error_code"}]}` reads
     /// `CODE: description (field long_url: invalid)`.
     public static func errorMessage(_ response: Response) -> String? {
-        guard let object = JSONPath.value(in: response.body, path: []) as? [String: Any] else { return nil }
+        guard let object = JSONValue.native(in: response.body, path: []) as? [String: Any] else { return nil }
         let code = object["message"] as? String
         let description = object["description"] as? String
         var text = [code, description].compactMap { $0 }.joined(separator: ": ")
@@ -163,13 +168,11 @@ enum ShortenerJSON {
     static func body(_ fields: [(String, String?)], lists: [(String, [String])] = [], flags: [(String, Bool)] = [])
         -> Request.Body
     {
-        var object: [String: Any] = [:]
-        for (key, value) in fields { if let value { object[key] = value } }
-        for (key, values) in lists { object[key] = values }
-        for (key, flag) in flags { object[key] = flag }
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
+        var object: [String: JSONValue] = [:]
+        for (key, value) in fields { if let value { object[key] = .string(value) } }
+        for (key, values) in lists { object[key] = .array(values.map(JSONValue.string)) }
+        for (key, flag) in flags { object[key] = .bool(flag) }
+        let data = JSONValue.object(object).encoded([.sortedKeys, .withoutEscapingSlashes]) ?? Data("{}".utf8)
         return .json(Array(data))
     }
 }

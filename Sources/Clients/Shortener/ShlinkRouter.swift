@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The Shlink REST API v3 endpoints the shortener uses, one case each
 /// (https://api-spec.shlink.io; the base URL is the server's `…/rest/v3`).
@@ -103,7 +108,7 @@ extension ShlinkRouter: ShortenerService {
     /// problem+json: `title: detail`, then the extras that name what was wrong
     /// (`invalidElements`, `customSlug`, `shortCode`, `domain`).
     public static func errorMessage(_ response: Response) -> String? {
-        guard let object = JSONPath.value(in: response.body, path: []) as? [String: Any] else { return nil }
+        guard let object = JSONValue.native(in: response.body, path: []) as? [String: Any] else { return nil }
         var text = [object["title"] as? String, object["detail"] as? String].compactMap { $0 }.joined(separator: ": ")
         var extras: [String] = []
         if let invalid = object["invalidElements"] as? [Any] {

@@ -1,5 +1,10 @@
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The URL shortener as apimacro knows it: one macro API over Bitly (the default), a
 /// self-hosted Shlink, or Google's shut-down URL Shortener (legacy); its settings, where its
@@ -40,7 +45,7 @@ public enum Shortener {
     /// `APIMACRO_SHORTENER_MAX_CONCURRENCY` (`[shortener] max_concurrency`): at most this many
     /// requests in flight at once (default 5 with Bitly, none otherwise).
     public static let maxConcurrency = ClientSetting(client: name, key: "max_concurrency") { text in
-        Int(text.trimmingCharacters(in: .whitespaces)).map { $0 >= 1 } == true
+        Int(text.trimmingWhitespace()).map { $0 >= 1 } == true
             ? nil : "'\(text)' is not a count; accepted: a whole number of 1 or more (such as 5)"
     }.described("the most requests in flight at once", default: "5 with Bitly, else none")
 

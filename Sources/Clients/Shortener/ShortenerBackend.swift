@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One service behind `apimacro.shortener`: everything that differs between them, declared
 /// by its router (`BitlyRouter`, `ShlinkRouter`, `GoogleShortenerRouter`) and registered in
@@ -157,7 +162,7 @@ public struct ShortenerBackend: Sendable, Hashable, CustomStringConvertible {
 
     /// The backend called `text` (any case, spaces around ignored), or nil.
     public static func named(_ text: String) -> ShortenerBackend? {
-        let name = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let name = text.trimmingWhitespace().lowercased()
         return allCases.first { $0.rawValue == name }
     }
 

@@ -1,5 +1,10 @@
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Settings of the shortener client (SPEC §2): the backend, where its API is, the credential,
 /// Bitly's group and the cap on requests in flight.
@@ -55,7 +60,7 @@ public struct ShortenerConfiguration: Sendable {
             backend: backend ?? .standard, baseURL: view.value(Shortener.url),
             credential: found?.secret, group: view.value(Shortener.group),
             maxConcurrency: view.value(Shortener.maxConcurrency).flatMap {
-                Int($0.trimmingCharacters(in: .whitespaces))
+                Int($0.trimmingWhitespace())
             },
             timeout: view.requestTimeout, maxWait: view.maxWait)
         account = found?.source.isStoredLogin == true ? view.account : nil

@@ -1,8 +1,13 @@
 import Clients
-import Foundation
 import PluginHost
 import Spawning
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -191,7 +196,7 @@ public struct ApiCall: Sendable {
 
     /// The path of an absolute URL, without its query or fragment.
     static func path(of url: String) -> Substring {
-        let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
+        let afterScheme = url.firstRange(of: "://").map { url[$0.upperBound...] } ?? url[...]
         return afterScheme.drop { $0 != "/" }.prefix { $0 != "?" && $0 != "#" }
     }
 
@@ -238,7 +243,7 @@ public struct ApiCall: Sendable {
 
     /// `--input FILE`'s bytes (`-`: stdin).
     static func readInput(_ path: String) throws -> [UInt8] {
-        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        if path == "-" { return StandardStreams.readInput() }
         do {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
@@ -250,7 +255,7 @@ public struct ApiCall: Sendable {
     static func isGraphQL(_ target: String) -> Bool {
         let path = target.contains("://") ? String(Self.path(of: target)) : target
         let plain = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let trimmed = plain.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let trimmed = plain.trimmingScalars { $0 == "/" }
         return trimmed == "graphql" || trimmed.hasSuffix("/graphql")
     }
 
@@ -258,8 +263,8 @@ public struct ApiCall: Sendable {
     /// many more), or nil when no page holds any.
     static func graphQLError(_ pages: [Response]) -> String? {
         for page in pages {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any],
-                let raw = object["errors"], !(raw is NSNull)
+            guard let object = JSONValue.parse(Data(page.body))?.object?.mapValues(\.native),
+                let raw = object["errors"], !JSONValue.isNull(raw)
             else { continue }
             let errors = raw as? [Any] ?? [raw]
             guard let first = errors.first else { continue }
@@ -286,8 +291,8 @@ public struct ApiCall: Sendable {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
             throw ExitReport.usage("-H \(text.debugDescription): write 'Name: value'")
         }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let name = text[..<colon].trimmingWhitespace()
+        let value = text[text.index(after: colon)...].trimmingWhitespace()
         guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
             throw ExitReport.usage("-H \(text.debugDescription): write 'Name: value'")
         }
@@ -362,12 +367,12 @@ public struct ApiCall: Sendable {
     /// How many items a page holds: its length when it is an array, else that of the array at
     /// `path`; nil when neither (or when the body is too large to read here).
     static func itemCount(_ body: [UInt8], at path: [String]) -> Int? {
-        guard let root = JSONPath.value(in: body, path: []) else { return nil }
-        if let list = root as? [Any] { return list.count }
+        guard let root = JSONValue.parse(body) else { return nil }
+        if let list = root.array { return list.count }
         guard !path.isEmpty else { return nil }
         // An object of items (YOURLS's `links`: `link_1`, `link_2`, …) counts its members.
-        let found = JSONPath.value(in: root, path: path)
-        return (found as? [Any])?.count ?? (found as? [String: Any])?.count
+        let found = root.value(at: path)
+        return found?.array?.count ?? found?.object?.count
     }
 
     /// Runs `work`, failing after `seconds` (nil: no limit) with the command's timeout message.
@@ -470,7 +475,7 @@ extension ApiCall {
             for page in pages {
                 let body = redactor.redact(bytes: page.body)
                 guard !body.isEmpty else { continue }
-                guard var value = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+                guard var value = JSONValue.parse(Data(body))?.native
                 else {
                     throw ExitReport.failure("--template: the answer is not JSON; leave --template out to see it")
                 }
@@ -501,7 +506,7 @@ extension ApiCall {
     /// it has none and starts with `{` or `[`.
     static func isJSON(_ response: Response) -> Bool {
         if let type = response.headers["content-type"]?.lowercased() {
-            let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let media = type.split(separator: ";").first.map { $0.trimmingWhitespace() } ?? ""
             return media == "application/json" || media.hasSuffix("+json") || media == "text/json"
         }
         let first = response.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }

@@ -1,5 +1,10 @@
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `-f key=value` and `-F key=value` of `apimacro api`, read as `gh api` reads them: `-f`
 /// is always a string; `-F` turns `true`, `false`, `null` and integers into JSON, and reads
@@ -97,7 +102,7 @@ struct ApiFields {
 
     /// Reads a file, or stdin for `-`.
     static func readFile(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        if path == "-" { return Data(StandardStreams.readInput()) }
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 

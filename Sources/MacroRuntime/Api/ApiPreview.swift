@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PluginHost
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The request `apimacro api --dry-run` and `--curl` write out instead of sending.
 ///
@@ -202,10 +207,13 @@ indirect enum ShellWord {
     }
 
     /// `text` between single quotes (a `'` as `'\''`); bare when it has only safe characters.
+    ///
+    /// Every `'` byte is replaced, also one a combining mark follows (one character for Swift,
+    /// and for Foundation's search, which left it there to end the quoted word).
     static func singleQuoted(_ text: String) -> String {
         let safe =
             !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "@%+=:,./_-".contains($0)) }
-        return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return safe ? text : "'" + text.replacingLiteral("'", with: "'\\''") + "'"
     }
 
     /// `text` escaped for the inside of double quotes: `\`, `$`, `` ` `` and `"`.

@@ -1,4 +1,10 @@
-import Foundation
+import Clients
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro api --template TEXT`: each item of the answer as a line, placeholders in the
 /// style of Python's `str.format` (not gh's Go templates): `{name}`, `{owner.login}` (a
@@ -123,16 +129,14 @@ struct ApiTemplate: Sendable {
     /// A value as the line shows it.
     static func text(_ value: Any?) -> String {
         switch value {
-        case nil, is NSNull: return ""
+        case nil: return ""
+        case let value? where JSONValue.isNull(value): return ""
         case let string as String: return string
-        case let number as NSNumber:
-            // JSONSerialization gives a JSON boolean as an NSNumber of C type `c` (char).
-            if String(cString: number.objCType) == "c" { return number.boolValue ? "true" : "false" }
-            return number.stringValue
+        case let flag as Bool: return flag ? "true" : "false"
+        case let number as Int: return String(number)
+        case let number as Double: return "\(number)"
         case let value?:
-            guard JSONSerialization.isValidJSONObject(value),
-                let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
-            else { return "\(value)" }
+            guard let data = JSONValue.encoded(native: value, [.sortedKeys]) else { return "\(value)" }
             return String(decoding: data, as: UTF8.self)
         }
     }

@@ -1,6 +1,11 @@
 import CJQ
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -157,7 +162,7 @@ public enum JQChild {
 
     /// Writes `message` on stderr and exits with `status`.
     static func fail(_ status: Status, _ message: String) -> Never {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        StandardStreams.error(message + "\n")
         exit(status.rawValue)
     }
 }
@@ -208,7 +213,7 @@ private final class JQRun {
         let text =
             cjq_get_kind(&table, message) == JV_KIND_STRING
             ? string(message) : "jq: error (not a string): " + dumped(message)
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.error(text + "\n")
     }
 
     /// Reads every JSON text on stdin and runs the program on each (or once on them merged).
@@ -231,8 +236,7 @@ private final class JQRun {
                 guard cjq_get_kind(&table, value) != JV_KIND_INVALID else {
                     if cjq_invalid_has_msg(&table, cjq_copy(&table, value)) != 0 {
                         let message = string(cjq_invalid_get_msg(&table, value))
-                        FileHandle.standardError.write(
-                            Data("apimacro: --jq: the response is not JSON: \(message)\n".utf8))
+                        StandardStreams.error("apimacro: --jq: the response is not JSON: \(message)\n")
                         return .invalidInput
                     }
                     cjq_free(&table, value)
@@ -279,7 +283,7 @@ private final class JQRun {
                     failed = true
                     if cjq_get_kind(&table, message) == JV_KIND_STRING {
                         let text = string(message)
-                        FileHandle.standardError.write(Data("jq: error: \(text)\n".utf8))
+                        StandardStreams.error("jq: error: \(text)\n")
                     } else {
                         report(message)
                     }
@@ -299,9 +303,9 @@ private final class JQRun {
         guard cjq_halted(&table, state) != 0 else { return nil }
         let message = cjq_get_error_message(&table, state)
         switch cjq_get_kind(&table, message) {
-        case JV_KIND_STRING: FileHandle.standardError.write(Data(string(message).utf8))
+        case JV_KIND_STRING: StandardStreams.error(string(message))
         case JV_KIND_INVALID: cjq_free(&table, message)
-        default: FileHandle.standardError.write(Data((dumped(message) + "\n").utf8))
+        default: StandardStreams.error(dumped(message) + "\n")
         }
         let code = cjq_get_exit_code(&table, state)
         fflush(output)

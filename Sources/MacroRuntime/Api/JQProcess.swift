@@ -1,7 +1,13 @@
-import Foundation
+import Dispatch
 import Spawning
 import Synchronization
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -57,7 +63,7 @@ struct JQProcess: Sendable {
         let (ending, messages) = try run(mode: "run", inputs: inputs, options: options, deadline: deadline)
         if !messages.isEmpty, ending != .exited(JQChild.Status.invalidInput.rawValue) {
             // jq's `error` and `stderr` messages quote the answer: shown, not obeyed.
-            FileHandle.standardError.write(Data(TerminalText.shown(messages, on: STDERR_FILENO).utf8))
+            StandardStreams.error(TerminalText.shown(messages, on: STDERR_FILENO))
         }
         guard ending != .exited(JQChild.Status.success.rawValue) else { return }
         try failure(ending, messages: messages, deadline: deadline, timeout: timeout)
@@ -67,12 +73,12 @@ struct JQProcess: Sendable {
     /// its "jq: error: " prefixes and its count of errors.
     static func compileMessage(_ messages: String) -> String {
         let lines = messages.split(separator: "\n").map { line -> String in
-            var text = line.trimmingCharacters(in: .whitespaces)
+            var text = line.trimmingWhitespace()
             for prefix in ["jq: error: ", "jq: "] where text.hasPrefix(prefix) {
                 text = String(text.dropFirst(prefix.count))
             }
             return text
-        }.filter { !$0.isEmpty && $0.range(of: #"^\d+ compile errors?$"#, options: .regularExpression) == nil }
+        }.filter { !$0.isEmpty && $0.wholeMatch(of: /\d+ compile errors?/) == nil }
         return lines.isEmpty ? "the filter does not compile" : lines.joined(separator: " ")
     }
 
@@ -166,27 +172,31 @@ struct JQProcess: Sendable {
         close(results[1])
         let printer = ResultPrinter(redactor: redactor())
         let printed = DispatchSemaphore(value: 0)
-        let printing = Thread { [readEnd = results[0]] in
-            printer.copy(from: readEnd)
-            printed.signal()
-        }
-        printing.start()
-        let writer = Thread { [writeEnd = input[1]] in
-            for text in inputs {
-                guard DescriptorIO.writeAll(writeEnd, text), DescriptorIO.writeAll(writeEnd, [0x0A]) else { break }
-            }
-            close(writeEnd)
-        }
-        writer.start()
         let collected = Mutex<[UInt8]>([])
         let messagesRead = DispatchSemaphore(value: 0)
-        let reader = Thread { [readEnd = errors[0]] in
-            let kept = DescriptorIO.readAll(readEnd, limit: 1 << 16)
-            close(readEnd)
-            collected.withLock { $0 = kept }
-            messagesRead.signal()
+        do {
+            try NativeThread.start(name: "apimacro-jq-out") { [readEnd = results[0]] in
+                printer.copy(from: readEnd)
+                printed.signal()
+            }
+            try NativeThread.start(name: "apimacro-jq-in") { [writeEnd = input[1]] in
+                for text in inputs {
+                    guard DescriptorIO.writeAll(writeEnd, text), DescriptorIO.writeAll(writeEnd, [0x0A]) else { break }
+                }
+                close(writeEnd)
+            }
+            try NativeThread.start(name: "apimacro-jq-err") { [readEnd = errors[0]] in
+                let kept = DescriptorIO.readAll(readEnd, limit: 1 << 16)
+                close(readEnd)
+                collected.withLock { $0 = kept }
+                messagesRead.signal()
+            }
+        } catch {
+            // The child goes; a thread already started sees its pipe end and finishes.
+            process.kill(SIGKILL)
+            _ = process.wait()
+            throw ExitReport.failure("--jq: \(error.description)")
         }
-        reader.start()
         let ending: Ending
         switch process.wait(until: ContinuousClock.now + Seconds.duration(deadline)) {
         case .exited(let code)?: ending = .exited(code)

@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PythonBridge
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension GitHubBinding {
     /// `github.graphql(query, **variables)` and `github.graphql_paginate(query, path,
@@ -48,7 +53,7 @@ extension GitHubBinding {
                 let query = try Arguments.string(slots[0], "query", in: "graphql_paginate")
                 let path = try Arguments.string(slots[1], "path", in: "graphql_paginate")
                 let limit = try Arguments.limit(slots[2], in: "graphql_paginate")
-                guard query.range(of: #"\$cursor\b"#, options: .regularExpression) != nil else {
+                guard query.contains(/\$cursor\b/.wordBoundaryKind(.simple)) else {
                     throw APIError(
                         .invalidRequest,
                         "graphql_paginate() needs a query that declares $cursor and passes it on, e.g. "

@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PythonBridge
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension GitHubBinding {
     /// `github.search(kind, query, limit=None, sort=None, order=None)`: a lazy iterator over
@@ -30,7 +35,7 @@ extension GitHubBinding {
                             + "not \(kindName.debugDescription)")
                 }
                 let query = try Arguments.string(slots[1], "query", in: "search")
-                guard !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+                guard !query.trimmingWhitespace().isEmpty else {
                     throw APIError(.invalidRequest, "search() needs a query, such as \"repo:owner/name is:open\"")
                 }
                 let sort = try optionalString(slots[3], "sort")

@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PythonBridge
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state of a Python `Response` object.
 final class ResponseState {
@@ -39,9 +44,10 @@ final class ResponseState {
     /// The charset of `Content-Type`, default UTF-8.
     var charset: String {
         let type = response.headers["content-type"]?.lowercased() ?? ""
-        guard let range = type.range(of: "charset=") else { return "utf-8" }
-        return String(type[range.upperBound...].prefix { $0 != ";" && $0 != " " }).trimmingCharacters(
-            in: CharacterSet(charactersIn: "\""))
+        guard let range = type.firstRange(of: "charset=") else { return "utf-8" }
+        return String(type[range.upperBound...].prefix { $0 != ";" && $0 != " " }).trimmingScalars {
+            $0 == "\""
+        }
     }
 }
 

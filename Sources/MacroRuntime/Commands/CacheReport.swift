@@ -1,6 +1,11 @@
 import Clients
-public import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// `apimacro cache info | clear`: what the HTTP cache holds, or emptying it.
 public struct CacheReport: Sendable {
@@ -36,13 +41,7 @@ public struct CacheReport: Sendable {
         }
         func when(_ time: Double?) -> String {
             guard let time else { return "-" }
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [
-                .withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime,
-            ]
-            formatter.timeZone = .current
-            return
-                "\(formatter.string(from: Date(timeIntervalSince1970: time))) (\(CacheStage.describeAge(now - time)) ago)"
+            return "\(LocalTime.text(time)) (\(CacheStage.describeAge(now - time)) ago)"
         }
         return [
             "path     \(cache.file.path)",

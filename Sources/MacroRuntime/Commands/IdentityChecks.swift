@@ -1,6 +1,11 @@
 public import Clients
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro auth status --check`: asks each service whose credential apimacro holds who it
 /// belongs to (as `gh auth status`), through the client itself (its base URL, credential,
@@ -76,7 +81,7 @@ public struct IdentityChecks: Sendable {
         guard let status = error.status else { return error.message }
         let head = "\(status) \(HTTPStatus.reason(status))"
         var said = ""
-        if let range = error.message.range(of: "→ \(head)") {
+        if let range = error.message.firstRange(of: "→ \(head)") {
             said = String(error.message[range.upperBound...])
             if said.hasPrefix(": ") { said.removeFirst(2) }
         }

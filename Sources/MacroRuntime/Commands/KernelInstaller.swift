@@ -1,5 +1,10 @@
-import Foundation
 import Spawning
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro kernel install`: registers the Jupyter kernelspec of the Python holding the apimacro
 /// wheel and ipykernel (the kernel is plain ipykernel over the wheel, `python -m apimacro.kernel`),

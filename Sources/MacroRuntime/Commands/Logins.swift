@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 import PluginHost
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro login`, `logout` and `auth status`: getting, storing and
 /// describing credentials without ever printing one.
@@ -356,7 +361,7 @@ public struct Logins: Sendable {
         case .pastedKey(let label, let variable):
             let place = store.keyring.unavailable == nil ? "the system keyring" : "\(store.path.path), mode 0600"
             say("Paste \(label) (it is stored in \(place); \(variable) overrides it):")
-            guard let key = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
+            guard let key = prompt()?.trimmingWhitespaceAndNewlines(), !key.isEmpty else {
                 throw APIError(.auth, "no key given; nothing stored")
             }
             let account = try await keep(Secret(key), for: client.name, kind: "api_key")
@@ -470,7 +475,7 @@ public struct Logins: Sendable {
             say("Open this URL in a browser and allow access:")
             say(flow.authorizationURL(state: state))
             say("Then paste the address your browser was sent to (or run: apimacro login \(name) --redirect-url URL):")
-            guard let line = prompt()?.trimmingCharacters(in: .whitespacesAndNewlines), !line.isEmpty else {
+            guard let line = prompt()?.trimmingWhitespaceAndNewlines(), !line.isEmpty else {
                 // Not logged in: a failure, so `apimacro login NAME && apimacro run …` stops here.
                 throw ExitReport.failure(
                     "no address given, so not logged in; finish later with: apimacro login \(name) --redirect-url URL")
@@ -483,7 +488,7 @@ public struct Logins: Sendable {
     /// `apimacro login NAME --token -`: stores `token` (read from standard input) for a client
     /// that logs in by OAuth, with the lifetime its provider gives such tokens when known.
     public func store(token: String, for name: String, say: @Sendable (String) -> Void) async throws {
-        let token = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = token.trimmingWhitespaceAndNewlines()
         guard !token.isEmpty else { throw APIError(.auth, "no token given on standard input; nothing stored") }
         guard !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw APIError(.auth, "the token read from standard input holds spaces or several lines; nothing stored")

@@ -1,7 +1,12 @@
 import Clients
-import Foundation
 public import PluginHost
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `apimacro plugins list` and `plugins show NAME`: what the plugin folders
 /// hold, which plugins have credentials (never the secrets), why a plugin
@@ -50,7 +55,7 @@ public struct PluginCatalog: Sendable {
                 }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
-                let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                let padded = (0..<3).map { row[$0].padded(toLength: widths[$0]) }
                 lines.append((padded + [row[3]]).joined(separator: "  "))
             }
         }
@@ -137,7 +142,7 @@ public struct PluginCatalog: Sendable {
             let name = String(match.output.1)
             let rest = line[match.range.upperBound...]
             guard let close = rest.firstIndex(of: ")") else { return "\(name)(...)" }
-            let parameters = rest[..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parameters = rest[..<close].split(separator: ",").map { $0.trimmingWhitespace() }
             return "\(name)(\(parameters.dropFirst().filter { !$0.isEmpty }.joined(separator: ", ")))"
         }
     }

@@ -1,7 +1,19 @@
 import Clients
-import Foundation
 import PluginHost
+import Spawning
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `apimacro plugins install | upgrade | remove`: plugins shared as git repositories, as
 /// `gh extension` shares tools.
@@ -58,7 +70,7 @@ public struct PluginInstaller: Sendable {
             return source
         }
         if source.hasPrefix("/") || source.hasPrefix("./") || source.hasPrefix("../") { return source }
-        if source.range(of: #"^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:"#, options: .regularExpression) != nil { return source }
+        if source.prefixMatch(of: /[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:/) != nil { return source }
         let parts = source.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2,
             parts.allSatisfy({ part in
@@ -172,7 +184,7 @@ public struct PluginInstaller: Sendable {
         let table = [["NAME", "SOURCE", "COMMIT", "PINNED"]] + rows
         let widths = (0..<3).map { column in table.map { $0[column].count }.max() ?? 0 }
         return table.map { row in
-            ((0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[3]])
+            ((0..<3).map { row[$0].padded(toLength: widths[$0]) } + [row[3]])
                 .joined(separator: "  ")
         }.joined(separator: "\n")
     }
@@ -193,7 +205,7 @@ public struct PluginInstaller: Sendable {
                 try git(["-C", staged.path, "checkout", "--quiet", "--detach", pin], what: "check out \(pin)")
             }
             let commit = try git(["-C", staged.path, "rev-parse", "HEAD"], what: "read the commit")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .trimmingWhitespaceAndNewlines()
             let manifest: PluginManifest
             do {
                 manifest = try PluginManifest.load(folder: staged, reservedNames: BuiltInClients.names)
@@ -279,27 +291,42 @@ public struct PluginInstaller: Sendable {
         return output
     }
 
-    /// Runs `executable` and waits for it; its exit status and what it wrote (stdout then stderr).
+    /// Runs `executable` and waits for it; its exit status (or the signal that ended it) and what
+    /// it wrote (stdout and stderr, interleaved).
+    ///
+    /// In `directory` through GNU env's `--chdir`: `posix_spawn` has no portable working folder.
     private func run(_ executable: String, _ arguments: [String], environment: [String: String], in directory: URL?)
         throws -> (Int32, String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw ExitReport.failure("cannot start \(executable) (\(Self.describe(error)))")
+        let (program, argv) =
+            directory.map { ("/usr/bin/env", ["--chdir=\($0.path)", executable] + arguments) } ?? (
+                executable, arguments
+            )
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            throw ExitReport.failure("cannot start \(executable) (\(String(cString: strerror(errno))))")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let process: Subprocess
+        do {
+            process = try Subprocess.spawn(
+                program, argv, environment: environment, stdout: .descriptor(ends[1]), stderr: .descriptor(ends[1]))
+        } catch {
+            _ = close(ends[0])
+            _ = close(ends[1])
+            throw ExitReport.failure(error.description)
+        }
+        _ = close(ends[1])
+        let output = DescriptorIO.readAll(ends[0], limit: .max)
+        _ = close(ends[0])
+        let status: Int32
+        switch process.wait() {
+        case .exited(let code)?: status = code
+        case .signaled(let signal)?: status = signal
+        case nil: status = -1
+        }
+        return (status, String(decoding: output, as: UTF8.self))
     }
 
     /// An error in words, without Foundation's domain and code.

@@ -1,8 +1,13 @@
 import Clients
-public import Foundation
 import PluginHost
 import PythonBridge
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// `apimacro plugins new NAME --from-openapi FILE_OR_URL`: a plugin folder (`plugin.toml`, a
 /// `.pyi` stub of its client, a smoke macro) made from an OpenAPI 3.0 or 3.1 document.
@@ -138,7 +143,7 @@ public struct PluginScaffold {
         ]
         let width = (files.map(\.0.count).max() ?? 0) + 2
         var lines = ["Made the plugin \(manifest.name) in \(folder.path):"]
-        lines += files.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+        lines += files.map { "  " + $0.0.padded(toLength: width) + $0.1 }
         lines += [
             "  auth:       \(string("auth"))",
             "  pagination: \(string("pagination"))",
@@ -150,7 +155,7 @@ public struct PluginScaffold {
                 guard case .string(let name)? = endpoint["name"], case .string(let method)? = endpoint["method"],
                     case .string(let path)? = endpoint["path"]
                 else { continue }
-                var line = "  \(name)".padding(toLength: 28, withPad: " ", startingAt: 0) + "\(method) \(path)"
+                var line = "  \(name)".padded(toLength: 28) + "\(method) \(path)"
                 if case .string(let paging)? = endpoint["paging"], !paging.isEmpty { line += " (list; \(paging))" }
                 lines.append(line)
             }

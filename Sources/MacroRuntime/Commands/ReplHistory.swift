@@ -1,5 +1,11 @@
-import Foundation
+import Spawning
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -18,11 +24,11 @@ struct ReplHistory {
     func scrub(_ secret: String) throws {
         guard !secret.isEmpty, let data = FileManager.default.contents(atPath: file.path) else { return }
         var forms = [secret]
-        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
-            forms.append(encoded)
+        let encoded = secret.percentEncoded(allowing: URLBytes.alphanumeric)
+        if encoded != secret { forms.append(encoded) }
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
         }
-        let text = String(decoding: data, as: UTF8.self)
-        let lines = text.components(separatedBy: "\n")
         let kept = lines.filter { line in !forms.contains { line.contains($0) } }
         guard kept.count != lines.count else { return }
         let temporary = file.deletingLastPathComponent().appendingPathComponent(".history.\(UUID().uuidString).tmp")
@@ -30,9 +36,10 @@ struct ReplHistory {
             // Owner-only from the start: the remaining lines may hold other secrets.
             let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw MacroError(String(cString: strerror(errno))) }
-            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-            try handle.write(contentsOf: Data(kept.joined(separator: "\n").utf8))
-            try handle.close()
+            let written = DescriptorIO.writeAll(fd, Array(kept.joined(separator: "\n").utf8))
+            let writeError = errno
+            let closed = close(fd) == 0
+            guard written, closed else { throw MacroError(String(cString: strerror(written ? errno : writeError))) }
             guard rename(temporary.path, file.path) == 0 else { throw MacroError(String(cString: strerror(errno))) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -1,6 +1,12 @@
-import Foundation
+import Clients
 import Store
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -120,9 +126,7 @@ public struct StateReport {
     }
 
     private static func time(_ seconds: Double) -> String {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime]
-        return format.string(from: Date(timeIntervalSince1970: seconds))
+        UTCDates.timestamp(seconds)
     }
 
     private static func jsonString(_ text: String) -> String { JSONText.string(text) }

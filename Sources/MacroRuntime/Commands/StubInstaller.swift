@@ -1,6 +1,11 @@
 import Clients
-public import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// `apimacro stubs`: where the type stubs of `apimacro` are, and `--install`, which copies them
 /// into the active virtualenv as the stub-only package `apimacro-stubs` (PEP 561), where mypy,
@@ -48,18 +53,18 @@ public struct StubInstaller {
                 && $0.dropFirst("_github_".count).dropLast(".pyi".count).allSatisfy { $0.isNumber || $0 == "_" }
         }
         .map {
-            String($0.dropFirst("_github_".count).dropLast(".pyi".count)).replacingOccurrences(of: "_", with: "-")
+            String($0.dropFirst("_github_".count).dropLast(".pyi".count)).replacing("_", with: "-")
         }
         .sorted()
     }
 
     /// `github_types.pyi` for `version`: the shapes of that REST API version.
     static func githubTypes(_ shipped: String, version: String) -> String {
-        shipped.replacingOccurrences(
-            of: "from apimacro._github_2022_11_28 import *",
-            with: "from apimacro._github_\(version.replacingOccurrences(of: "-", with: "_")) import *"
-        ).replacingOccurrences(
-            of: "GitHub REST API 2022-11-28 (the default)", with: "GitHub REST API \(version)")
+        shipped.replacing(
+            "from apimacro._github_2022_11_28 import *",
+            with: "from apimacro._github_\(version.replacing("-", with: "_")) import *"
+        ).replacing(
+            "GitHub REST API 2022-11-28 (the default)", with: "GitHub REST API \(version)")
     }
 
     /// Copies the stubs into the virtualenv's site-packages as the package `apimacro-stubs`

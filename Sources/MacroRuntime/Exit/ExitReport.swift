@@ -1,5 +1,10 @@
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -79,7 +84,8 @@ public enum ExitReport: Sendable, Equatable {
         case let error as any UsageError:
             self.init(error)
         default:
-            guard SystemErrorText.isFoundation((error as NSError).domain) else { return nil }
+            // What Foundation and the system throw (a file that cannot be read, written or made).
+            guard error is CocoaError || error is POSIXError else { return nil }
             self = .failure(SystemErrorText.describe(error))
         }
     }

@@ -1,5 +1,11 @@
-public import Foundation
+import Clients
 import PluginHost
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Resolves what a user typed after `apimacro run` to a macro file.
 public struct MacroLocator: Sendable {
@@ -78,9 +84,9 @@ public struct MacroLocator: Sendable {
     private enum Kind { case file, folder }
 
     private static func kind(of path: URL) -> Kind? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return nil }
-        return isDirectory.boolValue ? .folder : .file
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: path.path, isFolder: &isDirectory) else { return nil }
+        return isDirectory ? .folder : .file
     }
 
     /// `NAME.py` in the first of `folders` that has it.
@@ -98,7 +104,7 @@ public struct MacroLocator: Sendable {
                 among: ((try? FileManager.default.contentsOfDirectory(atPath: path.deletingLastPathComponent().path))
                     ?? []).filter { $0.hasSuffix(".py") })
         {
-            let shown = name.contains("/") ? (name as NSString).deletingLastPathComponent + "/" + near : near
+            let shown = name.contains("/") ? PathText.deletingLastComponent(name) + "/" + near : near
             return "; did you mean '\(shown)'?"
         }
         guard !name.contains("/"), name.hasSuffix(".py") else { return "" }

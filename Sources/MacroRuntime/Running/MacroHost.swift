@@ -1,8 +1,13 @@
 import Clients
-import Foundation
 import PythonBridge
 import Synchronization
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -76,7 +81,7 @@ public final class MacroHost: Sendable {
 
     /// Writes `line` and a newline to stderr.
     public static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.error(line + "\n")
     }
 
     /// Makes an active virtualenv's packages importable when it was made with
@@ -87,7 +92,7 @@ public final class MacroHost: Sendable {
         let minor = Interpreter.minorVersion
         let config = (try? String(contentsOf: root.appendingPathComponent("pyvenv.cfg"), encoding: .utf8)) ?? ""
         let version = config.split(separator: "\n").compactMap { line -> String? in
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
             guard parts.count == 2, ["version", "version_info"].contains(parts[0]) else { return nil }
             return parts[1]
         }.first

@@ -1,7 +1,12 @@
-public import Foundation
 import PythonBridge
 import Store
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -166,7 +171,7 @@ public struct MacroRepl {
                     say: { line in
                         // The REPL has asked for the key already: skip the login's own prompt.
                         guard !line.hasSuffix(":") else { return }
-                        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                        StandardStreams.output(line + "\n")
                     },
                     prompt: { value })
             }

@@ -1,9 +1,15 @@
 import Clients
-public import Foundation
+import Dispatch
 import PythonBridge
 import Store
 import Synchronization
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -57,7 +63,7 @@ public struct MacroRunner {
                 throw MacroError("cannot read \(file.path): \(SystemErrorText.reason(error))")
             }
         case .code(let code): text = Data(code.utf8)
-        case .standardInput: text = FileHandle.standardInput.readDataToEndOfFile()
+        case .standardInput: text = Data(StandardStreams.readInput())
         case .module: text = nil
         }
         return withGIL {
@@ -391,7 +397,7 @@ public struct MacroRunner {
             return
         }
         PythonRaise.clear()
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.error(line)
     }
 
     /// Whether `exception` is a write to a stdout whose reader has gone (`| head`): then the

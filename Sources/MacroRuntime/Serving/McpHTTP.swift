@@ -1,5 +1,13 @@
-import Foundation
+import Clients
+import Spawning
 import Synchronization
+import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -90,13 +98,17 @@ public struct McpHTTP {
                 open.subtract(1, ordering: .relaxed)
                 continue
             }
-            let thread = Thread {
-                HTTPConnection(descriptor: connection).serve(server)
+            do {
+                try NativeThread.start(name: "apimacro-http", stackSize: 8 << 20) {
+                    HTTPConnection(descriptor: connection).serve(server)
+                    close(connection)
+                    open.subtract(1, ordering: .relaxed)
+                }
+            } catch {
+                _ = HTTPConnection(descriptor: connection).send(status: 503, body: Data("\(error.description)\n".utf8))
                 close(connection)
                 open.subtract(1, ordering: .relaxed)
             }
-            thread.stackSize = 8 << 20
-            thread.start()
         }
     }
 }
@@ -207,18 +219,19 @@ struct HTTPConnection {
 
     private func read(_ pending: inout Data) throws -> Request {
         let separator = Data("\r\n\r\n".utf8)
-        var headEnd = pending.range(of: separator)
+        var headEnd = pending.firstRange(of: separator)
         while headEnd == nil {
             if pending.count > HTTPConnectionLimits.head {
                 throw Failure(status: 431, message: "request head larger than 64 KiB")
             }
             try receive(&pending)
-            headEnd = pending.range(of: separator)
+            headEnd = pending.firstRange(of: separator)
         }
         guard let end = headEnd else { throw Failure(status: nil, message: "closed") }
         let head = String(decoding: pending[pending.startIndex..<end.lowerBound], as: UTF8.self)
         pending = Data(pending[end.upperBound...])
-        var lines = head.components(separatedBy: "\r\n")
+        // "\r\n" is one Character: split as `components(separatedBy:)` did, CRLF by CRLF.
+        var lines = head.split(separator: "\r\n" as Character, omittingEmptySubsequences: false)
         let requestLine = lines.removeFirst().split(separator: " ")
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
             throw Failure(status: 400, message: "bad request line")
@@ -226,8 +239,8 @@ struct HTTPConnection {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { throw Failure(status: 400, message: "bad header line") }
-            headers[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] =
-                line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].trimmingWhitespace().lowercased()] =
+                line[line.index(after: colon)...].trimmingWhitespace()
         }
         if headers["transfer-encoding"] != nil {
             throw Failure(status: 501, message: "chunked bodies are not read: send Content-Length")

@@ -1,6 +1,8 @@
+public import Clients
 import Dispatch
 import PythonBridge
 import WebAPI
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
     import Glibc

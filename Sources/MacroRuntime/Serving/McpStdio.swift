@@ -1,6 +1,14 @@
-import Foundation
+import Clients
+import Dispatch
 import PythonBridge
+import Spawning
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -41,7 +49,12 @@ public struct McpStdio {
         }
         defer { close(source) }
         let writer = LineWriter(descriptor: output)
-        let pool = WorkerPool(threads: server.jobs)
+        let pool: WorkerPool
+        do {
+            pool = try WorkerPool(threads: server.jobs)
+        } catch {
+            return .failure("mcp: \(error.description)")
+        }
         var buffer: [UInt8] = []
         var skipping = false
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -147,13 +160,12 @@ final class WorkerPool: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let threads: Int
 
-    init(threads: Int) {
+    /// - Throws: `NativeThread.StartError` when a thread cannot be started.
+    init(threads: Int) throws(NativeThread.StartError) {
         self.threads = threads
         for _ in 0..<threads {
-            let thread = Thread { [self] in loop() }
             // Room for Python's recursion, as on the main thread.
-            thread.stackSize = 8 << 20
-            thread.start()
+            try NativeThread.start(name: "apimacro-mcp", stackSize: 8 << 20) { [self] in loop() }
         }
     }
 

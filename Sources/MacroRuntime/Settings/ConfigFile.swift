@@ -1,7 +1,18 @@
 public import Clients
-public import Foundation
 import PluginHost
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `$APIMACRO_HOME/config.toml`: settings a user keeps instead of exporting
 /// variables. Each key stands for the environment variable of the same name
@@ -138,12 +149,12 @@ public struct ConfigFile: Sendable {
     /// credential's variable as it likes).
     static func holdsSecret(_ entry: Entry) -> Bool {
         if Settings.isSecretVariable(entry.variable) { return true }
-        if let scheme = entry.value.range(of: "://") {
+        if let scheme = entry.value.firstRange(of: "://") {
             let authority = entry.value[scheme.upperBound...].prefix { !"/?#".contains($0) }
             if authority.contains("@") { return true }
         }
         let parts = entry.key.split(separator: ".", maxSplits: 1).map {
-            $0.lowercased().replacingOccurrences(of: "-", with: "_")
+            $0.lowercased().replacing("-", with: "_")
         }
         return parts.count == 2 && knownTables[parts[0]] == nil && !publicPluginKeys.contains(parts[1])
     }
@@ -156,7 +167,7 @@ public struct ConfigFile: Sendable {
         guard number >= 1, number <= lines.count, !lines[number - 1].contains("@"),
             let equals = lines[number - 1].firstIndex(of: "=")
         else { return false }
-        let written = lines[number - 1][..<equals].trimmingCharacters(in: .whitespaces)
+        let written = lines[number - 1][..<equals].trimmingWhitespace()
         let key = parts(written.split(separator: ".").last.map(String.init) ?? "").joined()
         let publicClientKeys = BuiltInClients.descriptors.flatMap(\.settings).filter {
             !Settings.isSecretVariable($0.variable)
@@ -276,8 +287,8 @@ public struct ConfigFile: Sendable {
         }
         if path == "plugins" {
             for folder in entry.value.split(separator: ":").map(String.init) {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+                var isDirectory = false
+                guard FileManager.default.fileExists(atPath: folder, isFolder: &isDirectory), isDirectory
                 else {
                     throw MacroError(
                         "\(self.path.path): plugins: \(folder) is not a folder; list folders that hold plugin "
@@ -289,7 +300,7 @@ public struct ConfigFile: Sendable {
 
     /// A key's path in lowercase with `_` for `-`: `["github", "url"]`, `["format"]`.
     private static func parts(_ key: String) -> [String] {
-        key.split(separator: ".", maxSplits: 1).map { $0.lowercased().replacingOccurrences(of: "-", with: "_") }
+        key.split(separator: ".", maxSplits: 1).map { $0.lowercased().replacing("-", with: "_") }
     }
 
     /// A key as a user writes it in the file: `[github] token` for `github.token`, `format` for `format`.
@@ -301,14 +312,14 @@ public struct ConfigFile: Sendable {
     /// The variable `[table] key` stands for: the one a built-in client declares for that key
     /// (`[shortener] backend` is `APIMACRO_SHORTENER`), else `variableName(table, key)`.
     static func variable(table: String, key: String) -> String {
-        func normal(_ text: String) -> String { text.lowercased().replacingOccurrences(of: "-", with: "_") }
+        func normal(_ text: String) -> String { text.lowercased().replacing("-", with: "_") }
         let declared = BuiltInClients.named(normal(table))?.descriptor.settings.first { $0.key == normal(key) }
         return declared?.variable ?? variableName(table, key)
     }
 
     /// `APIMACRO_` and the key path in capitals: `[github] url` is `APIMACRO_GITHUB_URL`.
     static func variableName(_ parts: String...) -> String {
-        "APIMACRO_" + parts.map { $0.uppercased().replacingOccurrences(of: "-", with: "_") }.joined(separator: "_")
+        "APIMACRO_" + parts.map { $0.uppercased().replacing("-", with: "_") }.joined(separator: "_")
     }
 
     /// The value as the variable would hold it, and its type.
@@ -324,7 +335,7 @@ public struct ConfigFile: Sendable {
                     throw MacroError("\(path.path): '\(key)' must be a list of strings, found \(item.typeName) in it")
                 }
                 return string
-            }.joined(separator: Self.listSeparators[key.lowercased().replacingOccurrences(of: "-", with: "_")] ?? ":")
+            }.joined(separator: Self.listSeparators[key.lowercased().replacing("-", with: "_")] ?? ":")
             return (text, .list)
         case .table, .other:
             throw MacroError(

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The man page's sections that swift-argument-parser's `generate-manual` does not write:
 /// ENVIRONMENT (from `SettingsTable`, as `apimacro help environment`), FILES and EXAMPLES, in
@@ -103,7 +107,7 @@ public enum ManualSections {
 
     /// `line` safe as mdoc text: backslashes escaped, a leading `.` or `'` made plain.
     static func text(_ line: String) -> String {
-        let escaped = line.replacingOccurrences(of: "\\", with: "\\e")
+        let escaped = line.replacing("\\", with: "\\e")
         return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
     }
 }

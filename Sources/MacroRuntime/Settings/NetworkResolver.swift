@@ -1,6 +1,17 @@
 import Clients
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Resolves `NetworkSettings` once from the environment (with `config.toml` beneath it) and
 /// checks every value, so a bad proxy or CA bundle stops apimacro at start with one line
@@ -71,9 +82,9 @@ enum NetworkResolver {
             "accepted: a readable PEM file of certificate authorities, such as /etc/ssl/certs/ca-certificates.crt"
         func problem(_ what: String) -> MacroError { MacroError("\(source): '\(text)' \(what); \(accepted)") }
         let fileManager = FileManager.default
-        var isFolder: ObjCBool = false
-        guard fileManager.fileExists(atPath: absolute, isDirectory: &isFolder) else { throw problem("does not exist") }
-        if isFolder.boolValue { throw problem("is a folder, not a file") }
+        var isFolder = false
+        guard fileManager.fileExists(atPath: absolute, isFolder: &isFolder) else { throw problem("does not exist") }
+        if isFolder { throw problem("is a folder, not a file") }
         // The type of the file itself (through symbolic links): a FIFO or a device is never opened.
         let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
         // lstat, as `attributesOfItem(atPath:)[.type]` looked (the path is resolved already),
@@ -82,12 +93,11 @@ enum NetworkResolver {
         guard lstat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw problem("is not a regular file")
         }
-        guard fileManager.isReadableFile(atPath: resolved), let handle = FileHandle(forReadingAtPath: resolved) else {
-            throw problem("cannot be read (check its permissions)")
-        }
-        defer { try? handle.close() }
+        let fd = fileManager.isReadableFile(atPath: resolved) ? open(resolved, O_RDONLY | O_CLOEXEC) : -1
+        guard fd >= 0 else { throw problem("cannot be read (check its permissions)") }
+        defer { close(fd) }
         // A bundle is text; 16 MiB is far more than any (Debian's holds ~150 certificates in 200 KB).
-        let data = (try? handle.read(upToCount: 16 << 20)) ?? Data()
+        let data = Self.prefix(of: fd, limit: 16 << 20)
         // Searched as bytes: decoding 200 KB into a String and searching it cost
         // about 1 M instructions of every start with SSL_CERT_FILE set.
         let holdsCertificate = data.withUnsafeBytes { bytes in
@@ -97,6 +107,19 @@ enum NetworkResolver {
             throw problem("holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
         }
         return absolute
+    }
+
+    /// The first `limit` bytes of `fd` (fewer at its end; after a failed read, those read before).
+    private static func prefix(of fd: Int32, limit: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
     }
 
     /// Whether `marker` occurs in `bytes` (memchr to each candidate first byte, then memcmp).

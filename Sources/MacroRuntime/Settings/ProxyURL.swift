@@ -1,6 +1,11 @@
 import Clients
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A forward proxy's URL as a proxy variable gives it (`http://user:password@proxy:3128`),
 /// checked and put in the one form the transport takes.
@@ -24,7 +29,7 @@ struct ProxyURL: Sendable, Equatable {
     /// Parses a proxy variable's value; `source` names the variable (or config.toml key) in errors,
     /// which never show the userinfo.
     static func parse(_ text: String, source: String) throws -> ProxyURL {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         // `proxy.example.com:3128` (no scheme) is an http proxy, as curl and most tools read it.
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
         let accepted =
@@ -125,7 +130,7 @@ struct ProxyURL: Sendable, Equatable {
     /// for a value too broken to parse (a password holding `/` or `@`), whose password must not
     /// be printed either.
     static func hidingUserinfo(_ text: String) -> String {
-        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        let start = text.firstRange(of: "://")?.upperBound ?? text.startIndex
         guard let at = text[start...].lastIndex(of: "@") else { return text }
         return String(text[..<start]) + "REDACTED" + String(text[at...])
     }

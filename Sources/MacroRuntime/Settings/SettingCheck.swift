@@ -1,6 +1,11 @@
 import Clients
-import Foundation
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Checks the value of one setting and says, in one line, where a bad value
 /// came from (the flag, the variable, or the `config.toml` key), what was
@@ -19,7 +24,7 @@ struct SettingCheck {
     /// A number of seconds up to `Seconds.longest` (`zeroAllowed`: 0 is accepted), or nil when unset.
     func seconds(_ variable: String, zeroAllowed: Bool) throws -> Double? {
         guard let found = value(variable) else { return nil }
-        let number = Double(found.value.trimmingCharacters(in: .whitespaces))
+        let number = Double(found.value.trimmingWhitespace())
         try Self.seconds(number, zeroAllowed: zeroAllowed, text: "'\(found.value)'", source: found.source)
         return number
     }
@@ -41,7 +46,7 @@ struct SettingCheck {
     /// or `0`), or nil when unset.
     func onOff(_ variable: String) throws -> Bool? {
         guard let found = value(variable) else { return nil }
-        switch found.value.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch found.value.trimmingWhitespace().lowercased() {
         case "on", "true", "1", "yes": return true
         case "off", "false", "0", "no": return false
         default:
@@ -52,7 +57,7 @@ struct SettingCheck {
     /// A whole number of 1 or more, or nil when unset.
     func count(_ variable: String, atLeast least: Int = 1, unit: String? = nil) throws -> Int? {
         guard let found = value(variable) else { return nil }
-        guard let number = Int(found.value.trimmingCharacters(in: .whitespaces)), number >= least else {
+        guard let number = Int(found.value.trimmingWhitespace()), number >= least else {
             let what = unit.map { "a number of \($0)" } ?? "a count"
             throw MacroError(
                 "\(found.source): '\(found.value)' is not \(what); accepted: a whole number of \(least) or more "

@@ -1,7 +1,12 @@
 public import Clients
-public import Foundation
 import PluginHost
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Everything a macro run needs to know about its configuration, resolved once
 /// (flags > environment > config.toml > defaults) and passed down explicitly to
@@ -270,7 +275,7 @@ public struct Settings: Sendable {
             sharedState?.password.map { password in
                 [
                     password.revealed,
-                    password.revealed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
+                    password.revealed.percentEncoded(allowing: URLBytes.alphanumeric),
                 ]
             } ?? []
         let proxies = [network.httpsProxy, network.httpProxy].compactMap { $0 }
@@ -305,7 +310,7 @@ extension Settings {
         where variable.hasPrefix("APIMACRO_") && variable.hasSuffix("_ACCOUNT") {
             let name = variable.dropFirst("APIMACRO_".count).dropLast("_ACCOUNT".count)
             guard !name.isEmpty, let found = check.value(variable) else { continue }
-            let label = found.value.trimmingCharacters(in: .whitespaces)
+            let label = found.value.trimmingWhitespace()
             guard CredentialStore.isLabel(label) else {
                 throw MacroError(
                     "\(found.source): '\(found.value)' is not an account label; accepted: the label of an account "

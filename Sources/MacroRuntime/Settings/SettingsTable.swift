@@ -1,5 +1,10 @@
 import Clients
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Every setting apimacro reads from the environment, with its `config.toml` key, its default
 /// and what it sets: the settings of apimacro itself (`global`, whose keys `ConfigFile` knows

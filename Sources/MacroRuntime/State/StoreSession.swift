@@ -1,7 +1,12 @@
-import Foundation
 import Store
 import Synchronization
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state and rows of the macro running now: which state it has (its key), its state lock
 /// once `apimacro.state` is first read, and a `RunTransaction` holding its changes until the run
@@ -30,7 +35,7 @@ final class StoreSession: Sendable {
         var problem: String?
         var state: String?
         var redis: SharedStateAddress?
-        let stateSetting = environment["APIMACRO_STATE"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let stateSetting = environment["APIMACRO_STATE"]?.trimmingWhitespace() ?? ""
         if PostgresURL.isPostgres(stateSetting) {
             state = stateSetting
         } else if stateSetting.lowercased() == "redis" {
@@ -47,7 +52,7 @@ final class StoreSession: Sendable {
                 + "(the shared-state server), not " + String(reflecting: PostgresURL.redacted(stateSetting))
         }
         var database: String?
-        if let url = environment["APIMACRO_DATABASE_URL"]?.trimmingCharacters(in: .whitespaces), !url.isEmpty {
+        if let url = environment["APIMACRO_DATABASE_URL"]?.trimmingWhitespace(), !url.isEmpty {
             if PostgresURL.isPostgres(url) {
                 database = url
             } else {
@@ -243,7 +248,7 @@ extension StoreSession {
         else { return name }
         // The manifest's `name = "..."` (checked by PluginHost when it loaded), else its folder's name.
         for line in text.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
             if parts.count == 2, parts[0] == "name", parts[1].count > 2, parts[1].hasPrefix("\""),
                 let end = parts[1].dropFirst().firstIndex(of: "\"")
             {

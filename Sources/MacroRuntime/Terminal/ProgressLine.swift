@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -102,7 +107,7 @@ public final class ProgressLine: Sendable {
 
     /// Writes `text` to stderr unbuffered.
     public static let standardError: @Sendable (String) -> Void = { text in
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.error(text)
     }
 
     /// The terminal's width: `COLUMNS` when it holds a number, else stderr's terminal's, else 80.

@@ -1,6 +1,11 @@
 public import Clients
-import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A client built from a manifest, on the same pipeline as the built-in
 /// ones: the manifest's endpoints are its router, checked before any request.
@@ -101,8 +106,8 @@ public final class PluginClient: Sendable {
         }
         var path = endpoint.path
         for parameter in endpoint.parameters where parameter.inPath {
-            path = path.replacingOccurrences(
-                of: "{\(parameter.name)}", with: FormEncoding.pathSegment(values[parameter.name]?.text ?? ""))
+            path = path.replacing(
+                "{\(parameter.name)}", with: FormEncoding.pathSegment(values[parameter.name]?.text ?? ""))
         }
         let rest = endpoint.parameters.filter { !$0.inPath }.compactMap { parameter in
             values[parameter.name].map { (parameter.name, $0) }
@@ -111,9 +116,7 @@ public final class PluginClient: Sendable {
         if endpoint.sendsBody {
             var object: [String: Any] = [:]
             for (name, value) in rest { object[name] = value.json }
-            let body =
-                (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-                ?? Data("{}".utf8)
+            let body = JSONValue.encoded(native: object, [.sortedKeys, .withoutEscapingSlashes]) ?? Data("{}".utf8)
             request.body = .json(Array(body))
         } else {
             request.query += rest.map { ($0.0, $0.1.text) }

@@ -1,5 +1,11 @@
-public import Foundation
+import Clients
 import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The plugins found in the plugin folders: those that loaded, and those that
 /// did not with the reason.
@@ -65,8 +71,8 @@ public struct PluginRegistry: Sendable {
                     folder.appendingPathComponent($0)
                 }
                 .filter { url in
-                    var isDirectory: ObjCBool = false
-                    return fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+                    var isDirectory = false
+                    return fileManager.fileExists(atPath: url.path, isFolder: &isDirectory) && isDirectory
                 }
             }
             for candidate in candidates {

@@ -1,6 +1,11 @@
 import Clients
-public import Foundation
 public import WebAPI
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A validated `plugin.toml`: everything needed to build the plugin's client.
 public struct PluginManifest: Sendable {
@@ -41,8 +46,8 @@ public struct PluginManifest: Sendable {
     /// `<folder>/macros`, when the plugin has one.
     public var macrosFolder: URL? {
         let folder = self.folder.appendingPathComponent("macros")
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        var isDirectory = false
+        return FileManager.default.fileExists(atPath: folder.path, isFolder: &isDirectory) && isDirectory
             ? folder : nil
     }
 

@@ -4,7 +4,8 @@
     public import Foundation
 #endif
 
-/// A JSON value as the MCP server reads and writes it: Sendable, so a message can go to the
+/// A JSON value (the MCP server's messages, answers and files read without Foundation proper):
+/// Sendable, so a message can go to the
 /// thread that answers it.
 public enum JSONValue: Sendable, Equatable, Codable {
     case null
@@ -47,9 +48,9 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
-    /// Reads one JSON text; nil when it is not JSON (or nests deeper than the decoder allows).
+    /// Reads one JSON text (`JSONReader`); nil when it is not JSON (or nests deeper than 512).
     public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+        JSONReader.read(Array(data))
     }
 
     /// The value as compact JSON, keys sorted.
