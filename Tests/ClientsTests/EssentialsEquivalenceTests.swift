@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Clients
+@testable import WebAPI
 
 /// The helpers that replaced Foundation proper in Clients (issue 43), against Foundation.
 ///

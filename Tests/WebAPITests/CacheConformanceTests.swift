@@ -22,7 +22,7 @@ struct CacheConformanceTests {
     }
 
     static func serial(_ response: Response) -> Int? {
-        (JSONPath.value(in: response.body, path: ["serial"]) as? NSNumber)?.intValue
+        JSONValue.native(in: response.body, path: ["serial"]) as? Int
     }
 
     @Test("§4.4 a successful POST, PUT, DELETE or PATCH invalidates the stored GET of its URL")

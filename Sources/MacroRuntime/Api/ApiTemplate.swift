@@ -1,4 +1,5 @@
 import Clients
+import WebAPI
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

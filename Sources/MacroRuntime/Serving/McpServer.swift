@@ -1,7 +1,7 @@
-public import Clients
+import Clients
 import Dispatch
 import PythonBridge
-import WebAPI
+public import WebAPI
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials

@@ -3,6 +3,7 @@ import Dispatch
 import PythonBridge
 import Spawning
 import Synchronization
+import WebAPI
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,28 +1,20 @@
-import Foundation
-
 /// Reads small values out of JSON bodies (error messages, envelope fields)
 /// without a model type for every API.
 ///
 /// Bodies come from servers, so one holding more than `maxValues` values is not decoded (nil,
-/// as for a body that is not JSON): Foundation's objects cost far more than the JSON text (on
-/// Linux about 3 KB for each `{"a":0}`, 150 bytes for each `{}`), and what these readers look
-/// for (an error envelope's `message`, a `next_url`, a GraphQL answer's `errors`) sits in
+/// as for a body that is not JSON): a decoded tree costs far more than the JSON text, and what
+/// these readers look for (an error envelope's `message`, a `next_url`, a GraphQL answer's `errors`) sits in
 /// documents of a few MB at most. A macro's pages are decoded by the runtime's own decoder,
 /// which has its own bound.
 public enum JSONPath {
     /// The most values (and keys) a body may hold to be decoded here: 100,000, about five
-    /// GitHub pages of 100 repositories (at most about 100 MB of Foundation objects).
+    /// GitHub pages of 100 repositories (`JSONValue.native(in:path:)` reads a whole body with this bound).
     public static let maxValues = 100_000
 
-    /// The value at `path` (object keys, or array indices as decimal strings), if the body is JSON
-    /// of at most `maxValues` values.
+    /// The value at `path` (object keys, or array indices as decimal strings) as plain Swift
+    /// (`JSONValue.native`), if the body is JSON of at most `maxValues` values.
     public static func value(in body: [UInt8], path: [String]) -> Any? {
-        guard holds(atMost: maxValues, body),
-            let root = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
-        else {
-            return nil
-        }
-        return value(in: root, path: path)
+        JSONValue.native(in: body, path: path)
     }
 
     /// Whether `body` holds at most `limit` JSON values and keys (the document itself aside),
@@ -101,11 +93,14 @@ public enum JSONPath {
         return cursor
     }
 
-    /// The string (or number, as text) at `path`.
+    /// The string (or number, as text) at `path`: numbers as `JSONSerialization`'s `NSNumber`
+    /// wrote them (`42`, `1.5`, `1e+20`; a boolean `1` or `0`).
     public static func string(in body: [UInt8], path: [String]) -> String? {
-        switch value(in: body, path: path) {
-        case let text as String: text
-        case let number as NSNumber: number.stringValue
+        switch JSONValue.parse(body, atMost: maxValues)?.value(at: path) {
+        case .string(let text): text
+        case .int(let number): String(number)
+        case .double(let number): "\(number)"
+        case .bool(let flag): flag ? "1" : "0"
         default: nil
         }
     }

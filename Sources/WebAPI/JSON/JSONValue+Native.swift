@@ -1,5 +1,3 @@
-public import WebAPI
-
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
