@@ -9,19 +9,17 @@ import WebAPI
 
 /// Finds the bundled pure-Python package `apimacro` and puts it on `sys.path`.
 enum PythonPackage {
-    /// Where the package may be, in order: a folder beside the binary
-    /// (`apimacro_MacroRuntime.resources`, as a copied build lays it out), an installed layout
-    /// (`PREFIX/bin/apimacro` with `PREFIX/share/apimacro/python/apimacro`), then the checkout
-    /// the binary was built from (`Sources/MacroRuntime/Python`, for `.build/debug` and
-    /// `.build/release`).
+    /// Where the package may be, in order: an installed layout (`PREFIX/bin/apimacro` with
+    /// `PREFIX/share/apimacro/python/apimacro`), then the checkout the binary was built from
+    /// (`Sources/MacroRuntime/Python`, for `.build/debug`, `.build/release` and copies of them).
     ///
     /// The package is not a SwiftPM resource: SwiftPM's generated `Bundle.module` accessor
     /// imports `Foundation`, which would link Foundation proper and its ICU data (34 MB) into
-    /// the binary.
+    /// the binary. (Nor is the `apimacro_MacroRuntime.resources` folder beside the binary
+    /// looked in any more, where builds made before left a copy that would shadow the checkout.)
     static func candidates(executable: URL) -> [URL] {
         let binDirectory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         return [
-            binDirectory.appendingPathComponent("apimacro_MacroRuntime.resources"),
             binDirectory.deletingLastPathComponent().appendingPathComponent("share/apimacro/python"),
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("Python"),
