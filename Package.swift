@@ -74,6 +74,7 @@ let package = Package(
         .target(
             name: "WebAPI",
             dependencies: [
+                "Platform",
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 // The persistent HTTP cache (SQLite, shared safely by concurrent processes), on
@@ -92,14 +93,17 @@ let package = Package(
         // git): posix_spawn, a reaper thread per child instead of polling, nothing on the pool;
         // `NativeThread`, the C library's threads without Foundation's `Thread`.
         .target(name: "Spawning"),
+        // FoundationEssentials (never Foundation proper: ICU's 34 MB) and the C library, the one
+        // import every module above makes for the system beneath it.
+        .target(name: "Platform"),
         // GitHub, Instagram, shortener: routers and credentials on WebAPI.
-        .target(name: "Clients", dependencies: ["WebAPI", "Spawning", "CSecret"]),
+        .target(name: "Clients", dependencies: ["Platform", "WebAPI", "Spawning", "CSecret"]),
         // plugin.toml (and config.toml): the manifest model, validation, discovery, manifest clients;
         // TOML/ is its own TOML 1.0 parser in Swift (no C++ toml++, whose assertions could abort).
-        .target(name: "PluginHost", dependencies: ["WebAPI", "Clients"]),
+        .target(name: "PluginHost", dependencies: ["Platform", "WebAPI", "Clients"]),
         .target(
             name: "MacroRuntime",
-            dependencies: ["PythonBridge", "WebAPI", "Clients", "PluginHost", "Store", "CJQ", "Spawning"],
+            dependencies: ["Platform", "PythonBridge", "WebAPI", "Clients", "PluginHost", "Store", "CJQ", "Spawning"],
             // The bundled Python package is found in the checkout or beside the binary
             // (`PythonPackage.candidates`), not as a resource: SwiftPM's resource accessor
             // imports Foundation, which links ICU's 34 MB.
@@ -119,16 +123,17 @@ let package = Package(
             ]),
         // Many macros as child processes: jobs, the runner, console, results, JUnit. No Python;
         // WebAPI only for redaction.
-        .target(name: "Batch", dependencies: ["WebAPI", "Spawning"]),
+        .target(name: "Batch", dependencies: ["Platform", "WebAPI", "Spawning"]),
         // State between runs and the rows a run writes (SQLite upserts, CSV, JSON Lines), on
         // WebAPI's SQLite wrapper (SQLiteConnection) as the HTTP cache is. No Python: MacroRuntime
         // only binds apimacro.state, incremental and output(to=). WebAPI also for `SystemErrorText`:
         // an I/O failure in errno's words, never Foundation's. CPostgres (libpq) for PostgreSQL
         // destinations and state.
-        .target(name: "Store", dependencies: ["WebAPI", "CPostgres"]),
+        .target(name: "Store", dependencies: ["Platform", "WebAPI", "CPostgres"]),
         .executableTarget(
             name: "apimacro",
             dependencies: [
+                "Platform",
                 "MacroRuntime",
                 "Batch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Dates as the clients write and read them: in UTC, in fixed patterns (`yyyy-MM-dd`).
 ///

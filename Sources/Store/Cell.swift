@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One value of a row bound for a destination: a JSON scalar, or a nested value already
 /// encoded as JSON text.

@@ -1,12 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+public import Platform
 
 /// Where a run's rows go: a SQLite or PostgreSQL table (upserted), or a CSV, JSON Lines or JSON file.
 public enum Destination: Sendable, Equatable, Hashable {

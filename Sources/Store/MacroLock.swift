@@ -1,15 +1,5 @@
+public import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A macro's state lock: an exclusive `flock` on a file of its own under the state folder, held
 /// from the first read of `apimacro.state` to the end of the run, so a second run of the same

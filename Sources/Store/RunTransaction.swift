@@ -1,12 +1,6 @@
+public import Platform
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// What one run changes, held until it commits: its state's changed keys and the rows bound
 /// for each destination.

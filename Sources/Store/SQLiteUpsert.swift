@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Upserts rows into a SQLite table inside an open transaction: the table made, new columns
 /// added, one statement per set of fields (a field a row leaves out keeps its stored value).

@@ -1,11 +1,5 @@
+public import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// Every macro's state: `state.db` under `$APIMACRO_HOME` (mode 0600), one row per macro and key
 /// holding the value as JSON text.

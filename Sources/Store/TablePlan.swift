@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A SQLite column's type as apimacro reads and makes it (its affinity).
 public enum ColumnType: String, Sendable, Equatable {

@@ -1,12 +1,7 @@
 import ArgumentParser
 import MacroRuntime
+import Platform
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// `apimacro api [CLIENT] PATH_OR_URL [-X METHOD] [-f key=value] [-F key=value] [-H 'Name: v']
 /// [--paginate] [--jq EXPR] [-i]`.

@@ -1,17 +1,6 @@
 import ArgumentParser
 import MacroRuntime
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Platform
 
 /// The `apimacro` command: argument parsing and wiring only.
 @main

@@ -1,19 +1,8 @@
 import ArgumentParser
 import Clients
 import MacroRuntime
+import Platform
 import PluginHost
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `apimacro login NAME [--account LABEL] [--redirect-url URL | --listen PORT | --token - | --with-token]
 /// [--hostname HOST]`.

@@ -1,13 +1,8 @@
 import ArgumentParser
 import Batch
 import MacroRuntime
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro batch [MACRO...] [--file JOBS] [-j N] [--junit FILE] [--fail-fast] [--output-dir DIR] [--shard K/N]`.
 struct Batch: ParsableCommand {

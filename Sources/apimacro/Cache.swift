@@ -1,10 +1,6 @@
 import ArgumentParser
 import MacroRuntime
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// `apimacro cache info | clear` (`apimacro cache` alone is `cache info`, as `plugins` is `plugins list`).
 struct Cache: ParsableCommand {

@@ -1,12 +1,7 @@
 import Clients
 import MacroRuntime
+import Platform
 import PluginHost
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Shell completion of names (`apimacro --generate-completion-script bash|zsh|fish`):
 /// the generated script calls back into the binary, which answers from the macro path

@@ -1,18 +1,7 @@
 import ArgumentParser
 import Batch
 public import MacroRuntime
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Platform
 
 /// Where the command line turns any error into what the user sees and an exit code, through
 /// the one table, `ExitReport` (SPEC §1: usage errors are one line and exit 2; help and

@@ -1,16 +1,7 @@
 import Clients
 import MacroRuntime
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `apimacro run --watch MACRO`: the macro again each time its file, or a module it imported
 /// from its folder, is saved; inotify events wake the wait (no polling), as does Ctrl-C.

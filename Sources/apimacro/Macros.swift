@@ -1,12 +1,7 @@
 import ArgumentParser
 import MacroRuntime
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro macros list`.
 struct Macros: ParsableCommand {

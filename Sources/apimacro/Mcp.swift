@@ -1,10 +1,6 @@
 import ArgumentParser
 import MacroRuntime
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// `apimacro mcp`: the macros as tools for AI assistants (the Model Context Protocol).
 struct Mcp: ParsableCommand {

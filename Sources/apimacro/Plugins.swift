@@ -1,11 +1,7 @@
 import ArgumentParser
 import MacroRuntime
+import Platform
 import PluginHost
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro plugins list | show NAME | new NAME --from-openapi FILE_OR_URL`.
 struct Plugins: ParsableCommand {

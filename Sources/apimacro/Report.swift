@@ -2,13 +2,8 @@ import ArgumentParser
 import Batch
 import Clients
 import MacroRuntime
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro report FILE.har [-o out.html]`: the request waterfall page of any HAR file.
 struct ReportCommand: ParsableCommand {

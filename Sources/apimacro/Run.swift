@@ -1,12 +1,7 @@
 import ArgumentParser
 import Batch
 import MacroRuntime
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The options of every command that makes HTTP requests (`run`, `batch`, `repl`, `api`): the
 /// request timeout, `-v`, recording and replaying, offline, the cache.

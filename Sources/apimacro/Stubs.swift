@@ -1,10 +1,6 @@
 import ArgumentParser
 import MacroRuntime
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// `apimacro stubs [--install]`.
 struct Stubs: ParsableCommand {

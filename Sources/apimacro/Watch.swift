@@ -1,17 +1,8 @@
 import Clients
 import MacroRuntime
+import Platform
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `apimacro run --every SPAN`: the macro again and again in one process (the cache warm,
 /// connections kept), start to start, each successful cycle's state committed by the runner.

@@ -1,11 +1,5 @@
+import Platform
 import Spawning
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// `apimacro batch --file jobs.txt`: one job per line, words quoted as in a
 /// POSIX shell (`stars octocat --limit 5`, `greet 'Ada Lovelace'`); `#` starts

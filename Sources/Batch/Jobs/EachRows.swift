@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro batch --each rows.csv MACRO`: the macro once per row of a CSV file (RFC 4180: a
 /// header row, fields separated by commas, `"..."` quoting with `""` for a quote), each column

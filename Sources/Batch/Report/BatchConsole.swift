@@ -1,14 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// What `apimacro batch` prints: a live progress line on a terminal, each
 /// macro's output whole under a header as it ends, and the summary table.

@@ -1,13 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Platform
 
 /// How one macro of a `batch` ended, with what it printed and did.
 public struct BatchResult: Sendable {

@@ -1,10 +1,5 @@
+public import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A batch as a JUnit XML report, the format CI systems (Jenkins, GitLab,
 /// GitHub Actions reporters) read: one `<testcase>` per macro.

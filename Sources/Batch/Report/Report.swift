@@ -1,10 +1,5 @@
+public import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// What `run --report FILE` and `batch --report FILE` write, and `apimacro report FILE.har`
 /// draws: each job's outcome, checks, output and exchanges, as HTML (a page with a request

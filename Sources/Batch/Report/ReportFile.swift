@@ -1,12 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    public import Glibc
-#endif
+public import Platform
 
 /// A file a batch writes when its jobs have run (the JUnit report, an `--output-dir` file):
 /// its folder made and checked before any job runs, and written whole or not at all, with a

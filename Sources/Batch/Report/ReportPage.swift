@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The HTML report: one self-contained page (inline CSS and JavaScript, a Content-Security-Policy
 /// that allows no network), the report's data in a JSON `<script>` block the page's script draws

@@ -1,17 +1,8 @@
 import Dispatch
+public import Platform
 import Spawning
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Set by the SIGINT handler `BatchRunner` installs while it runs.
 private let batchInterrupted = Atomic<Bool>(false)

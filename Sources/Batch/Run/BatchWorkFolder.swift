@@ -1,12 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Platform
 
 /// The private folder where a batch's children write their unredacted output while they run:
 /// `$TMPDIR/apimacro-batch-UUID/`, mode 0700, holding `N.out` and `N.err` (mode 0600, made by

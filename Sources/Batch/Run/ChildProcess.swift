@@ -1,15 +1,6 @@
 import Dispatch
+import Platform
 import Spawning
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One `batch` child: `apimacro run` started in a process group of its own (`Subprocess`).
 ///

@@ -1,11 +1,5 @@
+public import Platform
 import Spawning
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// What one macro run did on the network, handed from a `batch` child to its
 /// parent through a small JSON file (the hidden `run --stats-file PATH`; the

@@ -1,11 +1,6 @@
 import CSecret
+public import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The system keyring `apimacro login` keeps tokens in where one runs (a Secret Service such
 /// as GNOME Keyring or KeePassXC, through libsecret loaded at run time), chosen by

@@ -1,16 +1,5 @@
+public import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    public import Glibc
-#elseif canImport(Darwin)
-    public import Darwin
-#endif
 
 /// Files that hold secrets or decide where they go, and the folders that hold them: reads that
 /// refuse what another user could read or change, atomic 0600 writes.

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// One setting of a client: its key in the client's `config.toml` table, the environment
 /// variable that key stands for (`[github] url` is `APIMACRO_GITHUB_URL`), and what a value

@@ -1,9 +1,5 @@
+import Platform
 public import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// How `apimacro auth status --check` asks a service who a credential belongs to, as `gh auth
 /// status` does: one request through the client (its base URL, credential, redirects, errors),

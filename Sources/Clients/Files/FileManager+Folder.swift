@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 extension FileManager {
     /// Whether something exists at `path` (links followed), and in `isFolder` whether it is a

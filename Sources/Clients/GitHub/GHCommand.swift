@@ -1,17 +1,6 @@
+import Platform
 import Spawning
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Runs `gh auth token --hostname HOST`, bounded: its own process group, stdin from
 /// `/dev/null`, stderr to `/dev/null` (nothing of it reaches the macro's output), at most

@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// GitHub as apimacro knows it: its settings and where its token comes from
 /// (`descriptor`); `GitHubConfiguration` reads them, `GitHubRouter` builds each endpoint's

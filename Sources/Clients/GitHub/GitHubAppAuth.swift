@@ -1,11 +1,6 @@
+import Platform
 import Synchronization
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Which GitHub App apimacro acts as: `APIMACRO_GITHUB_APP_ID`, `APIMACRO_GITHUB_APP_KEY` (the
 /// path of its private key) and, optionally, `APIMACRO_GITHUB_INSTALLATION_ID`.

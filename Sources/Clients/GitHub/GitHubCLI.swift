@@ -1,10 +1,5 @@
+public import Platform
 import WebAPI
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// Where `gh`, GitHub's command line, keeps its users' tokens, read in `gh`'s own order
 /// (https://cli.github.com/manual/gh_help_environment): `GH_TOKEN` or `GITHUB_TOKEN` for

@@ -1,11 +1,6 @@
+public import Platform
 /// Settings of the GitHub client (SPEC §2).
 public import WebAPI
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 public struct GitHubConfiguration: Sendable {
     /// `APIMACRO_GITHUB_URL`, default `https://api.github.com`.

@@ -1,12 +1,7 @@
+import Platform
 import Spawning
 import Synchronization
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The GitHub token read when the first request needs it, from the sources that cost
 /// something to read (`gh`'s `hosts.yml`, then `gh auth token`): a macro that never calls

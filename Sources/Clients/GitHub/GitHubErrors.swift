@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// How GitHub says what went wrong: a JSON body with `message`, and for a 422 ("Validation
 /// Failed") an `errors` array naming each field and what is wrong with it.

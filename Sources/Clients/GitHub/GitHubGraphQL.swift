@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// GitHub's GraphQL API: where it lives, how a query is sent, and how an answer
 /// that holds `errors` is recognised.

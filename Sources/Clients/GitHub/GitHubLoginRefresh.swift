@@ -1,10 +1,6 @@
+public import Platform
 import Synchronization
 public import WebAPI
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The token `apimacro login github` stored, renewed before the first request when it is a
 /// GitHub App's user token (8 hours) with under an hour left and a refresh token beside it:

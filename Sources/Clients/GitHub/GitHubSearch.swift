@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// GitHub's search, past the 1,000 results one query may give: what to ask for next, page after
 /// page, as a pure state machine (the binding sends and decodes; this decides).

@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// GitHub's secondary rate limits, the numbers GitHub documents, which apimacro paces itself to
 /// by default (`SecondaryPacer`, per token, per process) and the answers that say one was hit.

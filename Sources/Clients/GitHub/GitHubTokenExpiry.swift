@@ -1,11 +1,6 @@
+public import Platform
 import Synchronization
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// When the GitHub token in use expires, as GitHub says in the
 /// `GitHub-Authentication-Token-Expiration` header of its answers (fine-grained and

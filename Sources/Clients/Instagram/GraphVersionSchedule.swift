@@ -1,10 +1,5 @@
+public import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Meta's published schedule of Graph API versions: the day each stops being available, from
 /// the "Available Graph API versions" table of https://developers.facebook.com/docs/graph-api/changelog

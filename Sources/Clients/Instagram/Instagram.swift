@@ -1,9 +1,5 @@
+import Platform
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Instagram as apimacro knows it: its settings, where its token comes from and its login
 /// (`descriptor`).

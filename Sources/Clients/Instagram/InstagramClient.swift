@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// Settings of the legacy Instagram v1 client (SPEC §3: a base URL ending in `/v1`).
 public struct InstagramConfiguration: Sendable {

@@ -1,14 +1,6 @@
+public import Platform
 import Synchronization
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The client of the Instagram API with Instagram Login: the router's requests through the
 /// pipeline, with the token kept alive (`prepare`: a stored token near its expiry is refreshed

@@ -1,9 +1,5 @@
+import Platform
 public import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Settings of the Instagram API with Instagram Login (graph.instagram.com), the Instagram
 /// client's default backend (SPEC §2; a base URL ending in `/v1` selects the legacy v1 API,

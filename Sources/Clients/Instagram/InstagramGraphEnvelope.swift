@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The Graph API's error envelope, `{"error": {"message", "type", "code", "error_subcode",
 /// "is_transient", "fbtrace_id"}}`, and which exception each error is (Meta's "Handle errors"

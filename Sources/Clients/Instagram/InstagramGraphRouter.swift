@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The endpoints of the Instagram API with Instagram Login that apimacro knows, one case each;
 /// paths are relative to the versioned base URL (`https://graph.instagram.com/v27.0`).

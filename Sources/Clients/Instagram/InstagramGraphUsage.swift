@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The usage Meta reports in every Graph answer (its "Rate Limits" page): `X-App-Usage`
 /// (`{"call_count", "total_time", "total_cputime"}`, percentages of the app's limits) and

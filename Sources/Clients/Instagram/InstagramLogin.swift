@@ -1,11 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// Business Login for Instagram, the login of the Instagram API with Instagram Login (Meta's
 /// "Business Login for Instagram" page and its `access_token` and `refresh_access_token`

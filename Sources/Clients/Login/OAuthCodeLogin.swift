@@ -1,9 +1,5 @@
+import Platform
 public import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// An OAuth 2 authorization-code login (RFC 6749 §4.1) of the client called `name`: the browser
 /// step of `OAuthImplicitFlow` with `response_type=code` and its `state` checked, then the code

@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// An OAuth 2 device authorization grant (RFC 8628) as GitHub speaks it ("Authorizing OAuth
 /// apps", device flow): `POST {host}/login/device/code` with the app's client id and scope

@@ -1,9 +1,5 @@
+public import Platform
 public import WebAPI
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The browser step of an OAuth 2 login as a CLI drives it: build the authorize URL the user
 /// opens in a browser, then read the URL the browser was redirected to, checking its `state`.

@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The parameters of the URL a browser ended on after an OAuth 2 authorize
 /// step: those of the fragment (`#access_token=…`) win over those of the query.

@@ -1,11 +1,6 @@
+import Platform
 import Synchronization
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Bitly's limits as its API reports them (dev.bitly.com, "Rate Limits"), read once a run, the
 /// first time a request or `shortener.rate_limit` needs them, and the check that refuses a

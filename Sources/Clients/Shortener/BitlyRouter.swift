@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The Bitly API v4 endpoints the shortener uses, one case each (https://dev.bitly.com/api-reference).
 public enum BitlyRouter: Sendable {

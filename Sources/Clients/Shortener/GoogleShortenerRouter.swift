@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The Google URL Shortener v1 endpoints (shut down in 2019; the legacy backend), one case each.
 public enum GoogleShortenerRouter: Sendable {

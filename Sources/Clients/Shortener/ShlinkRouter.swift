@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The Shlink REST API v3 endpoints the shortener uses, one case each
 /// (https://api-spec.shlink.io; the base URL is the server's `…/rest/v3`).

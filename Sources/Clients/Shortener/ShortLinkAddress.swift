@@ -1,9 +1,5 @@
+import Platform
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A short URL a macro gave (`https://bit.ly/2WujBe0`): its host and its back-half, the parts
 /// Bitly's bitlink (`bit.ly/2WujBe0`) and Shlink's short code are made of.

@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The URL shortener as apimacro knows it: one macro API over Bitly (the default), a
 /// self-hosted Shlink, or Google's shut-down URL Shortener (legacy); its settings, where its

@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One service behind `apimacro.shortener`: everything that differs between them, declared
 /// by its router (`BitlyRouter`, `ShlinkRouter`, `GoogleShortenerRouter`) and registered in

@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The URL shortener client: one set of calls over whichever backend the configuration names.
 ///

@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Settings of the shortener client (SPEC §2): the backend, where its API is, the credential,
 /// Bitly's group and the cap on requests in flight.

@@ -1,10 +1,5 @@
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The YOURLS API the shortener uses, one case each: `yourls-api.php` at the root of a
 /// self-hosted YOURLS site (the base URL is the site, such as `https://sho.rt`), asked for JSON

@@ -1,17 +1,8 @@
 import Clients
+import Platform
 import PluginHost
 import Spawning
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `apimacro api [CLIENT] PATH_OR_URL`: one request (or, with `--paginate`, every page of a
 /// list) through a client's own pipeline — its base URL, credentials, cache, retries and rate

@@ -1,10 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The `-f key=value` and `-F key=value` of `apimacro api`, read as `gh api` reads them: `-f`
 /// is always a string; `-F` turns `true`, `false`, `null` and integers into JSON, and reads

@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PluginHost
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The request `apimacro api --dry-run` and `--curl` write out instead of sending.
 ///

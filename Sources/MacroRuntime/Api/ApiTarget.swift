@@ -1,11 +1,7 @@
 import Clients
+import Platform
 import PluginHost
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What `apimacro api` sends a request through for one client: the client's pipeline (its base
 /// URL, credentials, cache, retries and rate limits), how its lists link their pages, and where

@@ -1,11 +1,6 @@
 import Clients
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro api --template TEXT`: each item of the answer as a line, placeholders in the
 /// style of Python's `str.format` (not gh's Go templates): `{name}`, `{owner.login}` (a

@@ -1,15 +1,6 @@
 import CJQ
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The child process that runs an `apimacro api --jq` filter (and formats JSON for the
 /// terminal): the apimacro binary started again as `apimacro __apimacro_jq MODE PROGRAM

@@ -1,17 +1,8 @@
 import Dispatch
+import Platform
 import Spawning
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Runs a jq program in a child process (`JQChild`), bounded: the child has an empty
 /// environment (jq's `env` and `$ENV` see no token), no core file, at most

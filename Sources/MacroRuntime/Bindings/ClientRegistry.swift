@@ -1,10 +1,6 @@
 import Clients
+import Platform
 import PluginHost
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The built-in clients with their Python faces: each entry of `BuiltInClients` (which
 /// clients exist, declared in `Sources/Clients`) with the binding that makes `apimacro.NAME`.

@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PythonBridge
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension GitHubBinding {
     /// `github.search(kind, query, limit=None, sort=None, order=None)`: a lazy iterator over

@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PythonBridge
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The state of a Python `Response` object.
 final class ResponseState {

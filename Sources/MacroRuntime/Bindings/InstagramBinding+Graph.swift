@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PythonBridge
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 extension InstagramBinding {
     /// `apimacro.instagram` on the Instagram API with Instagram Login (the default backend):

@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PythonBridge
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// `apimacro.instagram` on the legacy v1 API of SPEC §3 and its OAuth implicit login (a base URL
 /// ending in `/v1`); `InstagramBinding.Graph` is the Instagram API with Instagram Login.

@@ -1,14 +1,8 @@
 import Clients
+import Platform
 import PluginHost
 import PythonBridge
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The plugins in Python: `apimacro.plugins` (name → client), `apimacro.client(name)`,
 /// and one client per loaded manifest with `.call`, `.get`, `.paginate` and one

@@ -1,11 +1,6 @@
 import Clients
+public import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// `apimacro cache info | clear`: what the HTTP cache holds, or emptying it.
 public struct CacheReport: Sendable {

@@ -1,11 +1,6 @@
 public import Clients
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro auth status --check`: asks each service whose credential apimacro holds who it
 /// belongs to (as `gh auth status`), through the client itself (its base URL, credential,

@@ -1,10 +1,5 @@
+import Platform
 import Spawning
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro kernel install`: registers the Jupyter kernelspec of the Python holding the apimacro
 /// wheel and ipykernel (the kernel is plain ipykernel over the wheel, `python -m apimacro.kernel`),

@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PluginHost
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro login`, `logout` and `auth status`: getting, storing and
 /// describing credentials without ever printing one.

@@ -1,10 +1,6 @@
+import Platform
 public import PluginHost
 import PythonBridge
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension PluginCatalog {
     /// Why a loaded plugin's `plugin.py` would fail when its client is first used: it cannot be

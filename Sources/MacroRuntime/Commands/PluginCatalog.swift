@@ -1,12 +1,7 @@
 import Clients
+import Platform
 public import PluginHost
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `apimacro plugins list` and `plugins show NAME`: what the plugin folders
 /// hold, which plugins have credentials (never the secrets), why a plugin

@@ -1,19 +1,8 @@
 import Clients
+import Platform
 import PluginHost
 import Spawning
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `apimacro plugins install | upgrade | remove`: plugins shared as git repositories, as
 /// `gh extension` shares tools.

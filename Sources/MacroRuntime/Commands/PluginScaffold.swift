@@ -1,13 +1,8 @@
 import Clients
+public import Platform
 import PluginHost
 import PythonBridge
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// `apimacro plugins new NAME --from-openapi FILE_OR_URL`: a plugin folder (`plugin.toml`, a
 /// `.pyi` stub of its client, a smoke macro) made from an OpenAPI 3.0 or 3.1 document.

@@ -1,15 +1,6 @@
+import Platform
 import Spawning
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The REPL's history file (`$APIMACRO_HOME/history`, mode 0600), as `logout`
 /// cleans it: a line that holds a token (a pasted redirect URL, a typed call)

@@ -1,16 +1,7 @@
 import Clients
+import Platform
 import Store
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `apimacro state show | reset | export`: the operator's view of the state macros keep
 /// between runs (`$APIMACRO_HOME/state.db`).

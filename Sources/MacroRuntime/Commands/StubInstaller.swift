@@ -1,11 +1,6 @@
 import Clients
+public import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// `apimacro stubs`: where the type stubs of `apimacro` are, and `--install`, which copies them
 /// into the active virtualenv as the stub-only package `apimacro-stubs` (PEP 561), where mypy,

@@ -1,14 +1,5 @@
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// How an apimacro command ends: the line it prints and its exit code (SPEC §1), for every
 /// kind of ending in one table, as swift-argument-parser's `MessageInfo` does for its errors.

@@ -1,17 +1,6 @@
+import Platform
 import PythonBridge
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `apimacro macros list`: every macro on the macro path with its one-line
 /// help, read with `ast` (the macro is never run).

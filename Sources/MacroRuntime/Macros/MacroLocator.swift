@@ -1,11 +1,6 @@
 import Clients
+public import Platform
 import PluginHost
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Resolves what a user typed after `apimacro run` to a macro file.
 public struct MacroLocator: Sendable {

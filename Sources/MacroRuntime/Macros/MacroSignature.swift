@@ -1,9 +1,5 @@
+public import Platform
 import PythonBridge
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// What a macro's `main()` takes, read from its source without running it (so
 /// `apimacro run` can tell its own options after the macro's name from the macro's).

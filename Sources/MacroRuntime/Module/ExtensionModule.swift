@@ -1,10 +1,6 @@
+import Platform
 import PythonBridge
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// apimacro loaded by another program's Python (`import apimacro` from a plain `python3`, pytest,
 /// a notebook kernel): the same `_apimacro` the binary builds, made by the extension module's

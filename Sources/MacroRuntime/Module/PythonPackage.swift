@@ -1,11 +1,7 @@
+import Platform
 import PythonBridge
 import Synchronization
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Finds the bundled pure-Python package `apimacro` and puts it on `sys.path`.
 enum PythonPackage {

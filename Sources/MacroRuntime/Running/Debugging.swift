@@ -1,10 +1,5 @@
+public import Platform
 import PythonBridge
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Where `run --debugpy [HOST:]PORT` listens: 127.0.0.1 unless a host is given.
 public struct DebugAddress: Sendable, Equatable, CustomStringConvertible {

@@ -1,17 +1,8 @@
 import Clients
+import Platform
 import PythonBridge
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The embedded interpreter with apimacro loaded: `_apimacro`, the bundled
 /// package, and the user's virtualenv when one of the same Python is active.

@@ -1,16 +1,7 @@
+public import Platform
 import PythonBridge
 import Store
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `apimacro repl`: CPython's interactive console (`apimacro._repl`, a
 /// `code.InteractiveConsole` with readline and rlcompleter) in the embedded

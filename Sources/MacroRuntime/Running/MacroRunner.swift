@@ -1,19 +1,10 @@
 import Clients
 import Dispatch
+public import Platform
 import PythonBridge
 import Store
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Runs one macro file as `__main__` in the embedded interpreter and turns
 /// how it ended into an exit code (SPEC §1).

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// What `apimacro run` runs, as `python3` takes it: a file, `-c CODE`, `-` (standard input)
 /// or `-m MODULE`.

@@ -1,12 +1,7 @@
 import Clients
+import Platform
 import PluginHost
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The services every macro in this process shares: one transport (one
 /// connection pool), one exchange log, the redactor, the stored credentials and

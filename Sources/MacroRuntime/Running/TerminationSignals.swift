@@ -1,15 +1,6 @@
+import Platform
 import PythonBridge
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// SIGTERM and SIGHUP while a macro runs: they end it as Ctrl-C does
 /// (`KeyboardInterrupt` in the macro, native waits stopped, the `--record` file

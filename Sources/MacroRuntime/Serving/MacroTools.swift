@@ -1,13 +1,8 @@
 import Clients
+import Platform
 import PluginHost
 import PythonBridge
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The macros on the macro path (`./macros/`, `$APIMACRO_HOME/macros/`, each plugin's
 /// `macros/`, as `apimacro run` looks them up) as MCP tools, and the calls that run them in

@@ -1,17 +1,8 @@
 import Clients
+import Platform
 import Spawning
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The MCP streamable HTTP transport on a loopback address, at `/mcp`.
 ///

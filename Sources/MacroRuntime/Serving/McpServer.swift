@@ -1,14 +1,8 @@
 import Clients
 import Dispatch
+public import Platform
 import PythonBridge
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// `apimacro mcp`: the Model Context Protocol's messages (JSON-RPC 2.0) answered over the
 /// macros (`MacroTools`), whatever carries them (`McpStdio`, `McpHTTP`).

@@ -1,19 +1,10 @@
 import Clients
 import Dispatch
+import Platform
 import PythonBridge
 import Spawning
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The MCP stdio transport: one JSON-RPC message per line on stdin, one per line on stdout.
 ///

@@ -1,18 +1,7 @@
 public import Clients
+public import Platform
 import PluginHost
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `$APIMACRO_HOME/config.toml`: settings a user keeps instead of exporting
 /// variables. Each key stands for the environment variable of the same name

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The man page's sections that swift-argument-parser's `generate-manual` does not write:
 /// ENVIRONMENT (from `SettingsTable`, as `apimacro help environment`), FILES and EXAMPLES, in

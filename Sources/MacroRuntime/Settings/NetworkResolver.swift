@@ -1,17 +1,6 @@
 import Clients
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Resolves `NetworkSettings` once from the environment (with `config.toml` beneath it) and
 /// checks every value, so a bad proxy or CA bundle stops apimacro at start with one line

@@ -1,11 +1,6 @@
 import Clients
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A forward proxy's URL as a proxy variable gives it (`http://user:password@proxy:3128`),
 /// checked and put in the one form the transport takes.

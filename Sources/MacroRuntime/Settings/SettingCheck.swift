@@ -1,11 +1,6 @@
 import Clients
+import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Checks the value of one setting and says, in one line, where a bad value
 /// came from (the flag, the variable, or the `config.toml` key), what was

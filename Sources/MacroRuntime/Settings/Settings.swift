@@ -1,12 +1,7 @@
 public import Clients
+public import Platform
 import PluginHost
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Everything a macro run needs to know about its configuration, resolved once
 /// (flags > environment > config.toml > defaults) and passed down explicitly to

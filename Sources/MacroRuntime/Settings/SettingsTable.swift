@@ -1,10 +1,5 @@
 import Clients
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Every setting apimacro reads from the environment, with its `config.toml` key, its default
 /// and what it sets: the settings of apimacro itself (`global`, whose keys `ConfigFile` knows

@@ -1,11 +1,7 @@
 import Clients
+import Platform
 public import PluginHost
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Credentials too short to be real tokens (a made-up `test` or `Octo`): apimacro redacts a
 /// secret wherever it appears, so a short one turns ordinary output into `REDACTED-1` or

@@ -1,12 +1,7 @@
+import Platform
 import PythonBridge
 import Store
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The native half of `apimacro.state`, `apimacro.incremental` and `apimacro.output(to=)`
 /// (`Python/apimacro/_store.py` is the rest): reading and staging state, staging rows,

@@ -1,12 +1,7 @@
+import Platform
 import Store
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The state and rows of the macro running now: which state it has (its key), its state lock
 /// once `apimacro.state` is first read, and a `RunTransaction` holding its changes until the run

@@ -1,13 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Platform
 
 /// When apimacro colours what it prints (tables, JSON, errors and warnings): `--color
 /// auto|always|never`, else `[ui] color` in config.toml (the variable `APIMACRO_UI_COLOR`), else

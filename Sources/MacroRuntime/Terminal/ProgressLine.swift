@@ -1,14 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A line on stderr that says how a long job is going (pages, items, requests, the rate-limit
 /// budget left), redrawn in place and erased before anything else is printed.

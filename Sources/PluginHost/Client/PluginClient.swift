@@ -1,11 +1,6 @@
 public import Clients
+import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A client built from a manifest, on the same pipeline as the built-in
 /// ones: the manifest's endpoints are its router, checked before any request.

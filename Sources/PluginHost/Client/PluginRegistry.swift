@@ -1,11 +1,6 @@
 import Clients
+public import Platform
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The plugins found in the plugin folders: those that loaded, and those that
 /// did not with the reason.

@@ -1,11 +1,6 @@
 import Clients
+import Platform
 import WebAPI
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// Reads a parsed `plugin.toml` strictly: every unknown key, wrong type,
 /// bad name or kind is a `PluginError` naming the file, the key and what to

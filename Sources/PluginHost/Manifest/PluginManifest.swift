@@ -1,11 +1,6 @@
 import Clients
+public import Platform
 public import WebAPI
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A validated `plugin.toml`: everything needed to build the plugin's client.
 public struct PluginManifest: Sendable {

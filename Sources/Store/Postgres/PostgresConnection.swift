@@ -1,13 +1,7 @@
 import CPostgres
+import Platform
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// libpq's functions, loaded with dlopen on the first connection (CPostgres/shim.h), or why not.
 nonisolated(unsafe) private let libpq: (table: UnsafeMutablePointer<cpq_api>, failure: String?) = {

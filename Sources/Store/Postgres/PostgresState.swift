@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Macros' state in PostgreSQL (`APIMACRO_STATE=postgresql://…`): `_apimacro_state` holds each
 /// macro's keys (values as JSON text), `_apimacro_state_versions` one version per macro.

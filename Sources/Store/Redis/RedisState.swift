@@ -1,11 +1,6 @@
+import Platform
 import Synchronization
 import WebAPI
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Macros' state on the shared-state Redis server (`APIMACRO_STATE=redis`): one hash per
 /// macro, `apimacro:state:<macro>`, holding each key's JSON text (`v:<key>`), when it was

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// What one call asks of the HTTP cache (`cache=` on a client call or `apimacro.request`,
 /// `apimacro api --cache`), over the headers' own rules (`CachePolicy`).

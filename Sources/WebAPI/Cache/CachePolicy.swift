@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The HTTP cache's decisions (RFC 9111, as a private cache): what may be
 /// stored, how old a stored response is, whether it may answer a request,

@@ -1,12 +1,6 @@
 import CSQLite
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The cache's hit path: SQLite connections of its own (SQLite's C API), each
 /// with the lookup `SELECT` prepared once, taken by the calling thread for one lookup and

@@ -1,17 +1,6 @@
 import Crypto
+public import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The HTTP cache's secret: 32 random bytes in `<APIMACRO_HOME>/cache.key`
 /// (mode 0600, beside the credential store, not beside the cache), created

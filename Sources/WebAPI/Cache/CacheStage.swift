@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// Answers GETs from the persistent HTTP cache, revalidates stale copies with
 /// their validators, stores what may be stored, and serves a stored copy when

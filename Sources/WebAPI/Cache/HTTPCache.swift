@@ -1,11 +1,5 @@
+public import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// The persistent HTTP cache: stored GET responses in one SQLite file
 /// (`cache.sqlite` under `$XDG_CACHE_HOME/apimacro`), shared safely by

@@ -1,9 +1,5 @@
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The first tier of the HTTP cache: this process's SQLite file (`HTTPCache`), whose entries
 /// are named, varied and sealed with this machine's secret.

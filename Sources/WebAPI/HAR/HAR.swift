@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// An HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
 ///

@@ -1,11 +1,5 @@
+public import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
 
 /// Collects the exchanges of a run (`--record FILE.har`) and writes them as
 /// HAR 1.2 with every credential replaced by `REDACTED`.

@@ -1,10 +1,5 @@
+public import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The answers of a HAR file (`--replay FILE.har`), found by method, URL and
 /// body with credentials left out on both sides: query parameters that carry

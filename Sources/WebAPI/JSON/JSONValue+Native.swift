@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// JSON read and written without `JSONSerialization` (Foundation proper, which brings ICU):
 /// the same documents as `JSONValue`, and the plain Swift trees (`[String: Any]`, `[Any]`,

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// A JSON value (the MCP server's messages, answers and files read without Foundation proper):
 /// Sendable, so a message can go to the

@@ -1,13 +1,7 @@
 public import Logging
+import Platform
 import Spawning
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// Counts exchanges and, with `-v`, logs one line per exchange on stderr:
 /// method, redacted URL, status, milliseconds, where the answer came from; with `-vv`

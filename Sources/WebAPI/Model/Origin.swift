@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The scheme, host and port a URL points at.
 public struct Origin: Sendable, Equatable {

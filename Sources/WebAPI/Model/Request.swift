@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// One HTTP request, as a client or a macro describes it: everything the old
 /// iOS clients let a caller set per request.

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// HTTP headers: ordered, repeatable, looked up without regard to case.
 public struct Headers: Sendable, Sequence {

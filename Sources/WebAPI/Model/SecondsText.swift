@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// A number of seconds as messages show it: `120`, `0.5`, `0.25` (at most three decimals).
 public enum SecondsText {

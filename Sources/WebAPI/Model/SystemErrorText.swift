@@ -1,12 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Platform
 
 /// The words a user reads for an error Foundation or the system threw: "No such file or
 /// directory", never Foundation's "The operation could not be completed" or its

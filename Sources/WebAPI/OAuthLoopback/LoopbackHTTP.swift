@@ -1,14 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Platform
 
 /// What `LoopbackListener` answers: the callback page at `callbackPath`,
 /// `POST /token` with the redirect's fragment and query, 404 otherwise.

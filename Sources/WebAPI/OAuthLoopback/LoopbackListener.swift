@@ -1,17 +1,6 @@
+import Platform
 import Spawning
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A one-shot HTTP/1.1 server on 127.0.0.1 that receives an OAuth 2 implicit
 /// redirect (`apimacro login NAME --listen PORT`).

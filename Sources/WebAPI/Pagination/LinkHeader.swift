@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Parses RFC 8288 `Link` headers, as GitHub sends for pagination:
 /// `<https://…?page=2>; rel="next", <https://…?page=5>; rel="last"`.

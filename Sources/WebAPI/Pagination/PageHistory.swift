@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The pages one iteration over a list has asked for, so that pages linking back to one
 /// already fetched end the iteration instead of looping: a `Link: rel="next"` naming the page

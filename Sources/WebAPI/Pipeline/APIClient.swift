@@ -1,11 +1,6 @@
 import Logging
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// One API's connection to the pipeline: resolves requests against the base
 /// URL, sends them through the stages, and remembers the last rate-limit

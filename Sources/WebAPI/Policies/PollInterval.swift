@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The poll intervals servers asked for (`X-Poll-Interval`, GitHub's events), by URL: a watch
 /// (`apimacro run --every`) never starts its next cycle sooner than the longest one a URL of

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The rate-limit state an API reported in its last response headers
 /// (`x-ratelimit-limit`, `-remaining`, `-reset`, `-used`, `-resource`).

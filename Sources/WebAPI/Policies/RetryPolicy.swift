@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Exponential backoff with full jitter for retrying idempotent requests on
 /// connection errors, 502, 503 and 504.

@@ -1,10 +1,6 @@
 import Crypto
+public import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Keeps one process's requests within an API's secondary limits (`SecondaryLimits`), per
 /// credential: at most `maxInFlight` in flight, mutating requests one at a time and

@@ -1,13 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+public import Platform
 
 /// The private channel by which an `apimacro run` that `batch` started tells the batch the
 /// secrets it knows and the batch does not: a plugin's key from a variable of any name, and

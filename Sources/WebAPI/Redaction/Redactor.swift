@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Replaces secrets by `REDACTED` in anything bound for the user: URLs,
 /// headers, log lines, error messages, recordings.

@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A connection to the shared-state server for a caller that needs Redis rather than merely
 /// uses it when it is there (macros' state with `APIMACRO_STATE=redis`): every failure is thrown,

@@ -1,11 +1,5 @@
 import CHiredis
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// One synchronous connection to Redis through hiredis: connect with a timeout,
 /// `AUTH`, `SELECT`, then commands.

@@ -1,10 +1,5 @@
 import Crypto
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// A Lua script for `EVALSHA`, with its SHA-1 digest (Redis names scripts by it).
 struct RedisScript: Sendable, Equatable {

@@ -1,13 +1,7 @@
 import Dispatch
+import Platform
 import Spawning
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// One Redis connection and a thread of its own that does all of its socket I/O: the connect,
 /// the handshake and every command.

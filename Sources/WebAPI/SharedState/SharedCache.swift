@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The second cache tier: stored GET responses in Redis, behind each process's SQLite cache,
 /// so one machine's fetch (or ETag) serves the others.

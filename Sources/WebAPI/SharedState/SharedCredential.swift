@@ -1,10 +1,6 @@
 import Crypto
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The keys that shared state derives from the credential a request carries, so that no key
 /// has to be handed from machine to machine: every holder of the credential derives the same

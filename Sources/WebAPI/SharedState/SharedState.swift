@@ -1,11 +1,6 @@
 import Crypto
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The state every apimacro process shares through one Redis server
 /// (`APIMACRO_SHARED_STATE`): the rate-limit governor's budgets, leases and pacing, and

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Where the state shared by every apimacro process lives:
 /// `redis://[user:password@]host:port/db` (`APIMACRO_SHARED_STATE`, or `[shared] redis` in

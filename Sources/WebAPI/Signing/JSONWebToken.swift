@@ -1,10 +1,5 @@
+import Platform
 import _CryptoExtras
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A JSON Web Token signed with RS256 (RFC 7519, RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with
 /// SHA-256), as GitHub Apps authenticate (https://docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app/generating-a-json-web-token-jwt-for-a-github-app).

@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The warning a `Deprecation` (RFC 9745) or `Sunset` (RFC 8594) header earns: one per run and
 /// API, naming the date and the page the server links (`Link: <…>; rel="deprecation"` or

@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The rate-limit governor: one budget per (host, credential, resource) shared by every
 /// apimacro process through Redis (`APIMACRO_SHARED_STATE`), plus a shared pace

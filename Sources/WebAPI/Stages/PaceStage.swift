@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Paces each send to the client's secondary limits (`SecondaryPacer`, per credential, per
 /// process): it waits before the send as the rules say (each wait a line in `-v`), and tells

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// Waits out a rate limit (429, or 403 with `x-ratelimit-remaining: 0` or
 /// `retry-after`) when the wait is at most `maxWait` seconds, then sends

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Follows redirects itself (the transport never does), so that each hop goes
 /// back through the credential stage: a redirect to another origin arrives

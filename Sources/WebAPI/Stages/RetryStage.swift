@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Retries idempotent requests on connection errors, 502, 503 and 504 (and an error answer the
 /// client's API calls transient) with backoff and jitter.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// Turns a non-2xx final response into the one error type, with the API's
 /// own message, unless the request asked to see every status (`Exchange.validatesStatus`).

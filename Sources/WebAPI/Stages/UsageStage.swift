@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-    import Glibc
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// The rate-limit rule of an API that reports its usage (`UsageRule`, Meta's Graph APIs):
 /// remembers the usage of every answer; while a quota is used up, waits the time the API gave

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import Platform
 
 /// Dates written in UTC as Foundation's ICU formatters wrote them (`ISO8601DateFormatter`, a
 /// `DateFormatter` with `yyyy-MM-dd`), computed: those formatters are not in

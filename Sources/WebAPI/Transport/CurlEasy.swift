@@ -1,10 +1,5 @@
 import CCurl
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// One libcurl easy handle and what its callbacks collect, reused request after request
 /// (the connection stays open in the share).

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// The environment variables libcurl reads on its own, and why none of them changes what the
 /// transport does: apimacro resolves its network settings once (`NetworkSettings`) and libcurl

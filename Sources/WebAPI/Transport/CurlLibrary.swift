@@ -1,10 +1,5 @@
 import CCurl
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
+import Platform
 
 /// libcurl, opened with `dlopen` on the first request that reaches the network (an empty
 /// macro, or one the cache answers, never loads it nor its ~32 shared libraries), with the

@@ -1,11 +1,6 @@
 import CCurl
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The `curl_multi` of one caller thread and its easy handles, reused by every call that
 /// thread makes: transfers run on the thread that waits for them, with no hop.

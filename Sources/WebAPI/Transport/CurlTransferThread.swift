@@ -1,12 +1,7 @@
 import CCurl
+import Platform
 import Spawning
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The transport's own thread for calls that do not run on a caller thread: it drives
 /// every such transfer at once through one `curl_multi` (so `apimacro.map`'s 32 calls in

@@ -1,11 +1,6 @@
 import CCurl
+import Platform
 import Synchronization
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-    import Glibc
-#else
-    import Foundation
-#endif
 
 /// The network transport: libcurl (loaded on first use, see `CurlLibrary`), one keep-alive
 /// connection cache for the process.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import Platform
 
 /// How the transport reaches the network: forward proxies and the certificate
 /// authorities it trusts.

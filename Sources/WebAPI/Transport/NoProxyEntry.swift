@@ -1,14 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Platform
 
 /// One entry of `NO_PROXY`, read as curl reads it: `*` (every host), a host name (which also
 /// matches its subdomains; a leading `.` or `*.` changes nothing), an IP address, an IP range
