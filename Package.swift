@@ -138,19 +138,24 @@ let package = Package(
                 "Batch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // The Swift runtime and Foundation linked into the binary: the dynamic loader no longer
-            // maps and relocates a dozen libswift*/Foundation*/ICU libraries at every start
+            // The Swift runtime and FoundationEssentials linked into the binary: the dynamic loader
+            // no longer maps and relocates a dozen libswift*/Foundation* libraries at every start
             // (docs/performance.md, Start-up). Our modules are compiled against the shared
-            // Foundation, whose module does not name the static archives it needs: named here.
+            // FoundationEssentials, whose module does not name the static archives it needs: named
+            // here (no Foundation proper, CoreFoundation or ICU: no file imports them).
             // lld: gold warns at every link that the static Foundation calls mktemp. Release only:
             // the test bundle links this target's objects too, and swift-testing has no static library.
             // scripts/link: the runtime's -lstdc++ becomes GCC's static libstdc++.a (see the file there).
             linkerSettings: [
                 .unsafeFlags(
                     [
-                        "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
+                        "-static-stdlib", "-l_FoundationCollections",
                         "-l_FoundationCShims", "-lswiftSynchronization", "-use-ld=lld",
                         "-L\(Context.packageDirectory)/scripts/link",
+                        // Nothing loads symbols from the binary (libpython, libcurl and libpq are
+                        // its libraries, not its plugins): none exported, 1.5 MB of symbol tables
+                        // gone. Relative relocations packed (DT_RELR, glibc 2.36): 1.3 MB less.
+                        "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                     ], .when(configuration: .release))
             ]
         ),
