@@ -219,6 +219,7 @@ if Context.environment["APIMACRO_FUZZ"] == "1" {
         ("NextURL", ["WebAPI"]),
         ("RedirectURL", ["Clients", "WebAPI"]),
         ("JSONPython", ["PythonBridge"]),
+        ("JSONReader", ["WebAPI"]),
         ("HAR", ["WebAPI"]),
         ("Manifest", ["PluginHost"]),
         ("TOML", ["PluginHost"]),
