@@ -99,16 +99,22 @@ enum NetworkResolver {
     }
 
     /// The first `limit` bytes of `fd` (fewer at its end; after a failed read, those read before).
+    ///
+    /// Read straight into the array's storage, sized by `fstat` (the file is a regular one): an
+    /// append of each chunk went element by element, 0.4 M instructions of every start for
+    /// Debian's 214 KB bundle. A file that grows meanwhile is read up to the size seen.
     private static func prefix(of fd: Int32, limit: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - bytes.count)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? min(limit, max(0, Int(info.st_size))) : 0
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            initialized = 0
+            while initialized < size, let base = buffer.baseAddress {
+                let count = read(fd, base + initialized, size - initialized)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                initialized += count
+            }
         }
-        return bytes
     }
 
     /// Whether `marker` occurs in `bytes` (memchr to each candidate first byte, then memcmp).
