@@ -20,6 +20,9 @@ public final class GitDaemon: Sendable {
         self.process = Mutex(process)
     }
 
+    /// Debian's git-daemon (git's exec path, as `git --exec-path` names it).
+    static let executable = "/usr/lib/git-core/git-daemon"
+
     /// `git://127.0.0.1:PORT/NAME.git`.
     public func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name).git" }
 
@@ -31,10 +34,12 @@ public final class GitDaemon: Sendable {
         for _ in 0..<3 {
             let port = try LoopbackSocket.freePort()
             let log = folder.appendingPathComponent("daemon-\(port).log")
+            // git-daemon itself, not `git daemon`: git runs it as a child of its own, which a
+            // SIGKILL to `git` at `stop()` left running (three daemons left behind by every run).
             let process = try Spawned(
-                "/usr/bin/git",
+                Self.executable,
                 [
-                    "daemon", "--reuseaddr", "--export-all", "--verbose", "--listen=127.0.0.1", "--port=\(port)",
+                    "--reuseaddr", "--export-all", "--verbose", "--listen=127.0.0.1", "--port=\(port)",
                     "--base-path=\(folder.path)", folder.path,
                 ], environment: ["PATH": "/usr/bin:/bin", "HOME": folder.path], stderr: .file(log.path))
             let deadline = Date().addingTimeInterval(limit)
