@@ -129,7 +129,7 @@ let package = Package(
         // only binds apimacro.state, incremental and output(to=). WebAPI also for `SystemErrorText`:
         // an I/O failure in errno's words, never Foundation's. CPostgres (libpq) for PostgreSQL
         // destinations and state.
-        .target(name: "Store", dependencies: ["Platform", "WebAPI", "CPostgres"]),
+        .target(name: "Store", dependencies: ["Platform", "WebAPI", "CPostgres", "Spawning"]),
         .executableTarget(
             name: "apimacro",
             dependencies: [

@@ -31,6 +31,20 @@ public enum DescriptorIO {
         return true
     }
 
+    /// The first `count` bytes of `descriptor` (fewer at its end; after a failed read, those read
+    /// before), read straight into the array's storage.
+    public static func readPrefix(_ descriptor: Int32, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
+            initialized = 0
+            while initialized < buffer.count, let base = buffer.baseAddress {
+                let got = read(descriptor, base + initialized, buffer.count - initialized)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { break }
+                initialized += got
+            }
+        }
+    }
+
     /// Reads `descriptor` to its end, keeping at most `limit` bytes (the rest is read and dropped).
     public static func readAll(_ descriptor: Int32, limit: Int) -> [UInt8] {
         var kept: [UInt8] = []

@@ -1,4 +1,5 @@
 public import Platform
+import Spawning
 
 /// Where a run's rows go: a SQLite or PostgreSQL table (upserted), or a CSV, JSON Lines or JSON file.
 public enum Destination: Sendable, Equatable, Hashable {
@@ -100,15 +101,8 @@ public enum Destination: Sendable, Equatable, Hashable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError.io("cannot read \(path)") }
         defer { close(descriptor) }
-        var head = [UInt8](repeating: 0, count: 16)
-        var count = 0
-        while count < head.count {
-            let read = head[count...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-        }
-        guard count == 0 || head[..<count].elementsEqual("SQLite format 3\0".utf8) else {
+        let head = DescriptorIO.readPrefix(descriptor, count: 16)
+        guard head.isEmpty || head.elementsEqual("SQLite format 3\0".utf8) else {
             throw StoreError.invalid(
                 "\(path) is not a SQLite database; it was left untouched. Name a new file, or remove this one")
         }

@@ -1,4 +1,5 @@
 public import Platform
+import Spawning
 import Synchronization
 import WebAPI
 
@@ -537,16 +538,7 @@ private final class PreparedFile {
             guard end >= 0 else { throw failed() }
             originalLength = UInt64(end)
             let prefix = end == 0 ? text.header : ""
-            let bytes = Array((prefix + text.body).utf8)
-            var done = 0
-            while done < bytes.count {
-                let count = bytes.withUnsafeBytes { buffer in
-                    Glibc.write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
-                }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw failed() }
-                done += count
-            }
+            guard DescriptorIO.writeAll(descriptor, Array((prefix + text.body).utf8)) else { throw failed() }
             guard fsync(descriptor) == 0 else { throw failed() }
         }
     }
@@ -629,17 +621,7 @@ enum CSVText {
         guard descriptor >= 0 else { return nil }
         defer { Glibc.close(descriptor) }
         // The first 64 KiB hold the header line.
-        var head = [UInt8](repeating: 0, count: 64 * 1024)
-        var filled = 0
-        while filled < head.count {
-            let count = head.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
-        }
-        head.removeSubrange(filled...)
+        let head = DescriptorIO.readPrefix(descriptor, count: 64 * 1024)
         guard !head.isEmpty else { return nil }
         let text = String(decoding: head, as: UTF8.self)
         var fields: [String] = []

@@ -1,4 +1,5 @@
 public import Platform
+import Spawning
 
 /// A file a batch writes when its jobs have run (the JUnit report, an `--output-dir` file):
 /// its folder made and checked before any job runs, and written whole or not at all, with a
@@ -54,7 +55,7 @@ public enum ReportFile {
         guard descriptor >= 0 else { throw Failure(path: file.path, reason: reason()) }
         var failed: String?
         if fchmod(descriptor, mode) != 0 { failed = reason() }
-        if failed == nil, !writeAll(descriptor, Array(text.utf8)) { failed = reason() }
+        if failed == nil, !DescriptorIO.writeAll(descriptor, Array(text.utf8)) { failed = reason() }
         if close(descriptor) != 0, failed == nil { failed = reason() }
         if failed == nil, rename(temporary.path, file.path) != 0 { failed = reason() }
         if let failed {
@@ -102,17 +103,6 @@ public enum ReportFile {
         let parent = parent(path)
         if !parent.isEmpty, parent != path { try makeFolder(parent) }
         guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw Failure(path: path, reason: reason()) }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
     }
 
     /// errno in the system's words.

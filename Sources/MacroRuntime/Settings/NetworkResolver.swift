@@ -1,5 +1,6 @@
 import Clients
 import Platform
+import Spawning
 import WebAPI
 
 /// Resolves `NetworkSettings` once from the environment (with `config.toml` beneath it) and
@@ -105,16 +106,7 @@ enum NetworkResolver {
     /// Debian's 214 KB bundle. A file that grows meanwhile is read up to the size seen.
     private static func prefix(of fd: Int32, limit: Int) -> [UInt8] {
         var info = stat()
-        let size = fstat(fd, &info) == 0 ? min(limit, max(0, Int(info.st_size))) : 0
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            initialized = 0
-            while initialized < size, let base = buffer.baseAddress {
-                let count = read(fd, base + initialized, size - initialized)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                initialized += count
-            }
-        }
+        return DescriptorIO.readPrefix(fd, count: fstat(fd, &info) == 0 ? min(limit, Int(info.st_size)) : 0)
     }
 
     /// Whether `marker` occurs in `bytes` (memchr to each candidate first byte, then memcmp).

@@ -1,4 +1,5 @@
 public import Platform
+import Spawning
 
 /// The private channel by which an `apimacro run` that `batch` started tells the batch the
 /// secrets it knows and the batch does not: a plugin's key from a variable of any name, and
@@ -34,14 +35,7 @@ public struct LearnedSecrets: Sendable {
         let fd = open(file.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        let bytes = Array(lines.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        _ = DescriptorIO.writeAll(fd, Array(lines.utf8))
     }
 
     /// The secrets in the file (none when it cannot be read).
