@@ -64,6 +64,7 @@ struct ReportCommand: ParsableCommand {
             title: "apimacro report \(source.lastPathComponent)", started: started, seconds: span / 1000, jobs: [job],
             secrets: [])
         try ReportFile.write(report.text(format), to: file)
-        StandardStreams.error("apimacro: wrote \(file.path) (\(exchanges.count) exchanges)\n")
+        StandardStreams.error(
+            "apimacro: wrote \(file.path) (\(exchanges.count) exchange\(exchanges.count == 1 ? "" : "s"))\n")
     }
 }
