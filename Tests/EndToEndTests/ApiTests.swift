@@ -141,6 +141,12 @@ struct ApiTests {
             environment: Self.environment(server))
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout == "GET\n{\"n\":\"1\",\"q\":\"a b\"}\n")
+        // A path typed with a space and non-ASCII letters goes out percent-encoded, as gh's does;
+        // what is already encoded stays as typed.
+        let typed = try await space.run(
+            "api", "github", "/echo/a b/ä%2Fx", "--jq", ".method", environment: Self.environment(server))
+        #expect(typed.status == 0, "\(typed.stderr)")
+        #expect(server.requests.contains { $0.uri == "/echo/a%20b/%C3%A4%2Fx" }, "\(server.requests.map(\.uri))")
         let put = try await space.run(
             "api", "github", "/echo/put", "-X", "put", "--jq", ".method", environment: Self.environment(server))
         #expect(put.stdout == "PUT\n")

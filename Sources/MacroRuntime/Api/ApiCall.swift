@@ -191,10 +191,26 @@ public struct ApiCall: Sendable {
         return afterScheme.drop { $0 != "/" }.prefix { $0 != "?" && $0 != "#" }
     }
 
+    /// `target` with what may never stand in a URL as it is percent-encoded, as gh api's Go URL
+    /// does: spaces and other controls, non-ASCII letters (as UTF-8), the double quote, angle
+    /// brackets, backslash, caret, backtick and curly braces and the bar.
+    ///
+    /// `repos/a b/x` is `repos/a%20b/x` rather than libcurl's "URL using bad/illegal format";
+    /// what is already encoded (`%2F`), reserved characters and the query are left as typed.
+    static func typable(_ target: String) -> String {
+        func allowed(_ byte: UInt8) -> Bool {
+            switch byte {
+            case 0x21, 0x23...0x3B, 0x3D, 0x3F...0x5B, 0x5D, 0x5F, 0x61...0x7A, 0x7E: true
+            default: false
+            }
+        }
+        return target.utf8.allSatisfy(allowed) ? target : target.percentEncoded(allowing: allowed)
+    }
+
     /// The first request: the method, fields (query or JSON body), headers, `--input`'s body.
     func request(fields: ApiFields, headers: [(String, String)], body: [UInt8]? = nil) throws -> Request {
         let method = (method ?? (fields.isEmpty && body == nil ? "GET" : "POST")).uppercased()
-        var request = Request(method, target, headers: headers)
+        var request = Request(method, Self.typable(target), headers: headers)
         if let body {
             // As gh: the file is the body, the fields go to the query string; JSON unless -H says.
             request.query = fields.query
