@@ -130,6 +130,16 @@ struct InstallTests {
         #expect(sections.status == 0 && !sections.stdout.contains(".symtab"), "not stripped")
         let share = root.appendingPathComponent("usr/share")
         try await Self.expectReplays(["hello", "github-profile"], share: share, executable: installed, in: space)
+        // Numbers, dates and URLs as the built binary writes them (issue 43: off Foundation and ICU).
+        let formats = try Workspace()
+        defer { formats.remove() }
+        try FormattingSnapshotTests.expectSnapshot(
+            try await FormattingSnapshotTests.numbersText(in: formats, executable: installed),
+            named: "formatting_numbers.txt", record: false)
+        let cassette = share.appendingPathComponent("apimacro/examples/cassettes/github-profile.har")
+        try FormattingSnapshotTests.expectSnapshot(
+            try await FormattingSnapshotTests.datesAndURLsText(cassette: cassette, in: formats, executable: installed),
+            named: "formatting_dates_urls.txt", record: false)
         let plugin = try await Binary.run(["plugins", "show", "openweather"], in: space.url, executable: installed)
         #expect(
             plugin.stdout.contains("manifest:     \(share.path)/apimacro/plugins/openweather/plugin.toml"),
