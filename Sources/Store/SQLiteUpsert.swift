@@ -33,18 +33,10 @@ enum SQLiteUpsert {
             plan = try TablePlan.plan(table: table, key: key, existing: existing, rows: rows)
         }
         let qualified = "\(schema).\(Identifier.quoted(table))"
-        if plan.creates {
-            var definitions = plan.columns.map { column in
-                "\(Identifier.quoted(column.name)) \(column.type.rawValue)"
-            }
-            if !key.isEmpty {
-                definitions.append("PRIMARY KEY (\(key.map(Identifier.quoted).joined(separator: ", ")))")
-            }
-            try db.execute("CREATE TABLE \(qualified) (\(definitions.joined(separator: ", ")))")
-        }
-        for column in plan.added {
-            try db.execute(
-                "ALTER TABLE \(qualified) ADD COLUMN \(Identifier.quoted(column.name)) \(column.type.rawValue)")
+        for statement in ColumnPlanner.statements(
+            table: qualified, key: key, creates: plan.creates, columns: plan.columns, added: plan.added)
+        {
+            try db.execute(statement)
         }
         if replace { try db.execute("DELETE FROM \(qualified)") }
         var types: [String: ColumnType] = [:]

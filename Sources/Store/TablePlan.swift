@@ -53,6 +53,8 @@ extension ColumnType: PlannedType {
     func accepts(_ cell: Cell) -> Bool { cell.columnType.map(accepts) ?? true }
 
     func widened(for type: ColumnType) -> ColumnType? { self == .integer && type == .real ? .real : nil }
+
+    var sql: String { rawValue }
 }
 
 /// A destination's column type, as the planning SQLite's and PostgreSQL's upserts share
@@ -69,6 +71,8 @@ protocol PlannedType: Equatable {
     func widened(for type: Self) -> Self?
     /// Words for messages.
     var shown: String { get }
+    /// The type in `CREATE TABLE` and `ADD COLUMN`.
+    var sql: String { get }
     /// Checks field `name` of row `row` (a new column when `isNew`) before it is planned: what the
     /// destination cannot hold, beyond types.
     static func check(name: String, value: Cell, row: Int, isNew: Bool) throws
@@ -160,6 +164,21 @@ enum ColumnPlanner<Type: PlannedType> {
             guard columns[index].name == column.name, columns[index].type == column.type else { return false }
         }
         return true
+    }
+
+    /// The statements that make `table` (quoted, after its schema where it has one) as a plan
+    /// (`creates`, `columns`, `added`) has it: `CREATE TABLE` with every column and `key` as its
+    /// primary key when the plan creates it, else an `ALTER TABLE … ADD COLUMN` for each column
+    /// added.
+    static func statements(table: String, key: [String], creates: Bool, columns: Columns, added: Columns) -> [String] {
+        guard creates else {
+            return added.map { "ALTER TABLE \(table) ADD COLUMN \(Identifier.quoted($0.name)) \($0.type.sql)" }
+        }
+        var definitions = columns.map { "\(Identifier.quoted($0.name)) \($0.type.sql)" }
+        if !key.isEmpty {
+            definitions.append("PRIMARY KEY (\(key.map(Identifier.quoted).joined(separator: ", ")))")
+        }
+        return ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"]
     }
 }
 

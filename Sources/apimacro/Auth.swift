@@ -4,6 +4,12 @@ import MacroRuntime
 import Platform
 import PluginHost
 
+/// The client `login`, `logout` and `auth switch` act on: one with a login, or a plugin.
+struct LoginClient: ParsableArguments {
+    @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
+    var name: String
+}
+
 /// `apimacro login NAME [--account LABEL] [--redirect-url URL | --listen PORT | --token - | --with-token]
 /// [--hostname HOST]`.
 struct Login: AsyncParsableCommand {
@@ -12,8 +18,7 @@ struct Login: AsyncParsableCommand {
         abstract: "Log in to an API and store its token under $APIMACRO_HOME (mode 0600).",
         discussion: Logins.help)
 
-    @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
-    var name: String
+    @OptionGroup var client: LoginClient
 
     @Option(help: ArgumentHelp("The address the browser was redirected to, to finish a login.", valueName: "url"))
     var redirectURL: String?
@@ -60,10 +65,10 @@ struct Login: AsyncParsableCommand {
         let say: @Sendable (String) -> Void = { line in StandardStreams.output(line + "\n") }
         let logins = try Logins(settings: try Settings.load(), account: account)
         if token != nil || withToken {
-            return try await logins.store(token: readLine(strippingNewline: true) ?? "", for: name, say: say)
+            return try await logins.store(token: readLine(strippingNewline: true) ?? "", for: client.name, say: say)
         }
         let mode: Logins.Mode = redirectURL.map { .redirectURL($0) } ?? listen.map { .listen(port: $0) } ?? .paste
-        try await logins.login(name, mode: mode, hostname: hostname, say: say, prompt: { readLine() })
+        try await logins.login(client.name, mode: mode, hostname: hostname, say: say, prompt: { readLine() })
     }
 }
 
@@ -73,8 +78,7 @@ struct Logout: ParsableCommand {
         commandName: "logout",
         abstract: "Remove a stored token (of \(Logins.namesInWords)).")
 
-    @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
-    var name: String
+    @OptionGroup var client: LoginClient
 
     @Option(
         help: ArgumentHelp(
@@ -84,11 +88,12 @@ struct Logout: ParsableCommand {
 
     func run() throws {
         let logins = Logins(settings: try Settings.load())
-        let removed = try logins.logout(name, account: account)
+        let removed = try logins.logout(client.name, account: account)
         let which = account.map { " account \($0)" } ?? ""
-        print(removed ? "\(name):\(which) logged out (stored token removed)." : "\(name): no stored token.")
-        if removed, account != nil, let active = logins.activeAccount(of: name) {
-            print("\(name): account \(active) is the active one.")
+        print(
+            removed ? "\(client.name):\(which) logged out (stored token removed)." : "\(client.name): no stored token.")
+        if removed, account != nil, let active = logins.activeAccount(of: client.name) {
+            print("\(client.name): account \(active) is the active one.")
         }
     }
 }
@@ -112,16 +117,15 @@ struct Auth: ParsableCommand {
                 With no LABEL, a client with exactly two accounts switches to the other.
                 """)
 
-        @Argument(help: "The client: \(Logins.namesInWords).", completion: .custom(Completions.loginNames))
-        var name: String
+        @OptionGroup var client: LoginClient
 
         @Argument(
             help: ArgumentHelp("The account to make active (apimacro auth status lists them).", valueName: "label"))
         var label: String?
 
         func run() throws {
-            let active = try Logins(settings: try Settings.load()).switchAccount(name, to: label)
-            print("\(name): account \(active) is the active one.")
+            let active = try Logins(settings: try Settings.load()).switchAccount(client.name, to: label)
+            print("\(client.name): account \(active) is the active one.")
         }
     }
 

@@ -40,11 +40,10 @@ struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show", abstract: "Show a plugin's settings and its endpoints with their parameters.")
 
-        @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
-        var name: String
+        @OptionGroup var plugin: PluginName
 
         func run() throws {
-            print(try PluginCatalog(settings: try Settings.load()).show(name))
+            print(try PluginCatalog(settings: try Settings.load()).show(plugin.name))
         }
     }
 
@@ -95,11 +94,10 @@ struct Plugins: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove", abstract: "Remove a plugin from $APIMACRO_HOME/plugins.")
 
-        @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
-        var name: String
+        @OptionGroup var plugin: PluginName
 
         func run() throws {
-            print(try PluginInstaller(settings: try Settings.load()).remove(name))
+            print(try PluginInstaller(settings: try Settings.load()).remove(plugin.name))
         }
     }
 
@@ -153,4 +151,10 @@ struct Plugins: ParsableCommand {
                     name: name, source: source, folder: folder, baseURL: baseURL, force: force))
         }
     }
+}
+
+/// The plugin `plugins show` and `plugins remove` act on, completed from the loaded plugins.
+struct PluginName: ParsableArguments {
+    @Argument(help: "The plugin's name.", completion: .custom(Completions.pluginNames))
+    var name: String
 }

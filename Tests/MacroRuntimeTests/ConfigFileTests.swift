@@ -89,6 +89,28 @@ struct ConfigFileTests {
         }
     }
 
+    @Test("the settings table: a key, a variable, or both; none is no default; an indented line goes on")
+    func settingsTableRows() {
+        let entries = SettingsTable.entries(
+            """
+            ui.color | auto | colour
+            APIMACRO_STATE | none
+                | where state
+                  lives
+            APIMACRO_SHARED_STATE shared.redis | none | a redis:// URL | with a bar
+            """)
+        #expect(
+            entries == [
+                .init(variable: "APIMACRO_UI_COLOR", key: "ui.color", defaultText: "auto", summary: "colour"),
+                .init(variable: "APIMACRO_STATE", key: nil, defaultText: nil, summary: "where state lives"),
+                .init(
+                    variable: "APIMACRO_SHARED_STATE", key: "shared.redis", defaultText: nil,
+                    summary: "a redis:// URL | with a bar"),
+            ])
+        // Every row of the real tables has its three columns.
+        #expect(SettingsTable.all.allSatisfy { !$0.summary.isEmpty && $0.variable.hasPrefix("APIMACRO_") })
+    }
+
     @Test("no file: nothing changes")
     func missing() throws {
         let home = try home(with: nil)

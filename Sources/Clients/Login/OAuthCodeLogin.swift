@@ -9,7 +9,7 @@ public import WebAPI
 /// Its app is described by `APIMACRO_<NAME>_CLIENT_ID`, `_CLIENT_SECRET` (a secret: never
 /// printed, logged or recorded), `_REDIRECT_URI` (default `OAuthImplicitFlow.defaultRedirectURI`),
 /// `_AUTHORIZE_URL` and `_TOKEN_URL` (defaults: the client's).
-public struct OAuthCodeLogin: Sendable {
+public struct OAuthCodeLogin: OAuthBrowserLogin {
     /// The client's name, the login's (`apimacro login NAME`).
     public let name: String
     /// The scopes asked for (comma- or space-separated, as the provider takes them), if any.
@@ -57,38 +57,25 @@ public struct OAuthCodeLogin: Sendable {
         self.redeem = redeem
     }
 
-    /// `APIMACRO_<NAME>_CLIENT_ID`: the registered app's client id.
-    public var clientID: ClientSetting {
-        .oauthClientID(of: name)
-    }
     /// `APIMACRO_<NAME>_CLIENT_SECRET`: the registered app's secret.
     public var clientSecret: ClientSetting {
         ClientSetting(client: name, key: "client_secret").described("the app's secret, to log in")
-    }
-    /// `APIMACRO_<NAME>_REDIRECT_URI`: the redirect URI registered with the provider.
-    public var redirectURI: ClientSetting {
-        .oauthRedirectURI(of: name)
-    }
-    /// `APIMACRO_<NAME>_AUTHORIZE_URL`: the provider's authorize page.
-    public var authorizeURL: ClientSetting {
-        .oauthAuthorizeURL(of: name)
     }
     /// `APIMACRO_<NAME>_TOKEN_URL`: where the code is redeemed.
     public var tokenURL: ClientSetting {
         ClientSetting.url(client: name, key: "token_url").described(
             "where the login's code is redeemed", default: "the provider's")
     }
-    /// The five settings above, for the client's descriptor.
+    /// The client ID, secret, redirect URI, authorize URL and token URL, for the client's descriptor.
     public var settings: [ClientSetting] { [clientID, clientSecret, redirectURI, authorizeURL, tokenURL] }
 
     /// The browser step of the app `view` describes; `AuthError` naming what is missing when
     /// it lacks a client id or secret (checked before any URL is printed).
     public func flow(in view: SettingsView) throws -> OAuthImplicitFlow {
         _ = try app(in: view)
-        var flow = OAuthImplicitFlow(
-            authorizeURL: view.value(authorizeURL) ?? defaultAuthorizeURL(view), clientID: view.value(clientID) ?? "",
-            redirectURI: view.value(redirectURI) ?? OAuthImplicitFlow.defaultRedirectURI, scope: scope, name: name,
-            inMacro: inMacro)
+        var flow = browserFlow(
+            clientID: view.value(clientID) ?? "", redirectURI: view.value(redirectURI),
+            authorizeURL: view.value(authorizeURL) ?? defaultAuthorizeURL(view))
         flow.responseType = "code"
         return flow
     }

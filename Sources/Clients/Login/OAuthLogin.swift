@@ -4,7 +4,7 @@ import WebAPI
 /// described by the settings `APIMACRO_<NAME>_CLIENT_ID`, `APIMACRO_<NAME>_REDIRECT_URI`
 /// (default `OAuthImplicitFlow.defaultRedirectURI`) and `APIMACRO_<NAME>_AUTHORIZE_URL`
 /// (default `defaultAuthorizeURL`), the same for a built-in client and an `oauth2_implicit` plugin.
-public struct OAuthLogin: Sendable {
+public struct OAuthLogin: OAuthBrowserLogin {
     /// The client's name, the login's (`apimacro login NAME`).
     public let name: String
     /// The scopes asked for (space-separated), if any.
@@ -26,19 +26,7 @@ public struct OAuthLogin: Sendable {
         self.defaultAuthorizeURL = defaultAuthorizeURL
     }
 
-    /// `APIMACRO_<NAME>_CLIENT_ID`: the registered app's client id (needed to log in).
-    public var clientID: ClientSetting {
-        .oauthClientID(of: name)
-    }
-    /// `APIMACRO_<NAME>_REDIRECT_URI`: the redirect URI registered with the provider.
-    public var redirectURI: ClientSetting {
-        .oauthRedirectURI(of: name)
-    }
-    /// `APIMACRO_<NAME>_AUTHORIZE_URL`: the provider's authorize endpoint.
-    public var authorizeURL: ClientSetting {
-        .oauthAuthorizeURL(of: name)
-    }
-    /// The three settings above, for the client's descriptor.
+    /// The three settings `OAuthBrowserLogin` names, for the client's descriptor.
     public var settings: [ClientSetting] { [clientID, redirectURI, authorizeURL] }
 
     /// The flow of the app `view` describes; `AuthError` when it names no client id.
@@ -57,9 +45,6 @@ public struct OAuthLogin: Sendable {
                 "set \(self.clientID.variable) (and \(self.redirectURI.variable)) to your app's values to log in",
                 api: name)
         }
-        return OAuthImplicitFlow(
-            authorizeURL: authorizeURL, clientID: clientID,
-            redirectURI: redirectURI ?? OAuthImplicitFlow.defaultRedirectURI, scope: scope, name: name,
-            inMacro: inMacro)
+        return browserFlow(clientID: clientID, redirectURI: redirectURI, authorizeURL: authorizeURL)
     }
 }

@@ -15,8 +15,7 @@ extension InstagramBinding {
         /// A stored-token problem (say, a file others can read) reported when a call needs the token.
         let storeProblem: APIError?
         let runtime: Runtime
-        /// The login an `authorize_url()` started in this session (its state expires after 15 minutes).
-        private var pending: OAuthImplicitFlow.PendingLogin?
+        var pending: OAuthImplicitFlow.PendingLogin?
 
         init(
             client: InstagramGraphClient, decoder: JSONDecoding, iterators: NativeClass<PageState>,
@@ -101,13 +100,9 @@ extension InstagramBinding {
             ).toPython()
         }
 
-        /// `authorize_url(state=None)`: Meta's authorize page for this app; its state is kept for
-        /// `complete_login`.
-        func authorizeURL(state: String?) throws -> String {
-            let flow = try Instagram.businessLogin.flow(in: runtime.view(of: Instagram.descriptor))
-            let state = state ?? OAuthImplicitFlow.newState()
-            pending = OAuthImplicitFlow.PendingLogin(state: state, created: Date())
-            return flow.authorizationURL(state: state)
+        /// Business Login's browser step: Meta's authorize page for this app (`response_type=code`).
+        func loginFlow() throws -> OAuthImplicitFlow {
+            try Instagram.businessLogin.flow(in: runtime.view(of: Instagram.descriptor))
         }
 
         /// `complete_login(redirect_url)`: checks the redirect against the pending login (this
@@ -126,8 +121,7 @@ extension InstagramBinding {
             let flow = try login.flow(in: view)
             let app = try login.app(in: view)
             let time = Date()
-            let expected =
-                try pending?.state(at: time) ?? flow.takePendingState(for: Instagram.name, in: store.home, now: time)
+            let expected = try expectedState(of: flow, at: time)
             let code = try flow.code(from: redirect, expectedState: expected)
             pending = nil
             let secrets = runtime.secrets

@@ -12,24 +12,19 @@ final class InstagramBinding: InstagramFace {
     let store: CredentialStore
     /// A stored-token problem (say, a file others can read) reported when a call needs the token.
     let storeProblem: APIError?
-    /// The login an `authorize_url()` started in this session (its state expires after 15 minutes).
-    private var pending: OAuthImplicitFlow.PendingLogin?
-    /// The clock the pending login's age is measured with (tests set it).
-    let now: @Sendable () -> Date
+    var pending: OAuthImplicitFlow.PendingLogin?
     /// Registers a token obtained in this session with the redactor of tracebacks and the REPL's echo.
     var remember: @Sendable (String) -> Void = { _ in }
 
     init(
         client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore,
-        storeProblem: APIError?,
-        now: @escaping @Sendable () -> Date = { Date() }
+        storeProblem: APIError?
     ) {
         self.client = client
         self.decoder = decoder
         self.iterators = iterators
         self.store = store
         self.storeProblem = storeProblem
-        self.now = now
     }
 
     var loggedIn: Bool { client.loggedIn }
@@ -79,13 +74,8 @@ final class InstagramBinding: InstagramFace {
                 decoder: decoder))
     }
 
-    /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
-    func authorizeURL(state: String?) throws -> String {
-        let flow = try client.loginFlow()
-        let state = state ?? OAuthImplicitFlow.newState()
-        pending = OAuthImplicitFlow.PendingLogin(state: state, created: now())
-        return flow.authorizationURL(state: state)
-    }
+    /// The implicit grant's browser step (`authorize_url()` opens it).
+    func loginFlow() throws -> OAuthImplicitFlow { try client.loginFlow() }
 
     /// `complete_login(redirect_url)`: checks the redirect against the pending login (this
     /// session's `authorize_url()`, else one `apimacro login instagram` saved), stores the
@@ -94,9 +84,7 @@ final class InstagramBinding: InstagramFace {
     /// No pending login, or an expired one, is an `AuthError`: the token is not stored.
     func completeLogin(redirect: String) throws {
         let flow = try client.loginFlow()
-        let time = now()
-        let expected =
-            try pending?.state(at: time) ?? flow.takePendingState(for: "instagram", in: store.home, now: time)
+        let expected = try expectedState(of: flow, at: Date())
         let token = try flow.complete(redirect: redirect, expectedState: expected)
         pending = nil
         try store.save(token, for: "instagram", kind: "access_token")

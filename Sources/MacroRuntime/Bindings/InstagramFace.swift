@@ -1,4 +1,5 @@
 import Clients
+import Platform
 import PythonBridge
 
 /// What both faces of `apimacro.instagram` take the same arguments for.
@@ -14,8 +15,12 @@ protocol InstagramFace: AnyObject {
     var loggedIn: Bool { get }
     /// The base URL as `__repr__` shows it (redacted).
     var shownURL: String { get }
-    /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
-    func authorizeURL(state: String?) throws -> String
+    /// Where tokens are stored, and where `apimacro login instagram` leaves a login pending.
+    var store: CredentialStore { get }
+    /// The login an `authorize_url()` started in this session (its state expires after 15 minutes).
+    var pending: OAuthImplicitFlow.PendingLogin? { get set }
+    /// The browser step of this backend's login; `AuthError` when its app is not set.
+    func loginFlow() throws -> OAuthImplicitFlow
     /// `complete_login(redirect_url)`: the token from the redirect, stored and used from now on.
     func completeLogin(redirect: String) throws
     /// One request's decoded answer (GIL held; sends without it).
@@ -41,6 +46,21 @@ struct InstagramFaceDocs {
 }
 
 extension InstagramFace {
+    /// `authorize_url(state=None)`: the URL to open; its state is kept for `complete_login`.
+    func authorizeURL(state: String?) throws -> String {
+        let flow = try loginFlow()
+        let state = state ?? OAuthImplicitFlow.newState()
+        pending = OAuthImplicitFlow.PendingLogin(state: state, created: Date())
+        return flow.authorizationURL(state: state)
+    }
+
+    /// The state `complete_login` expects at `time`: this session's `authorize_url()`'s, else
+    /// the one `apimacro login instagram` saved; nil when neither is pending (the flow then
+    /// refuses the redirect).
+    func expectedState(of flow: OAuthImplicitFlow, at time: Date) throws -> String? {
+        try pending?.state(at: time) ?? flow.takePendingState(for: Instagram.name, in: store.home, now: time)
+    }
+
     /// `get(path, params=None)`.
     func get(path: String, parameters: [(String, String)]) throws -> PyRef {
         try fetch(.get(path: path, parameters: parameters))

@@ -25,19 +25,6 @@ public enum SettingsTable {
             self.summary = summary
         }
 
-        /// The setting `key` of `config.toml`, whose variable is `APIMACRO_` and the key in
-        /// capitals, a table's dot an underscore (`ui.color` is `APIMACRO_UI_COLOR`).
-        init(key: String, defaultText: String?, summary: String) {
-            self.init(
-                variable: "APIMACRO_" + String(key.uppercased().map { $0 == "." ? "_" : $0 }), key: key,
-                defaultText: defaultText, summary: summary)
-        }
-
-        /// A setting `config.toml` has no key for.
-        init(variable: String, defaultText: String?, summary: String) {
-            self.init(variable: variable, key: nil, defaultText: defaultText, summary: summary)
-        }
-
         /// The key as a user writes it in `config.toml`: `max_wait`, `[github] url`.
         public var keyText: String? {
             guard let key else { return nil }
@@ -46,93 +33,63 @@ public enum SettingsTable {
         }
     }
 
-    /// apimacro's own settings, in the order `config.toml`'s top-level keys are listed.
-    public static let global: [Entry] = [
-        Entry(
-            key: "format", defaultText: "table on a terminal, else json",
-            summary: "the output format: table, json, csv or ndjson (--format)"),
-        Entry(
-            key: "max_wait", defaultText: "60",
-            summary: "the longest rate-limit wait, seconds"),
-        Entry(
-            key: "request_timeout", defaultText: "30",
-            summary: "each request's timeout, seconds (--request-timeout)"),
-        Entry(
-            key: "stale_if_error", defaultText: "on",
-            summary: "serve a cached copy, with a warning, when the network fails (off: --no-stale)"),
-        Entry(
-            key: "plugins", defaultText: nil,
-            summary: "more plugin folders, colon-separated"),
-        Entry(
-            key: "max_rate", defaultText: nil,
-            summary:
-                "requests a second per API (10, 10/s, 600/min, 5000/h): in each process, or across them with shared state"
-        ),
-        Entry(
-            key: "max_concurrency", defaultText: nil,
-            summary: "requests in flight per API: in each process, or across them with shared state"),
-        Entry(
-            key: "jq_memory", defaultText: "4096, or half the memory",
-            summary: "the memory an api --jq filter may use, MiB (at least 32)"),
-        Entry(
-            key: "https_proxy", defaultText: "https_proxy, HTTPS_PROXY",
-            summary: "the proxy for https:// URLs"),
-        Entry(
-            key: "http_proxy", defaultText: "http_proxy, HTTP_PROXY",
-            summary: "the proxy for http:// URLs"),
-        Entry(
-            key: "no_proxy", defaultText: "no_proxy, NO_PROXY",
-            summary: "hosts reached without the proxy, comma-separated"),
-        Entry(
-            key: "ca_bundle", defaultText: "SSL_CERT_FILE, else the system's",
-            summary: "the certificate authorities to trust (a PEM file)"),
-        Entry(
-            variable: "APIMACRO_SHARED_STATE", key: "shared.redis", defaultText: nil,
-            summary: "a redis:// URL: one rate-limit budget and cache across processes and machines"),
-        Entry(
-            variable: "APIMACRO_SHARED_STATE_TIMEOUT", key: "shared.timeout", defaultText: "1",
-            summary: "how long to wait for Redis, seconds"),
-        Entry(
-            variable: "APIMACRO_STATE", defaultText: "sqlite ($APIMACRO_HOME/state.db)",
-            summary: "where macros' state lives: sqlite, a postgresql:// URL, or redis (the shared-state server)"),
-        Entry(
-            variable: "APIMACRO_DATABASE_URL", defaultText: nil,
-            summary: "a postgresql:// URL: where apimacro.output(rows, table=...) writes without to="),
-        Entry(
-            key: "ui.color", defaultText: "auto",
-            summary: "colour: auto (a terminal, unless NO_COLOR is set), always or never (--color)"),
-        Entry(
-            variable: "APIMACRO_KEYRING", defaultText: "auto",
-            summary: "where login keeps tokens: auto (the system keyring where one runs, else the 0600 file), "
-                + "required or off"),
-        Entry(
-            variable: "APIMACRO_KEYRING_TIMEOUT", defaultText: "10",
-            summary: "the longest one keyring call may take, seconds"),
-        Entry(
-            variable: "APIMACRO_HOME", defaultText: "$XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro",
-            summary: "the folder of config.toml, credentials.json, history, macros/ and plugins/"),
-        Entry(
-            variable: "APIMACRO_BATCH_JOB", defaultText: "set by batch",
-            summary: "the name of the batch job a macro runs as (batch sets it for each job; breakpoint() names it)"),
-        // What run's flags say, for `import apimacro` from another Python (ExtensionModule).
-        Entry(
-            variable: "APIMACRO_RECORD", defaultText: nil,
-            summary: "import apimacro only: record the exchanges to this HAR file, written at exit (run's --record)"),
-        Entry(
-            variable: "APIMACRO_REPLAY", defaultText: nil,
-            summary: "import apimacro only: answer from this HAR file, no network (run's --replay)"),
-        Entry(
-            variable: "APIMACRO_OFFLINE", defaultText: "off",
-            summary: "import apimacro only: send nothing, answer from the cache (run's --offline)"),
-        Entry(
-            variable: "APIMACRO_NO_CACHE", defaultText: "off",
-            summary: "import apimacro only: neither read nor write the HTTP cache (run's --no-cache)"),
-        Entry(
-            variable: "APIMACRO_STATE_KEY", defaultText: nil,
-            summary: "import apimacro only: the name apimacro.state is kept under (run's --state-key)"),
-    ]
+    /// apimacro's own settings, in the order `config.toml`'s top-level keys are listed; the
+    /// last five are what run's flags say, for `import apimacro` from another Python
+    /// (`ExtensionModule`).
+    public static let global = entries(
+        """
+        format | table on a terminal, else json | the output format: table, json, csv or ndjson (--format)
+        max_wait | 60 | the longest rate-limit wait, seconds
+        request_timeout | 30 | each request's timeout, seconds (--request-timeout)
+        stale_if_error | on
+            | serve a cached copy, with a warning, when the network fails (off: --no-stale)
+        plugins | none | more plugin folders, colon-separated
+        max_rate | none
+            | requests a second per API (10, 10/s, 600/min, 5000/h): in each process, or across them with shared state
+        max_concurrency | none | requests in flight per API: in each process, or across them with shared state
+        jq_memory | 4096, or half the memory | the memory an api --jq filter may use, MiB (at least 32)
+        https_proxy | https_proxy, HTTPS_PROXY | the proxy for https:// URLs
+        http_proxy | http_proxy, HTTP_PROXY | the proxy for http:// URLs
+        no_proxy | no_proxy, NO_PROXY | hosts reached without the proxy, comma-separated
+        ca_bundle | SSL_CERT_FILE, else the system's | the certificate authorities to trust (a PEM file)
+        APIMACRO_SHARED_STATE shared.redis | none
+            | a redis:// URL: one rate-limit budget and cache across processes and machines
+        APIMACRO_SHARED_STATE_TIMEOUT shared.timeout | 1 | how long to wait for Redis, seconds
+        APIMACRO_STATE | sqlite ($APIMACRO_HOME/state.db)
+            | where macros' state lives: sqlite, a postgresql:// URL, or redis (the shared-state server)
+        APIMACRO_DATABASE_URL | none
+            | a postgresql:// URL: where apimacro.output(rows, table=...) writes without to=
+        ui.color | auto | colour: auto (a terminal, unless NO_COLOR is set), always or never (--color)
+        APIMACRO_KEYRING | auto
+            | where login keeps tokens: auto (the system keyring where one runs, else the 0600 file), required or off
+        APIMACRO_KEYRING_TIMEOUT | 10 | the longest one keyring call may take, seconds
+        APIMACRO_HOME | $XDG_CONFIG_HOME/apimacro, else ~/.config/apimacro
+            | the folder of config.toml, credentials.json, history, macros/ and plugins/
+        APIMACRO_BATCH_JOB | set by batch
+            | the name of the batch job a macro runs as (batch sets it for each job; breakpoint() names it)
+        APIMACRO_RECORD | none
+            | import apimacro only: record the exchanges to this HAR file, written at exit (run's --record)
+        APIMACRO_REPLAY | none | import apimacro only: answer from this HAR file, no network (run's --replay)
+        APIMACRO_OFFLINE | off | import apimacro only: send nothing, answer from the cache (run's --offline)
+        APIMACRO_NO_CACHE | off | import apimacro only: neither read nor write the HTTP cache (run's --no-cache)
+        APIMACRO_STATE_KEY | none | import apimacro only: the name apimacro.state is kept under (run's --state-key)
+        """)
 
-    /// Every setting: apimacro's, then each built-in client's, then the line for plugins.
+    /// The settings every plugin and client has, listed after the clients' own.
+    static let perClient = entries(
+        """
+        APIMACRO_<PLUGIN>_URL <plugin>.url | the manifest's base_url
+            | a plugin's base URL; its credentials are the variables its manifest declares
+        APIMACRO_<NAME>_LIMITS_RATE <name>.limits.rate | a plugin's [limits] rate
+            | a client's or plugin's requests a second, in each process (10/s, 600/min, 5000/h)
+        APIMACRO_<NAME>_LIMITS_CONCURRENCY <name>.limits.concurrency | a plugin's [limits] concurrency
+            | a client's or plugin's requests in flight, in each process
+        APIMACRO_<NAME>_ACCOUNT | the active account (apimacro auth switch)
+            | the stored account a client or plugin uses (--account NAME=LABEL)
+        """)
+
+    /// Every setting: apimacro's, then each built-in client's, then the ones of every plugin
+    /// and client.
     public static var all: [Entry] {
         let clients = BuiltInClients.descriptors.flatMap { descriptor in
             descriptor.settings.map { setting in
@@ -141,23 +98,39 @@ public enum SettingsTable {
                     defaultText: setting.defaultText, summary: setting.summary)
             }
         }
-        let plugins = Entry(
-            variable: "APIMACRO_<PLUGIN>_URL", key: "<plugin>.url", defaultText: "the manifest's base_url",
-            summary: "a plugin's base URL; its credentials are the variables its manifest declares")
-        let limits = [
-            Entry(
-                variable: "APIMACRO_<NAME>_LIMITS_RATE", key: "<name>.limits.rate",
-                defaultText: "a plugin's [limits] rate",
-                summary: "a client's or plugin's requests a second, in each process (10/s, 600/min, 5000/h)"),
-            Entry(
-                variable: "APIMACRO_<NAME>_LIMITS_CONCURRENCY", key: "<name>.limits.concurrency",
-                defaultText: "a plugin's [limits] concurrency",
-                summary: "a client's or plugin's requests in flight, in each process"),
-            Entry(
-                variable: "APIMACRO_<NAME>_ACCOUNT", key: nil, defaultText: "the active account (apimacro auth switch)",
-                summary: "the stored account a client or plugin uses (--account NAME=LABEL)"),
-        ]
-        return global + clients + [plugins] + limits
+        return global + clients + perClient
+    }
+
+    /// The settings `table` lists, a line each: `NAME | default | what it sets`.
+    ///
+    /// A line that starts with more space goes on with the one before; the default is `none`
+    /// when there is none. `NAME` is a key of `config.toml` (`max_wait`, `ui.color`), whose
+    /// variable is `APIMACRO_` and the key in capitals, a table's dot an underscore
+    /// (`APIMACRO_UI_COLOR`); or a variable with no key (`APIMACRO_STATE`); or a variable and
+    /// its key (`APIMACRO_SHARED_STATE shared.redis`).
+    static func entries(_ table: String) -> [Entry] {
+        var rows: [String] = []
+        for line in table.split(separator: "\n") {
+            if line.first == " ", let last = rows.indices.last {
+                rows[last] += " " + line.drop { $0 == " " }
+            } else {
+                rows.append(String(line))
+            }
+        }
+        return rows.map { row in
+            let columns = row.split(separator: " | ", maxSplits: 2, omittingEmptySubsequences: false)
+            let names = columns[0].split(separator: " ").map(String.init)
+            let defaultText = columns.count > 1 && columns[1] != "none" ? String(columns[1]) : nil
+            let summary = columns.count > 2 ? String(columns[2]) : ""
+            if names.count > 1 {
+                return Entry(variable: names[0], key: names[1], defaultText: defaultText, summary: summary)
+            } else if !names[0].hasPrefix("APIMACRO_") {
+                let variable = "APIMACRO_" + String(names[0].uppercased().map { $0 == "." ? "_" : $0 })
+                return Entry(variable: variable, key: names[0], defaultText: defaultText, summary: summary)
+            } else {
+                return Entry(variable: names[0], key: nil, defaultText: defaultText, summary: summary)
+            }
+        }
     }
 
     /// The keys at the top of `config.toml` (`format`, `max_wait`, ...).

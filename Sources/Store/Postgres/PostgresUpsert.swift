@@ -167,16 +167,10 @@ enum PostgresUpsert {
             plan = try PostgresPlan.plan(table: table, key: key, existing: existing, rows: rows)
         }
         let quotedTable = Identifier.quoted(table)
-        if plan.creates {
-            var definitions = plan.columns.map { "\(Identifier.quoted($0.name)) \($0.type.sql)" }
-            if !key.isEmpty {
-                definitions.append("PRIMARY KEY (\(key.map(Identifier.quoted).joined(separator: ", ")))")
-            }
-            try session.execute("CREATE TABLE \(quotedTable) (\(definitions.joined(separator: ", ")))")
-        }
-        for column in plan.added {
-            try session.execute(
-                "ALTER TABLE \(quotedTable) ADD COLUMN \(Identifier.quoted(column.name)) \(column.type.sql)")
+        for statement in ColumnPlanner.statements(
+            table: quotedTable, key: key, creates: plan.creates, columns: plan.columns, added: plan.added)
+        {
+            try session.execute(statement)
         }
         if !plan.creates, !key.isEmpty, try !hasUniqueIndex(session, table: table, key: key) {
             // A table made elsewhere without a unique key: give the key one (a duplicate already
