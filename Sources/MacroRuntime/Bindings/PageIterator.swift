@@ -57,8 +57,16 @@ final class PageState {
     let limit: Int?
     /// The `cache=` of the call that made the iterator, for every page.
     private let cache: CacheChoice?
-    /// The fetch of `next` started ahead, while Python uses up the page before it.
-    private var ahead: Task<Response, any Error>?
+    /// The fetch of `next` started ahead, while Python uses up the page before it, with the
+    /// scan of its body (`JSONTape`) done on the same task.
+    private var ahead: Task<Fetched, any Error>?
+
+    /// A page fetched ahead: its response, and its body's tape (nil when the one-pass parser
+    /// reads it: not JSON it takes whole, or the fetch was cancelled).
+    struct Fetched: Sendable {
+        let response: Response
+        let tape: JSONTape?
+    }
 
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
@@ -98,23 +106,28 @@ final class PageState {
                 nextRemembered = true
             }
             let response: Response
+            var tape: JSONTape?
             if let ahead {
                 // Fetched ahead: its answer, or its error, is raised here where the loop reaches it.
                 self.ahead = nil
-                response = try withoutGIL {
+                let fetched = try withoutGIL {
                     try await withTaskCancellationHandler {
                         try await ahead.value
                     } onCancel: {
                         ahead.cancel()
                     }
                 }
+                response = fetched.response
+                tape = fetched.tape
             } else {
                 let client = self.client
                 let sent = sendable(request)
                 response = try withoutGIL { try await client.send(sent) }
             }
             pages += 1
-            try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
+            try take(
+                decoder.decode(response, api: client.configuration.name, tape: tape), response: response,
+                request: request)
         }
     }
 
@@ -130,7 +143,8 @@ final class PageState {
         return sent
     }
 
-    /// Starts fetching `next` while Python uses up the page just taken.
+    /// Starts fetching `next` while Python uses up the page just taken, and scanning its body
+    /// once it is in (the GIL-free part of decoding it: `JSONTape`).
     ///
     /// Only a GET (never a write, nor a GraphQL POST), only when `limit` needs items past this
     /// page, and only once `next` passes the loop check (when it does not, the error is raised
@@ -146,7 +160,13 @@ final class PageState {
         }
         let client = self.client
         let sent = sendable(request)
-        ahead = Task.detached { try await client.send(sent) }
+        ahead = Task.detached {
+            let response = try await client.send(sent)
+            // The body's scan (no GIL) happens here, while Python uses up the page before; a
+            // cancelled fetch (the loop stopped) scans nothing.
+            let tape = Task.isCancelled ? nil : response.body.withUnsafeBufferPointer { JSONTape.scan($0) }
+            return Fetched(response: response, tape: tape)
+        }
     }
 
     /// What reads the value a pagination needs at its `bodyPath` in a decoded page (the next
