@@ -65,6 +65,8 @@ public struct JSONTape: Sendable {
     var unescaped: [UInt8] = []
     /// The length of the document it was read from.
     let byteCount: Int
+    /// The deepest nesting of arrays and objects in it.
+    let depth: Int
 
     static let payloadMask: UInt64 = (1 << 60) - 1
 
@@ -78,9 +80,10 @@ public struct JSONTape: Sendable {
     ) -> JSONTape? {
         guard let base = bytes.baseAddress, JSONToPython.takesFastPath(bytes) else { return nil }
         var scanner = Scanner(start: base, count: bytes.count, maxDepth: maxDepth, maxWords: maxWords)
+        defer { scanner.words.deallocate() }
         guard scanner.document() else { return nil }
-        var tape = JSONTape(byteCount: bytes.count)
-        tape.words = scanner.words
+        var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
+        tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
         tape.keys = scanner.keys
         tape.unescaped = scanner.unescaped
         return tape
@@ -99,13 +102,18 @@ private struct Scanner {
     var cursor: UnsafePointer<UInt8>
     let maxDepth: Int
     let maxWords: Int
-    var words: [UInt64] = []
+    /// The tape so far (`wordCount` of `wordCapacity` words; `scan` frees it).
+    var words: UnsafeMutablePointer<UInt64>
+    var wordCount = 0
+    var wordCapacity: Int
     var keys: [JSONTape.Key] = []
     var unescaped: [UInt8] = []
     /// Open containers, innermost last: true for an object.
     var stack: [Bool] = []
-    /// Distinct plain keys by their bytes: index + 1 into `keys`, 0 for an empty slot.
-    var keySlots: [Int32] = Array(repeating: 0, count: 256)
+    var deepest = 0
+    /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
+    /// into `keys` in the low 32; 0 for an empty slot.
+    var keySlots: [UInt64] = Array(repeating: 0, count: 256)
 
     init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int, maxWords: Int) {
         self.start = start
@@ -113,19 +121,35 @@ private struct Scanner {
         self.cursor = start
         self.maxDepth = maxDepth
         self.maxWords = maxWords
-        words.reserveCapacity(count / 8 + 16)
+        wordCapacity = count / 16 + 16
+        words = .allocate(capacity: wordCapacity)
         stack.reserveCapacity(16)
     }
 
     @inline(__always)
+    mutating func append(_ word: UInt64) {
+        if wordCount == wordCapacity { growWords() }
+        words[wordCount] = word
+        wordCount += 1
+    }
+
+    mutating func growWords() {
+        let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: wordCapacity * 2)
+        larger.moveInitialize(from: words, count: wordCount)
+        words.deallocate()
+        words = larger
+        wordCapacity *= 2
+    }
+
+    @inline(__always)
     mutating func emit(_ kind: JSONTape.Kind, _ payload: Int = 0) {
-        words.append(kind.rawValue << 60 | UInt64(truncatingIfNeeded: payload) & JSONTape.payloadMask)
+        append(kind.rawValue << 60 | UInt64(truncatingIfNeeded: payload) & JSONTape.payloadMask)
     }
 
     @inline(__always)
     mutating func emit(_ kind: JSONTape.Kind, _ payload: Int, word: UInt64) {
         emit(kind, payload)
-        words.append(word)
+        append(word)
     }
 
     mutating func document() -> Bool {
@@ -137,7 +161,7 @@ private struct Scanner {
     /// One value, containers iteratively, as `Parser.value` reads it.
     mutating func value() -> Bool {
         while true {
-            guard words.count <= maxWords else { return false }
+            guard wordCount <= maxWords else { return false }
             skipWhitespace()
             guard cursor < end else { return false }
             switch cursor.pointee {
@@ -147,6 +171,7 @@ private struct Scanner {
                 guard stack.count < maxDepth else { return false }
                 emit(isObject ? .objectStart : .arrayStart)
                 stack.append(isObject)
+                deepest = max(deepest, stack.count)
                 skipWhitespace()
                 guard cursor < end else { return false }
                 if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -207,27 +232,46 @@ private struct Scanner {
 
     /// The index of the plain key at `first`, entered in `keys` when new.
     mutating func plainKey(_ first: UnsafePointer<UInt8>, count: Int, ascii: Bool) -> Int {
-        var hash: UInt32 = 2_166_136_261
-        for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
+        let quick = quickHash(first, count: count)
         let mask = keySlots.count - 1
-        var index = Int(hash) & mask
+        var index = Int(quick) & mask
         for _ in 0..<16 {
-            let slot = Int(keySlots[index])
+            let slot = keySlots[index]
             if slot == 0 {
-                keySlots[index] = Int32(keys.count + 1)
-                return newKey(first, count: count, hash: hash, ascii: ascii)
+                keySlots[index] = UInt64(quick) << 32 | UInt64(keys.count + 1)
+                return newKey(first, count: count, ascii: ascii)
             }
-            let known = keys[slot - 1]
-            if known.hash == hash, known.count == count, memcmp(start + known.offset, first, count) == 0 {
-                return slot - 1
+            if UInt32(truncatingIfNeeded: slot >> 32) == quick {
+                let position = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
+                let known = keys[position]
+                if known.count == count, memcmp(start + known.offset, first, count) == 0 { return position }
             }
             index = (index + 1) & mask
         }
         // Sixteen slots taken by other keys (chosen to collide?): not shared, each occurrence its own.
-        return newKey(first, count: count, hash: hash, ascii: ascii)
+        return newKey(first, count: count, ascii: ascii)
     }
 
-    mutating func newKey(_ first: UnsafePointer<UInt8>, count: Int, hash: UInt32, ascii: Bool) -> Int {
+    /// A hash of a key's length and its first and last eight bytes, for finding it again in this
+    /// document (what the known-key table wants, FNV-1a of every byte, is worked out once a key).
+    @inline(__always)
+    func quickHash(_ first: UnsafePointer<UInt8>, count: Int) -> UInt32 {
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if count >= 8 {
+            head = UnsafeRawPointer(first).loadUnaligned(as: UInt64.self)
+            tail = UnsafeRawPointer(first + count - 8).loadUnaligned(as: UInt64.self)
+        } else {
+            for offset in 0..<count { head = head << 8 | UInt64(first[offset]) }
+        }
+        let mixed =
+            (head &* 0x9E37_79B9_7F4A_7C15 ^ tail &* 0xC2B2_AE3D_27D4_EB4F ^ UInt64(count)) &* 0xFF51_AFD7_ED55_8CCD
+        return UInt32(truncatingIfNeeded: mixed >> 32)
+    }
+
+    mutating func newKey(_ first: UnsafePointer<UInt8>, count: Int, ascii: Bool) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
@@ -237,10 +281,11 @@ private struct Scanner {
         keySlots = Array(repeating: 0, count: keySlots.count * 4)
         let mask = keySlots.count - 1
         for (position, key) in keys.enumerated() where !key.escaped {
-            var index = Int(key.hash) & mask
+            let quick = quickHash(start + key.offset, count: key.count)
+            var index = Int(quick) & mask
             for _ in 0..<16 {
                 if keySlots[index] == 0 {
-                    keySlots[index] = Int32(position + 1)
+                    keySlots[index] = UInt64(quick) << 32 | UInt64(position + 1)
                     break
                 }
                 index = (index + 1) & mask

@@ -86,7 +86,7 @@ public enum JSONToPython {
         _ bytes: UnsafeBufferPointer<UInt8>, tape: JSONTape, budget: Int = defaultBudget
     ) -> Outcome {
         guard let base = bytes.baseAddress, tape.byteCount == bytes.count else { return decode(bytes, budget: budget) }
-        var builder = TapeBuilder(document: base, keyCount: tape.keys.count, budget: budget)
+        var builder = TapeBuilder(document: base, tape: tape, budget: budget)
         defer { builder.release() }
         let built = tape.words.withUnsafeBufferPointer { words in
             tape.keys.withUnsafeBufferPointer { keys in
@@ -523,29 +523,61 @@ private struct Parser {
 
 /// One build from a tape: `Parser`'s containers, memo and budget, fed from `JSONTape`'s words.
 private struct TapeBuilder {
+    /// An open container, and a dict's key waiting for its value.
+    struct Open {
+        var container: PyPointer
+        var isObject: Bool
+        var key: PyPointer?
+    }
+
     let document: UnsafePointer<UInt8>
     let budget: Int
     var spent = 0
     var refusal: JSONToPython.Refusal?
-    var stack: [(container: PyPointer, isObject: Bool, key: PyPointer?)] = []
+    /// Open containers, `depth` of them (the tape's nesting bounds the room).
+    let stack: UnsafeMutablePointer<Open>
+    var depth = 0
     var memo: PyPointer?
     /// Each distinct key's `str` once made (a reference of its own), by its index in the tape.
-    var keyObjects: [PyPointer?]
+    let keyObjects: UnsafeMutablePointer<PyPointer?>
+    let keyCount: Int
     var scratch: [UInt8] = []
 
-    init(document: UnsafePointer<UInt8>, keyCount: Int, budget: Int) {
+    init(document: UnsafePointer<UInt8>, tape: JSONTape, budget: Int) {
         self.document = document
         self.budget = budget
-        self.keyObjects = Array(repeating: nil, count: keyCount)
-        stack.reserveCapacity(16)
+        stack = .allocate(capacity: tape.depth + 1)
+        keyCount = tape.keys.count
+        keyObjects = .allocate(capacity: max(keyCount, 1))
+        keyObjects.initialize(repeating: nil, count: keyCount)
     }
 
     mutating func release() {
         if let memo { Py_DecRef(memo) }
         memo = nil
-        for case let key? in keyObjects { Py_DecRef(key) }
-        keyObjects.removeAll()
+        for index in 0..<keyCount {
+            if let key = keyObjects[index] { Py_DecRef(key) }
+        }
+        keyObjects.deallocate()
+        stack.deallocate()
     }
+
+    // The tape's kinds as plain numbers, for the switch below.
+    static let arrayStart = JSONTape.Kind.arrayStart.rawValue
+    static let objectStart = JSONTape.Kind.objectStart.rawValue
+    static let end = JSONTape.Kind.end.rawValue
+    static let asciiString = JSONTape.Kind.asciiString.rawValue
+    static let utf8String = JSONTape.Kind.utf8String.rawValue
+    static let escapedString = JSONTape.Kind.escapedString.rawValue
+    static let key = JSONTape.Kind.key.rawValue
+    static let int = JSONTape.Kind.int.rawValue
+    static let bigInt = JSONTape.Kind.bigInt.rawValue
+    static let double = JSONTape.Kind.double.rawValue
+    static let floatText = JSONTape.Kind.floatText.rawValue
+    static let `true` = JSONTape.Kind.true.rawValue
+    static let `false` = JSONTape.Kind.false.rawValue
+    static let null = JSONTape.Kind.null.rawValue
+    static let special = JSONTape.Kind.special.rawValue
 
     /// The document's value, or nil (everything built so far released; `refusal` says when the
     /// budget stopped it).
@@ -554,63 +586,66 @@ private struct TapeBuilder {
         unescaped: UnsafeBufferPointer<UInt8>
     ) -> PyPointer? {
         guard let word = words.baseAddress else { return nil }
+        let count = words.count
         var at = 0
-        while at < words.count {
+        while at < count {
             let head = word[at]
+            let kind = head >> 60
             let payload = Int(truncatingIfNeeded: head & JSONTape.payloadMask)
             at += 1
             let made: PyPointer?
-            switch JSONTape.Kind(rawValue: head >> 60) {
-            case .arrayStart, .objectStart:
-                let isObject = head >> 60 == JSONTape.Kind.objectStart.rawValue
-                guard let container = isObject ? PyDict_New() : PyList_New(0) else { return failed() }
-                spent &+= Parser.containerCost
-                stack.append((container, isObject, nil))
-                continue
-            case .key:
+            switch kind {
+            case Self.key:
                 guard let key = key(payload, keys: keys, unescaped: unescaped) else { return failed() }
-                stack[stack.count - 1].key = key
+                stack[depth - 1].key = key
                 continue
-            case .end:
-                made = stack.removeLast().container
-            case .asciiString:
+            case Self.asciiString:
                 spent &+= Parser.stringCost &+ payload
-                made = Self.ascii(document + Int(word[at]), payload)
+                made = Self.ascii(document + Int(truncatingIfNeeded: word[at]), payload)
                 at += 1
-            case .utf8String:
-                spent &+= Parser.stringCost &+ payload
-                made = Self.utf8(document + Int(word[at]), payload)
-                at += 1
-            case .escapedString:
-                spent &+= Parser.stringCost &+ payload
-                made = unescaped.baseAddress.flatMap { Self.utf8($0 + Int(word[at]), payload) }
-                at += 1
-            case .int:
+            case Self.int:
                 spent &+= Parser.numberCost
                 made = PyLong_FromLongLong(Int64(bitPattern: word[at]))
                 at += 1
-            case .double:
+            case Self.arrayStart, Self.objectStart:
+                let isObject = kind == Self.objectStart
+                guard let container = isObject ? PyDict_New() : PyList_New(0) else { return failed() }
+                spent &+= Parser.containerCost
+                (stack + depth).initialize(to: Open(container: container, isObject: isObject, key: nil))
+                depth += 1
+                continue
+            case Self.end:
+                depth -= 1
+                made = stack[depth].container
+            case Self.true:
+                made = Self.newReference(apimacro_True())
+            case Self.false:
+                made = Self.newReference(apimacro_False())
+            case Self.null:
+                made = Self.newReference(apimacro_None())
+            case Self.utf8String:
+                spent &+= Parser.stringCost &+ payload
+                made = Self.utf8(document + Int(truncatingIfNeeded: word[at]), payload)
+                at += 1
+            case Self.escapedString:
+                spent &+= Parser.stringCost &+ payload
+                made = unescaped.baseAddress.flatMap { Self.utf8($0 + Int(truncatingIfNeeded: word[at]), payload) }
+                at += 1
+            case Self.double:
                 spent &+= Parser.numberCost
                 made = PyFloat_FromDouble(Double(bitPattern: word[at]))
                 at += 1
-            case .bigInt, .floatText:
+            case Self.bigInt, Self.floatText:
                 spent &+= Parser.numberCost
-                made = number(
-                    document + Int(word[at]), payload, isFloat: head >> 60 == JSONTape.Kind.floatText.rawValue)
+                made = number(document + Int(truncatingIfNeeded: word[at]), payload, isFloat: kind == Self.floatText)
                 at += 1
-            case .true:
-                made = Self.newReference(apimacro_True())
-            case .false:
-                made = Self.newReference(apimacro_False())
-            case .null:
-                made = Self.newReference(apimacro_None())
-            case .special:
+            case Self.special:
                 made = PyFloat_FromDouble(payload == 0 ? .nan : payload == 1 ? .infinity : -.infinity)
-            case nil:
+            default:
                 made = nil
             }
             guard let made else { return failed() }
-            if stack.isEmpty { return made }
+            if depth == 0 { return made }
             guard attach(made) else { return failed() }
         }
         return failed()
@@ -618,9 +653,10 @@ private struct TapeBuilder {
 
     /// Releases the open containers and pending keys; nil.
     mutating func failed() -> PyPointer? {
-        while let open = stack.popLast() {
-            if let key = open.key { Py_DecRef(key) }
-            Py_DecRef(open.container)
+        while depth > 0 {
+            depth -= 1
+            if let key = stack[depth].key { Py_DecRef(key) }
+            Py_DecRef(stack[depth].container)
         }
         return nil
     }
@@ -628,22 +664,21 @@ private struct TapeBuilder {
     /// `Parser.attach`: into the innermost container, with the budget checked.
     @inline(__always)
     mutating func attach(_ value: PyPointer) -> Bool {
-        let top = stack.count - 1
-        let container = stack[top].container
-        spent &+= stack[top].isObject ? Parser.dictSlotCost : Parser.listSlotCost
+        let top = stack + (depth - 1)
+        spent &+= top.pointee.isObject ? Parser.dictSlotCost : Parser.listSlotCost
         guard spent <= budget else {
             refusal = .budget(budget)
             Py_DecRef(value)
             return false
         }
-        if let key = stack[top].key {
-            stack[top].key = nil
-            let status = PyDict_SetItem(container, key, value)
+        if let key = top.pointee.key {
+            top.pointee.key = nil
+            let status = PyDict_SetItem(top.pointee.container, key, value)
             Py_DecRef(key)
             Py_DecRef(value)
             return status == 0
         }
-        let status = PyList_Append(container, value)
+        let status = PyList_Append(top.pointee.container, value)
         Py_DecRef(value)
         return status == 0
     }
@@ -659,6 +694,12 @@ private struct TapeBuilder {
             Py_IncRef(known)
             return known
         }
+        return newKey(index, keys: keys, unescaped: unescaped)
+    }
+
+    mutating func newKey(
+        _ index: Int, keys: UnsafeBufferPointer<JSONTape.Key>, unescaped: UnsafeBufferPointer<UInt8>
+    ) -> PyPointer? {
         let spec = keys[index]
         var lookup = KeyTable.Lookup.unusual
         let text: UnsafePointer<UInt8>
