@@ -125,9 +125,16 @@ final class PageState {
                 response = try withoutGIL { try await client.send(sent) }
             }
             pages += 1
-            try take(
-                decoder.decode(response, api: client.configuration.name, tape: tape), response: response,
-                request: request)
+            let nextKnown = fetchAheadBeforeDecoding(after: response, request: request)
+            do {
+                try take(
+                    decoder.decode(response, api: client.configuration.name, tape: tape), response: response,
+                    request: request, nextKnown: nextKnown)
+            } catch {
+                // This page cannot be used: the iterator stays on it, as without the early fetch.
+                if nextKnown { abandonEarlyFetch(returningTo: request) }
+                throw error
+            }
         }
     }
 
@@ -169,6 +176,36 @@ final class PageState {
         }
     }
 
+    /// Starts the next page's fetch before this page is decoded, where its request is known
+    /// from the response's headers alone (`Link`, a header cursor).
+    ///
+    /// Only with no `limit` to count items against and no check of the decoded page (`validate`,
+    /// `page`); still at most one page ahead (the page being decoded is the one Python has), so
+    /// the fetch and its scan overlap the decoding too, not only Python's use of the items. True
+    /// when `next` is set (and, when it passes the loop check, being fetched): `take` then leaves
+    /// it as it is.
+    private func fetchAheadBeforeDecoding(after response: Response, request: Request) -> Bool {
+        guard limit == nil, page == nil, validate == nil, nextCursor == nil, ahead == nil else { return false }
+        switch pagination {
+        case .linkHeader, .headerCursor: break
+        default: return false
+        }
+        next = pagination.next(after: response, request: request, itemCount: nil)
+        nextRemembered = false
+        fetchAhead()
+        return true
+    }
+
+    /// Undoes `fetchAheadBeforeDecoding` when the page before cannot be used (not JSON, not a
+    /// list): the fetch is cancelled and forgotten, and the iterator is on `request` again.
+    private func abandonEarlyFetch(returningTo request: Request) {
+        ahead?.cancel()
+        ahead = nil
+        if nextRemembered, let next { history.forget(next, on: client) }
+        next = request
+        nextRemembered = true
+    }
+
     /// What reads the value a pagination needs at its `bodyPath` in a decoded page (the next
     /// URL, a cursor, a total; nil when it is missing or null: the last page); nil for kinds
     /// that read none.
@@ -198,7 +235,9 @@ final class PageState {
     }
 
     /// Buffers a decoded page's items and works out the request for the next page (GIL held).
-    private func take(_ payload: PyRef, response: Response, request: Request) throws {
+    ///
+    /// `nextKnown`: `fetchAheadBeforeDecoding` has set `next` (and started its fetch) already.
+    private func take(_ payload: PyRef, response: Response, request: Request, nextKnown: Bool = false) throws {
         try validate?(payload, response, request)
         if page == nil { try history.answered(response, pagination: pagination, on: client) }
         let paged = try page?(payload, response, request)
@@ -211,6 +250,7 @@ final class PageState {
         buffer = list
         index = 0
         count = PySequence.count(list)
+        if nextKnown { return }
         nextRemembered = false
         if let paged {
             next = paged.next
