@@ -63,6 +63,10 @@ struct JSONTapeTests {
         "  {\"a\" :\t[ 1 , 2 ]\r\n, \"b\" : { } }  ",
         "[\"x\\u00e9y\", \"\\u6771\\u4eac\", \"\\u00ff\", \"\\u0100\", \"\\uffff\", \"\\u0080\"]",
         "{\"" + String(repeating: "k", count: 100) + "\": 1, \"" + String(repeating: "k", count: 100) + "\": 2}",
+        // Keys in a repeated order, then in others (the scan guesses the next key from the last).
+        "[{\"ab\":1,\"abc\":2},{\"ab\":1,\"abc\":2},{\"abc\":3,\"ab\":4},{\"a\":5,\"ab\":6},{\"ab\":7,\"abc\":8,\"abcd\":9}]",
+        "[{\"abcdefghij\":1,\"abcdefghijk\":2},{\"abcdefghijk\":3,\"abcdefghij\":4},{\"abcdefghij\":{\"abcdefghij\":5}}]",
+        "[{\"k\":1,\"\\u006b\":2},{\"k\":3,\"\\u006b\":4},{\"k\":5,\"k\\n\":6},{\"k\":7,\"k\\n\":8,\"k\":9}]",
     ]
 
     /// Numbers, many of each shape, for the scan's own float conversion: random digits and powers.

@@ -80,7 +80,11 @@ public struct JSONTape: Sendable {
     ) -> JSONTape? {
         guard let base = bytes.baseAddress, JSONToPython.takesFastPath(bytes) else { return nil }
         var scanner = Scanner(start: base, count: bytes.count, maxDepth: maxDepth, maxWords: maxWords)
-        defer { scanner.words.deallocate() }
+        defer {
+            scanner.words.deallocate()
+            scanner.stack.deallocate()
+            scanner.lastKey.deallocate()
+        }
         guard scanner.document() else { return nil }
         var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
         tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
@@ -108,8 +112,15 @@ private struct Scanner {
     var wordCapacity: Int
     var keys: [JSONTape.Key] = []
     var unescaped: [UInt8] = []
-    /// Open containers, innermost last: true for an object.
-    var stack: [Bool] = []
+    /// Open containers, `depth` of them, innermost last: true for an object (`scan` frees it).
+    let stack: UnsafeMutablePointer<Bool>
+    var depth = 0
+    /// For each open container, the index of the last key read in it (-1 before the first).
+    let lastKey: UnsafeMutablePointer<Int32>
+    /// For each key index + 1 (0: an object's start), the key that followed it last time: objects
+    /// of one kind repeat their keys in one order, so the next key is most often this one, and
+    /// checking its bytes is all it takes to know it.
+    var following: [Int32] = [-1]
     var deepest = 0
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
     /// into `keys` in the low 32; 0 for an empty slot.
@@ -123,7 +134,8 @@ private struct Scanner {
         self.maxWords = maxWords
         wordCapacity = count / 16 + 16
         words = .allocate(capacity: wordCapacity)
-        stack.reserveCapacity(16)
+        stack = .allocate(capacity: min(maxDepth, count) + 1)
+        lastKey = .allocate(capacity: min(maxDepth, count) + 1)
     }
 
     @inline(__always)
@@ -168,16 +180,18 @@ private struct Scanner {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let isObject = cursor.pointee == UInt8(ascii: "{")
                 cursor += 1
-                guard stack.count < maxDepth else { return false }
+                guard depth < maxDepth else { return false }
                 emit(isObject ? .objectStart : .arrayStart)
-                stack.append(isObject)
-                deepest = max(deepest, stack.count)
+                stack[depth] = isObject
+                lastKey[depth] = -1
+                depth += 1
+                deepest = max(deepest, depth)
                 skipWhitespace()
                 guard cursor < end else { return false }
                 if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     cursor += 1
                     emit(.end)
-                    stack.removeLast()
+                    depth -= 1
                 } else if isObject {
                     guard key() else { return false }
                     continue
@@ -188,7 +202,8 @@ private struct Scanner {
                 guard scalar() else { return false }
             }
             // After a value: a comma (and a key) or the ends of the containers that close here.
-            while let isObject = stack.last {
+            while depth > 0 {
+                let isObject = stack[depth - 1]
                 skipWhitespace()
                 guard cursor < end else { return false }
                 let byte = cursor.pointee
@@ -202,9 +217,9 @@ private struct Scanner {
                 }
                 guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
                 emit(.end)
-                stack.removeLast()
+                depth -= 1
             }
-            if stack.isEmpty { return true }
+            if depth == 0 { return true }
         }
     }
 
@@ -213,20 +228,58 @@ private struct Scanner {
         guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
         cursor += 1
         let first = cursor
-        guard let run = plainRun() else { return false }
-        if run.escape {
-            let offset = unescaped.count
-            guard unescape(from: first) else { return false }
-            emit(.key, keys.count)
-            keys.append(.init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
+        let previous = Int(lastKey[depth - 1]) + 1
+        let guess = Int(following[previous])
+        if guess >= 0, spells(guess, at: first) {
+            cursor = first + keys[guess].count + 1
+            emit(.key, guess)
+            lastKey[depth - 1] = Int32(guess)
         } else {
-            let count = cursor - first
-            cursor += 1
-            emit(.key, plainKey(first, count: count, ascii: run.ascii))
+            guard let run = plainRun() else { return false }
+            if run.escape {
+                let offset = unescaped.count
+                guard unescape(from: first) else { return false }
+                emit(.key, keys.count)
+                keys.append(
+                    .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
+                following.append(-1)
+                lastKey[depth - 1] = -1
+            } else {
+                let count = cursor - first
+                cursor += 1
+                let index = plainKey(first, count: count, ascii: run.ascii)
+                emit(.key, index)
+                following[previous] = Int32(index)
+                lastKey[depth - 1] = Int32(index)
+            }
         }
         skipWhitespace()
         guard cursor < end, cursor.pointee == UInt8(ascii: ":") else { return false }
         cursor += 1
+        return true
+    }
+
+    /// Whether the plain key `index` is the one at `first` (its bytes, then the closing quote).
+    @inline(__always)
+    func spells(_ index: Int, at first: UnsafePointer<UInt8>) -> Bool {
+        let key = keys[index]
+        guard !key.escaped, end - first > key.count, first[key.count] == UInt8(ascii: "\"") else { return false }
+        var known = start + key.offset
+        var probe = first
+        var left = key.count
+        while left >= 8 {
+            let one = UnsafeRawPointer(known).loadUnaligned(as: UInt64.self)
+            guard one == UnsafeRawPointer(probe).loadUnaligned(as: UInt64.self) else { return false }
+            known += 8
+            probe += 8
+            left -= 8
+        }
+        while left > 0 {
+            guard known.pointee == probe.pointee else { return false }
+            known += 1
+            probe += 1
+            left -= 1
+        }
         return true
     }
 
@@ -273,6 +326,7 @@ private struct Scanner {
         var hash: UInt32 = 2_166_136_261
         for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
+        following.append(-1)
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
     }
@@ -357,28 +411,32 @@ private struct Scanner {
     /// or past ASCII.
     @inline(__always)
     mutating func plainRun() -> (escape: Bool, ascii: Bool)? {
+        // In a local: the cursor stays in a register (stores to the tape could alias `self`).
+        var at = cursor
+        let end = self.end
+        defer { cursor = at }
         var ascii = true
         while true {
-            while end - cursor >= 8 {
-                let word = UnsafeRawPointer(cursor).loadUnaligned(as: UInt64.self)
+            while end - at >= 8 {
+                let word = UnsafeRawPointer(at).loadUnaligned(as: UInt64.self)
                 let special =
                     Self.has(word, UInt8(ascii: "\"")) | Self.has(word, UInt8(ascii: "\\"))
                     | Self.belowSpace(word) | word & Self.highBits
                 if special == 0 {
-                    cursor += 8
+                    at += 8
                     continue
                 }
                 // The lowest flagged byte is a true one (the tricks' false flags sit above one).
-                cursor += special.trailingZeroBitCount >> 3
+                at += special.trailingZeroBitCount >> 3
                 break
             }
-            guard cursor < end else { return nil }
-            let byte = cursor.pointee
+            guard at < end else { return nil }
+            let byte = at.pointee
             if byte == UInt8(ascii: "\"") { return (false, ascii) }
             if byte == UInt8(ascii: "\\") { return (true, false) }
             if byte < 0x20 { return nil }
             if byte >= 0x80 { ascii = false }
-            cursor += 1
+            at += 1
         }
     }
 
@@ -582,12 +640,19 @@ private struct Scanner {
         return power >= 0 ? value * Self.powersOfTen[power] : value / Self.powersOfTen[-power]
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
-        while cursor < end {
-            switch cursor.pointee {
-            case 0x20, 0x09, 0x0A, 0x0D: cursor += 1
-            default: return
+        // Compact JSON, as APIs send it: most often nothing to skip.
+        guard cursor < end, cursor.pointee <= 0x20 else { return }
+        var at = cursor
+        while at < end {
+            switch at.pointee {
+            case 0x20, 0x09, 0x0A, 0x0D: at += 1
+            default:
+                cursor = at
+                return
             }
         }
+        cursor = at
     }
 }
