@@ -523,7 +523,7 @@ private struct Parser {
 
 /// One build from a tape: `Parser`'s containers, memo and budget, fed from `JSONTape`'s words.
 private struct TapeBuilder {
-    /// An open container, and a dict's key waiting for its value.
+    /// An open container, and a dict's key waiting for its value (borrowed from `keyObjects`).
     struct Open {
         var container: PyPointer
         var isObject: Bool
@@ -651,17 +651,19 @@ private struct TapeBuilder {
         return failed()
     }
 
-    /// Releases the open containers and pending keys; nil.
+    /// Releases the open containers (their pending keys are `keyObjects`'); nil.
     mutating func failed() -> PyPointer? {
         while depth > 0 {
             depth -= 1
-            if let key = stack[depth].key { Py_DecRef(key) }
             Py_DecRef(stack[depth].container)
         }
         return nil
     }
 
     /// `Parser.attach`: into the innermost container, with the budget checked.
+    ///
+    /// The key is borrowed (`keyObjects` holds it). Once the container holds `value`, our
+    /// reference to it is dropped in place: it cannot be the last, so no deallocation is due.
     @inline(__always)
     mutating func attach(_ value: PyPointer) -> Bool {
         let top = stack + (depth - 1)
@@ -671,29 +673,30 @@ private struct TapeBuilder {
             Py_DecRef(value)
             return false
         }
+        let status: Int32
         if let key = top.pointee.key {
             top.pointee.key = nil
-            let status = PyDict_SetItem(top.pointee.container, key, value)
-            Py_DecRef(key)
-            Py_DecRef(value)
-            return status == 0
+            status = PyDict_SetItem(top.pointee.container, key, value)
+        } else {
+            status = PyList_Append(top.pointee.container, value)
         }
-        let status = PyList_Append(top.pointee.container, value)
-        Py_DecRef(value)
-        return status == 0
+        guard status == 0 else {
+            Py_DecRef(value)
+            return false
+        }
+        value.pointee.ob_refcnt -= 1
+        return true
     }
 
-    /// The key with index `index` (a new reference): at its first use in the document as
-    /// `Parser.readKey` makes it (the known-key table, else a new `str` through the memo, with
-    /// the same charges), afterwards the same object again at no charge, as `readKey` finds it.
+    /// The key with index `index`, borrowed (`keyObjects` holds it): at its first use in the
+    /// document made as `Parser.readKey` makes it (the known-key table, else a new `str` through
+    /// the memo, with the same charges), afterwards the same object again at no charge, as
+    /// `readKey` finds it.
     @inline(__always)
     mutating func key(
         _ index: Int, keys: UnsafeBufferPointer<JSONTape.Key>, unescaped: UnsafeBufferPointer<UInt8>
     ) -> PyPointer? {
-        if let known = keyObjects[index] {
-            Py_IncRef(known)
-            return known
-        }
+        if let known = keyObjects[index] { return known }
         return newKey(index, keys: keys, unescaped: unescaped)
     }
 
@@ -738,7 +741,6 @@ private struct TapeBuilder {
                 KeyTable.known.insert(from: text, hash: hash, count: count, object: key)
             }
         }
-        Py_IncRef(key)
         keyObjects[index] = key
         return key
     }
@@ -759,8 +761,10 @@ private struct TapeBuilder {
         PyUnicode_DecodeUTF8(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count, "surrogatepass")
     }
 
+    /// `object` (True, False, None), with a reference more (`Py_INCREF` in place).
+    @inline(__always)
     static func newReference(_ object: PyPointer) -> PyPointer {
-        Py_IncRef(object)
+        object.pointee.ob_refcnt += 1
         return object
     }
 
