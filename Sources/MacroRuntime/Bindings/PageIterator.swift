@@ -3,8 +3,9 @@ import PythonBridge
 import WebAPI
 
 /// The state behind a lazy iterator over every item of every page: once a page is taken, the
-/// next one is fetched ahead (off the Python thread, see `Ahead`) while Python uses up its
-/// items, and `limit` stops early without fetching another page.
+/// next one is fetched ahead (off the Python thread, its body scanned there: `JSONTape`) while
+/// Python uses up its items (and, for pages linked by their headers, while it decodes the page
+/// before), and `limit` stops early without fetching another page.
 ///
 /// At most one page is fetched ahead, only for a GET, never past `limit`; its answer, or its
 /// error, is taken when the loop reaches it, and the fetch is cancelled when the iterator goes

@@ -80,6 +80,10 @@ public enum JSONToPython {
     /// making the objects: no byte is scanned, a plain ASCII string is copied into its `str`,
     /// and a key's `str` is looked up once per document, not once per object.
     ///
+    /// One difference no value shows: a key the known-key table gave (met in an earlier document)
+    /// and met again after the table was emptied (past 1,024 distinct keys) stays one `str`, where
+    /// the one-pass parser makes a second, equal one and charges it to the budget.
+    ///
     /// `bytes` must be the document the tape was read from (one of another length goes to the
     /// one-pass parser). Needs the GIL; leaves no Python exception set.
     public static func decode(
