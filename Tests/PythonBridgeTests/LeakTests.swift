@@ -108,4 +108,50 @@ struct LeakTests {
         }
         #expect(retained < 50, "\(retained) blocks retained after 90,000 calls")
     }
+
+    @Test("40,000 decodes from a tape, refusals and declines midway included, retain nothing")
+    func tapeDecodesDoNotLeak() async throws {
+        let (outcomes, retained) = try await python {
+            try fetching { () -> ([String], Int) in
+                let documents: [[UInt8]] = [
+                    Array(
+                        ("[{\"id\": 1, \"name\": \"x\u{e9}\", \"tags\": [\"a\", \"\\n\"], \"f\": 1.5, \"g\": 1e400, "
+                            + "\"big\": 123456789012345678901234567890, \"n\": null}, {\"id\": 2, \"name\": \"yy\", "
+                            + "\"tags\": [], \"f\": -0.0, \"g\": 0.1, \"big\": 1, \"n\": true, \"\\u0069d\": 3}]").utf8),
+                    JSONToPythonTests.emptyObjects(200),
+                    Array("[{\"a\": [1, 2, {\"b\": \"x".utf8) + [0xFF] + Array("\"}]}]".utf8),
+                    Array(("[{\"k\": [1, \"two\"]}, 1" + String(repeating: "0", count: 5000) + "]").utf8),
+                ]
+                // A value; refused at a 5,000-byte budget; declined at invalid UTF-8; declined at an
+                // int of 5,001 digits (past Python's limit): each after some objects were built.
+                let budgets = [
+                    JSONToPython.defaultBudget, 5_000, JSONToPython.defaultBudget, JSONToPython.defaultBudget,
+                ]
+                let tapes = documents.map { JSONTape.scan($0) }
+                func decode(_ index: Int) -> JSONToPython.Outcome? {
+                    guard let tape = tapes[index] else { return nil }
+                    return documents[index].withUnsafeBufferPointer {
+                        JSONToPython.decode($0, tape: tape, budget: budgets[index])
+                    }
+                }
+                let outcomes = (0..<documents.count).map { index -> String in
+                    switch decode(index) {
+                    case .value: "value"
+                    case .refused: "refused"
+                    case .declined: "declined"
+                    case nil: "no tape"
+                    }
+                }
+                let function = try NativeFunction.make("tape_decode") { arguments in
+                    guard case .int(let number) = try PythonValue(python: arguments.positional[0]),
+                        case .value(let value) = decode(number % documents.count)
+                    else { return .none }
+                    return value
+                }
+                return (outcomes, try Self.retainedBlocks(calling: function, argument: "i", count: 40_000))
+            }
+        }
+        #expect(outcomes == ["value", "refused", "declined", "declined"])
+        #expect(retained < 50, "\(retained) blocks retained after 40,000 decodes")
+    }
 }

@@ -3,8 +3,9 @@ import PythonBridge
 import WebAPI
 
 /// The state behind a lazy iterator over every item of every page: once a page is taken, the
-/// next one is fetched ahead (off the Python thread, see `Ahead`) while Python uses up its
-/// items, and `limit` stops early without fetching another page.
+/// next one is fetched ahead (off the Python thread, its body scanned there: `JSONTape`) while
+/// Python uses up its items (and, for pages linked by their headers, while it decodes the page
+/// before), and `limit` stops early without fetching another page.
 ///
 /// At most one page is fetched ahead, only for a GET, never past `limit`; its answer, or its
 /// error, is taken when the loop reaches it, and the fetch is cancelled when the iterator goes
@@ -57,8 +58,16 @@ final class PageState {
     let limit: Int?
     /// The `cache=` of the call that made the iterator, for every page.
     private let cache: CacheChoice?
-    /// The fetch of `next` started ahead, while Python uses up the page before it.
-    private var ahead: Task<Response, any Error>?
+    /// The fetch of `next` started ahead, while Python uses up the page before it, with the
+    /// scan of its body (`JSONTape`) done on the same task.
+    private var ahead: Task<Fetched, any Error>?
+
+    /// A page fetched ahead: its response, and its body's tape (nil when the one-pass parser
+    /// reads it: not JSON it takes whole, or the fetch was cancelled).
+    struct Fetched: Sendable {
+        let response: Response
+        let tape: JSONTape?
+    }
 
     init(
         client: APIClient, first: Request, pagination: Pagination, limit: Int?, decoder: JSONDecoding,
@@ -98,23 +107,35 @@ final class PageState {
                 nextRemembered = true
             }
             let response: Response
+            var tape: JSONTape?
             if let ahead {
                 // Fetched ahead: its answer, or its error, is raised here where the loop reaches it.
                 self.ahead = nil
-                response = try withoutGIL {
+                let fetched = try withoutGIL {
                     try await withTaskCancellationHandler {
                         try await ahead.value
                     } onCancel: {
                         ahead.cancel()
                     }
                 }
+                response = fetched.response
+                tape = fetched.tape
             } else {
                 let client = self.client
                 let sent = sendable(request)
                 response = try withoutGIL { try await client.send(sent) }
             }
             pages += 1
-            try take(decoder.decode(response, api: client.configuration.name), response: response, request: request)
+            let nextKnown = fetchAheadBeforeDecoding(after: response, request: request)
+            do {
+                try take(
+                    decoder.decode(response, api: client.configuration.name, tape: tape), response: response,
+                    request: request, nextKnown: nextKnown)
+            } catch {
+                // This page cannot be used: the iterator stays on it, as without the early fetch.
+                if nextKnown { abandonEarlyFetch(returningTo: request) }
+                throw error
+            }
         }
     }
 
@@ -130,7 +151,8 @@ final class PageState {
         return sent
     }
 
-    /// Starts fetching `next` while Python uses up the page just taken.
+    /// Starts fetching `next` while Python uses up the page just taken, and scanning its body
+    /// once it is in (the GIL-free part of decoding it: `JSONTape`).
     ///
     /// Only a GET (never a write, nor a GraphQL POST), only when `limit` needs items past this
     /// page, and only once `next` passes the loop check (when it does not, the error is raised
@@ -146,7 +168,43 @@ final class PageState {
         }
         let client = self.client
         let sent = sendable(request)
-        ahead = Task.detached { try await client.send(sent) }
+        ahead = Task.detached {
+            let response = try await client.send(sent)
+            // The body's scan (no GIL) happens here, while Python uses up the page before; a
+            // cancelled fetch (the loop stopped) scans nothing.
+            let tape = Task.isCancelled ? nil : response.body.withUnsafeBufferPointer { JSONTape.scan($0) }
+            return Fetched(response: response, tape: tape)
+        }
+    }
+
+    /// Starts the next page's fetch before this page is decoded, where its request is known
+    /// from the response's headers alone (`Link`, a header cursor).
+    ///
+    /// Only with no `limit` to count items against and no check of the decoded page (`validate`,
+    /// `page`); still at most one page ahead (the page being decoded is the one Python has), so
+    /// the fetch and its scan overlap the decoding too, not only Python's use of the items. True
+    /// when `next` is set (and, when it passes the loop check, being fetched): `take` then leaves
+    /// it as it is.
+    private func fetchAheadBeforeDecoding(after response: Response, request: Request) -> Bool {
+        guard limit == nil, page == nil, validate == nil, nextCursor == nil, ahead == nil else { return false }
+        switch pagination {
+        case .linkHeader, .headerCursor: break
+        default: return false
+        }
+        next = pagination.next(after: response, request: request, itemCount: nil)
+        nextRemembered = false
+        fetchAhead()
+        return true
+    }
+
+    /// Undoes `fetchAheadBeforeDecoding` when the page before cannot be used (not JSON, not a
+    /// list): the fetch is cancelled and forgotten, and the iterator is on `request` again.
+    private func abandonEarlyFetch(returningTo request: Request) {
+        ahead?.cancel()
+        ahead = nil
+        if nextRemembered, let next { history.forget(next, on: client) }
+        next = request
+        nextRemembered = true
     }
 
     /// What reads the value a pagination needs at its `bodyPath` in a decoded page (the next
@@ -178,7 +236,9 @@ final class PageState {
     }
 
     /// Buffers a decoded page's items and works out the request for the next page (GIL held).
-    private func take(_ payload: PyRef, response: Response, request: Request) throws {
+    ///
+    /// `nextKnown`: `fetchAheadBeforeDecoding` has set `next` (and started its fetch) already.
+    private func take(_ payload: PyRef, response: Response, request: Request, nextKnown: Bool = false) throws {
         try validate?(payload, response, request)
         if page == nil { try history.answered(response, pagination: pagination, on: client) }
         let paged = try page?(payload, response, request)
@@ -191,6 +251,7 @@ final class PageState {
         buffer = list
         index = 0
         count = PySequence.count(list)
+        if nextKnown { return }
         nextRemembered = false
         if let paged {
             next = paged.next

@@ -29,8 +29,14 @@ final class JSONDecoding {
 
     /// The body as Python objects, or `ParseError` carrying the status, the
     /// URL and the first 4 KiB of the body.
-    func decode(_ response: Response, api: String?) throws -> PyRef {
-        let outcome = response.body.withUnsafeBufferPointer { JSONToPython.decode($0, budget: budget) }
+    ///
+    /// `tape`, when given, is `JSONTape.scan` of the body, made off the Python thread (a page
+    /// fetched ahead): the objects are built from it, with the same answer.
+    func decode(_ response: Response, api: String?, tape: JSONTape? = nil) throws -> PyRef {
+        let outcome = response.body.withUnsafeBufferPointer { body in
+            tape.map { JSONToPython.decode(body, tape: $0, budget: budget) }
+                ?? JSONToPython.decode(body, budget: budget)
+        }
         if let value = try take(outcome, response, api: api) { return value }
         let bytes = try PythonValue.bytes(response.body).toPython()
         let json = try self.json ?? Interpreter.import("json")

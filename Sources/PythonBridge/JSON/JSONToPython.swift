@@ -72,6 +72,40 @@ public enum JSONToPython {
         return .value(PyRef(owned: object))
     }
 
+    /// The document `tape` was read from (`JSONTape.scan`, on any thread) as Python objects.
+    ///
+    /// The answer is the one `decode(bytes, budget:)` gives (the same objects, the same refusals,
+    /// the same declines: a tape is made only of documents the one-pass grammar takes whole, and
+    /// the build charges the budget in the one-pass parser's order). What is left for the GIL is
+    /// making the objects: no byte is scanned, a plain ASCII string is copied into its `str`,
+    /// and a key's `str` is looked up once per document, not once per object.
+    ///
+    /// One difference no value shows: a key the known-key table gave (met in an earlier document)
+    /// and met again after the table was emptied (past 1,024 distinct keys) stays one `str`, where
+    /// the one-pass parser makes a second, equal one and charges it to the budget.
+    ///
+    /// `bytes` must be the document the tape was read from (one of another length goes to the
+    /// one-pass parser). Needs the GIL; leaves no Python exception set.
+    public static func decode(
+        _ bytes: UnsafeBufferPointer<UInt8>, tape: JSONTape, budget: Int = defaultBudget
+    ) -> Outcome {
+        guard let base = bytes.baseAddress, tape.byteCount == bytes.count else { return decode(bytes, budget: budget) }
+        var builder = TapeBuilder(document: base, tape: tape, budget: budget)
+        defer { builder.release() }
+        let built = tape.words.withUnsafeBufferPointer { words in
+            tape.keys.withUnsafeBufferPointer { keys in
+                tape.unescaped.withUnsafeBufferPointer { unescaped in
+                    builder.build(words: words, keys: keys, unescaped: unescaped)
+                }
+            }
+        }
+        guard let built else {
+            PyErr_Clear()
+            return builder.refusal.map { .refused($0) } ?? .declined
+        }
+        return .value(PyRef(owned: built))
+    }
+
     /// The document as Python objects, or nil when `json.loads` should decide or `decode` refuses it.
     ///
     /// Needs the GIL; leaves no Python exception set.
@@ -491,6 +525,271 @@ private struct Parser {
     }
 }
 
+/// One build from a tape: `Parser`'s containers, memo and budget, fed from `JSONTape`'s words.
+private struct TapeBuilder {
+    /// An open container, and a dict's key waiting for its value (borrowed from `keyObjects`).
+    struct Open {
+        var container: PyPointer
+        var isObject: Bool
+        var key: PyPointer?
+    }
+
+    let document: UnsafePointer<UInt8>
+    let budget: Int
+    var spent = 0
+    var refusal: JSONToPython.Refusal?
+    /// Open containers, `depth` of them (the tape's nesting bounds the room).
+    let stack: UnsafeMutablePointer<Open>
+    var depth = 0
+    var memo: PyPointer?
+    /// Each distinct key's `str` once made (a reference of its own), by its index in the tape.
+    let keyObjects: UnsafeMutablePointer<PyPointer?>
+    let keyCount: Int
+    var scratch: [UInt8] = []
+
+    init(document: UnsafePointer<UInt8>, tape: JSONTape, budget: Int) {
+        self.document = document
+        self.budget = budget
+        stack = .allocate(capacity: tape.depth + 1)
+        keyCount = tape.keys.count
+        keyObjects = .allocate(capacity: max(keyCount, 1))
+        keyObjects.initialize(repeating: nil, count: keyCount)
+    }
+
+    mutating func release() {
+        if let memo { Py_DecRef(memo) }
+        memo = nil
+        for index in 0..<keyCount {
+            if let key = keyObjects[index] { Py_DecRef(key) }
+        }
+        keyObjects.deallocate()
+        stack.deallocate()
+    }
+
+    // The tape's kinds as plain numbers, for the switch below.
+    static let arrayStart = JSONTape.Kind.arrayStart.rawValue
+    static let objectStart = JSONTape.Kind.objectStart.rawValue
+    static let end = JSONTape.Kind.end.rawValue
+    static let asciiString = JSONTape.Kind.asciiString.rawValue
+    static let utf8String = JSONTape.Kind.utf8String.rawValue
+    static let escapedString = JSONTape.Kind.escapedString.rawValue
+    static let key = JSONTape.Kind.key.rawValue
+    static let int = JSONTape.Kind.int.rawValue
+    static let bigInt = JSONTape.Kind.bigInt.rawValue
+    static let double = JSONTape.Kind.double.rawValue
+    static let floatText = JSONTape.Kind.floatText.rawValue
+    static let `true` = JSONTape.Kind.true.rawValue
+    static let `false` = JSONTape.Kind.false.rawValue
+    static let null = JSONTape.Kind.null.rawValue
+    static let special = JSONTape.Kind.special.rawValue
+
+    /// The document's value, or nil (everything built so far released; `refusal` says when the
+    /// budget stopped it).
+    mutating func build(
+        words: UnsafeBufferPointer<UInt64>, keys: UnsafeBufferPointer<JSONTape.Key>,
+        unescaped: UnsafeBufferPointer<UInt8>
+    ) -> PyPointer? {
+        guard let word = words.baseAddress else { return nil }
+        let count = words.count
+        var at = 0
+        while at < count {
+            let head = word[at]
+            let kind = head >> 60
+            let payload = Int(truncatingIfNeeded: head & JSONTape.payloadMask)
+            at += 1
+            let made: PyPointer?
+            switch kind {
+            case Self.key:
+                guard let key = key(payload, keys: keys, unescaped: unescaped) else { return failed() }
+                stack[depth - 1].key = key
+                continue
+            case Self.asciiString:
+                spent &+= Parser.stringCost &+ payload
+                made = Self.ascii(document + Int(truncatingIfNeeded: word[at]), payload)
+                at += 1
+            case Self.int:
+                spent &+= Parser.numberCost
+                made = PyLong_FromLongLong(Int64(bitPattern: word[at]))
+                at += 1
+            case Self.arrayStart, Self.objectStart:
+                let isObject = kind == Self.objectStart
+                guard let container = isObject ? PyDict_New() : PyList_New(0) else { return failed() }
+                spent &+= Parser.containerCost
+                (stack + depth).initialize(to: Open(container: container, isObject: isObject, key: nil))
+                depth += 1
+                continue
+            case Self.end:
+                depth -= 1
+                made = stack[depth].container
+            case Self.true:
+                made = Self.newReference(apimacro_True())
+            case Self.false:
+                made = Self.newReference(apimacro_False())
+            case Self.null:
+                made = Self.newReference(apimacro_None())
+            case Self.utf8String:
+                spent &+= Parser.stringCost &+ payload
+                made = Self.utf8(document + Int(truncatingIfNeeded: word[at]), payload)
+                at += 1
+            case Self.escapedString:
+                spent &+= Parser.stringCost &+ payload
+                made = unescaped.baseAddress.flatMap { Self.utf8($0 + Int(truncatingIfNeeded: word[at]), payload) }
+                at += 1
+            case Self.double:
+                spent &+= Parser.numberCost
+                made = PyFloat_FromDouble(Double(bitPattern: word[at]))
+                at += 1
+            case Self.bigInt, Self.floatText:
+                spent &+= Parser.numberCost
+                made = number(document + Int(truncatingIfNeeded: word[at]), payload, isFloat: kind == Self.floatText)
+                at += 1
+            case Self.special:
+                made = PyFloat_FromDouble(payload == 0 ? .nan : payload == 1 ? .infinity : -.infinity)
+            default:
+                made = nil
+            }
+            guard let made else { return failed() }
+            if depth == 0 { return made }
+            guard attach(made) else { return failed() }
+        }
+        return failed()
+    }
+
+    /// Releases the open containers (their pending keys are `keyObjects`'); nil.
+    mutating func failed() -> PyPointer? {
+        while depth > 0 {
+            depth -= 1
+            Py_DecRef(stack[depth].container)
+        }
+        return nil
+    }
+
+    /// `Parser.attach`: into the innermost container, with the budget checked.
+    ///
+    /// The key is borrowed (`keyObjects` holds it). Once the container holds `value`, our
+    /// reference to it is dropped in place: it cannot be the last, so no deallocation is due.
+    @inline(__always)
+    mutating func attach(_ value: PyPointer) -> Bool {
+        let top = stack + (depth - 1)
+        spent &+= top.pointee.isObject ? Parser.dictSlotCost : Parser.listSlotCost
+        guard spent <= budget else {
+            refusal = .budget(budget)
+            Py_DecRef(value)
+            return false
+        }
+        let status: Int32
+        if let key = top.pointee.key {
+            top.pointee.key = nil
+            status = PyDict_SetItem(top.pointee.container, key, value)
+        } else {
+            status = PyList_Append(top.pointee.container, value)
+        }
+        guard status == 0 else {
+            Py_DecRef(value)
+            return false
+        }
+        value.pointee.ob_refcnt -= 1
+        return true
+    }
+
+    /// The key with index `index`, borrowed (`keyObjects` holds it): at its first use in the
+    /// document made as `Parser.readKey` makes it (the known-key table, else a new `str` through
+    /// the memo, with the same charges), afterwards the same object again at no charge, as
+    /// `readKey` finds it.
+    @inline(__always)
+    mutating func key(
+        _ index: Int, keys: UnsafeBufferPointer<JSONTape.Key>, unescaped: UnsafeBufferPointer<UInt8>
+    ) -> PyPointer? {
+        if let known = keyObjects[index] { return known }
+        return newKey(index, keys: keys, unescaped: unescaped)
+    }
+
+    mutating func newKey(
+        _ index: Int, keys: UnsafeBufferPointer<JSONTape.Key>, unescaped: UnsafeBufferPointer<UInt8>
+    ) -> PyPointer? {
+        let spec = keys[index]
+        var lookup = KeyTable.Lookup.unusual
+        let text: UnsafePointer<UInt8>
+        if spec.escaped {
+            guard let base = unescaped.baseAddress else { return nil }
+            text = base + spec.offset
+        } else {
+            text = document + spec.offset
+            lookup = KeyTable.known.find(from: text, count: spec.count, hash: spec.hash)
+        }
+        var key: PyPointer
+        if case .found(let known, _) = lookup {
+            Py_IncRef(known)
+            key = known
+        } else {
+            let charged = spent
+            spent &+= Parser.stringCost &+ spec.count
+            guard let made = spec.ascii ? Self.ascii(text, spec.count) : Self.utf8(text, spec.count) else {
+                return nil
+            }
+            key = made
+            if memo == nil { memo = PyDict_New() }
+            guard let memo, let shared = PyDict_SetDefault(memo, key, key) else {
+                Py_DecRef(key)
+                return nil
+            }
+            if shared != key {
+                spent = charged
+                Py_IncRef(shared)
+                Py_DecRef(key)
+                key = shared
+            } else {
+                spent &+= Parser.memoEntryCost
+            }
+            if case .new(let hash, let count) = lookup {
+                KeyTable.known.insert(from: text, hash: hash, count: count, object: key)
+            }
+        }
+        keyObjects[index] = key
+        return key
+    }
+
+    /// A `str` of plain ASCII bytes: made at its size and the bytes copied in (the empty string
+    /// and one character are CPython's shared ones, as `PyUnicode_DecodeUTF8` gives them).
+    @inline(__always)
+    static func ascii(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
+        guard count > 1 else { return utf8(text, count) }
+        guard let made = PyUnicode_New(count, 127) else { return nil }
+        // A compact ASCII string's characters follow its `PyASCIIObject` header.
+        (UnsafeMutableRawPointer(made) + MemoryLayout<PyASCIIObject>.size).copyMemory(from: text, byteCount: count)
+        return made
+    }
+
+    @inline(__always)
+    static func utf8(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
+        PyUnicode_DecodeUTF8(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), count, "surrogatepass")
+    }
+
+    /// `object` (True, False, None), with a reference more (`Py_INCREF` in place).
+    @inline(__always)
+    static func newReference(_ object: PyPointer) -> PyPointer {
+        object.pointee.ob_refcnt += 1
+        return object
+    }
+
+    /// A number the scan left as text, read as `Parser.number` reads it.
+    mutating func number(_ text: UnsafePointer<UInt8>, _ count: Int, isFloat: Bool) -> PyPointer? {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
+        scratch.append(0)
+        return scratch.withUnsafeMutableBufferPointer { buffer -> PyPointer? in
+            buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
+                if isFloat {
+                    let value = PyOS_string_to_double(text, nil, nil)
+                    if value == -1, PyErr_Occurred() != nil { return nil }
+                    return PyFloat_FromDouble(value)
+                }
+                return PyLong_FromString(text, nil, 10)
+            }
+        }
+    }
+}
+
 /// Object keys by their raw bytes, kept for the life of the process: an
 /// open-addressing table of the distinct plain keys met so far (a key with an
 /// escape is never entered), each with a copy of its bytes and a reference to
@@ -554,6 +853,23 @@ private struct KeyTable {
                 memcmp(start, first, count) == 0
             {
                 return .found(object, after: probe + 1)
+            }
+            index = (index + 1) & mask
+        }
+        return .new(hash: hash, count: count)
+    }
+
+    /// Looks up the plain key of `count` bytes at `first` whose hash `JSONTape.scan` worked out.
+    func find(from first: UnsafePointer<UInt8>, count: Int, hash: UInt32) -> Lookup {
+        guard !slots.isEmpty else { return .new(hash: hash, count: count) }
+        let mask = slots.count - 1
+        var index = Int(hash) & mask
+        for _ in 0..<Self.longestProbe {
+            guard let start = slots[index].start else { break }
+            if slots[index].hash == hash, slots[index].count == count, let object = slots[index].object,
+                memcmp(start, first, count) == 0
+            {
+                return .found(object, after: first + count + 1)
             }
             index = (index + 1) & mask
         }

@@ -46,13 +46,17 @@ public struct PageHistory: Sendable {
     public var storedBytes: Int { seen.capacity * MemoryLayout<Int>.stride * 4 / 3 }
 
     private mutating func insert(tag: UInt8, _ text: String) -> Bool {
+        seen.insert(Self.digest(tag: tag, text)).inserted
+    }
+
+    private static func digest(tag: UInt8, _ text: String) -> Int {
         var hasher = Hasher()
         hasher.combine(tag)
         // The bytes as sent: `String`'s own hashing would equate canonically equivalent text
         // (é composed or not), which the wire does not.
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        return seen.insert(hasher.finalize()).inserted
+        return hasher.finalize()
     }
 
     /// `url` in a normal form in which two spellings of one request are equal: the fragment
@@ -195,6 +199,15 @@ extension PageHistory {
                     + "the pagination goes round in a loop, so the list stops here",
                 url: shown, api: client.configuration.name)
         }
+    }
+
+    /// Forgets that `request` was asked for on `client` (its fetch ahead was given up before the
+    /// page before it could be used, which will be asked for again, and lead to it again).
+    public mutating func forget(_ request: Request, on client: APIClient) {
+        guard let url = try? client.url(of: request) else { return }
+        var credential: String?
+        if case .query(let name, _) = client.credential { credential = name }
+        seen.remove(Self.digest(tag: 0, Self.normalized(url, ignoring: credential)))
     }
 
     /// Remembers the page `cursor` asks for; `source` says where the cursor came from

@@ -1,0 +1,658 @@
+import CPython  // memcmp (from the C library the shim includes); no Python call here
+
+/// A JSON document read without Python: its structure checked and every value found, so that
+/// building its Python objects later (`JSONToPython.decode(_:tape:budget:)`, under the GIL)
+/// reads no byte of the document but the strings it copies.
+///
+/// `scan` needs no GIL and touches no Python object: a page iterator runs it on the task that
+/// fetched a page ahead, while the Python thread works on the page before. It is the one-pass
+/// parser's grammar (`JSONToPython.decode`) to the byte, and it gives up (nil) wherever that
+/// parser could stop early: malformed JSON, a document past `maxDepth`, bytes `decode` does not
+/// take. Those go to the one-pass parser, which decides as it always did. What a tape says:
+///
+/// - a string's place and length in the document, whether it is plain ASCII (copied into a new
+///   `str` as it is), and, when it has escapes, its unescaped UTF-8 (`unescaped`);
+/// - each object key as an index into `keys`, one per distinct spelling: the build makes a key's
+///   `str` (or finds it known from earlier documents) once per document, not at every object;
+/// - numbers already read: integers of up to 18 characters as `Int64`, floats whose decimal
+///   value converts exactly in one IEEE operation (at most 2^53 as digits, a power of ten up to
+///   10^22: Clinger's fast path, the correctly rounded answer that `PyOS_string_to_double`
+///   gives); any other number is left as its text for the build.
+///
+/// Bounded: past `maxWords` words of tape (64 MiB for the default), `scan` gives up and the
+/// one-pass parser, with its budget, decides.
+public struct JSONTape: Sendable {
+    /// The kind of a tape word, in its top four bits; the other 60 hold a length or an index.
+    enum Kind: UInt64 {
+        case arrayStart = 0
+        case objectStart
+        case end
+        /// Payload: length; next word: offset in the document. Only bytes below 0x80.
+        case asciiString
+        /// Payload: length; next word: offset in the document. UTF-8 with no escape.
+        case utf8String
+        /// Payload: length; next word: offset in `unescaped`.
+        case escapedString
+        /// Payload: index in `keys`.
+        case key
+        /// Next word: the value's bits.
+        case int
+        /// Payload: length; next word: offset of its text in the document.
+        case bigInt
+        /// Next word: the value's bits.
+        case double
+        /// Payload: length; next word: offset of its text in the document.
+        case floatText
+        case `true`
+        case `false`
+        case null
+        /// Payload: 0 NaN, 1 Infinity, 2 -Infinity.
+        case special
+    }
+
+    /// One distinct key: where its text is (in the document, or in `unescaped` when `escaped`).
+    struct Key: Sendable {
+        var offset: Int
+        var count: Int
+        /// FNV-1a of its bytes (the known-key table's hash); 0 for an escaped key.
+        var hash: UInt32
+        var escaped: Bool
+        var ascii: Bool
+    }
+
+    var words: [UInt64] = []
+    var keys: [Key] = []
+    var unescaped: [UInt8] = []
+    /// The length of the document it was read from.
+    let byteCount: Int
+    /// The deepest nesting of arrays and objects in it.
+    let depth: Int
+
+    static let payloadMask: UInt64 = (1 << 60) - 1
+
+    /// The most words a tape may take for a document: 8 Mi (64 MiB).
+    public static let defaultMaxWords = JSONToPython.defaultBudget / 32
+
+    /// The tape of `bytes`, or nil when the one-pass parser should read them (see the type).
+    public static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONToPython.defaultMaxDepth,
+        maxWords: Int = defaultMaxWords
+    ) -> JSONTape? {
+        guard let base = bytes.baseAddress, JSONToPython.takesFastPath(bytes) else { return nil }
+        var scanner = Scanner(start: base, count: bytes.count, maxDepth: maxDepth, maxWords: maxWords)
+        defer {
+            scanner.words.deallocate()
+            scanner.stack.deallocate()
+            scanner.lastKey.deallocate()
+        }
+        guard scanner.document() else { return nil }
+        var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
+        tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
+        tape.keys = scanner.keys
+        tape.unescaped = scanner.unescaped
+        return tape
+    }
+
+    /// The tape of `bytes` (see `scan(_:maxDepth:maxWords:)`).
+    public static func scan(_ bytes: [UInt8]) -> JSONTape? {
+        bytes.withUnsafeBufferPointer { scan($0) }
+    }
+}
+
+/// One scan: the one-pass parser's loop, writing words instead of objects.
+private struct Scanner {
+    let start: UnsafePointer<UInt8>
+    let end: UnsafePointer<UInt8>
+    var cursor: UnsafePointer<UInt8>
+    let maxDepth: Int
+    let maxWords: Int
+    /// The tape so far (`wordCount` of `wordCapacity` words; `scan` frees it).
+    var words: UnsafeMutablePointer<UInt64>
+    var wordCount = 0
+    var wordCapacity: Int
+    var keys: [JSONTape.Key] = []
+    var unescaped: [UInt8] = []
+    /// Open containers, `depth` of them, innermost last: true for an object (`scan` frees it).
+    let stack: UnsafeMutablePointer<Bool>
+    var depth = 0
+    /// For each open container, the index of the last key read in it (-1 before the first).
+    let lastKey: UnsafeMutablePointer<Int32>
+    /// For each key index + 1 (0: an object's start), the key that followed it last time: objects
+    /// of one kind repeat their keys in one order, so the next key is most often this one, and
+    /// checking its bytes is all it takes to know it.
+    var following: [Int32] = [-1]
+    var deepest = 0
+    /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
+    /// into `keys` in the low 32; 0 for an empty slot.
+    var keySlots: [UInt64] = Array(repeating: 0, count: 256)
+
+    init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int, maxWords: Int) {
+        self.start = start
+        self.end = start + count
+        self.cursor = start
+        self.maxDepth = maxDepth
+        self.maxWords = maxWords
+        wordCapacity = count / 16 + 16
+        words = .allocate(capacity: wordCapacity)
+        stack = .allocate(capacity: min(maxDepth, count) + 1)
+        lastKey = .allocate(capacity: min(maxDepth, count) + 1)
+    }
+
+    @inline(__always)
+    mutating func append(_ word: UInt64) {
+        if wordCount == wordCapacity { growWords() }
+        words[wordCount] = word
+        wordCount += 1
+    }
+
+    mutating func growWords() {
+        let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: wordCapacity * 2)
+        larger.moveInitialize(from: words, count: wordCount)
+        words.deallocate()
+        words = larger
+        wordCapacity *= 2
+    }
+
+    @inline(__always)
+    mutating func emit(_ kind: JSONTape.Kind, _ payload: Int = 0) {
+        append(kind.rawValue << 60 | UInt64(truncatingIfNeeded: payload) & JSONTape.payloadMask)
+    }
+
+    @inline(__always)
+    mutating func emit(_ kind: JSONTape.Kind, _ payload: Int, word: UInt64) {
+        emit(kind, payload)
+        append(word)
+    }
+
+    mutating func document() -> Bool {
+        guard value() else { return false }
+        skipWhitespace()
+        return cursor == end
+    }
+
+    /// One value, containers iteratively, as `Parser.value` reads it.
+    mutating func value() -> Bool {
+        while true {
+            guard wordCount <= maxWords else { return false }
+            skipWhitespace()
+            guard cursor < end else { return false }
+            switch cursor.pointee {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = cursor.pointee == UInt8(ascii: "{")
+                cursor += 1
+                guard depth < maxDepth else { return false }
+                emit(isObject ? .objectStart : .arrayStart)
+                stack[depth] = isObject
+                lastKey[depth] = -1
+                depth += 1
+                deepest = max(deepest, depth)
+                skipWhitespace()
+                guard cursor < end else { return false }
+                if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    cursor += 1
+                    emit(.end)
+                    depth -= 1
+                } else if isObject {
+                    guard key() else { return false }
+                    continue
+                } else {
+                    continue
+                }
+            default:
+                guard scalar() else { return false }
+            }
+            // After a value: a comma (and a key) or the ends of the containers that close here.
+            while depth > 0 {
+                let isObject = stack[depth - 1]
+                skipWhitespace()
+                guard cursor < end else { return false }
+                let byte = cursor.pointee
+                cursor += 1
+                if byte == UInt8(ascii: ",") {
+                    if isObject {
+                        skipWhitespace()
+                        guard key() else { return false }
+                    }
+                    break
+                }
+                guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+                emit(.end)
+                depth -= 1
+            }
+            if depth == 0 { return true }
+        }
+    }
+
+    /// `"key" :`, as an index into `keys` (plain keys met before in this document: the same index).
+    mutating func key() -> Bool {
+        guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
+        cursor += 1
+        let first = cursor
+        let previous = Int(lastKey[depth - 1]) + 1
+        let guess = Int(following[previous])
+        if guess >= 0, spells(guess, at: first) {
+            cursor = first + keys[guess].count + 1
+            emit(.key, guess)
+            lastKey[depth - 1] = Int32(guess)
+        } else {
+            guard let run = plainRun() else { return false }
+            if run.escape {
+                let offset = unescaped.count
+                guard unescape(from: first) else { return false }
+                emit(.key, keys.count)
+                keys.append(
+                    .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
+                following.append(-1)
+                lastKey[depth - 1] = -1
+            } else {
+                let count = cursor - first
+                cursor += 1
+                let index = plainKey(first, count: count, ascii: run.ascii)
+                emit(.key, index)
+                following[previous] = Int32(index)
+                lastKey[depth - 1] = Int32(index)
+            }
+        }
+        skipWhitespace()
+        guard cursor < end, cursor.pointee == UInt8(ascii: ":") else { return false }
+        cursor += 1
+        return true
+    }
+
+    /// Whether the plain key `index` is the one at `first` (its bytes, then the closing quote).
+    @inline(__always)
+    func spells(_ index: Int, at first: UnsafePointer<UInt8>) -> Bool {
+        let key = keys[index]
+        guard !key.escaped, end - first > key.count, first[key.count] == UInt8(ascii: "\"") else { return false }
+        var known = start + key.offset
+        var probe = first
+        var left = key.count
+        while left >= 8 {
+            let one = UnsafeRawPointer(known).loadUnaligned(as: UInt64.self)
+            guard one == UnsafeRawPointer(probe).loadUnaligned(as: UInt64.self) else { return false }
+            known += 8
+            probe += 8
+            left -= 8
+        }
+        while left > 0 {
+            guard known.pointee == probe.pointee else { return false }
+            known += 1
+            probe += 1
+            left -= 1
+        }
+        return true
+    }
+
+    /// The index of the plain key at `first`, entered in `keys` when new.
+    mutating func plainKey(_ first: UnsafePointer<UInt8>, count: Int, ascii: Bool) -> Int {
+        let quick = quickHash(first, count: count)
+        let mask = keySlots.count - 1
+        var index = Int(quick) & mask
+        for _ in 0..<16 {
+            let slot = keySlots[index]
+            if slot == 0 {
+                keySlots[index] = UInt64(quick) << 32 | UInt64(keys.count + 1)
+                return newKey(first, count: count, ascii: ascii)
+            }
+            if UInt32(truncatingIfNeeded: slot >> 32) == quick {
+                let position = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
+                let known = keys[position]
+                if known.count == count, memcmp(start + known.offset, first, count) == 0 { return position }
+            }
+            index = (index + 1) & mask
+        }
+        // Sixteen slots taken by other keys (chosen to collide?): not shared, each occurrence its own.
+        return newKey(first, count: count, ascii: ascii)
+    }
+
+    /// A hash of a key's length and its first and last eight bytes, for finding it again in this
+    /// document (what the known-key table wants, FNV-1a of every byte, is worked out once a key).
+    @inline(__always)
+    func quickHash(_ first: UnsafePointer<UInt8>, count: Int) -> UInt32 {
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        if count >= 8 {
+            head = UnsafeRawPointer(first).loadUnaligned(as: UInt64.self)
+            tail = UnsafeRawPointer(first + count - 8).loadUnaligned(as: UInt64.self)
+        } else {
+            for offset in 0..<count { head = head << 8 | UInt64(first[offset]) }
+        }
+        let mixed =
+            (head &* 0x9E37_79B9_7F4A_7C15 ^ tail &* 0xC2B2_AE3D_27D4_EB4F ^ UInt64(count)) &* 0xFF51_AFD7_ED55_8CCD
+        return UInt32(truncatingIfNeeded: mixed >> 32)
+    }
+
+    mutating func newKey(_ first: UnsafePointer<UInt8>, count: Int, ascii: Bool) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
+        keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
+        following.append(-1)
+        if keys.count * 2 > keySlots.count { growKeySlots() }
+        return keys.count - 1
+    }
+
+    mutating func growKeySlots() {
+        keySlots = Array(repeating: 0, count: keySlots.count * 4)
+        let mask = keySlots.count - 1
+        for (position, key) in keys.enumerated() where !key.escaped {
+            let quick = quickHash(start + key.offset, count: key.count)
+            var index = Int(quick) & mask
+            for _ in 0..<16 {
+                if keySlots[index] == 0 {
+                    keySlots[index] = UInt64(quick) << 32 | UInt64(position + 1)
+                    break
+                }
+                index = (index + 1) & mask
+            }
+        }
+    }
+
+    @inline(__always)
+    mutating func scalar() -> Bool {
+        switch cursor.pointee {
+        case UInt8(ascii: "\""):
+            return string()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if cursor.pointee == UInt8(ascii: "-"), literal("-Infinity") {
+                emit(.special, 2)
+                return true
+            }
+            return number()
+        case UInt8(ascii: "t"):
+            guard literal("true") else { return false }
+            emit(.true)
+        case UInt8(ascii: "f"):
+            guard literal("false") else { return false }
+            emit(.false)
+        case UInt8(ascii: "n"):
+            guard literal("null") else { return false }
+            emit(.null)
+        case UInt8(ascii: "N"):
+            guard literal("NaN") else { return false }
+            emit(.special, 0)
+        case UInt8(ascii: "I"):
+            guard literal("Infinity") else { return false }
+            emit(.special, 1)
+        default:
+            return false
+        }
+        return true
+    }
+
+    mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard end - cursor >= count else { return false }
+        let expected = text.utf8Start
+        for offset in 0..<count where cursor[offset] != expected[offset] { return false }
+        cursor += count
+        return true
+    }
+
+    /// A string value at the cursor (on its opening quote).
+    @inline(__always)
+    mutating func string() -> Bool {
+        cursor += 1
+        let first = cursor
+        guard let run = plainRun() else { return false }
+        if run.escape {
+            let offset = unescaped.count
+            guard unescape(from: first) else { return false }
+            emit(.escapedString, unescaped.count - offset, word: UInt64(offset))
+            return true
+        }
+        emit(run.ascii ? .asciiString : .utf8String, cursor - first, word: UInt64(first - start))
+        cursor += 1
+        return true
+    }
+
+    /// Moves the cursor from a string's first byte to its closing quote or its first backslash.
+    ///
+    /// `escape` says which; nil at a control character or the end of the input. Eight bytes at a time while none of them is a quote, a backslash, a control character
+    /// or past ASCII.
+    @inline(__always)
+    mutating func plainRun() -> (escape: Bool, ascii: Bool)? {
+        // In a local: the cursor stays in a register (stores to the tape could alias `self`).
+        var at = cursor
+        let end = self.end
+        defer { cursor = at }
+        var ascii = true
+        while true {
+            while end - at >= 8 {
+                let word = UnsafeRawPointer(at).loadUnaligned(as: UInt64.self)
+                let special =
+                    Self.has(word, UInt8(ascii: "\"")) | Self.has(word, UInt8(ascii: "\\"))
+                    | Self.belowSpace(word) | word & Self.highBits
+                if special == 0 {
+                    at += 8
+                    continue
+                }
+                // The lowest flagged byte is a true one (the tricks' false flags sit above one).
+                at += special.trailingZeroBitCount >> 3
+                break
+            }
+            guard at < end else { return nil }
+            let byte = at.pointee
+            if byte == UInt8(ascii: "\"") { return (false, ascii) }
+            if byte == UInt8(ascii: "\\") { return (true, false) }
+            if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            at += 1
+        }
+    }
+
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte of `word` equal to `byte` (and perhaps some above one).
+    @inline(__always)
+    static func has(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let folded = word ^ (ones &* UInt64(byte))
+        return (folded &- ones) & ~folded & highBits
+    }
+
+    /// The high bit of each byte of `word` below 0x20 (and perhaps some above one).
+    @inline(__always)
+    static func belowSpace(_ word: UInt64) -> UInt64 {
+        (word &- ones &* 0x20) & ~word & highBits
+    }
+
+    /// The rest of a string with escapes (the cursor on its first backslash), unescaped into
+    /// `unescaped` as `Parser.escapedString` does it (a lone surrogate as its three-byte form).
+    mutating func unescape(from first: UnsafePointer<UInt8>) -> Bool {
+        unescaped.append(contentsOf: UnsafeBufferPointer(start: first, count: cursor - first))
+        while cursor < end {
+            let byte = cursor.pointee
+            cursor += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return true
+            case UInt8(ascii: "\\"):
+                guard cursor < end else { return false }
+                let escape = cursor.pointee
+                cursor += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escape)
+                case UInt8(ascii: "b"): unescaped.append(0x08)
+                case UInt8(ascii: "f"): unescaped.append(0x0C)
+                case UInt8(ascii: "n"): unescaped.append(0x0A)
+                case UInt8(ascii: "r"): unescaped.append(0x0D)
+                case UInt8(ascii: "t"): unescaped.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard var scalar = hex4() else { return false }
+                    if (0xD800...0xDBFF).contains(scalar), end - cursor >= 6, cursor[0] == UInt8(ascii: "\\"),
+                        cursor[1] == UInt8(ascii: "u")
+                    {
+                        let mark = cursor
+                        cursor += 2
+                        if let low = hex4(), (0xDC00...0xDFFF).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            cursor = mark
+                        }
+                    }
+                    appendUTF8(scalar)
+                default:
+                    return false
+                }
+            default:
+                if byte < 0x20 { return false }
+                unescaped.append(byte)
+            }
+        }
+        return false
+    }
+
+    mutating func hex4() -> UInt32? {
+        guard end - cursor >= 4 else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = cursor.pointee
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            cursor += 1
+        }
+        return value
+    }
+
+    mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            unescaped.append(UInt8(scalar))
+        case 0x80..<0x800:
+            unescaped.append(UInt8(0xC0 | scalar >> 6))
+            unescaped.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            unescaped.append(UInt8(0xE0 | scalar >> 12))
+            unescaped.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            unescaped.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            unescaped.append(UInt8(0xF0 | scalar >> 18))
+            unescaped.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            unescaped.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            unescaped.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    /// A number, as `Parser.number` reads it; its value when that needs no Python.
+    mutating func number() -> Bool {
+        let first = cursor
+        let negative = cursor.pointee == UInt8(ascii: "-")
+        if negative { cursor += 1 }
+        guard cursor < end, isDigit(cursor.pointee) else { return false }
+        if cursor.pointee == UInt8(ascii: "0") {
+            cursor += 1
+        } else {
+            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
+        }
+        let integerEnd = cursor
+        var fractionEnd = cursor
+        var isFloat = false
+        if cursor + 1 < end, cursor.pointee == UInt8(ascii: "."), isDigit(cursor[1]) {
+            isFloat = true
+            cursor += 2
+            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
+            fractionEnd = cursor
+        }
+        var exponentStart: UnsafePointer<UInt8>?
+        if cursor < end, cursor.pointee | 0x20 == UInt8(ascii: "e") {
+            var probe = cursor + 1
+            if probe < end, probe.pointee == UInt8(ascii: "+") || probe.pointee == UInt8(ascii: "-") { probe += 1 }
+            if probe < end, isDigit(probe.pointee) {
+                isFloat = true
+                exponentStart = cursor + 1
+                cursor = probe
+                while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
+            }
+        }
+        let length = cursor - first
+        let offset = UInt64(first - start)
+        if !isFloat {
+            guard length <= 18 else {
+                emit(.bigInt, length, word: offset)
+                return true
+            }
+            var magnitude: Int64 = 0
+            var digit = negative ? first + 1 : first
+            while digit < cursor {
+                magnitude = magnitude * 10 + Int64(digit.pointee &- UInt8(ascii: "0"))
+                digit += 1
+            }
+            emit(.int, 0, word: UInt64(bitPattern: negative ? -magnitude : magnitude))
+            return true
+        }
+        if let value = exactDouble(
+            digits: negative ? first + 1 : first, integerEnd: integerEnd, fractionEnd: fractionEnd,
+            exponent: exponentStart, end: cursor)
+        {
+            emit(.double, 0, word: (negative ? -value : value).bitPattern)
+        } else {
+            emit(.floatText, length, word: offset)
+        }
+        return true
+    }
+
+    /// 10^0 … 10^22, each exact in a Double.
+    static let powersOfTen: [Double] = (0...22).map { power in
+        var value = 1.0
+        for _ in 0..<power { value *= 10 }
+        return value
+    }
+
+    /// The magnitude of a float whose digits make at most 2^53 and whose power of ten is within
+    /// ±22 (one correctly rounded multiplication or division of exact operands); nil otherwise.
+    func exactDouble(
+        digits: UnsafePointer<UInt8>, integerEnd: UnsafePointer<UInt8>, fractionEnd: UnsafePointer<UInt8>,
+        exponent: UnsafePointer<UInt8>?, end: UnsafePointer<UInt8>
+    ) -> Double? {
+        var mantissa: UInt64 = 0
+        var digit = digits
+        while digit < fractionEnd {
+            if digit != integerEnd {
+                mantissa = mantissa * 10 + UInt64(digit.pointee &- UInt8(ascii: "0"))
+                guard mantissa <= 1 << 53 else { return nil }
+            }
+            digit += 1
+        }
+        let fractionDigits = fractionEnd > integerEnd ? fractionEnd - integerEnd - 1 : 0
+        var power = 0
+        if var at = exponent {
+            let negative = at.pointee == UInt8(ascii: "-")
+            if at.pointee == UInt8(ascii: "-") || at.pointee == UInt8(ascii: "+") { at += 1 }
+            while at < end {
+                power = power * 10 + Int(at.pointee &- UInt8(ascii: "0"))
+                guard power < 1000 else { return nil }
+                at += 1
+            }
+            if negative { power = -power }
+        }
+        power -= fractionDigits
+        if mantissa == 0 { return 0 }
+        guard (-22...22).contains(power) else { return nil }
+        let value = Double(mantissa)
+        return power >= 0 ? value * Self.powersOfTen[power] : value / Self.powersOfTen[-power]
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        // Compact JSON, as APIs send it: most often nothing to skip.
+        guard cursor < end, cursor.pointee <= 0x20 else { return }
+        var at = cursor
+        while at < end {
+            switch at.pointee {
+            case 0x20, 0x09, 0x0A, 0x0D: at += 1
+            default:
+                cursor = at
+                return
+            }
+        }
+        cursor = at
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import PythonBridge
+import Testing
+
+/// The two-step decoder (`JSONTape.scan` without the GIL, then `JSONToPython.decode(_:tape:)`)
+/// against the one-pass parser and `json.loads`: the same values, the same declines, the same
+/// refusals at the same budgets, and no tape for what the one-pass parser must decide itself.
+@Suite("JSON tape, then Python objects")
+struct JSONTapeTests {
+    /// What a decode answered, comparable: `json.dumps` of the value, or why there is none.
+    enum Answer: Equatable, CustomStringConvertible {
+        case value(String)
+        case declined
+        case refused(JSONToPython.Refusal)
+
+        var description: String {
+            switch self {
+            case .value(let text): "value \(text.prefix(80))"
+            case .declined: "declined"
+            case .refused(let why): "refused \(why)"
+            }
+        }
+    }
+
+    static func answer(_ outcome: JSONToPython.Outcome) throws -> Answer {
+        #expect(!PythonRaise.isSet, "an exception was left set")
+        switch outcome {
+        case .value(let value): return .value(try JSONToPythonTests.dump(value))
+        case .declined: return .declined
+        case .refused(let why): return .refused(why)
+        }
+    }
+
+    static func onePass(_ document: [UInt8], budget: Int = JSONToPython.defaultBudget) throws -> Answer {
+        try answer(document.withUnsafeBufferPointer { JSONToPython.decode($0, budget: budget) })
+    }
+
+    /// Through the tape when the scan makes one, else the one-pass parser (as `JSONDecoding` does).
+    static func twoStep(_ document: [UInt8], budget: Int = JSONToPython.defaultBudget) throws -> Answer {
+        let tape = JSONTape.scan(document)
+        return try answer(
+            document.withUnsafeBufferPointer { bytes in
+                tape.map { JSONToPython.decode(bytes, tape: $0, budget: budget) }
+                    ?? JSONToPython.decode(bytes, budget: budget)
+            })
+    }
+
+    /// Edge cases beyond `JSONToPythonTests.taken`: escapes, surrogates, numbers at the edges of
+    /// the scan's exact conversions, keys spelt with escapes, empty and one-character strings.
+    static let edges: [String] = [
+        "[\"\", \"a\", \"\u{e9}\", \"ab\", \"\\u0061\", \"\\n\", \"a\\u0000\", \"\u{7f}x\"]",
+        "{\"a\": 1, \"\\u0061\": 2, \"b\\n\": 3, \"b\\n\": 4, \"\u{e9}t\u{e9}\": 5, \"\u{e9}t\u{e9}\": 6}",
+        "[\"\\ud83d\\ude00\", \"\\ud83d\", \"\\ude00\\ud83d\", \"x\\udbff\\udfff\", \"\\ud800\\\\u0041\"]",
+        "[\"0123456789abcdef0123456789abcdef\\\"\", \"\\/\\b\\f\\n\\r\\t\", \"\u{1F600}\u{1F600}\u{1F600}\u{1F600}xxxxxxxx\"]",
+        "[0, -0, 1, -1, 999999999999999999, -99999999999999999, -999999999999999999, 1000000000000000000]",
+        "[9223372036854775807, -9223372036854775808, 18446744073709551616, -123456789012345678901234567890]",
+        "[-0.0, 0.0, -0e5, 0e-999, 0.0e999, 1e400, -1e400, 1e-400, 4.9e-324, 5e-324, 2.4703282292062328e-324]",
+        "[1.7976931348623157e308, 1.7976931348623159e308, 2.2250738585072014e-308, 2.2250738585072011e-308]",
+        "[0.1, 0.2, 0.3, 1e22, 1e23, 1e-22, 1e-23, 9007199254740992.0, 9007199254740993.0, 9007199254740993e-5]",
+        "[123.456e-7, 3.141592653589793, 2.718281828459045e0, 1E+2, 1e+0, 1.0e-0, 100e-2, 0.000001, 12345e17]",
+        "[17.000000000000001, 0.30000000000000004, 4503599627370497.5, 1.5e300, 7e-10, 123456789e-22]",
+        "[true, false, null, NaN, Infinity, -Infinity, [], {}, [[]], [{}], {\"a\": []}, {\"a\": {}}]",
+        "  {\"a\" :\t[ 1 , 2 ]\r\n, \"b\" : { } }  ",
+        "[\"x\\u00e9y\", \"\\u6771\\u4eac\", \"\\u00ff\", \"\\u0100\", \"\\uffff\", \"\\u0080\"]",
+        "{\"" + String(repeating: "k", count: 100) + "\": 1, \"" + String(repeating: "k", count: 100) + "\": 2}",
+        // Keys in a repeated order, then in others (the scan guesses the next key from the last).
+        "[{\"ab\":1,\"abc\":2},{\"ab\":1,\"abc\":2},{\"abc\":3,\"ab\":4},{\"a\":5,\"ab\":6},{\"ab\":7,\"abc\":8,\"abcd\":9}]",
+        "[{\"abcdefghij\":1,\"abcdefghijk\":2},{\"abcdefghijk\":3,\"abcdefghij\":4},{\"abcdefghij\":{\"abcdefghij\":5}}]",
+        "[{\"k\":1,\"\\u006b\":2},{\"k\":3,\"\\u006b\":4},{\"k\":5,\"k\\n\":6},{\"k\":7,\"k\\n\":8,\"k\":9}]",
+    ]
+
+    /// Numbers, many of each shape, for the scan's own float conversion: random digits and powers.
+    static let numbers: [String] = {
+        var generator = SplitMix(seed: 43)
+        var texts: [String] = []
+        for _ in 0..<3000 {
+            let digits = Int(generator.next() % 19) + 1
+            var mantissa = String(Int(generator.next() % 9) + 1)
+            for _ in 1..<digits { mantissa += String(generator.next() % 10) }
+            let point = Int(generator.next() % UInt64(digits + 1))
+            var text = mantissa
+            let at = max(point, 1)
+            if at < digits { text.insert(".", at: text.index(text.startIndex, offsetBy: at)) }
+            if generator.next() % 2 == 0 { text += "e" + String(Int(generator.next() % 61) - 30) }
+            if generator.next() % 3 == 0 { text = "-" + text }
+            texts.append(text)
+        }
+        return texts
+    }()
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ value >> 30) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ value >> 27) &* 0x94D0_49BB_1331_11EB
+            return value ^ value >> 31
+        }
+    }
+
+    @Test("documents the one-pass parser takes: a tape, and the same value as it and json.loads")
+    func takenDocuments() async throws {
+        let documents = (JSONToPythonTests.taken + Self.edges).map { Array($0.utf8) }
+        let results = try await python {
+            try fetching {
+                try documents.map { document -> (Bool, Answer, Answer, String?) in
+                    (
+                        JSONTape.scan(document) != nil, try Self.twoStep(document), try Self.onePass(document),
+                        try JSONToPythonTests.referenceDump(document)
+                    )
+                }
+            }
+        }
+        for (document, (scanned, twoStep, onePass, reference)) in zip(documents, results) {
+            let text = String(decoding: document, as: UTF8.self)
+            #expect(scanned, "no tape for \(text)")
+            #expect(twoStep == onePass, "\(text)")
+            #expect(twoStep == reference.map(Answer.value), "\(text)")
+        }
+    }
+
+    @Test("3,000 random decimal numbers read to the same floats and ints as json.loads")
+    func randomNumbers() async throws {
+        let document = Array(("[" + Self.numbers.joined(separator: ",") + "]").utf8)
+        let (twoStep, reference) = try await python {
+            try fetching { (try Self.twoStep(document), try JSONToPythonTests.referenceDump(document)) }
+        }
+        #expect(reference != nil)
+        #expect(twoStep == reference.map(Answer.value))
+    }
+
+    @Test("documents the one-pass parser declines: no tape, or a tape whose build declines too")
+    func declinedDocuments() async throws {
+        let invalid: [[UInt8]] = [
+            Array("\"a".utf8) + [0xFF] + Array("\"".utf8), Array("[\"a".utf8) + [0xC3] + Array("\"]".utf8),
+            Array("{\"k".utf8) + [0xC3] + Array("\": 1}".utf8), [0x5B, 0x31, 0x5D, 0x80],
+            [0xEF, 0xBB, 0xBF] + Array("[1]".utf8), [0, 0x31], Array("[\"\\u12\"]".utf8),
+            Array("[1, \"ok\", \"bad".utf8) + [0xF8] + Array("\"]".utf8),
+        ]
+        let documents = JSONToPythonTests.declined.map { Array($0.utf8) } + invalid
+        let results = try await python {
+            try fetching { try documents.map { (try Self.twoStep($0), try Self.onePass($0)) } }
+        }
+        for (document, (twoStep, onePass)) in zip(documents, results) {
+            #expect(onePass == .declined)
+            #expect(twoStep == onePass, "\(document.prefix(40))")
+        }
+    }
+
+    @Test("nesting past 512 levels: no tape; the one-pass parser refuses it as before")
+    func depth() async throws {
+        let deep = Array(("[" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "]").utf8)
+        let shallow = Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)
+        #expect(JSONTape.scan(deep) == nil)
+        #expect(JSONTape.scan(shallow) != nil)
+        let (twoStep, onePass) = try await python {
+            try fetching { (try Self.twoStep(deep), try Self.onePass(deep)) }
+        }
+        #expect(twoStep == .refused(.depth(512)))
+        #expect(twoStep == onePass)
+    }
+
+    @Test("a tape past its word bound is not made; the one-pass parser decides")
+    func wordBound() {
+        let document = Array(("[" + Array(repeating: "1", count: 1000).joined(separator: ",") + "]").utf8)
+        #expect(document.withUnsafeBufferPointer { JSONTape.scan($0, maxWords: 500) } == nil)
+        #expect(document.withUnsafeBufferPointer { JSONTape.scan($0, maxWords: 5000) } != nil)
+    }
+
+    /// The smallest budget under which `decode` answers a value.
+    static func smallestBudget(_ document: [UInt8], _ decode: ([UInt8], Int) throws -> Answer) throws -> Int {
+        var (low, high) = (0, 64 << 20)
+        while low < high {
+            let middle = (low + high) / 2
+            if case .value = try decode(document, middle) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    @Test("the build charges the budget as the one-pass parser does: the same smallest budget, the same refusal")
+    func budgetEquivalence() async throws {
+        let long = String(repeating: "q", count: 80)
+        let documents = [
+            JSONToPythonTests.emptyObjects(3000),
+            Array("[{\"\(long)1\": 1, \"\(long)2\": [1.5, \"x\"]}, {\"\(long)1\": 2, \"\(long)2\": null}]".utf8),
+            Array("[{\"\\u0061b\": 1, \"\\u0061b\": 2}, {\"tape_new_key_\\n\": \"\\u00e9\", \"zz\": 1e400}]".utf8),
+            Array("[123456789012345678901234567890, \"\u{e9}\u{e9}\", [[[]]], {\"\": {}}]".utf8),
+        ]
+        let results = try await python {
+            try fetching {
+                try documents.map { document -> (Int, Int, Answer, Answer) in
+                    // Decoded once first, so that the keys the process-wide table learns are
+                    // known to both (each measure then meets the table as the other does).
+                    _ = try Self.onePass(document)
+                    let onePass = try Self.smallestBudget(document) { try Self.onePass($0, budget: $1) }
+                    let twoStep = try Self.smallestBudget(document) { try Self.twoStep($0, budget: $1) }
+                    return (
+                        onePass, twoStep, try Self.onePass(document, budget: onePass - 1),
+                        try Self.twoStep(document, budget: onePass - 1)
+                    )
+                }
+            }
+        }
+        for (onePass, twoStep, refusedOnce, refusedTwice) in results {
+            #expect(onePass == twoStep)
+            #expect(refusedOnce == .refused(.budget(onePass - 1)))
+            #expect(refusedTwice == refusedOnce)
+        }
+    }
+
+    @Test("strings and keys are the objects the one-pass parser makes: shared ones, memoised keys, compact ASCII")
+    func sameObjects() async throws {
+        let document = Array(
+            "[\"\", \"a\", \"\u{e9}\", \"plain ascii\", {\"tape_key\": 1}, {\"tape_key\": 2, \"\\u0074ape_key\": 3}]"
+                .utf8)
+        let checks = try await python {
+            try fetching { () -> [String] in
+                guard let tape = JSONTape.scan(document),
+                    case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) }),
+                    case .value(let reference) = document.withUnsafeBufferPointer({ JSONToPython.decode($0) })
+                else { return ["not decoded"] }
+                let globals = try Interpreter.newGlobals()
+                try globals.setItem("v", built)
+                try globals.setItem("r", reference)
+                try globals.setItem("document", PythonValue.bytes(document).toPython())
+                try Interpreter.exec(
+                    """
+                    import json, sys
+                    loaded = json.loads(document)
+                    failures = []
+                    if v[0] is not r[0] or v[1] is not r[1] or v[2] is not r[2]:
+                        failures.append('empty and one-character strings are not the shared ones')
+                    if not v[3].isascii() or sys.getsizeof(v[3]) != sys.getsizeof(loaded[3]):
+                        failures.append('the ASCII string differs from json.loads\\'s in size')
+                    if hash(v[3]) != hash('plain ascii') or {'plain ascii': 1}.get(v[3]) != 1:
+                        failures.append('the ASCII string hashes differently')
+                    if list(v[4])[0] is not list(v[5])[0] or list(v[4])[0] is not list(r[4])[0]:
+                        failures.append('the key is not one object')
+                    if v != loaded or v[5] != {'tape_key': 3}:
+                        failures.append('values differ')
+                    """, globals: globals)
+                guard let failures = try globals.item("failures") else { return ["no result"] }
+                return try (0..<PySequence.count(failures)).map {
+                    try PyRef.checked(PySequence.item(failures, $0)).str()
+                }
+            }
+        }
+        #expect(checks.isEmpty, "\(checks)")
+    }
+
+    @Test("every recorded API response in ../shared/fixtures: a tape, and the value json.loads gives")
+    func recordedResponses() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../shared/fixtures")
+        let files =
+            (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+            .filter { $0.pathExtension == "json" }
+        try #require(files.count >= 10, "expected the recorded fixtures at \(root.path)")
+        let documents = try files.map { Array(try Data(contentsOf: $0)) }
+        let results = try await python {
+            try fetching {
+                try documents.map { document -> (Bool, Answer, Answer, String?) in
+                    (
+                        JSONTape.scan(document) != nil, try Self.twoStep(document), try Self.onePass(document),
+                        try JSONToPythonTests.referenceDump(document)
+                    )
+                }
+            }
+        }
+        for (file, (scanned, twoStep, onePass, reference)) in zip(files, results) where reference != nil {
+            #expect(scanned, "no tape for \(file.lastPathComponent)")
+            #expect(twoStep == onePass, "\(file.lastPathComponent)")
+            #expect(twoStep == reference.map(Answer.value), "\(file.lastPathComponent)")
+        }
+    }
+}
