@@ -211,22 +211,45 @@ public enum CachePolicy {
     private static let bodyFields = [
         "content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie",
     ]
+    private static let bodySketches = bodyFields.map(sketch)
 
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        // Names compared in any ASCII case, field by field (a few each): no lower-cased copies, no sets.
+        // Names compared in any ASCII case, with no lower-cased copies and no sets; each name's
+        // sketch (`sketch`) first, so most pairs are told apart by one integer comparison.
         var fresh: [(String, String)] = []
-        for field in notModified.fields where !bodyFields.contains(where: { Headers.sameName($0, field.name) }) {
+        var sketches: [Int] = []
+        for field in notModified.fields {
+            let sketch = sketch(field.name)
+            let describesBody = bodySketches.indices.contains { index in
+                bodySketches[index] == sketch && Headers.sameName(bodyFields[index], field.name)
+            }
+            guard !describesBody else { continue }
             fresh.append((field.name, field.value))
+            sketches.append(sketch)
         }
         var merged: [(String, String)] = []
         merged.reserveCapacity(stored.fields.count + fresh.count)
-        for field in stored.fields where !fresh.contains(where: { Headers.sameName($0.0, field.name) }) {
-            merged.append((field.name, field.value))
+        for field in stored.fields {
+            let sketch = sketch(field.name)
+            let replaced = sketches.indices.contains { index in
+                sketches[index] == sketch && Headers.sameName(fresh[index].0, field.name)
+            }
+            if !replaced { merged.append((field.name, field.value)) }
         }
         merged += fresh
         return Headers(merged)
+    }
+
+    /// A field name's length and its first and last bytes with the case bit set: two names the
+    /// same in any case have the same sketch (names with different sketches differ).
+    static func sketch(_ name: String) -> Int {
+        var name = name  // withUTF8 reads a native string in place (String.UTF8View.last walks back)
+        return name.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return 0 }
+            return bytes.count << 16 | Int(first | 0x20) << 8 | Int(last | 0x20)
+        }
     }
 
     /// Whether `a` and `b` hold the same fields in the same order, with the same names and values.
