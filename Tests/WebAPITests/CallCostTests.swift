@@ -140,6 +140,19 @@ struct CallCostTests {
         #expect(CachePolicy.freshnessLifetime(headers) == 600)
     }
 
+    @Test("a URL's scheme is read from its bytes as it was from its characters, a joined colon included")
+    func schemeFromBytes() {
+        let urls = [
+            "http://x", "HTTPS://x/y", "Http+Unix://%2Fsock/", "file:///etc/passwd", "a.b-c+9:rest", "1http://x",
+            ":x", "nocolon", "", "x:", "ht tp://x", "é://x", "h\u{301}ttp://x", "http:\u{301}//x", "http:é",
+            "\u{600}:x", "http\r\n://x", "mailto:a@b", "javascript:alert(1)", "HTTP:", "ftp:\u{200D}x",
+        ]
+        for url in urls {
+            #expect(SchemeRule.scheme(of: url) == SchemeRule.schemeByCharacters(of: url), "\(url.debugDescription)")
+        }
+        #expect(SchemeRule.scheme(of: "HTTPS://x") == "https" && SchemeRule.scheme(of: "http:\u{301}//x") == nil)
+    }
+
     @Test("a redactor works out its secrets' encoded forms once and redacts the same as before")
     func redactorForms() {
         let redactor = Redactor(secrets: ["tok en/+=", "plain-secret"])
