@@ -12,13 +12,29 @@ public struct RateLimitInfo: Sendable, Equatable {
 
     /// Reads the headers; nil when the response carries none.
     public init?(headers: Headers) {
-        limit = headers["x-ratelimit-limit"].flatMap { Int($0) }
-        remaining = headers["x-ratelimit-remaining"].flatMap { Int($0) }
-        reset = headers["x-ratelimit-reset"].flatMap { Int($0) }
-        used = headers["x-ratelimit-used"].flatMap { Int($0) }
-        resource = headers["x-ratelimit-resource"]
+        // One pass over the fields (five lookups walked them five times): each field's name is
+        // tested for the `x-ratelimit-` prefix, and the first field of each name counts.
+        var found: [String?] = [nil, nil, nil, nil, nil]
+        for field in headers.fields {
+            let utf8 = field.name.utf8
+            guard utf8.count > 12, utf8.first.map({ $0 | 0x20 }) == UInt8(ascii: "x") else { continue }
+            for (index, name) in RateLimitInfo.names.enumerated()
+            where found[index] == nil && Headers.sameName(name, field.name) {
+                found[index] = field.value
+            }
+        }
+        limit = found[0].flatMap { Int($0) }
+        remaining = found[1].flatMap { Int($0) }
+        reset = found[2].flatMap { Int($0) }
+        used = found[3].flatMap { Int($0) }
+        resource = found[4]
         if limit == nil, remaining == nil, reset == nil { return nil }
     }
+
+    /// The fields read, in the order of `init(headers:)`'s slots.
+    private static let names = [
+        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-ratelimit-used", "x-ratelimit-resource",
+    ]
 }
 
 /// Decides what to do with a rate-limited response: wait and try again, or
