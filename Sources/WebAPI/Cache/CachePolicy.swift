@@ -218,28 +218,30 @@ public enum CachePolicy {
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
         // Names compared in any ASCII case, with no lower-cased copies and no sets; each name's
         // sketch (`sketch`) first, so most pairs are told apart by one integer comparison.
-        var fresh: [(String, String)] = []
+        var fresh: [(name: String, value: String)] = []
         var sketches: [Int] = []
+        fresh.reserveCapacity(notModified.fields.count)
+        sketches.reserveCapacity(notModified.fields.count)
         for field in notModified.fields {
             let sketch = sketch(field.name)
             let describesBody = bodySketches.indices.contains { index in
                 bodySketches[index] == sketch && Headers.sameName(bodyFields[index], field.name)
             }
             guard !describesBody else { continue }
-            fresh.append((field.name, field.value))
+            fresh.append(field)
             sketches.append(sketch)
         }
-        var merged: [(String, String)] = []
+        var merged: [(name: String, value: String)] = []
         merged.reserveCapacity(stored.fields.count + fresh.count)
         for field in stored.fields {
             let sketch = sketch(field.name)
             let replaced = sketches.indices.contains { index in
-                sketches[index] == sketch && Headers.sameName(fresh[index].0, field.name)
+                sketches[index] == sketch && Headers.sameName(fresh[index].name, field.name)
             }
-            if !replaced { merged.append((field.name, field.value)) }
+            if !replaced { merged.append(field) }
         }
         merged += fresh
-        return Headers(merged)
+        return Headers(fields: merged)
     }
 
     /// A field name's length and its first and last bytes with the case bit set: two names the
