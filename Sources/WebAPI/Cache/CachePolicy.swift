@@ -16,7 +16,12 @@ public enum CachePolicy {
     /// A stored response, as the decisions need it.
     public struct Stored: Sendable, Equatable {
         public var status: Int
-        public var headers: Headers
+        public var headers: Headers {
+            didSet { parsed = nil }
+        }
+        /// `directives(headers)`, when the entry it came from had them parsed already (a stored
+        /// entry opened once keeps them: a hit does not parse its `Cache-Control` again).
+        var parsed: [String: String]?
         /// When the response was received (or last revalidated): `response_time` of §4.2.3.
         public var storedAt: Double
         /// Its `corrected_initial_age` (§4.2.3) at `storedAt`.
@@ -176,7 +181,7 @@ public enum CachePolicy {
         guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
         let age = currentAge(stored, now: now)
         // The stored response's directives, parsed once for every rule below.
-        let response = directives(stored.headers)
+        let response = stored.parsed ?? directives(stored.headers)
         let lifetime = freshnessLifetime(stored.headers, directives: response, responseTime: stored.storedAt) ?? 0
         let fresh = age < lifetime
         let mustValidate = asked.noCache || response["no-cache"] != nil

@@ -27,7 +27,11 @@ public final class HTTPCache: Sendable {
         /// The keyed hash of the URL alone, for invalidation after unsafe methods (RFC 9111 §4.4).
         public var target: [UInt8]
         public var status: Int
-        public var headers: Headers
+        public var headers: Headers {
+            didSet { directives = nil }
+        }
+        /// `CachePolicy.directives(headers)`, worked out when the entry was opened (nil when not).
+        var directives: [String: String]?
         public var body: [UInt8]
         /// The lower-cased request header names the response varies on.
         public var varyNames: [String]
@@ -53,7 +57,10 @@ public final class HTTPCache: Sendable {
 
         /// What `CachePolicy` needs to decide.
         public var stored: CachePolicy.Stored {
-            CachePolicy.Stored(status: status, headers: headers, storedAt: storedAt, initialAge: initialAge)
+            var stored = CachePolicy.Stored(
+                status: status, headers: headers, storedAt: storedAt, initialAge: initialAge)
+            stored.parsed = directives
+            return stored
         }
     }
 
@@ -459,7 +466,9 @@ public final class HTTPCache: Sendable {
             return entry
         }
         openings.opened.add(1, ordering: .relaxed)
-        guard let entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { return nil }
+        guard var entry = HTTPCache.open(row, key: key, variant: variant, secret: secret) else { return nil }
+        // Parsed once here, the entry's `Cache-Control` serves every later decision on it.
+        entry.directives = CachePolicy.directives(entry.headers)
         openings.keep(entry, row)
         return entry
     }
