@@ -12,16 +12,19 @@ public struct RateLimitInfo: Sendable, Equatable {
 
     /// Reads the headers; nil when the response carries none.
     public init?(headers: Headers) {
-        // One pass over the fields (five lookups walked them five times): each field's name is
-        // tested for the `x-ratelimit-` prefix, and the first field of each name counts.
+        // One pass over the fields (five lookups walked them five times): a name's length picks
+        // the one field it may be (two share 17 bytes), compared once; the first of each counts.
         var found: [String?] = [nil, nil, nil, nil, nil]
         for field in headers.fields {
-            let utf8 = field.name.utf8
-            guard utf8.count > 12, utf8.first.map({ $0 | 0x20 }) == UInt8(ascii: "x") else { continue }
-            for (index, name) in RateLimitInfo.names.enumerated()
-            where found[index] == nil && Headers.sameName(name, field.name) {
-                found[index] = field.value
+            let slot: Int
+            switch field.name.utf8.count {
+            case 16: slot = 3
+            case 17: slot = Headers.sameName(field.name, RateLimitInfo.names[0]) ? 0 : 2
+            case 20: slot = 4
+            case 21: slot = 1
+            default: continue
             }
+            if found[slot] == nil, Headers.sameName(field.name, RateLimitInfo.names[slot]) { found[slot] = field.value }
         }
         limit = found[0].flatMap { Int($0) }
         remaining = found[1].flatMap { Int($0) }
