@@ -140,6 +140,51 @@ struct CallCostTests {
         #expect(CachePolicy.freshnessLifetime(headers) == 600)
     }
 
+    @Test("a URL's scheme is read from its bytes as it was from its characters, a joined colon included")
+    func schemeFromBytes() {
+        let urls = [
+            "http://x", "HTTPS://x/y", "Http+Unix://%2Fsock/", "file:///etc/passwd", "a.b-c+9:rest", "1http://x",
+            ":x", "nocolon", "", "x:", "ht tp://x", "é://x", "h\u{301}ttp://x", "http:\u{301}//x", "http:é",
+            "\u{600}:x", "http\r\n://x", "mailto:a@b", "javascript:alert(1)", "HTTP:", "ftp:\u{200D}x",
+        ]
+        for url in urls {
+            #expect(SchemeRule.scheme(of: url) == SchemeRule.schemeByCharacters(of: url), "\(url.debugDescription)")
+        }
+        #expect(SchemeRule.scheme(of: "HTTPS://x") == "https" && SchemeRule.scheme(of: "http:\u{301}//x") == nil)
+    }
+
+    @Test("the rate-limit fields are read in one pass as five lookups read them: any case, the first of each")
+    func rateLimitInOnePass() {
+        func lookedUp(_ headers: Headers) -> RateLimitInfo? {
+            guard
+                headers["x-ratelimit-limit"] != nil || headers["x-ratelimit-remaining"] != nil
+                    || headers["x-ratelimit-reset"] != nil
+            else { return nil }
+            var info = RateLimitInfo(headers: Headers([("x-ratelimit-reset", "0")]))
+            info?.limit = headers["x-ratelimit-limit"].flatMap { Int($0) }
+            info?.remaining = headers["x-ratelimit-remaining"].flatMap { Int($0) }
+            info?.reset = headers["x-ratelimit-reset"].flatMap { Int($0) }
+            info?.used = headers["x-ratelimit-used"].flatMap { Int($0) }
+            info?.resource = headers["x-ratelimit-resource"]
+            return info
+        }
+        let cases = [
+            Headers([
+                ("X-RateLimit-Limit", "5000"), ("x-ratelimit-remaining", "4999"), ("X-RATELIMIT-RESET", "1700000000"),
+                ("X-RateLimit-Used", "1"), ("X-RateLimit-Resource", "core"),
+            ]),
+            Headers([("x-ratelimit-reset", "9"), ("x-ratelimit-reset", "10"), ("x-ratelimit-limit", "x")]),
+            Headers([("x-ratelimit-limiT", "7"), ("x-ratelimit-rsset", "3"), ("x-ratelimit-usedX", "2")]),
+            Headers([("Content-Type", "application/json"), ("x-ratelimit-used", "3")]),
+            Headers([
+                ("x-ratelimit-remaining", "0"), ("x-github-request-id", "A:B"), ("x-ratelimit-resource", "search"),
+            ]),
+        ]
+        for headers in cases {
+            #expect(RateLimitInfo(headers: headers) == lookedUp(headers), "\(headers.fields)")
+        }
+    }
+
     @Test("a redactor works out its secrets' encoded forms once and redacts the same as before")
     func redactorForms() {
         let redactor = Redactor(secrets: ["tok en/+=", "plain-secret"])

@@ -455,4 +455,51 @@ struct CacheReaderTests {
         sqlite3_finalize(statement)
         #expect(lastUsed == 86_400)
     }
+
+    /// The entries a cache opened are kept with the sealed bytes they came from, and served
+    /// again only while the row still holds exactly those bytes: a second connection (another
+    /// process) that replaces the entry or refreshes its headers is seen on the next read.
+    @Test("an entry opened before is reused only while its row is byte for byte the same")
+    func openedEntriesFollowOtherConnections() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        let mine = try HTTPCache(directory: directory, secret: secret)
+        let other = try HTTPCache(directory: directory, secret: secret)
+        let key = Array(repeating: UInt8(1), count: 32)
+        func entry(_ body: String, etag: String) -> HTTPCache.Entry {
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", etag)]), body: Array(body.utf8),
+                storedAt: 10)
+        }
+        try await mine.store(entry("first", etag: "\"1\""), now: 10)
+        #expect(try await mine.entries(key: key, now: 10).map(\.body) == [Array("first".utf8)])
+        #expect(try await mine.entries(key: key, now: 10).map(\.body) == [Array("first".utf8)])
+        #expect(mine.unsealed == 1, "the unchanged row was unsealed again")
+
+        // Replaced by the other connection, the same size: new bytes, opened anew.
+        try await other.store(entry("secnd", etag: "\"2\""), now: 11)
+        let replaced = try #require(try await mine.entries(key: key, now: 11).first)
+        #expect(replaced.body == Array("secnd".utf8) && replaced.headers["etag"] == "\"2\"")
+        #expect(mine.unsealed == 2)
+
+        // Its headers refreshed by the other connection (a 304 there): the new headers, the new clock.
+        var refreshed = try #require(try await other.entries(key: key, now: 11).first)
+        refreshed.headers = Headers([("ETag", "\"2\""), ("X-N", "3")])
+        refreshed.storedAt = 40
+        try await other.refresh(refreshed)
+        let seen = try #require(try await mine.entries(key: key, now: 40).first)
+        #expect(seen.headers["x-n"] == "3" && seen.body == Array("secnd".utf8) && seen.storedAt == 40)
+        // The clock alone moved by the other connection: the same entry, the row's clock.
+        refreshed.storedAt = 90
+        try await other.refresh(refreshed, headersChanged: false)
+        let unsealedBefore = mine.unsealed
+        let moved = try #require(try await mine.entries(key: key, now: 90).first)
+        #expect(moved.storedAt == 90 && moved.headers["x-n"] == "3" && mine.unsealed == unsealedBefore)
+
+        // Deleted by the other connection: nothing, whatever was opened before.
+        try await other.invalidate(targets: [[2]])
+        #expect(try await mine.entries(key: key, now: 90).isEmpty)
+    }
 }

@@ -16,7 +16,12 @@ public enum CachePolicy {
     /// A stored response, as the decisions need it.
     public struct Stored: Sendable, Equatable {
         public var status: Int
-        public var headers: Headers
+        public var headers: Headers {
+            didSet { parsed = nil }
+        }
+        /// `directives(headers)`, when the entry it came from had them parsed already (a stored
+        /// entry opened once keeps them: a hit does not parse its `Cache-Control` again).
+        var parsed: [String: String]?
         /// When the response was received (or last revalidated): `response_time` of §4.2.3.
         public var storedAt: Double
         /// Its `corrected_initial_age` (§4.2.3) at `storedAt`.
@@ -176,7 +181,7 @@ public enum CachePolicy {
         guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
         let age = currentAge(stored, now: now)
         // The stored response's directives, parsed once for every rule below.
-        let response = directives(stored.headers)
+        let response = stored.parsed ?? directives(stored.headers)
         let lifetime = freshnessLifetime(stored.headers, directives: response, responseTime: stored.storedAt) ?? 0
         let fresh = age < lifetime
         let mustValidate = asked.noCache || response["no-cache"] != nil
@@ -211,22 +216,47 @@ public enum CachePolicy {
     private static let bodyFields = [
         "content-length", "content-encoding", "transfer-encoding", "content-range", "set-cookie",
     ]
+    private static let bodySketches = bodyFields.map(sketch)
 
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        // Names compared in any ASCII case, field by field (a few each): no lower-cased copies, no sets.
-        var fresh: [(String, String)] = []
-        for field in notModified.fields where !bodyFields.contains(where: { Headers.sameName($0, field.name) }) {
-            fresh.append((field.name, field.value))
+        // Names compared in any ASCII case, with no lower-cased copies and no sets; each name's
+        // sketch (`sketch`) first, so most pairs are told apart by one integer comparison.
+        var fresh: [(name: String, value: String)] = []
+        var sketches: [Int] = []
+        fresh.reserveCapacity(notModified.fields.count)
+        sketches.reserveCapacity(notModified.fields.count)
+        for field in notModified.fields {
+            let sketch = sketch(field.name)
+            let describesBody = bodySketches.indices.contains { index in
+                bodySketches[index] == sketch && Headers.sameName(bodyFields[index], field.name)
+            }
+            guard !describesBody else { continue }
+            fresh.append(field)
+            sketches.append(sketch)
         }
-        var merged: [(String, String)] = []
+        var merged: [(name: String, value: String)] = []
         merged.reserveCapacity(stored.fields.count + fresh.count)
-        for field in stored.fields where !fresh.contains(where: { Headers.sameName($0.0, field.name) }) {
-            merged.append((field.name, field.value))
+        for field in stored.fields {
+            let sketch = sketch(field.name)
+            let replaced = sketches.indices.contains { index in
+                sketches[index] == sketch && Headers.sameName(fresh[index].name, field.name)
+            }
+            if !replaced { merged.append(field) }
         }
         merged += fresh
-        return Headers(merged)
+        return Headers(fields: merged)
+    }
+
+    /// A field name's length and its first and last bytes with the case bit set: two names the
+    /// same in any case have the same sketch (names with different sketches differ).
+    static func sketch(_ name: String) -> Int {
+        var name = name  // withUTF8 reads a native string in place (String.UTF8View.last walks back)
+        return name.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return 0 }
+            return bytes.count << 16 | Int(first | 0x20) << 8 | Int(last | 0x20)
+        }
     }
 
     /// Whether `a` and `b` hold the same fields in the same order, with the same names and values.

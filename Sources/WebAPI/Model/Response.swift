@@ -8,6 +8,11 @@ public struct Headers: Sendable, Sequence {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Headers of these fields as they are (no copy into labelled pairs).
+    init(fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
     /// The first value of `name`, any case.
     public subscript(name: String) -> String? {
         fields.first { Headers.sameName($0.name, name) }?.value

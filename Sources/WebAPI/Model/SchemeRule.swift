@@ -13,7 +13,41 @@ public enum SchemeRule {
     public static let allowedSchemes: Set<String> = ["http", "https"]
 
     /// The lower-cased scheme of `url` (the text before the first `:`), or nil when it has none.
+    ///
+    /// Read from the UTF-8 bytes (the Character-wise reading took ~7 k instructions a request:
+    /// Unicode letter properties, a lower-cased copy); a colon followed by a non-ASCII byte,
+    /// which may join it into one Character, is read Character-wise as before.
     public static func scheme(of url: String) -> String? {
+        var url = url
+        var joined = false
+        let scheme: String? = url.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            if colon + 1 < bytes.count, bytes[colon + 1] >= 0x80 {
+                joined = true
+                return nil
+            }
+            guard colon > 0, isLetter(bytes[0]) else { return nil }
+            for byte in bytes[..<colon] {
+                guard
+                    isLetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                else { return nil }
+            }
+            return String(unsafeUninitializedCapacity: colon) { out in
+                for index in 0..<colon { out[index] = bytes[index] | (isLetter(bytes[index]) ? 0x20 : 0) }
+                return colon
+            }
+        }
+        return joined ? schemeByCharacters(of: url) : scheme
+    }
+
+    /// An ASCII letter.
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    /// `scheme(of:)` read Character by Character.
+    static func schemeByCharacters(of url: String) -> String? {
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let scheme = url[..<colon]
         guard let first = scheme.first, first.isLetter,

@@ -12,13 +12,32 @@ public struct RateLimitInfo: Sendable, Equatable {
 
     /// Reads the headers; nil when the response carries none.
     public init?(headers: Headers) {
-        limit = headers["x-ratelimit-limit"].flatMap { Int($0) }
-        remaining = headers["x-ratelimit-remaining"].flatMap { Int($0) }
-        reset = headers["x-ratelimit-reset"].flatMap { Int($0) }
-        used = headers["x-ratelimit-used"].flatMap { Int($0) }
-        resource = headers["x-ratelimit-resource"]
+        // One pass over the fields (five lookups walked them five times): a name's length picks
+        // the one field it may be (two share 17 bytes), compared once; the first of each counts.
+        var found: [String?] = [nil, nil, nil, nil, nil]
+        for field in headers.fields {
+            let slot: Int
+            switch field.name.utf8.count {
+            case 16: slot = 3
+            case 17: slot = Headers.sameName(field.name, RateLimitInfo.names[0]) ? 0 : 2
+            case 20: slot = 4
+            case 21: slot = 1
+            default: continue
+            }
+            if found[slot] == nil, Headers.sameName(field.name, RateLimitInfo.names[slot]) { found[slot] = field.value }
+        }
+        limit = found[0].flatMap { Int($0) }
+        remaining = found[1].flatMap { Int($0) }
+        reset = found[2].flatMap { Int($0) }
+        used = found[3].flatMap { Int($0) }
+        resource = found[4]
         if limit == nil, remaining == nil, reset == nil { return nil }
     }
+
+    /// The fields read, in the order of `init(headers:)`'s slots.
+    private static let names = [
+        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-ratelimit-used", "x-ratelimit-resource",
+    ]
 }
 
 /// Decides what to do with a rate-limited response: wait and try again, or

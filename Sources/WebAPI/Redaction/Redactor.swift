@@ -239,7 +239,11 @@ public struct Redactor: Sendable {
     /// redacted all the same, and anything not redacted stays as it was written.
     public func redactURL(_ url: String) -> String {
         // No query, fragment or userinfo: nothing to find but the secrets.
-        if !url.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "#") })
+        // The bytes in place when the string is native (every answer's URL passes here; the
+        // UTF8View's iterator took ~35 instructions a byte).
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "#") }
+        if !(url.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) }
+            ?? url.utf8.contains(where: special))
         {
             return redact(url)
         }

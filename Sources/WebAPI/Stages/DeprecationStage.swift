@@ -18,8 +18,17 @@ public final class DeprecationNotices: Sendable {
     /// Warns about `response` to `method` `url` of `api`, when it carries either header and no
     /// warning for `api` was printed yet.
     public func check(_ response: Response, method: String, url: String, api: String, redactor: Redactor) {
-        let deprecation = response.headers["Deprecation"]
-        let sunset = response.headers["Sunset"]
+        // Both fields in one pass over the answer's headers (every answer passes here), the
+        // first of each as a lookup gives it; a name's length tells which it may be.
+        var deprecation: String?
+        var sunset: String?
+        for field in response.headers.fields {
+            switch field.name.utf8.count {
+            case 11 where deprecation == nil && Headers.sameName(field.name, "Deprecation"): deprecation = field.value
+            case 6 where sunset == nil && Headers.sameName(field.name, "Sunset"): sunset = field.value
+            default: continue
+            }
+        }
         guard deprecation != nil || sunset != nil else { return }
         guard warned.withLock({ $0.insert(api).inserted }) else { return }
         var facts: [String] = []
