@@ -456,87 +456,11 @@ private struct Scanner {
         (word &- ones &* 0x20) & ~word & highBits
     }
 
-    /// The rest of a string with escapes (the cursor on its first backslash), unescaped into
-    /// `unescaped` as `Parser.escapedString` does it (a lone surrogate as its three-byte form).
+    /// The rest of a string with escapes (the cursor on its first backslash, `first` on its
+    /// first byte), unescaped into `unescaped` as the one-pass parser does it (`JSONEscapes`).
     mutating func unescape(from first: UnsafePointer<UInt8>) -> Bool {
         unescaped.append(contentsOf: UnsafeBufferPointer(start: first, count: cursor - first))
-        while cursor < end {
-            let byte = cursor.pointee
-            cursor += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return true
-            case UInt8(ascii: "\\"):
-                guard cursor < end else { return false }
-                let escape = cursor.pointee
-                cursor += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escape)
-                case UInt8(ascii: "b"): unescaped.append(0x08)
-                case UInt8(ascii: "f"): unescaped.append(0x0C)
-                case UInt8(ascii: "n"): unescaped.append(0x0A)
-                case UInt8(ascii: "r"): unescaped.append(0x0D)
-                case UInt8(ascii: "t"): unescaped.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard var scalar = hex4() else { return false }
-                    if (0xD800...0xDBFF).contains(scalar), end - cursor >= 6, cursor[0] == UInt8(ascii: "\\"),
-                        cursor[1] == UInt8(ascii: "u")
-                    {
-                        let mark = cursor
-                        cursor += 2
-                        if let low = hex4(), (0xDC00...0xDFFF).contains(low) {
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            cursor = mark
-                        }
-                    }
-                    appendUTF8(scalar)
-                default:
-                    return false
-                }
-            default:
-                if byte < 0x20 { return false }
-                unescaped.append(byte)
-            }
-        }
-        return false
-    }
-
-    mutating func hex4() -> UInt32? {
-        guard end - cursor >= 4 else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = cursor.pointee
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-            cursor += 1
-        }
-        return value
-    }
-
-    mutating func appendUTF8(_ scalar: UInt32) {
-        switch scalar {
-        case 0..<0x80:
-            unescaped.append(UInt8(scalar))
-        case 0x80..<0x800:
-            unescaped.append(UInt8(0xC0 | scalar >> 6))
-            unescaped.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            unescaped.append(UInt8(0xE0 | scalar >> 12))
-            unescaped.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            unescaped.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            unescaped.append(UInt8(0xF0 | scalar >> 18))
-            unescaped.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            unescaped.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            unescaped.append(UInt8(0x80 | scalar & 0x3F))
-        }
+        return JSONEscapes.decodeRest(&cursor, end: end, into: &unescaped)
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }

@@ -265,6 +265,27 @@ private struct Parser {
         return status == 0
     }
 
+    /// `key` (a new reference), or the equal `str` met before in this document.
+    ///
+    /// `memo` (made on first use) keeps the first of each: a later one goes, and so does its
+    /// charge (`spent` back to `charged`); a first one is charged its memo entry. Nil, `key`
+    /// released, when the memo cannot be made or written.
+    static func shared(_ key: PyPointer, memo: inout PyPointer?, charged: Int, spent: inout Int) -> PyPointer? {
+        if memo == nil { memo = PyDict_New() }
+        guard let memo, let shared = PyDict_SetDefault(memo, key, key) else {
+            Py_DecRef(key)
+            return nil
+        }
+        guard shared != key else {
+            spent &+= memoEntryCost
+            return key
+        }
+        spent = charged
+        Py_IncRef(shared)
+        Py_DecRef(key)
+        return shared
+    }
+
     /// `"key" :` inside an object; the key (one `str` per distinct key, as
     /// `json.loads` memoises them) waits on the stack for its value.
     ///
@@ -280,21 +301,8 @@ private struct Parser {
             stack[stack.count - 1].key = known
         } else {
             let charged = spent
-            guard var key = string() else { return false }
-            if memo == nil { memo = PyDict_New() }
-            guard let memo, let shared = PyDict_SetDefault(memo, key, key) else {
-                Py_DecRef(key)
-                return false
-            }
-            if shared != key {
-                // Met before in this document: the new `str` goes, and so does its charge.
-                spent = charged
-                Py_IncRef(shared)
-                Py_DecRef(key)
-                key = shared
-            } else {
-                spent &+= Self.memoEntryCost
-            }
+            guard let made = string(), let key = Self.shared(made, memo: &memo, charged: charged, spent: &spent)
+            else { return false }
             if case .new(let hash, let count) = lookup {
                 KeyTable.known.insert(from: first, hash: hash, count: count, object: key)
             }
@@ -384,8 +392,17 @@ private struct Parser {
             }
             return PyLong_FromLongLong(first.pointee == UInt8(ascii: "-") ? -magnitude : magnitude)
         }
+        return Self.number(first, length, isFloat: isFloat, scratch: &scratch)
+    }
+
+    /// The number spelt by `count` bytes at `text` (JSON's grammar, already checked) as Python
+    /// reads it: a `float` by `PyOS_string_to_double`, an `int` of any size by
+    /// `PyLong_FromString`, through `scratch` for the terminating NUL.
+    static func number(
+        _ text: UnsafePointer<UInt8>, _ count: Int, isFloat: Bool, scratch: inout [UInt8]
+    ) -> PyPointer? {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(start: first, count: length))
+        scratch.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
         scratch.append(0)
         return scratch.withUnsafeMutableBufferPointer { buffer -> PyPointer? in
             buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
@@ -431,87 +448,10 @@ private struct Parser {
     mutating func escapedString(from first: UnsafePointer<UInt8>) -> PyPointer? {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(start: first, count: cursor - first))
-        while cursor < end {
-            let byte = cursor.pointee
-            cursor += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                spent &+= Self.stringCost &+ scratch.count
-                return scratch.withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress.flatMap { PyUnicode_DecodeUTF8(characters($0), buffer.count, "surrogatepass") }
-                }
-            case UInt8(ascii: "\\"):
-                guard cursor < end else { return nil }
-                let escape = cursor.pointee
-                cursor += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
-                case UInt8(ascii: "b"): scratch.append(0x08)
-                case UInt8(ascii: "f"): scratch.append(0x0C)
-                case UInt8(ascii: "n"): scratch.append(0x0A)
-                case UInt8(ascii: "r"): scratch.append(0x0D)
-                case UInt8(ascii: "t"): scratch.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard var scalar = hex4() else { return nil }
-                    // A high surrogate followed by an escaped low one is one code point.
-                    if (0xD800...0xDBFF).contains(scalar), end - cursor >= 6, cursor[0] == UInt8(ascii: "\\"),
-                        cursor[1] == UInt8(ascii: "u")
-                    {
-                        let mark = cursor
-                        cursor += 2
-                        if let low = hex4(), (0xDC00...0xDFFF).contains(low) {
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            cursor = mark
-                        }
-                    }
-                    appendUTF8(scalar)
-                default:
-                    return nil
-                }
-            default:
-                if byte < 0x20 { return nil }
-                scratch.append(byte)
-            }
-        }
-        return nil
-    }
-
-    /// Four hex digits after `\u`.
-    mutating func hex4() -> UInt32? {
-        guard end - cursor >= 4 else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = cursor.pointee
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-            cursor += 1
-        }
-        return value
-    }
-
-    mutating func appendUTF8(_ scalar: UInt32) {
-        switch scalar {
-        case 0..<0x80:
-            scratch.append(UInt8(scalar))
-        case 0x80..<0x800:
-            scratch.append(UInt8(0xC0 | scalar >> 6))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            scratch.append(UInt8(0xE0 | scalar >> 12))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            scratch.append(UInt8(0xF0 | scalar >> 18))
-            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        guard JSONEscapes.decodeRest(&cursor, end: end, into: &scratch) else { return nil }
+        spent &+= Self.stringCost &+ scratch.count
+        return scratch.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.flatMap { PyUnicode_DecodeUTF8(characters($0), buffer.count, "surrogatepass") }
         }
     }
 
@@ -727,20 +667,8 @@ private struct TapeBuilder {
             guard let made = spec.ascii ? Self.ascii(text, spec.count) : Self.utf8(text, spec.count) else {
                 return nil
             }
-            key = made
-            if memo == nil { memo = PyDict_New() }
-            guard let memo, let shared = PyDict_SetDefault(memo, key, key) else {
-                Py_DecRef(key)
-                return nil
-            }
-            if shared != key {
-                spent = charged
-                Py_IncRef(shared)
-                Py_DecRef(key)
-                key = shared
-            } else {
-                spent &+= Parser.memoEntryCost
-            }
+            guard let shared = Parser.shared(made, memo: &memo, charged: charged, spent: &spent) else { return nil }
+            key = shared
             if case .new(let hash, let count) = lookup {
                 KeyTable.known.insert(from: text, hash: hash, count: count, object: key)
             }
@@ -774,19 +702,7 @@ private struct TapeBuilder {
 
     /// A number the scan left as text, read as `Parser.number` reads it.
     mutating func number(_ text: UnsafePointer<UInt8>, _ count: Int, isFloat: Bool) -> PyPointer? {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
-        scratch.append(0)
-        return scratch.withUnsafeMutableBufferPointer { buffer -> PyPointer? in
-            buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
-                if isFloat {
-                    let value = PyOS_string_to_double(text, nil, nil)
-                    if value == -1, PyErr_Occurred() != nil { return nil }
-                    return PyFloat_FromDouble(value)
-                }
-                return PyLong_FromString(text, nil, 10)
-            }
-        }
+        Parser.number(text, count, isFloat: isFloat, scratch: &scratch)
     }
 }
 
@@ -843,20 +759,7 @@ private struct KeyTable {
             probe += 1
         }
         guard probe < end else { return .unusual }
-        let count = probe - first
-        guard !slots.isEmpty else { return .new(hash: hash, count: count) }
-        let mask = slots.count - 1
-        var index = Int(hash) & mask
-        for _ in 0..<Self.longestProbe {
-            guard let start = slots[index].start else { break }
-            if slots[index].hash == hash, slots[index].count == count, let object = slots[index].object,
-                memcmp(start, first, count) == 0
-            {
-                return .found(object, after: probe + 1)
-            }
-            index = (index + 1) & mask
-        }
-        return .new(hash: hash, count: count)
+        return find(from: first, count: probe - first, hash: hash)
     }
 
     /// Looks up the plain key of `count` bytes at `first` whose hash `JSONTape.scan` worked out.
