@@ -125,6 +125,29 @@ struct CallCostTests {
         #expect(headers.fields.count == 2)
     }
 
+    @Test("long header names match eight bytes at a time as they did byte by byte")
+    func longHeaderNames() {
+        #expect(Headers.sameName("X-RateLimit-Remaining", "x-ratelimit-remaining"))
+        #expect(Headers.sameName("x-ratelimit-remaining", "x-ratelimit-remaining"))
+        #expect(!Headers.sameName("x-ratelimit-limit", "x-ratelimit-reset"))
+        #expect(!Headers.sameName("x-ratelimit-limit", "x-ratelimit-limiu"))
+        // Bytes that differ by the case bit but are not letters, in a whole word and in the tail.
+        #expect(!Headers.sameName("abcdefg[-tail", "ABCDEFG{-tail"))
+        #expect(!Headers.sameName("abcdefgh-tail@", "ABCDEFGH-TAIL`"))
+        #expect(!Headers.sameName("x-\u{c4}bcdefgh", "x-\u{e4}bcdefgh"))
+        #expect(Headers.sameName("x-\u{e4}BCDEFGH", "x-\u{e4}bcdefgh"))
+        // The same names in every case, all lengths from 1 to 40: as the byte-by-byte rule says.
+        let letters = Array("Content-Type_X-Custom-Header-With-Length".utf8)
+        for length in 1...letters.count {
+            let name = String(decoding: letters[0..<length], as: UTF8.self)
+            #expect(Headers.sameName(name, name.lowercased()))
+            #expect(Headers.sameName(name.uppercased(), name.lowercased()))
+            var changed = Array(name.lowercased().utf8)
+            changed[length - 1] = changed[length - 1] == UInt8(ascii: "z") ? UInt8(ascii: "y") : UInt8(ascii: "z")
+            #expect(!Headers.sameName(name, String(decoding: changed, as: UTF8.self)))
+        }
+    }
+
     @Test("Cache-Control is read from its bytes as it was from its characters: case, blanks, quotes, repeats")
     func directives() {
         let headers = Headers([

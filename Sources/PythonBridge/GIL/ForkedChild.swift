@@ -19,19 +19,24 @@ public struct ForkedChildError: Error, Sendable, CustomStringConvertible, Python
             + "and keep the child's work pure Python"
     }
 
-    /// The process that started the interpreter.
+    /// The process that started the interpreter (0 before `recordOwner`).
     private static let owner = Atomic<Int32>(0)
+    /// Set in a child of `fork()` by the handler `recordOwner` registers, and inherited by
+    /// its children: one atomic load a native call instead of a `getpid()` system call.
+    private static let forked = Atomic<Bool>(false)
 
-    /// Remembers the current process as the interpreter's (`Interpreter.start`).
+    /// Remembers the current process as the interpreter's (`Interpreter.start`), and, the
+    /// first time, registers the `pthread_atfork` child handler that marks a forked child
+    /// (glibc runs it in the child of every `fork()`, `os.fork()` and `multiprocessing`'s
+    /// included; a `posix_spawn` or `vfork` child runs no Swift before it execs).
     static func recordOwner() {
-        owner.store(getpid(), ordering: .relaxed)
+        let (first, _) = owner.compareExchange(expected: 0, desired: getpid(), ordering: .relaxed)
+        guard first else { return }
+        pthread_atfork(nil, nil) { ForkedChildError.forked.store(true, ordering: .relaxed) }
     }
 
     /// Whether this is a forked child of the process that started the interpreter.
-    static var isForkedChild: Bool {
-        let recorded = owner.load(ordering: .relaxed)
-        return recorded != 0 && recorded != getpid()
-    }
+    static var isForkedChild: Bool { forked.load(ordering: .relaxed) }
 
     public func raiseInPython() { PythonRaise.builtin(.runtimeError, description) }
 }

@@ -39,9 +39,9 @@ public func withoutGIL<T: Sendable>(
     // that comes later changes the counter.
     let executor = CallerThreadExecutor(generation: Interrupts.generation)
     if PyErr_CheckSignals() != 0 { throw PythonErrorSet() }
-    let box = ResultBox<T>()
+    let box = ResultBox()
     executor.task = Task(executorPreference: executor) {
-        do { box.finish(.success(try await body())) } catch { box.finish(.failure(error)) }
+        do { box.finish(value: try await body()) } catch { box.finish(error: error) }
     }
     executor.threadState = PyEval_SaveThread()
     let outer = pthread_getspecific(callerKey)
@@ -66,6 +66,5 @@ public func withoutGIL<T: Sendable>(
     executor.close()
     PyEval_RestoreThread(executor.threadState)
     if executor.raised { throw PythonErrorSet() }
-    guard let result = box.result else { throw PythonErrorSet() }
-    return try result.get()
+    return try box.value(as: T.self)
 }

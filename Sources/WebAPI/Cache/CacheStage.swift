@@ -56,7 +56,7 @@ public struct CacheStage: Stage {
         self.now = now
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         if exchange.method != "GET" && exchange.method != "HEAD" { return try await unsafe(exchange, next: next) }
         if let choice = exchange.cache, exchange.method == "GET" {
             return try await chosen(choice, exchange, next: next)
@@ -122,7 +122,9 @@ public struct CacheStage: Stage {
 
     /// A GET whose call chose its cache rule (`cache=`, `CacheChoice`): that rule decides,
     /// and `-v` names it.
-    private func chosen(_ choice: CacheChoice, _ exchange: Exchange, next: Next) async throws -> Response {
+    private nonisolated(nonsending) func chosen(_ choice: CacheChoice, _ exchange: Exchange, next: Next) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         let url = slot.redactor.redactURL(exchange.url)
         switch choice {
@@ -198,7 +200,7 @@ public struct CacheStage: Stage {
 
     /// Looks `exchange` up in this process's cache, then, when that has nothing, in the shared
     /// tier: another process may have fetched it.
-    private func lookup(_ exchange: Exchange) async -> Lookup {
+    private nonisolated(nonsending) func lookup(_ exchange: Exchange) async -> Lookup {
         let wire = credentials.wire(exchange)
         let keyText = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
         let key = local.key(keyText)
@@ -216,7 +218,7 @@ public struct CacheStage: Stage {
     /// The stored `entry` after the server said 304 Not Modified: its headers merged and its
     /// age restarted, kept in this process's cache (and in the shared tier when it came from
     /// there).
-    private func revalidated(
+    private nonisolated(nonsending) func revalidated(
         _ stored: HTTPCache.Entry, by response: Response, _ found: Lookup, requestTime: Double, responseTime: Double
     ) async -> Response {
         var entry = stored
@@ -254,7 +256,7 @@ public struct CacheStage: Stage {
     /// An unsafe method (POST, PUT, DELETE, PATCH, …) goes to the server; a non-error
     /// answer invalidates what is stored for its URL and the same-origin `Location` and
     /// `Content-Location` it names (RFC 9111 §4.4), for every credential and variant.
-    private func unsafe(_ exchange: Exchange, next: Next) async throws -> Response {
+    private nonisolated(nonsending) func unsafe(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         if CachePolicy.invalidates(method: exchange.method, status: response.status) {
             let urls = CachePolicy.invalidatedURLs(target: exchange.url, responseHeaders: response.headers)

@@ -303,7 +303,9 @@ public final class HTTPCache: Sendable {
     /// WAL database) and no hop to another thread, so a hit costs no more than the read and
     /// the opening of its sealed records. A database locked past the reader's bounded wait
     /// (another process recovering the WAL) is a miss, not a wait.
-    public func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws -> [Entry] {
+    public nonisolated(nonsending) func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws
+        -> [Entry]
+    {
         let secret = secret
         let reader = try reader
         var found: [Entry] = []
@@ -327,7 +329,7 @@ public final class HTTPCache: Sendable {
     /// recently used entries while the cache is over its bound.
     ///
     /// Its status, headers and body are sealed together: a hit opens one record.
-    public func store(_ entry: Entry, now: Double = Date().timeIntervalSince1970) async throws {
+    public nonisolated(nonsending) func store(_ entry: Entry, now: Double = Date().timeIntervalSince1970) async throws {
         let head = HTTPCache.encode(status: entry.status, varyNames: entry.varyNames, headers: entry.headers)
         var plain = entry.body
         plain.reserveCapacity(entry.body.count + head.count + 4)
@@ -364,7 +366,7 @@ public final class HTTPCache: Sendable {
     ///
     /// With `headersChanged` false (the 304 left every stored header as it was), the head is
     /// neither sealed nor written: the UPDATE restarts the clock alone, in the same one statement.
-    public func refresh(_ entry: Entry, headersChanged: Bool = true) async throws {
+    public nonisolated(nonsending) func refresh(_ entry: Entry, headersChanged: Bool = true) async throws {
         let head: [UInt8]? =
             headersChanged
             ? try secret.seal(
@@ -382,7 +384,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// Removes every entry stored for these URL hashes (any credential, any variant).
-    public func invalidate(targets: [[UInt8]]) async throws {
+    public nonisolated(nonsending) func invalidate(targets: [[UInt8]]) async throws {
         guard !targets.isEmpty else { return }
         try await writer.withConnectionOffThread { db in
             try db.transaction(.immediate) {

@@ -51,7 +51,7 @@ struct LocalCacheTier: Sendable {
     }
 
     /// The stored entry under `key` whose variant fits `wire`'s headers, if any.
-    func entry(key: [UInt8], for wire: Exchange) async -> HTTPCache.Entry? {
+    nonisolated(nonsending) func entry(key: [UInt8], for wire: Exchange) async -> HTTPCache.Entry? {
         let secret = cache.secret
         do {
             return try await cache.entries(key: key).first { entry in
@@ -95,7 +95,7 @@ struct LocalCacheTier: Sendable {
     }
 
     /// Stores `entry` (a new answer, or one found in the shared tier).
-    func store(_ entry: HTTPCache.Entry) async {
+    nonisolated(nonsending) func store(_ entry: HTTPCache.Entry) async {
         do {
             try await cache.store(entry)
         } catch {
@@ -105,7 +105,7 @@ struct LocalCacheTier: Sendable {
 
     /// Updates a stored entry after a 304 (its headers, when `headersChanged`, and its times;
     /// the body is kept).
-    func refresh(_ entry: HTTPCache.Entry, headersChanged: Bool) async {
+    nonisolated(nonsending) func refresh(_ entry: HTTPCache.Entry, headersChanged: Bool) async {
         do {
             try await cache.refresh(entry, headersChanged: headersChanged)
         } catch {
@@ -114,7 +114,7 @@ struct LocalCacheTier: Sendable {
     }
 
     /// Removes what is stored for `urls`, for every credential and variant.
-    func invalidate(_ urls: [String]) async {
+    nonisolated(nonsending) func invalidate(_ urls: [String]) async {
         do {
             try await cache.invalidate(targets: urls.map { CacheStage.target($0, secret: cache.secret) })
         } catch {

@@ -20,7 +20,7 @@ public struct HARRecordStage: Stage {
         self.slot = slot
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         // A rate limit's wait before this attempt (`RateLimitStage`, above) is part of it.
         let held = max(0, exchange.heldAbove)
         let started = Date().addingTimeInterval(-held / 1000)

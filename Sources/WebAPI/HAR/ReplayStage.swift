@@ -18,7 +18,7 @@ public struct ReplayStage: Stage {
         self.log = log
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let start = ContinuousClock.now
         // Matched as the wire would carry it, so a recorded `access_token=REDACTED` lines up either way.
         let wire = credentials.wire(exchange)

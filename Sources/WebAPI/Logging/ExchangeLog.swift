@@ -81,7 +81,7 @@ public struct ExchangeLogStage: Stage {
         self.account = account
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let start = ContinuousClock.now
         func elapsed() -> Int {
             let duration = ContinuousClock.now - start

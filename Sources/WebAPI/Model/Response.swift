@@ -43,13 +43,39 @@ public struct Headers: Sendable, Sequence {
         let (a, b) = (a.utf8, b.utf8)
         guard a.count == b.count else { return false }
         let compared = a.withContiguousStorageIfAvailable { x in
-            b.withContiguousStorageIfAvailable { y in
-                for index in 0..<x.count where !sameByte(x[index], y[index]) { return false }
-                return true
-            }
+            b.withContiguousStorageIfAvailable { y in sameName(x, y) }
         }
         if let compared, let compared { return compared }
         return a.elementsEqual(b, by: sameByte)
+    }
+
+    /// `sameName` of two names of the same length, eight bytes at a time.
+    ///
+    /// Equal words pass, words that differ even with every byte's 0x20 bit set (ASCII case)
+    /// fail at once, and only the rest are compared byte by byte. Most lookups compare names of
+    /// one length that differ (`x-ratelimit-limit` and `x-ratelimit-reset`) or that are the
+    /// same bytes.
+    private static func sameName(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = x.count
+        var index = 0
+        if count >= 8, let left = x.baseAddress, let right = y.baseAddress {
+            let (left, right) = (UnsafeRawPointer(left), UnsafeRawPointer(right))
+            let caseBits: UInt64 = 0x2020_2020_2020_2020
+            while index + 8 <= count {
+                let p = left.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let q = right.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if p != q {
+                    guard p | caseBits == q | caseBits else { return false }
+                    for at in index..<(index + 8) where !sameByte(x[at], y[at]) { return false }
+                }
+                index += 8
+            }
+        }
+        while index < count {
+            guard sameByte(x[index], y[index]) else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Whether two field lists are the same names and values, byte for byte, in order: not

@@ -65,7 +65,7 @@ public final class APIClient: Sendable {
     /// Sends a request and returns the response.
     ///
     /// Errors are `APIError`s whose URLs and messages are redacted.
-    public func send(_ request: Request) async throws -> Response {
+    public nonisolated(nonsending) func send(_ request: Request) async throws -> Response {
         let exchange = try prepare(request)
         do {
             if needsCredentials { try await credentialSlot.resolve(for: exchange.url) }

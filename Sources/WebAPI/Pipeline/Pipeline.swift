@@ -65,7 +65,7 @@ public struct Pipeline: Sendable {
     }
 
     /// Runs `exchange` through every stage, then the transport.
-    public func send(_ exchange: Exchange) async throws -> Response {
+    public nonisolated(nonsending) func send(_ exchange: Exchange) async throws -> Response {
         try await entry(exchange)
     }
 }

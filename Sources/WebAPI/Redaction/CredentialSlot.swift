@@ -25,7 +25,7 @@ public final class CredentialSlot: Sendable {
     /// one it replaces stays redacted.
     ///
     /// - Throws: what the provider throws.
-    public func resolve(for url: String) async throws {
+    public nonisolated(nonsending) func resolve(for url: String) async throws {
         guard let provider else { return }
         let credential = try await provider.credential(for: url)
         stored.withLock { state in

@@ -14,7 +14,7 @@ public struct ConcurrencyLimitStage: Stage {
         self.limit = limit
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         try await limit.withPlace { try await next(exchange) }
     }
 }

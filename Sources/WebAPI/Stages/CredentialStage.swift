@@ -26,7 +26,7 @@ public struct CredentialStage: Stage {
         return target == home && target.isSecureForCredentials
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         try await next(wire(exchange))
     }
 

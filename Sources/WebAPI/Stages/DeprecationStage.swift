@@ -98,7 +98,7 @@ public struct DeprecationStage: Stage {
     let api: String
     let slot: CredentialSlot
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         notices.check(response, method: exchange.method, url: exchange.url, api: api, redactor: slot.redactor)
         return response

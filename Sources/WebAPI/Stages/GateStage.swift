@@ -17,7 +17,7 @@ public protocol RequestGate: Sendable {
 struct GateStage: Stage {
     let gate: any RequestGate
 
-    func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         try await gate.admit(exchange)
         return try await next(exchange)
     }

@@ -51,7 +51,7 @@ public struct GovernorStage: Stage {
         Seconds.milliseconds(min(seconds, 86_400))
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let origin = exchange.origin, shared.isAvailable else { return try await next(exchange) }
         let identity = identity(of: exchange, origin: origin)
         let keys = identity.governorKeys(origin)

@@ -35,7 +35,7 @@ public struct LocalLimitStage: Stage {
     let slot: CredentialSlot
     let log: ExchangeLog
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         guard let cap = limiter.cap else { return try await paced(exchange, next: next) }
         let asked = ContinuousClock.now
         return try await cap.withPlace {
@@ -49,7 +49,7 @@ public struct LocalLimitStage: Stage {
         }
     }
 
-    private func paced(_ exchange: Exchange, next: Next) async throws -> Response {
+    private nonisolated(nonsending) func paced(_ exchange: Exchange, next: Next) async throws -> Response {
         if let pace = limiter.pace {
             let wait = pace.reserve()
             if wait > .zero {

@@ -26,7 +26,7 @@ public struct PaceStage: Stage {
     /// nil without shared state.
     let governor: GovernorStage?
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let describe = "\(exchange.method) \(slot.redactor.redactURL(exchange.url))"
         let ticket = try await pacer.admit(
             exchange, key: SecondaryPacer.key(slot.value), maxWait: maxWait, describe: describe, api: api,

@@ -7,7 +7,7 @@ public struct RateLimitMemoryStage: Stage {
 
     public init(memory: RateLimitMemory) { self.memory = memory }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         if let info = RateLimitInfo(headers: response.headers) {
             // A rate-limit answer itself is the rate-limit stage's to wait on or raise; what a

@@ -45,7 +45,7 @@ public struct RateLimitStage: Stage {
 
     /// Waits for the reset of the resource `exchange` counts against when it is known to be
     /// spent, or raises `RateLimited` without sending when that is longer than `maxWait`.
-    func waitForSpentResource(_ exchange: Exchange) async throws {
+    nonisolated(nonsending) func waitForSpentResource(_ exchange: Exchange) async throws {
         let moment = now()
         guard let memory, let spent = memory.spent(before: exchange.url, now: moment) else { return }
         let seconds = RateLimitPolicy.wait(untilReset: Double(spent.reset), now: moment)
@@ -69,7 +69,7 @@ public struct RateLimitStage: Stage {
     /// How many times one request may wait before giving up.
     static let maxWaits = 3
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         var exchange = exchange
         var began = ContinuousClock.now
         try await waitForSpentResource(exchange)

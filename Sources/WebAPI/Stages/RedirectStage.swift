@@ -29,7 +29,7 @@ public struct RedirectStage: Stage {
         self.slot = slot
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         var current = exchange
         for _ in 0...maxRedirects {
             let response = try await next(current)

@@ -7,7 +7,7 @@ public struct ResponseWatchStage: Stage {
 
     public init(watch: @escaping @Sendable (Response) -> Void) { self.watch = watch }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         watch(response)
         return response

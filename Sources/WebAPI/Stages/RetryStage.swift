@@ -26,7 +26,7 @@ public struct RetryStage: Stage {
         self.isTransient = isTransient
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         var attempt = 0
         // The attempt's number travels with it: the `-v` line of a failed one says which it was.
         var exchange = exchange

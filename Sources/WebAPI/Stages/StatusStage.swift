@@ -14,7 +14,7 @@ public struct StatusStage: Stage {
     /// The API's list of what was wrong, as JSON text (`ClientConfiguration.errorList`).
     public let errorList: @Sendable (Response) -> String?
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         let response = try await next(exchange)
         guard exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
         var error = APIError.status(response, api: api, method: exchange.method, message: message(response))

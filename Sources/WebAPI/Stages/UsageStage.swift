@@ -34,7 +34,7 @@ public struct UsageStage: Stage {
         self.now = now
     }
 
-    public func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+    public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
         var waits = 0
         while true {
             if let wait = memory.wait(now: now()) {
