@@ -252,13 +252,7 @@ struct JSONTapeTests {
 
     @Test("every recorded API response in ../shared/fixtures: a tape, and the value json.loads gives")
     func recordedResponses() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../../shared/fixtures")
-        let files =
-            (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
-            .filter { $0.pathExtension == "json" }
-        try #require(files.count >= 10, "expected the recorded fixtures at \(root.path)")
-        let documents = try files.map { Array(try Data(contentsOf: $0)) }
+        let (files, documents) = try JSONToPythonTests.recordedFixtures()
         let results = try await python {
             try fetching {
                 try documents.map { document -> (Bool, Answer, Answer, String?) in

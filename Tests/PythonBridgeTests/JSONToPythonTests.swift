@@ -275,15 +275,20 @@ struct JSONToPythonTests {
         }
     }
 
-    @Test("every recorded API response in ../shared/fixtures takes the fast path and equals json.loads")
-    func recordedResponses() async throws {
+    /// The recorded API responses in ../shared/fixtures (`.json` files, at least ten) and their bytes.
+    static func recordedFixtures() throws -> (files: [URL], documents: [[UInt8]]) {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "../../../shared/fixtures")
         let files =
             (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .filter { $0.pathExtension == "json" }
         try #require(files.count >= 10, "expected the recorded fixtures at \(root.path)")
-        let documents = try files.map { Array(try Data(contentsOf: $0)) }
+        return (files, try files.map { Array(try Data(contentsOf: $0)) })
+    }
+
+    @Test("every recorded API response in ../shared/fixtures takes the fast path and equals json.loads")
+    func recordedResponses() async throws {
+        let (files, documents) = try Self.recordedFixtures()
         let results = try await python {
             try fetching { try documents.map { (try Self.fastDump($0), try Self.referenceDump($0)) } }
         }
