@@ -673,7 +673,9 @@ struct SharedStateTests {
         }.value
         // 1; (1, sent in full at once) 2, 4 → 5; 10 → 11; 22 → 23.
         #expect(replies == [.integer(1), .integer(5), .integer(11), .integer(23), .status("held")])
-        #expect(caller.hostedDriver && caller.driverWaits.load(ordering: .relaxed) > 0)
+        // Read on the caller's thread (waiting on its driver when a reply was not in yet; on a
+        // busy machine every reply may already be there when it looks: no wait is then due).
+        #expect(caller.hostedDriver && onCaller.evaluationsHandedOff == 0)
     }
 
     @Test("a held update goes out by itself within the hold limit, and at the process's end (atexit)")
@@ -777,8 +779,9 @@ struct SharedStateTests {
             return seen
         }.value
         #expect(replies == [.integer(1), .integer(12), .integer(23)])
-        // The replies were waited for on the caller's driver (no transfer ran in this call).
-        #expect(caller.hostedDriver && caller.driverWaits.load(ordering: .relaxed) > 0)
+        // The replies were read on the caller's thread, with its driver (no transfer ran in this
+        // call); whether it had to wait for one depends on the machine's speed, not checked.
+        #expect(caller.hostedDriver && shared.evaluationsHandedOff == 0)
     }
 
     @Test(

@@ -228,8 +228,10 @@ public final class SharedState: Sendable {
                 return .success(reply)
             case .success(.readable(let deadline)):
                 if await driver.readable(descriptor, until: deadline) { continue }
+                handedOff.add(1, ordering: .relaxed)
                 return await worker.run { connection throws(RedisFailure) in try connection.finishEvaluation() }
             case .success(.blocked):
+                handedOff.add(1, ordering: .relaxed)
                 return await worker.run { connection throws(RedisFailure) in try connection.finishEvaluation() }
             }
         }
@@ -388,6 +390,13 @@ public final class SharedState: Sendable {
         for waiter in waiting { waiter.resume(returning: failure == nil) }
         return failure == nil ? worker : nil
     }
+
+    /// How many scripts called on a caller thread (`evaluate` with a caller driver) were
+    /// finished on the connection's thread instead: a command the socket did not take whole,
+    /// or a reply not in by the deadline (for tests: the replies are read on the caller's
+    /// thread, whether or not it had to wait for them).
+    var evaluationsHandedOff: Int { handedOff.load(ordering: .relaxed) }
+    private let handedOff = Atomic<Int>(0)
 
     /// The number of callers waiting for another's try to connect (for tests).
     var waitingForTry: Int { pool.withLock { $0.waiting.count } }
