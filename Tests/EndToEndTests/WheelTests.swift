@@ -21,10 +21,14 @@ struct WheelTests {
         try await installed.value
     }
 
+    /// Where the wheel is made and installed: removed when the test process exits.
+    private static let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "apimacro-wheel-\(UUID().uuidString)")
+
     private static let installed = Task<URL, any Error> {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "apimacro-wheel-\(UUID().uuidString)")
+        let folder = work
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: WheelTests.work) }
         // The shared object `swift build` made next to the binary (the same objects: no second build).
         let extensionModule = Binary.url.deletingLastPathComponent().appendingPathComponent("libApimacroExtension.so")
         let made = try await Binary.run(

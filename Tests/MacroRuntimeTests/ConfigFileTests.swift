@@ -29,6 +29,7 @@ struct ConfigFileTests {
                 [instagram]
                 client_id = "abc"
                 """)
+        defer { try? FileManager.default.removeItem(at: home) }
         let variables = try ConfigFile(home: home).variables()
         #expect(
             variables == [
@@ -41,6 +42,7 @@ struct ConfigFileTests {
     @Test("the environment wins over the file, and the flag over both")
     func precedence() throws {
         let home = try home(with: "format = \"csv\"\nmax_wait = 5\n[github]\nurl = \"http://127.0.0.1:9\"\n")
+        defer { try? FileManager.default.removeItem(at: home) }
         let environment = try Settings.environment(["APIMACRO_HOME": home.path, "APIMACRO_FORMAT": "json"])
         let settings = try Settings(environment: environment)
         #expect(settings.format == .json)
@@ -53,9 +55,11 @@ struct ConfigFileTests {
     @Test("[github] graphql_url is APIMACRO_GITHUB_GRAPHQL_URL: the GraphQL endpoint, checked like the variable")
     func graphQLURLKey() throws {
         let home = try home(with: "[github]\ngraphql_url = \"http://127.0.0.1:9/gql\"\n")
+        defer { try? FileManager.default.removeItem(at: home) }
         let settings = try Settings.load(process: ["APIMACRO_HOME": home.path])
         #expect(GitHubConfiguration(settings.view()).graphQLEndpoint == "http://127.0.0.1:9/gql")
         let bad = try self.home(with: "[github]\ngraphql_url = \"ftp://127.0.0.1/gql\"\n")
+        defer { try? FileManager.default.removeItem(at: bad) }
         let error = #expect(throws: MacroError.self) { try Settings.load(process: ["APIMACRO_HOME": bad.path]) }
         #expect(
             error?.description
@@ -81,6 +85,7 @@ struct ConfigFileTests {
         }
         #expect(expected["APIMACRO_GITHUB_GRAPHQL_URL"] != nil && expected.count >= 11, "\(expected.keys.sorted())")
         let home = try home(with: text)
+        defer { try? FileManager.default.removeItem(at: home) }
         // It holds tokens and keys: only a private file is read.
         #expect(chmod(home.appendingPathComponent("config.toml").path, 0o600) == 0)
         let settings = try Settings.load(process: ["APIMACRO_HOME": home.path])
@@ -114,6 +119,7 @@ struct ConfigFileTests {
     @Test("no file: nothing changes")
     func missing() throws {
         let home = try home(with: nil)
+        defer { try? FileManager.default.removeItem(at: home) }
         #expect(try ConfigFile(home: home).variables().isEmpty)
         #expect(try Settings.environment(["APIMACRO_HOME": home.path]) == ["APIMACRO_HOME": home.path])
     }
@@ -128,6 +134,7 @@ struct ConfigFileTests {
         ])
     func broken(text: String, message: String) throws {
         let home = try home(with: text)
+        defer { try? FileManager.default.removeItem(at: home) }
         let error = #expect(throws: MacroError.self) { try ConfigFile(home: home).variables() }
         let description = error?.description ?? ""
         #expect(description.hasPrefix(home.appendingPathComponent("config.toml").path))

@@ -20,6 +20,8 @@ struct Fixture: Sendable {
 }
 
 private let fixtureTask = Task<Fixture, any Error> {
+    // The home lives as long as the test process: removed when it exits.
+    atexit { try? FileManager.default.removeItem(at: Fixture.home) }
     let server = try await TestServer.start()
     let host = try MacroHost(
         settings: try Settings(environment: [

@@ -34,6 +34,28 @@ public final class RedisServer: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "apimacro-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        do {
+            let (chosen, process) = try await launchReady(port: port, password: password, folder: folder, limit: limit)
+            return RedisServer(port: chosen, password: password, folder: folder, process: process)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
+
+    /// Starts a server again on the same port and in the same folder (after `kill`), with the
+    /// same password.
+    public func restart(limit: Double = 600) async throws {
+        let (_, started) = try await RedisServer.launchReady(
+            port: port, password: password, folder: folder, limit: limit)
+        process.withLock { $0 = started }
+    }
+
+    /// Launches `redis-server` in `folder` and waits until its log says it accepts connections;
+    /// on a free port unless `port` is given (then a port taken meanwhile is tried again).
+    private static func launchReady(port: Int?, password: String?, folder: URL, limit: Double) async throws -> (
+        Int, Spawned
+    ) {
         var lastProblem = "no attempt"
         for _ in 0..<3 {
             let chosen = try port ?? freePort()
@@ -41,9 +63,7 @@ public final class RedisServer: Sendable {
             let deadline = Date().addingTimeInterval(limit)
             while Date() < deadline {
                 let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                if text.contains("Ready to accept connections") {
-                    return RedisServer(port: chosen, password: password, folder: folder, process: process)
-                }
+                if text.contains("Ready to accept connections") { return (chosen, process) }
                 if !process.isRunning {
                     lastProblem = "redis-server exited: \(text.suffix(300))"
                     break
@@ -58,14 +78,6 @@ public final class RedisServer: Sendable {
             if port != nil { break }
         }
         throw RedisServerError(description: lastProblem)
-    }
-
-    /// Starts a server again on the same port (after `kill`), with the same password.
-    public func restart(limit: Double = 600) async throws {
-        let fresh = try await RedisServer.start(password: password, port: port, limit: limit)
-        let started = fresh.process.withLock { $0 }
-        fresh.process.withLock { $0 = nil }
-        process.withLock { $0 = started }
     }
 
     /// Ends the server at once (SIGKILL), as a crash would, and waits until it is gone.
@@ -88,11 +100,13 @@ public final class RedisServer: Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// A server a test did not `stop` is stopped with it, and its folder removed.
     deinit {
         if let running = process.withLock({ $0 }), running.isRunning {
             Glibc.kill(running.processIdentifier, SIGKILL)
             running.waitUntilExit()
         }
+        try? FileManager.default.removeItem(at: folder)
     }
 
     private static func launch(port: Int, password: String?, folder: URL) throws -> (Spawned, URL) {
