@@ -4,6 +4,9 @@
 Run with Debian's /usr/bin/python3 (the interpreter apimacro embeds) on a
 release build:  Benchmarks/startup.py   (builds it with `swift build -c release`,
 unless APIMACRO_BIN names a binary to measure).
+The C embedder (Benchmarks/peers/embed_floor.c, built here with cc and pkg-config) is the
+floor of any host of the shared libpython: what it costs over `python3 -c pass` is the
+shared library's loading and relocation, not apimacro's.
 Prints each command's median and best wall time over N runs, its median CPU time
 (user + system, from the children's rusage: what a busy machine changes least) and
 the ratios to `python3 -c pass`. Instruction counts, steadier still, come from
@@ -14,6 +17,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,9 +49,16 @@ def main():
                        stdout=subprocess.DEVNULL)
         binary = os.path.join(ROOT, ".build", "release", "apimacro")
     empty = os.path.join(ROOT, "Benchmarks", "macros", "empty.py")
+    scratch = tempfile.mkdtemp(prefix="apimacro-startup-")
+    floor = os.path.join(scratch, "embed_floor")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "python3-embed"], check=True,
+                           capture_output=True, text=True).stdout.split()
+    subprocess.run(["cc", "-O2", "-o", floor, os.path.join(ROOT, "Benchmarks", "peers", "embed_floor.c"), *flags],
+                   check=True)
     rows = [
         ("/usr/bin/python3 -c pass", ["/usr/bin/python3", "-c", "pass"]),
         ("/usr/bin/python3 empty.py", ["/usr/bin/python3", empty]),
+        ("C embedder of libpython (floor)", [floor]),
         ("apimacro run empty.py", [binary, "run", empty]),
         ("apimacro run --no-cache empty.py", [binary, "run", "--no-cache", empty]),
     ]
@@ -58,6 +69,8 @@ def main():
     for name, (median, best, cpu_time) in results.items():
         print(f"{name:34} {median * 1000:10.1f} {best * 1000:8.1f} {median / base:6.2f} "
               f"{cpu_time * 1000:7.1f} {cpu_time / base_cpu:6.2f}")
+    os.remove(floor)
+    os.rmdir(scratch)
 
 
 if __name__ == "__main__":
