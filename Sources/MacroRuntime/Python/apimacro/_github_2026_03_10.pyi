@@ -9,7 +9,7 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from apimacro._github_common import *
 
-from apimacro._github_common import _CodeSearchResultItemFields27, _CodeSearchResultItemFields28, _CommitSearchResultItemFields20, _FullRepositoryFields14, _FullRepositoryFields16, _FullRepositoryFields18, _FullRepositoryFields2, _FullRepositoryFields24, _IssueFields10, _IssueFields11, _IssueFields19, _IssueSearchResultItemFields13, _IssueSearchResultItemFields21, _IssueSearchResultItemFields8, _MinimalRepositoryFields3, _MinimalRepositoryFields6, _RepositoryFields1, _RepositoryFields12, _RepositoryFields17
+from apimacro._github_common import _CodeSearchResultItemFields23, _CodeSearchResultItemFields24, _CommitSearchResultItemFields18, _FullRepositoryFields13, _FullRepositoryFields16, _FullRepositoryFields19, _FullRepositoryFields2, _FullRepositoryFields25, _IssueFields10, _IssueFields11, _IssueFields20, _IssueSearchResultItemFields14, _IssueSearchResultItemFields21, _IssueSearchResultItemFields8, _MinimalRepositoryFields3, _MinimalRepositoryFields6, _RepositoryFields1, _RepositoryFields12, _RepositoryFields17
 
 class Repository(_RepositoryFields1, _RepositoryFields12, _RepositoryFields17):
     """Repository
@@ -20,7 +20,7 @@ class Repository(_RepositoryFields1, _RepositoryFields12, _RepositoryFields17):
     anonymous_access_enabled: NotRequired[bool]
     code_search_index_status: NotRequired[RepositoryPropCodeSearchIndexStatus]
 
-class Issue(_IssueFields10, _IssueFields11, _IssueFields19):
+class Issue(_IssueFields10, _IssueFields11, _IssueFields20):
     """Issue
 
     Issues are a great way to keep track of tasks, enhancements, and bugs for your
@@ -34,7 +34,7 @@ class MinimalRepository(_MinimalRepositoryFields3, _MinimalRepositoryFields6):
     Minimal Repository
     """
 
-class FullRepository(_FullRepositoryFields2, _FullRepositoryFields14, _FullRepositoryFields16, _FullRepositoryFields18, _FullRepositoryFields24):
+class FullRepository(_FullRepositoryFields2, _FullRepositoryFields13, _FullRepositoryFields16, _FullRepositoryFields19, _FullRepositoryFields25):
     """Full Repository
 
     Full Repository
@@ -55,14 +55,14 @@ class RateLimitOverview(TypedDict):
     """
     resources: RateLimitOverviewPropResources
 
-class CodeSearchResultItem(_CodeSearchResultItemFields27, _CodeSearchResultItemFields28):
+class CodeSearchResultItem(_CodeSearchResultItemFields23, _CodeSearchResultItemFields24):
     """Code Search Result Item
 
     Code Search Result Item
     """
     repository: MinimalRepository
 
-class CommitSearchResultItem(_CommitSearchResultItemFields20):
+class CommitSearchResultItem(_CommitSearchResultItemFields18):
     """Commit Search Result Item
 
     Commit Search Result Item
@@ -72,7 +72,7 @@ class CommitSearchResultItem(_CommitSearchResultItemFields20):
     node_id: str
     text_matches: NotRequired[list[SearchResultTextMatchesItems]]
 
-class IssueSearchResultItem(_IssueSearchResultItemFields8, _IssueSearchResultItemFields13, _IssueSearchResultItemFields21):
+class IssueSearchResultItem(_IssueSearchResultItemFields8, _IssueSearchResultItemFields14, _IssueSearchResultItemFields21):
     """Issue Search Result Item
 
     Issue Search Result Item

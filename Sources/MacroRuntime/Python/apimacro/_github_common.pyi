@@ -119,7 +119,7 @@ class _MinimalRepositoryFields3(__MinimalRepositoryFields3Fields7, __MinimalRepo
     has_wiki: NotRequired[bool]
     has_pages: NotRequired[bool]
 
-class _UserSearchResultItemFields25(TypedDict):
+class _UserSearchResultItemFields27(TypedDict):
     node_id: str
     avatar_url: str
     gravatar_id: str | None
@@ -127,7 +127,7 @@ class _UserSearchResultItemFields25(TypedDict):
     html_url: str
     followers_url: str
 
-class _SimpleUserFields9(_UserSearchResultItemFields25):
+class _SimpleUserFields9(_UserSearchResultItemFields27):
     following_url: str
     gists_url: str
     starred_url: str
@@ -185,7 +185,7 @@ class _MinimalRepositoryFields6(TypedDict):
     security_and_analysis: NotRequired[SecurityAndAnalysis | None]
     custom_properties: NotRequired[MinimalRepositoryPropCustomProperties]
 
-class __IssueFields10Fields23(TypedDict):
+class __IssueFields10Fields28(TypedDict):
     url: str
     repository_url: str
     labels_url: str
@@ -193,7 +193,7 @@ class __IssueFields10Fields23(TypedDict):
     events_url: str
     html_url: str
 
-class _IssueSearchResultItemFields8(__IssueFields10Fields23):
+class _IssueSearchResultItemFields8(__IssueFields10Fields28):
     id: int
     node_id: str
     number: int
@@ -209,7 +209,7 @@ class _IssueSearchResultItemFields8(__IssueFields10Fields23):
     state: str
     state_reason: NotRequired[str | None]
 
-class _IssueFields10(__IssueFields10Fields23):
+class _IssueFields10(__IssueFields10Fields28):
     id: int
     node_id: str
     number: int
@@ -256,20 +256,7 @@ class _RepositoryFields12(_RepoSearchResultItemFields26):
     delete_branch_on_merge: NotRequired[bool]
     allow_update_branch: NotRequired[bool]
 
-class _IssueSearchResultItemFields13(TypedDict):
-    milestone: Milestone | None
-    comments: int
-    created_at: str
-    updated_at: str
-    closed_at: str | None
-    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
-    pull_request: NotRequired[IssueSearchResultItemPropPullRequest]
-    body: NotRequired[str]
-    score: float
-    author_association: Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']
-    draft: NotRequired[bool]
-
-class _FullRepositoryFields14(TypedDict):
+class _FullRepositoryFields13(TypedDict):
     has_discussions: bool
     has_pull_requests: NotRequired[bool]
     pull_request_creation_policy: NotRequired[Literal['all', 'collaborators_only']]
@@ -281,6 +268,19 @@ class _FullRepositoryFields14(TypedDict):
     updated_at: str
     permissions: NotRequired[FullRepositoryPropPermissions]
     allow_rebase_merge: NotRequired[bool]
+
+class _IssueSearchResultItemFields14(TypedDict):
+    milestone: Milestone | None
+    comments: int
+    created_at: str
+    updated_at: str
+    closed_at: str | None
+    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
+    pull_request: NotRequired[IssueSearchResultItemPropPullRequest]
+    body: NotRequired[str]
+    score: float
+    author_association: Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']
+    draft: NotRequired[bool]
 
 class _FullRepositoryFields16(TypedDict):
     squash_merge_commit_title: NotRequired[Literal['PR_TITLE', 'COMMIT_OR_PR_TITLE']]
@@ -305,7 +305,17 @@ class _RepositoryFields17(TypedDict):
     open_issues: int
     watchers: int
 
-class _FullRepositoryFields18(TypedDict):
+class _CommitSearchResultItemFields18(TypedDict):
+    url: str
+    sha: str
+    html_url: str
+    comments_url: str
+    commit: CommitSearchResultItemPropCommit
+    author: SimpleUser | None
+    committer: GitUser | None
+    parents: list[CommitSearchResultItemPropParentsItems]
+
+class _FullRepositoryFields19(TypedDict):
     forks: int
     master_branch: NotRequired[str]
     open_issues: int
@@ -315,7 +325,7 @@ class _FullRepositoryFields18(TypedDict):
     security_and_analysis: NotRequired[SecurityAndAnalysis | None]
     custom_properties: NotRequired[FullRepositoryPropCustomProperties]
 
-class _IssueFields19(TypedDict):
+class _IssueFields20(TypedDict):
     performed_via_github_app: NotRequired[None | Integration | None]
     author_association: NotRequired[Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']]
     reactions: NotRequired[ReactionRollup]
@@ -324,16 +334,6 @@ class _IssueFields19(TypedDict):
     pinned_comment: NotRequired[IssueComment | None]
     issue_dependencies_summary: NotRequired[IssueDependenciesSummary]
     issue_field_values: NotRequired[list[IssueFieldValue]]
-
-class _CommitSearchResultItemFields20(TypedDict):
-    url: str
-    sha: str
-    html_url: str
-    comments_url: str
-    commit: CommitSearchResultItemPropCommit
-    author: SimpleUser | None
-    committer: GitUser | None
-    parents: list[CommitSearchResultItemPropParentsItems]
 
 class _IssueSearchResultItemFields21(TypedDict):
     body_html: NotRequired[str]
@@ -344,15 +344,7 @@ class _IssueSearchResultItemFields21(TypedDict):
     pinned_comment: NotRequired[IssueComment | None]
     reactions: NotRequired[ReactionRollup]
 
-class _FullRepositoryFields24(TypedDict):
-    temp_clone_token: NotRequired[str | None]
-    allow_squash_merge: NotRequired[bool]
-    allow_auto_merge: NotRequired[bool]
-    delete_branch_on_merge: NotRequired[bool]
-    allow_merge_commit: NotRequired[bool]
-    allow_update_branch: NotRequired[bool]
-
-class _CodeSearchResultItemFields27(TypedDict):
+class _CodeSearchResultItemFields23(TypedDict):
     name: str
     path: str
     sha: str
@@ -360,13 +352,21 @@ class _CodeSearchResultItemFields27(TypedDict):
     git_url: str
     html_url: str
 
-class _CodeSearchResultItemFields28(TypedDict):
+class _CodeSearchResultItemFields24(TypedDict):
     score: float
     file_size: NotRequired[int]
     language: NotRequired[str | None]
     last_modified_at: NotRequired[str]
     line_numbers: NotRequired[list[str]]
     text_matches: NotRequired[list[SearchResultTextMatchesItems]]
+
+class _FullRepositoryFields25(TypedDict):
+    temp_clone_token: NotRequired[str | None]
+    allow_squash_merge: NotRequired[bool]
+    allow_auto_merge: NotRequired[bool]
+    delete_branch_on_merge: NotRequired[bool]
+    allow_merge_commit: NotRequired[bool]
+    allow_update_branch: NotRequired[bool]
 
 class SimpleUser(_SimpleUserFields9):
     """Simple User
@@ -896,7 +896,7 @@ class RepoSearchResultItem(_RepoSearchResultItemFields26):
 
 RepoSearchResultItemPropPermissions: TypeAlias = FullRepositoryPropPermissions
 
-class UserSearchResultItem(_UserSearchResultItemFields25):
+class UserSearchResultItem(_UserSearchResultItemFields27):
     """User Search Result Item
 
     User Search Result Item
