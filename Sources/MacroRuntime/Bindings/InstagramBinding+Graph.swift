@@ -184,8 +184,7 @@ extension InstagramBinding {
                         + "GET {user_id}/media, every page (default fields: \(InstagramGraphRouter.mediaFields))."
                 ) { binding, arguments in
                     let slots = try arguments.bind(name, ["user_id", "fields", "limit"])
-                    let user =
-                        try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: name) } ?? "me"
+                    let user = try Arguments.optionalString(slots[0], "user_id", in: name) ?? "me"
                     let route = InstagramGraphRouter.media(
                         userID: user,
                         fields: try fields(slots[1], "fields", in: name, defaults: InstagramGraphRouter.mediaFields))

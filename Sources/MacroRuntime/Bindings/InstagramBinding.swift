@@ -131,8 +131,7 @@ final class InstagramBinding: InstagramFaceBase<InstagramClient>, InstagramFace 
                     + "caption, …); v1 takes no fields"
             ) { binding, arguments in
                 let slots = try arguments.bind(name, ["user_id", "fields", "limit"])
-                let user =
-                    try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: name) } ?? "self"
+                let user = try Arguments.optionalString(slots[0], "user_id", in: name) ?? "self"
                 try noFields(slots[1], in: name)
                 return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[2], in: name))
             }

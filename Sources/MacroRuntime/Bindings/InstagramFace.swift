@@ -132,9 +132,7 @@ extension InstagramFace {
         try builder.method("authorize_url", doc: "authorize_url(state=None) -> str\n\n" + docs.authorizeURL) {
             binding, arguments in
             let slots = try arguments.bind("authorize_url", ["state"])
-            let state = try slots[0].flatMap {
-                $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url")
-            }
+            let state = try Arguments.optionalString(slots[0], "state", in: "authorize_url")
             return try PyRef(string: binding.authorizeURL(state: state))
         }
         try builder.method("complete_login", doc: "complete_login(redirect_url)\n\n" + docs.completeLogin) {
