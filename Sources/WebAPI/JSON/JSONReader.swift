@@ -80,6 +80,7 @@ struct JSONReader {
     /// Reads an object's members or an array's items from the opening bracket through `close`,
     /// each by `element`, with commas between them (and one allowed before `close`); false on bad
     /// syntax.
+    @inline(__always)
     private mutating func elements(closedBy close: UInt8, _ element: (inout JSONReader) -> Bool) -> Bool {
         index += 1
         while true {
