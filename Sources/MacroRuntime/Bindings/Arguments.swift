@@ -13,6 +13,12 @@ enum Arguments {
         return text
     }
 
+    /// An optional `str` (None → nil).
+    static func optionalString(_ value: PyRef?, _ name: String, in function: String) throws -> String? {
+        guard let value, !value.isNone else { return nil }
+        return try string(value, name, in: function)
+    }
+
     /// `function(path, params=None)`'s arguments, and with `limited`, `function(path,
     /// params=None, limit=None)`'s (the calls on a path relative to a client's base URL).
     static func pathCall(_ arguments: PyArguments, _ function: String, limited: Bool = false) throws -> (

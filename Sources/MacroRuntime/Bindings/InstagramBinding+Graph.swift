@@ -7,39 +7,18 @@ extension InstagramBinding {
     /// `apimacro.instagram` on the Instagram API with Instagram Login (the default backend):
     /// `me`, `media` (and its alias `recent_media`), `children`, `insights`, `get`, `paginate`,
     /// `rate_limit`, and Business Login in a macro (`authorize_url`, `complete_login`).
-    final class Graph: InstagramFace {
-        let client: InstagramGraphClient
-        let decoder: JSONDecoding
-        let iterators: NativeClass<PageState>
-        let store: CredentialStore
-        /// A stored-token problem (say, a file others can read) reported when a call needs the token.
-        let storeProblem: APIError?
-        let runtime: Runtime
-        var pending: OAuthImplicitFlow.PendingLogin?
-
-        init(
-            client: InstagramGraphClient, decoder: JSONDecoding, iterators: NativeClass<PageState>,
-            store: CredentialStore, storeProblem: APIError?, runtime: Runtime
-        ) {
-            self.client = client
-            self.decoder = decoder
-            self.iterators = iterators
-            self.store = store
-            self.storeProblem = storeProblem
-            self.runtime = runtime
-        }
-
+    final class Graph: InstagramFaceBase<InstagramGraphClient>, InstagramFace {
         var loggedIn: Bool { client.loggedIn }
 
         var shownURL: String { client.api.redactor.redactURL(client.configuration.versionedBaseURL) }
 
         /// The token ready (refreshed if due), or the reason there is none (GIL held; waits without it).
         func prepare() throws {
+            let client = self.client
             GraphVersionSchedule.warnOnce(
                 version: client.configuration.apiVersion, warn: runtime.transport.warn)
             if !client.loggedIn, let storeProblem { throw storeProblem }
             try client.requireToken()
-            let client = self.client
             try withoutGIL { try await client.prepare() }
         }
 
@@ -66,10 +45,7 @@ extension InstagramBinding {
         func iterate(_ route: InstagramGraphRouter, limit: Int?) throws -> PyRef {
             learnSecrets(in: route)
             try prepare()
-            return try iterators.instance(
-                PageState(
-                    client: client.api, first: route.firstPage(limit: limit), paging: client.paging, limit: limit,
-                    decoder: decoder))
+            return try pages(client.api, from: route.firstPage(limit: limit), paging: client.paging, limit: limit)
         }
 
         /// Every item of every page, as a list.
@@ -166,9 +142,7 @@ extension InstagramBinding {
         /// Builds `apimacro.instagram` on `client`.
         static func install(_ context: BuiltInClient.Context, client: InstagramGraphClient) throws {
             let runtime = context.runtime
-            let binding = Graph(
-                client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
-                storeProblem: runtime.credentialProblem, runtime: runtime)
+            let binding = Graph(client: client, context)
             let builder = try Graph.faceClass(
                 doc:
                     "The Instagram API with Instagram Login (base URL from \(Instagram.url.variable), version from "
@@ -185,8 +159,7 @@ extension InstagramBinding {
                 return Graph(
                     client: Instagram.graphClient(
                         InstagramGraphConfiguration(view), on: runtime.clientContext(store: store)),
-                    decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil,
-                    runtime: runtime)
+                    context, account: store)
             }
             try builder.property(
                 "rate_limit",
@@ -211,8 +184,7 @@ extension InstagramBinding {
                         + "GET {user_id}/media, every page (default fields: \(InstagramGraphRouter.mediaFields))."
                 ) { binding, arguments in
                     let slots = try arguments.bind(name, ["user_id", "fields", "limit"])
-                    let user =
-                        try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: name) } ?? "me"
+                    let user = try Arguments.optionalString(slots[0], "user_id", in: name) ?? "me"
                     let route = InstagramGraphRouter.media(
                         userID: user,
                         fields: try fields(slots[1], "fields", in: name, defaults: InstagramGraphRouter.mediaFields))

@@ -5,28 +5,7 @@ import WebAPI
 
 /// `apimacro.instagram` on the legacy v1 API of SPEC §3 and its OAuth implicit login (a base URL
 /// ending in `/v1`); `InstagramBinding.Graph` is the Instagram API with Instagram Login.
-final class InstagramBinding: InstagramFace {
-    let client: InstagramClient
-    let decoder: JSONDecoding
-    let iterators: NativeClass<PageState>
-    let store: CredentialStore
-    /// A stored-token problem (say, a file others can read) reported when a call needs the token.
-    let storeProblem: APIError?
-    var pending: OAuthImplicitFlow.PendingLogin?
-    /// Registers a token obtained in this session with the redactor of tracebacks and the REPL's echo.
-    var remember: @Sendable (String) -> Void = { _ in }
-
-    init(
-        client: InstagramClient, decoder: JSONDecoding, iterators: NativeClass<PageState>, store: CredentialStore,
-        storeProblem: APIError?
-    ) {
-        self.client = client
-        self.decoder = decoder
-        self.iterators = iterators
-        self.store = store
-        self.storeProblem = storeProblem
-    }
-
+final class InstagramBinding: InstagramFaceBase<InstagramClient>, InstagramFace {
     var loggedIn: Bool { client.loggedIn }
 
     var shownURL: String { client.api.redactor.redactURL(client.configuration.baseURL) }
@@ -68,10 +47,7 @@ final class InstagramBinding: InstagramFace {
 
     func iterate(_ route: InstagramRouter, limit: Int?) throws -> PyRef {
         try requireToken()
-        return try iterators.instance(
-            PageState(
-                client: client.api, first: route.firstPage(limit: limit), paging: client.paging, limit: limit,
-                decoder: decoder))
+        return try pages(client.api, from: route.firstPage(limit: limit), paging: client.paging, limit: limit)
     }
 
     /// The implicit grant's browser step (`authorize_url()` opens it).
@@ -88,7 +64,8 @@ final class InstagramBinding: InstagramFace {
         let token = try flow.complete(redirect: redirect, expectedState: expected)
         pending = nil
         try store.save(token, for: "instagram", kind: "access_token")
-        remember(token.revealed)
+        // Redacted from tracebacks and the REPL's echo from now on.
+        runtime.secrets.add(token.revealed)
         client.setToken(token)
     }
 
@@ -113,11 +90,7 @@ final class InstagramBinding: InstagramFace {
     /// Builds `apimacro.instagram` on the legacy v1 API.
     static func installLegacy(_ context: BuiltInClient.Context, client: InstagramClient) throws {
         let runtime = context.runtime
-        let binding = InstagramBinding(
-            client: client, decoder: context.decoder, iterators: context.iterators, store: runtime.credentials,
-            storeProblem: runtime.credentialProblem)
-        let secrets = runtime.secrets
-        binding.remember = { secrets.add($0) }
+        let binding = InstagramBinding(client: client, context)
         let builder = try faceClass(
             doc:
                 "The Instagram v1 API (base URL from \(Instagram.url.variable); token from \(Instagram.token.variable) or "
@@ -129,11 +102,9 @@ final class InstagramBinding: InstagramFace {
                 get: "the `data` member of the envelope", paginate: "Every item of every page (data, pagination).")
         ) { label in
             let (view, store) = try runtime.view(of: Instagram.descriptor, account: label)
-            let other = InstagramBinding(
+            return InstagramBinding(
                 client: Instagram.legacyClient(InstagramConfiguration(view), on: runtime.clientContext(store: store)),
-                decoder: context.decoder, iterators: context.iterators, store: store, storeProblem: nil)
-            other.remember = { secrets.add($0) }
-            return other
+                context, account: store)
         }
         try builder.property("rate_limit", doc: "None: the v1 API reports no usage (the Graph API does).") { _ in
             .none
@@ -160,8 +131,7 @@ final class InstagramBinding: InstagramFace {
                     + "caption, …); v1 takes no fields"
             ) { binding, arguments in
                 let slots = try arguments.bind(name, ["user_id", "fields", "limit"])
-                let user =
-                    try slots[0].flatMap { $0.isNone ? nil : try Arguments.string($0, "user_id", in: name) } ?? "self"
+                let user = try Arguments.optionalString(slots[0], "user_id", in: name) ?? "self"
                 try noFields(slots[1], in: name)
                 return try binding.iterate(.recentMedia(userID: user), limit: Arguments.limit(slots[2], in: name))
             }

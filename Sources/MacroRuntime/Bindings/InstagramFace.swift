@@ -1,13 +1,15 @@
 import Clients
 import Platform
 import PythonBridge
+import WebAPI
 
 /// What both faces of `apimacro.instagram` take the same arguments for.
 ///
 /// The Graph API's `InstagramBinding.Graph` and the legacy v1 API's `InstagramBinding` each
 /// log in within a macro, say whether a token is set, send one request and page through one,
 /// each its own way; the methods' Python side, `get` and `paginate`, the `cache=` keyword,
-/// `as_account` and `__repr__` are written once (`faceClass`, `finish`).
+/// `as_account` and `__repr__` are written once (`faceClass`, `finish`); what both keep is
+/// `InstagramFaceBase`.
 protocol InstagramFace: AnyObject {
     /// The backend's router, whose `get` is `get(path, params=None)`'s request.
     associatedtype Route: InstagramRoute
@@ -27,6 +29,34 @@ protocol InstagramFace: AnyObject {
     func fetch(_ route: Route) throws -> PyRef
     /// A lazy iterator over the items of every page of `route`.
     func iterate(_ route: Route, limit: Int?) throws -> PyRef
+}
+
+/// What both faces of `apimacro.instagram` keep: their client, and the same parts besides.
+class InstagramFaceBase<Client> {
+    let client: Client
+    let runtime: Runtime
+    let decoder: JSONDecoding
+    let iterators: NativeClass<PageState>
+    let store: CredentialStore
+    /// A stored-token problem (say, a file others can read) reported when a call needs the token.
+    let storeProblem: APIError?
+    var pending: OAuthImplicitFlow.PendingLogin?
+
+    /// The face of `client` for the default account (the runtime's store, and its problem), or
+    /// for the account whose store is `account`.
+    init(client: Client, _ context: BuiltInClient.Context, account: CredentialStore? = nil) {
+        self.client = client
+        runtime = context.runtime
+        decoder = context.decoder
+        iterators = context.iterators
+        store = account ?? context.runtime.credentials
+        storeProblem = account == nil ? context.runtime.credentialProblem : nil
+    }
+
+    /// A lazy iterator over the items of every page from `first` (at most `limit`).
+    func pages(_ api: APIClient, from first: Request, paging: Paging, limit: Int?) throws -> PyRef {
+        try iterators.instance(PageState(client: api, first: first, paging: paging, limit: limit, decoder: decoder))
+    }
 }
 
 /// A route of both backends' routers: one GET relative to the base URL.
@@ -102,9 +132,7 @@ extension InstagramFace {
         try builder.method("authorize_url", doc: "authorize_url(state=None) -> str\n\n" + docs.authorizeURL) {
             binding, arguments in
             let slots = try arguments.bind("authorize_url", ["state"])
-            let state = try slots[0].flatMap {
-                $0.isNone ? nil : try Arguments.string($0, "state", in: "authorize_url")
-            }
+            let state = try Arguments.optionalString(slots[0], "state", in: "authorize_url")
             return try PyRef(string: binding.authorizeURL(state: state))
         }
         try builder.method("complete_login", doc: "complete_login(redirect_url)\n\n" + docs.completeLogin) {

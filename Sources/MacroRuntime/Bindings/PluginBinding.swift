@@ -177,8 +177,7 @@ final class PluginBinding {
         }
         try builder.method("paginate") { binding, arguments in
             let slots = try arguments.bind("paginate", ["path", "params", "limit", "result"], required: 1)
-            let result =
-                try slots[3].flatMap { $0.isNone ? nil : try Arguments.string($0, "result", in: "paginate") } ?? ""
+            let result = try Arguments.optionalString(slots[3], "result", in: "paginate") ?? ""
             return try binding.paginate(
                 path: Arguments.string(slots[0], "path", in: "paginate"),
                 parameters: Arguments.pairs(slots[1], "params", in: "paginate"),

@@ -54,57 +54,54 @@ struct JSONReader {
     }
 
     private mutating func object(depth: Int) -> JSONValue? {
-        index += 1
         var members: [String: JSONValue] = [:]
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}"), !members.isEmpty {
-                index += 1
-                return .object(members)
-            }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-            index += 1
-            guard let member = value(depth: depth) else { return nil }
+        let closed = elements(closedBy: UInt8(ascii: "}")) { reader in
+            guard reader.next(is: UInt8(ascii: "\"")), let key = reader.string() else { return false }
+            reader.skipSpace()
+            guard reader.next(is: UInt8(ascii: ":")) else { return false }
+            reader.index += 1
+            guard let member = reader.value(depth: depth) else { return false }
             members[key] = member
-            skipSpace()
-            guard index < bytes.count else { return nil }
-            let separator = bytes[index]
-            index += 1
-            if separator == UInt8(ascii: "}") { return .object(members) }
-            guard separator == UInt8(ascii: ",") else { return nil }
+            return true
         }
+        return closed ? .object(members) : nil
     }
 
     private mutating func array(depth: Int) -> JSONValue? {
-        index += 1
         var items: [JSONValue] = []
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(items)
+        let closed = elements(closedBy: UInt8(ascii: "]")) { reader in
+            guard let item = reader.value(depth: depth) else { return false }
+            items.append(item)
+            return true
         }
+        return closed ? .array(items) : nil
+    }
+
+    /// Reads an object's members or an array's items from the opening bracket through `close`,
+    /// each by `element`, with commas between them (and one allowed before `close`); false on bad
+    /// syntax.
+    @inline(__always)
+    private mutating func elements(closedBy close: UInt8, _ element: (inout JSONReader) -> Bool) -> Bool {
+        index += 1
         while true {
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]"), !items.isEmpty {
+            if next(is: close) {
                 index += 1
-                return .array(items)
+                return true
             }
-            guard let item = value(depth: depth) else { return nil }
-            items.append(item)
+            guard element(&self) else { return false }
             skipSpace()
-            guard index < bytes.count else { return nil }
+            guard index < bytes.count else { return false }
             let separator = bytes[index]
             index += 1
-            if separator == UInt8(ascii: "]") { return .array(items) }
-            guard separator == UInt8(ascii: ",") else { return nil }
+            if separator == close { return true }
+            guard separator == UInt8(ascii: ",") else { return false }
         }
+    }
+
+    /// Whether the next byte is `byte`.
+    private func next(is byte: UInt8) -> Bool {
+        index < bytes.count && bytes[index] == byte
     }
 
     /// A string from its opening quote; its bytes must be UTF-8 and its escapes whole.

@@ -9,74 +9,32 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from apimacro._github_common import *
 
-from apimacro._github_common import _CodeSearchResultItemFields27, _CodeSearchResultItemFields28, _CommitSearchResultItemFields20, _FullRepositoryFields14, _FullRepositoryFields16, _FullRepositoryFields18, _FullRepositoryFields2, _FullRepositoryFields24, _IssueFields10, _IssueFields11, _IssueFields19, _IssueSearchResultItemFields13, _IssueSearchResultItemFields21, _IssueSearchResultItemFields8, _MinimalRepositoryFields3, _MinimalRepositoryFields6, _RepositoryFields1, _RepositoryFields12, _RepositoryFields17
+from apimacro._github_common import _CodeSearchResultItemCommon, _CommitSearchResultItemCommon, _FullRepositoryCommon, _IssueCommon, _IssueSearchResultItemCommon, _MinimalRepositoryCommon, _RateLimitOverviewCommon, _RepositoryCommon
 
-class Repository(_RepositoryFields1, _RepositoryFields12, _RepositoryFields17):
-    """Repository
+class Repository(_RepositoryCommon):
+    ...
 
-    A repository on GitHub.
-    """
-    starred_at: NotRequired[str]
-    anonymous_access_enabled: NotRequired[bool]
-    code_search_index_status: NotRequired[RepositoryPropCodeSearchIndexStatus]
-
-class Issue(_IssueFields10, _IssueFields11, _IssueFields19):
-    """Issue
-
-    Issues are a great way to keep track of tasks, enhancements, and bugs for your
-    projects.
-    """
+class Issue(_IssueCommon):
     repository: NotRequired[Repository]
 
-class MinimalRepository(_MinimalRepositoryFields3, _MinimalRepositoryFields6):
-    """Minimal Repository
+class MinimalRepository(_MinimalRepositoryCommon):
+    ...
 
-    Minimal Repository
-    """
-
-class FullRepository(_FullRepositoryFields2, _FullRepositoryFields14, _FullRepositoryFields16, _FullRepositoryFields18, _FullRepositoryFields24):
-    """Full Repository
-
-    Full Repository
-    """
+class FullRepository(_FullRepositoryCommon):
     template_repository: NotRequired[Repository | None]
     parent: NotRequired[Repository]
     source: NotRequired[Repository]
 
-class RateLimitOverview(TypedDict):
-    """Rate Limit Overview
+class RateLimitOverview(_RateLimitOverviewCommon):
+    ...
 
-    Rate limit status for the applicable requester and resource category. Requests
-    authenticated as a user share the user's rate limit across credentials. Requests
-    without authentication use the requesting IP address. API requests routed
-    through
-    either an API hostname or a web hostname can count against the same applicable
-    limit.
-    """
-    resources: RateLimitOverviewPropResources
-
-class CodeSearchResultItem(_CodeSearchResultItemFields27, _CodeSearchResultItemFields28):
-    """Code Search Result Item
-
-    Code Search Result Item
-    """
+class CodeSearchResultItem(_CodeSearchResultItemCommon):
     repository: MinimalRepository
 
-class CommitSearchResultItem(_CommitSearchResultItemFields20):
-    """Commit Search Result Item
-
-    Commit Search Result Item
-    """
+class CommitSearchResultItem(_CommitSearchResultItemCommon):
     repository: MinimalRepository
-    score: float
-    node_id: str
-    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
 
-class IssueSearchResultItem(_IssueSearchResultItemFields8, _IssueSearchResultItemFields13, _IssueSearchResultItemFields21):
-    """Issue Search Result Item
-
-    Issue Search Result Item
-    """
+class IssueSearchResultItem(_IssueSearchResultItemCommon):
     repository: NotRequired[Repository]
 
 __all__ = ["SimpleUser", "Enterprise", "IntegrationPropPermissions", "Integration", "LicenseSimple", "RepositoryPropPermissions", "RepositoryPropCodeSearchIndexStatus", "Milestone", "IssueType", "ReactionRollup", "SubIssuesSummary", "IssueDependenciesSummary", "PinnedIssueComment", "IssueCommentMinimized", "IssueComment", "IssueFieldValue", "IssueFieldValuePropSingleSelectOption", "IssueFieldValuePropMultiSelectOptionsItems", "IssuePropLabelsItemsOneof1", "IssuePropPullRequest", "PublicUser", "PublicUserPropPlan", "SecurityAndAnalysis", "SecurityAndAnalysisPropAdvancedSecurity", "SecurityAndAnalysisPropCodeSecurity", "SecurityAndAnalysisPropDependabotSecurityUpdates", "SecurityAndAnalysisPropSecretScanning", "SecurityAndAnalysisPropSecretScanningPushProtection", "SecurityAndAnalysisPropSecretScanningNonProviderPatterns", "SecurityAndAnalysisPropSecretScanningAiDetection", "SecurityAndAnalysisPropSecretScanningDelegatedAlertDismissal", "SecurityAndAnalysisPropSecretScanningDelegatedBypass", "SecurityAndAnalysisPropSecretScanningDelegatedBypassOptions", "SecurityAndAnalysisPropSecretScanningDelegatedBypassOptionsPropReviewersItems", "CodeOfConduct", "MinimalRepositoryPropPermissions", "MinimalRepositoryPropLicense", "MinimalRepositoryPropCustomProperties", "CodeOfConductSimple", "FullRepositoryPropPermissions", "FullRepositoryPropCustomProperties", "RateLimit", "RateLimitOverviewPropResources", "GitUser", "Verification", "SearchResultTextMatchesItems", "SearchResultTextMatchesItemsPropMatchesItems", "CommitSearchResultItemPropParentsItems", "CommitSearchResultItemPropCommit", "CommitSearchResultItemPropCommitPropAuthor", "CommitSearchResultItemPropCommitPropTree", "IssueSearchResultItemPropLabelsItems", "IssueSearchResultItemPropPullRequest", "RepoSearchResultItem", "RepoSearchResultItemPropPermissions", "UserSearchResultItem", "PrivateUser", "PrivateUserPropPlan", "Repository", "Issue", "MinimalRepository", "FullRepository", "RateLimitOverview", "CodeSearchResultItem", "CommitSearchResultItem", "IssueSearchResultItem"]

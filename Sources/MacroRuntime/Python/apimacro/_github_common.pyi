@@ -7,7 +7,11 @@ At run time the answers are plain dicts; these names exist for type checkers onl
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
-class __MinimalRepositoryFields3Fields7(TypedDict):
+class _MinimalRepositoryFields3(TypedDict):
+    id: int
+    node_id: str
+    name: str
+    full_name: str
     private: bool
     html_url: str
     description: str | None
@@ -30,8 +34,6 @@ class __MinimalRepositoryFields3Fields7(TypedDict):
     git_commits_url: str
     git_refs_url: str
     git_tags_url: str
-
-class __MinimalRepositoryFields3Fields15(TypedDict):
     issue_comment_url: str
     issue_events_url: str
     issues_url: str
@@ -43,8 +45,6 @@ class __MinimalRepositoryFields3Fields15(TypedDict):
     notifications_url: str
     pulls_url: str
     releases_url: str
-
-class __MinimalRepositoryFields3Fields22(TypedDict):
     stargazers_url: str
     statuses_url: str
     subscribers_url: str
@@ -52,57 +52,129 @@ class __MinimalRepositoryFields3Fields22(TypedDict):
     tags_url: str
     teams_url: str
     trees_url: str
+    hooks_url: str
+    is_template: NotRequired[bool]
+    topics: NotRequired[list[str]]
+    has_pull_requests: NotRequired[bool]
+    pull_request_creation_policy: NotRequired[Literal['all', 'collaborators_only']]
+    visibility: NotRequired[str]
+    temp_clone_token: NotRequired[str | None]
+    delete_branch_on_merge: NotRequired[bool]
+    allow_forking: NotRequired[bool]
+    web_commit_signoff_required: NotRequired[bool]
 
-class __FullRepositoryFields2Fields4(__MinimalRepositoryFields3Fields7, __MinimalRepositoryFields3Fields15, __MinimalRepositoryFields3Fields22):
+class _RepoSearchResultItemFields2(_MinimalRepositoryFields3):
+    homepage: str | None
+    size: int
+    stargazers_count: int
+    watchers_count: int
+    language: str | None
+    forks_count: int
+    open_issues_count: int
+    default_branch: str
     git_url: str
     ssh_url: str
     clone_url: str
-    mirror_url: str | None
-    hooks_url: str
     svn_url: str
-    homepage: str | None
-    language: str | None
-    forks_count: int
-    stargazers_count: int
-    watchers_count: int
-    size: int
-    default_branch: str
-    open_issues_count: int
-    is_template: NotRequired[bool]
-    topics: NotRequired[list[str]]
+    forks: int
+    open_issues: int
+    watchers: int
+    mirror_url: str | None
     has_issues: bool
     has_projects: bool
-    has_wiki: bool
     has_pages: bool
-
-class _RepositoryFields1(__FullRepositoryFields2Fields4):
-    id: int
-    node_id: str
-    name: str
-    full_name: str
+    has_wiki: bool
+    archived: bool
+    disabled: bool
     license: LicenseSimple | None
-    forks: int
+    allow_merge_commit: NotRequired[bool]
+    allow_squash_merge: NotRequired[bool]
+    allow_rebase_merge: NotRequired[bool]
+    allow_auto_merge: NotRequired[bool]
+
+class _FullRepositoryFields1(_RepoSearchResultItemFields2):
+    allow_update_branch: NotRequired[bool]
+    squash_merge_commit_title: NotRequired[Literal['PR_TITLE', 'COMMIT_OR_PR_TITLE']]
+    squash_merge_commit_message: NotRequired[Literal['PR_BODY', 'COMMIT_MESSAGES', 'BLANK']]
+    merge_commit_title: NotRequired[Literal['PR_TITLE', 'MERGE_MESSAGE']]
+    merge_commit_message: NotRequired[Literal['PR_BODY', 'PR_TITLE', 'BLANK']]
+    anonymous_access_enabled: NotRequired[bool]
+
+class _RepositoryCommon(_FullRepositoryFields1):
+    """Repository
+
+    A repository on GitHub.
+    """
     permissions: NotRequired[RepositoryPropPermissions]
     owner: SimpleUser | None
+    has_discussions: NotRequired[bool]
+    pushed_at: str | None
+    created_at: str | None
+    updated_at: str | None
+    starred_at: NotRequired[str]
+    code_search_index_status: NotRequired[RepositoryPropCodeSearchIndexStatus]
 
-class _FullRepositoryFields2(__FullRepositoryFields2Fields4):
+class _IssueCommentFields10(TypedDict):
     id: int
     node_id: str
-    name: str
-    full_name: str
-    owner: SimpleUser
+    url: str
+    html_url: str
+    created_at: str
+    updated_at: str
 
-class _MinimalRepositoryFields3(__MinimalRepositoryFields3Fields7, __MinimalRepositoryFields3Fields15, __MinimalRepositoryFields3Fields22):
-    id: int
-    node_id: str
-    name: str
-    full_name: str
+class _MilestoneFields8(_IssueCommentFields10):
+    labels_url: str
+    number: int
+    title: str
+    closed_at: str | None
+
+class _IssueFields5(_MilestoneFields8):
+    repository_url: str
+    comments_url: str
+    events_url: str
+    state: str
+    user: SimpleUser | None
+    milestone: Milestone | None
+    locked: bool
+    active_lock_reason: NotRequired[str | None]
+    comments: int
+    draft: NotRequired[bool]
+    timeline_url: NotRequired[str]
+    type: NotRequired[IssueType | None]
+    performed_via_github_app: NotRequired[None | Integration | None]
+    reactions: NotRequired[ReactionRollup]
+    sub_issues_summary: NotRequired[SubIssuesSummary]
+    pinned_comment: NotRequired[IssueComment | None]
+    issue_dependencies_summary: NotRequired[IssueDependenciesSummary]
+    issue_field_values: NotRequired[list[IssueFieldValue]]
+
+class _IssueCommon(_IssueFields5):
+    """Issue
+
+    Issues are a great way to keep track of tasks, enhancements, and bugs for your
+    projects.
+    """
+    state_reason: NotRequired[Literal['completed', 'reopened', 'not_planned', 'duplicate'] | None]
+    body: NotRequired[str | None]
+    labels: list[str | IssuePropLabelsItemsOneof1]
+    assignees: NotRequired[list[SimpleUser]]
+    pull_request: NotRequired[IssuePropPullRequest]
+    closed_by: NotRequired[SimpleUser | None]
+    body_html: NotRequired[str | None]
+    body_text: NotRequired[str | None]
+    author_association: NotRequired[Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']]
+    parent_issue_url: NotRequired[str | None]
+
+class _MinimalRepositoryCommon(_MinimalRepositoryFields3):
+    """Minimal Repository
+
+    Minimal Repository
+    """
     owner: SimpleUser
     git_url: NotRequired[str]
     ssh_url: NotRequired[str]
     clone_url: NotRequired[str]
     mirror_url: NotRequired[str | None]
-    hooks_url: str
     svn_url: NotRequired[str]
     homepage: NotRequired[str | None]
     language: NotRequired[str | None]
@@ -112,22 +184,120 @@ class _MinimalRepositoryFields3(__MinimalRepositoryFields3Fields7, __MinimalRepo
     size: NotRequired[int]
     default_branch: NotRequired[str]
     open_issues_count: NotRequired[int]
-    is_template: NotRequired[bool]
-    topics: NotRequired[list[str]]
     has_issues: NotRequired[bool]
     has_projects: NotRequired[bool]
     has_wiki: NotRequired[bool]
     has_pages: NotRequired[bool]
+    has_discussions: NotRequired[bool]
+    archived: NotRequired[bool]
+    disabled: NotRequired[bool]
+    pushed_at: NotRequired[str | None]
+    created_at: NotRequired[str | None]
+    updated_at: NotRequired[str | None]
+    permissions: NotRequired[MinimalRepositoryPropPermissions]
+    role_name: NotRequired[str]
+    subscribers_count: NotRequired[int]
+    network_count: NotRequired[int]
+    code_of_conduct: NotRequired[CodeOfConduct]
+    license: NotRequired[MinimalRepositoryPropLicense | None]
+    forks: NotRequired[int]
+    open_issues: NotRequired[int]
+    watchers: NotRequired[int]
+    security_and_analysis: NotRequired[SecurityAndAnalysis | None]
+    custom_properties: NotRequired[MinimalRepositoryPropCustomProperties]
 
-class _UserSearchResultItemFields25(TypedDict):
+class _FullRepositoryCommon(_FullRepositoryFields1):
+    """Full Repository
+
+    Full Repository
+    """
+    owner: SimpleUser
+    has_discussions: bool
+    pushed_at: str
+    created_at: str
+    updated_at: str
+    permissions: NotRequired[FullRepositoryPropPermissions]
+    subscribers_count: int
+    network_count: int
+    organization: NotRequired[SimpleUser | None]
+    master_branch: NotRequired[str]
+    code_of_conduct: NotRequired[CodeOfConductSimple]
+    security_and_analysis: NotRequired[SecurityAndAnalysis | None]
+    custom_properties: NotRequired[FullRepositoryPropCustomProperties]
+
+class _RateLimitOverviewCommon(TypedDict):
+    """Rate Limit Overview
+
+    Rate limit status for the applicable requester and resource category. Requests
+    authenticated as a user share the user's rate limit across credentials. Requests
+    without authentication use the requesting IP address. API requests routed
+    through
+    either an API hostname or a web hostname can count against the same applicable
+    limit.
+    """
+    resources: RateLimitOverviewPropResources
+
+class _CodeSearchResultItemCommon(TypedDict):
+    """Code Search Result Item
+
+    Code Search Result Item
+    """
+    name: str
+    path: str
+    sha: str
+    url: str
+    git_url: str
+    html_url: str
+    score: float
+    file_size: NotRequired[int]
+    language: NotRequired[str | None]
+    last_modified_at: NotRequired[str]
+    line_numbers: NotRequired[list[str]]
+    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
+
+class _CommitSearchResultItemCommon(TypedDict):
+    """Commit Search Result Item
+
+    Commit Search Result Item
+    """
+    url: str
+    sha: str
+    html_url: str
+    comments_url: str
+    commit: CommitSearchResultItemPropCommit
+    author: SimpleUser | None
+    committer: GitUser | None
+    parents: list[CommitSearchResultItemPropParentsItems]
+    score: float
+    node_id: str
+    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
+
+class _IssueSearchResultItemCommon(_IssueFields5):
+    """Issue Search Result Item
+
+    Issue Search Result Item
+    """
+    assignees: NotRequired[list[SimpleUser] | None]
+    labels: list[IssueSearchResultItemPropLabelsItems]
+    state_reason: NotRequired[str | None]
+    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
+    pull_request: NotRequired[IssueSearchResultItemPropPullRequest]
+    body: NotRequired[str]
+    score: float
+    author_association: Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']
+    body_html: NotRequired[str]
+    body_text: NotRequired[str]
+
+class _PrivateUserFields7(TypedDict):
+    login: str
+    id: int
+    user_view_type: NotRequired[str]
     node_id: str
     avatar_url: str
     gravatar_id: str | None
     url: str
     html_url: str
     followers_url: str
-
-class _SimpleUserFields9(_UserSearchResultItemFields25):
     following_url: str
     gists_url: str
     starred_url: str
@@ -139,10 +309,7 @@ class _SimpleUserFields9(_UserSearchResultItemFields25):
     type: str
     site_admin: bool
 
-class _PrivateUserFields5(_SimpleUserFields9):
-    login: str
-    id: int
-    user_view_type: NotRequired[str]
+class _PrivateUserFields4(_PrivateUserFields7):
     name: str | None
     company: str | None
     blog: str | None
@@ -159,226 +326,25 @@ class _PrivateUserFields5(_SimpleUserFields9):
     created_at: str
     updated_at: str
 
-class _MinimalRepositoryFields6(TypedDict):
-    has_discussions: NotRequired[bool]
-    has_pull_requests: NotRequired[bool]
-    pull_request_creation_policy: NotRequired[Literal['all', 'collaborators_only']]
-    archived: NotRequired[bool]
-    disabled: NotRequired[bool]
-    visibility: NotRequired[str]
-    pushed_at: NotRequired[str | None]
-    created_at: NotRequired[str | None]
-    updated_at: NotRequired[str | None]
-    permissions: NotRequired[MinimalRepositoryPropPermissions]
-    role_name: NotRequired[str]
-    temp_clone_token: NotRequired[str | None]
-    delete_branch_on_merge: NotRequired[bool]
-    subscribers_count: NotRequired[int]
-    network_count: NotRequired[int]
-    code_of_conduct: NotRequired[CodeOfConduct]
-    license: NotRequired[MinimalRepositoryPropLicense | None]
-    forks: NotRequired[int]
-    open_issues: NotRequired[int]
-    watchers: NotRequired[int]
-    allow_forking: NotRequired[bool]
-    web_commit_signoff_required: NotRequired[bool]
-    security_and_analysis: NotRequired[SecurityAndAnalysis | None]
-    custom_properties: NotRequired[MinimalRepositoryPropCustomProperties]
+class _SimpleUserFields6(_PrivateUserFields7):
+    name: NotRequired[str | None]
+    email: NotRequired[str | None]
 
-class __IssueFields10Fields23(TypedDict):
-    url: str
-    repository_url: str
-    labels_url: str
-    comments_url: str
-    events_url: str
-    html_url: str
+class _IssuePropLabelsItemsOneof1Fields9(TypedDict):
+    id: NotRequired[int]
+    node_id: NotRequired[str]
+    url: NotRequired[str]
+    name: NotRequired[str]
+    description: NotRequired[str | None]
+    default: NotRequired[bool]
+    archived_by: NotRequired[None]
 
-class _IssueSearchResultItemFields8(__IssueFields10Fields23):
-    id: int
-    node_id: str
-    number: int
-    title: str
-    locked: bool
-    active_lock_reason: NotRequired[str | None]
-    assignees: NotRequired[list[SimpleUser] | None]
-    user: SimpleUser | None
-    labels: list[IssueSearchResultItemPropLabelsItems]
-    sub_issues_summary: NotRequired[SubIssuesSummary]
-    issue_dependencies_summary: NotRequired[IssueDependenciesSummary]
-    issue_field_values: NotRequired[list[IssueFieldValue]]
-    state: str
-    state_reason: NotRequired[str | None]
-
-class _IssueFields10(__IssueFields10Fields23):
-    id: int
-    node_id: str
-    number: int
-    state: str
-    state_reason: NotRequired[Literal['completed', 'reopened', 'not_planned', 'duplicate'] | None]
-    title: str
-    body: NotRequired[str | None]
-    user: SimpleUser | None
-    labels: list[str | IssuePropLabelsItemsOneof1]
-
-class _IssueFields11(TypedDict):
-    assignees: NotRequired[list[SimpleUser]]
-    milestone: Milestone | None
-    locked: bool
-    active_lock_reason: NotRequired[str | None]
-    comments: int
-    pull_request: NotRequired[IssuePropPullRequest]
-    closed_at: str | None
-    created_at: str
-    updated_at: str
-    draft: NotRequired[bool]
-    closed_by: NotRequired[SimpleUser | None]
-    body_html: NotRequired[str | None]
-    body_text: NotRequired[str | None]
-    timeline_url: NotRequired[str]
-    type: NotRequired[IssueType | None]
-
-class _RepoSearchResultItemFields26(TypedDict):
-    has_discussions: NotRequired[bool]
-    has_pull_requests: NotRequired[bool]
-    pull_request_creation_policy: NotRequired[Literal['all', 'collaborators_only']]
-    archived: bool
-    disabled: bool
-    visibility: NotRequired[str]
-
-class _RepositoryFields12(_RepoSearchResultItemFields26):
-    pushed_at: str | None
-    created_at: str | None
-    updated_at: str | None
-    allow_rebase_merge: NotRequired[bool]
-    temp_clone_token: NotRequired[str | None]
-    allow_squash_merge: NotRequired[bool]
-    allow_auto_merge: NotRequired[bool]
-    delete_branch_on_merge: NotRequired[bool]
-    allow_update_branch: NotRequired[bool]
-
-class _IssueSearchResultItemFields13(TypedDict):
-    milestone: Milestone | None
-    comments: int
-    created_at: str
-    updated_at: str
-    closed_at: str | None
-    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
-    pull_request: NotRequired[IssueSearchResultItemPropPullRequest]
-    body: NotRequired[str]
-    score: float
-    author_association: Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']
-    draft: NotRequired[bool]
-
-class _FullRepositoryFields14(TypedDict):
-    has_discussions: bool
-    has_pull_requests: NotRequired[bool]
-    pull_request_creation_policy: NotRequired[Literal['all', 'collaborators_only']]
-    archived: bool
-    disabled: bool
-    visibility: NotRequired[str]
-    pushed_at: str
-    created_at: str
-    updated_at: str
-    permissions: NotRequired[FullRepositoryPropPermissions]
-    allow_rebase_merge: NotRequired[bool]
-
-class _FullRepositoryFields16(TypedDict):
-    squash_merge_commit_title: NotRequired[Literal['PR_TITLE', 'COMMIT_OR_PR_TITLE']]
-    squash_merge_commit_message: NotRequired[Literal['PR_BODY', 'COMMIT_MESSAGES', 'BLANK']]
-    merge_commit_title: NotRequired[Literal['PR_TITLE', 'MERGE_MESSAGE']]
-    merge_commit_message: NotRequired[Literal['PR_BODY', 'PR_TITLE', 'BLANK']]
-    allow_forking: NotRequired[bool]
-    web_commit_signoff_required: NotRequired[bool]
-    subscribers_count: int
-    network_count: int
-    license: LicenseSimple | None
-    organization: NotRequired[SimpleUser | None]
-
-class _RepositoryFields17(TypedDict):
-    squash_merge_commit_title: NotRequired[Literal['PR_TITLE', 'COMMIT_OR_PR_TITLE']]
-    squash_merge_commit_message: NotRequired[Literal['PR_BODY', 'COMMIT_MESSAGES', 'BLANK']]
-    merge_commit_title: NotRequired[Literal['PR_TITLE', 'MERGE_MESSAGE']]
-    merge_commit_message: NotRequired[Literal['PR_BODY', 'PR_TITLE', 'BLANK']]
-    allow_merge_commit: NotRequired[bool]
-    allow_forking: NotRequired[bool]
-    web_commit_signoff_required: NotRequired[bool]
-    open_issues: int
-    watchers: int
-
-class _FullRepositoryFields18(TypedDict):
-    forks: int
-    master_branch: NotRequired[str]
-    open_issues: int
-    watchers: int
-    anonymous_access_enabled: NotRequired[bool]
-    code_of_conduct: NotRequired[CodeOfConductSimple]
-    security_and_analysis: NotRequired[SecurityAndAnalysis | None]
-    custom_properties: NotRequired[FullRepositoryPropCustomProperties]
-
-class _IssueFields19(TypedDict):
-    performed_via_github_app: NotRequired[None | Integration | None]
-    author_association: NotRequired[Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']]
-    reactions: NotRequired[ReactionRollup]
-    sub_issues_summary: NotRequired[SubIssuesSummary]
-    parent_issue_url: NotRequired[str | None]
-    pinned_comment: NotRequired[IssueComment | None]
-    issue_dependencies_summary: NotRequired[IssueDependenciesSummary]
-    issue_field_values: NotRequired[list[IssueFieldValue]]
-
-class _CommitSearchResultItemFields20(TypedDict):
-    url: str
-    sha: str
-    html_url: str
-    comments_url: str
-    commit: CommitSearchResultItemPropCommit
-    author: SimpleUser | None
-    committer: GitUser | None
-    parents: list[CommitSearchResultItemPropParentsItems]
-
-class _IssueSearchResultItemFields21(TypedDict):
-    body_html: NotRequired[str]
-    body_text: NotRequired[str]
-    timeline_url: NotRequired[str]
-    type: NotRequired[IssueType | None]
-    performed_via_github_app: NotRequired[None | Integration | None]
-    pinned_comment: NotRequired[IssueComment | None]
-    reactions: NotRequired[ReactionRollup]
-
-class _FullRepositoryFields24(TypedDict):
-    temp_clone_token: NotRequired[str | None]
-    allow_squash_merge: NotRequired[bool]
-    allow_auto_merge: NotRequired[bool]
-    delete_branch_on_merge: NotRequired[bool]
-    allow_merge_commit: NotRequired[bool]
-    allow_update_branch: NotRequired[bool]
-
-class _CodeSearchResultItemFields27(TypedDict):
-    name: str
-    path: str
-    sha: str
-    url: str
-    git_url: str
-    html_url: str
-
-class _CodeSearchResultItemFields28(TypedDict):
-    score: float
-    file_size: NotRequired[int]
-    language: NotRequired[str | None]
-    last_modified_at: NotRequired[str]
-    line_numbers: NotRequired[list[str]]
-    text_matches: NotRequired[list[SearchResultTextMatchesItems]]
-
-class SimpleUser(_SimpleUserFields9):
+class SimpleUser(_SimpleUserFields6):
     """Simple User
 
     A GitHub user.
     """
-    name: NotRequired[str | None]
-    email: NotRequired[str | None]
-    login: str
-    id: int
     starred_at: NotRequired[str]
-    user_view_type: NotRequired[str]
 
 class Enterprise(TypedDict):
     """Enterprise
@@ -461,26 +427,16 @@ class RepositoryPropCodeSearchIndexStatus(TypedDict):
     lexical_search_ok: NotRequired[bool]
     lexical_commit_sha: NotRequired[str]
 
-class Milestone(TypedDict):
+class Milestone(_MilestoneFields8):
     """Milestone
 
     A collection of related issues and pull requests.
     """
-    url: str
-    html_url: str
-    labels_url: str
-    id: int
-    node_id: str
-    number: int
     state: Literal['open', 'closed']
-    title: str
     description: str | None
     creator: SimpleUser | None
     open_issues: int
     closed_issues: int
-    created_at: str
-    updated_at: str
-    closed_at: str | None
     due_on: str | None
 
 class IssueType(TypedDict):
@@ -528,21 +484,15 @@ class IssueCommentMinimized(TypedDict):
     """
     reason: str | None
 
-class IssueComment(TypedDict):
+class IssueComment(_IssueCommentFields10):
     """Issue Comment
 
     Comments provide a way for people to collaborate on an issue.
     """
-    id: int
-    node_id: str
-    url: str
     body: NotRequired[str]
     body_text: NotRequired[str]
     body_html: NotRequired[str]
-    html_url: str
     user: SimpleUser | None
-    created_at: str
-    updated_at: str
     issue_url: str
     author_association: NotRequired[Literal['COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIMER', 'FIRST_TIME_CONTRIBUTOR', 'MANNEQUIN', 'MEMBER', 'NONE', 'OWNER']]
     performed_via_github_app: NotRequired[None | Integration | None]
@@ -574,16 +524,9 @@ class IssueFieldValuePropSingleSelectOption(TypedDict):
 
 IssueFieldValuePropMultiSelectOptionsItems: TypeAlias = IssueFieldValuePropSingleSelectOption
 
-class IssuePropLabelsItemsOneof1(TypedDict):
+class IssuePropLabelsItemsOneof1(_IssuePropLabelsItemsOneof1Fields9):
     """IssuePropLabelsItemsOneof1"""
-    id: NotRequired[int]
-    node_id: NotRequired[str]
-    url: NotRequired[str]
-    name: NotRequired[str]
-    description: NotRequired[str | None]
     color: NotRequired[str | None]
-    default: NotRequired[bool]
-    archived_by: NotRequired[None]
 
 class IssuePropPullRequest(TypedDict):
     """IssuePropPullRequest"""
@@ -593,7 +536,7 @@ class IssuePropPullRequest(TypedDict):
     patch_url: str | None
     url: str | None
 
-class PublicUser(_PrivateUserFields5):
+class PublicUser(_PrivateUserFields4):
     """Public User
 
     Public User
@@ -789,149 +732,52 @@ class CommitSearchResultItemPropCommitPropTree(TypedDict):
     sha: str
     url: str
 
-class IssueSearchResultItemPropLabelsItems(TypedDict):
+class IssueSearchResultItemPropLabelsItems(_IssuePropLabelsItemsOneof1Fields9):
     """IssueSearchResultItemPropLabelsItems"""
-    id: NotRequired[int]
-    node_id: NotRequired[str]
-    url: NotRequired[str]
-    name: NotRequired[str]
     color: NotRequired[str]
-    default: NotRequired[bool]
-    description: NotRequired[str | None]
     archived_at: NotRequired[str | None]
-    archived_by: NotRequired[None]
 
 IssueSearchResultItemPropPullRequest: TypeAlias = IssuePropPullRequest
 
-class RepoSearchResultItem(_RepoSearchResultItemFields26):
+class RepoSearchResultItem(_RepoSearchResultItemFields2):
     """Repo Search Result Item
 
     Repo Search Result Item
     """
-    id: int
-    node_id: str
-    name: str
-    full_name: str
     owner: SimpleUser | None
-    private: bool
-    html_url: str
-    description: str | None
-    fork: bool
-    url: str
     created_at: str
     updated_at: str
     pushed_at: str
-    homepage: str | None
-    size: int
-    stargazers_count: int
-    watchers_count: int
-    language: str | None
-    forks_count: int
-    open_issues_count: int
     master_branch: NotRequired[str]
-    default_branch: str
     score: float
-    forks_url: str
-    keys_url: str
-    collaborators_url: str
-    teams_url: str
-    hooks_url: str
-    issue_events_url: str
-    events_url: str
-    assignees_url: str
-    branches_url: str
-    tags_url: str
-    blobs_url: str
-    git_tags_url: str
-    git_refs_url: str
-    trees_url: str
-    statuses_url: str
-    languages_url: str
-    stargazers_url: str
-    contributors_url: str
-    subscribers_url: str
-    subscription_url: str
-    commits_url: str
-    git_commits_url: str
-    comments_url: str
-    issue_comment_url: str
-    contents_url: str
-    compare_url: str
-    merges_url: str
-    archive_url: str
-    downloads_url: str
-    issues_url: str
-    pulls_url: str
-    milestones_url: str
-    notifications_url: str
-    labels_url: str
-    releases_url: str
-    deployments_url: str
-    git_url: str
-    ssh_url: str
-    clone_url: str
-    svn_url: str
-    forks: int
-    open_issues: int
-    watchers: int
-    topics: NotRequired[list[str]]
-    mirror_url: str | None
-    has_issues: bool
-    has_projects: bool
-    has_pages: bool
-    has_wiki: bool
     has_downloads: NotRequired[bool]
-    license: LicenseSimple | None
+    has_discussions: NotRequired[bool]
     permissions: NotRequired[RepoSearchResultItemPropPermissions]
     text_matches: NotRequired[list[SearchResultTextMatchesItems]]
-    temp_clone_token: NotRequired[str | None]
-    allow_merge_commit: NotRequired[bool]
-    allow_squash_merge: NotRequired[bool]
-    allow_rebase_merge: NotRequired[bool]
-    allow_auto_merge: NotRequired[bool]
-    delete_branch_on_merge: NotRequired[bool]
-    allow_forking: NotRequired[bool]
-    is_template: NotRequired[bool]
-    web_commit_signoff_required: NotRequired[bool]
 
 RepoSearchResultItemPropPermissions: TypeAlias = FullRepositoryPropPermissions
 
-class UserSearchResultItem(_UserSearchResultItemFields25):
+class UserSearchResultItem(_SimpleUserFields6):
     """User Search Result Item
 
     User Search Result Item
     """
-    login: str
-    id: int
-    subscriptions_url: str
-    organizations_url: str
-    repos_url: str
-    received_events_url: str
-    type: str
     score: float
-    following_url: str
-    gists_url: str
-    starred_url: str
-    events_url: str
     public_repos: NotRequired[int]
     public_gists: NotRequired[int]
     followers: NotRequired[int]
     following: NotRequired[int]
     created_at: NotRequired[str]
     updated_at: NotRequired[str]
-    name: NotRequired[str | None]
     bio: NotRequired[str | None]
-    email: NotRequired[str | None]
     location: NotRequired[str | None]
-    site_admin: bool
     hireable: NotRequired[bool | None]
     text_matches: NotRequired[list[SearchResultTextMatchesItems]]
     blog: NotRequired[str | None]
     company: NotRequired[str | None]
     suspended_at: NotRequired[str | None]
-    user_view_type: NotRequired[str]
 
-class PrivateUser(_PrivateUserFields5):
+class PrivateUser(_PrivateUserFields4):
     """Private User
 
     Private User
