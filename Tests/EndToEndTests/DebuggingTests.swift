@@ -47,6 +47,7 @@ struct DebuggingTests {
         let shown = try await Self.enter("p answer, before", on: terminal)
         #expect(shown.contains("(41, 'octocat')"), "\(shown)")
         // Ctrl-C at pdb's prompt: as in Python, pdb says so and asks again.
+        try await terminal.waitUntilReadingInput()
         let start = terminal.count
         terminal.type("\u{03}")
         try await terminal.expect("--KeyboardInterrupt--", after: start, timeout: 600)
@@ -61,11 +62,15 @@ struct DebuggingTests {
     @Test("Ctrl-C while the macro runs on after c stops it in pdb, as in Python, instead of ending it")
     func interruptAfterContinue() async throws {
         let space = try Workspace(files: [
+            // The marker is made by os.open, not open(): a text-mode open() runs codecs'
+            // Python code (IncrementalEncoder.__init__) after the file exists, and a Ctrl-C
+            // landing there stops pdb in that frame, where `turns` is not defined (Python
+            // itself does the same).
             "loop.py": """
-            import time
+            import os, time
             turns = 0
             breakpoint()
-            open("continued", "w").close()
+            os.close(os.open("continued", os.O_WRONLY | os.O_CREAT))
             while True:
                 turns += 1
                 time.sleep(0.01)
@@ -152,6 +157,7 @@ struct DebuggingTests {
         #expect(stop.contains("--Return--") && stop.contains("<repl>(1)<module>()"), "\(stop)")
         let shown = try await Self.enter("p seen", on: terminal)
         #expect(shown.contains("'in the repl'"), "\(shown)")
+        try await terminal.waitUntilReadingInput()
         let start = terminal.count
         terminal.type("\u{03}")
         try await terminal.expect("--KeyboardInterrupt--", after: start, timeout: 600)

@@ -145,6 +145,30 @@ final class PseudoTerminal: Sendable {
     /// The number of bytes read so far.
     var count: Int { buffer.withLock { $0.count } }
 
+    /// Waits until one of the child's threads is blocked waiting for a key the way readline
+    /// does (`select`/`pselect6` on the terminal, fd 0: `nfds` 1), as `/proc` shows it.
+    ///
+    /// A test types Ctrl-C at a prompt only then. CPython's readline looks at signals only
+    /// when its `select` is interrupted: one that came after the prompt was drawn but before
+    /// the wait began is seen at the next key, so pdb would not say `--KeyboardInterrupt--`
+    /// until then (python3 at a terminal does the same). An event to wait for, not a pause.
+    func waitUntilReadingInput(timeout: Double = 600) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in tasks {
+                let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)) ?? ""
+                let fields = text.split(separator: " ")
+                // x86-64's select is 23 and pselect6 270; the first argument is nfds.
+                if fields.count > 1, fields[0] == "270" || fields[0] == "23", fields[1] == "0x1" { return }
+            }
+            guard Date() < deadline else {
+                throw Failure(description: "apimacro did not wait for a key within \(timeout) s; output:\n\(output)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Waits for the child to end and returns its exit status (-signal when a signal ended it).
     func waitForExit(timeout: Double = 30) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
