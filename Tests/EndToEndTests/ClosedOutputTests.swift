@@ -12,78 +12,67 @@ struct PipedRun {
 }
 
 /// A real pipe whose reader leaves early (`apimacro ... | head -N`): no timing involved.
+///
+/// The pipe is made and read by a small single-threaded Python process, not by the test
+/// process: there, a process another test spawns at the same moment inherits every open
+/// descriptor until its `exec` (close-on-exec acts only then), so the reading end could
+/// outlive the test's `close` for a moment and the next write succeed (a batch then went on
+/// to its next job once at load 8). The helper spawns nothing else, and its child gets only
+/// its three standard descriptors (`close_fds`).
 enum ClosingReader {
     /// Runs `apimacro ARGS` in `space` with stdout into a pipe, reads `lines` lines, closes the
-    /// reading end, calls `afterClose`, and waits for the process to end.
+    /// reading end, creates `afterClose` (if given), and waits for the process to end.
     ///
     /// SIGPIPE starts with its default disposition in the child, as under a shell.
     static func run(
         _ arguments: [String], in space: Workspace, environment: [String: String] = [:], stdin: String? = nil,
-        lines: Int, afterClose: @Sendable () throws -> Void = {}
+        lines: Int, afterClose: URL? = nil
     ) async throws -> PipedRun {
-        var ends: [Int32] = [0, 0]
-        // Close-on-exec: a process another test starts meanwhile must not inherit the reading
-        // end and keep the pipe open (the child gets its end through dup2, which clears it).
-        guard closeOnExecPipe(&ends, O_CLOEXEC) == 0 else {
-            throw WorkspaceError("pipe: \(String(cString: strerror(errno)))")
-        }
-        let errURL = space.url.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: errURL) }
-        var input = Spawned.Stream.null
-        if let stdin {
-            let inURL = space.url.appendingPathComponent(".stdin-\(UUID().uuidString)")
-            try Data(stdin.utf8).write(to: inURL)
-            input = .file(inURL.path)
-        }
-        let process: Spawned
-        do {
-            process = try Spawned(
-                Binary.url.path, arguments, environment: Binary.environment(environment, home: space.url),
-                directory: space.url.path, stdin: input, stdout: .descriptor(ends[1]), stderr: .file(errURL.path),
-                defaultSignals: [SIGPIPE])
-        } catch {
-            close(ends[0])
-            close(ends[1])
-            throw error
-        }
-        close(ends[1])
-        let pid = process.processIdentifier
-        // A hang guard only: a process that never writes or never ends is killed (then EOF).
-        let guardTask = Task.detached {
-            try await Task.sleep(for: .seconds(240))
-            kill(pid, SIGKILL)
-        }
-        defer { guardTask.cancel() }
-        let reader = ends[0]
-        let head = await readLines(reader, count: lines)
-        close(reader)
-        try afterClose()
-        let exit = await process.exit()
+        let request: [String: Any] = [
+            "argv": [Binary.url.path] + arguments, "lines": lines, "after_close": afterClose?.path ?? "",
+        ]
+        let encoded = String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self)
+        let helper = try await Binary.run(
+            ["-c", script, encoded], in: space.url, environment: environment, stdin: stdin, limit: 600,
+            executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        guard helper.status == 0,
+            let answer = try JSONSerialization.jsonObject(with: Data(helper.stdout.utf8)) as? [String: Any],
+            let head = answer["head"] as? String, let code = answer["returncode"] as? Int
+        else { throw WorkspaceError("the pipe's reader failed (\(helper.status)): \(helper.stdout)\(helper.stderr)") }
+        // Popen's return code is -N for a child a signal ended.
         return PipedRun(
-            head: head, status: exit.status, signalled: exit.signalled,
-            stderr: try String(contentsOf: errURL, encoding: .utf8))
+            head: head, status: Int32(code < 0 ? -code : code), signalled: code < 0, stderr: helper.stderr)
     }
 
-    /// Reads from `descriptor` until `count` lines (or end of file), on a thread of its own: the
-    /// blocking read holds no thread of the cooperative pool.
-    static func readLines(_ descriptor: Int32, count: Int) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread {
-                var bytes: [UInt8] = []
-                var buffer = [UInt8](repeating: 0, count: 1)
-                // One byte at a time: nothing past the last line is taken from the pipe.
-                while bytes.lazy.filter({ $0 == 10 }).count < count, read(descriptor, &buffer, 1) == 1 {
-                    bytes.append(buffer[0])
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }.start()
-        }
-    }
+    /// The reader's program.
+    ///
+    /// A pipe, the child writing into it, `lines` lines read a byte at a time (nothing past
+    /// them is taken), the reading end closed, then the marker file and the wait. A hang guard only: a child that never writes or never ends is killed after 240 s.
+    static let script = """
+        import json, os, signal, subprocess, sys
+        request = json.loads(sys.argv[1])
+        reader, writer = os.pipe()
+        child = subprocess.Popen(request["argv"], stdout=writer)
+        os.close(writer)
+        signal.signal(signal.SIGALRM, lambda *_: child.kill())
+        signal.alarm(240)
+        head = b""
+        while head.count(b"\\n") < request["lines"]:
+            try:
+                byte = os.read(reader, 1)
+            except InterruptedError:
+                continue
+            if not byte:
+                break
+            head += byte
+        os.close(reader)
+        if request["after_close"]:
+            open(request["after_close"], "wb").close()
+        code = child.wait()
+        signal.alarm(0)
+        print(json.dumps({"head": head.decode("utf-8", "replace"), "returncode": code}))
+        """
 }
-
-// glibc has pipe2, but Swift's Glibc module hides it (a GNU extension).
-@_silgen_name("pipe2")
-private func closeOnExecPipe(_ ends: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
 @Suite("a closed stdout ends the run quietly with 141")
 struct ClosedOutputTests {
@@ -179,8 +168,7 @@ struct ClosedOutputTests {
         let go = space.url.appendingPathComponent("go")
         let result = try await ClosingReader.run(
             ["batch", "-j", "1", "--junit", "report.xml", "first.py", "second.py", "third.py"], in: space,
-            environment: ["TMPDIR": temporary.path], lines: 1
-        ) { try Data().write(to: go) }
+            environment: ["TMPDIR": temporary.path], lines: 1, afterClose: go)
         #expect(result.head == "==> first: ok, exit 0 <==\n")
         #expect(!result.signalled && result.status == 141, "\(result.status) \(result.signalled)")
         #expect(result.stderr == "", "\(result.stderr)")
