@@ -13,6 +13,12 @@ struct LoginTests {
         ]
     }
 
+    /// Why the "browser" got no answer it could read.
+    struct HTTPFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     /// A tiny blocking HTTP/1.1 client for the "browser" side (raw sockets: no redirect following).
     static func http(_ method: String, _ url: String, body: String = "") throws -> (
         status: Int, headers: [String: String], body: String
@@ -40,18 +46,33 @@ struct LoginTests {
             request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
         }
         request += "\r\n" + body
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw HTTPFailure("send to \(url): \(String(cString: strerror(errno)))") }
+            sent += count
+        }
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
+        var ended = "the end of the stream"
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { ended = String(cString: strerror(errno)) }
             if count <= 0 { break }
             data.append(contentsOf: buffer[0..<count])
         }
         let text = String(decoding: data, as: UTF8.self)
         let parts = text.components(separatedBy: "\r\n\r\n")
         let head = parts.first?.components(separatedBy: "\r\n") ?? []
-        let status = head.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        // A reply without a status line is this test's failure, never the test process's crash.
+        guard let status = head.first.flatMap({ $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } })
+        else {
+            throw HTTPFailure(
+                "\(method) \(url): no status line in \(data.count) bytes before \(ended): \(String(reflecting: text))")
+        }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             let pair = line.split(separator: ":", maxSplits: 1)
