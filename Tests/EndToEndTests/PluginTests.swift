@@ -310,7 +310,8 @@ struct PluginTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == #"{"all": 50, "unique": 50, "some": 25, "type": "PageIterator"}"# + "\n")
         let pages = server.requests.filter { $0.path.hasSuffix("/followed-by") }
-        // 3 pages for every follower, 2 for the first 25, 1 for the iterator only built.
+        // 3 pages for every follower, 2 for the first 25, 1 for the iterator only built (its
+        // page ahead is fetched once an item is taken, never here).
         #expect(pages.count == 6, "\(pages.map(\.path))")
     }
 

@@ -61,6 +61,10 @@ final class PageState {
     /// The fetch of `next` started ahead, while Python uses up the page before it, with the
     /// scan of its body (`JSONTape`) done on the same task.
     private var ahead: Task<Fetched, any Error>?
+    /// The page after the one `start(after:)` was given is fetched ahead once its first item is
+    /// taken, not before: an iterator only built (its type looked at, never looped over) asks
+    /// the server for nothing more.
+    private var aheadOnFirstItem = false
 
     /// A page fetched ahead: its response, and its body's tape (nil when the one-pass parser
     /// reads it: not JSON it takes whole, or the fetch was cancelled).
@@ -96,6 +100,10 @@ final class PageState {
         if let limit, yielded >= limit { return nil }
         while true {
             if let buffer, index < count {
+                if aheadOnFirstItem {
+                    aheadOnFirstItem = false
+                    fetchAhead()
+                }
                 let item = try PyRef.checked(PySequence.item(buffer, index))
                 index += 1
                 yielded += 1
@@ -222,7 +230,8 @@ final class PageState {
     /// whether its result is a list at all): its items come first, then the pages after it.
     func start(after payload: PyRef, response: Response, request: Request) throws {
         try remember(request)
-        try take(payload, response: response, request: request)
+        try take(payload, response: response, request: request, fetchingAhead: false)
+        aheadOnFirstItem = true
     }
 
     /// Notes that `request` is being asked for; a page this iteration asked for before is a
@@ -237,8 +246,11 @@ final class PageState {
 
     /// Buffers a decoded page's items and works out the request for the next page (GIL held).
     ///
-    /// `nextKnown`: `fetchAheadBeforeDecoding` has set `next` (and started its fetch) already.
-    private func take(_ payload: PyRef, response: Response, request: Request, nextKnown: Bool = false) throws {
+    /// `nextKnown`: `fetchAheadBeforeDecoding` has set `next` (and started its fetch) already;
+    /// `fetchingAhead`: false to leave the fetch of `next` for later.
+    private func take(
+        _ payload: PyRef, response: Response, request: Request, nextKnown: Bool = false, fetchingAhead: Bool = true
+    ) throws {
         try validate?(payload, response, request)
         if page == nil { try history.answered(response, pagination: pagination, on: client) }
         let paged = try page?(payload, response, request)
@@ -260,7 +272,10 @@ final class PageState {
             let found: String?? = try bodyValue.map { try $0(payload) }
             next = pagination.next(after: response, request: request, itemCount: count, bodyValue: found)
         }
-        fetchAhead()
+        if fetchingAhead {
+            aheadOnFirstItem = false
+            fetchAhead()
+        }
     }
 }
 
