@@ -25,6 +25,7 @@ public struct JSONTape: Sendable {
     /// The kind of a tape word, in its top four bits; the other 60 hold a length or an index.
     enum Kind: UInt64 {
         case arrayStart = 0
+        /// Payload: the object's shape + 1 (`shapeKeys`), 0 when it has none.
         case objectStart
         case end
         /// Payload: length; next word: offset in the document. Only bytes below 0x80.
@@ -63,6 +64,17 @@ public struct JSONTape: Sendable {
     var words: [UInt64] = []
     var keys: [Key] = []
     var unescaped: [UInt8] = []
+    /// Each shape's key indices, back to back: shape `s` is `shapeKeys[shapeStarts[s]..<shapeStarts[s + 1]]`.
+    ///
+    /// A shape is a sequence of plain keys (indices into `keys`) that a non-empty object of the
+    /// document has, in its order; objects with the same keys in the same order have the same
+    /// shape (an API's list of records: one shape for all), and the build makes the second and
+    /// later ones by copying the first one's table (`DictTemplates`). An object with an escaped
+    /// key, or past `maxShapes` distinct shapes, has none.
+    var shapeKeys: [Int32] = []
+    var shapeStarts: [Int32] = [0]
+    /// The most distinct shapes a tape records.
+    public static let maxShapes = 1 << 16
     /// The length of the document it was read from.
     let byteCount: Int
     /// The deepest nesting of arrays and objects in it.
@@ -84,12 +96,17 @@ public struct JSONTape: Sendable {
             scanner.words.deallocate()
             scanner.stack.deallocate()
             scanner.lastKey.deallocate()
+            scanner.objectWord.deallocate()
+            scanner.keyBase.deallocate()
+            scanner.openKeys.deallocate()
         }
         guard scanner.document() else { return nil }
         var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
         tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
         tape.keys = scanner.keys
         tape.unescaped = scanner.unescaped
+        tape.shapeKeys = scanner.shapeKeys
+        tape.shapeStarts = scanner.shapeStarts
         return tape
     }
 
@@ -125,6 +142,19 @@ private struct Scanner {
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
     /// into `keys` in the low 32; 0 for an empty slot.
     var keySlots: [UInt64] = Array(repeating: 0, count: 256)
+    /// For each open object, the word of its start (its shape is written there when it ends) and
+    /// where its keys begin in `openKeys` (`scan` frees both).
+    let objectWord: UnsafeMutablePointer<Int>
+    let keyBase: UnsafeMutablePointer<Int>
+    /// The key indices of the open objects so far, outermost first (-1: an escaped key, no shape).
+    var openKeys: UnsafeMutablePointer<Int32>
+    var openKeyCount = 0
+    var openKeyCapacity = 64
+    /// `JSONTape.shapeKeys`, `shapeStarts`, and the shapes by a hash of their keys: the hash in the
+    /// top 32 bits, shape + 1 in the low 32; 0 for an empty slot.
+    var shapeKeys: [Int32] = []
+    var shapeStarts: [Int32] = [0]
+    var shapeSlots: [UInt64] = Array(repeating: 0, count: 64)
 
     init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int, maxWords: Int) {
         self.start = start
@@ -136,6 +166,91 @@ private struct Scanner {
         words = .allocate(capacity: wordCapacity)
         stack = .allocate(capacity: min(maxDepth, count) + 1)
         lastKey = .allocate(capacity: min(maxDepth, count) + 1)
+        objectWord = .allocate(capacity: min(maxDepth, count) + 1)
+        keyBase = .allocate(capacity: min(maxDepth, count) + 1)
+        openKeys = .allocate(capacity: openKeyCapacity)
+    }
+
+    /// Notes the key `index` of the innermost open object (-1: one that gives it no shape).
+    @inline(__always)
+    mutating func noteKey(_ index: Int32) {
+        if openKeyCount == openKeyCapacity {
+            let larger = UnsafeMutablePointer<Int32>.allocate(capacity: openKeyCapacity * 2)
+            larger.moveInitialize(from: openKeys, count: openKeyCount)
+            openKeys.deallocate()
+            openKeys = larger
+            openKeyCapacity *= 2
+        }
+        openKeys[openKeyCount] = index
+        openKeyCount += 1
+    }
+
+    /// The object at `level` has ended: its shape (found, or entered when new) goes into its
+    /// start word, and its keys leave `openKeys`.
+    mutating func endObject(at level: Int) {
+        let base = keyBase[level]
+        let count = openKeyCount - base
+        defer { openKeyCount = base }
+        guard count > 0 else { return }
+        let keys = openKeys + base
+        var hash: UInt64 = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+        for offset in 0..<count {
+            let key = keys[offset]
+            guard key >= 0 else { return }
+            hash = (hash ^ UInt64(UInt32(bitPattern: key))) &* 0xFF51_AFD7_ED55_8CCD
+        }
+        let quick = UInt32(truncatingIfNeeded: hash >> 32)
+        let mask = shapeSlots.count - 1
+        var index = Int(quick) & mask
+        for _ in 0..<16 {
+            let slot = shapeSlots[index]
+            if slot == 0 {
+                guard shapeStarts.count - 1 < JSONTape.maxShapes else { return }
+                let shape = shapeStarts.count - 1
+                shapeKeys.append(contentsOf: UnsafeBufferPointer(start: keys, count: count))
+                shapeStarts.append(Int32(shapeKeys.count))
+                shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
+                if shapeStarts.count * 2 > shapeSlots.count { growShapeSlots() }
+                words[objectWord[level]] |= UInt64(shape + 1)
+                return
+            }
+            if UInt32(truncatingIfNeeded: slot >> 32) == quick {
+                let shape = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
+                let first = Int(shapeStarts[shape])
+                if Int(shapeStarts[shape + 1]) - first == count,
+                    shapeKeys.withUnsafeBufferPointer({ known in
+                        known.baseAddress.map { memcmp($0 + first, keys, count * 4) == 0 } ?? false
+                    })
+                {
+                    words[objectWord[level]] |= UInt64(shape + 1)
+                    return
+                }
+            }
+            index = (index + 1) & mask
+        }
+        // Sixteen slots taken by other shapes: this object has none.
+    }
+
+    mutating func growShapeSlots() {
+        shapeSlots = Array(repeating: 0, count: shapeSlots.count * 4)
+        let mask = shapeSlots.count - 1
+        for shape in 0..<(shapeStarts.count - 1) {
+            let first = Int(shapeStarts[shape])
+            let count = Int(shapeStarts[shape + 1]) - first
+            var hash: UInt64 = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+            for offset in 0..<count {
+                hash = (hash ^ UInt64(UInt32(bitPattern: shapeKeys[first + offset]))) &* 0xFF51_AFD7_ED55_8CCD
+            }
+            let quick = UInt32(truncatingIfNeeded: hash >> 32)
+            var index = Int(quick) & mask
+            for _ in 0..<16 {
+                if shapeSlots[index] == 0 {
+                    shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
+                    break
+                }
+                index = (index + 1) & mask
+            }
+        }
     }
 
     @inline(__always)
@@ -181,6 +296,10 @@ private struct Scanner {
                 let isObject = cursor.pointee == UInt8(ascii: "{")
                 cursor += 1
                 guard depth < maxDepth else { return false }
+                if isObject {
+                    objectWord[depth] = wordCount
+                    keyBase[depth] = openKeyCount
+                }
                 emit(isObject ? .objectStart : .arrayStart)
                 stack[depth] = isObject
                 lastKey[depth] = -1
@@ -189,6 +308,7 @@ private struct Scanner {
                 skipWhitespace()
                 guard cursor < end else { return false }
                 if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    // An empty container: no shape.
                     cursor += 1
                     emit(.end)
                     depth -= 1
@@ -218,6 +338,7 @@ private struct Scanner {
                 guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
                 emit(.end)
                 depth -= 1
+                if isObject { endObject(at: depth) }
             }
             if depth == 0 { return true }
         }
@@ -233,6 +354,7 @@ private struct Scanner {
         if guess >= 0, spells(guess, at: first) {
             cursor = first + keys[guess].count + 1
             emit(.key, guess)
+            noteKey(Int32(guess))
             lastKey[depth - 1] = Int32(guess)
         } else {
             guard let run = plainRun() else { return false }
@@ -243,12 +365,14 @@ private struct Scanner {
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
                 following.append(-1)
+                noteKey(-1)
                 lastKey[depth - 1] = -1
             } else {
                 let count = cursor - first
                 cursor += 1
                 let index = plainKey(first, count: count, ascii: run.ascii)
                 emit(.key, index)
+                noteKey(Int32(index))
                 following[previous] = Int32(index)
                 lastKey[depth - 1] = Int32(index)
             }
