@@ -17,7 +17,11 @@ import CPython  // memcmp (from the C library the shim includes); no Python call
 /// - numbers already read: integers of up to 18 characters as `Int64`, floats whose decimal
 ///   value converts exactly in one IEEE operation (at most 2^53 as digits, a power of ten up to
 ///   10^22: Clinger's fast path, the correctly rounded answer that `PyOS_string_to_double`
-///   gives); any other number is left as its text for the build.
+///   gives); any other number is left as its text for the build;
+/// - each non-empty object's shape (`shapeKeys`): the build copies the dicts of a shape after
+///   the first (`DictLayout`);
+/// - a string that is the last string under its key again (`Kind.repeated`): the build gives
+///   it the `str` made for that one.
 ///
 /// Bounded: past `maxWords` words of tape (64 MiB for the default), `scan` gives up and the
 /// one-pass parser, with its budget, decides.
@@ -44,11 +48,13 @@ public struct JSONTape: Sendable {
         case double
         /// Payload: length; next word: offset of its text in the document.
         case floatText
-        case `true`
-        case `false`
-        case null
-        /// Payload: 0 NaN, 1 Infinity, 2 -Infinity.
-        case special
+        /// Payload: 0 false, 1 true, 2 null, 3 NaN, 4 Infinity, 5 -Infinity.
+        case literal
+        /// Payload: length; next word: offset in the document (low 32 bits) and the string's
+        /// index in the document's repeated strings (high 32). Plain ASCII, met again later.
+        case firstOfRepeated
+        /// Payload: length; next word: the string's index in the document's repeated strings.
+        case repeated
     }
 
     /// One distinct key: where its text is (in the document, or in `unescaped` when `escaped`).
@@ -75,6 +81,15 @@ public struct JSONTape: Sendable {
     var shapeStarts: [Int32] = [0]
     /// The most distinct shapes a tape records.
     public static let maxShapes = 1 << 16
+    /// How many distinct strings repeat in the document (`Kind.firstOfRepeated`, `.repeated`).
+    ///
+    /// Plain ASCII strings of 2 to `longestRepeated` bytes that are the value of the same key as
+    /// the last string under that key (a page of records repeats its owner's URLs, dates, types
+    /// record after record): the build makes one `str` and gives it to each occurrence, as a
+    /// key's. A `str` cannot change, so only `is` tells.
+    var repeatedCount = 0
+    /// The longest string the scan compares with the last one under its key.
+    static let longestRepeated = 256
     /// The length of the document it was read from.
     let byteCount: Int
     /// The deepest nesting of arrays and objects in it.
@@ -107,6 +122,7 @@ public struct JSONTape: Sendable {
         tape.unescaped = scanner.unescaped
         tape.shapeKeys = scanner.shapeKeys
         tape.shapeStarts = scanner.shapeStarts
+        tape.repeatedCount = scanner.repeatedCount
         return tape
     }
 
@@ -155,6 +171,15 @@ private struct Scanner {
     var shapeKeys: [Int32] = []
     var shapeStarts: [Int32] = [0]
     var shapeSlots: [UInt64] = Array(repeating: 0, count: 64)
+    /// For each key (by index), the word of the last string under it that was not a repeat.
+    ///
+    /// -1 for none yet. The next string under that key is compared with it: records in a list
+    /// repeat many values under the same key (an owner's URLs, a type, a date), and one
+    /// comparison is cheaper than hashing every string.
+    var lastString: [Int32] = []
+    var repeatedCount = 0
+    /// Whether offsets fit the 32 bits `Kind.firstOfRepeated` has for them.
+    let remembersStrings: Bool
 
     init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int, maxWords: Int) {
         self.start = start
@@ -162,6 +187,7 @@ private struct Scanner {
         self.cursor = start
         self.maxDepth = maxDepth
         self.maxWords = maxWords
+        remembersStrings = count < 1 << 32 && maxWords < 1 << 31
         wordCapacity = count / 16 + 16
         words = .allocate(capacity: wordCapacity)
         stack = .allocate(capacity: min(maxDepth, count) + 1)
@@ -365,6 +391,7 @@ private struct Scanner {
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
                 following.append(-1)
+                lastString.append(-1)
                 noteKey(-1)
                 lastKey[depth - 1] = -1
             } else {
@@ -451,6 +478,7 @@ private struct Scanner {
         for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
         following.append(-1)
+        lastString.append(-1)
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
     }
@@ -478,25 +506,25 @@ private struct Scanner {
             return string()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if cursor.pointee == UInt8(ascii: "-"), literal("-Infinity") {
-                emit(.special, 2)
+                emit(.literal, 5)
                 return true
             }
             return number()
         case UInt8(ascii: "t"):
             guard literal("true") else { return false }
-            emit(.true)
+            emit(.literal, 1)
         case UInt8(ascii: "f"):
             guard literal("false") else { return false }
-            emit(.false)
+            emit(.literal, 0)
         case UInt8(ascii: "n"):
             guard literal("null") else { return false }
-            emit(.null)
+            emit(.literal, 2)
         case UInt8(ascii: "N"):
             guard literal("NaN") else { return false }
-            emit(.special, 0)
+            emit(.literal, 3)
         case UInt8(ascii: "I"):
             guard literal("Infinity") else { return false }
-            emit(.special, 1)
+            emit(.literal, 4)
         default:
             return false
         }
@@ -524,8 +552,81 @@ private struct Scanner {
             emit(.escapedString, unescaped.count - offset, word: UInt64(offset))
             return true
         }
-        emit(run.ascii ? .asciiString : .utf8String, cursor - first, word: UInt64(first - start))
+        let length = cursor - first
+        if run.ascii, length >= 2, length <= JSONTape.longestRepeated, remembersStrings, repeated(first, count: length)
+        {
+            cursor += 1
+            return true
+        }
+        emit(run.ascii ? .asciiString : .utf8String, length, word: UInt64(first - start))
         cursor += 1
+        return true
+    }
+
+    /// Writes `repeated` for the ASCII string at `first` when it is the last string met under
+    /// its key (whose word then becomes `firstOfRepeated`, once); otherwise notes it as that
+    /// key's last string (when it is a member's value) and returns false: it is written as any.
+    ///
+    /// Not inlined: in `string`, its registers would cost `plainRun`'s loop more than the call.
+    @inline(never)
+    mutating func repeated(_ first: UnsafePointer<UInt8>, count: Int) -> Bool {
+        guard depth > 0, stack[depth - 1], lastKey[depth - 1] >= 0 else { return false }
+        let key = Int(lastKey[depth - 1])
+        if let index = repeatedIndex(first, count: count, key: key) {
+            emit(.repeated, count, word: UInt64(index))
+            return true
+        }
+        lastString[key] = Int32(wordCount)
+        return false
+    }
+
+    /// The index among the repeated strings of the ASCII string at `first` when it is the last
+    /// string met under `key`; nil otherwise.
+    @inline(__always)
+    mutating func repeatedIndex(_ first: UnsafePointer<UInt8>, count: Int, key: Int) -> Int? {
+        let word = Int(lastString[key])
+        guard word >= 0 else { return nil }
+        let head = words[word]
+        guard Int(truncatingIfNeeded: head & JSONTape.payloadMask) == count else { return nil }
+        let place = words[word + 1]
+        let offset = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
+        // The last eight bytes first: strings under one key that differ mostly differ near
+        // their end (a record's own name or number in a URL), rarely in their common prefix.
+        if count >= 8 {
+            guard
+                UnsafeRawPointer(start + offset + count - 8).loadUnaligned(as: UInt64.self)
+                    == UnsafeRawPointer(first + count - 8).loadUnaligned(as: UInt64.self)
+            else { return nil }
+        }
+        guard same(start + offset, first, count) else { return nil }
+        if head >> 60 == JSONTape.Kind.firstOfRepeated.rawValue { return Int(truncatingIfNeeded: place >> 32) }
+        words[word] = JSONTape.Kind.firstOfRepeated.rawValue << 60 | UInt64(count)
+        words[word + 1] = UInt64(offset) | UInt64(repeatedCount) << 32
+        repeatedCount += 1
+        return repeatedCount - 1
+    }
+
+    /// Whether the `count` bytes at `one` and at `other` are the same.
+    @inline(__always)
+    func same(_ one: UnsafePointer<UInt8>, _ other: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var left = count
+        var one = one
+        var other = other
+        while left >= 8 {
+            guard
+                UnsafeRawPointer(one).loadUnaligned(as: UInt64.self)
+                    == UnsafeRawPointer(other).loadUnaligned(as: UInt64.self)
+            else { return false }
+            one += 8
+            other += 8
+            left -= 8
+        }
+        while left > 0 {
+            guard one.pointee == other.pointee else { return false }
+            one += 1
+            other += 1
+            left -= 1
+        }
         return true
     }
 

@@ -517,6 +517,9 @@ private struct TapeBuilder {
     static let first: UInt8 = 1
     static let template: UInt8 = 2
     static let never: UInt8 = 3
+    /// Each repeated string's `str` once made (a reference of its own; `JSONTape.repeatedCount`).
+    let repeatedStrings: UnsafeMutablePointer<PyPointer?>
+    let repeatedCount: Int
     /// `None` (a dict copy's values until its own are put in).
     static var none: PyPointer { apimacro_None() }
 
@@ -533,6 +536,9 @@ private struct TapeBuilder {
         shapeStates.initialize(repeating: Self.notMet, count: shapeCount)
         shapeObjects = .allocate(capacity: max(shapeCount, 1))
         shapeObjects.initialize(repeating: nil, count: shapeCount)
+        repeatedCount = tape.repeatedCount
+        repeatedStrings = .allocate(capacity: max(repeatedCount, 1))
+        repeatedStrings.initialize(repeating: nil, count: repeatedCount)
     }
 
     mutating func release() {
@@ -544,6 +550,10 @@ private struct TapeBuilder {
         for shape in 0..<shapeCount {
             if let object = shapeObjects[shape] { Py_DecRef(object) }
         }
+        for index in 0..<repeatedCount {
+            if let string = repeatedStrings[index] { Py_DecRef(string) }
+        }
+        repeatedStrings.deallocate()
         keyObjects.deallocate()
         shapeStates.deallocate()
         shapeObjects.deallocate()
@@ -562,10 +572,9 @@ private struct TapeBuilder {
     static let bigInt = JSONTape.Kind.bigInt.rawValue
     static let double = JSONTape.Kind.double.rawValue
     static let floatText = JSONTape.Kind.floatText.rawValue
-    static let `true` = JSONTape.Kind.true.rawValue
-    static let `false` = JSONTape.Kind.false.rawValue
-    static let null = JSONTape.Kind.null.rawValue
-    static let special = JSONTape.Kind.special.rawValue
+    static let literal = JSONTape.Kind.literal.rawValue
+    static let firstOfRepeated = JSONTape.Kind.firstOfRepeated.rawValue
+    static let repeated = JSONTape.Kind.repeated.rawValue
 
     /// The document's value, or nil (everything built so far released; `refusal` says when the
     /// budget stopped it).
@@ -636,12 +645,24 @@ private struct TapeBuilder {
                 depth -= 1
                 made = open.pointee.container
                 isContainer = true
-            case Self.true:
-                made = Self.newReference(apimacro_True())
-            case Self.false:
-                made = Self.newReference(apimacro_False())
-            case Self.null:
-                made = Self.newReference(apimacro_None())
+            case Self.literal:
+                switch payload {
+                case 0: made = Self.newReference(apimacro_False())
+                case 1: made = Self.newReference(apimacro_True())
+                case 2: made = Self.newReference(apimacro_None())
+                default: made = PyFloat_FromDouble(payload == 3 ? .nan : payload == 4 ? .infinity : -.infinity)
+                }
+            case Self.repeated:
+                // The `str` made at the string's first occurrence (earlier in the tape).
+                spent &+= Parser.stringCost &+ payload
+                made = repeatedStrings[Int(truncatingIfNeeded: word[at])].map(Self.newReference)
+                at += 1
+            case Self.firstOfRepeated:
+                spent &+= Parser.stringCost &+ payload
+                let place = word[at]
+                made = Self.ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
+                if let made { repeatedStrings[Int(truncatingIfNeeded: place >> 32)] = Self.newReference(made) }
+                at += 1
             case Self.utf8String:
                 spent &+= Parser.stringCost &+ payload
                 made = Self.utf8(document + Int(truncatingIfNeeded: word[at]), payload)
@@ -658,8 +679,6 @@ private struct TapeBuilder {
                 spent &+= Parser.numberCost
                 made = number(document + Int(truncatingIfNeeded: word[at]), payload, isFloat: kind == Self.floatText)
                 at += 1
-            case Self.special:
-                made = PyFloat_FromDouble(payload == 0 ? .nan : payload == 1 ? .infinity : -.infinity)
             default:
                 made = nil
             }
