@@ -415,23 +415,7 @@ private struct Scanner {
     func spells(_ index: Int, at first: UnsafePointer<UInt8>) -> Bool {
         let key = keys[index]
         guard !key.escaped, end - first > key.count, first[key.count] == UInt8(ascii: "\"") else { return false }
-        var known = start + key.offset
-        var probe = first
-        var left = key.count
-        while left >= 8 {
-            let one = UnsafeRawPointer(known).loadUnaligned(as: UInt64.self)
-            guard one == UnsafeRawPointer(probe).loadUnaligned(as: UInt64.self) else { return false }
-            known += 8
-            probe += 8
-            left -= 8
-        }
-        while left > 0 {
-            guard known.pointee == probe.pointee else { return false }
-            known += 1
-            probe += 1
-            left -= 1
-        }
-        return true
+        return same(start + key.offset, first, key.count)
     }
 
     /// The index of the plain key at `first`, entered in `keys` when new.
@@ -606,27 +590,29 @@ private struct Scanner {
         return repeatedCount - 1
     }
 
-    /// Whether the `count` bytes at `one` and at `other` are the same.
+    /// Whether the `count` bytes at `one` and at `other` (both in the document, `other` after
+    /// `one`) are the same.
+    ///
+    /// Eight bytes at a time, the last eight overlapping the ones before; fewer than eight as
+    /// one masked word when eight can be read at `other` (and so at `one`) inside the document.
     @inline(__always)
     func same(_ one: UnsafePointer<UInt8>, _ other: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        var left = count
-        var one = one
-        var other = other
-        while left >= 8 {
-            guard
-                UnsafeRawPointer(one).loadUnaligned(as: UInt64.self)
-                    == UnsafeRawPointer(other).loadUnaligned(as: UInt64.self)
-            else { return false }
-            one += 8
-            other += 8
-            left -= 8
+        func word(_ at: UnsafePointer<UInt8>) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self))
         }
-        while left > 0 {
-            guard one.pointee == other.pointee else { return false }
-            one += 1
-            other += 1
-            left -= 1
+        if count >= 8 {
+            var offset = 0
+            while count - offset > 8 {
+                guard word(one + offset) == word(other + offset) else { return false }
+                offset += 8
+            }
+            return word(one + count - 8) == word(other + count - 8)
         }
+        if end - other >= 8 {
+            let mask: UInt64 = count == 0 ? 0 : ~0 >> (64 - 8 * count)
+            return (word(one) ^ word(other)) & mask == 0
+        }
+        for offset in 0..<count where one[offset] != other[offset] { return false }
         return true
     }
 
