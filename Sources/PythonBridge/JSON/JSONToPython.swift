@@ -685,6 +685,15 @@ private struct TapeBuilder {
             guard let made else { return failed() }
             if depth == 0 { return made }
             guard attach(made, isContainer: isContainer) else { return failed() }
+            // In a copy, the next member's key is checked here rather than through the switch.
+            let top = stack + (depth - 1)
+            if let expected = top.pointee.expected, at < count, word[at] >> 60 == Self.key {
+                let filled = top.pointee.filled
+                guard filled < top.pointee.members,
+                    expected[filled] == Int32(truncatingIfNeeded: word[at] & JSONTape.payloadMask)
+                else { return failed() }
+                at += 1
+            }
         }
         return failed()
     }
