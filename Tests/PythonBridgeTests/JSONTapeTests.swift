@@ -427,4 +427,63 @@ struct JSONTapeTests {
         #expect(reference != nil)
         #expect(twoStep == reference.map(Answer.value))
     }
+
+    /// A random document of records: keys from a small pool in a few orders (so that shapes
+    /// repeat, and nearly repeat), strings from a small pool (so that a key's last string
+    /// comes back), nested records, lists, numbers, literals, escapes and non-ASCII text.
+    static func randomRecords(_ generator: inout SplitMix) -> String {
+        let keys = ["id", "name", "url", "owner", "tags", "n", "k\\u0069", "\u{e9}t\u{e9}", "a", "bb"]
+        let strings = [
+            "\"x\"", "\"yy\"", "\"http://h/a/b\"", "\"http://h/a/c\"", "\"2017-10-10T16:00:00Z\"",
+            "\"\u{e9}\u{e9}\"", "\"q\\nq\"", "\"\"", "\"abcdefghijklmnop\"", "\"abcdefghijklmnoq\"",
+        ]
+        func value(_ depth: Int, _ generator: inout SplitMix) -> String {
+            switch generator.next() % (depth > 2 ? 6 : 9) {
+            case 0, 1, 2: return strings[Int(generator.next() % UInt64(strings.count))]
+            case 3: return String(Int(generator.next() % 2000) - 1000)
+            case 4: return ["true", "false", "null", "1.5", "-0.0", "1e400"][Int(generator.next() % 6)]
+            case 5: return "\"s\(generator.next() % 7)\""
+            case 6, 7: return record(depth + 1, &generator)
+            default:
+                let count = Int(generator.next() % 4)
+                return "[" + (0..<count).map { _ in value(depth + 1, &generator) }.joined(separator: ",") + "]"
+            }
+        }
+        func record(_ depth: Int, _ generator: inout SplitMix) -> String {
+            // One of three orders of a prefix of the pool, sometimes a key repeated or dropped.
+            var chosen = Array(keys.prefix(Int(generator.next() % 6) + 1))
+            switch generator.next() % 6 {
+            case 0: chosen.reverse()
+            case 1: if chosen.count > 1 { chosen.remove(at: Int(generator.next() % UInt64(chosen.count))) }
+            case 2: chosen.append(chosen[0])
+            case 3: chosen.append(keys[Int(generator.next() % UInt64(keys.count))])
+            default: break
+            }
+            return "{" + chosen.map { "\"\($0)\":" + value(depth, &generator) }.joined(separator: ",") + "}"
+        }
+        let count = Int(generator.next() % 30) + 1
+        return "[" + (0..<count).map { _ in record(0, &generator) }.joined(separator: ",") + "]"
+    }
+
+    @Test("400 random documents of records (shapes and strings that repeat or nearly): json.loads's values")
+    func randomDocuments() async throws {
+        var generator = SplitMix(seed: 4343)
+        let documents = (0..<400).map { _ in Array(Self.randomRecords(&generator).utf8) }
+        let results = try await python {
+            try fetching {
+                try documents.map { document -> (Bool, Answer, Answer, String?) in
+                    (
+                        JSONTape.scan(document) != nil, try Self.twoStep(document), try Self.onePass(document),
+                        try JSONToPythonTests.referenceDump(document)
+                    )
+                }
+            }
+        }
+        for (document, (scanned, twoStep, onePass, reference)) in zip(documents, results) {
+            let text = String(decoding: document, as: UTF8.self)
+            #expect(scanned, "no tape for \(text.prefix(200))")
+            #expect(twoStep == onePass, "\(text.prefix(200))")
+            #expect(twoStep == reference.map(Answer.value), "\(text.prefix(200))")
+        }
+    }
 }
