@@ -1,3 +1,4 @@
+import CPython
 import Foundation
 import PythonBridge
 import Testing
@@ -187,6 +188,8 @@ struct JSONTapeTests {
             Array("[{\"\(long)1\": 1, \"\(long)2\": [1.5, \"x\"]}, {\"\(long)1\": 2, \"\(long)2\": null}]".utf8),
             Array("[{\"\\u0061b\": 1, \"\\u0061b\": 2}, {\"tape_new_key_\\n\": \"\\u00e9\", \"zz\": 1e400}]".utf8),
             Array("[123456789012345678901234567890, \"\u{e9}\u{e9}\", [[[]]], {\"\": {}}]".utf8),
+            // Dicts of one shape (the build copies the second and later ones): refused inside one.
+            Self.records(12),
         ]
         let results = try await python {
             try fetching {
@@ -267,6 +270,220 @@ struct JSONTapeTests {
             #expect(scanned, "no tape for \(file.lastPathComponent)")
             #expect(twoStep == onePass, "\(file.lastPathComponent)")
             #expect(twoStep == reference.map(Answer.value), "\(file.lastPathComponent)")
+        }
+    }
+
+    /// `count` records of one shape (nested dicts of a second shape, lists, scalars), then dicts
+    /// that are almost that shape: keys in another order, one missing, one more, one repeated,
+    /// one spelt with an escape, and dicts of one shape nested in each other.
+    static func records(_ count: Int) -> [UInt8] {
+        let records = (0..<count).map { index in
+            "{\"id\":\(index),\"name\":\"repo\(index)\",\"owner\":{\"login\":\"u\(index % 3)\",\"id\":\(index % 3),"
+                + "\"site_admin\":false},\"topics\":[\"a\",\"b\"],\"fork\":\(index % 2 == 0),\"score\":\(index).5,"
+                + "\"license\":null,\"owner2\":{\"login\":\"v\",\"id\":1,\"site_admin\":true},\"type\":\"Repository\"}"
+        }
+        let others = [
+            "{\"name\":\"x\",\"id\":1,\"owner\":{},\"topics\":[],\"fork\":true,\"score\":1,\"license\":null,\"owner2\":{}}",
+            "{\"id\":1,\"name\":\"x\",\"owner\":{},\"topics\":[],\"fork\":true,\"score\":1,\"license\":null}",
+            "{\"id\":1,\"name\":\"x\",\"owner\":{},\"topics\":[],\"fork\":true,\"score\":1,\"license\":null,\"owner2\":{},"
+                + "\"extra\":2}",
+            "{\"id\":1,\"name\":\"x\",\"id\":2,\"topics\":[],\"fork\":true,\"score\":1,\"license\":null,\"owner2\":{}}",
+            "{\"id\":1,\"name\":\"x\",\"id\":2,\"topics\":[],\"fork\":true,\"score\":1,\"license\":null,\"owner2\":{}}",
+            "{\"\\u0069d\":1,\"name\":\"x\",\"owner\":{},\"topics\":[],\"fork\":true,\"score\":1,\"license\":null,\"owner2\":{}}",
+            "{\"id\":{\"id\":{\"id\":{\"id\":1}}}}", "{\"id\":{\"id\":{\"id\":{\"id\":[{\"id\":2},{\"id\":3}]}}}}",
+        ]
+        return Array(("[" + (records + others + records.prefix(3)).joined(separator: ",") + "]").utf8)
+    }
+
+    @Test("dicts of one shape, copied from the first: json.loads's dicts, sizes, tracking, key objects")
+    func copiedDicts() async throws {
+        let document = Self.records(40)
+        let checks = try await python {
+            try fetching { () -> [String] in
+                guard let tape = JSONTape.scan(document),
+                    case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) })
+                else { return ["not decoded"] }
+                let globals = try Interpreter.newGlobals()
+                try globals.setItem("v", built)
+                try globals.setItem("document", PythonValue.bytes(document).toPython())
+                try Interpreter.exec(
+                    """
+                    import gc, json, sys
+                    loaded = json.loads(document)
+                    failures = []
+                    def same(a, b, where):
+                        if type(a) is not type(b) or a != b:
+                            failures.append(f'{where}: {a!r} != {b!r}')
+                        elif isinstance(a, (dict, list)):
+                            if gc.is_tracked(a) != gc.is_tracked(b):
+                                failures.append(f'{where}: tracked {gc.is_tracked(a)}, json.loads {gc.is_tracked(b)}')
+                            if sys.getsizeof(a) != sys.getsizeof(b):
+                                failures.append(f'{where}: {sys.getsizeof(a)} bytes, json.loads {sys.getsizeof(b)}')
+                            if isinstance(a, dict):
+                                if list(a) != list(b):
+                                    failures.append(f'{where}: keys {list(a)}, json.loads {list(b)}')
+                                for key in b:
+                                    same(a[key], b[key], f'{where}.{key}')
+                            else:
+                                for index, (x, y) in enumerate(zip(a, b)):
+                                    same(x, y, f'{where}[{index}]')
+                    same(v, loaded, 'v')
+                    # The records share their key objects, as one document's keys do in json.loads.
+                    if any(a is not b for record in v[1:40] for a, b in zip(record, v[0])):
+                        failures.append('a copied record has keys of its own')
+                    # A string that is the last one under its key again is that str (ASCII, 2+ bytes).
+                    if any(record['type'] is not v[0]['type'] for record in v[1:40]) or v[0]['type'] != 'Repository':
+                        failures.append('a repeated string is a str of its own')
+                    if v[1]['name'] is v[0]['name'] or v[1]['topics'][0] is not v[0]['topics'][0]:
+                        failures.append('strings are not the ones json.loads makes where they differ')
+                    # Each copy is a dict of its own: changing one changes no other, nor the next decode.
+                    v[1]['id'] = -1
+                    v[1]['added'] = 1
+                    del v[2]['name']
+                    v[3]['owner']['login'] = 'changed'
+                    if v[4] != loaded[4] or v[0] != loaded[0] or v[3]['owner2'] != loaded[3]['owner2']:
+                        failures.append('changing one copy changed another')
+                    """, globals: globals)
+                guard
+                    case .value(let again) = document.withUnsafeBufferPointer({
+                        JSONToPython.decode($0, tape: tape)
+                    })
+                else { return ["not decoded again"] }
+                try globals.setItem("again", again)
+                try Interpreter.exec(
+                    """
+                    if again != loaded:
+                        failures.append('a second decode of the same tape differs')
+                    """, globals: globals)
+                guard let failures = try globals.item("failures") else { return ["no result"] }
+                return try (0..<PySequence.count(failures)).map {
+                    try PyRef.checked(PySequence.item(failures, $0)).str()
+                }
+            }
+        }
+        #expect(checks.isEmpty, "\(checks)")
+    }
+
+    @Test("copies stopped midway (a refusal, a decline) leave None's references as they were")
+    func copiesStoppedMidway() async throws {
+        // Refused inside a later record; declined at invalid UTF-8 inside the 30th record.
+        let records = Self.records(30)
+        // Invalid UTF-8 in the name of the 30th record (a copy), after its id.
+        let text = String(decoding: records, as: UTF8.self)
+        let broken = Array(text.replacingOccurrences(of: "repo29", with: "repo29\u{1}").utf8).map {
+            $0 == 1 ? 0xFF : $0
+        }
+        let (budget, counts, outcomes) = try await python {
+            try fetching { () -> (Int, [Int], [String]) in
+                let budget = try Self.smallestBudget(records) { try Self.twoStep($0, budget: $1) }
+                let tapes = [records, broken].map { JSONTape.scan($0) }
+                // Read from C, running no Python code: other tests' threads cannot take the GIL
+                // between the two readings.
+                func noneCount() -> Int { apimacro_None().pointee.ob_refcnt }
+                var outcomes: [String] = []
+                let before = noneCount()
+                for round in 0..<300 {
+                    // Budgets far from the smallest: other tests' keys can come and go in the
+                    // process-wide key table, and a known key costs nothing.
+                    for (index, budget) in [(0, budget * 2), (0, budget / 2), (0, budget / 3), (1, budget * 2)] {
+                        guard let tape = tapes[index] else { return (budget, [], ["no tape"]) }
+                        let document = index == 0 ? records : broken
+                        let outcome = document.withUnsafeBufferPointer {
+                            JSONToPython.decode($0, tape: tape, budget: budget)
+                        }
+                        if round == 0 {
+                            switch outcome {
+                            case .value: outcomes.append("value")
+                            case .declined: outcomes.append("declined")
+                            case .refused: outcomes.append("refused")
+                            }
+                        }
+                    }
+                }
+                return (budget, [before, noneCount()], outcomes)
+            }
+        }
+        #expect(budget > 1000)
+        #expect(outcomes == ["value", "refused", "refused", "declined"])
+        #expect(counts.count == 2 && counts[0] == counts[1], "None's references: \(counts)")
+    }
+
+    @Test("more shapes and strings than a tape records: every value still json.loads's")
+    func manyShapes() async throws {
+        // Each of maxShapes + 100 shapes twice (the second a copy while the table has room).
+        let shapes = JSONTape.maxShapes + 100
+        // And strings under one key, each twice in a row (the second the first's `str`).
+        let objects = (0..<shapes).map { index -> String in "{\"s\":\"v\(index / 2)\",\"k\(index)\":1}" }
+        let document = Array(("[" + (objects + objects).joined(separator: ",") + "]").utf8)
+        let (scanned, twoStep, reference) = try await python {
+            try fetching {
+                (
+                    JSONTape.scan(document) != nil, try Self.twoStep(document),
+                    try JSONToPythonTests.referenceDump(document)
+                )
+            }
+        }
+        #expect(scanned)
+        #expect(reference != nil)
+        #expect(twoStep == reference.map(Answer.value))
+    }
+
+    /// A random document of records: keys from a small pool in a few orders (so that shapes
+    /// repeat, and nearly repeat), strings from a small pool (so that a key's last string
+    /// comes back), nested records, lists, numbers, literals, escapes and non-ASCII text.
+    static func randomRecords(_ generator: inout SplitMix) -> String {
+        let keys = ["id", "name", "url", "owner", "tags", "n", "k\\u0069", "\u{e9}t\u{e9}", "a", "bb"]
+        let strings = [
+            "\"x\"", "\"yy\"", "\"http://h/a/b\"", "\"http://h/a/c\"", "\"2017-10-10T16:00:00Z\"",
+            "\"\u{e9}\u{e9}\"", "\"q\\nq\"", "\"\"", "\"abcdefghijklmnop\"", "\"abcdefghijklmnoq\"",
+        ]
+        func value(_ depth: Int, _ generator: inout SplitMix) -> String {
+            switch generator.next() % (depth > 2 ? 6 : 9) {
+            case 0, 1, 2: return strings[Int(generator.next() % UInt64(strings.count))]
+            case 3: return String(Int(generator.next() % 2000) - 1000)
+            case 4: return ["true", "false", "null", "1.5", "-0.0", "1e400"][Int(generator.next() % 6)]
+            case 5: return "\"s\(generator.next() % 7)\""
+            case 6, 7: return record(depth + 1, &generator)
+            default:
+                let count = Int(generator.next() % 4)
+                return "[" + (0..<count).map { _ in value(depth + 1, &generator) }.joined(separator: ",") + "]"
+            }
+        }
+        func record(_ depth: Int, _ generator: inout SplitMix) -> String {
+            // One of three orders of a prefix of the pool, sometimes a key repeated or dropped.
+            var chosen = Array(keys.prefix(Int(generator.next() % 6) + 1))
+            switch generator.next() % 6 {
+            case 0: chosen.reverse()
+            case 1: if chosen.count > 1 { chosen.remove(at: Int(generator.next() % UInt64(chosen.count))) }
+            case 2: chosen.append(chosen[0])
+            case 3: chosen.append(keys[Int(generator.next() % UInt64(keys.count))])
+            default: break
+            }
+            return "{" + chosen.map { "\"\($0)\":" + value(depth, &generator) }.joined(separator: ",") + "}"
+        }
+        let count = Int(generator.next() % 30) + 1
+        return "[" + (0..<count).map { _ in record(0, &generator) }.joined(separator: ",") + "]"
+    }
+
+    @Test("400 random documents of records (shapes and strings that repeat or nearly): json.loads's values")
+    func randomDocuments() async throws {
+        var generator = SplitMix(seed: 4343)
+        let documents = (0..<400).map { _ in Array(Self.randomRecords(&generator).utf8) }
+        let results = try await python {
+            try fetching {
+                try documents.map { document -> (Bool, Answer, Answer, String?) in
+                    (
+                        JSONTape.scan(document) != nil, try Self.twoStep(document), try Self.onePass(document),
+                        try JSONToPythonTests.referenceDump(document)
+                    )
+                }
+            }
+        }
+        for (document, (scanned, twoStep, onePass, reference)) in zip(documents, results) {
+            let text = String(decoding: document, as: UTF8.self)
+            #expect(scanned, "no tape for \(text.prefix(200))")
+            #expect(twoStep == onePass, "\(text.prefix(200))")
+            #expect(twoStep == reference.map(Answer.value), "\(text.prefix(200))")
         }
     }
 }

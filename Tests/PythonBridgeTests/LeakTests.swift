@@ -121,11 +121,14 @@ struct LeakTests {
                     JSONToPythonTests.emptyObjects(200),
                     Array("[{\"a\": [1, 2, {\"b\": \"x".utf8) + [0xFF] + Array("\"}]}]".utf8),
                     Array(("[{\"k\": [1, \"two\"]}, 1" + String(repeating: "0", count: 5000) + "]").utf8),
+                    // Dicts of one shape (copies) and repeated strings: whole, and refused inside a copy.
+                    JSONTapeTests.records(20), JSONTapeTests.records(20),
                 ]
                 // A value; refused at a 5,000-byte budget; declined at invalid UTF-8; declined at an
                 // int of 5,001 digits (past Python's limit): each after some objects were built.
                 let budgets = [
                     JSONToPython.defaultBudget, 5_000, JSONToPython.defaultBudget, JSONToPython.defaultBudget,
+                    JSONToPython.defaultBudget, 12_000,
                 ]
                 let tapes = documents.map { JSONTape.scan($0) }
                 func decode(_ index: Int) -> JSONToPython.Outcome? {
@@ -151,7 +154,7 @@ struct LeakTests {
                 return (outcomes, try Self.retainedBlocks(calling: function, argument: "i", count: 40_000))
             }
         }
-        #expect(outcomes == ["value", "refused", "declined", "declined"])
+        #expect(outcomes == ["value", "refused", "declined", "declined", "value", "refused"])
         #expect(retained < 50, "\(retained) blocks retained after 40,000 decodes")
     }
 }

@@ -17,7 +17,11 @@ import CPython  // memcmp (from the C library the shim includes); no Python call
 /// - numbers already read: integers of up to 18 characters as `Int64`, floats whose decimal
 ///   value converts exactly in one IEEE operation (at most 2^53 as digits, a power of ten up to
 ///   10^22: Clinger's fast path, the correctly rounded answer that `PyOS_string_to_double`
-///   gives); any other number is left as its text for the build.
+///   gives); any other number is left as its text for the build;
+/// - each non-empty object's shape (`shapeKeys`): the build copies the dicts of a shape after
+///   the first (`DictLayout`);
+/// - a string that is the last string under its key again (`Kind.repeated`): the build gives
+///   it the `str` made for that one.
 ///
 /// Bounded: past `maxWords` words of tape (64 MiB for the default), `scan` gives up and the
 /// one-pass parser, with its budget, decides.
@@ -25,6 +29,7 @@ public struct JSONTape: Sendable {
     /// The kind of a tape word, in its top four bits; the other 60 hold a length or an index.
     enum Kind: UInt64 {
         case arrayStart = 0
+        /// Payload: the object's shape + 1 (`shapeKeys`), 0 when it has none.
         case objectStart
         case end
         /// Payload: length; next word: offset in the document. Only bytes below 0x80.
@@ -43,11 +48,13 @@ public struct JSONTape: Sendable {
         case double
         /// Payload: length; next word: offset of its text in the document.
         case floatText
-        case `true`
-        case `false`
-        case null
-        /// Payload: 0 NaN, 1 Infinity, 2 -Infinity.
-        case special
+        /// Payload: 0 false, 1 true, 2 null, 3 NaN, 4 Infinity, 5 -Infinity.
+        case literal
+        /// Payload: length; next word: offset in the document (low 32 bits) and the string's
+        /// index in the document's repeated strings (high 32). Plain ASCII, met again later.
+        case firstOfRepeated
+        /// Payload: length; next word: the string's index in the document's repeated strings.
+        case repeated
     }
 
     /// One distinct key: where its text is (in the document, or in `unescaped` when `escaped`).
@@ -63,6 +70,26 @@ public struct JSONTape: Sendable {
     var words: [UInt64] = []
     var keys: [Key] = []
     var unescaped: [UInt8] = []
+    /// Each shape's key indices, back to back: shape `s` is `shapeKeys[shapeStarts[s]..<shapeStarts[s + 1]]`.
+    ///
+    /// A shape is a sequence of plain keys (indices into `keys`) that a non-empty object of the
+    /// document has, in its order; objects with the same keys in the same order have the same
+    /// shape (an API's list of records: one shape for all), and the build makes the second and
+    /// later ones by copying the first one's table (`DictTemplates`). An object with an escaped
+    /// key, or past `maxShapes` distinct shapes, has none.
+    var shapeKeys: [Int32] = []
+    var shapeStarts: [Int32] = [0]
+    /// The most distinct shapes a tape records.
+    public static let maxShapes = 1 << 16
+    /// How many distinct strings repeat in the document (`Kind.firstOfRepeated`, `.repeated`).
+    ///
+    /// Plain ASCII strings of 2 to `longestRepeated` bytes that are the value of the same key as
+    /// the last string under that key (a page of records repeats its owner's URLs, dates, types
+    /// record after record): the build makes one `str` and gives it to each occurrence, as a
+    /// key's. A `str` cannot change, so only `is` tells.
+    var repeatedCount = 0
+    /// The longest string the scan compares with the last one under its key.
+    static let longestRepeated = 256
     /// The length of the document it was read from.
     let byteCount: Int
     /// The deepest nesting of arrays and objects in it.
@@ -84,12 +111,18 @@ public struct JSONTape: Sendable {
             scanner.words.deallocate()
             scanner.stack.deallocate()
             scanner.lastKey.deallocate()
+            scanner.objectWord.deallocate()
+            scanner.keyBase.deallocate()
+            scanner.openKeys.deallocate()
         }
         guard scanner.document() else { return nil }
         var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
         tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
         tape.keys = scanner.keys
         tape.unescaped = scanner.unescaped
+        tape.shapeKeys = scanner.shapeKeys
+        tape.shapeStarts = scanner.shapeStarts
+        tape.repeatedCount = scanner.repeatedCount
         return tape
     }
 
@@ -125,6 +158,28 @@ private struct Scanner {
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
     /// into `keys` in the low 32; 0 for an empty slot.
     var keySlots: [UInt64] = Array(repeating: 0, count: 256)
+    /// For each open object, the word of its start (its shape is written there when it ends) and
+    /// where its keys begin in `openKeys` (`scan` frees both).
+    let objectWord: UnsafeMutablePointer<Int>
+    let keyBase: UnsafeMutablePointer<Int>
+    /// The key indices of the open objects so far, outermost first (-1: an escaped key, no shape).
+    var openKeys: UnsafeMutablePointer<Int32>
+    var openKeyCount = 0
+    var openKeyCapacity = 64
+    /// `JSONTape.shapeKeys`, `shapeStarts`, and the shapes by a hash of their keys: the hash in the
+    /// top 32 bits, shape + 1 in the low 32; 0 for an empty slot.
+    var shapeKeys: [Int32] = []
+    var shapeStarts: [Int32] = [0]
+    var shapeSlots: [UInt64] = Array(repeating: 0, count: 64)
+    /// For each key (by index), the word of the last string under it that was not a repeat.
+    ///
+    /// -1 for none yet. The next string under that key is compared with it: records in a list
+    /// repeat many values under the same key (an owner's URLs, a type, a date), and one
+    /// comparison is cheaper than hashing every string.
+    var lastString: [Int32] = []
+    var repeatedCount = 0
+    /// Whether offsets fit the 32 bits `Kind.firstOfRepeated` has for them.
+    let remembersStrings: Bool
 
     init(start: UnsafePointer<UInt8>, count: Int, maxDepth: Int, maxWords: Int) {
         self.start = start
@@ -132,10 +187,96 @@ private struct Scanner {
         self.cursor = start
         self.maxDepth = maxDepth
         self.maxWords = maxWords
+        remembersStrings = count < 1 << 32 && maxWords < 1 << 31
         wordCapacity = count / 16 + 16
         words = .allocate(capacity: wordCapacity)
         stack = .allocate(capacity: min(maxDepth, count) + 1)
         lastKey = .allocate(capacity: min(maxDepth, count) + 1)
+        objectWord = .allocate(capacity: min(maxDepth, count) + 1)
+        keyBase = .allocate(capacity: min(maxDepth, count) + 1)
+        openKeys = .allocate(capacity: openKeyCapacity)
+    }
+
+    /// Notes the key `index` of the innermost open object (-1: one that gives it no shape).
+    @inline(__always)
+    mutating func noteKey(_ index: Int32) {
+        if openKeyCount == openKeyCapacity {
+            let larger = UnsafeMutablePointer<Int32>.allocate(capacity: openKeyCapacity * 2)
+            larger.moveInitialize(from: openKeys, count: openKeyCount)
+            openKeys.deallocate()
+            openKeys = larger
+            openKeyCapacity *= 2
+        }
+        openKeys[openKeyCount] = index
+        openKeyCount += 1
+    }
+
+    /// The object at `level` has ended: its shape (found, or entered when new) goes into its
+    /// start word, and its keys leave `openKeys`.
+    mutating func endObject(at level: Int) {
+        let base = keyBase[level]
+        let count = openKeyCount - base
+        defer { openKeyCount = base }
+        guard count > 0 else { return }
+        let keys = openKeys + base
+        var hash: UInt64 = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+        for offset in 0..<count {
+            let key = keys[offset]
+            guard key >= 0 else { return }
+            hash = (hash ^ UInt64(UInt32(bitPattern: key))) &* 0xFF51_AFD7_ED55_8CCD
+        }
+        let quick = UInt32(truncatingIfNeeded: hash >> 32)
+        let mask = shapeSlots.count - 1
+        var index = Int(quick) & mask
+        for _ in 0..<16 {
+            let slot = shapeSlots[index]
+            if slot == 0 {
+                guard shapeStarts.count - 1 < JSONTape.maxShapes else { return }
+                let shape = shapeStarts.count - 1
+                shapeKeys.append(contentsOf: UnsafeBufferPointer(start: keys, count: count))
+                shapeStarts.append(Int32(shapeKeys.count))
+                shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
+                if shapeStarts.count * 2 > shapeSlots.count { growShapeSlots() }
+                words[objectWord[level]] |= UInt64(shape + 1)
+                return
+            }
+            if UInt32(truncatingIfNeeded: slot >> 32) == quick {
+                let shape = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
+                let first = Int(shapeStarts[shape])
+                if Int(shapeStarts[shape + 1]) - first == count,
+                    shapeKeys.withUnsafeBufferPointer({ known in
+                        known.baseAddress.map { memcmp($0 + first, keys, count * 4) == 0 } ?? false
+                    })
+                {
+                    words[objectWord[level]] |= UInt64(shape + 1)
+                    return
+                }
+            }
+            index = (index + 1) & mask
+        }
+        // Sixteen slots taken by other shapes: this object has none.
+    }
+
+    mutating func growShapeSlots() {
+        shapeSlots = Array(repeating: 0, count: shapeSlots.count * 4)
+        let mask = shapeSlots.count - 1
+        for shape in 0..<(shapeStarts.count - 1) {
+            let first = Int(shapeStarts[shape])
+            let count = Int(shapeStarts[shape + 1]) - first
+            var hash: UInt64 = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+            for offset in 0..<count {
+                hash = (hash ^ UInt64(UInt32(bitPattern: shapeKeys[first + offset]))) &* 0xFF51_AFD7_ED55_8CCD
+            }
+            let quick = UInt32(truncatingIfNeeded: hash >> 32)
+            var index = Int(quick) & mask
+            for _ in 0..<16 {
+                if shapeSlots[index] == 0 {
+                    shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
+                    break
+                }
+                index = (index + 1) & mask
+            }
+        }
     }
 
     @inline(__always)
@@ -181,6 +322,10 @@ private struct Scanner {
                 let isObject = cursor.pointee == UInt8(ascii: "{")
                 cursor += 1
                 guard depth < maxDepth else { return false }
+                if isObject {
+                    objectWord[depth] = wordCount
+                    keyBase[depth] = openKeyCount
+                }
                 emit(isObject ? .objectStart : .arrayStart)
                 stack[depth] = isObject
                 lastKey[depth] = -1
@@ -189,6 +334,7 @@ private struct Scanner {
                 skipWhitespace()
                 guard cursor < end else { return false }
                 if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    // An empty container: no shape.
                     cursor += 1
                     emit(.end)
                     depth -= 1
@@ -218,6 +364,7 @@ private struct Scanner {
                 guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
                 emit(.end)
                 depth -= 1
+                if isObject { endObject(at: depth) }
             }
             if depth == 0 { return true }
         }
@@ -233,6 +380,7 @@ private struct Scanner {
         if guess >= 0, spells(guess, at: first) {
             cursor = first + keys[guess].count + 1
             emit(.key, guess)
+            noteKey(Int32(guess))
             lastKey[depth - 1] = Int32(guess)
         } else {
             guard let run = plainRun() else { return false }
@@ -243,12 +391,15 @@ private struct Scanner {
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
                 following.append(-1)
+                lastString.append(-1)
+                noteKey(-1)
                 lastKey[depth - 1] = -1
             } else {
                 let count = cursor - first
                 cursor += 1
                 let index = plainKey(first, count: count, ascii: run.ascii)
                 emit(.key, index)
+                noteKey(Int32(index))
                 following[previous] = Int32(index)
                 lastKey[depth - 1] = Int32(index)
             }
@@ -264,23 +415,7 @@ private struct Scanner {
     func spells(_ index: Int, at first: UnsafePointer<UInt8>) -> Bool {
         let key = keys[index]
         guard !key.escaped, end - first > key.count, first[key.count] == UInt8(ascii: "\"") else { return false }
-        var known = start + key.offset
-        var probe = first
-        var left = key.count
-        while left >= 8 {
-            let one = UnsafeRawPointer(known).loadUnaligned(as: UInt64.self)
-            guard one == UnsafeRawPointer(probe).loadUnaligned(as: UInt64.self) else { return false }
-            known += 8
-            probe += 8
-            left -= 8
-        }
-        while left > 0 {
-            guard known.pointee == probe.pointee else { return false }
-            known += 1
-            probe += 1
-            left -= 1
-        }
-        return true
+        return same(start + key.offset, first, key.count)
     }
 
     /// The index of the plain key at `first`, entered in `keys` when new.
@@ -327,6 +462,7 @@ private struct Scanner {
         for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
         following.append(-1)
+        lastString.append(-1)
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
     }
@@ -354,25 +490,25 @@ private struct Scanner {
             return string()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if cursor.pointee == UInt8(ascii: "-"), literal("-Infinity") {
-                emit(.special, 2)
+                emit(.literal, 5)
                 return true
             }
             return number()
         case UInt8(ascii: "t"):
             guard literal("true") else { return false }
-            emit(.true)
+            emit(.literal, 1)
         case UInt8(ascii: "f"):
             guard literal("false") else { return false }
-            emit(.false)
+            emit(.literal, 0)
         case UInt8(ascii: "n"):
             guard literal("null") else { return false }
-            emit(.null)
+            emit(.literal, 2)
         case UInt8(ascii: "N"):
             guard literal("NaN") else { return false }
-            emit(.special, 0)
+            emit(.literal, 3)
         case UInt8(ascii: "I"):
             guard literal("Infinity") else { return false }
-            emit(.special, 1)
+            emit(.literal, 4)
         default:
             return false
         }
@@ -400,8 +536,83 @@ private struct Scanner {
             emit(.escapedString, unescaped.count - offset, word: UInt64(offset))
             return true
         }
-        emit(run.ascii ? .asciiString : .utf8String, cursor - first, word: UInt64(first - start))
+        let length = cursor - first
+        if run.ascii, length >= 2, length <= JSONTape.longestRepeated, remembersStrings, repeated(first, count: length)
+        {
+            cursor += 1
+            return true
+        }
+        emit(run.ascii ? .asciiString : .utf8String, length, word: UInt64(first - start))
         cursor += 1
+        return true
+    }
+
+    /// Writes `repeated` for the ASCII string at `first` when it is the last string met under
+    /// its key (whose word then becomes `firstOfRepeated`, once); otherwise notes it as that
+    /// key's last string (when it is a member's value) and returns false: it is written as any.
+    ///
+    /// Not inlined: in `string`, its registers would cost `plainRun`'s loop more than the call.
+    @inline(never)
+    mutating func repeated(_ first: UnsafePointer<UInt8>, count: Int) -> Bool {
+        guard depth > 0, stack[depth - 1], lastKey[depth - 1] >= 0 else { return false }
+        let key = Int(lastKey[depth - 1])
+        if let index = repeatedIndex(first, count: count, key: key) {
+            emit(.repeated, count, word: UInt64(index))
+            return true
+        }
+        lastString[key] = Int32(wordCount)
+        return false
+    }
+
+    /// The index among the repeated strings of the ASCII string at `first` when it is the last
+    /// string met under `key`; nil otherwise.
+    @inline(__always)
+    mutating func repeatedIndex(_ first: UnsafePointer<UInt8>, count: Int, key: Int) -> Int? {
+        let word = Int(lastString[key])
+        guard word >= 0 else { return nil }
+        let head = words[word]
+        guard Int(truncatingIfNeeded: head & JSONTape.payloadMask) == count else { return nil }
+        let place = words[word + 1]
+        let offset = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
+        // The last eight bytes first: strings under one key that differ mostly differ near
+        // their end (a record's own name or number in a URL), rarely in their common prefix.
+        if count >= 8 {
+            guard
+                UnsafeRawPointer(start + offset + count - 8).loadUnaligned(as: UInt64.self)
+                    == UnsafeRawPointer(first + count - 8).loadUnaligned(as: UInt64.self)
+            else { return nil }
+        }
+        guard same(start + offset, first, count) else { return nil }
+        if head >> 60 == JSONTape.Kind.firstOfRepeated.rawValue { return Int(truncatingIfNeeded: place >> 32) }
+        words[word] = JSONTape.Kind.firstOfRepeated.rawValue << 60 | UInt64(count)
+        words[word + 1] = UInt64(offset) | UInt64(repeatedCount) << 32
+        repeatedCount += 1
+        return repeatedCount - 1
+    }
+
+    /// Whether the `count` bytes at `one` and at `other` (both in the document, `other` after
+    /// `one`) are the same.
+    ///
+    /// Eight bytes at a time, the last eight overlapping the ones before; fewer than eight as
+    /// one masked word when eight can be read at `other` (and so at `one`) inside the document.
+    @inline(__always)
+    func same(_ one: UnsafePointer<UInt8>, _ other: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        func word(_ at: UnsafePointer<UInt8>) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self))
+        }
+        if count >= 8 {
+            var offset = 0
+            while count - offset > 8 {
+                guard word(one + offset) == word(other + offset) else { return false }
+                offset += 8
+            }
+            return word(one + count - 8) == word(other + count - 8)
+        }
+        if end - other >= 8 {
+            let mask: UInt64 = count == 0 ? 0 : ~0 >> (64 - 8 * count)
+            return (word(one) ^ word(other)) & mask == 0
+        }
+        for offset in 0..<count where one[offset] != other[offset] { return false }
         return true
     }
 

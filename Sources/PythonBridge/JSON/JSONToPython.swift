@@ -78,7 +78,10 @@ public enum JSONToPython {
     /// the same declines: a tape is made only of documents the one-pass grammar takes whole, and
     /// the build charges the budget in the one-pass parser's order). What is left for the GIL is
     /// making the objects: no byte is scanned, a plain ASCII string is copied into its `str`,
-    /// and a key's `str` is looked up once per document, not once per object.
+    /// and a key's `str` is looked up once per document, not once per object. Dicts of one shape
+    /// (the same keys in the same order: a page's records) are built once with `PyDict_SetItem`;
+    /// the later ones are copies of that one's table with their own values put in
+    /// (`DictLayout`), the dicts `PyDict_SetItem` would have built.
     ///
     /// One difference no value shows: a key the known-key table gave (met in an earlier document)
     /// and met again after the table was emptied (past 1,024 distinct keys) stays one `str`, where
@@ -95,7 +98,13 @@ public enum JSONToPython {
         let built = tape.words.withUnsafeBufferPointer { words in
             tape.keys.withUnsafeBufferPointer { keys in
                 tape.unescaped.withUnsafeBufferPointer { unescaped in
-                    builder.build(words: words, keys: keys, unescaped: unescaped)
+                    tape.shapeKeys.withUnsafeBufferPointer { shapeKeys in
+                        tape.shapeStarts.withUnsafeBufferPointer { shapeStarts in
+                            builder.build(
+                                words: words, keys: keys, unescaped: unescaped,
+                                shapes: (keys: shapeKeys, starts: shapeStarts))
+                        }
+                    }
                 }
             }
         }
@@ -472,6 +481,17 @@ private struct TapeBuilder {
         var container: PyPointer
         var isObject: Bool
         var key: PyPointer?
+        /// For a copy of its shape's template: the value slots of its entries (`DictLayout`),
+        /// filled in order; the first `filled` hold the values put there, the others `None`.
+        var slots: UnsafeMutablePointer<PyPointer?>? = nil
+        /// For a copy: its shape's keys, each checked against the tape's key before its value.
+        var expected: UnsafePointer<Int32>? = nil
+        var filled = 0
+        var members = 0
+        /// The object's shape (`JSONTape.shapeKeys`), -1 for none.
+        var shape = -1
+        /// Whether the copy is tracked by the garbage collector (once it holds a container).
+        var tracked = false
     }
 
     let document: UnsafePointer<UInt8>
@@ -486,6 +506,22 @@ private struct TapeBuilder {
     let keyObjects: UnsafeMutablePointer<PyPointer?>
     let keyCount: Int
     var scratch: [UInt8] = []
+    /// The number of shapes the build copies dicts for: the tape's, or 0 when `DictLayout` is
+    /// not usable (every dict then built with `PyDict_SetItem`).
+    let shapeCount: Int
+    /// Per shape: `notMet`, `first` (the first dict of that shape built, a reference in
+    /// `shapeObjects`), `template` (its keys with values `None`, in `shapeObjects`), `never`.
+    let shapeStates: UnsafeMutablePointer<UInt8>
+    let shapeObjects: UnsafeMutablePointer<PyPointer?>
+    static let notMet: UInt8 = 0
+    static let first: UInt8 = 1
+    static let template: UInt8 = 2
+    static let never: UInt8 = 3
+    /// Each repeated string's `str` once made (a reference of its own; `JSONTape.repeatedCount`).
+    let repeatedStrings: UnsafeMutablePointer<PyPointer?>
+    let repeatedCount: Int
+    /// `None` (a dict copy's values until its own are put in).
+    static var none: PyPointer { apimacro_None() }
 
     init(document: UnsafePointer<UInt8>, tape: JSONTape, budget: Int) {
         self.document = document
@@ -494,6 +530,15 @@ private struct TapeBuilder {
         keyCount = tape.keys.count
         keyObjects = .allocate(capacity: max(keyCount, 1))
         keyObjects.initialize(repeating: nil, count: keyCount)
+        let shapes = tape.shapeStarts.count - 1
+        shapeCount = shapes > 0 && DictLayout.usable ? shapes : 0
+        shapeStates = .allocate(capacity: max(shapeCount, 1))
+        shapeStates.initialize(repeating: Self.notMet, count: shapeCount)
+        shapeObjects = .allocate(capacity: max(shapeCount, 1))
+        shapeObjects.initialize(repeating: nil, count: shapeCount)
+        repeatedCount = tape.repeatedCount
+        repeatedStrings = .allocate(capacity: max(repeatedCount, 1))
+        repeatedStrings.initialize(repeating: nil, count: repeatedCount)
     }
 
     mutating func release() {
@@ -502,7 +547,16 @@ private struct TapeBuilder {
         for index in 0..<keyCount {
             if let key = keyObjects[index] { Py_DecRef(key) }
         }
+        for shape in 0..<shapeCount {
+            if let object = shapeObjects[shape] { Py_DecRef(object) }
+        }
+        for index in 0..<repeatedCount {
+            if let string = repeatedStrings[index] { Py_DecRef(string) }
+        }
+        repeatedStrings.deallocate()
         keyObjects.deallocate()
+        shapeStates.deallocate()
+        shapeObjects.deallocate()
         stack.deallocate()
     }
 
@@ -518,16 +572,16 @@ private struct TapeBuilder {
     static let bigInt = JSONTape.Kind.bigInt.rawValue
     static let double = JSONTape.Kind.double.rawValue
     static let floatText = JSONTape.Kind.floatText.rawValue
-    static let `true` = JSONTape.Kind.true.rawValue
-    static let `false` = JSONTape.Kind.false.rawValue
-    static let null = JSONTape.Kind.null.rawValue
-    static let special = JSONTape.Kind.special.rawValue
+    static let literal = JSONTape.Kind.literal.rawValue
+    static let firstOfRepeated = JSONTape.Kind.firstOfRepeated.rawValue
+    static let repeated = JSONTape.Kind.repeated.rawValue
 
     /// The document's value, or nil (everything built so far released; `refusal` says when the
     /// budget stopped it).
     mutating func build(
         words: UnsafeBufferPointer<UInt64>, keys: UnsafeBufferPointer<JSONTape.Key>,
-        unescaped: UnsafeBufferPointer<UInt8>
+        unescaped: UnsafeBufferPointer<UInt8>,
+        shapes: (keys: UnsafeBufferPointer<Int32>, starts: UnsafeBufferPointer<Int32>)
     ) -> PyPointer? {
         guard let word = words.baseAddress else { return nil }
         let count = words.count
@@ -538,10 +592,21 @@ private struct TapeBuilder {
             let payload = Int(truncatingIfNeeded: head & JSONTape.payloadMask)
             at += 1
             let made: PyPointer?
+            var isContainer = false
             switch kind {
             case Self.key:
+                let top = stack + (depth - 1)
+                if let expected = top.pointee.expected {
+                    // A copy's key: already in its entry, and made (and charged) by the first
+                    // object of this shape; only checked to be the one the shape says.
+                    let filled = top.pointee.filled
+                    guard filled < top.pointee.members, expected[filled] == Int32(truncatingIfNeeded: payload) else {
+                        return failed()
+                    }
+                    continue
+                }
                 guard let key = key(payload, keys: keys, unescaped: unescaped) else { return failed() }
-                stack[depth - 1].key = key
+                top.pointee.key = key
                 continue
             case Self.asciiString:
                 spent &+= Parser.stringCost &+ payload
@@ -553,20 +618,51 @@ private struct TapeBuilder {
                 at += 1
             case Self.arrayStart, Self.objectStart:
                 let isObject = kind == Self.objectStart
-                guard let container = isObject ? PyDict_New() : PyList_New(0) else { return failed() }
+                let shape = isObject && payload <= shapeCount ? payload - 1 : -1
                 spent &+= Parser.containerCost
-                (stack + depth).initialize(to: Open(container: container, isObject: isObject, key: nil))
+                if shape >= 0, let copy = copy(shape, shapes: shapes) {
+                    (stack + depth).initialize(to: copy)
+                    depth += 1
+                    continue
+                }
+                guard let container = isObject ? PyDict_New() : PyList_New(0) else { return failed() }
+                (stack + depth).initialize(to: Open(container: container, isObject: isObject, key: nil, shape: shape))
                 depth += 1
                 continue
             case Self.end:
+                let open = stack + (depth - 1)
+                if open.pointee.slots != nil {
+                    let members = open.pointee.members
+                    guard open.pointee.filled == members else { return failed() }
+                    // The `None`s the values replaced had a reference each.
+                    Self.none.pointee.ob_refcnt -= members
+                } else if open.pointee.shape >= 0, shapeStates[open.pointee.shape] == Self.notMet {
+                    // The first dict of its shape: kept, its table copied for the next ones.
+                    Py_IncRef(open.pointee.container)
+                    shapeObjects[open.pointee.shape] = open.pointee.container
+                    shapeStates[open.pointee.shape] = Self.first
+                }
                 depth -= 1
-                made = stack[depth].container
-            case Self.true:
-                made = Self.newReference(apimacro_True())
-            case Self.false:
-                made = Self.newReference(apimacro_False())
-            case Self.null:
-                made = Self.newReference(apimacro_None())
+                made = open.pointee.container
+                isContainer = true
+            case Self.literal:
+                switch payload {
+                case 0: made = Self.newReference(apimacro_False())
+                case 1: made = Self.newReference(apimacro_True())
+                case 2: made = Self.newReference(apimacro_None())
+                default: made = PyFloat_FromDouble(payload == 3 ? .nan : payload == 4 ? .infinity : -.infinity)
+                }
+            case Self.repeated:
+                // The `str` made at the string's first occurrence (earlier in the tape).
+                spent &+= Parser.stringCost &+ payload
+                made = repeatedStrings[Int(truncatingIfNeeded: word[at])].map(Self.newReference)
+                at += 1
+            case Self.firstOfRepeated:
+                spent &+= Parser.stringCost &+ payload
+                let place = word[at]
+                made = Self.ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
+                if let made { repeatedStrings[Int(truncatingIfNeeded: place >> 32)] = Self.newReference(made) }
+                at += 1
             case Self.utf8String:
                 spent &+= Parser.stringCost &+ payload
                 made = Self.utf8(document + Int(truncatingIfNeeded: word[at]), payload)
@@ -583,14 +679,21 @@ private struct TapeBuilder {
                 spent &+= Parser.numberCost
                 made = number(document + Int(truncatingIfNeeded: word[at]), payload, isFloat: kind == Self.floatText)
                 at += 1
-            case Self.special:
-                made = PyFloat_FromDouble(payload == 0 ? .nan : payload == 1 ? .infinity : -.infinity)
             default:
                 made = nil
             }
             guard let made else { return failed() }
             if depth == 0 { return made }
-            guard attach(made) else { return failed() }
+            guard attach(made, isContainer: isContainer) else { return failed() }
+            // In a copy, the next member's key is checked here rather than through the switch.
+            let top = stack + (depth - 1)
+            if let expected = top.pointee.expected, at < count, word[at] >> 60 == Self.key {
+                let filled = top.pointee.filled
+                guard filled < top.pointee.members,
+                    expected[filled] == Int32(truncatingIfNeeded: word[at] & JSONTape.payloadMask)
+                else { return failed() }
+                at += 1
+            }
         }
         return failed()
     }
@@ -599,23 +702,97 @@ private struct TapeBuilder {
     mutating func failed() -> PyPointer? {
         while depth > 0 {
             depth -= 1
+            // A copy's filled slots hold values in place of `None`s that had a reference each.
+            if stack[depth].slots != nil { Self.none.pointee.ob_refcnt -= stack[depth].filled }
             Py_DecRef(stack[depth].container)
         }
         return nil
+    }
+
+    /// A new dict of shape `shape` as a copy of the shape's template (made from the first dict
+    /// of that shape when this is the second), its values to be put in its entries; nil when
+    /// the shape is not copied (met once so far, keys repeated in it, a layout `DictLayout`
+    /// does not vouch for): the dict is then built with `PyDict_SetItem`.
+    ///
+    /// What a copy allocates before its values are charged is its key table: no bigger than
+    /// the first dict's, charged already.
+    mutating func copy(
+        _ shape: Int, shapes: (keys: UnsafeBufferPointer<Int32>, starts: UnsafeBufferPointer<Int32>)
+    ) -> Open? {
+        let state = shapeStates[shape]
+        guard state == Self.template || state == Self.first, let keys = shapes.keys.baseAddress else { return nil }
+        let first = Int(shapes.starts[shape])
+        let members = Int(shapes.starts[shape + 1]) - first
+        if state == Self.first { guard makeTemplate(shape, members: members) else { return nil } }
+        guard let template = shapeObjects[shape] else { return nil }
+        guard let dict = PyDict_Copy(template) else {
+            PyErr_Clear()
+            return nil
+        }
+        guard let slots = DictLayout.entries(of: dict, count: members) else {
+            Py_DecRef(dict)
+            shapeStates[shape] = Self.never
+            return nil
+        }
+        return Open(
+            container: dict, isObject: true, key: nil, slots: slots, expected: keys + first, members: members,
+            shape: shape)
+    }
+
+    /// Turns the first dict of `shape` into its template: a copy of it whose values are all
+    /// `None` (not tracked by the garbage collector, as a dict of `str` and `None` is not).
+    mutating func makeTemplate(_ shape: Int, members: Int) -> Bool {
+        shapeStates[shape] = Self.never
+        guard let first = shapeObjects[shape] else { return false }
+        shapeObjects[shape] = nil
+        defer { Py_DecRef(first) }
+        // `members` entries, none repeated (`{"a":1,"a":2}` has one entry for two members).
+        guard DictLayout.entries(of: first, count: members) != nil, let template = PyDict_Copy(first) else {
+            PyErr_Clear()
+            return false
+        }
+        guard let slots = DictLayout.entries(of: template, count: members) else {
+            Py_DecRef(template)
+            return false
+        }
+        let none = Self.none
+        for index in 0..<members {
+            // The first dict holds a reference to each value: dropping the copy's frees nothing.
+            slots[2 * index + 1]?.pointee.ob_refcnt -= 1
+            slots[2 * index + 1] = none
+        }
+        none.pointee.ob_refcnt += members
+        if PyObject_GC_IsTracked(template) != 0 { PyObject_GC_UnTrack(template) }
+        shapeObjects[shape] = template
+        shapeStates[shape] = Self.template
+        return true
     }
 
     /// `Parser.attach`: into the innermost container, with the budget checked.
     ///
     /// The key is borrowed (`keyObjects` holds it). Once the container holds `value`, our
     /// reference to it is dropped in place: it cannot be the last, so no deallocation is due.
+    ///
+    /// Into a copy, `value` goes into the entry its key has (the key was checked), and the copy
+    /// is tracked by the garbage collector once it holds a container, as `PyDict_SetItem` does.
     @inline(__always)
-    mutating func attach(_ value: PyPointer) -> Bool {
+    mutating func attach(_ value: PyPointer, isContainer: Bool) -> Bool {
         let top = stack + (depth - 1)
         spent &+= top.pointee.isObject ? Parser.dictSlotCost : Parser.listSlotCost
         guard spent <= budget else {
             refusal = .budget(budget)
             Py_DecRef(value)
             return false
+        }
+        if let slots = top.pointee.slots {
+            let filled = top.pointee.filled
+            slots[2 * filled + 1] = value
+            top.pointee.filled = filled + 1
+            if isContainer, !top.pointee.tracked {
+                top.pointee.tracked = true
+                if PyObject_GC_IsTracked(top.pointee.container) == 0 { PyObject_GC_Track(top.pointee.container) }
+            }
+            return true
         }
         let status: Int32
         if let key = top.pointee.key {

@@ -111,7 +111,7 @@ public final class NativeClass<State: AnyObject> {
     }
 
     private static func state(of object: PyRef, className: String) throws -> State {
-        guard let capsule = object.attributeIfPresent("_native"),
+        guard let capsule = nativeAttribute(of: object),
             let raw = PyCapsule_GetPointer(capsule.pointer, stateCapsuleName),
             let state = Unmanaged<StateBox>.fromOpaque(raw).takeUnretainedValue().value as? State
         else {
@@ -144,6 +144,22 @@ private final class StateBox {
 }
 
 nonisolated(unsafe) private let stateCapsuleName: UnsafePointer<CChar> = ProcessLifetime.cString("apimacro.state")
+
+/// `_native` as an interned `str`, made at the first method call (GIL held, as every use).
+nonisolated(unsafe) private var nativeAttributeName: PyPointer?
+
+/// `object._native`, nil when it has none (no exception left set).
+///
+/// Every native method call reads it (a page iterator's `__next__` once an item): through one
+/// interned name, not a new `str` from a C string each time as `attributeIfPresent` makes.
+private func nativeAttribute(of object: PyRef) -> PyRef? {
+    if nativeAttributeName == nil { nativeAttributeName = PyUnicode_InternFromString("_native") }
+    guard let name = nativeAttributeName, let value = PyObject_GetAttr(object.pointer, name) else {
+        PyErr_Clear()
+        return nil
+    }
+    return PyRef(owned: value)
+}
 
 private let releaseState: @convention(c) (PyPointer?) -> Void = { capsule in
     guard let capsule, let raw = PyCapsule_GetPointer(capsule, stateCapsuleName) else {
