@@ -306,6 +306,12 @@ public final class HTTPCache: Sendable {
     public nonisolated(nonsending) func entries(key: [UInt8], now: Double = Date().timeIntervalSince1970) async throws
         -> [Entry]
     {
+        try entriesAtOnce(key: key, now: now)
+    }
+
+    /// `entries(key:now:)` on the calling thread, which it is in any case (for a cache hit
+    /// answered without a task: `Stage.answerAtOnce`).
+    public func entriesAtOnce(key: [UInt8], now: Double = Date().timeIntervalSince1970) throws -> [Entry] {
         let secret = secret
         let reader = try reader
         var found: [Entry] = []

@@ -25,6 +25,9 @@ public struct Exchange: Sendable {
     var stageEntered = ContinuousClock.now
     /// Milliseconds `RateLimitStage`, above the HAR recorder, waited before sending this attempt.
     var heldAbove = 0.0
+    /// Set by `APIClient.answerAtOnce` for the cache stage: what it read when it could not
+    /// answer at once, for the asynchronous way to use (`CachePrefetch`).
+    var prefetch: CachePrefetch?
 
     public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
         self.method = method
