@@ -369,6 +369,9 @@ public enum CachePolicy {
     /// `delta-seconds` (§1.2.2): digits only; too large a value is 2147483648.
     static func deltaSeconds(_ text: some StringProtocol) -> Double? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return text.count > 10 ? 2_147_483_648 : min(Double(text) ?? 2_147_483_648, 2_147_483_648)
+        guard text.utf8.count <= 10 else { return 2_147_483_648 }
+        // At most ten digits: exact in an Int and in a Double (no strtod on a hit's path).
+        let value = text.utf8.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return min(Double(value), 2_147_483_648)
     }
 }

@@ -19,6 +19,8 @@ public final class RateLimitMemory: Sendable {
         /// The last URL's route (`ResourceRoute.segment`): a loop of calls to one URL works it out once.
         var lastURL = ""
         var lastRoute = ""
+        /// The last update (route, resource, remaining, reset): the same one again changes nothing.
+        var lastUpdate: (route: String, resource: String, remaining: Int, reset: Int)?
 
         mutating func route(of url: String) -> String {
             if url != lastURL {
@@ -45,6 +47,12 @@ public final class RateLimitMemory: Sendable {
         else { return }
         buckets.withLock { buckets in
             let route = buckets.route(of: url)
+            if let last = buckets.lastUpdate, last.route == route, last.resource == resource,
+                last.remaining == remaining, last.reset == reset
+            {
+                return
+            }
+            buckets.lastUpdate = (route, resource, remaining, reset)
             // A bounded map: a server naming a new resource per answer cannot grow it without end.
             if buckets.routes.count < 256 || buckets.routes[route] != nil { buckets.routes[route] = resource }
             let old = buckets.left[resource]
