@@ -220,32 +220,47 @@ public struct CacheStage: Stage {
     }
 
     /// What the tiers hold for one GET, and the names it was looked up by.
-    struct Lookup: Sendable {
+    ///
+    /// A class: it is handed on whole (kept on the exchange, taken back, passed to the 304's
+    /// refresh) with one reference, not a copy of each of its fields.
+    final class Lookup: Sendable {
         /// The request as the wire carries it (with the credential the client would attach).
         let wire: Exchange
         /// Its cache key text (`keyText`) and the local tier's key for it.
         let keyText: String
         let key: [UInt8]
         /// The stored answer: this process's, else a copy from the shared tier.
-        var entry: HTTPCache.Entry?
+        let entry: HTTPCache.Entry?
         /// Where the shared tier keeps the answer, once worked out (only past a local miss).
-        var place: SharedCache.Slot?
+        let place: SharedCache.Slot?
         /// Whether `entry` came from the shared tier.
-        var fromShared = false
+        let fromShared: Bool
+
+        init(
+            wire: Exchange, keyText: String, key: [UInt8], entry: HTTPCache.Entry?, place: SharedCache.Slot? = nil,
+            fromShared: Bool = false
+        ) {
+            self.wire = wire
+            self.keyText = keyText
+            self.key = key
+            self.entry = entry
+            self.place = place
+            self.fromShared = fromShared
+        }
     }
 
     /// Looks `exchange` up in this process's cache (unless `prefetched` is what it found moments
     /// ago), then, when that has nothing, in the shared tier: another process may have fetched it.
     private nonisolated(nonsending) func lookup(_ exchange: Exchange, prefetched: Lookup? = nil) async -> Lookup {
-        var found = prefetched ?? localLookup(exchange)
+        let found = prefetched ?? localLookup(exchange)
         guard found.entry == nil, let shared else { return found }
         let place = shared.place(keyText: found.keyText, wire: found.wire)
-        found.place = place
-        if let copy = await shared.entry(at: place, for: found.wire) {
-            found.entry = local.entry(adopting: copy, key: found.key, exchange: exchange, wire: found.wire, now: now())
-            found.fromShared = true
+        let copy = await shared.entry(at: place, for: found.wire).map { copy in
+            local.entry(adopting: copy, key: found.key, exchange: exchange, wire: found.wire, now: now())
         }
-        return found
+        return Lookup(
+            wire: found.wire, keyText: found.keyText, key: found.key, entry: copy, place: place,
+            fromShared: copy != nil)
     }
 
     /// This process's cache's entry for `exchange`, if any (a synchronous read).
