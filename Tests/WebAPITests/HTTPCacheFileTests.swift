@@ -550,5 +550,15 @@ struct CacheReaderTests {
         let before = mine.reads
         #expect(try bodies(mine, key, now: 161) == ["third"])
         #expect(mine.reads == before + 1)
+
+        // A large body is not held in memory past its lookup: read each time.
+        let large = HTTPCache.Entry(
+            key: missing, target: [4], status: 200, headers: Headers(), body: Array(repeating: 7, count: 300_000),
+            storedAt: 200)
+        try await mine.store(large, now: 200)
+        #expect(try mine.entriesAtOnce(key: missing, now: 200).first?.body.count == 300_000)
+        let beforeLarge = mine.reads
+        #expect(try mine.entriesAtOnce(key: missing, now: 200).first?.body.count == 300_000)
+        #expect(mine.reads == beforeLarge + 1)
     }
 }

@@ -360,7 +360,8 @@ public final class HTTPCache: Sendable {
     /// SQLite's and the compare of the sealed bytes).
     ///
     /// Emptied by the first lookup that sees the header changed. In memory only, as what a hit
-    /// hands back is; at most `capacity` lookups.
+    /// hands back is; at most `capacity` lookups, of bodies of at most `Openings.largest` bytes
+    /// in all (a lookup of larger ones reads each time, as it did).
     private final class Recent: Sendable {
         static let capacity = 16
 
@@ -385,6 +386,7 @@ public final class HTTPCache: Sendable {
         }
 
         func keep(_ key: [UInt8], _ entries: [Entry], marked: Double, at stamp: WALIndexHeader.Stamp) {
+            guard entries.reduce(0, { $0 + $1.body.count }) <= Openings.largest else { return }
             let found = Found(key: key, entries: entries, marked: marked)
             state.withLock { state in
                 if state.stamp != stamp { state = (stamp, []) }
