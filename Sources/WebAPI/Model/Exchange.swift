@@ -30,9 +30,14 @@ public struct Exchange: Sendable {
     var prefetch: CachePrefetch?
 
     public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
+        self.init(method: method, url: url, origin: Origin(url: url), headers: headers, body: body, timeout: timeout)
+    }
+
+    /// An exchange whose `url`'s origin (`Origin(url:)`) is known already.
+    init(method: String, url: String, origin: Origin?, headers: Headers, body: [UInt8], timeout: Double) {
         self.method = method
         self.url = url
-        self.origin = Origin(url: url)
+        self.origin = origin
         self.headers = headers
         self.body = body
         self.timeout = timeout

@@ -21,6 +21,8 @@ public final class APIClient: Sendable {
     public let needsCredentials: Bool
     /// Whether the configuration's base URL is an http(s) URL (`SchemeRule`), decided once.
     private let baseURLIsHTTP: Bool
+    /// The last URL prepared and its origin.
+    private let lastOrigin = Mutex<(url: String, origin: Origin?)>(("", nil))
 
     /// A client on `transport`, whose pipeline `Pipeline.init(client:…)` puts together.
     ///
@@ -201,7 +203,7 @@ public final class APIClient: Sendable {
         let (body, contentType) = request.body.encoded(boundary: "apimacro-" + UUID().uuidString)
         if let contentType, headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
         var exchange = Exchange(
-            method: request.method, url: url, headers: headers, body: body,
+            method: request.method, url: url, origin: origin(of: url), headers: headers, body: body,
             timeout: request.timeout ?? configuration.timeout)
         exchange.validatesStatus = request.validatesStatus
         exchange.cache = request.cache ?? CacheChoice.current
@@ -219,6 +221,14 @@ public final class APIClient: Sendable {
                 "Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
         return exchange
+    }
+
+    /// `Origin(url: url)`, worked out once for a run of requests to one URL (a loop of calls).
+    private func origin(of url: String) -> Origin? {
+        if let known = lastOrigin.withLock({ $0.url == url ? Optional($0.origin) : nil }) { return known }
+        let origin = Origin(url: url)
+        lastOrigin.withLock { $0 = (url, origin) }
+        return origin
     }
 
     /// The URL `request` goes to: its target made absolute (`absoluteURL`), its query appended.
