@@ -64,9 +64,10 @@ public struct CacheStage: Stage {
         if let choice = exchange.cache, exchange.method == "GET" {
             return try await chosen(choice, exchange, next: next)
         }
-        guard Self.looksUp(exchange) else { return try await next(exchange) }
-        let start = ContinuousClock.now
+        // What `answerAtOnce` read for this very exchange was read because it looks up.
         let prefetched = exchange.prefetch?.take(for: exchange)
+        guard prefetched != nil || Self.looksUp(exchange) else { return try await next(exchange) }
+        let start = ContinuousClock.now
         let found = await lookup(exchange, prefetched: prefetched?.lookup)
         var request = exchange
         var conditional = false
