@@ -258,12 +258,17 @@ public enum CachePolicy {
     /// told without building the merge.
     static func repeats(stored: Headers, notModified: Headers) -> Bool {
         let fresh = notModified.fields
-        let start = stored.fields.count - fresh.count
+        let kept = stored.fields
+        let start = kept.count - fresh.count
         guard !fresh.isEmpty, start >= 0 else { return false }
-        for (index, field) in fresh.enumerated() {
-            let kept = stored.fields[start + index]
-            guard kept.name == field.name, kept.value == field.value else { return false }
+        // Byte for byte (String's == takes canonically equivalent text as equal): the merge
+        // would keep the 304's bytes.
+        for index in fresh.indices {
+            guard Headers.sameBytes(kept[start + index].name, fresh[index].name),
+                Headers.sameBytes(kept[start + index].value, fresh[index].value)
+            else { return false }
         }
+        // Names told apart by their sketches first, as `merge` does.
         let sketches = fresh.map { sketch($0.name) }
         for (sketch, field) in zip(sketches, fresh) {
             let describesBody = bodySketches.indices.contains { index in
@@ -271,7 +276,7 @@ public enum CachePolicy {
             }
             if describesBody { return false }
         }
-        for field in stored.fields[..<start] {
+        for field in kept[..<start] {
             let sketch = sketch(field.name)
             let replaced = sketches.indices.contains { index in
                 sketches[index] == sketch && Headers.sameName(fresh[index].name, field.name)
