@@ -237,6 +237,44 @@ struct CachePolicyTests {
         #expect(merged.values("x-ratelimit-remaining").count == 1)
     }
 
+    @Test("§3.2 a 304 repeating the last stored fields merges to the stored headers, and only then")
+    func mergeRepeated() {
+        let stored = headers(
+            ("Content-Type", "application/json"), ("ETag", "\"a\""), ("x-ratelimit-remaining", "10"))
+        let same = headers(("ETag", "\"a\""), ("x-ratelimit-remaining", "10"))
+        #expect(
+            CachePolicy.merge(stored: stored, notModified: same).fields.map { "\($0.name): \($0.value)" }
+                == stored.fields.map { "\($0.name): \($0.value)" })
+        // What the merge does otherwise: a new value, another order, a body field, a name also
+        // earlier in the stored fields (in another case), nothing sent.
+        let cases: [(Headers, [String])] = [
+            (
+                headers(("ETag", "\"a\""), ("x-ratelimit-remaining", "9")),
+                ["Content-Type: application/json", "ETag: \"a\"", "x-ratelimit-remaining: 9"]
+            ),
+            (
+                headers(("x-ratelimit-remaining", "10"), ("ETag", "\"a\"")),
+                ["Content-Type: application/json", "x-ratelimit-remaining: 10", "ETag: \"a\""]
+            ),
+            (
+                headers(("Content-Length", "0")),
+                ["Content-Type: application/json", "ETag: \"a\"", "x-ratelimit-remaining: 10"]
+            ),
+        ]
+        for (notModified, expected) in cases {
+            #expect(
+                CachePolicy.merge(stored: stored, notModified: notModified).fields.map { "\($0.name): \($0.value)" }
+                    == expected)
+        }
+        let twice = headers(("etag", "\"a\""), ("ETag", "\"a\""))
+        #expect(CachePolicy.merge(stored: twice, notModified: headers(("ETag", "\"a\""))).fields.count == 1)
+        #expect(CachePolicy.merge(stored: stored, notModified: headers()).fields.count == 3)
+        // Text equal to the stored value but not its bytes (é composed, then decomposed): the 304's bytes.
+        let merged = CachePolicy.merge(
+            stored: headers(("X-Name", "caf\u{E9}")), notModified: headers(("X-Name", "cafe\u{301}")))
+        #expect(merged["X-Name"].map { Array($0.utf8) } == Array("cafe\u{301}".utf8))
+    }
+
     @Test("cache keys: every credential-looking header name counts")
     func credentialHeaders() {
         for name in [

@@ -502,4 +502,63 @@ struct CacheReaderTests {
         try await other.invalidate(targets: [[2]])
         #expect(try await mine.entries(key: key, now: 90).isEmpty)
     }
+
+    @Test("a lookup repeated while nothing was written is not read again; any connection's write is seen")
+    func lookupsFollowEveryWrite() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        // Two connections to one file, each with its own memory, as two processes have.
+        let mine = try HTTPCache(directory: directory, secret: secret)
+        let other = try HTTPCache(directory: directory, secret: secret)
+        let key = Array(repeating: UInt8(1), count: 32)
+        let missing = Array(repeating: UInt8(3), count: 32)
+        func entry(_ body: String) -> HTTPCache.Entry {
+            HTTPCache.Entry(
+                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"\(body)\"")]),
+                body: Array(body.utf8), storedAt: 10)
+        }
+        func bodies(_ cache: HTTPCache, _ key: [UInt8], now: Double) throws -> [String] {
+            try cache.entriesAtOnce(key: key, now: now).map { String(decoding: $0.body, as: UTF8.self) }
+        }
+        try await mine.store(entry("first"), now: 10)
+        #expect(try bodies(mine, key, now: 10) == ["first"])
+        #expect(try bodies(mine, missing, now: 10) == [])
+        let reads = mine.reads
+        #expect(try bodies(mine, key, now: 20) == ["first"] && bodies(mine, missing, now: 20) == [])
+        #expect(mine.reads == reads, "nothing was written: nothing read again")
+
+        // Another connection's write, even of another key, and this one reads again.
+        try await other.store(
+            HTTPCache.Entry(key: missing, target: [4], status: 200, headers: Headers(), body: [1], storedAt: 10),
+            now: 20)
+        #expect(try bodies(mine, key, now: 20) == ["first"] && bodies(mine, missing, now: 20) == ["\u{1}"])
+        #expect(mine.reads == reads + 2)
+        try await other.store(entry("secnd"), now: 21)
+        #expect(try bodies(mine, key, now: 21) == ["secnd"])
+        var refreshed = try #require(try other.entriesAtOnce(key: key, now: 21).first)
+        refreshed.storedAt = 50
+        try await other.refresh(refreshed, headersChanged: false)
+        #expect(try mine.entriesAtOnce(key: key, now: 50).first?.storedAt == 50, "the clock another 304 moved")
+        try await other.invalidate(targets: [[2]])
+        #expect(try bodies(mine, key, now: 50) == [])
+
+        // An LRU mark due (a minute after the last) is read and written, not remembered past it.
+        try await mine.store(entry("third"), now: 100)
+        #expect(try bodies(mine, key, now: 100) == ["third"])
+        let before = mine.reads
+        #expect(try bodies(mine, key, now: 161) == ["third"])
+        #expect(mine.reads == before + 1)
+
+        // A large body is not held in memory past its lookup: read each time.
+        let large = HTTPCache.Entry(
+            key: missing, target: [4], status: 200, headers: Headers(), body: Array(repeating: 7, count: 300_000),
+            storedAt: 200)
+        try await mine.store(large, now: 200)
+        #expect(try mine.entriesAtOnce(key: missing, now: 200).first?.body.count == 300_000)
+        let beforeLarge = mine.reads
+        #expect(try mine.entriesAtOnce(key: missing, now: 200).first?.body.count == 300_000)
+        #expect(mine.reads == beforeLarge + 1)
+    }
 }

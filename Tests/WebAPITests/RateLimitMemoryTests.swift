@@ -28,6 +28,31 @@ struct RateLimitMemoryTests {
 @Suite("a resource its last answer said is spent is waited on before sending")
 struct RateLimitBucketTests {
     /// An answer naming `resource` with `remaining` left until `reset`.
+    @Test("spent follows each resource's last answer: spent, refilled, spent again; the same URL or another")
+    func spentFollowsAnswers() throws {
+        let memory = RateLimitMemory()
+        let now = 1_700_000_000.0
+        func record(_ resource: String, _ remaining: Int, _ url: String) throws {
+            let answer = Self.answer(resource: resource, remaining: remaining, reset: 1_700_000_010)
+            memory.record(try #require(RateLimitInfo(headers: answer.headers)), url: url)
+        }
+        let search = "https://api.github.com/search/issues?q=x"
+        let users = "https://api.github.com/users/octocat"
+        try record("core", 5, users)
+        #expect(memory.spent(before: users, now: now) == nil)
+        try record("search", 0, search)
+        try record("search", 0, search)
+        #expect(memory.spent(before: search, now: now)?.resource == "search")
+        #expect(memory.spent(before: users, now: now) == nil)
+        try record("search", 3, search)
+        #expect(memory.spent(before: search, now: now) == nil, "refilled")
+        try record("core", 0, users)
+        #expect(memory.spent(before: users, now: now)?.resource == "core")
+        #expect(memory.spent(before: "https://api.github.com/search/code", now: now) == nil)
+        try record("core", 1, users)
+        #expect(memory.spent(before: users, now: now) == nil)
+    }
+
     static func answer(resource: String, remaining: Int, reset: Int) -> Response {
         Response(
             status: 200,

@@ -36,6 +36,11 @@ public final class GitHubDeferredCredential: CredentialProvider {
     /// Where the token came from (`gh: hosts.yml`), once read; nil before, or when none was found.
     public var source: String? { found.withLock { $0.source } }
 
+    /// The credential once looked up (once per process), else nil: it has to be looked up.
+    public func knownCredential(for url: String) -> Credential?? {
+        found.withLock { $0.done ? Optional($0.credential) : nil }
+    }
+
     public func credential(for url: String) async throws -> Credential? {
         if let known = found.withLock({ $0.done ? Optional($0.credential) : nil }) { return known }
         return try await flight.run { [self] in

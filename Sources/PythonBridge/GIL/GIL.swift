@@ -17,6 +17,21 @@ public func withGIL<T>(_ body: () throws -> T) rethrows -> T {
     return try body()
 }
 
+/// Runs `body` on this thread with the GIL released, without a task (call with the GIL held):
+/// for work that waits for nothing, or at most a bounded moment (a cache hit's read), where
+/// `withoutGIL`'s task and executor would cost more than the work.
+///
+/// As `withoutGIL`, a Ctrl-C or macro deadline already pending raises (`PythonErrorSet`) before
+/// `body` runs, and a forked child gets `ForkedChildError`; nothing is checked while it runs.
+/// The body must not touch a `PyRef`.
+public func withoutGILAtOnce<T>(_ body: () throws -> T) throws -> T {
+    if ForkedChildError.isForkedChild { throw ForkedChildError() }
+    if PyErr_CheckSignals() != 0 { throw PythonErrorSet() }
+    let state = PyEval_SaveThread()
+    defer { PyEval_RestoreThread(state) }
+    return try body()
+}
+
 /// Runs blocking or asynchronous Swift work with the GIL released, so other
 /// Python threads keep running, and waits for it (call with the GIL held).
 ///

@@ -221,6 +221,7 @@ public enum CachePolicy {
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
+        if repeats(stored: stored, notModified: notModified) { return stored }
         // Names compared in any ASCII case, with no lower-cased copies and no sets; each name's
         // sketch (`sketch`) first, so most pairs are told apart by one integer comparison.
         var fresh: [(name: String, value: String)] = []
@@ -247,6 +248,42 @@ public enum CachePolicy {
         }
         merged += fresh
         return Headers(fields: merged)
+    }
+
+    /// Whether `merge` gives `stored` back as it is.
+    ///
+    /// So it does when the 304's fields are the last of the stored ones, name for name and value
+    /// for value, none describes the body, and no stored field before them has one of their
+    /// names: most 304s after the first (the validators and the rate-limit fields repeated),
+    /// told without building the merge.
+    static func repeats(stored: Headers, notModified: Headers) -> Bool {
+        let fresh = notModified.fields
+        let kept = stored.fields
+        let start = kept.count - fresh.count
+        guard !fresh.isEmpty, start >= 0 else { return false }
+        // Byte for byte (String's == takes canonically equivalent text as equal): the merge
+        // would keep the 304's bytes.
+        for index in fresh.indices {
+            guard Headers.sameBytes(kept[start + index].name, fresh[index].name),
+                Headers.sameBytes(kept[start + index].value, fresh[index].value)
+            else { return false }
+        }
+        // Names told apart by their sketches first, as `merge` does.
+        let sketches = fresh.map { sketch($0.name) }
+        for (sketch, field) in zip(sketches, fresh) {
+            let describesBody = bodySketches.indices.contains { index in
+                bodySketches[index] == sketch && Headers.sameName(bodyFields[index], field.name)
+            }
+            if describesBody { return false }
+        }
+        for field in kept[..<start] {
+            let sketch = sketch(field.name)
+            let replaced = sketches.indices.contains { index in
+                sketches[index] == sketch && Headers.sameName(fresh[index].name, field.name)
+            }
+            if replaced { return false }
+        }
+        return true
     }
 
     /// A field name's length and its first and last bytes with the case bit set: two names the
@@ -369,6 +406,9 @@ public enum CachePolicy {
     /// `delta-seconds` (§1.2.2): digits only; too large a value is 2147483648.
     static func deltaSeconds(_ text: some StringProtocol) -> Double? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return text.count > 10 ? 2_147_483_648 : min(Double(text) ?? 2_147_483_648, 2_147_483_648)
+        guard text.utf8.count <= 10 else { return 2_147_483_648 }
+        // At most ten digits: exact in an Int and in a Double (no strtod on a hit's path).
+        let value = text.utf8.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return min(Double(value), 2_147_483_648)
     }
 }

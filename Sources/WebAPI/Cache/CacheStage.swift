@@ -1,4 +1,5 @@
 public import Platform
+import Synchronization
 
 /// Answers GETs from the persistent HTTP cache, revalidates stale copies with
 /// their validators, stores what may be stored, and serves a stored copy when
@@ -26,6 +27,8 @@ public struct CacheStage: Stage {
     let log: ExchangeLog
     let warn: @Sendable (String) -> Void
     let now: @Sendable () -> Double
+    /// The keys of the requests looked up last.
+    private let keys = KeyMemo()
 
     /// - Parameters:
     ///   - cache: the HTTP cache (SQLite).
@@ -61,16 +64,18 @@ public struct CacheStage: Stage {
         if let choice = exchange.cache, exchange.method == "GET" {
             return try await chosen(choice, exchange, next: next)
         }
-        let ownConditions = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
-        guard exchange.method == "GET", !ownConditions, !CachePolicy.bypasses(requestHeaders: exchange.headers) else {
-            return try await next(exchange)
-        }
+        // What `answerAtOnce` read for this very exchange was read because it looks up.
+        let prefetched = exchange.prefetch?.take(for: exchange)
+        guard prefetched != nil || Self.looksUp(exchange) else { return try await next(exchange) }
         let start = ContinuousClock.now
-        let found = await lookup(exchange)
+        let found = await lookup(exchange, prefetched: prefetched?.lookup)
         var request = exchange
         var conditional = false
-        switch CachePolicy.decide(
-            request: exchange.headers, stored: found.entry?.stored, now: now(), disconnected: offline)
+        // A decision `answerAtOnce` made moments ago on the same local entry stands.
+        let decided = found.fromShared ? nil : prefetched?.decision
+        switch decided
+            ?? CachePolicy.decide(
+                request: exchange.headers, stored: found.entry?.stored, now: now(), disconnected: offline)
         {
         case .serve(let age, let stale):
             if let entry = found.entry {
@@ -118,6 +123,38 @@ public struct CacheStage: Stage {
             }
         }
         return response
+    }
+
+    /// Whether `handle` looks `exchange` up: a GET without a cache rule of its call, without
+    /// conditions of its own, that does not bypass the cache (`CachePolicy.bypasses`).
+    private static func looksUp(_ exchange: Exchange) -> Bool {
+        guard exchange.method == "GET", exchange.cache == nil else { return false }
+        let ownConditions = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
+        return !ownConditions && !CachePolicy.bypasses(requestHeaders: exchange.headers)
+    }
+
+    /// A fresh 2xx answer from this process's cache, served as `handle` serves it (the same
+    /// exchange-log line, the same `Age`), without a task: the lookup is a synchronous read.
+    ///
+    /// Anything else is nil and the lookup is kept on the exchange (`CachePrefetch`), for
+    /// `handle` to use rather than read again: a miss (the shared tier is asked there), a stale
+    /// or unsatisfiable entry, one to revalidate. Only a 2xx: the stages above pass it through
+    /// at once (a stored redirect or rate-limit answer may make them wait or send again).
+    public var atOnce: AtOnce.Role { .answers }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        guard let prefetch = exchange.prefetch, Self.looksUp(exchange) else { return nil }
+        let start = ContinuousClock.now
+        let found = localLookup(exchange)
+        // Without an entry, the decision waits for the shared tier's answer (`handle`).
+        let decision = found.entry.map {
+            CachePolicy.decide(request: exchange.headers, stored: $0.stored, now: now(), disconnected: offline)
+        }
+        if let entry = found.entry, (200..<300).contains(entry.status), case .serve(let age, let stale) = decision {
+            return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start)
+        }
+        prefetch.keep(found, decision, for: exchange)
+        return nil
     }
 
     /// A GET whose call chose its cache rule (`cache=`, `CacheChoice`): that rule decides,
@@ -184,35 +221,108 @@ public struct CacheStage: Stage {
     }
 
     /// What the tiers hold for one GET, and the names it was looked up by.
-    private struct Lookup {
+    ///
+    /// A class: it is handed on whole (kept on the exchange, taken back, passed to the 304's
+    /// refresh) with one reference, not a copy of each of its fields.
+    final class Lookup: Sendable {
         /// The request as the wire carries it (with the credential the client would attach).
         let wire: Exchange
         /// Its cache key text (`keyText`) and the local tier's key for it.
         let keyText: String
         let key: [UInt8]
         /// The stored answer: this process's, else a copy from the shared tier.
-        var entry: HTTPCache.Entry?
+        let entry: HTTPCache.Entry?
         /// Where the shared tier keeps the answer, once worked out (only past a local miss).
-        var place: SharedCache.Slot?
+        let place: SharedCache.Slot?
         /// Whether `entry` came from the shared tier.
-        var fromShared = false
+        let fromShared: Bool
+
+        init(
+            wire: Exchange, keyText: String, key: [UInt8], entry: HTTPCache.Entry?, place: SharedCache.Slot? = nil,
+            fromShared: Bool = false
+        ) {
+            self.wire = wire
+            self.keyText = keyText
+            self.key = key
+            self.entry = entry
+            self.place = place
+            self.fromShared = fromShared
+        }
     }
 
-    /// Looks `exchange` up in this process's cache, then, when that has nothing, in the shared
-    /// tier: another process may have fetched it.
-    private nonisolated(nonsending) func lookup(_ exchange: Exchange) async -> Lookup {
-        let wire = credentials.wire(exchange)
-        let keyText = CacheStage.keyText(for: wire, credentialHeader: CacheStage.headerName(of: slot.value))
-        let key = local.key(keyText)
-        var found = Lookup(wire: wire, keyText: keyText, key: key, entry: await local.entry(key: key, for: wire))
+    /// Looks `exchange` up in this process's cache (unless `prefetched` is what it found moments
+    /// ago), then, when that has nothing, in the shared tier: another process may have fetched it.
+    private nonisolated(nonsending) func lookup(_ exchange: Exchange, prefetched: Lookup? = nil) async -> Lookup {
+        let found = prefetched ?? localLookup(exchange)
         guard found.entry == nil, let shared else { return found }
-        let place = shared.place(keyText: keyText, wire: wire)
-        found.place = place
-        if let copy = await shared.entry(at: place, for: wire) {
-            found.entry = local.entry(adopting: copy, key: key, exchange: exchange, wire: wire, now: now())
-            found.fromShared = true
+        let place = shared.place(keyText: found.keyText, wire: found.wire)
+        let copy = await shared.entry(at: place, for: found.wire).map { copy in
+            local.entry(adopting: copy, key: found.key, exchange: exchange, wire: found.wire, now: now())
         }
-        return found
+        return Lookup(
+            wire: found.wire, keyText: found.keyText, key: found.key, entry: copy, place: place,
+            fromShared: copy != nil)
+    }
+
+    /// This process's cache's entry for `exchange`, if any (a synchronous read).
+    private func localLookup(_ exchange: Exchange) -> Lookup {
+        let wire = credentials.wire(exchange)
+        let header = CacheStage.headerName(of: slot.value)
+        let keyText: String
+        let key: [UInt8]
+        if let known = keys.find(wire, credentialHeader: header) {
+            (keyText, key) = known
+        } else {
+            keyText = CacheStage.keyText(for: wire, credentialHeader: header)
+            key = local.key(keyText)
+            keys.keep(wire, credentialHeader: header, keyText: keyText, key: key)
+        }
+        return Lookup(wire: wire, keyText: keyText, key: key, entry: local.entryAtOnce(key: key, for: wire))
+    }
+
+    /// The key texts and keys (`keyText`, `LocalCacheTier.key`) of the requests looked up last.
+    ///
+    /// Found by the request as the wire sees it: a request repeated (a loop polling one URL) is not
+    /// spelled out, filtered for its credential fields and hashed into the names' table again.
+    /// In memory only, like the credentials the key texts hold; at most `capacity`.
+    private final class KeyMemo: Sendable {
+        static let capacity = 8
+
+        struct Known {
+            let method: String
+            let url: String
+            let headers: Headers
+            let body: [UInt8]
+            let credentialHeader: String?
+            let keyText: String
+            let key: [UInt8]
+
+            func fits(_ wire: Exchange, _ header: String?) -> Bool {
+                method == wire.method && url == wire.url && credentialHeader == header && body == wire.body
+                    && headers.fields.count == wire.headers.fields.count
+                    && zip(headers.fields, wire.headers.fields).allSatisfy {
+                        $0.name == $1.name && $0.value == $1.value
+                    }
+            }
+        }
+        private let known = Mutex<[Known]>([])
+
+        func find(_ wire: Exchange, credentialHeader: String?) -> (String, [UInt8])? {
+            known.withLock { known in
+                guard let found = known.last(where: { $0.fits(wire, credentialHeader) }) else { return nil }
+                return (found.keyText, found.key)
+            }
+        }
+
+        func keep(_ wire: Exchange, credentialHeader: String?, keyText: String, key: [UInt8]) {
+            let entry = Known(
+                method: wire.method, url: wire.url, headers: wire.headers, body: wire.body,
+                credentialHeader: credentialHeader, keyText: keyText, key: key)
+            known.withLock { known in
+                if known.count >= KeyMemo.capacity { known.removeFirst() }
+                known.append(entry)
+            }
+        }
     }
 
     /// The stored `entry` after the server said 304 Not Modified: its headers merged and its
@@ -367,5 +477,47 @@ public struct CacheStage: Stage {
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {
         let duration = ContinuousClock.now - start
         return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// What this process's cache held for an exchange when `CacheStage.answerAtOnce` looked and
+/// could not answer at once, and what it decided.
+///
+/// The lookup `CacheStage.handle` makes next for the same exchange, moments later, is not made
+/// twice. Taken once, and only by the exchange
+/// it was made for (the same method, URL and headers): a redirect's next hop, a resend after a
+/// wait, look up anew.
+final class CachePrefetch: Sendable {
+    final class Kept: Sendable {
+        let method: String
+        let url: String
+        let headers: Headers
+        let lookup: CacheStage.Lookup
+        /// Nil when nothing was stored locally (the shared tier may have it).
+        let decision: CachePolicy.Decision?
+
+        init(_ exchange: Exchange, _ lookup: CacheStage.Lookup, _ decision: CachePolicy.Decision?) {
+            method = exchange.method
+            url = exchange.url
+            headers = exchange.headers
+            self.lookup = lookup
+            self.decision = decision
+        }
+    }
+    private let kept = Mutex<Kept?>(nil)
+
+    init() {}
+
+    func keep(_ lookup: CacheStage.Lookup, _ decision: CachePolicy.Decision?, for exchange: Exchange) {
+        let kept = Kept(exchange, lookup, decision)
+        self.kept.withLock { $0 = kept }
+    }
+
+    func take(for exchange: Exchange) -> Kept? {
+        guard let kept = kept.withLock({ kept in kept.take() }), kept.method == exchange.method,
+            kept.url == exchange.url, kept.headers.fields.count == exchange.headers.fields.count,
+            zip(kept.headers.fields, exchange.headers.fields).allSatisfy({ $0.name == $1.name && $0.value == $1.value })
+        else { return nil }
+        return kept
     }
 }

@@ -52,9 +52,14 @@ struct LocalCacheTier: Sendable {
 
     /// The stored entry under `key` whose variant fits `wire`'s headers, if any.
     nonisolated(nonsending) func entry(key: [UInt8], for wire: Exchange) async -> HTTPCache.Entry? {
+        entryAtOnce(key: key, for: wire)
+    }
+
+    /// `entry(key:for:)` on the calling thread (the read is a synchronous SQLite step in any case).
+    func entryAtOnce(key: [UInt8], for wire: Exchange) -> HTTPCache.Entry? {
         let secret = cache.secret
         do {
-            return try await cache.entries(key: key).first { entry in
+            return try cache.entriesAtOnce(key: key).first { entry in
                 entry.variant == CacheStage.variant(entry.varyNames, wire.headers, secret: secret)
             }
         } catch {

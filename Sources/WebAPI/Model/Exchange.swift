@@ -25,11 +25,19 @@ public struct Exchange: Sendable {
     var stageEntered = ContinuousClock.now
     /// Milliseconds `RateLimitStage`, above the HAR recorder, waited before sending this attempt.
     var heldAbove = 0.0
+    /// Set by `APIClient.answerAtOnce` for the cache stage: what it read when it could not
+    /// answer at once, for the asynchronous way to use (`CachePrefetch`).
+    var prefetch: CachePrefetch?
 
     public init(method: String, url: String, headers: Headers, body: [UInt8], timeout: Double) {
+        self.init(method: method, url: url, origin: Origin(url: url), headers: headers, body: body, timeout: timeout)
+    }
+
+    /// An exchange whose `url`'s origin (`Origin(url:)`) is known already.
+    init(method: String, url: String, origin: Origin?, headers: Headers, body: [UInt8], timeout: Double) {
         self.method = method
         self.url = url
-        self.origin = Origin(url: url)
+        self.origin = origin
         self.headers = headers
         self.body = body
         self.timeout = timeout

@@ -93,14 +93,17 @@ public struct Headers: Sendable, Sequence {
 
     /// Whether two strings are the same UTF-8 bytes.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
-        var (a, b) = (a, b)
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
+        let (a, b) = (a.utf8, b.utf8)
+        guard a.count == b.count else { return false }
+        // A native string's bytes in place (no copy to make it mutable, as `withUTF8` needs).
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
                 guard let left = x.baseAddress, let right = y.baseAddress else { return true }  // both empty
                 return memcmp(left, right, x.count) == 0
             }
         }
+        if let compared, let compared { return compared }
+        return a.elementsEqual(b)
     }
 
     /// Whether two bytes of a field name are the same letter in any case, or the same byte.

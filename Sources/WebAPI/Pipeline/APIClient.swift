@@ -21,6 +21,8 @@ public final class APIClient: Sendable {
     public let needsCredentials: Bool
     /// Whether the configuration's base URL is an http(s) URL (`SchemeRule`), decided once.
     private let baseURLIsHTTP: Bool
+    /// The last URL prepared and its origin.
+    private let lastOrigin = Mutex<(url: String, origin: Origin?)>(("", nil))
 
     /// A client on `transport`, whose pipeline `Pipeline.init(client:…)` puts together.
     ///
@@ -66,26 +68,67 @@ public final class APIClient: Sendable {
     ///
     /// Errors are `APIError`s whose URLs and messages are redacted.
     public nonisolated(nonsending) func send(_ request: Request) async throws -> Response {
-        let exchange = try prepare(request)
+        try await send(prepared: try prepare(request))
+    }
+
+    /// What `answerAtOnce` gives: the answer, or the exchange to send (`send(prepared:)`).
+    public enum AtOnceAnswer: Sendable {
+        case answered(Response)
+        /// The request prepared (`prepare`), with what was looked up for it already; nothing
+        /// else was done for it.
+        case later(Exchange)
+    }
+
+    /// `send(_:)`'s answer, on the calling thread and without a task, when the pipeline gives it
+    /// without waiting for anything (a fresh cache hit: `Stage.answerAtOnce`); otherwise the
+    /// prepared exchange, for `send(prepared:)`, which answers it as `send(_:)` would.
+    ///
+    /// Errors are `send(_:)`'s, redacted alike.
+    public func answerAtOnce(_ request: Request) throws -> AtOnceAnswer {
+        var exchange = try prepare(request)
+        guard pipeline.answersAtOnce else { return .later(exchange) }
+        exchange.prefetch = CachePrefetch()
+        do {
+            if needsCredentials, !credentialSlot.resolveAtOnce(for: exchange.url) { return .later(exchange) }
+            guard let response = try pipeline.answerAtOnce(exchange) else { return .later(exchange) }
+            return .answered(finished(response, exchange))
+        } catch is AtOnce.Unfinished {
+            exchange.prefetch = nil
+            return .later(exchange)
+        } catch let error as APIError {
+            throw redacted(error, exchange: exchange)
+        }
+    }
+
+    /// Sends an exchange `prepare` (or `answerAtOnce`) made and returns the response.
+    ///
+    /// Errors are `APIError`s whose URLs and messages are redacted.
+    public nonisolated(nonsending) func send(prepared exchange: Exchange) async throws -> Response {
         do {
             if needsCredentials { try await credentialSlot.resolve(for: exchange.url) }
-            let response = try await pipeline.send(exchange)
-            PollInterval.note(response.headers, url: exchange.url)
-            var body = response.body
-            if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
-                for form in Set(credential.wireForms.flatMap { [$0, FormEncoding.escape($0)] }) {
-                    body = Self.replacing(Array(form.utf8), in: body)
-                }
-            }
-            return Response(
-                status: response.status, headers: response.headers, body: body,
-                url: redactor.redactURL(response.url), source: response.source)
+            return finished(try await pipeline.send(exchange), exchange)
         } catch let error as APIError {
             throw redacted(error, exchange: exchange)
         } catch is CancellationError {
             throw APIError(
-                .cancelled, "\(request.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
+                .cancelled, "\(exchange.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name
+            )
         }
+    }
+
+    /// The pipeline's `response` to `exchange` as the caller gets it: its poll interval noted,
+    /// an echoed credential redacted from the body, its URL redacted.
+    private func finished(_ response: Response, _ exchange: Exchange) -> Response {
+        PollInterval.note(response.headers, url: exchange.url)
+        var body = response.body
+        if configuration.redactsEchoedCredential, let credential = credentialSlot.value {
+            for form in Set(credential.wireForms.flatMap { [$0, FormEncoding.escape($0)] }) {
+                body = Self.replacing(Array(form.utf8), in: body)
+            }
+        }
+        return Response(
+            status: response.status, headers: response.headers, body: body,
+            url: redactor.redactURL(response.url), source: response.source)
     }
 
     /// `body` with every occurrence of `secret` (4 bytes or more) replaced by `REDACTED`.
@@ -160,7 +203,7 @@ public final class APIClient: Sendable {
         let (body, contentType) = request.body.encoded(boundary: "apimacro-" + UUID().uuidString)
         if let contentType, headers["Content-Type"] == nil { headers.set("Content-Type", contentType) }
         var exchange = Exchange(
-            method: request.method, url: url, headers: headers, body: body,
+            method: request.method, url: url, origin: origin(of: url), headers: headers, body: body,
             timeout: request.timeout ?? configuration.timeout)
         exchange.validatesStatus = request.validatesStatus
         exchange.cache = request.cache ?? CacheChoice.current
@@ -178,6 +221,14 @@ public final class APIClient: Sendable {
                 "Authorization", BasicAuthorization.header(user: auth.user, password: auth.password.revealed))
         }
         return exchange
+    }
+
+    /// `Origin(url: url)`, worked out once for a run of requests to one URL (a loop of calls).
+    private func origin(of url: String) -> Origin? {
+        if let known = lastOrigin.withLock({ $0.url == url ? Optional($0.origin) : nil }) { return known }
+        let origin = Origin(url: url)
+        lastOrigin.withLock { $0 = (url, origin) }
+        return origin
     }
 
     /// The URL `request` goes to: its target made absolute (`absoluteURL`), its query appended.

@@ -7,11 +7,15 @@ public struct Pipeline: Sendable {
     public let stages: [any Stage]
     public let transport: any Transport
     private let entry: Next
+    /// The stages' chain of `Stage.answerAtOnce`, down to the first that cannot answer at once
+    /// (the transport never can).
+    private let atOnce: AtOnce
 
     public init(stages: [any Stage], transport: any Transport) {
         self.stages = stages
         self.transport = transport
         var next = Next { [transport] in try await transport.send($0) }
+        var atOnce = AtOnce { _ in nil }
         for stage in stages.reversed() {
             let below = next
             if let phase = Self.waitPhase(of: stage) {
@@ -19,9 +23,19 @@ public struct Pipeline: Sendable {
             } else {
                 next = Next { try await stage.handle($0, next: below) }
             }
+            let belowAtOnce = atOnce
+            atOnce = AtOnce { try stage.answerAtOnce($0, next: belowAtOnce) }
         }
         entry = next
+        self.atOnce = atOnce
+        answersAtOnce = stages.first { $0.atOnce != .passes }?.atOnce == .answers
     }
+
+    /// Whether `answerAtOnce` may answer.
+    ///
+    /// A stage that answers at once (a cache) comes before any that cannot; when false,
+    /// `answerAtOnce` is always nil.
+    public let answersAtOnce: Bool
 
     /// The part of `Response.Timing` a stage's wait before sending counts in: the places in
     /// flight, a limit or pace, the retries; nil for a stage that does not wait.
@@ -67,6 +81,15 @@ public struct Pipeline: Sendable {
     /// Runs `exchange` through every stage, then the transport.
     public nonisolated(nonsending) func send(_ exchange: Exchange) async throws -> Response {
         try await entry(exchange)
+    }
+
+    /// The stages' answer to `exchange` without waiting for anything (a fresh cache hit), or nil:
+    /// then nothing was done for it, and it goes through `send`.
+    ///
+    /// Throws what `send` would throw for that answer (`AtOnce.Unfinished` aside: see there).
+    public func answerAtOnce(_ exchange: Exchange) throws -> Response? {
+        guard answersAtOnce else { return nil }
+        return try atOnce(exchange)
     }
 }
 

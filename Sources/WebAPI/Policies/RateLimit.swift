@@ -14,30 +14,32 @@ public struct RateLimitInfo: Sendable, Equatable {
     public init?(headers: Headers) {
         // One pass over the fields (five lookups walked them five times): a name's length picks
         // the one field it may be (two share 17 bytes), compared once; the first of each counts.
-        var found: [String?] = [nil, nil, nil, nil, nil]
+        // Five locals, not an array (no allocation per answer).
+        var (limit, remaining, reset, used, resource): (String?, String?, String?, String?, String?)
         for field in headers.fields {
-            let slot: Int
             switch field.name.utf8.count {
-            case 16: slot = 3
-            case 17: slot = Headers.sameName(field.name, RateLimitInfo.names[0]) ? 0 : 2
-            case 20: slot = 4
-            case 21: slot = 1
+            case 16:
+                if used == nil, Headers.sameName(field.name, "x-ratelimit-used") { used = field.value }
+            case 17:
+                if limit == nil, Headers.sameName(field.name, "x-ratelimit-limit") {
+                    limit = field.value
+                } else if reset == nil, Headers.sameName(field.name, "x-ratelimit-reset") {
+                    reset = field.value
+                }
+            case 20:
+                if resource == nil, Headers.sameName(field.name, "x-ratelimit-resource") { resource = field.value }
+            case 21:
+                if remaining == nil, Headers.sameName(field.name, "x-ratelimit-remaining") { remaining = field.value }
             default: continue
             }
-            if found[slot] == nil, Headers.sameName(field.name, RateLimitInfo.names[slot]) { found[slot] = field.value }
         }
-        limit = found[0].flatMap { Int($0) }
-        remaining = found[1].flatMap { Int($0) }
-        reset = found[2].flatMap { Int($0) }
-        used = found[3].flatMap { Int($0) }
-        resource = found[4]
-        if limit == nil, remaining == nil, reset == nil { return nil }
+        self.limit = limit.flatMap { Int($0) }
+        self.remaining = remaining.flatMap { Int($0) }
+        self.reset = reset.flatMap { Int($0) }
+        self.used = used.flatMap { Int($0) }
+        self.resource = resource
+        if self.limit == nil, self.remaining == nil, self.reset == nil { return nil }
     }
-
-    /// The fields read, in the order of `init(headers:)`'s slots.
-    private static let names = [
-        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-ratelimit-used", "x-ratelimit-resource",
-    ]
 }
 
 /// Decides what to do with a rate-limited response: wait and try again, or

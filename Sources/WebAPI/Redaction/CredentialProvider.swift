@@ -12,4 +12,12 @@ public protocol CredentialProvider: Sendable {
     ///
     /// - Throws: `APIError` (`.auth` when the credential cannot be had).
     func credential(for url: String) async throws -> Credential?
+
+    /// `credential(for:)`'s answer when it is known without waiting or fetching anything
+    /// (`.some(nil)`: known to be none); nil when it has to be asked for. By default nil.
+    func knownCredential(for url: String) -> Credential??
+}
+
+extension CredentialProvider {
+    public func knownCredential(for url: String) -> Credential?? { nil }
 }

@@ -27,7 +27,19 @@ public final class CredentialSlot: Sendable {
     /// - Throws: what the provider throws.
     public nonisolated(nonsending) func resolve(for url: String) async throws {
         guard let provider else { return }
-        let credential = try await provider.credential(for: url)
+        adopt(try await provider.credential(for: url))
+    }
+
+    /// `resolve(for:)` when the provider knows the credential without waiting
+    /// (`CredentialProvider.knownCredential(for:)`); false when it does not (nothing was done).
+    public func resolveAtOnce(for url: String) -> Bool {
+        guard let provider else { return true }
+        guard let known = provider.knownCredential(for: url) else { return false }
+        adopt(known)
+        return true
+    }
+
+    private func adopt(_ credential: Credential?) {
         stored.withLock { state in
             guard state.credential?.wireForms != credential?.wireForms else { return }
             if let old = state.credential {

@@ -103,4 +103,12 @@ public struct DeprecationStage: Stage {
         notices.check(response, method: exchange.method, url: exchange.url, api: api, redactor: slot.redactor)
         return response
     }
+
+    public var atOnce: AtOnce.Role { .passes }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        guard let response = try next(exchange) else { return nil }
+        notices.check(response, method: exchange.method, url: exchange.url, api: api, redactor: slot.redactor)
+        return response
+    }
 }

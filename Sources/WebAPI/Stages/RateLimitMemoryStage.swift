@@ -8,7 +8,16 @@ public struct RateLimitMemoryStage: Stage {
     public init(memory: RateLimitMemory) { self.memory = memory }
 
     public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
-        let response = try await next(exchange)
+        remember(try await next(exchange), exchange)
+    }
+
+    public var atOnce: AtOnce.Role { .passes }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        try next(exchange).map { remember($0, exchange) }
+    }
+
+    private func remember(_ response: Response, _ exchange: Exchange) -> Response {
         if let info = RateLimitInfo(headers: response.headers) {
             // A rate-limit answer itself is the rate-limit stage's to wait on or raise; what a
             // resource has left is read from the answers that went through.

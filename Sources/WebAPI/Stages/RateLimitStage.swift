@@ -88,21 +88,50 @@ public struct RateLimitStage: Stage {
                 try await sleep(seconds)
                 exchange.heldAbove = Self.milliseconds(since: began)
             case .fail(let headerWait, let headerReset, let secondary):
-                var text = "\(exchange.method) \(response.url) → \(response.status) rate limited"
-                if let reason = message(response) { text += ": \(reason)" }
-                let retryAfter =
-                    headerWait ?? self.retryAfter(response).map { min(max(0, $0), RateLimitPolicy.longestWait) }
-                if let retryAfter {
-                    text +=
-                        " (retry after \(Seconds.whole(retryAfter)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(policy.maxWait)) s)"
-                }
-                var error = APIError(
-                    .rateLimited, text, status: response.status, url: response.url, api: api, body: response.text,
-                    resetAt: headerReset ?? retryAfter.map { Int(now() + $0) }, retryAfter: retryAfter)
-                error.details = details(response)
-                error.isSecondary = secondary
-                throw error
+                throw failure(
+                    exchange, response, headerWait: headerWait, headerReset: headerReset, secondary: secondary)
             }
         }
+    }
+
+    /// `handle` for an answer the stages below give at once: nil when a resource is known to
+    /// be spent (`handle` waits for it, or raises); a stored answer that asks for a wait goes the
+    /// asynchronous way (`AtOnce.Unfinished`; a cache answers at once only with a 2xx, which
+    /// never does).
+    public var atOnce: AtOnce.Role { .passes }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        if let memory, memory.spent(before: exchange.url, now: now()) != nil { return nil }
+        // No wait before it (`heldAbove` stays 0: only the HAR recorder reads it, which answers nothing at once).
+        guard let response = try next(exchange) else { return nil }
+        let mayResend = exchange.isIdempotent || policy.isSecondary(response)
+        switch policy.decide(response, now: now(), canRetry: mayResend) {
+        case .proceed:
+            return response
+        case .wait:
+            throw AtOnce.Unfinished()
+        case .fail(let headerWait, let headerReset, let secondary):
+            throw failure(exchange, response, headerWait: headerWait, headerReset: headerReset, secondary: secondary)
+        }
+    }
+
+    /// The error for a rate-limit answer not waited out.
+    private func failure(
+        _ exchange: Exchange, _ response: Response, headerWait: Double?, headerReset: Int?, secondary: Bool
+    ) -> APIError {
+        var text = "\(exchange.method) \(response.url) → \(response.status) rate limited"
+        if let reason = message(response) { text += ": \(reason)" }
+        let retryAfter =
+            headerWait ?? self.retryAfter(response).map { min(max(0, $0), RateLimitPolicy.longestWait) }
+        if let retryAfter {
+            text +=
+                " (retry after \(Seconds.whole(retryAfter)) s; APIMACRO_MAX_WAIT is \(SecondsText.format(policy.maxWait)) s)"
+        }
+        var error = APIError(
+            .rateLimited, text, status: response.status, url: response.url, api: api, body: response.text,
+            resetAt: headerReset ?? retryAfter.map { Int(now() + $0) }, retryAfter: retryAfter)
+        error.details = details(response)
+        error.isSecondary = secondary
+        return error
     }
 }

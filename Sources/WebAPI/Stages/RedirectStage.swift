@@ -56,6 +56,19 @@ public struct RedirectStage: Stage {
         throw APIError(.http, "\(exchange.method) \(exchange.url): more than \(maxRedirects) redirects")
     }
 
+    /// An answer at once that is not a redirect (`handle` returns it as it is); a redirect
+    /// answered at once goes the asynchronous way (`AtOnce.Unfinished`: no stage below answers
+    /// one at once today).
+    public var atOnce: AtOnce.Role { .passes }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        guard let response = try next(exchange) else { return nil }
+        guard ![301, 302, 303, 307, 308].contains(response.status) || response.headers["location"] == nil else {
+            throw AtOnce.Unfinished()
+        }
+        return response
+    }
+
     private var redactor: Redactor { slot?.redactor ?? Redactor(secrets: []) }
 
     /// `headers` without those that carry a credential: named so by the credential rule, or

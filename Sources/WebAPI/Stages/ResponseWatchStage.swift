@@ -12,4 +12,12 @@ public struct ResponseWatchStage: Stage {
         watch(response)
         return response
     }
+
+    public var atOnce: AtOnce.Role { .passes }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        guard let response = try next(exchange) else { return nil }
+        watch(response)
+        return response
+    }
 }

@@ -15,7 +15,17 @@ public struct StatusStage: Stage {
     public let errorList: @Sendable (Response) -> String?
 
     public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
-        let response = try await next(exchange)
+        try checked(try await next(exchange), exchange)
+    }
+
+    public var atOnce: AtOnce.Role { .passes }
+
+    public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
+        try next(exchange).map { try checked($0, exchange) }
+    }
+
+    /// `response`, or the error it is for `exchange`.
+    private func checked(_ response: Response, _ exchange: Exchange) throws -> Response {
         guard exchange.validatesStatus, !response.isSuccess, response.status != 304 else { return response }
         var error = APIError.status(response, api: api, method: exchange.method, message: message(response))
         let kind = kind(response) ?? error.kind
