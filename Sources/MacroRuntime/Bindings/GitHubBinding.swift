@@ -23,14 +23,7 @@ final class GitHubBinding {
     /// One request, decoded (GIL held; the wait releases it); None for an empty body (a
     /// write's 204 No Content).
     func fetch(_ route: GitHubRouter) throws -> PyRef {
-        let client = self.client
-        // A fresh cache hit is answered here, without withoutGIL's task; anything else is sent
-        // as prepared, with what the cache read for it already.
-        let response: Response
-        switch try withoutGILAtOnce({ try client.api.answerAtOnce(route.request) }) {
-        case .answered(let answer): response = answer
-        case .later(let exchange): response = try withoutGIL { try await client.api.send(prepared: exchange) }
-        }
+        let response = try client.api.sendFromPython(route.request)
         if response.body.isEmpty, route.request.method != "GET" { return .none }
         return try decoder.decode(response, api: "github")
     }

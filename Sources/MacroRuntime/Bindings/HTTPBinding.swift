@@ -80,7 +80,7 @@ enum HTTPBinding {
         ) { arguments in
             let slots = try arguments.bind("request", parameters, required: 2)
             let request = try makeRequest(slots, secrets: runtime.secrets)
-            let response = try withoutGIL { try await client.send(request) }
+            let response = try client.sendFromPython(request)
             return try responses.instance(
                 ResponseState(response: response, method: request.method) { client.redacted($0, for: request) })
         }

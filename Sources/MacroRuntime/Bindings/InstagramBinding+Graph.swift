@@ -35,7 +35,7 @@ extension InstagramBinding {
             learnSecrets(in: route)
             try prepare()
             let client = self.client
-            let response = try withoutGIL { try await client.api.send(route.request) }
+            let response = try client.api.sendFromPython(route.request)
             let payload = try decoder.decode(response, api: Instagram.name)
             try Self.scrubPaging(payload)
             return payload

@@ -41,7 +41,8 @@ final class InstagramBinding: InstagramFaceBase<InstagramClient>, InstagramFace 
     func fetch(_ route: InstagramRouter) throws -> PyRef {
         try requireToken()
         let client = self.client
-        let response = try withoutGIL { try await client.send(route.request) }
+        try client.requireToken()
+        let response = try client.api.sendFromPython(route.request)
         return try data(of: decoder.decode(response, api: "instagram"), response: response)
     }
 

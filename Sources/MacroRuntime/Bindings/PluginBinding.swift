@@ -94,7 +94,8 @@ final class PluginBinding {
         // A GET for JSON may be a list's first page: it carries what that page needs (an offset
         // pagination's page size, when the call names none).
         let request = format == .json && request.method == "GET" ? client.manifest.pagination.first(request) : request
-        let response = try withoutGIL { try await client.send(request) }
+        try client.requireCredential()
+        let response = try client.api.sendFromPython(request)
         switch format {
         case .text:
             return try PyRef(string: response.text)
@@ -143,7 +144,8 @@ final class PluginBinding {
         built.headers = headers
         let request = built
         let client = self.client
-        let response = try withoutGIL { try await client.send(request) }
+        try client.requireCredential()
+        let response = try client.api.sendFromPython(request)
         return try decoder.decode(response, api: name)
     }
 

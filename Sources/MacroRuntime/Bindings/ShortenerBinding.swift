@@ -39,7 +39,7 @@ final class ShortenerBinding {
     /// Sends `request` (GIL released for the wait) and decodes the answer.
     func fetch(_ request: Request) throws -> (PyRef, Response) {
         let client = self.client
-        let response = try withoutGIL { try await client.send(request) }
+        let response = try client.api.sendFromPython(request)
         return (try decoder.decode(response, api: Shortener.name), response)
     }
 
