@@ -14,7 +14,8 @@
 # a copy still finds its Python package in the checkout it was built from).
 #
 # Environment: SERVER (default .build/debug/apimacro-testserver), REPS, SKIP_CALLGRIND=1,
-# SKIP_PERF=1, WORKLOADS (default "hit get 304").
+# SKIP_PERF=1, WORKLOADS (default "hit get 304"), CALL=http for `apimacro.get(URL)` in the loop
+# instead of `github.get(path)`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 server="${SERVER:-$here/../.build/debug/apimacro-testserver}"
@@ -24,11 +25,17 @@ workloads="${WORKLOADS:-hit get 304}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 cat >"$scratch/loop.py" <<'EOF'
-import sys
+import os, sys
+import apimacro
 from apimacro import github
-path, n = sys.argv[1], int(sys.argv[2])
-for _ in range(n):
-    github.get(path)
+path, n, call = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if call == "http":
+    url = os.environ["APIMACRO_GITHUB_URL"] + path
+    for _ in range(n):
+        apimacro.get(url)
+else:
+    for _ in range(n):
+        github.get(path)
 EOF
 
 # run BIN WORKLOAD N PREFIX...: one process under PREFIX (callgrind or perf), its own server and cache.
@@ -50,7 +57,7 @@ run() {
     mkdir -p "$home"
     env -u GITHUB_TOKEN -u GH_TOKEN APIMACRO_GITHUB_URL="$url" APIMACRO_GITHUB_PACE=off PYTHONHASHSEED=0 \
         HOME="$home" XDG_CACHE_HOME="$home/cache" APIMACRO_HOME="$home/apimacro" \
-        "$@" "$bin" run "${flags[@]}" "$scratch/loop.py" "$path" "$n" >/dev/null 2>"$scratch/err" ||
+        "$@" "$bin" run "${flags[@]}" "$scratch/loop.py" "$path" "$n" "${CALL:-github}" >/dev/null 2>"$scratch/err" ||
         { kill "$pid"; echo "$bin failed:" >&2; cat "$scratch/err" >&2; exit 1; }
     kill "$pid"
     rm -rf "$home"
