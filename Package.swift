@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .executableTarget(name: "apimacro-testserver", dependencies: ["TestSupport"], path: "Tests/TestServerMain"),
-        .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge"]),
+        .testTarget(name: "PythonBridgeTests", dependencies: ["PythonBridge", "TestSupport"]),
         .testTarget(name: "WebAPITests", dependencies: ["WebAPI", "TestSupport", "CSQLite"]),
         .testTarget(name: "ClientsTests", dependencies: ["WebAPI", "Clients", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["WebAPI", "PluginHost", "TestSupport"]),

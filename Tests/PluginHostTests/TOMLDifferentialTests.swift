@@ -166,7 +166,7 @@ struct TOMLDifferentialTests {
 
     /// 3,000 documents made by random edits of the valid ones (a fixed seed).
     static func mutations(of seeds: [String], count: Int) -> [String] {
-        var generator = SplitMix(seed: 24)
+        var generator = SplitMix64(seed: 24)
         let alphabet = Array(
             "abc_-0123456789.=\"'#[]{},+:TZezxob \t\n\\\u{0}\u{7F}\u{E9}".unicodeScalars)
         return (0..<count).map { _ in
@@ -233,18 +233,5 @@ struct TOMLDifferentialTests {
             "\(disagreements.count) disagreements:\n\(disagreements.prefix(20).joined(separator: "\n"))")
         // Both verdicts are well represented, so the comparison means something either way.
         #expect(compared.valid > 500 && compared.invalid > 1_000, "\(compared)")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the edits are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

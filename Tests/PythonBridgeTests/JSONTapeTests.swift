@@ -1,6 +1,7 @@
 import CPython
 import Foundation
 import PythonBridge
+import TestSupport
 import Testing
 
 /// The two-step decoder (`JSONTape.scan` without the GIL, then `JSONToPython.decode(_:tape:)`)
@@ -72,7 +73,7 @@ struct JSONTapeTests {
 
     /// Numbers, many of each shape, for the scan's own float conversion: random digits and powers.
     static let numbers: [String] = {
-        var generator = SplitMix(seed: 43)
+        var generator = SplitMix64(seed: 43)
         var texts: [String] = []
         for _ in 0..<3000 {
             let digits = Int(generator.next() % 19) + 1
@@ -89,21 +90,14 @@ struct JSONTapeTests {
         return texts
     }()
 
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ value >> 30) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ value >> 27) &* 0x94D0_49BB_1331_11EB
-            return value ^ value >> 31
-        }
-    }
-
     @Test("documents the one-pass parser takes: a tape, and the same value as it and json.loads")
     func takenDocuments() async throws {
-        let documents = (JSONToPythonTests.taken + Self.edges).map { Array($0.utf8) }
+        try await Self.expectJSONLoadsValues((JSONToPythonTests.taken + Self.edges).map { Array($0.utf8) })
+    }
+
+    /// Each of `documents` has a tape, and the tape's build, the one-pass parser and
+    /// `json.loads` give the same value (a failure shows `shown` bytes of the document).
+    static func expectJSONLoadsValues(_ documents: [[UInt8]], shown: Int = .max) async throws {
         let results = try await python {
             try fetching {
                 try documents.map { document -> (Bool, Answer, Answer, String?) in
@@ -115,7 +109,7 @@ struct JSONTapeTests {
             }
         }
         for (document, (scanned, twoStep, onePass, reference)) in zip(documents, results) {
-            let text = String(decoding: document, as: UTF8.self)
+            let text = String(String(decoding: document, as: UTF8.self).prefix(shown))
             #expect(scanned, "no tape for \(text)")
             #expect(twoStep == onePass, "\(text)")
             #expect(twoStep == reference.map(Answer.value), "\(text)")
@@ -431,13 +425,13 @@ struct JSONTapeTests {
     /// A random document of records: keys from a small pool in a few orders (so that shapes
     /// repeat, and nearly repeat), strings from a small pool (so that a key's last string
     /// comes back), nested records, lists, numbers, literals, escapes and non-ASCII text.
-    static func randomRecords(_ generator: inout SplitMix) -> String {
+    static func randomRecords(_ generator: inout SplitMix64) -> String {
         let keys = ["id", "name", "url", "owner", "tags", "n", "k\\u0069", "\u{e9}t\u{e9}", "a", "bb"]
         let strings = [
             "\"x\"", "\"yy\"", "\"http://h/a/b\"", "\"http://h/a/c\"", "\"2017-10-10T16:00:00Z\"",
             "\"\u{e9}\u{e9}\"", "\"q\\nq\"", "\"\"", "\"abcdefghijklmnop\"", "\"abcdefghijklmnoq\"",
         ]
-        func value(_ depth: Int, _ generator: inout SplitMix) -> String {
+        func value(_ depth: Int, _ generator: inout SplitMix64) -> String {
             switch generator.next() % (depth > 2 ? 6 : 9) {
             case 0, 1, 2: return strings[Int(generator.next() % UInt64(strings.count))]
             case 3: return String(Int(generator.next() % 2000) - 1000)
@@ -449,7 +443,7 @@ struct JSONTapeTests {
                 return "[" + (0..<count).map { _ in value(depth + 1, &generator) }.joined(separator: ",") + "]"
             }
         }
-        func record(_ depth: Int, _ generator: inout SplitMix) -> String {
+        func record(_ depth: Int, _ generator: inout SplitMix64) -> String {
             // One of three orders of a prefix of the pool, sometimes a key repeated or dropped.
             var chosen = Array(keys.prefix(Int(generator.next() % 6) + 1))
             switch generator.next() % 6 {
@@ -467,23 +461,8 @@ struct JSONTapeTests {
 
     @Test("400 random documents of records (shapes and strings that repeat or nearly): json.loads's values")
     func randomDocuments() async throws {
-        var generator = SplitMix(seed: 4343)
+        var generator = SplitMix64(seed: 4343)
         let documents = (0..<400).map { _ in Array(Self.randomRecords(&generator).utf8) }
-        let results = try await python {
-            try fetching {
-                try documents.map { document -> (Bool, Answer, Answer, String?) in
-                    (
-                        JSONTape.scan(document) != nil, try Self.twoStep(document), try Self.onePass(document),
-                        try JSONToPythonTests.referenceDump(document)
-                    )
-                }
-            }
-        }
-        for (document, (scanned, twoStep, onePass, reference)) in zip(documents, results) {
-            let text = String(decoding: document, as: UTF8.self)
-            #expect(scanned, "no tape for \(text.prefix(200))")
-            #expect(twoStep == onePass, "\(text.prefix(200))")
-            #expect(twoStep == reference.map(Answer.value), "\(text.prefix(200))")
-        }
+        try await Self.expectJSONLoadsValues(documents, shown: 200)
     }
 }

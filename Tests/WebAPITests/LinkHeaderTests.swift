@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import WebAPI
@@ -13,20 +14,9 @@ struct LinkHeaderTests {
         "http://a/1?page=2&x=y", "title", "x", "<http://a/2>", "; rel=\"next\"", ", ", "rel=next last",
     ]
 
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ value >> 30) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ value >> 27) &* 0x94D0_49BB_1331_11EB
-            return value ^ value >> 31
-        }
-    }
-
     @Test("20,000 random ASCII headers: the byte parse equals the character parse")
     func randomHeaders() {
-        var generator = SplitMix(state: 8288)
+        var generator = SplitMix64(seed: 8288)
         var mismatches: [String] = []
         for _ in 0..<20_000 {
             let count = Int(generator.next() % 24)
