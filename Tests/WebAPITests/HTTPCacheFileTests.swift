@@ -456,23 +456,37 @@ struct CacheReaderTests {
         #expect(lastUsed == 86_400)
     }
 
+    /// Two caches on one new folder's file, each with its own memory, as two processes have
+    /// (the caller removes the folder).
+    static func twoConnections() throws -> (directory: URL, mine: HTTPCache, other: HTTPCache) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apimacro-file-\(UUID().uuidString)")
+        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
+        return (
+            directory, try HTTPCache(directory: directory, secret: secret),
+            try HTTPCache(directory: directory, secret: secret)
+        )
+    }
+
+    /// The key `entry` stores under.
+    static let sharedKey = Array(repeating: UInt8(1), count: 32)
+
+    /// A 200 for target `[2]` under `sharedKey`, stored at 10.
+    static func entry(_ body: String, etag: String) -> HTTPCache.Entry {
+        HTTPCache.Entry(
+            key: sharedKey, target: [2], status: 200, headers: Headers([("ETag", etag)]), body: Array(body.utf8),
+            storedAt: 10)
+    }
+
     /// The entries a cache opened are kept with the sealed bytes they came from, and served
     /// again only while the row still holds exactly those bytes: a second connection (another
     /// process) that replaces the entry or refreshes its headers is seen on the next read.
     @Test("an entry opened before is reused only while its row is byte for byte the same")
     func openedEntriesFollowOtherConnections() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "apimacro-file-\(UUID().uuidString)")
+        let (directory, mine, other) = try Self.twoConnections()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
-        let mine = try HTTPCache(directory: directory, secret: secret)
-        let other = try HTTPCache(directory: directory, secret: secret)
-        let key = Array(repeating: UInt8(1), count: 32)
-        func entry(_ body: String, etag: String) -> HTTPCache.Entry {
-            HTTPCache.Entry(
-                key: key, target: [2], status: 200, headers: Headers([("ETag", etag)]), body: Array(body.utf8),
-                storedAt: 10)
-        }
+        let key = Self.sharedKey
+        func entry(_ body: String, etag: String) -> HTTPCache.Entry { Self.entry(body, etag: etag) }
         try await mine.store(entry("first", etag: "\"1\""), now: 10)
         #expect(try await mine.entries(key: key, now: 10).map(\.body) == [Array("first".utf8)])
         #expect(try await mine.entries(key: key, now: 10).map(\.body) == [Array("first".utf8)])
@@ -505,20 +519,11 @@ struct CacheReaderTests {
 
     @Test("a lookup repeated while nothing was written is not read again; any connection's write is seen")
     func lookupsFollowEveryWrite() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "apimacro-file-\(UUID().uuidString)")
+        let (directory, mine, other) = try Self.twoConnections()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secret = CacheSecret(bytes: Array(repeating: 7, count: 32))
-        // Two connections to one file, each with its own memory, as two processes have.
-        let mine = try HTTPCache(directory: directory, secret: secret)
-        let other = try HTTPCache(directory: directory, secret: secret)
-        let key = Array(repeating: UInt8(1), count: 32)
+        let key = Self.sharedKey
         let missing = Array(repeating: UInt8(3), count: 32)
-        func entry(_ body: String) -> HTTPCache.Entry {
-            HTTPCache.Entry(
-                key: key, target: [2], status: 200, headers: Headers([("ETag", "\"\(body)\"")]),
-                body: Array(body.utf8), storedAt: 10)
-        }
+        func entry(_ body: String) -> HTTPCache.Entry { Self.entry(body, etag: "\"\(body)\"") }
         func bodies(_ cache: HTTPCache, _ key: [UInt8], now: Double) throws -> [String] {
             try cache.entriesAtOnce(key: key, now: now).map { String(decoding: $0.body, as: UTF8.self) }
         }
