@@ -259,7 +259,6 @@ private struct Scanner {
 
     mutating func growShapeSlots() {
         shapeSlots = Array(repeating: 0, count: shapeSlots.count * 4)
-        let mask = shapeSlots.count - 1
         for shape in 0..<(shapeStarts.count - 1) {
             let first = Int(shapeStarts[shape])
             let count = Int(shapeStarts[shape + 1]) - first
@@ -267,15 +266,24 @@ private struct Scanner {
             for offset in 0..<count {
                 hash = (hash ^ UInt64(UInt32(bitPattern: shapeKeys[first + offset]))) &* 0xFF51_AFD7_ED55_8CCD
             }
-            let quick = UInt32(truncatingIfNeeded: hash >> 32)
-            var index = Int(quick) & mask
-            for _ in 0..<16 {
-                if shapeSlots[index] == 0 {
-                    shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
-                    break
-                }
-                index = (index + 1) & mask
+            Self.place(UInt32(truncatingIfNeeded: hash >> 32), shape + 1, in: &shapeSlots)
+        }
+    }
+
+    /// Puts entry `id` (1-based) under `quick` in a table being filled again after it grew.
+    ///
+    /// The first empty slot of `slots` (a power of two long) within 16 probes, as the look-ups
+    /// search. A run of 16 full slots leaves the entry out; it is then only never found, as at
+    /// its first insertion.
+    static func place(_ quick: UInt32, _ id: Int, in slots: inout [UInt64]) {
+        let mask = slots.count - 1
+        var index = Int(quick) & mask
+        for _ in 0..<16 {
+            if slots[index] == 0 {
+                slots[index] = UInt64(quick) << 32 | UInt64(id)
+                return
             }
+            index = (index + 1) & mask
         }
     }
 
@@ -469,17 +477,8 @@ private struct Scanner {
 
     mutating func growKeySlots() {
         keySlots = Array(repeating: 0, count: keySlots.count * 4)
-        let mask = keySlots.count - 1
         for (position, key) in keys.enumerated() where !key.escaped {
-            let quick = quickHash(start + key.offset, count: key.count)
-            var index = Int(quick) & mask
-            for _ in 0..<16 {
-                if keySlots[index] == 0 {
-                    keySlots[index] = UInt64(quick) << 32 | UInt64(position + 1)
-                    break
-                }
-                index = (index + 1) & mask
-            }
+            Self.place(quickHash(start + key.offset, count: key.count), position + 1, in: &keySlots)
         }
     }
 
