@@ -64,6 +64,21 @@ struct ExchangeOptions: ParsableArguments {
     /// `--replay`'s file.
     var replayFile: URL? { replay.map { URL(fileURLWithPath: $0) } }
 
+    /// These options over the environment over `config.toml`, every value checked
+    /// (`Settings.load`), with the command's own `--format`, `--timeout` and `--color`.
+    func settings(
+        format: String? = nil, timeout: Double?, color: String?,
+        process: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Settings {
+        var settings = try Settings.load(
+            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: recordFile,
+            replay: replayFile, offline: offline, useCache: !noCache, color: color, process: process)
+        settings.fullExchanges = full
+        if noStale { settings.staleIfError = false }
+        try settings.choose(accounts: account)
+        return settings
+    }
+
     /// These options as command-line arguments again, for child processes (`batch`).
     var forwardedArguments: [String] {
         var arguments: [String] = []
@@ -135,17 +150,11 @@ struct MacroOptions: ParsableArguments {
 
     /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
     func settings() throws -> Settings {
-        var settings = try Settings.load(
-            format: format, timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
-            record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
-            useCache: !exchange.noCache, color: color)
-        settings.fullExchanges = exchange.full
+        var settings = try exchange.settings(format: format, timeout: timeout, color: color)
         settings.wide = wide
         settings.stateKey = stateKey
         settings.output = output
         settings.outputKey = key
-        if exchange.noStale { settings.staleIfError = false }
-        try settings.choose(accounts: exchange.account)
         return settings
     }
 
