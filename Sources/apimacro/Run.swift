@@ -537,16 +537,9 @@ extension Run {
             _ = try MacroLocator(settings: settings).locate(given, relativeTo: settings.workingDirectory)
             job = BatchJob(name: BatchRunner.names(for: [given])[0], macro: given, arguments: arguments)
         }
-        let secrets = settings.secrets + Logins(settings: settings).storedSecrets
-        var forwarded = options
-        forwarded.exchange.record = nil
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var configuration = BatchRunner.Configuration(
-            executable: executable, childFailureCode: ExitReport.failure().exitCode,
-            runOptions: forwarded.forwardedArguments, jobs: 1, timeout: options.timeout, record: settings.record,
-            secrets: secrets, collectExchanges: files.contains { $0.format != .junit })
+        var configuration = options.children(settings: settings, jobs: 1, reports: files)
         configuration.recordAsNamed = true
+        let secrets = configuration.secrets
         let started = Date()
         let results = try BatchRunner(configuration: configuration).run(jobs: [job]) { event in
             guard case .finished(let result) = event else { return }
