@@ -133,13 +133,7 @@ struct Api: AsyncParsableCommand {
             }
             process["APIMACRO_GITHUB_URL"] = try ApiCall.gitHubBaseURL(hostname: hostname)
         }
-        var settings = try Settings.load(
-            timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
-            record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
-            useCache: !exchange.noCache, color: color, process: process)
-        if exchange.noStale { settings.staleIfError = false }
-        try settings.choose(accounts: exchange.account)
-        settings.fullExchanges = exchange.full
+        let settings = try exchange.settings(timeout: timeout, color: color, process: process)
         let target = words[words.count - 1]
         // A path with no client is GitHub's, as `gh api repos/x/y`; a URL needs no client.
         let client = words.count == 2 ? words[0] : (ApiCall.isURL(target) ? nil : "github")

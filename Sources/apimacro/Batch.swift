@@ -258,20 +258,12 @@ struct Batch: ParsableCommand {
         if let shard {
             StandardStreams.error("apimacro: shard \(shard): \(batchJobs.count) of the batch's \(allJobs.count) jobs\n")
         }
-        // Environment secrets and every token `apimacro login` stored: redacted from outputs and the report.
-        let secrets = settings.secrets + Logins(settings: settings).storedSecrets
-        var forwarded = options
-        forwarded.exchange.record = nil
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let runner = BatchRunner(
-            configuration: .init(
-                executable: executable, childFailureCode: ExitReport.failure().exitCode,
-                runOptions: forwarded.forwardedArguments,
-                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, timeout: options.timeout,
-                failFast: failFast, record: settings.record,
-                outputDirectory: outputDir.map { URL(fileURLWithPath: $0) },
-                secrets: secrets, collectExchanges: reportFiles.contains { $0.format != .junit }))
+        var configuration = options.children(
+            settings: settings, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, reports: reportFiles)
+        configuration.failFast = failFast
+        configuration.outputDirectory = outputDir.map { URL(fileURLWithPath: $0) }
+        let secrets = configuration.secrets
+        let runner = BatchRunner(configuration: configuration)
         let console = BatchConsole(printOutputs: outputDir == nil)
         let started = Date()
         let results = try runner.run(jobs: batchJobs) { console.show($0) }
@@ -296,6 +288,26 @@ struct Batch: ParsableCommand {
             StandardStreams.error("apimacro: \(problem)\n")
         }
         throw ExitCode(ending.exitCode)
+    }
+}
+
+extension MacroOptions {
+    /// How `batch` and `run --report` start their children: `apimacro run` with these options
+    /// but `--record` (the runner names each child's file), `jobs` at once, the secrets of the
+    /// environment and every token `apimacro login` stored redacted from what they print and
+    /// from the reports; each job's exchanges collected when a report other than JUnit wants them.
+    func children(
+        settings: Settings, jobs: Int, reports: [(file: URL, format: Report.Format)]
+    ) -> BatchRunner.Configuration {
+        var forwarded = self
+        forwarded.exchange.record = nil
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return BatchRunner.Configuration(
+            executable: executable, childFailureCode: ExitReport.failure().exitCode,
+            runOptions: forwarded.forwardedArguments, jobs: jobs, timeout: timeout, record: settings.record,
+            secrets: settings.secrets + Logins(settings: settings).storedSecrets,
+            collectExchanges: reports.contains { $0.format != .junit })
     }
 }
 

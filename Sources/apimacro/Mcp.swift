@@ -46,12 +46,7 @@ struct Mcp: ParsableCommand {
     }
 
     func run() throws {
-        var settings = try Settings.load(
-            timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
-            record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
-            useCache: !exchange.noCache, color: "never")
-        settings.fullExchanges = exchange.full
-        if exchange.noStale { settings.staleIfError = false }
+        let settings = try exchange.settings(timeout: timeout, color: "never")
         // The address checked before Python starts: a bad one is a usage error at once.
         let port = try http.map(McpHTTP.port(of:))
         let host = try MacroHost(settings: settings)

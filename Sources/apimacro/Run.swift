@@ -64,6 +64,21 @@ struct ExchangeOptions: ParsableArguments {
     /// `--replay`'s file.
     var replayFile: URL? { replay.map { URL(fileURLWithPath: $0) } }
 
+    /// These options over the environment over `config.toml`, every value checked
+    /// (`Settings.load`), with the command's own `--format`, `--timeout` and `--color`.
+    func settings(
+        format: String? = nil, timeout: Double?, color: String?,
+        process: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Settings {
+        var settings = try Settings.load(
+            format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: recordFile,
+            replay: replayFile, offline: offline, useCache: !noCache, color: color, process: process)
+        settings.fullExchanges = full
+        if noStale { settings.staleIfError = false }
+        try settings.choose(accounts: account)
+        return settings
+    }
+
     /// These options as command-line arguments again, for child processes (`batch`).
     var forwardedArguments: [String] {
         var arguments: [String] = []
@@ -135,17 +150,11 @@ struct MacroOptions: ParsableArguments {
 
     /// Flags over the environment over `config.toml`, every value checked (`Settings.load`).
     func settings() throws -> Settings {
-        var settings = try Settings.load(
-            format: format, timeout: timeout, requestTimeout: exchange.requestTimeout, verbose: exchange.verbose,
-            record: exchange.recordFile, replay: exchange.replayFile, offline: exchange.offline,
-            useCache: !exchange.noCache, color: color)
-        settings.fullExchanges = exchange.full
+        var settings = try exchange.settings(format: format, timeout: timeout, color: color)
         settings.wide = wide
         settings.stateKey = stateKey
         settings.output = output
         settings.outputKey = key
-        if exchange.noStale { settings.staleIfError = false }
-        try settings.choose(accounts: exchange.account)
         return settings
     }
 
@@ -528,16 +537,9 @@ extension Run {
             _ = try MacroLocator(settings: settings).locate(given, relativeTo: settings.workingDirectory)
             job = BatchJob(name: BatchRunner.names(for: [given])[0], macro: given, arguments: arguments)
         }
-        let secrets = settings.secrets + Logins(settings: settings).storedSecrets
-        var forwarded = options
-        forwarded.exchange.record = nil
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var configuration = BatchRunner.Configuration(
-            executable: executable, childFailureCode: ExitReport.failure().exitCode,
-            runOptions: forwarded.forwardedArguments, jobs: 1, timeout: options.timeout, record: settings.record,
-            secrets: secrets, collectExchanges: files.contains { $0.format != .junit })
+        var configuration = options.children(settings: settings, jobs: 1, reports: files)
         configuration.recordAsNamed = true
+        let secrets = configuration.secrets
         let started = Date()
         let results = try BatchRunner(configuration: configuration).run(jobs: [job]) { event in
             guard case .finished(let result) = event else { return }

@@ -177,6 +177,9 @@ struct AccountsTests {
         #expect(variable.status != 0 && variable.stderr.contains("no github account labelled 'play'"))
         let malformed = try await space.run("run", "--account", "github", "me.py", environment: env)
         #expect(malformed.status != 0 && malformed.stderr.contains("--account takes NAME=LABEL"), "\(malformed.stderr)")
+        // mcp lists --account in its help: it reads it as run does.
+        let mcp = try await space.run("mcp", "--account", "github", environment: env)
+        #expect(mcp.status != 0 && mcp.stderr.contains("--account takes NAME=LABEL"), "\(mcp.stderr)")
         try await server.shutdown()
     }
 

@@ -130,8 +130,6 @@ extension GitHub {
         return GitHubClient(
             configuration: configuration, transport: context.transport, log: context.log, redactor: context.redactor,
             warn: context.warn, learned: context.learned, appNetwork: context.network,
-            storedLogin: GitHubLoginRefresh.due(
-                configuration: configuration, view: view, store: context.store, network: context.network,
-                warn: context.warn, learned: context.learned))
+            storedLogin: GitHubLoginRefresh.due(configuration: configuration, view: view, context: context))
     }
 }

@@ -8,15 +8,14 @@ public import WebAPI
 ///
 /// A refresh that fails is one warning, and the stored token is used as it is.
 public final class GitHubLoginRefresh: CredentialProvider {
-    private let store: CredentialStore
+    /// Where the token is stored again, warnings go and the new secrets are told.
+    private let context: ClientContext
     private let entry: CredentialStore.Entry
     private let refreshToken: Secret
     private let base: String
     private let clientID: String
     private let network: any Transport
     private let timeout: Double
-    private let warn: @Sendable (String) -> Void
-    private let learned: @Sendable (String) -> Void
     private let flight = SingleFlight<Credential?>()
     private let done = Mutex<Credential??>(nil)
 
@@ -24,15 +23,14 @@ public final class GitHubLoginRefresh: CredentialProvider {
     public static let margin = 3600.0
 
     /// A refresher when one is due: the token in use is the stored login, it ends within
-    /// `margin`, a refresh token and the app's client id are known, and something may be sent;
-    /// else nil.
+    /// `margin`, a refresh token and the app's client id are known, and something may be sent
+    /// (`context.network`); else nil.
     public static func due(
-        configuration: GitHubConfiguration, view: SettingsView, store: CredentialStore, network: (any Transport)?,
-        now: Double = Date().timeIntervalSince1970, warn: @escaping @Sendable (String) -> Void,
-        learned: @escaping @Sendable (String) -> Void
+        configuration: GitHubConfiguration, view: SettingsView, context: ClientContext,
+        now: Double = Date().timeIntervalSince1970
     ) -> GitHubLoginRefresh? {
-        guard configuration.tokenSource == CredentialSource.storedLogin.name, let network,
-            let entry = try? store.entry(for: GitHub.name), let refreshToken = entry.refreshToken,
+        guard configuration.tokenSource == CredentialSource.storedLogin.name, let network = context.network,
+            let entry = try? context.store.entry(for: GitHub.name), let refreshToken = entry.refreshToken,
             let expiresAt = entry.expiresAt, Double(expiresAt) - now < margin,
             let clientID = view.value(GitHub.login.clientID)
         else { return nil }
@@ -49,24 +47,21 @@ public final class GitHubLoginRefresh: CredentialProvider {
         }
         guard let base, let origin = Origin(url: base), origin.isSecureForCredentials else { return nil }
         return GitHubLoginRefresh(
-            store: store, entry: entry, refreshToken: refreshToken, base: base, clientID: clientID, network: network,
-            timeout: configuration.timeout, warn: warn, learned: learned)
+            context: context, entry: entry, refreshToken: refreshToken, base: base, clientID: clientID,
+            network: network, timeout: configuration.timeout)
     }
 
     private init(
-        store: CredentialStore, entry: CredentialStore.Entry, refreshToken: Secret, base: String, clientID: String,
-        network: any Transport, timeout: Double, warn: @escaping @Sendable (String) -> Void,
-        learned: @escaping @Sendable (String) -> Void
+        context: ClientContext, entry: CredentialStore.Entry, refreshToken: Secret, base: String, clientID: String,
+        network: any Transport, timeout: Double
     ) {
-        self.store = store
+        self.context = context
         self.entry = entry
         self.refreshToken = refreshToken
         self.base = base
         self.clientID = clientID
         self.network = network
         self.timeout = timeout
-        self.warn = warn
-        self.learned = learned
     }
 
     public func credential(for url: String) async throws -> Credential? {
@@ -77,9 +72,9 @@ public final class GitHubLoginRefresh: CredentialProvider {
             do {
                 let issued = try await GitHub.login.refresh(
                     base: base, clientID: clientID, refreshToken: refreshToken, transport: network, timeout: timeout)
-                learned(issued.token.revealed)
-                if let renewed = issued.refreshToken { learned(renewed.revealed) }
-                try store.save(
+                context.learned(issued.token.revealed)
+                if let renewed = issued.refreshToken { context.learned(renewed.revealed) }
+                try context.store.save(
                     issued.token, for: GitHub.name, account: entry.account, kind: "access_token",
                     scope: issued.scope ?? entry.scope,
                     expiresAt: issued.expiresAt, refreshToken: issued.refreshToken ?? refreshToken,
@@ -87,7 +82,7 @@ public final class GitHubLoginRefresh: CredentialProvider {
                 credential = .bearer(issued.token)
             } catch {
                 let reason = (error as? APIError)?.message ?? "\(type(of: error))"
-                warn(
+                context.warn(
                     "apimacro: warning: could not refresh the GitHub token stored by apimacro login github "
                         + "(\(reason)); using it as it is (run apimacro login github if it has expired)")
             }
