@@ -180,7 +180,9 @@ public struct StateDatabase: Sendable {
     ) throws -> SQLiteDatabase {
         if ownerOnly {
             try makeFolder(file.deletingLastPathComponent())
-            let descriptor = Glibc.open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            // O_EXCL: a file that exists is never opened here (closing a descriptor of a database
+            // drops this process's POSIX locks on it, SQLite's too).
+            let descriptor = Glibc.open(file.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if descriptor >= 0 { Glibc.close(descriptor) }
         }
         let connection = try SQLiteConnection(

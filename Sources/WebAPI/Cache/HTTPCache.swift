@@ -198,10 +198,10 @@ public final class HTTPCache: Sendable {
                     do {
                         let writer = try HTTPCache.openWriter(directory)
                         let path = directory.appendingPathComponent(HTTPCache.fileName).path
-                        // The writer has the WAL open, so its index exists, and stays while it is open.
+                        // The writer has read in WAL mode, so SQLite has mapped its index.
                         let database = Database(
                             writer: writer, reader: CacheReader(path: path),
-                            walIndex: WALIndexHeader(path: path + "-shm"))
+                            walIndex: WALIndexHeader(writer: writer))
                         state = .open(database)
                         return database
                     } catch {
@@ -288,7 +288,10 @@ public final class HTTPCache: Sendable {
     /// table or got a disk I/O error — "two processes writing the cache at
     /// once" failed that way under load.)
     static func createOwnerOnly(_ path: String) {
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // O_EXCL: a file that exists is never opened here. Closing a descriptor of a database
+        // file drops every POSIX lock this process holds on it, SQLite's too (another connection
+        // of this process, e.g. a second cache on the same folder, would lose its claim).
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 

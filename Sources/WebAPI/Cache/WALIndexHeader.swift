@@ -1,37 +1,36 @@
 import Platform
 
 /// The header of the cache's WAL index (the first 96 bytes of `cache.sqlite-shm`: SQLite's two
-/// copies of its `WalIndexHdr`), mapped read-only: whether anything was written to the database
-/// since a moment before, told by a 96-byte compare.
+/// copies of its `WalIndexHdr`), read where SQLite maps it: whether anything was written to the
+/// database since a moment before, told by a 96-byte compare.
 ///
 /// Every commit by any connection of any process rewrites it (the WAL's last frame and its
 /// checksums, or the salts of a WAL begun anew) before the commit's write lock is let go: a
 /// header read the same as before means no transaction committed in between. A header caught
-/// half written differs from its old self, so it reads as "changed" (the safe way). SQLite maps
-/// this file itself, shared by every connection to the database; it truncates it only when no
-/// connection has the database open, and this process's writing connection keeps it open.
+/// half written differs from its old self, so it reads as "changed" (the safe way).
+///
+/// The bytes are those of the writing connection's own mapping (`SQLiteConnection.walIndexRegion`),
+/// held open here with that connection: never a descriptor of our own, whose `close` would
+/// drop every one of this process's locks on the file (POSIX record locks), SQLite's included.
+/// While the connection is open, its locks keep any other process from truncating the file.
 final class WALIndexHeader: @unchecked Sendable {
     /// The header's bytes at one moment (96 of its 128).
     typealias Stamp = SIMD16<UInt64>
 
     static let byteCount = 96
-    private let base: UnsafeMutableRawPointer
+    private let base: UnsafeRawPointer
+    /// The connection whose mapping `base` is in: kept open as long as this header is read.
+    private let writer: SQLiteDatabase
 
-    /// The header of the WAL index at `path` (`cache.sqlite-shm`); nil when there is none yet or
-    /// it cannot be mapped (then nothing is remembered across lookups).
-    init?(path: String) {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, Int(status.st_size) >= WALIndexHeader.byteCount,
-            let mapped = mmap(nil, WALIndexHeader.byteCount, PROT_READ, MAP_SHARED, descriptor, 0),
-            mapped != UnsafeMutableRawPointer(bitPattern: -1)
+    /// The header of `writer`'s WAL index; nil when it has none mapped (not in WAL mode, no read
+    /// yet): then nothing is remembered across lookups.
+    init?(writer: SQLiteDatabase) {
+        guard let address = try? writer.withConnection({ $0.walIndexRegion().map { UInt(bitPattern: $0) } }),
+            let base = UnsafeRawPointer(bitPattern: address)
         else { return nil }
-        base = mapped
+        self.base = base
+        self.writer = writer
     }
-
-    deinit { munmap(base, WALIndexHeader.byteCount) }
 
     /// The header now.
     func stamp() -> Stamp {

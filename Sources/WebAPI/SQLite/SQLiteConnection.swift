@@ -66,6 +66,28 @@ public final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// The first 32 KB region of this connection's WAL index (`FILE-shm`), as SQLite itself
+    /// has it mapped (the VFS's `xShmMap`); nil when the connection is not in WAL mode or has
+    /// not read the database yet.
+    ///
+    /// Valid while the connection is open. This is the only safe way into that file from this
+    /// process: SQLite's locks on it are POSIX record locks, which the kernel drops for the
+    /// whole process when *any* descriptor of the file is closed, so opening and closing it
+    /// ourselves would silently give up this process's claim on the index, and a connection
+    /// of another process, believing itself the first, would truncate and rebuild it under
+    /// this one (SIGBUS in `sqlite3WalFrames`).
+    public func walIndexRegion() -> UnsafeRawPointer? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
+            let file, let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2,
+            let map = methods.pointee.xShmMap
+        else { return nil }
+        var region: UnsafeMutableRawPointer?
+        // Region 0 of SQLite's 32 KB regions, not extended: mapped already by a read in WAL mode.
+        guard map(file, 0, 32768, 0, &region) == SQLITE_OK, let region else { return nil }
+        return UnsafeRawPointer(region)
+    }
+
     /// Runs `sql`, one statement or several separated by `;`, without parameters.
     public func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
