@@ -25,7 +25,9 @@ final class WALIndexHeader: @unchecked Sendable {
     /// The header of `writer`'s WAL index; nil when it has none mapped (not in WAL mode, no read
     /// yet): then nothing is remembered across lookups.
     init?(writer: SQLiteDatabase) {
-        guard let address = try? writer.withConnection({ $0.walIndexRegion().map { UInt(bitPattern: $0) } }),
+        // No index file: not in WAL mode (xShmMap would make one). `access` opens nothing.
+        guard access(writer.path + "-shm", F_OK) == 0,
+            let address = try? writer.withConnection({ $0.walIndexRegion().map { UInt(bitPattern: $0) } }),
             let base = UnsafeRawPointer(bitPattern: address)
         else { return nil }
         self.base = base
