@@ -95,8 +95,8 @@ final class PageState {
         self.page = page
     }
 
-    /// The next item, or nil at the end (GIL held).
-    func advance() throws -> PyRef? {
+    /// The next item as a new reference, or nil at the end (GIL held): what `__next__` gives.
+    func nextItem() throws -> PyPointer? {
         if let limit, yielded >= limit { return nil }
         while true {
             if let buffer, index < count {
@@ -104,7 +104,7 @@ final class PageState {
                     aheadOnFirstItem = false
                     fetchAhead()
                 }
-                let item = try PyRef.checked(PySequence.item(buffer, index))
+                guard let item = PySequence.item(buffer, index) else { throw PythonErrorSet() }
                 index += 1
                 yielded += 1
                 return item
@@ -298,16 +298,12 @@ enum PageIteratorClass {
             doc:
                 "A lazy iterator over every item of every page; the next page (a GET) is fetched while the items of "
                 + "the one before it are used, never past `limit`.")
-        try builder.returnsSelf("__iter__")
-        try builder.method("__next__") { state, _ in
-            guard let (line, log) = progress else {
-                guard let item = try state.advance() else { throw StopIterationSignal() }
-                return item
-            }
+        try builder.iterator { state in
+            guard let (line, log) = progress else { return try state.nextItem() }
             if state.pages == 0 { line.begin() }
-            guard let item = try state.advance() else {
+            guard let item = try state.nextItem() else {
                 line.erase()
-                throw StopIterationSignal()
+                return nil
             }
             line.update(
                 ProgressLine.pagesText(
