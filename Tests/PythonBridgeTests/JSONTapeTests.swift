@@ -289,6 +289,63 @@ struct JSONTapeTests {
         return Array(("[" + (records + others + records.prefix(3)).joined(separator: ",") + "]").utf8)
     }
 
+    @Test("ASCII strings made in place: json.loads's str in text, size, hash, flags and every use")
+    func stringsInPlace() async throws {
+        // Every length from 0 to 300 (the words of the copy, its overlapping last word), as
+        // values, keys, repeated values and inside escapes' neighbours.
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789-_/.:ABCDEFGHIJKLMNOPQRSTUVWXYZ~!".utf8)
+        let strings = (0...300).map { length in
+            String(decoding: (0..<length).map { alphabet[($0 * 7 + length) % alphabet.count] }, as: UTF8.self)
+        }
+        let values = strings.map { "\"\($0)\"" }.joined(separator: ",")
+        let keys = strings.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",")
+        let repeated = strings.map { "{\"k\":\"\($0)\"}" }.joined(separator: ",")
+        let document = Array("[[\(values)],{\(keys)},[\(repeated)],[\(repeated)]]".utf8)
+        let checks = try await python {
+            try fetching { () -> [String] in
+                guard let tape = JSONTape.scan(document),
+                    case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) })
+                else { return ["not decoded"] }
+                let globals = try Interpreter.newGlobals()
+                try globals.setItem("v", built)
+                try globals.setItem("document", PythonValue.bytes(document).toPython())
+                try Interpreter.exec(
+                    """
+                    import json, sys
+                    loaded = json.loads(document)
+                    failures = []
+                    def strings(value):
+                        if isinstance(value, str):
+                            yield value
+                        elif isinstance(value, dict):
+                            for key, item in value.items():
+                                yield key
+                                yield from strings(item)
+                        elif isinstance(value, list):
+                            for item in value:
+                                yield from strings(item)
+                    pairs = list(zip(strings(v), strings(loaded), strict=True))
+                    for a, b in pairs:
+                        if type(a) is not str or a != b or len(a) != len(b) or hash(a) != hash(b):
+                            failures.append(f'{b!r}: {a!r}')
+                        elif sys.getsizeof(a) != sys.getsizeof(b) or not a.isascii() or a.encode() != b.encode():
+                            failures.append(f'{b!r}: size {sys.getsizeof(a)}, ascii {a.isascii()}')
+                        elif (a + '!', a[1:], a.upper(), repr(a), a.encode('utf-16')) != (b + '!', b[1:], b.upper(), repr(b), b.encode('utf-16')):
+                            failures.append(f'{b!r}: used differently')
+                        elif sys.intern(a) is not sys.intern(b) or {a: 1}[b] != 1:
+                            failures.append(f'{b!r}: interned or hashed differently')
+                    if len(pairs) < 1200:
+                        failures.append(f'{len(pairs)} strings')
+                    """, globals: globals)
+                guard let failures = try globals.item("failures") else { return ["no result"] }
+                return try (0..<PySequence.count(failures)).map {
+                    try PyRef.checked(PySequence.item(failures, $0)).str()
+                }
+            }
+        }
+        #expect(checks.isEmpty, "\(checks.prefix(10))")
+    }
+
     @Test("dicts of one shape, copied from the first: json.loads's dicts, sizes, tracking, key objects")
     func copiedDicts() async throws {
         let document = Self.records(40)

@@ -520,6 +520,8 @@ private struct TapeBuilder {
     /// Each repeated string's `str` once made (a reference of its own; `JSONTape.repeatedCount`).
     let repeatedStrings: UnsafeMutablePointer<PyPointer?>
     let repeatedCount: Int
+    /// What makes ASCII strings in place (`StringLayout`); nil: `PyUnicode_New` makes them.
+    let strings: StringLayout.Maker?
     /// `None` (a dict copy's values until its own are put in).
     static var none: PyPointer { apimacro_None() }
 
@@ -537,6 +539,7 @@ private struct TapeBuilder {
         shapeObjects = .allocate(capacity: max(shapeCount, 1))
         shapeObjects.initialize(repeating: nil, count: shapeCount)
         repeatedCount = tape.repeatedCount
+        strings = StringLayout.maker
         repeatedStrings = .allocate(capacity: max(repeatedCount, 1))
         repeatedStrings.initialize(repeating: nil, count: repeatedCount)
     }
@@ -610,7 +613,7 @@ private struct TapeBuilder {
                 continue
             case Self.asciiString:
                 spent &+= Parser.stringCost &+ payload
-                made = Self.ascii(document + Int(truncatingIfNeeded: word[at]), payload)
+                made = ascii(document + Int(truncatingIfNeeded: word[at]), payload)
                 at += 1
             case Self.int:
                 spent &+= Parser.numberCost
@@ -660,7 +663,7 @@ private struct TapeBuilder {
             case Self.firstOfRepeated:
                 spent &+= Parser.stringCost &+ payload
                 let place = word[at]
-                made = Self.ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
+                made = ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
                 if let made { repeatedStrings[Int(truncatingIfNeeded: place >> 32)] = Self.newReference(made) }
                 at += 1
             case Self.utf8String:
@@ -841,7 +844,7 @@ private struct TapeBuilder {
         } else {
             let charged = spent
             spent &+= Parser.stringCost &+ spec.count
-            guard let made = spec.ascii ? Self.ascii(text, spec.count) : Self.utf8(text, spec.count) else {
+            guard let made = spec.ascii ? ascii(text, spec.count) : Self.utf8(text, spec.count) else {
                 return nil
             }
             guard let shared = Parser.shared(made, memo: &memo, charged: charged, spent: &spent) else { return nil }
@@ -855,10 +858,12 @@ private struct TapeBuilder {
     }
 
     /// A `str` of plain ASCII bytes: made at its size and the bytes copied in (the empty string
-    /// and one character are CPython's shared ones, as `PyUnicode_DecodeUTF8` gives them).
+    /// and one character are CPython's shared ones, as `PyUnicode_DecodeUTF8` gives them), in
+    /// place when `StringLayout` vouches for the layout.
     @inline(__always)
-    static func ascii(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
-        guard count > 1 else { return utf8(text, count) }
+    func ascii(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
+        guard count > 1 else { return Self.utf8(text, count) }
+        if let strings { return strings.make(text, count) }
         guard let made = PyUnicode_New(count, 127) else { return nil }
         // A compact ASCII string's characters follow its `PyASCIIObject` header.
         (UnsafeMutableRawPointer(made) + MemoryLayout<PyASCIIObject>.size).copyMemory(from: text, byteCount: count)
