@@ -415,6 +415,28 @@ struct JSONTapeTests {
         #expect(checks.isEmpty, "\(checks)")
     }
 
+    @Test("every budget up to a page of records: the build refuses or answers as the one-pass parser")
+    func everyBudget() async throws {
+        // Copies whose plain members are filled in a loop of their own (`fillCopy`): a refusal
+        // at any member, between a value's charge and its slot's, must fall where it falls in
+        // the one-pass parser.
+        let document = Self.records(8)
+        let mismatches = try await python {
+            try fetching { () -> [String] in
+                _ = try Self.onePass(document)
+                let full = try Self.smallestBudget(document) { try Self.onePass($0, budget: $1) }
+                var mismatches: [String] = []
+                for budget in stride(from: 0, through: full + 8, by: 4) {
+                    let one = try Self.onePass(document, budget: budget)
+                    let two = try Self.twoStep(document, budget: budget)
+                    if one != two { mismatches.append("budget \(budget): \(one) vs \(two)") }
+                }
+                return mismatches
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
     @Test("copies stopped midway (a refusal, a decline) leave None's references as they were")
     func copiesStoppedMidway() async throws {
         // Refused inside a later record; declined at invalid UTF-8 inside the 30th record.
