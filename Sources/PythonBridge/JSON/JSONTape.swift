@@ -150,10 +150,13 @@ private struct Scanner {
     var depth = 0
     /// For each open container, the index of the last key read in it (-1 before the first).
     let lastKey: UnsafeMutablePointer<Int32>
-    /// For each key index + 1 (0: an object's start), the key that followed it last time: objects
-    /// of one kind repeat their keys in one order, so the next key is most often this one, and
-    /// checking its bytes is all it takes to know it.
-    var following: [Int32] = [-1]
+    /// For each key index + 1 (0: an object's start) and the depth's parity, the key that followed it last time.
+    ///
+    /// Objects of one kind repeat their keys in one order, so the next key is most often this
+    /// one, and checking its bytes is all it takes to know it. The parity tells a record's keys from those of the objects nested in it (a
+    /// repository's `url` is followed by `forks_url`, its owner's by `html_url`): without it,
+    /// one key in ten of a page of repositories was guessed wrong and looked up by its bytes.
+    var following: [Int32] = [-1, -1]
     var deepest = 0
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
     /// into `keys` in the low 32; 0 for an empty slot.
@@ -384,7 +387,8 @@ private struct Scanner {
         cursor += 1
         let first = cursor
         let previous = Int(lastKey[depth - 1]) + 1
-        let guess = Int(following[previous])
+        let slot = previous &* 2 &+ (depth & 1)
+        let guess = Int(following[slot])
         if guess >= 0, spells(guess, at: first) {
             cursor = first + keys[guess].count + 1
             emit(.key, guess)
@@ -398,7 +402,7 @@ private struct Scanner {
                 emit(.key, keys.count)
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
-                following.append(-1)
+                following.append(contentsOf: [-1, -1])
                 lastString.append(-1)
                 noteKey(-1)
                 lastKey[depth - 1] = -1
@@ -408,7 +412,7 @@ private struct Scanner {
                 let index = plainKey(first, count: count, ascii: run.ascii)
                 emit(.key, index)
                 noteKey(Int32(index))
-                following[previous] = Int32(index)
+                following[slot] = Int32(index)
                 lastKey[depth - 1] = Int32(index)
             }
         }
@@ -469,7 +473,7 @@ private struct Scanner {
         var hash: UInt32 = 2_166_136_261
         for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
-        following.append(-1)
+        following.append(contentsOf: [-1, -1])
         lastString.append(-1)
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
