@@ -716,7 +716,13 @@ private struct TapeBuilder {
     mutating func fillCopy(_ word: UnsafePointer<UInt64>, count: Int, at: inout Int) -> Bool {
         let top = stack + (depth - 1)
         guard let slots = top.pointee.slots, let expected = top.pointee.expected else { return true }
+        // In locals: the C calls below could write `self` as far as the compiler knows, and its
+        // fields would be read again after each.
         let members = top.pointee.members
+        let document = self.document
+        let budget = self.budget
+        let strings = self.strings
+        let repeatedStrings = self.repeatedStrings
         var filled = top.pointee.filled
         var spent = self.spent
         var position = at
@@ -733,18 +739,18 @@ private struct TapeBuilder {
             switch head >> 60 {
             case Self.asciiString:
                 spent &+= Parser.stringCost &+ payload
-                value = ascii(document + Int(truncatingIfNeeded: word[position + 1]), payload)
+                value = Self.ascii(document + Int(truncatingIfNeeded: word[position &+ 1]), payload, strings)
             case Self.repeated:
                 spent &+= Parser.stringCost &+ payload
-                value = repeatedStrings[Int(truncatingIfNeeded: word[position + 1])].map(Self.newReference)
+                value = repeatedStrings[Int(truncatingIfNeeded: word[position &+ 1])].map(Self.newReference)
             case Self.firstOfRepeated:
                 spent &+= Parser.stringCost &+ payload
-                let place = word[position + 1]
-                value = ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
+                let place = word[position &+ 1]
+                value = Self.ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload, strings)
                 if let value { repeatedStrings[Int(truncatingIfNeeded: place >> 32)] = Self.newReference(value) }
             case Self.int:
                 spent &+= Parser.numberCost
-                value = PyLong_FromLongLong(Int64(bitPattern: word[position + 1]))
+                value = PyLong_FromLongLong(Int64(bitPattern: word[position &+ 1]))
             case Self.literal where payload <= 2:
                 words = 1
                 value = Self.newReference(
@@ -759,14 +765,14 @@ private struct TapeBuilder {
                 Py_DecRef(value)
                 return false
             }
-            slots[2 * filled + 1] = value
-            filled += 1
-            position += words
+            slots[2 &* filled &+ 1] = value
+            filled &+= 1
+            position &+= words
             guard position < count, word[position] >> 60 == Self.key else { return true }
             guard filled < members,
                 expected[filled] == Int32(truncatingIfNeeded: word[position] & JSONTape.payloadMask)
             else { return false }
-            position += 1
+            position &+= 1
         }
         return true
     }
@@ -932,7 +938,13 @@ private struct TapeBuilder {
     /// place when `StringLayout` vouches for the layout.
     @inline(__always)
     func ascii(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
-        guard count > 1 else { return Self.utf8(text, count) }
+        Self.ascii(text, count, strings)
+    }
+
+    /// `ascii`, with the maker given (`fillCopy` keeps it in a register).
+    @inline(__always)
+    static func ascii(_ text: UnsafePointer<UInt8>, _ count: Int, _ strings: StringLayout.Maker?) -> PyPointer? {
+        guard count > 1 else { return utf8(text, count) }
         if let strings { return strings.make(text, count) }
         guard let made = PyUnicode_New(count, 127) else { return nil }
         // A compact ASCII string's characters follow its `PyASCIIObject` header.
