@@ -95,6 +95,34 @@ struct JSONTapeTests {
         try await Self.expectJSONLoadsValues((JSONToPythonTests.taken + Self.edges).map { Array($0.utf8) })
     }
 
+    @Test("a quote's escape, a backslash, a control character, DEL or UTF-8 at every place of strings up to 40 bytes")
+    func specialBytesEverywhere() async throws {
+        // The scan skips plain bytes sixteen, then eight at a time: whatever ends a run must be
+        // found in any lane of either.
+        var taken: [[UInt8]] = []
+        var declined: [[UInt8]] = []
+        for length in 1...40 {
+            for place in 0..<length {
+                let before = String(repeating: "a", count: place)
+                let after = String(repeating: "b", count: length - place - 1)
+                for special in ["\\\"", "\\\\", "\\n", "\u{7f}", "\u{e9}", "\u{1F600}"] {
+                    taken.append(Array("[\"\(before)\(special)\(after)\",{\"\(before)\(special)\(after)\":1}]".utf8))
+                }
+                declined.append(Array("[\"\(before)\u{1}\(after)\"]".utf8))
+                declined.append(Array("[\"\(before)".utf8) + [0xFF] + Array("\(after)\"]".utf8))
+            }
+        }
+        try await Self.expectJSONLoadsValues(taken, shown: 80)
+        // A control character: no tape; a byte no UTF-8 has: a tape whose build declines, or none.
+        let documents = declined
+        let answers = try await python {
+            try fetching { try documents.map { (try Self.twoStep($0), try Self.onePass($0)) } }
+        }
+        for (document, (twoStep, onePass)) in zip(documents, answers) {
+            #expect(twoStep == .declined && onePass == .declined, "\(document)")
+        }
+    }
+
     /// Each of `documents` has a tape, and the tape's build, the one-pass parser and
     /// `json.loads` give the same value (a failure shows `shown` bytes of the document).
     static func expectJSONLoadsValues(_ documents: [[UInt8]], shown: Int = .max) async throws {
