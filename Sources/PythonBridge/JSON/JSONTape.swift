@@ -57,6 +57,31 @@ public struct JSONTape: Sendable {
         case repeated
     }
 
+    /// The tape's words: the buffer the scan wrote, freed with the last tape holding it.
+    ///
+    /// Written only before it is handed to a tape, read only after: `@unchecked Sendable`.
+    final class Words: @unchecked Sendable {
+        private let base: UnsafeMutablePointer<UInt64>?
+        let count: Int
+
+        /// No words.
+        static var none: Words { Words(nil, count: 0) }
+
+        /// Takes `base`, allocated with `count` words or more initialised, to free it.
+        init(_ base: UnsafeMutablePointer<UInt64>?, count: Int) {
+            self.base = base
+            self.count = count
+        }
+
+        deinit { base?.deallocate() }
+
+        func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt64>) throws -> Result) rethrows
+            -> Result
+        {
+            try body(UnsafeBufferPointer(start: base, count: count))
+        }
+    }
+
     /// One distinct key: where its text is (in the document, or in `unescaped` when `escaped`).
     struct Key: Sendable {
         var offset: Int
@@ -67,7 +92,7 @@ public struct JSONTape: Sendable {
         var ascii: Bool
     }
 
-    var words: [UInt64] = []
+    var words = Words.none
     var keys: [Key] = []
     var unescaped: [UInt8] = []
     /// Each shape's key indices, back to back: shape `s` is `shapeKeys[shapeStarts[s]..<shapeStarts[s + 1]]`.
@@ -107,8 +132,9 @@ public struct JSONTape: Sendable {
     ) -> JSONTape? {
         guard let base = bytes.baseAddress, JSONToPython.takesFastPath(bytes) else { return nil }
         var scanner = Scanner(start: base, count: bytes.count, maxDepth: maxDepth, maxWords: maxWords)
+        var handedOver = false
         defer {
-            scanner.words.deallocate()
+            if !handedOver { scanner.words.deallocate() }
             scanner.stack.deallocate()
             scanner.lastKey.deallocate()
             scanner.objectWord.deallocate()
@@ -117,7 +143,9 @@ public struct JSONTape: Sendable {
         }
         guard scanner.document() else { return nil }
         var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
-        tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
+        // The scan's buffer itself (a page's ~250 KB of words not copied again).
+        tape.words = Words(scanner.words, count: scanner.wordCount)
+        handedOver = true
         tape.keys = scanner.keys
         tape.unescaped = scanner.unescaped
         tape.shapeKeys = scanner.shapeKeys
