@@ -202,6 +202,52 @@ struct BridgeTests {
                 == .tuple([.int(1), .int(5), .int(5), .string("Counter"), .string("A counter."), .string("testmod")]))
     }
 
+    @Test("a native iterator: for, list, next and __next__ give the same items; errors and the end as Python's")
+    func nativeIterator() async throws {
+        let results = try await python {
+            try fetching {
+                let builder = NativeClass<Counter>(name: "Countdown", module: "testmod", doc: "Counts down.")
+                try builder.iterator { counter in
+                    guard counter.value > 0 else { return nil }
+                    counter.value -= 1
+                    if counter.value == 99 { throw ArgumentError("ninety-nine", raising: .valueError) }
+                    return try PythonValue.int(counter.value).toPython().release()
+                }
+                try builder.build()
+                let globals = try Interpreter.newGlobals()
+                for (name, start) in [("a", 3), ("b", 3), ("c", 3), ("d", 100), ("e", 2)] {
+                    let counter = Counter()
+                    counter.value = start
+                    try globals.setItem(name, builder.instance(counter))
+                }
+                try globals.setItem("C", try #require(builder.type))
+                try Interpreter.exec(
+                    """
+                    out = [list(a), [x for x in b], iter(c) is c, next(c), c.__next__(), next(c), next(c, 'end')]
+                    try:
+                        c.__next__()
+                    except StopIteration:
+                        out.append('stop')
+                    try:
+                        next(d)
+                    except ValueError as error:
+                        out.append(str(error))
+                    out.append(next(d))
+                    C.__next__ = lambda self: 'patched'
+                    out.append(next(e))
+                    """, globals: globals)
+                return try PythonValue(python: try #require(try globals.item("out")))
+            }
+        }
+        #expect(
+            results
+                == .list([
+                    .list([.int(2), .int(1), .int(0)]), .list([.int(2), .int(1), .int(0)]), .bool(true), .int(2),
+                    .int(1), .int(0), .string("end"), .string("stop"), .string("ninety-nine"), .int(98),
+                    .string("patched"),
+                ]))
+    }
+
     @Test("the embedded interpreter is Debian's, isolated from PYTHON* variables")
     func interpreterIdentity() async throws {
         let info = try await python {

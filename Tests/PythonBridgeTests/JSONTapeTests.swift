@@ -95,6 +95,39 @@ struct JSONTapeTests {
         try await Self.expectJSONLoadsValues((JSONToPythonTests.taken + Self.edges).map { Array($0.utf8) })
     }
 
+    @Test("a quote's escape, a backslash, a control character, DEL or UTF-8 at every place of strings up to 40 bytes")
+    func specialBytesEverywhere() async throws {
+        // The scan skips plain bytes sixteen, then eight at a time: whatever ends a run must be
+        // found in any lane of either.
+        var taken: [[UInt8]] = []
+        var declined: [[UInt8]] = []
+        for length in 1...40 {
+            for place in 0..<length {
+                let before = String(repeating: "a", count: place)
+                let after = String(repeating: "b", count: length - place - 1)
+                // As keys only with an escape: a plain key enters the process-wide known-key
+                // table, which other tests' budgets count on.
+                for special in ["\\\"", "\\\\", "\\n"] {
+                    taken.append(Array("[\"\(before)\(special)\(after)\",{\"\(before)\(special)\(after)\":1}]".utf8))
+                }
+                for special in ["\u{7f}", "\u{e9}", "\u{1F600}"] {
+                    taken.append(Array("[\"\(before)\(special)\(after)\"]".utf8))
+                }
+                declined.append(Array("[\"\(before)\u{1}\(after)\"]".utf8))
+                declined.append(Array("[\"\(before)".utf8) + [0xFF] + Array("\(after)\"]".utf8))
+            }
+        }
+        try await Self.expectJSONLoadsValues(taken, shown: 80)
+        // A control character: no tape; a byte no UTF-8 has: a tape whose build declines, or none.
+        let documents = declined
+        let answers = try await python {
+            try fetching { try documents.map { (try Self.twoStep($0), try Self.onePass($0)) } }
+        }
+        for (document, (twoStep, onePass)) in zip(documents, answers) {
+            #expect(twoStep == .declined && onePass == .declined, "\(document)")
+        }
+    }
+
     /// Each of `documents` has a tape, and the tape's build, the one-pass parser and
     /// `json.loads` give the same value (a failure shows `shown` bytes of the document).
     static func expectJSONLoadsValues(_ documents: [[UInt8]], shown: Int = .max) async throws {
@@ -287,6 +320,66 @@ struct JSONTapeTests {
             "{\"id\":{\"id\":{\"id\":{\"id\":1}}}}", "{\"id\":{\"id\":{\"id\":{\"id\":[{\"id\":2},{\"id\":3}]}}}}",
         ]
         return Array(("[" + (records + others + records.prefix(3)).joined(separator: ",") + "]").utf8)
+    }
+
+    @Test("ASCII strings made in place: json.loads's str in text, size, hash, flags and every use")
+    func stringsInPlace() async throws {
+        // Every length from 0 to 300 (the words of the copy, its overlapping last word), as
+        // values, keys, repeated values and inside escapes' neighbours.
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789-_/.:ABCDEFGHIJKLMNOPQRSTUVWXYZ~!".utf8)
+        let strings = (0...300).map { length in
+            String(decoding: (0..<length).map { alphabet[($0 * 7 + length) % alphabet.count] }, as: UTF8.self)
+        }
+        let values = strings.map { "\"\($0)\"" }.joined(separator: ",")
+        // Keys of up to 64 bytes enter the process-wide known-key table, which other tests'
+        // budgets count on: a few short ones, the long ones never entered.
+        let keys = strings.enumerated().filter { $0.offset < 10 || $0.offset > 64 }
+            .map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",")
+        let repeated = strings.map { "{\"k\":\"\($0)\"}" }.joined(separator: ",")
+        let document = Array("[[\(values)],{\(keys)},[\(repeated)],[\(repeated)]]".utf8)
+        let checks = try await python {
+            try fetching { () -> [String] in
+                guard let tape = JSONTape.scan(document),
+                    case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) })
+                else { return ["not decoded"] }
+                let globals = try Interpreter.newGlobals()
+                try globals.setItem("v", built)
+                try globals.setItem("document", PythonValue.bytes(document).toPython())
+                try Interpreter.exec(
+                    """
+                    import json, sys
+                    loaded = json.loads(document)
+                    failures = []
+                    def strings(value):
+                        if isinstance(value, str):
+                            yield value
+                        elif isinstance(value, dict):
+                            for key, item in value.items():
+                                yield key
+                                yield from strings(item)
+                        elif isinstance(value, list):
+                            for item in value:
+                                yield from strings(item)
+                    pairs = list(zip(strings(v), strings(loaded), strict=True))
+                    for a, b in pairs:
+                        if type(a) is not str or a != b or len(a) != len(b) or hash(a) != hash(b):
+                            failures.append(f'{b!r}: {a!r}')
+                        elif sys.getsizeof(a) != sys.getsizeof(b) or not a.isascii() or a.encode() != b.encode():
+                            failures.append(f'{b!r}: size {sys.getsizeof(a)}, ascii {a.isascii()}')
+                        elif (a + '!', a[1:], a.upper(), repr(a), a.encode('utf-16')) != (b + '!', b[1:], b.upper(), repr(b), b.encode('utf-16')):
+                            failures.append(f'{b!r}: used differently')
+                        elif sys.intern(a) is not sys.intern(b) or {a: 1}[b] != 1:
+                            failures.append(f'{b!r}: interned or hashed differently')
+                    if len(pairs) < 1200:
+                        failures.append(f'{len(pairs)} strings')
+                    """, globals: globals)
+                guard let failures = try globals.item("failures") else { return ["no result"] }
+                return try (0..<PySequence.count(failures)).map {
+                    try PyRef.checked(PySequence.item(failures, $0)).str()
+                }
+            }
+        }
+        #expect(checks.isEmpty, "\(checks.prefix(10))")
     }
 
     @Test("dicts of one shape, copied from the first: json.loads's dicts, sizes, tracking, key objects")

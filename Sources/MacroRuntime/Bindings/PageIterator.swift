@@ -95,8 +95,8 @@ final class PageState {
         self.page = page
     }
 
-    /// The next item, or nil at the end (GIL held).
-    func advance() throws -> PyRef? {
+    /// The next item as a new reference, or nil at the end (GIL held): what `__next__` gives.
+    func nextItem() throws -> PyPointer? {
         if let limit, yielded >= limit { return nil }
         while true {
             if let buffer, index < count {
@@ -104,7 +104,7 @@ final class PageState {
                     aheadOnFirstItem = false
                     fetchAhead()
                 }
-                let item = try PyRef.checked(PySequence.item(buffer, index))
+                guard let item = PySequence.item(buffer, index) else { throw PythonErrorSet() }
                 index += 1
                 yielded += 1
                 return item
@@ -116,6 +116,7 @@ final class PageState {
             }
             let response: Response
             var tape: JSONTape?
+            var scanned = true
             if let ahead {
                 // Fetched ahead: its answer, or its error, is raised here where the loop reaches it.
                 self.ahead = nil
@@ -130,21 +131,21 @@ final class PageState {
                 tape = fetched.tape
             } else {
                 // Nothing ahead (the first page, or after `limit` or a write): fetched now, and
-                // scanned before the GIL is taken back, as a page fetched ahead is. Building from
-                // a tape under the GIL costs a page a third of a one-pass parse.
+                // scanned below once the next page's fetch, when its headers name it, is on its
+                // way (the two overlap). Building from a tape under the GIL costs a page a third
+                // of a one-pass parse.
                 let client = self.client
                 let sent = sendable(request)
-                let fetched = try withoutGIL {
-                    let response = try await client.send(sent)
-                    return Fetched(
-                        response: response, tape: response.body.withUnsafeBufferPointer { JSONTape.scan($0) })
-                }
-                response = fetched.response
-                tape = fetched.tape
+                response = try withoutGIL { try await client.send(sent) }
+                scanned = false
             }
             pages += 1
             let nextKnown = fetchAheadBeforeDecoding(after: response, request: request)
             do {
+                if !scanned {
+                    // The GIL released, as a page fetched ahead is scanned.
+                    tape = try withoutGILAtOnce { response.body.withUnsafeBufferPointer { JSONTape.scan($0) } }
+                }
                 try take(
                     decoder.decode(response, api: client.configuration.name, tape: tape), response: response,
                     request: request, nextKnown: nextKnown)
@@ -298,16 +299,12 @@ enum PageIteratorClass {
             doc:
                 "A lazy iterator over every item of every page; the next page (a GET) is fetched while the items of "
                 + "the one before it are used, never past `limit`.")
-        try builder.returnsSelf("__iter__")
-        try builder.method("__next__") { state, _ in
-            guard let (line, log) = progress else {
-                guard let item = try state.advance() else { throw StopIterationSignal() }
-                return item
-            }
+        try builder.iterator { state in
+            guard let (line, log) = progress else { return try state.nextItem() }
             if state.pages == 0 { line.begin() }
-            guard let item = try state.advance() else {
+            guard let item = try state.nextItem() else {
                 line.erase()
-                throw StopIterationSignal()
+                return nil
             }
             line.update(
                 ProgressLine.pagesText(

@@ -57,6 +57,31 @@ public struct JSONTape: Sendable {
         case repeated
     }
 
+    /// The tape's words: the buffer the scan wrote, freed with the last tape holding it.
+    ///
+    /// Written only before it is handed to a tape, read only after: `@unchecked Sendable`.
+    final class Words: @unchecked Sendable {
+        private let base: UnsafeMutablePointer<UInt64>?
+        let count: Int
+
+        /// No words.
+        static var none: Words { Words(nil, count: 0) }
+
+        /// Takes `base`, allocated with `count` words or more initialised, to free it.
+        init(_ base: UnsafeMutablePointer<UInt64>?, count: Int) {
+            self.base = base
+            self.count = count
+        }
+
+        deinit { base?.deallocate() }
+
+        func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt64>) throws -> Result) rethrows
+            -> Result
+        {
+            try body(UnsafeBufferPointer(start: base, count: count))
+        }
+    }
+
     /// One distinct key: where its text is (in the document, or in `unescaped` when `escaped`).
     struct Key: Sendable {
         var offset: Int
@@ -67,7 +92,7 @@ public struct JSONTape: Sendable {
         var ascii: Bool
     }
 
-    var words: [UInt64] = []
+    var words = Words.none
     var keys: [Key] = []
     var unescaped: [UInt8] = []
     /// Each shape's key indices, back to back: shape `s` is `shapeKeys[shapeStarts[s]..<shapeStarts[s + 1]]`.
@@ -107,8 +132,9 @@ public struct JSONTape: Sendable {
     ) -> JSONTape? {
         guard let base = bytes.baseAddress, JSONToPython.takesFastPath(bytes) else { return nil }
         var scanner = Scanner(start: base, count: bytes.count, maxDepth: maxDepth, maxWords: maxWords)
+        var handedOver = false
         defer {
-            scanner.words.deallocate()
+            if !handedOver { scanner.words.deallocate() }
             scanner.stack.deallocate()
             scanner.lastKey.deallocate()
             scanner.objectWord.deallocate()
@@ -117,7 +143,9 @@ public struct JSONTape: Sendable {
         }
         guard scanner.document() else { return nil }
         var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
-        tape.words = Array(UnsafeBufferPointer(start: scanner.words, count: scanner.wordCount))
+        // The scan's buffer itself (a page's ~250 KB of words not copied again).
+        tape.words = Words(scanner.words, count: scanner.wordCount)
+        handedOver = true
         tape.keys = scanner.keys
         tape.unescaped = scanner.unescaped
         tape.shapeKeys = scanner.shapeKeys
@@ -150,10 +178,13 @@ private struct Scanner {
     var depth = 0
     /// For each open container, the index of the last key read in it (-1 before the first).
     let lastKey: UnsafeMutablePointer<Int32>
-    /// For each key index + 1 (0: an object's start), the key that followed it last time: objects
-    /// of one kind repeat their keys in one order, so the next key is most often this one, and
-    /// checking its bytes is all it takes to know it.
-    var following: [Int32] = [-1]
+    /// For each key index + 1 (0: an object's start) and the depth's parity, the key that followed it last time.
+    ///
+    /// Objects of one kind repeat their keys in one order, so the next key is most often this
+    /// one, and checking its bytes is all it takes to know it. The parity tells a record's keys from those of the objects nested in it (a
+    /// repository's `url` is followed by `forks_url`, its owner's by `html_url`): without it,
+    /// one key in ten of a page of repositories was guessed wrong and looked up by its bytes.
+    var following: [Int32] = [-1, -1]
     var deepest = 0
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
     /// into `keys` in the low 32; 0 for an empty slot.
@@ -384,7 +415,8 @@ private struct Scanner {
         cursor += 1
         let first = cursor
         let previous = Int(lastKey[depth - 1]) + 1
-        let guess = Int(following[previous])
+        let slot = previous &* 2 &+ (depth & 1)
+        let guess = Int(following[slot])
         if guess >= 0, spells(guess, at: first) {
             cursor = first + keys[guess].count + 1
             emit(.key, guess)
@@ -398,7 +430,7 @@ private struct Scanner {
                 emit(.key, keys.count)
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
-                following.append(-1)
+                following.append(contentsOf: [-1, -1])
                 lastString.append(-1)
                 noteKey(-1)
                 lastKey[depth - 1] = -1
@@ -408,7 +440,7 @@ private struct Scanner {
                 let index = plainKey(first, count: count, ascii: run.ascii)
                 emit(.key, index)
                 noteKey(Int32(index))
-                following[previous] = Int32(index)
+                following[slot] = Int32(index)
                 lastKey[depth - 1] = Int32(index)
             }
         }
@@ -469,7 +501,7 @@ private struct Scanner {
         var hash: UInt32 = 2_166_136_261
         for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
-        following.append(-1)
+        following.append(contentsOf: [-1, -1])
         lastString.append(-1)
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
@@ -617,8 +649,9 @@ private struct Scanner {
 
     /// Moves the cursor from a string's first byte to its closing quote or its first backslash.
     ///
-    /// `escape` says which; nil at a control character or the end of the input. Eight bytes at a time while none of them is a quote, a backslash, a control character
-    /// or past ASCII.
+    /// `escape` says which; nil at a control character or the end of the input. Sixteen bytes
+    /// at a time (SIMD) while none of them is a quote, a backslash, a control character or past
+    /// ASCII, then eight at a time up to the first that is.
     @inline(__always)
     mutating func plainRun() -> (escape: Bool, ascii: Bool)? {
         // In a local: the cursor stays in a register (stores to the tape could alias `self`).
@@ -626,7 +659,20 @@ private struct Scanner {
         let end = self.end
         defer { cursor = at }
         var ascii = true
+        // Locals (constants), not static lets: those are read through a lazy initialiser.
+        let quotes = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let backslashes = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+        let spaces = SIMD16<UInt8>(repeating: 0x20)
+        // 0x7F − 0x20: a byte minus 0x20 (wrapping) is above it unless the byte is in 0x20...0x7F.
+        let printable = SIMD16<UInt8>(repeating: 0x5F)
         while true {
+            while end - at >= 16 {
+                let bytes = UnsafeRawPointer(at).loadUnaligned(as: SIMD16<UInt8>.self)
+                // Outside 0x20...0x7F: a control character or past ASCII (one unsigned compare).
+                let special = (bytes .== quotes) .| (bytes .== backslashes) .| (bytes &- spaces .> printable)
+                if any(special) { break }
+                at += 16
+            }
             while end - at >= 8 {
                 let word = UnsafeRawPointer(at).loadUnaligned(as: UInt64.self)
                 let special =

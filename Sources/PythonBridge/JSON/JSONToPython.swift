@@ -520,6 +520,8 @@ private struct TapeBuilder {
     /// Each repeated string's `str` once made (a reference of its own; `JSONTape.repeatedCount`).
     let repeatedStrings: UnsafeMutablePointer<PyPointer?>
     let repeatedCount: Int
+    /// What makes ASCII strings in place (`StringLayout`); nil: `PyUnicode_New` makes them.
+    let strings: StringLayout.Maker?
     /// `None` (a dict copy's values until its own are put in).
     static var none: PyPointer { apimacro_None() }
 
@@ -537,6 +539,7 @@ private struct TapeBuilder {
         shapeObjects = .allocate(capacity: max(shapeCount, 1))
         shapeObjects.initialize(repeating: nil, count: shapeCount)
         repeatedCount = tape.repeatedCount
+        strings = StringLayout.maker
         repeatedStrings = .allocate(capacity: max(repeatedCount, 1))
         repeatedStrings.initialize(repeating: nil, count: repeatedCount)
     }
@@ -603,6 +606,7 @@ private struct TapeBuilder {
                     guard filled < top.pointee.members, expected[filled] == Int32(truncatingIfNeeded: payload) else {
                         return failed()
                     }
+                    guard fillCopy(word, count: count, at: &at) else { return failed() }
                     continue
                 }
                 guard let key = key(payload, keys: keys, unescaped: unescaped) else { return failed() }
@@ -610,7 +614,7 @@ private struct TapeBuilder {
                 continue
             case Self.asciiString:
                 spent &+= Parser.stringCost &+ payload
-                made = Self.ascii(document + Int(truncatingIfNeeded: word[at]), payload)
+                made = ascii(document + Int(truncatingIfNeeded: word[at]), payload)
                 at += 1
             case Self.int:
                 spent &+= Parser.numberCost
@@ -660,7 +664,7 @@ private struct TapeBuilder {
             case Self.firstOfRepeated:
                 spent &+= Parser.stringCost &+ payload
                 let place = word[at]
-                made = Self.ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
+                made = ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload)
                 if let made { repeatedStrings[Int(truncatingIfNeeded: place >> 32)] = Self.newReference(made) }
                 at += 1
             case Self.utf8String:
@@ -693,9 +697,84 @@ private struct TapeBuilder {
                     expected[filled] == Int32(truncatingIfNeeded: word[at] & JSONTape.payloadMask)
                 else { return failed() }
                 at += 1
+                guard fillCopy(word, count: count, at: &at) else { return failed() }
             }
         }
         return failed()
+    }
+
+    /// The members of the copy on top that are plain values, in a row from `at`, built in a loop of their own.
+    ///
+    /// Plain values: ASCII and repeated strings, ints, `true`, `false`, `null`; `at` is a value's
+    /// first word, after its key was checked. Each is made, charged and put in its entry as
+    /// `build` does it (the same charges in the same order, the same budget check, each next
+    /// key checked against the shape), with the copy's state in registers and no dispatch through `build`'s switch and
+    /// `attach` (~30 instructions a member less; most of a page's values). Stops at anything
+    /// else (a container, the copy's end, another kind of value) for `build`, `at` on it;
+    /// false where `build` would fail (`refusal` set when the budget stopped it).
+    @inline(__always)
+    mutating func fillCopy(_ word: UnsafePointer<UInt64>, count: Int, at: inout Int) -> Bool {
+        let top = stack + (depth - 1)
+        guard let slots = top.pointee.slots, let expected = top.pointee.expected else { return true }
+        // In locals: the C calls below could write `self` as far as the compiler knows, and its
+        // fields would be read again after each.
+        let members = top.pointee.members
+        let document = self.document
+        let budget = self.budget
+        let strings = self.strings
+        let repeatedStrings = self.repeatedStrings
+        var filled = top.pointee.filled
+        var spent = self.spent
+        var position = at
+        defer {
+            top.pointee.filled = filled
+            self.spent = spent
+            at = position
+        }
+        while position < count {
+            let head = word[position]
+            let payload = Int(truncatingIfNeeded: head & JSONTape.payloadMask)
+            let value: PyPointer?
+            var words = 2
+            switch head >> 60 {
+            case Self.asciiString:
+                spent &+= Parser.stringCost &+ payload
+                value = Self.ascii(document + Int(truncatingIfNeeded: word[position &+ 1]), payload, strings)
+            case Self.repeated:
+                spent &+= Parser.stringCost &+ payload
+                value = repeatedStrings[Int(truncatingIfNeeded: word[position &+ 1])].map(Self.newReference)
+            case Self.firstOfRepeated:
+                spent &+= Parser.stringCost &+ payload
+                let place = word[position &+ 1]
+                value = Self.ascii(document + Int(truncatingIfNeeded: place & 0xFFFF_FFFF), payload, strings)
+                if let value { repeatedStrings[Int(truncatingIfNeeded: place >> 32)] = Self.newReference(value) }
+            case Self.int:
+                spent &+= Parser.numberCost
+                value = PyLong_FromLongLong(Int64(bitPattern: word[position &+ 1]))
+            case Self.literal where payload <= 2:
+                words = 1
+                value = Self.newReference(
+                    payload == 0 ? apimacro_False() : payload == 1 ? apimacro_True() : apimacro_None())
+            default:
+                return true
+            }
+            guard let value else { return false }
+            spent &+= Parser.dictSlotCost
+            guard spent <= budget else {
+                refusal = .budget(budget)
+                Py_DecRef(value)
+                return false
+            }
+            slots[2 &* filled &+ 1] = value
+            filled &+= 1
+            position &+= words
+            guard position < count, word[position] >> 60 == Self.key else { return true }
+            guard filled < members,
+                expected[filled] == Int32(truncatingIfNeeded: word[position] & JSONTape.payloadMask)
+            else { return false }
+            position &+= 1
+        }
+        return true
     }
 
     /// Releases the open containers (their pending keys are `keyObjects`'); nil.
@@ -841,7 +920,7 @@ private struct TapeBuilder {
         } else {
             let charged = spent
             spent &+= Parser.stringCost &+ spec.count
-            guard let made = spec.ascii ? Self.ascii(text, spec.count) : Self.utf8(text, spec.count) else {
+            guard let made = spec.ascii ? ascii(text, spec.count) : Self.utf8(text, spec.count) else {
                 return nil
             }
             guard let shared = Parser.shared(made, memo: &memo, charged: charged, spent: &spent) else { return nil }
@@ -855,10 +934,18 @@ private struct TapeBuilder {
     }
 
     /// A `str` of plain ASCII bytes: made at its size and the bytes copied in (the empty string
-    /// and one character are CPython's shared ones, as `PyUnicode_DecodeUTF8` gives them).
+    /// and one character are CPython's shared ones, as `PyUnicode_DecodeUTF8` gives them), in
+    /// place when `StringLayout` vouches for the layout.
     @inline(__always)
-    static func ascii(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
+    func ascii(_ text: UnsafePointer<UInt8>, _ count: Int) -> PyPointer? {
+        Self.ascii(text, count, strings)
+    }
+
+    /// `ascii`, with the maker given (`fillCopy` keeps it in a register).
+    @inline(__always)
+    static func ascii(_ text: UnsafePointer<UInt8>, _ count: Int, _ strings: StringLayout.Maker?) -> PyPointer? {
         guard count > 1 else { return utf8(text, count) }
+        if let strings { return strings.make(text, count) }
         guard let made = PyUnicode_New(count, 127) else { return nil }
         // A compact ASCII string's characters follow its `PyASCIIObject` header.
         (UnsafeMutableRawPointer(made) + MemoryLayout<PyASCIIObject>.size).copyMemory(from: text, byteCount: count)

@@ -71,6 +71,14 @@ public struct PageHistory: Sendable {
     /// could matter to some server, but never tell a list's next page from an earlier one. Text
     /// that is no absolute URL keeps its path as it is, with only the escapes normalised.
     public static func normalized(_ url: String, ignoring parameter: String? = nil) -> String {
+        var url = url
+        if let fast = url.withUTF8({ ASCIIURL.normalized($0, ignoring: parameter) }) { return fast }
+        return normalizedText(url, ignoring: parameter)
+    }
+
+    /// `normalized` on `String`'s characters: for a URL or a parameter with bytes past ASCII
+    /// (`ASCIIURL` does the rest on bytes, with the same answer).
+    static func normalizedText(_ url: String, ignoring parameter: String? = nil) -> String {
         var text = Substring(url)
         if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
         var query: Substring?
@@ -246,5 +254,157 @@ extension PageHistory {
             "the page \(shown) answered exactly what the page before it did (\(pagesSoFar)): the API does not "
                 + "seem to page this list, so the list stops here; pass limit=N to read fewer items",
             url: shown, api: client.configuration.name)
+    }
+}
+
+/// `PageHistory.normalized` on the bytes of an ASCII URL.
+///
+/// Every page of an iteration passes there, and on `String`'s characters it cost ~90 k
+/// instructions a URL (grapheme breaking at each `firstIndex`, a `String` per piece). For ASCII text characters are bytes (the one
+/// grapheme of two, CR LF, contains no separator), `lowercased` is ASCII's, and `String`
+/// comparison is the bytes' order: the answer is the same string (`PageHistoryTests` compares
+/// both on generated URLs).
+enum ASCIIURL {
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    /// The normal form of `url`; nil when it or `parameter` has a byte past ASCII.
+    static func normalized(_ url: Bytes, ignoring parameter: String?) -> String? {
+        for byte in url where byte >= 0x80 { return nil }
+        var ignored: [UInt8]?
+        if let parameter {
+            ignored = Array(parameter.utf8)
+            if ignored?.contains(where: { $0 >= 0x80 }) == true { return nil }
+        }
+        let end = url.firstIndex(of: UInt8(ascii: "#")) ?? url.count
+        let mark = url[..<end].firstIndex(of: UInt8(ascii: "?"))
+        let textEnd = mark ?? end
+        var result: [UInt8] = []
+        result.reserveCapacity(url.count + 8)
+        var pathStart = 0
+        var emptyPathIsRoot = false
+        if let separator = schemeSeparator(url, before: textEnd), isScheme(url[..<separator]) {
+            let scheme = url[..<separator].map(lowercased)
+            result += scheme
+            result += Array("://".utf8)
+            let rest = separator + 3
+            let slash = url[rest..<textEnd].firstIndex(of: UInt8(ascii: "/")) ?? textEnd
+            authority(url[rest..<slash], scheme: scheme, into: &result)
+            pathStart = slash
+            emptyPathIsRoot = true
+        }
+        var path = unescaped(url[pathStart..<textEnd])
+        if path.isEmpty, emptyPathIsRoot { path = [UInt8(ascii: "/")] }
+        result += removingDotSegments(path)
+        if let mark {
+            var parameters = Set(url[(mark + 1)..<end].split(separator: UInt8(ascii: "&")).map(unescaped))
+            if let ignored {
+                parameters = parameters.filter {
+                    $0 != ignored
+                        && !($0.count > ignored.count && $0.starts(with: ignored)
+                            && $0[ignored.count] == UInt8(ascii: "="))
+                }
+            }
+            if !parameters.isEmpty {
+                result.append(UInt8(ascii: "?"))
+                for (index, parameter) in parameters.sorted(by: { $0.lexicographicallyPrecedes($1) }).enumerated() {
+                    if index > 0 { result.append(UInt8(ascii: "&")) }
+                    result += parameter
+                }
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Where the first `://` before `limit` starts.
+    static func schemeSeparator(_ url: Bytes, before limit: Int) -> Int? {
+        guard limit >= 3 else { return nil }
+        for index in 0...(limit - 3)
+        where url[index] == UInt8(ascii: ":") && url[index + 1] == UInt8(ascii: "/")
+            && url[index + 2] == UInt8(ascii: "/")
+        {
+            return index
+        }
+        return nil
+    }
+
+    static func isScheme(_ text: Slice<Bytes>) -> Bool {
+        guard let first = text.first, isLetter(first) else { return false }
+        return text.allSatisfy {
+            isLetter($0) || $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-")
+                || $0 == UInt8(ascii: ".")
+        }
+    }
+
+    static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- UInt8(ascii: "a") < 26 }
+
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+    }
+
+    /// `user@HOST:port` with the host in lower case and the scheme's default port dropped.
+    static func authority(_ text: Slice<Bytes>, scheme: [UInt8], into result: inout [UInt8]) {
+        var host = text
+        if let at = text.lastIndex(of: UInt8(ascii: "@")) {
+            result += text[...at]
+            host = text[(at + 1)...]
+        }
+        if let colon = host.lastIndex(of: UInt8(ascii: ":")), !host[colon...].contains(UInt8(ascii: "]")) {
+            let port = host[(colon + 1)...]
+            if port.isEmpty || (scheme == Array("http".utf8) && port.elementsEqual("80".utf8))
+                || (scheme == Array("https".utf8) && port.elementsEqual("443".utf8))
+            {
+                host = host[..<colon]
+            }
+        }
+        result += host.map(lowercased)
+    }
+
+    /// `text` with each `%XX` of an unreserved character decoded and other escapes' hex in upper case.
+    static func unescaped(_ text: Slice<Bytes>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var index = text.startIndex
+        while index < text.endIndex {
+            let byte = text[index]
+            if byte == UInt8(ascii: "%"), index + 2 < text.endIndex, let high = TextScalars.hexValue(text[index + 1]),
+                let low = TextScalars.hexValue(text[index + 2])
+            {
+                let decoded = high << 4 | low
+                if FormEncoding.isUnreserved(decoded) {
+                    out.append(decoded)
+                } else {
+                    out += [byte, hexDigit(high), hexDigit(low)]
+                }
+                index += 3
+            } else {
+                out.append(byte)
+                index += 1
+            }
+        }
+        return out
+    }
+
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+
+    /// RFC 3986's remove_dot_segments (5.2.4): `/a/./b/../c` is `/a/c`.
+    static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
+        guard path.contains(UInt8(ascii: ".")) else { return path }
+        let floor = path.first == UInt8(ascii: "/") ? 1 : 0
+        var output: [ArraySlice<UInt8>] = []
+        let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            if segment.elementsEqual(CollectionOfOne(UInt8(ascii: "."))) {
+                if isLast { output.append([]) }
+            } else if segment.elementsEqual("..".utf8) {
+                if output.count > floor { output.removeLast() }
+                if isLast { output.append([]) }
+            } else {
+                output.append(segment)
+            }
+        }
+        return Array(output.joined(separator: [UInt8(ascii: "/")]))
     }
 }
