@@ -488,7 +488,9 @@ final class CurlEasy: @unchecked Sendable {
     /// One line of a response head, with its CR LF, parsed as bytes (no Foundation on the
     /// per-request path: trimming with Foundation cost more than the whole exchange).
     fileprivate func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
-        if line.starts(with: "HTTP/".utf8) {
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
+        {
             headers.removeAll(keepingCapacity: true)  // a new head: 1xx first, then the final one
             declaredLength = 0
             if passesBodyAsSent {  // a 1xx head's codings say nothing of the final body
@@ -505,7 +507,7 @@ final class CurlEasy: @unchecked Sendable {
         while end > start, isSpace(line[end - 1]) { end -= 1 }
         let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
         let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        if colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
+        if colon == 14, Headers.sameName(name, "Content-Length"), let length = Int(value), length > 0 {
             // Noted, not reserved: a HEAD, 204 or 304 declares a length and sends no body, and
             // a reservation made here would be kept by the response (8 MiB per answer, on a
             // hostile server's word). The first body bytes reserve it (`received`).
