@@ -30,6 +30,7 @@ final class CurlLibrary: @unchecked Sendable {
 
     /// The library, loaded now if this is the first use; an `APIError` (network) when it is
     /// missing, saying which package to install.
+    @inline(never)  // its Result stays out of the async frame of `CurlTransport.send`
     static func shared() throws -> CurlLibrary {
         try loadedLibrary.get()
     }
