@@ -18,7 +18,8 @@ final class CurlEasy: @unchecked Sendable {
     private var headerListFor: (fields: [(name: String, value: String)], userAgent: String, sendsBody: Bool)?
 
     // What the callbacks collect for the transfer now running.
-    private var headers: [(String, String)] = []
+    /// The head's fields, in `Headers`' own form: the response takes the array as it is.
+    private var headers: [(name: String, value: String)] = []
     private var body: [UInt8] = []
     /// The final head's Content-Length (0 when none): reserved once body bytes arrive.
     private var declaredLength = 0
@@ -315,7 +316,7 @@ final class CurlEasy: @unchecked Sendable {
         }
         var status = 0
         _ = ccurl_getinfo_long(library.api, handle, CURLINFO_RESPONSE_CODE, &status)
-        var response = Response(status: status, headers: Headers(headers), body: body, url: exchange.url)
+        var response = Response(status: status, headers: Headers(fields: headers), body: body, url: exchange.url)
         response.timing = timing()
         body = []
         return response
@@ -521,7 +522,7 @@ final class CurlEasy: @unchecked Sendable {
             _ = ccurl_setopt_long(library.api, handle, CURLOPT_HTTP_CONTENT_DECODING, 0)
             passesBodyAsSent = true
         }
-        headers.append((name, value))
+        headers.append((name: name, value: value))
     }
 }
 
