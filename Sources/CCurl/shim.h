@@ -32,6 +32,9 @@ typedef struct ccurl_api {
     CURLMcode (*multi_wakeup)(CURLM *multi);
     CURLMsg *(*multi_info_read)(CURLM *multi, int *queued);
     curl_version_info_data *(*version_info)(CURLversion age);
+    CURLU *(*url)(void);
+    void (*url_cleanup)(CURLU *handle);
+    CURLUcode (*url_set)(CURLU *handle, CURLUPart what, const char *part, unsigned int flags);
 } ccurl_api;
 
 /// Opens `path` (e.g. "libcurl.so.4") and fills `api`. Returns 0, or -1 when the library
@@ -66,6 +69,9 @@ static inline int ccurl_load(const char *path, ccurl_api *api) {
     CCURL_LOAD(multi_wakeup, "curl_multi_wakeup")
     CCURL_LOAD(multi_info_read, "curl_multi_info_read")
     CCURL_LOAD(version_info, "curl_version_info")
+    CCURL_LOAD(url, "curl_url")
+    CCURL_LOAD(url_cleanup, "curl_url_cleanup")
+    CCURL_LOAD(url_set, "curl_url_set")
 #undef CCURL_LOAD
     return 0;
 }
@@ -94,6 +100,13 @@ static inline const char *ccurl_builtin_capath(const ccurl_api *api) {
 static inline const char *ccurl_builtin_cainfo(const ccurl_api *api) {
     curl_version_info_data *info = api->version_info(CURLVERSION_NOW);
     return info == NULL || info->age < CURLVERSION_SEVENTH ? NULL : info->cainfo;
+}
+
+/// Parses `url` into `handle` as libcurl 7.88 parses `CURLOPT_URL` for a transfer
+/// (`parseurlandfillconn`: `CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME`, with
+/// `CURLOPT_DISALLOW_USERNAME_IN_URL` and `CURLOPT_PATH_AS_IS` left off): 1 when it parsed.
+static inline int ccurl_url_parse(const ccurl_api *api, CURLU *handle, const char *url) {
+    return api->url_set(handle, CURLUPART_URL, url, CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK;
 }
 
 /// The text of the last dlopen/dlsym failure, or NULL.

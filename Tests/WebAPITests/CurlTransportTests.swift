@@ -270,6 +270,61 @@ struct CurlReuseTests {
         try await server.shutdown()
     }
 
+    @Test("one handle sends a run of URLs, repeated and not, each to its own target; one libcurl refuses, refused once")
+    func urlsInTurnOnOneHandle() async throws {
+        let server = try await TestServer.start()
+        // No caller: one transfer thread, so one easy handle and its parsed URL serve them all.
+        let transport = CurlTransport(userAgent: "apimacro/test")
+        let targets = ["/echo?a=1", "/echo?a=1", "/echo/b", "/echo?a=1", "/echo?a=2", "/echo/b?c=%20d", "/echo?a=2"]
+        for (index, target) in targets.enumerated() {
+            let exchange = Exchange(
+                method: "GET", url: server.baseURL + target, headers: Headers(), body: [], timeout: 600)
+            let response = try await transport.send(exchange)
+            #expect(response.status == 200, "\(target)")
+            #expect(server.requests.count == index + 1)
+            #expect(server.requests.last?.uri == target, "\(target)")
+            #expect(server.requests.last?.host == "127.0.0.1:\(server.port)", "\(target)")
+        }
+        // A space: libcurl's parser refuses the URL, as it refused it as CURLOPT_URL alone.
+        let refused = Exchange(
+            method: "GET", url: server.baseURL + "/echo/a b", headers: Headers(), body: [], timeout: 600)
+        let error = await apiError { _ = try await transport.send(refused) }
+        #expect(error?.kind == .network && error?.isRetryable == false, "\(String(describing: error))")
+        #expect(server.requests.count == targets.count, "nothing sent")
+        // The URL before it is sent as before.
+        _ = try await transport.send(
+            Exchange(method: "GET", url: server.baseURL + "/echo?a=2", headers: Headers(), body: [], timeout: 600))
+        #expect(server.requests.last?.uri == "/echo?a=2")
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("Accept-Encoding lists each coding libcurl decodes, once; a request's own Accept-Encoding replaces it")
+    func acceptEncodingOnce() async throws {
+        try await withLoopback { loop in
+            for own in [nil, "identity", nil] as [String?] {
+                let headers = own.map { Headers([("Accept-Encoding", $0)]) } ?? Headers()
+                let exchange = Exchange(
+                    method: "GET", url: loop.server.baseURL + "/echo", headers: headers, body: [], timeout: 600)
+                _ = try await loop.transport.send(exchange)
+                let recorded = try #require(loop.requests("/echo").last)
+                let offered = recorded.headers.filter { $0.0.lowercased() == "accept-encoding" }.map(\.1)
+                if let own {
+                    #expect(offered == [own])
+                } else {
+                    #expect(offered.count == 1, "\(offered)")
+                    #expect(offered.first?.hasPrefix("deflate, gzip") == true, "\(offered)")
+                }
+            }
+            // What it offers is decoded.
+            let decoded = try await loop.transport.send(
+                Exchange(
+                    method: "GET", url: loop.server.baseURL + "/hostile/coded?ce=gzip", headers: Headers(), body: [],
+                    timeout: 600))
+            #expect(JSONPath.string(in: decoded.body, path: ["login"]) == "octokit-fixture-org")
+        }
+    }
+
     @Test(
         "only the codings apimacro asked for are decoded: any other Content-Encoding or Transfer-Encoding arrives as sent, its header kept, and the next answer is decoded again"
     )

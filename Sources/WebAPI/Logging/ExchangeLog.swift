@@ -82,41 +82,63 @@ public struct ExchangeLogStage: Stage {
     }
 
     public nonisolated(nonsending) func handle(_ exchange: Exchange, next: Next) async throws -> Response {
+        // The logging is done in functions of its own: what they hold lives on the thread's
+        // stack, not in this async frame (each call's frames come from its task's allocator).
         let start = ContinuousClock.now
-        func elapsed() -> Int {
-            let duration = ContinuousClock.now - start
-            return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        showRequest(exchange)
+        do {
+            let response = try await next(exchange)
+            recordResponse(response, to: exchange, since: start)
+            return response
+        } catch let error as APIError where error.kind != .cancelled {
+            recordFailure(error, of: exchange, since: start)
+            throw error
         }
+    }
+
+    /// Milliseconds since `start`.
+    private static func elapsed(since start: ContinuousClock.Instant) -> Int {
+        let duration = ContinuousClock.now - start
+        return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// With `-vv`, the request as it goes.
+    @inline(never)
+    private func showRequest(_ exchange: Exchange) {
         log.show(
             ExchangeText.request(
                 method: exchange.method, url: exchange.url, headers: exchange.headers, body: exchange.body,
                 redactor: slot.redactor.adding(credentialsOf: exchange)))
-        do {
-            let response = try await next(exchange)
-            log.show(
-                ExchangeText.response(
-                    status: response.status, headers: response.headers, body: response.body,
-                    source: response.source == .network ? nil : response.source.rawValue,
-                    redactor: slot.redactor.adding(credentialsOf: exchange)))
-            // A 304 to a conditional request is the cache's revalidation (CacheStage serves the stored body).
-            let conditional = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
-            let source = response.status == 304 && conditional ? Response.Source.revalidated : response.source
-            // A status RetryStage answers with another attempt, or the answer to one: which attempt it was.
-            let retried =
-                exchange.attempt > 1
-                || (exchange.attemptLimit > 1 && RetryPolicy.retryableStatuses.contains(response.status))
-            log.record(
-                method: exchange.method, url: exchange.url, status: response.status, milliseconds: elapsed(),
-                source: source.rawValue, note: retried ? Self.attempt(of: exchange) : nil, account: account,
-                redactor: slot.redactor)
-            return response
-        } catch let error as APIError where error.kind != .cancelled {
-            log.record(
-                method: exchange.method, url: exchange.url, status: nil, milliseconds: elapsed(), source: "network",
-                note: Self.attempt(of: exchange) + ", " + Self.reason(error, exchange: exchange), account: account,
-                redactor: slot.redactor)
-            throw error
-        }
+    }
+
+    /// The answer's line (and with `-vv`, the answer).
+    @inline(never)
+    private func recordResponse(_ response: Response, to exchange: Exchange, since start: ContinuousClock.Instant) {
+        log.show(
+            ExchangeText.response(
+                status: response.status, headers: response.headers, body: response.body,
+                source: response.source == .network ? nil : response.source.rawValue,
+                redactor: slot.redactor.adding(credentialsOf: exchange)))
+        // A 304 to a conditional request is the cache's revalidation (CacheStage serves the stored body).
+        let conditional = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
+        let source = response.status == 304 && conditional ? Response.Source.revalidated : response.source
+        // A status RetryStage answers with another attempt, or the answer to one: which attempt it was.
+        let retried =
+            exchange.attempt > 1
+            || (exchange.attemptLimit > 1 && RetryPolicy.retryableStatuses.contains(response.status))
+        log.record(
+            method: exchange.method, url: exchange.url, status: response.status,
+            milliseconds: Self.elapsed(since: start), source: source.rawValue,
+            note: retried ? Self.attempt(of: exchange) : nil, account: account, redactor: slot.redactor)
+    }
+
+    /// The failed attempt's line.
+    @inline(never)
+    private func recordFailure(_ error: APIError, of exchange: Exchange, since start: ContinuousClock.Instant) {
+        log.record(
+            method: exchange.method, url: exchange.url, status: nil, milliseconds: Self.elapsed(since: start),
+            source: "network", note: Self.attempt(of: exchange) + ", " + Self.reason(error, exchange: exchange),
+            account: account, redactor: slot.redactor)
     }
 
     /// "attempt 2 of 4" (retries allowed), or "attempt 1" (a request never retried).

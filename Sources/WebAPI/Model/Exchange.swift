@@ -16,7 +16,12 @@ public struct Exchange: Sendable {
     /// What the call asks of the HTTP cache (`Request.cache`); nil: the headers' rules alone.
     public var cache: CacheChoice?
     /// Whether a retry cannot repeat a side effect.
-    public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
+    public var isIdempotent: Bool {
+        switch method {
+        case "GET", "HEAD", "OPTIONS": true
+        default: false
+        }
+    }
     /// Which attempt at the request this is (1: the first), as `RetryStage` counts them.
     public var attempt = 1
     /// How many attempts `RetryStage` may make (1 when it retries nothing: no stage, or a POST).

@@ -43,7 +43,12 @@ public struct Request: Sendable {
     }
 
     /// Whether a retry cannot repeat a side effect (GET, HEAD, OPTIONS).
-    public var isIdempotent: Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
+    public var isIdempotent: Bool {
+        switch method {
+        case "GET", "HEAD", "OPTIONS": true
+        default: false
+        }
+    }
 
     /// A request body.
     public enum Body: Sendable {

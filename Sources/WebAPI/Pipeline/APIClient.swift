@@ -110,14 +110,21 @@ public final class APIClient: Sendable {
         } catch let error as APIError {
             throw redacted(error, exchange: exchange)
         } catch is CancellationError {
-            throw APIError(
-                .cancelled, "\(exchange.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name
-            )
+            throw cancelled(exchange)
         }
+    }
+
+    /// The error for a call cancelled before an answer (made here, not inlined in the async
+    /// frame of `send(prepared:)`).
+    @inline(never)
+    private func cancelled(_ exchange: Exchange) -> APIError {
+        APIError(
+            .cancelled, "\(exchange.method) \(redactor.redactURL(exchange.url)): cancelled", api: configuration.name)
     }
 
     /// The pipeline's `response` to `exchange` as the caller gets it: its poll interval noted,
     /// an echoed credential redacted from the body, its URL redacted.
+    @inline(never)
     private func finished(_ response: Response, _ exchange: Exchange) -> Response {
         PollInterval.note(response.headers, url: exchange.url)
         var body = response.body
@@ -166,6 +173,7 @@ public final class APIClient: Sendable {
 
     /// The same error with every URL and text redacted (also the credentials `exchange` carries
     /// by name, which an error body may echo) and the client named.
+    @inline(never)
     func redacted(_ error: APIError, exchange: Exchange) -> APIError {
         let redactor = redactor.adding(credentialsOf: exchange)
         var redacted = APIError(

@@ -50,14 +50,21 @@ public struct RateLimitStage: Stage {
         guard let memory, let spent = memory.spent(before: exchange.url, now: moment) else { return }
         let seconds = RateLimitPolicy.wait(untilReset: Double(spent.reset), now: moment)
         guard seconds <= policy.maxWait else {
-            throw APIError(
-                .rateLimited,
-                "\(exchange.method) \(exchange.url): the \(spent.resource) rate limit is spent until "
-                    + "\(GovernorStage.clock(Int64(spent.reset))), in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is "
-                    + "\(SecondsText.format(policy.maxWait)) s (nothing was sent)",
-                url: exchange.url, api: api, resetAt: spent.reset, retryAfter: seconds)
+            throw spentError(exchange, resource: spent.resource, reset: spent.reset, seconds: seconds)
         }
         try await sleep(seconds)
+    }
+
+    /// The error for a request not sent while `resource` is spent for longer than `maxWait`
+    /// (made here, not inlined in an async frame).
+    @inline(never)
+    private func spentError(_ exchange: Exchange, resource: String, reset: Int, seconds: Double) -> APIError {
+        APIError(
+            .rateLimited,
+            "\(exchange.method) \(exchange.url): the \(resource) rate limit is spent until "
+                + "\(GovernorStage.clock(Int64(reset))), in \(Seconds.whole(seconds)) s; APIMACRO_MAX_WAIT is "
+                + "\(SecondsText.format(policy.maxWait)) s (nothing was sent)",
+            url: exchange.url, api: api, resetAt: reset, retryAfter: seconds)
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {
@@ -116,6 +123,7 @@ public struct RateLimitStage: Stage {
     }
 
     /// The error for a rate-limit answer not waited out.
+    @inline(never)
     private func failure(
         _ exchange: Exchange, _ response: Response, headerWait: Double?, headerReset: Int?, secondary: Bool
     ) -> APIError {

@@ -35,25 +35,39 @@ public struct RedirectStage: Stage {
             let response = try await next(current)
             // A rate limit's wait came before the first hop only.
             current.heldAbove = 0
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
-                let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString
-            else { return response }
-            // Only http(s), and from https down to http only towards loopback: `http+unix://…`
-            // would reach a local socket (the POST body included), `file://` a file.
-            try SchemeRule.check(
-                target, from: current.url, what: "redirect", method: current.method, redactor: redactor)
-            if response.status == 303 || ([301, 302].contains(response.status) && current.method == "POST") {
-                current.method = "GET"
-                current.body = []
-                current.headers.remove("Content-Type")
-            }
-            if let origin = Origin(url: target), origin != current.origin {
-                guard current.body.isEmpty else { throw bodyRefused(current, response.status, to: origin) }
-                current.headers = withoutCredentials(current.headers)
-            }
-            current.url = target
+            guard try follow(response, from: &current) else { return response }
         }
-        throw APIError(.http, "\(exchange.method) \(exchange.url): more than \(maxRedirects) redirects")
+        throw tooManyRedirects(exchange)
+    }
+
+    /// Whether `response` is a redirect to follow; then `current` is made the next hop's exchange.
+    ///
+    /// A function of its own, not inlined: what it holds lives on the thread's stack, not in
+    /// `handle`'s async frame.
+    @inline(never)
+    private func follow(_ response: Response, from current: inout Exchange) throws -> Bool {
+        guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
+            let target = URL(string: location, relativeTo: URL(string: current.url))?.absoluteString
+        else { return false }
+        // Only http(s), and from https down to http only towards loopback: `http+unix://…`
+        // would reach a local socket (the POST body included), `file://` a file.
+        try SchemeRule.check(target, from: current.url, what: "redirect", method: current.method, redactor: redactor)
+        if response.status == 303 || ([301, 302].contains(response.status) && current.method == "POST") {
+            current.method = "GET"
+            current.body = []
+            current.headers.remove("Content-Type")
+        }
+        if let origin = Origin(url: target), origin != current.origin {
+            guard current.body.isEmpty else { throw bodyRefused(current, response.status, to: origin) }
+            current.headers = withoutCredentials(current.headers)
+        }
+        current.url = target
+        return true
+    }
+
+    @inline(never)
+    private func tooManyRedirects(_ exchange: Exchange) -> APIError {
+        APIError(.http, "\(exchange.method) \(exchange.url): more than \(maxRedirects) redirects")
     }
 
     /// An answer at once that is not a redirect (`handle` returns it as it is); a redirect

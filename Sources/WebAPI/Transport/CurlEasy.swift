@@ -15,10 +15,11 @@ final class CurlEasy: @unchecked Sendable {
     /// The header fields and user agent `headerList` was built from, while the handle's
     /// `CURLOPT_HTTPHEADER` points at it: a request with the same ones (most requests of a
     /// client) keeps the list instead of building it again (~14 k instructions).
-    private var headerListFor: (fields: [(name: String, value: String)], userAgent: String)?
+    private var headerListFor: (fields: [(name: String, value: String)], userAgent: String, sendsBody: Bool)?
 
     // What the callbacks collect for the transfer now running.
-    private var headers: [(String, String)] = []
+    /// The head's fields, in `Headers`' own form: the response takes the array as it is.
+    private var headers: [(name: String, value: String)] = []
     private var body: [UInt8] = []
     /// The final head's Content-Length (0 when none): reserved once body bytes arrive.
     private var declaredLength = 0
@@ -38,6 +39,9 @@ final class CurlEasy: @unchecked Sendable {
     static let maximumHeadBytes = 256 << 10
     /// The proxy this transfer goes through, if any (named, its userinfo hidden, in errors).
     private var proxy: String?
+    /// The last URL parsed for libcurl (`CURLOPT_CURLU`) and what it was parsed from (see `setURL`).
+    private var parsedURL: OpaquePointer?
+    private var parsedFrom = ""
     /// The CA bundle this handle trusts instead of the system's, if any.
     private var caBundle: String?
     /// The constant options are set (see `prepare`).
@@ -57,6 +61,7 @@ final class CurlEasy: @unchecked Sendable {
 
     deinit {
         library.api.pointee.easy_cleanup(handle)
+        if let parsedURL { library.api.pointee.url_cleanup(parsedURL) }
         if let headerList { library.api.pointee.slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
@@ -99,7 +104,7 @@ final class CurlEasy: @unchecked Sendable {
             set(ccurl_setopt_long(api, handle, CURLOPT_HTTP_CONTENT_DECODING, 1))
             passesBodyAsSent = false
         }
-        set(ccurl_setopt_string(api, handle, CURLOPT_URL, exchange.url))
+        setURL(exchange.url, set: set)
         // The deadline covers the whole exchange, connect to the last body byte. libcurl reads
         // 0 as "no limit": the shortest deadline is 1 ms.
         let milliseconds = max(1, Seconds.milliseconds(min(exchange.timeout, 1e9 / 1000)))
@@ -124,6 +129,27 @@ final class CurlEasy: @unchecked Sendable {
                 "\(exchange.method) \(exchange.url): libcurl refused an option (\(library.version) is too old?)",
                 url: exchange.url)
         }
+    }
+
+    /// Sets the request's URL: `CURLOPT_URL`, and the same URL parsed (`CURLOPT_CURLU`), which a
+    /// request to the URL of the one before reuses.
+    ///
+    /// libcurl 7.88 parses `CURLOPT_URL` at every transfer and prints it back whole
+    /// (`curl_url_set`, then `curl_url_get` through its character-at-a-time printf: ~11 k
+    /// instructions); given a parsed handle it copies that instead (`curl_url_dup`), and the
+    /// string stays what error messages and a retry on a new connection see. The parse is
+    /// libcurl's own, with its flags for `CURLOPT_URL`; a URL it refuses goes as
+    /// `CURLOPT_URL` alone, so libcurl refuses it as before.
+    private func setURL(_ url: String, set: (CURLcode) -> Void) {
+        let api = library.api
+        set(ccurl_setopt_string(api, handle, CURLOPT_URL, url))
+        if parsedURL == nil || !Headers.sameBytes(parsedFrom, url) {
+            parsedFrom = ""
+            if parsedURL == nil { parsedURL = api.pointee.url() }
+            if let parsedURL, ccurl_url_parse(api, parsedURL, url) != 0 { parsedFrom = url }
+        }
+        let parsed = parsedFrom.isEmpty ? nil : parsedURL
+        set(ccurl_setopt_pointer(api, handle, CURLOPT_CURLU, parsed.map { UnsafeMutableRawPointer($0) }))
     }
 
     /// The options every request on this handle shares, set after `curl_easy_reset`.
@@ -176,7 +202,7 @@ final class CurlEasy: @unchecked Sendable {
                 "the method \(method.debugDescription) is not an HTTP token; nothing was sent to \(exchange.url)",
                 url: exchange.url)
         }
-        let sendsBody = !exchange.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
+        let sendsBody = Self.sendsBody(exchange)
         // A kept-alive connection the server closes as the request leaves would fail a
         // non-idempotent request (see `sending`: it is never sent twice, nor retried), so such
         // a request reuses only a connection that was busy within the last
@@ -207,12 +233,26 @@ final class CurlEasy: @unchecked Sendable {
         }
     }
 
-    /// The request's headers, as given: libcurl adds Host and Content-Length; its own
-    /// `Accept: */*`, `Expect: 100-continue` and form Content-Type are turned off.
+    /// Whether `exchange` goes with a body (`CURLOPT_COPYPOSTFIELDS`): libcurl makes it a POST.
+    private static func sendsBody(_ exchange: Exchange) -> Bool {
+        if !exchange.body.isEmpty { return true }
+        switch exchange.method {
+        case "POST", "PUT", "PATCH": return true
+        default: return false
+        }
+    }
+
+    /// The request's headers, as given, with libcurl's own `Accept: */*` turned off.
+    ///
+    /// libcurl adds Host and Content-Length; for a request with a body its `Expect:
+    /// 100-continue` and form Content-Type are turned off too (without a body it adds
+    /// neither). `Accept-Encoding`, unless given, is libcurl's own value
+    /// (`CurlLibrary.acceptEncoding`).
     private func setHeaders(_ exchange: Exchange, userAgent: String) throws {
         let fields = exchange.headers.fields
-        if let built = headerListFor, headerList != nil, Headers.sameBytes(built.userAgent, userAgent),
-            Headers.sameBytes(built.fields, fields)
+        let sendsBody = Self.sendsBody(exchange)
+        if let built = headerListFor, headerList != nil, built.sendsBody == sendsBody,
+            Headers.sameBytes(built.userAgent, userAgent), Headers.sameBytes(built.fields, fields)
         {
             return
         }
@@ -237,11 +277,16 @@ final class CurlEasy: @unchecked Sendable {
         let headers = exchange.headers
         if headers["User-Agent"] == nil { append("User-Agent: \(userAgent)") }
         if headers["Accept"] == nil { append("Accept:") }
-        if headers["Expect"] == nil { append("Expect:") }
-        if headers["Content-Type"] == nil { append("Content-Type:") }
+        if headers["Accept-Encoding"] == nil, let accepted = library.acceptEncoding {
+            append("Accept-Encoding: \(accepted)")
+        }
+        if sendsBody {
+            if headers["Expect"] == nil { append("Expect:") }
+            if headers["Content-Type"] == nil { append("Content-Type:") }
+        }
         headerList = list
         _ = ccurl_setopt_slist(api, handle, CURLOPT_HTTPHEADER, list)
-        headerListFor = (fields, userAgent)
+        headerListFor = (fields, userAgent, sendsBody)
     }
 
     /// An HTTP token (RFC 9110 §5.6.2): what a header name may be.
@@ -271,7 +316,7 @@ final class CurlEasy: @unchecked Sendable {
         }
         var status = 0
         _ = ccurl_getinfo_long(library.api, handle, CURLINFO_RESPONSE_CODE, &status)
-        var response = Response(status: status, headers: Headers(headers), body: body, url: exchange.url)
+        var response = Response(status: status, headers: Headers(fields: headers), body: body, url: exchange.url)
         response.timing = timing()
         body = []
         return response
@@ -444,7 +489,9 @@ final class CurlEasy: @unchecked Sendable {
     /// One line of a response head, with its CR LF, parsed as bytes (no Foundation on the
     /// per-request path: trimming with Foundation cost more than the whole exchange).
     fileprivate func headerLine(_ line: UnsafeBufferPointer<UInt8>) {
-        if line.starts(with: "HTTP/".utf8) {
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
+        {
             headers.removeAll(keepingCapacity: true)  // a new head: 1xx first, then the final one
             declaredLength = 0
             if passesBodyAsSent {  // a 1xx head's codings say nothing of the final body
@@ -461,7 +508,7 @@ final class CurlEasy: @unchecked Sendable {
         while end > start, isSpace(line[end - 1]) { end -= 1 }
         let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
         let value = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        if colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
+        if colon == 14, Headers.sameName(name, "Content-Length"), let length = Int(value), length > 0 {
             // Noted, not reserved: a HEAD, 204 or 304 declares a length and sends no body, and
             // a reservation made here would be kept by the response (8 MiB per answer, on a
             // hostile server's word). The first body bytes reserve it (`received`).
@@ -475,7 +522,7 @@ final class CurlEasy: @unchecked Sendable {
             _ = ccurl_setopt_long(library.api, handle, CURLOPT_HTTP_CONTENT_DECODING, 0)
             passesBodyAsSent = true
         }
-        headers.append((name, value))
+        headers.append((name: name, value: value))
     }
 }
 

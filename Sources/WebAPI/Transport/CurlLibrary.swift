@@ -20,9 +20,17 @@ final class CurlLibrary: @unchecked Sendable {
     /// The content codings libcurl decodes, lower case: those it lists in `Accept-Encoding`
     /// (`CURLOPT_ACCEPT_ENCODING` "", every one it was built with) and `identity`.
     let contentCodings: Set<String>
+    /// The `Accept-Encoding` value libcurl 7.88 sends for `CURLOPT_ACCEPT_ENCODING` ""
+    /// (`Curl_all_content_encodings`: its decoders in its order), nil when it has none.
+    ///
+    /// `CurlEasy` sends it as one of the request's own header lines: libcurl then leaves out
+    /// its own, which it prints anew at every request (~4.5 k instructions), and still decodes
+    /// every coding it lists.
+    let acceptEncoding: String?
 
     /// The library, loaded now if this is the first use; an `APIError` (network) when it is
     /// missing, saying which package to install.
+    @inline(never)  // its Result stays out of the async frame of `CurlTransport.send`
     static func shared() throws -> CurlLibrary {
         try loadedLibrary.get()
     }
@@ -75,6 +83,11 @@ final class CurlLibrary: @unchecked Sendable {
         if features & CURL_VERSION_BROTLI != 0 { codings.insert("br") }
         if features & CURL_VERSION_ZSTD != 0 { codings.insert("zstd") }
         contentCodings = codings
+        var accepted: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { accepted += ["deflate", "gzip"] }
+        if features & CURL_VERSION_BROTLI != 0 { accepted.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { accepted.append("zstd") }
+        acceptEncoding = accepted.isEmpty ? nil : accepted.joined(separator: ", ")
     }
 
     /// Whether libcurl decodes a body sent with the header `name: codings` as apimacro asked:

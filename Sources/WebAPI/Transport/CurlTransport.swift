@@ -70,12 +70,7 @@ public final class CurlTransport: Transport {
         // speaks file://, ftp://, smtp://…; CURLOPT_PROTOCOLS_STR refuses them as well).
         guard let scheme = SchemeRule.scheme(of: exchange.url), SchemeRule.allowedSchemes.contains(scheme),
             let origin = exchange.origin
-        else {
-            throw APIError(
-                .network,
-                "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
-                url: exchange.url)
-        }
+        else { throw Self.notHTTP(exchange) }
         guard !stopped.load(ordering: .acquiring) else { throw Self.cancelled(exchange) }
         try Task.checkCancellation()
         let library = try CurlLibrary.shared()
@@ -102,6 +97,17 @@ public final class CurlTransport: Transport {
             nonIdempotentAge: nonIdempotentConnectionAge)
     }
 
+    // The errors are made in functions of their own, not inlined: what they hold lives on the
+    // thread's stack, not in the async frames of `send` and the transfer's task.
+    @inline(never)
+    private static func notHTTP(_ exchange: Exchange) -> APIError {
+        APIError(
+            .network,
+            "\(exchange.method) \(exchange.url): refused, only http and https URLs are sent; nothing was sent",
+            url: exchange.url)
+    }
+
+    @inline(never)
     static func timeout(_ exchange: Exchange) -> APIError {
         APIError(
             .timeout,
@@ -109,6 +115,7 @@ public final class CurlTransport: Transport {
             url: exchange.url)
     }
 
+    @inline(never)
     static func cancelled(_ exchange: Exchange) -> APIError {
         APIError(.cancelled, "\(exchange.method) \(exchange.url): cancelled", url: exchange.url)
     }
