@@ -137,31 +137,9 @@ public struct PageHistory: Sendable {
     private static func unescaped(_ text: Substring) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = TextScalars.hexValue(bytes[index + 1]),
-                let low = TextScalars.hexValue(bytes[index + 2])
-            {
-                let decoded = high << 4 | low
-                if FormEncoding.isUnreserved(decoded) {
-                    out.append(decoded)
-                } else {
-                    out += [byte, hexDigit(high), hexDigit(low)]
-                }
-                index += 3
-            } else {
-                out.append(byte)
-                index += 1
-            }
+        return bytes.withUnsafeBufferPointer { buffer in
+            String(decoding: ASCIIURL.unescaped(buffer[...]), as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// RFC 3986's remove_dot_segments (5.2.4): `/a/./b/../c` is `/a/c`.
