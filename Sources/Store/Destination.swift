@@ -1,5 +1,6 @@
 public import Platform
 import Spawning
+import Synchronization
 
 /// Where a run's rows go: a SQLite or PostgreSQL table (upserted), or a CSV, JSON Lines or JSON file.
 public enum Destination: Sendable, Equatable, Hashable {
@@ -96,8 +97,18 @@ public enum Destination: Sendable, Equatable, Hashable {
         }
     }
 
+    /// The files this process has found to be SQLite (or empty): each is read once.
+    ///
+    /// Reading opens and closes a descriptor of the file, and closing any descriptor of a file
+    /// drops every POSIX lock this process holds on it, SQLite's too: once a run has a connection
+    /// to the file (a second `output(to=)` of it after an early commit), reading it again would
+    /// take that connection's lock away (in WAL mode, the shared lock that tells another process
+    /// closing the database that it is not the last).
+    private static let knownSQLite = Mutex<Set<String>>([])
+
     /// Throws unless the file at `path` is empty or starts with SQLite's header.
     static func checkSQLite(_ path: String) throws {
+        if knownSQLite.withLock({ $0.contains(path) }) { return }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError.io("cannot read \(path)") }
         defer { close(descriptor) }
@@ -106,5 +117,6 @@ public enum Destination: Sendable, Equatable, Hashable {
             throw StoreError.invalid(
                 "\(path) is not a SQLite database; it was left untouched. Name a new file, or remove this one")
         }
+        knownSQLite.withLock { _ = $0.insert(path) }
     }
 }

@@ -182,6 +182,45 @@ struct RunTransactionTests {
         #expect(scratch.text("o.json") == "[\n{\"n\":2.0}\n]\n")
     }
 
+    /// The locks this process holds on `file`, as /proc/locks lists them ("1: POSIX ADVISORY
+    /// READ 4242 fe:00:1234567 0 EOF": kind, pid, device:inode).
+    static func locksHeld(on file: URL) throws -> [Substring] {
+        var status = stat()
+        guard stat(file.path, &status) == 0 else { return [] }
+        let locks = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        return locks.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 6 && fields[1] == "POSIX" && fields[4] == "\(getpid())"
+                && fields[5].hasSuffix(":\(status.st_ino)")
+        }
+    }
+
+    /// Checking a destination again never closes a descriptor of it: the run's connection keeps its lock.
+    ///
+    /// Closing any descriptor of a file drops every POSIX lock this process holds on it, SQLite's
+    /// included. A destination in WAL mode keeps its connection's shared lock between commits;
+    /// a second `output(to=)` of it after an early commit read its header again, and the lock
+    /// went: a process closing that database next took itself for the last, checkpointed and
+    /// removed the WAL under this run's connection.
+    @Test("a second output to a SQLite destination in WAL mode keeps the run's lock on it")
+    func destinationLockKept() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let file = scratch.file("wal.db")
+        do {
+            let made = try SQLiteConnection(path: file.path, mode: .readWriteCreate, busyTimeout: 5)
+            try made.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)")
+        }
+        let run = RunTransaction(wait: 5)
+        try run.stage([Row([("n", .integer(1))])], to: .sqlite(file: file, table: "t"))
+        try run.commit(state: nil, macro: nil)
+        #expect(!(try Self.locksHeld(on: file)).isEmpty, "the run's connection holds no lock on its WAL database")
+        try run.stage([Row([("n", .integer(2))])], to: .sqlite(file: file, table: "t"))
+        #expect(!(try Self.locksHeld(on: file)).isEmpty, "checking the destination again dropped the run's lock")
+        try run.commit(state: nil, macro: nil)
+        #expect(try StoreTestDatabase.rows(file, "SELECT n FROM t ORDER BY n") == [["1"], ["2"]])
+    }
+
     @Test("a file that is not SQLite, or cannot be written, is refused before anything is written")
     func badFiles() throws {
         let scratch = try Scratch()
