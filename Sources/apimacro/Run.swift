@@ -68,7 +68,7 @@ struct ExchangeOptions: ParsableArguments {
     /// (`Settings.load`), with the command's own `--format`, `--timeout` and `--color`.
     func settings(
         format: String? = nil, timeout: Double?, color: String?,
-        process: [String: String] = ProcessInfo.processInfo.environment
+        process: [String: String] = ProcessEnvironment.variables
     ) throws -> Settings {
         var settings = try Settings.load(
             format: format, timeout: timeout, requestTimeout: requestTimeout, verbose: verbose, record: recordFile,

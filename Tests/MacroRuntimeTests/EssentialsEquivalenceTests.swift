@@ -9,6 +9,17 @@ import WebAPI
 /// Foundation gave for the same input.
 @Suite("MacroRuntime without Foundation proper: the same answers as Foundation")
 struct MacroRuntimeEssentialsTests {
+    @Test("the environment read from environ is ProcessInfo's, variable for variable")
+    func environmentVariables() {
+        let ours = ProcessEnvironment.variables
+        let theirs = ProcessInfo.processInfo.environment
+        #expect(!ours.isEmpty)
+        #expect(Set(ours.keys) == Set(theirs.keys))
+        for (name, value) in theirs where ours[name] != value {
+            Issue.record("\(name): \(ours[name].debugDescription) against \(value.debugDescription)")
+        }
+    }
+
     @Test("columns cut or filled as padding(toLength:withPad:startingAt:) did")
     func padding() {
         for text in ["", "abc", "plugin-name", "é", "e\u{301}", "😀x", "x😀", "日本語", "a\u{1}b"] {

@@ -107,7 +107,7 @@ public enum ExtensionModule {
 
     /// The settings of `apimacro run` with no flags, and what its flags would say from variables.
     static func settingsFromEnvironment(
-        process: [String: String] = ProcessInfo.processInfo.environment
+        process: [String: String] = ProcessEnvironment.variables
     ) throws -> Settings {
         let check = SettingCheck(environment: process, origins: [:])
         func file(_ variable: String) -> URL? {

@@ -340,7 +340,7 @@ extension Settings {
     ///
     /// This is what the CLI hands to `Settings`.
     public static func environment(
-        _ process: [String: String] = ProcessInfo.processInfo.environment
+        _ process: [String: String] = ProcessEnvironment.variables
     ) throws -> [String: String] {
         let file = ConfigFile(home: home(environment: process))
         return try file.variables().merging(process) { _, environment in environment }

@@ -111,7 +111,7 @@ public struct Settings: Sendable {
     public init(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true, color: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ProcessEnvironment.variables,
         origins: [String: String] = [:],
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) throws {
@@ -190,7 +190,7 @@ public struct Settings: Sendable {
     public static func load(
         format: String? = nil, timeout: Double? = nil, requestTimeout: Double? = nil, verbose: Bool = false,
         record: URL? = nil, replay: URL? = nil, offline: Bool = false, useCache: Bool = true, color: String? = nil,
-        process: [String: String] = ProcessInfo.processInfo.environment
+        process: [String: String] = ProcessEnvironment.variables
     ) throws -> Settings {
         let home = home(environment: process)
         // The folder decides which config.toml, plugins and macros run with the user's tokens.
