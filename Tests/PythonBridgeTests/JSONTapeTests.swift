@@ -221,15 +221,33 @@ struct JSONTapeTests {
         let results = try await python {
             try fetching {
                 try documents.map { document -> (Int, Int, Answer, Answer) in
-                    // Decoded once first, so that the keys the process-wide table learns are
-                    // known to both (each measure then meets the table as the other does).
-                    _ = try Self.onePass(document)
-                    let onePass = try Self.smallestBudget(document) { try Self.onePass($0, budget: $1) }
-                    let twoStep = try Self.smallestBudget(document) { try Self.twoStep($0, budget: $1) }
-                    return (
-                        onePass, twoStep, try Self.onePass(document, budget: onePass - 1),
-                        try Self.twoStep(document, budget: onePass - 1)
-                    )
+                    // The charges depend on the process-wide key table (a key it knows costs no
+                    // new `str`), which other tests fill and empty (it is emptied when half
+                    // full) whenever they get the GIL: a garbage collection in between can run
+                    // Python code and let them. So a disagreement is measured again, up to three
+                    // times; a real difference between the two builds stays in every attempt.
+                    func measure() throws -> (Int, Int, Answer, Answer) {
+                        // Decoded once first, so that the keys the table learns are known to
+                        // both (each measure then meets the table as the other does).
+                        _ = try Self.onePass(document)
+                        let onePass = try Self.smallestBudget(document) { try Self.onePass($0, budget: $1) }
+                        let twoStep = try Self.smallestBudget(document) { try Self.twoStep($0, budget: $1) }
+                        return (
+                            onePass, twoStep, try Self.onePass(document, budget: onePass - 1),
+                            try Self.twoStep(document, budget: onePass - 1)
+                        )
+                    }
+                    var measured = try measure()
+                    for _ in 0..<2 {
+                        let (onePass, twoStep, refusedOnce, refusedTwice) = measured
+                        if onePass == twoStep, refusedOnce == .refused(.budget(onePass - 1)),
+                            refusedTwice == refusedOnce
+                        {
+                            break
+                        }
+                        measured = try measure()
+                    }
+                    return measured
                 }
             }
         }
