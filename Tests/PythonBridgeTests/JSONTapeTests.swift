@@ -197,6 +197,19 @@ struct JSONTapeTests {
         #expect(document.withUnsafeBufferPointer { JSONTape.scan($0, maxWords: 5000) } != nil)
     }
 
+    /// Globals holding `v`, `document` built from its tape, and `document` itself (bytes), for a
+    /// comparison with `json.loads` in Python, and the tape; nil when the scan or the build
+    /// declined (GIL held).
+    static func builtBesideDocument(_ document: [UInt8]) throws -> (globals: PyRef, tape: JSONTape)? {
+        guard let tape = JSONTape.scan(document),
+            case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) })
+        else { return nil }
+        let globals = try Interpreter.newGlobals()
+        try globals.setItem("v", built)
+        try globals.setItem("document", PythonValue.bytes(document).toPython())
+        return (globals, tape)
+    }
+
     /// The smallest budget under which `decode` answers a value.
     static func smallestBudget(_ document: [UInt8], _ decode: ([UInt8], Int) throws -> Answer) throws -> Int {
         var (low, high) = (0, 64 << 20)
@@ -357,12 +370,7 @@ struct JSONTapeTests {
         let document = Array("[[\(values)],{\(keys)},[\(repeated)],[\(repeated)]]".utf8)
         let checks = try await python {
             try fetching { () -> [String] in
-                guard let tape = JSONTape.scan(document),
-                    case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) })
-                else { return ["not decoded"] }
-                let globals = try Interpreter.newGlobals()
-                try globals.setItem("v", built)
-                try globals.setItem("document", PythonValue.bytes(document).toPython())
+                guard let (globals, _) = try Self.builtBesideDocument(document) else { return ["not decoded"] }
                 try Interpreter.exec(
                     """
                     import json, sys
@@ -405,12 +413,7 @@ struct JSONTapeTests {
         let document = Self.records(40)
         let checks = try await python {
             try fetching { () -> [String] in
-                guard let tape = JSONTape.scan(document),
-                    case .value(let built) = document.withUnsafeBufferPointer({ JSONToPython.decode($0, tape: tape) })
-                else { return ["not decoded"] }
-                let globals = try Interpreter.newGlobals()
-                try globals.setItem("v", built)
-                try globals.setItem("document", PythonValue.bytes(document).toPython())
+                guard let (globals, tape) = try Self.builtBesideDocument(document) else { return ["not decoded"] }
                 try Interpreter.exec(
                     """
                     import gc, json, sys
