@@ -177,8 +177,18 @@ public enum CachePolicy {
     ///   - disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
     /// - Returns: serve the stored copy, revalidate it, fetch plainly, or answer 504 (`only-if-cached`).
     public static func decide(request: Headers, stored: Stored?, now: Double, disconnected: Bool = false) -> Decision {
-        let asked = RequestDirectives(request)
-        guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
+        decision(asked: RequestDirectives(request), stored: stored, now: now, disconnected: disconnected).decision
+    }
+
+    /// `decide` for a request whose directives are `asked`, and whether its answer holds at every
+    /// clock (`timeless`): a stored response that cannot be served now, and could be at no other
+    /// time either (`no-cache` on either side, `max-age=0` asked, or no freshness lifetime and no
+    /// `max-stale`), is revalidated or fetched with the conditions its own headers give, so the
+    /// answer depends on nothing but `asked`, the stored headers and `disconnected`.
+    static func decision(asked: RequestDirectives, stored: Stored?, now: Double, disconnected: Bool)
+        -> (decision: Decision, timeless: Bool)
+    {
+        guard let stored else { return (asked.onlyIfCached ? .unsatisfiable : .fetch, false) }
         let age = currentAge(stored, now: now)
         // The stored response's directives, parsed once for every rule below.
         let response = stored.parsed ?? directives(stored.headers)
@@ -195,13 +205,16 @@ public enum CachePolicy {
                 usable = staleAllowed && (asked.maxStale.map { age - lifetime <= $0 } ?? false)
             }
         }
-        if usable { return .serve(age: age, stale: !fresh) }
-        if disconnected && staleAllowed { return .serve(age: age, stale: !fresh) }
-        if asked.onlyIfCached { return .unsatisfiable }
+        if usable { return (.serve(age: age, stale: !fresh), false) }
+        if disconnected && staleAllowed { return (.serve(age: age, stale: !fresh), false) }
+        if asked.onlyIfCached { return (.unsatisfiable, false) }
+        // Fresh at no clock: the age is never below 0, so never below a lifetime of 0.
+        let neverFresh = lifetime <= 0 && stored.initialAge >= 0
+        let timeless = mustValidate || asked.maxAge == 0 || (neverFresh && asked.maxStale == nil)
         var conditions: [String: String] = [:]
         if let etag = stored.headers["ETag"] { conditions["If-None-Match"] = etag }
         if let modified = stored.headers["Last-Modified"] { conditions["If-Modified-Since"] = modified }
-        return conditions.isEmpty ? .fetch : .revalidate(conditions)
+        return (conditions.isEmpty ? .fetch : .revalidate(conditions), timeless)
     }
 
     /// Whether a stored copy may stand in for a failed exchange (stale-if-error): only when the

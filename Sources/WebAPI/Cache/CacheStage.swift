@@ -29,6 +29,8 @@ public struct CacheStage: Stage {
     let now: @Sendable () -> Double
     /// The keys of the requests looked up last.
     private let keys = KeyMemo()
+    /// The decisions on stored entries that hold at every clock, made last.
+    private let decisions = DecisionMemo()
 
     /// - Parameters:
     ///   - cache: the HTTP cache (SQLite).
@@ -129,8 +131,13 @@ public struct CacheStage: Stage {
     /// conditions of its own, that does not bypass the cache (`CachePolicy.bypasses`).
     private static func looksUp(_ exchange: Exchange) -> Bool {
         guard exchange.method == "GET", exchange.cache == nil else { return false }
+        return looksUp(exchange, asked: CachePolicy.RequestDirectives(exchange.headers))
+    }
+
+    /// `looksUp` of a GET without a cache rule, whose `Cache-Control` directives are `asked`.
+    private static func looksUp(_ exchange: Exchange, asked: CachePolicy.RequestDirectives) -> Bool {
         let ownConditions = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
-        return !ownConditions && !CachePolicy.bypasses(requestHeaders: exchange.headers)
+        return !ownConditions && !asked.noStore
     }
 
     /// A fresh 2xx answer from this process's cache, served as `handle` serves it (the same
@@ -143,18 +150,74 @@ public struct CacheStage: Stage {
     public var atOnce: AtOnce.Role { .answers }
 
     public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
-        guard let prefetch = exchange.prefetch, Self.looksUp(exchange) else { return nil }
+        guard let prefetch = exchange.prefetch, exchange.method == "GET", exchange.cache == nil else { return nil }
+        let asked = CachePolicy.RequestDirectives(exchange.headers)
+        guard Self.looksUp(exchange, asked: asked) else { return nil }
         let start = ContinuousClock.now
         let found = localLookup(exchange)
         // Without an entry, the decision waits for the shared tier's answer (`handle`).
-        let decision = found.entry.map {
-            CachePolicy.decide(request: exchange.headers, stored: $0.stored, now: now(), disconnected: offline)
-        }
+        let decision = found.entry.map { decide(asked, $0) }
         if let entry = found.entry, (200..<300).contains(entry.status), case .serve(let age, let stale) = decision {
             return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start)
         }
         prefetch.keep(found, decision, for: exchange)
         return nil
+    }
+
+    /// `CachePolicy.decide` for a request whose directives are `asked` and this process's `entry`:
+    /// the decision made last on the same stored headers for the same directives when it holds
+    /// at every clock (an entry that is revalidated each time: `DecisionMemo`), else made now.
+    private func decide(_ asked: CachePolicy.RequestDirectives, _ entry: HTTPCache.Entry) -> CachePolicy.Decision {
+        if let known = decisions.find(entry.headers, asked) { return known }
+        let (decision, timeless) = CachePolicy.decision(
+            asked: asked, stored: entry.stored, now: now(), disconnected: offline)
+        if timeless { decisions.keep(entry.headers, asked, decision) }
+        return decision
+    }
+
+    /// The decisions made last that hold at every clock (`CachePolicy.decision(asked:…)`'s
+    /// `timeless`), each with the stored headers and the request's directives it was made for.
+    ///
+    /// Such a decision depends on those alone (and on `--offline`, the stage's own): the same
+    /// headers again — the very same array, which the kept `Headers` holds alive, so no other can
+    /// share its storage — with equal directives get it without deciding again (the directives
+    /// parsed, the freshness worked out, the conditions' table built: ~3 k instructions a 304).
+    /// Headers read anew or changed by a 304 are another array, decided for themselves. In
+    /// memory only, like the stored entries the cache keeps opened; at most `capacity`.
+    private final class DecisionMemo: Sendable {
+        static let capacity = 8
+
+        struct Made: @unchecked Sendable {
+            /// The stored headers it was made for, kept alive (the storage identifies them).
+            let headers: Headers
+            let storage: UnsafeRawPointer?
+            let asked: CachePolicy.RequestDirectives
+            let decision: CachePolicy.Decision
+        }
+        private let made = Mutex<[Made]>([])
+
+        static func storage(_ headers: Headers) -> UnsafeRawPointer? {
+            headers.fields.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+
+        func find(_ headers: Headers, _ asked: CachePolicy.RequestDirectives) -> CachePolicy.Decision? {
+            let storage = Self.storage(headers)
+            guard storage != nil else { return nil }  // no fields: nothing to tell them apart by
+            return made.withLock { made in
+                made.last { $0.storage == storage && $0.asked == asked }?.decision
+            }
+        }
+
+        func keep(_ headers: Headers, _ asked: CachePolicy.RequestDirectives, _ decision: CachePolicy.Decision) {
+            let storage = Self.storage(headers)
+            guard storage != nil else { return }
+            let kept = Made(headers: headers, storage: storage, asked: asked, decision: decision)
+            made.withLock { made in
+                made.removeAll { $0.storage == storage }
+                if made.count >= DecisionMemo.capacity { made.removeFirst() }
+                made.append(kept)
+            }
+        }
     }
 
     /// A GET whose call chose its cache rule (`cache=`, `CacheChoice`): that rule decides,
