@@ -234,7 +234,12 @@ public enum CachePolicy {
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        if repeats(stored: stored, notModified: notModified) { return stored }
+        merged(stored: stored, notModified: notModified) ?? stored
+    }
+
+    /// `merge`, or nil when it gives `stored` back as it is (`repeats`).
+    static func merged(stored: Headers, notModified: Headers) -> Headers? {
+        if repeats(stored: stored, notModified: notModified) { return nil }
         // Names compared in any ASCII case, with no lower-cased copies and no sets; each name's
         // sketch (`sketch`) first, so most pairs are told apart by one integer comparison.
         var fresh: [(name: String, value: String)] = []
@@ -270,43 +275,50 @@ public enum CachePolicy {
     /// names: most 304s after the first (the validators and the rate-limit fields repeated),
     /// told without building the merge.
     static func repeats(stored: Headers, notModified: Headers) -> Bool {
-        let fresh = notModified.fields
-        let kept = stored.fields
-        let start = kept.count - fresh.count
-        guard !fresh.isEmpty, start >= 0 else { return false }
-        // Byte for byte (String's == takes canonically equivalent text as equal): the merge
-        // would keep the 304's bytes.
-        for index in fresh.indices {
-            guard Headers.sameBytes(kept[start + index].name, fresh[index].name),
-                Headers.sameBytes(kept[start + index].value, fresh[index].value)
-            else { return false }
-        }
-        // Names told apart by their sketches first, as `merge` does.
-        let sketches = fresh.map { sketch($0.name) }
-        for (sketch, field) in zip(sketches, fresh) {
-            let describesBody = bodySketches.indices.contains { index in
-                bodySketches[index] == sketch && Headers.sameName(bodyFields[index], field.name)
+        // The fields read in place (a 304 after the first is checked here every time: no
+        // copies of the arrays' fields, no array of sketches).
+        stored.fields.withUnsafeBufferPointer { kept in
+            notModified.fields.withUnsafeBufferPointer { fresh in
+                let start = kept.count - fresh.count
+                guard !fresh.isEmpty, start >= 0 else { return false }
+                // Byte for byte (String's == takes canonically equivalent text as equal): the
+                // merge would keep the 304's bytes.
+                for index in 0..<fresh.count {
+                    guard Headers.sameBytes(kept[start + index].name, fresh[index].name),
+                        Headers.sameBytes(kept[start + index].value, fresh[index].value)
+                    else { return false }
+                }
+                let bodySketches = bodySketches
+                // Names told apart by their sketches first, as `merge` does.
+                for index in 0..<fresh.count {
+                    let name = fresh[index].name
+                    let sketch = sketch(name)
+                    for body in bodySketches.indices
+                    where bodySketches[body] == sketch && Headers.sameName(bodyFields[body], name) {
+                        return false
+                    }
+                    for earlier in 0..<start
+                    where Self.sketch(kept[earlier].name) == sketch && Headers.sameName(kept[earlier].name, name) {
+                        return false
+                    }
+                }
+                return true
             }
-            if describesBody { return false }
         }
-        for field in kept[..<start] {
-            let sketch = sketch(field.name)
-            let replaced = sketches.indices.contains { index in
-                sketches[index] == sketch && Headers.sameName(fresh[index].name, field.name)
-            }
-            if replaced { return false }
-        }
-        return true
     }
 
     /// A field name's length and its first and last bytes with the case bit set: two names the
     /// same in any case have the same sketch (names with different sketches differ).
     static func sketch(_ name: String) -> Int {
-        var name = name  // withUTF8 reads a native string in place (String.UTF8View.last walks back)
-        return name.withUTF8 { bytes in
+        func sketch(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
             guard let first = bytes.first, let last = bytes.last else { return 0 }
             return bytes.count << 16 | Int(first | 0x20) << 8 | Int(last | 0x20)
         }
+        // A native string's bytes in place (String.UTF8View.last walks back; withUTF8 needs a
+        // mutable copy).
+        if let sketched = name.utf8.withContiguousStorageIfAvailable(sketch) { return sketched }
+        var name = name
+        return name.withUTF8(sketch)
     }
 
     /// Whether `a` and `b` hold the same fields in the same order, with the same names and values.

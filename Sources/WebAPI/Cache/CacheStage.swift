@@ -395,10 +395,13 @@ public struct CacheStage: Stage {
         _ stored: HTTPCache.Entry, by response: Response, _ found: Lookup, requestTime: Double, responseTime: Double
     ) async -> Response {
         var entry = stored
-        entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
         // Most 304s repeat what is stored (the same validators, a Date of the same second):
         // then only the clock is written, not a re-sealed head that says the same.
-        let headersChanged = !CachePolicy.sameFields(entry.headers, stored.headers)
+        var headersChanged = false
+        if let merged = CachePolicy.merged(stored: stored.headers, notModified: response.headers) {
+            headersChanged = !CachePolicy.sameFields(merged, stored.headers)
+            entry.headers = merged
+        }
         entry.storedAt = responseTime
         entry.initialAge = CachePolicy.initialAge(
             response.headers, requestTime: requestTime, responseTime: responseTime)
