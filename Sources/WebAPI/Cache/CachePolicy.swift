@@ -126,16 +126,20 @@ public enum CachePolicy {
 
     /// The `Age` field (§5.1): the first member of a list, a non-negative integer, else ignored (nil).
     public static func age(_ headers: Headers) -> Double? {
-        guard let first = headers.values("Age").first else { return nil }
+        guard let first = headers["Age"] else { return nil }
         let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return deltaSeconds(member.trimmingWhitespace())
     }
 
     /// The `Date` field, when there is exactly one valid one.
     static func date(_ headers: Headers) -> Double? {
-        let values = headers.values("Date")
-        guard values.count == 1 else { return nil }
-        return HTTPDate.parse(values[0])
+        // Counted as it is looked for (no array of the values: every 304 asks).
+        var found: String?
+        for field in headers.fields where Headers.sameName(field.name, "Date") {
+            guard found == nil else { return nil }
+            found = field.value
+        }
+        return found.flatMap { HTTPDate.parse($0) }
     }
 
     /// How long a response stays fresh, in seconds (§4.2.1): `max-age`, else `Expires`
@@ -275,36 +279,70 @@ public enum CachePolicy {
     /// names: most 304s after the first (the validators and the rate-limit fields repeated),
     /// told without building the merge.
     static func repeats(stored: Headers, notModified: Headers) -> Bool {
-        // The fields read in place (a 304 after the first is checked here every time: no
-        // copies of the arrays' fields, no array of sketches).
+        // Read in place: a 304 after the first is checked here every time (no copies of the
+        // fields, each a retain and release of its name and value; no array of sketches).
         stored.fields.withUnsafeBufferPointer { kept in
             notModified.fields.withUnsafeBufferPointer { fresh in
                 let start = kept.count - fresh.count
-                guard !fresh.isEmpty, start >= 0 else { return false }
+                guard !fresh.isEmpty, start >= 0, let keptBase = kept.baseAddress, let freshBase = fresh.baseAddress
+                else {
+                    return false
+                }
                 // Byte for byte (String's == takes canonically equivalent text as equal): the
                 // merge would keep the 304's bytes.
-                for index in 0..<fresh.count {
-                    guard Headers.sameBytes(kept[start + index].name, fresh[index].name),
-                        Headers.sameBytes(kept[start + index].value, fresh[index].value)
-                    else { return false }
+                for index in 0..<fresh.count where !sameField(keptBase + start + index, freshBase + index) {
+                    return false
                 }
-                let bodySketches = bodySketches
-                // Names told apart by their sketches first, as `merge` does.
-                for index in 0..<fresh.count {
-                    let name = fresh[index].name
-                    let sketch = sketch(name)
-                    for body in bodySketches.indices
-                    where bodySketches[body] == sketch && Headers.sameName(bodyFields[body], name) {
-                        return false
+                // None describes the body, and no stored field before them has one of their
+                // names: names of other lengths differ, so most pairs are told apart by a length.
+                let (bodyFields, bodyLengths) = (bodyFields, bodyLengths)
+                return withUnsafeTemporaryAllocation(of: Int.self, capacity: fresh.count) { lengths in
+                    for index in 0..<fresh.count {
+                        let name = fresh[index].name
+                        let length = name.utf8.count
+                        lengths[index] = length
+                        for body in bodyFields.indices
+                        where bodyLengths[body] == length && Headers.sameName(bodyFields[body], name) {
+                            return false
+                        }
                     }
-                    for earlier in 0..<start
-                    where Self.sketch(kept[earlier].name) == sketch && Headers.sameName(kept[earlier].name, name) {
-                        return false
+                    for earlier in 0..<start {
+                        let name = kept[earlier].name
+                        let length = name.utf8.count
+                        for index in 0..<fresh.count
+                        where lengths[index] == length && Headers.sameName(fresh[index].name, name) {
+                            return false
+                        }
                     }
+                    return true
                 }
-                return true
             }
         }
+    }
+
+    private typealias Field = (name: String, value: String)
+    private static let bodyLengths = bodyFields.map(\.utf8.count)
+    /// Where a field's value lies in it (after its name).
+    private static let valueOffset = MemoryLayout<Field>.offset(of: \Field.value)
+
+    /// Whether the fields at `a` and `b` are the same names and values, byte for byte.
+    ///
+    /// Read where they lie: a string's two words are its whole value (a small string's bytes, or
+    /// its storage and length), so equal words are equal bytes, told without loading either
+    /// string (no retain and release); other words go to `Headers.sameBytes`.
+    private static func sameField(_ a: UnsafePointer<Field>, _ b: UnsafePointer<Field>) -> Bool {
+        func sameWords(_ x: UnsafeRawPointer, _ y: UnsafeRawPointer) -> Bool {
+            let (p, q) = (x.load(as: (UInt64, UInt64).self), y.load(as: (UInt64, UInt64).self))
+            return p.0 == q.0 && p.1 == q.1
+        }
+        guard let valueOffset, MemoryLayout<String>.size == 16 else {
+            return Headers.sameBytes(a.pointee.name, b.pointee.name)
+                && Headers.sameBytes(a.pointee.value, b.pointee.value)
+        }
+        let (x, y) = (UnsafeRawPointer(a), UnsafeRawPointer(b))
+        let sameNames = sameWords(x, y) || Headers.sameBytes(a.pointee.name, b.pointee.name)
+        return sameNames
+            && (sameWords(x + valueOffset, y + valueOffset) || Headers.sameBytes(a.pointee.value, b.pointee.value))
     }
 
     /// A field name's length and its first and last bytes with the case bit set: two names the

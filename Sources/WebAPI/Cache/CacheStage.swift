@@ -394,36 +394,37 @@ public struct CacheStage: Stage {
     private nonisolated(nonsending) func revalidated(
         _ stored: HTTPCache.Entry, by response: Response, _ found: Lookup, requestTime: Double, responseTime: Double
     ) async -> Response {
-        var entry = stored
         // Most 304s repeat what is stored (the same validators, a Date of the same second):
         // then only the clock is written, not a re-sealed head that says the same.
-        var headersChanged = false
-        if let merged = CachePolicy.merged(stored: stored.headers, notModified: response.headers) {
-            headersChanged = !CachePolicy.sameFields(merged, stored.headers)
-            entry.headers = merged
-        }
-        entry.storedAt = responseTime
-        entry.initialAge = CachePolicy.initialAge(
-            response.headers, requestTime: requestTime, responseTime: responseTime)
+        let merged = CachePolicy.merged(stored: stored.headers, notModified: response.headers)
+        let headersChanged = merged.map { !CachePolicy.sameFields($0, stored.headers) } ?? false
+        let initialAge = CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime)
         // Ages are whole seconds (RFC 9111 §1.2.2, delta-seconds): a clock restarted less than a
         // second after the stored one, with every header as stored, says nothing new to any
         // later reader, and writing it (an UPDATE, a WAL frame) is most of a repeated 304's cost.
-        let clockMoved =
-            abs(entry.storedAt - stored.storedAt) >= 1 || abs(entry.initialAge - stored.initialAge) >= 1
-        if found.fromShared {
-            await local.store(entry)
-        } else if headersChanged || clockMoved {
-            await local.refresh(entry, headersChanged: headersChanged)
-        }
-        // The shared copy is replaced only when it was the one revalidated (this process had
-        // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
-        // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
-        // shared copy stale revalidates it itself, with a 304.
-        if found.fromShared, let shared, let place = found.place {
-            await shared.store(entry, wire: found.wire, at: place, waiting: false)
+        let clockMoved = abs(responseTime - stored.storedAt) >= 1 || abs(initialAge - stored.initialAge) >= 1
+        // The entry as refreshed, made only when something is written.
+        if found.fromShared || headersChanged || clockMoved {
+            var entry = stored
+            if let merged { entry.headers = merged }
+            entry.storedAt = responseTime
+            entry.initialAge = initialAge
+            if found.fromShared {
+                await local.store(entry)
+            } else {
+                await local.refresh(entry, headersChanged: headersChanged)
+            }
+            // The shared copy is replaced only when it was the one revalidated (this process had
+            // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
+            // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
+            // shared copy stale revalidates it itself, with a 304.
+            if found.fromShared, let shared, let place = found.place {
+                await shared.store(entry, wire: found.wire, at: place, waiting: false)
+            }
         }
         var answer = Response(
-            status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
+            status: stored.status, headers: merged ?? stored.headers, body: stored.body, url: response.url,
+            source: .revalidated)
         // The 304's round trip is where the time went.
         answer.timing = response.timing
         return answer
