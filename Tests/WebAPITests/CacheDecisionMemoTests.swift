@@ -138,4 +138,20 @@ struct CacheDecisionMemoTests {
             #expect(requests.dropFirst().allSatisfy { $0.header("if-none-match") == first.headers["ETag"] })
         }
     }
+
+    @Test("a credential spelt in two Unicode forms keys two entries: the remembered key is byte for byte")
+    func keysByteForByte() async throws {
+        try await withCache { cache in
+            let client = cache.client(try cache.store())
+            // "café" precomposed and decomposed: equal as Strings, other bytes on the wire.
+            let composed = Request("GET", "/cache/max-age/600", headers: [("X-Api-Key", "caf\u{e9}")])
+            let decomposed = Request("GET", "/cache/max-age/600", headers: [("X-Api-Key", "cafe\u{301}")])
+            let first = try await client.send(composed)
+            let again = try await client.send(composed)
+            let other = try await client.send(decomposed)
+            #expect(first.source == .network && again.source == .cacheHit)
+            #expect(other.source == .network, "the other spelling is another credential: not the first one's entry")
+            #expect(cache.loop.requests("/cache/max-age/600").count == 2)
+        }
+    }
 }

@@ -351,7 +351,8 @@ public struct CacheStage: Stage {
     private final class KeyMemo: Sendable {
         static let capacity = 8
 
-        struct Known {
+        /// A class: found and handed out with one reference, not a copy of each of its fields.
+        final class Known: Sendable {
             let method: String
             let url: String
             let headers: Headers
@@ -360,12 +361,30 @@ public struct CacheStage: Stage {
             let keyText: String
             let key: [UInt8]
 
+            init(
+                method: String, url: String, headers: Headers, body: [UInt8], credentialHeader: String?,
+                keyText: String, key: [UInt8]
+            ) {
+                self.method = method
+                self.url = url
+                self.headers = headers
+                self.body = body
+                self.credentialHeader = credentialHeader
+                self.keyText = keyText
+                self.key = key
+            }
+
+            /// Byte for byte, as the key text spells them (String's == takes canonically
+            /// equivalent text as equal, which would give one key to two spellings).
             func fits(_ wire: Exchange, _ header: String?) -> Bool {
-                method == wire.method && url == wire.url && credentialHeader == header && body == wire.body
-                    && headers.fields.count == wire.headers.fields.count
-                    && zip(headers.fields, wire.headers.fields).allSatisfy {
-                        $0.name == $1.name && $0.value == $1.value
+                let sameHeader =
+                    switch (credentialHeader, header) {
+                    case (nil, nil): true
+                    case (let kept?, let asked?): Headers.sameBytes(kept, asked)
+                    default: false
                     }
+                return sameHeader && Headers.sameBytes(method, wire.method) && Headers.sameBytes(url, wire.url)
+                    && body == wire.body && Headers.sameBytes(headers.fields, wire.headers.fields)
             }
         }
         private let known = Mutex<[Known]>([])
@@ -580,10 +599,11 @@ final class CachePrefetch: Sendable {
         self.kept.withLock { $0 = kept }
     }
 
+    /// Byte for byte: a request whose URL or headers differ only in their Unicode spelling is
+    /// looked up anew (its key text differs).
     func take(for exchange: Exchange) -> Kept? {
-        guard let kept = kept.withLock({ kept in kept.take() }), kept.method == exchange.method,
-            kept.url == exchange.url, kept.headers.fields.count == exchange.headers.fields.count,
-            zip(kept.headers.fields, exchange.headers.fields).allSatisfy({ $0.name == $1.name && $0.value == $1.value })
+        guard let kept = kept.withLock({ kept in kept.take() }), Headers.sameBytes(kept.method, exchange.method),
+            Headers.sameBytes(kept.url, exchange.url), Headers.sameBytes(kept.headers.fields, exchange.headers.fields)
         else { return nil }
         return kept
     }
