@@ -218,6 +218,8 @@ private struct Scanner {
     var shapeKeys: [Int32] = []
     var shapeStarts: [Int32] = [0]
     var shapeSlots: [UInt64] = Array(repeating: 0, count: 64)
+    /// The shape last found or entered for an object at an even and an odd depth (-1: none).
+    var recentShapes: SIMD2<Int> = [-1, -1]
     /// For each key (by index), the word of the last string under it that was not a repeat.
     ///
     /// -1 for none yet. The next string under that key is compared with it: records in a list
@@ -272,6 +274,21 @@ private struct Scanner {
         defer { openKeyCount = base }
         guard count > 0 else { return }
         let keys = openKeys + base
+        // The shape last found at this depth's parity first (a list's records, their owners):
+        // the same keys are that shape, with no hash.
+        let parity = level & 1
+        let recent = recentShapes[parity]
+        if recent >= 0 {
+            let first = Int(shapeStarts[recent])
+            if Int(shapeStarts[recent + 1]) - first == count,
+                shapeKeys.withUnsafeBufferPointer({ known in
+                    known.baseAddress.map { memcmp($0 + first, keys, count * 4) == 0 } ?? false
+                })
+            {
+                words[objectWord[level]] |= UInt64(recent + 1)
+                return
+            }
+        }
         var hash: UInt64 = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
         for offset in 0..<count {
             let key = keys[offset]
@@ -291,6 +308,7 @@ private struct Scanner {
                 shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
                 if shapeStarts.count * 2 > shapeSlots.count { growShapeSlots() }
                 words[objectWord[level]] |= UInt64(shape + 1)
+                recentShapes[parity] = shape
                 return
             }
             if UInt32(truncatingIfNeeded: slot >> 32) == quick {
@@ -302,6 +320,7 @@ private struct Scanner {
                     })
                 {
                     words[objectWord[level]] |= UInt64(shape + 1)
+                    recentShapes[parity] = shape
                     return
                 }
             }
@@ -419,6 +438,8 @@ private struct Scanner {
                 } else {
                     continue
                 }
+            case UInt8(ascii: "\""):
+                guard string() else { return false }
             default:
                 guard scalar() else { return false }
             }
@@ -681,8 +702,7 @@ private struct Scanner {
     /// their values (an owner's URLs, types, dates), or differ in a few bytes of them (a
     /// repository's own URLs), key by key.
     ///
-    /// Not inlined: in `string`, its registers would cost `plainRun`'s loop more than the call.
-    @inline(never)
+    @inline(__always)
     mutating func againstLast(_ first: UnsafePointer<UInt8>, key: Int) -> Bool {
         func load(_ at: UnsafePointer<UInt8>) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self))
@@ -695,24 +715,28 @@ private struct Scanner {
         let offset = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
         let last = start + offset
         if count >= 8 {
-            // Each word that differs, checked for bytes a plain run stops at (`plainRun`'s
-            // tests: exact as to whether there is one); the last word overlaps the one before.
+            // A word at a time; each word that differs is checked for bytes a plain run stops at
+            // (`plainRun`'s tests: exact as to whether there is one). The last word overlaps
+            // the one before.
             var differs = false
             var stops: UInt64 = 0
-            var at = 0
-            while true {
-                if at > count - 8 { at = count - 8 }
-                let old = load(last + at)
+            func stopsIn(_ word: UInt64) -> UInt64 {
+                Self.has(word, UInt8(ascii: "\"")) | Self.has(word, UInt8(ascii: "\\")) | Self.belowSpace(word)
+                    | word & Self.highBits
+            }
+            func eight(_ at: Int) {
                 let new = load(first + at)
-                if old != new {
+                if load(last + at) != new {
                     differs = true
-                    stops |=
-                        Self.has(new, UInt8(ascii: "\"")) | Self.has(new, UInt8(ascii: "\\")) | Self.belowSpace(new)
-                        | new & Self.highBits
+                    stops |= stopsIn(new)
                 }
-                if at == count - 8 { break }
+            }
+            var at = 0
+            while at < count - 8 {
+                eight(at)
                 at += 8
             }
+            eight(count - 8)
             if differs {
                 guard stops == 0 else { return false }
                 lastString[key] = Int32(truncatingIfNeeded: wordCount)
