@@ -659,6 +659,9 @@ struct JSONTapeTests {
             "[{\"name\":1,\"url\":2},{\"name\":3,\"url\" :4},{\"name\":5,\"url\":6},{\"url\":7,\"name\":8}]",
             "[{\"name\" : 1, \"url\" : 2}, {\"name\":3,\"url\":4}, {\"name\" :5,\"url\":6}]",
             "{\"url\":{\"url\":{\"url\":1}},\"name\":{\"url\":2,\"name\":{\"url\":3}}}",
+            // After a comma: compact (comma, key and colon read at once), spaced, or another key.
+            "[{\"a\":1,\"name\":2},{\"a\":1, \"name\":2},{\"a\":1 ,\"name\":2},{\"a\":1,\"n\":2}]",
+            "[{\"a\":1,\"name\":{\"a\":1,\"name\":3}},{\"a\":[1,{\"a\":1,\"name\":2}],\"name\":4},{\"a\":1,\"name\":5}]",
         ]
         try await Self.expectJSONLoadsValues(documents.map { Array($0.utf8) })
     }

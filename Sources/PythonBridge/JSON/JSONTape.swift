@@ -199,7 +199,10 @@ private struct Scanner {
     ///
     /// A guessed key in compact JSON is then checked, closing quote and colon with it, by one
     /// comparison of words.
-    var spellings: UnsafeMutablePointer<(offset: Int, length: Int)>
+    var spellings: UnsafeMutablePointer<Spelling>
+    /// Where a key's first occurrence is (see `spellings`), and whether a comma came right
+    /// before its opening quote there (`,"key":`, a member after another in compact JSON).
+    typealias Spelling = (offset: Int, length: Int, afterComma: Bool)
     var keyCapacity = 64
     var deepest = 0
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
@@ -446,6 +449,7 @@ private struct Scanner {
             // After a value: a comma (and a key) or the ends of the containers that close here.
             while depth > 0 {
                 let isObject = stack[depth &- 1]
+                if isObject, commaKey() { break }
                 guard let byte = peek() else { return false }
                 cursor += 1
                 if byte == UInt8(ascii: ",") {
@@ -492,6 +496,28 @@ private struct Scanner {
         return otherKey(first, slot: slot, guess: guess)
     }
 
+    /// Reads `,"key":` at the cursor (right after a member's value) when the key guessed next
+    /// was spelt so where it was first met: comma, quote and colon in one comparison of words.
+    ///
+    /// False otherwise, the cursor unmoved: the loop reads the comma or the end, then `key`.
+    @inline(__always)
+    mutating func commaKey() -> Bool {
+        let level = depth &- 1
+        let slot = (Int(lastKey[level]) &+ 1) &* 2 &+ (depth & 1)
+        let guess = Int(following[slot])
+        guard guess >= 0 else { return false }
+        let spelling = spellings[guess]
+        let length = spelling.length &+ 2
+        guard spelling.afterComma, end - cursor >= length, same(start + spelling.offset - 2, cursor, length) else {
+            return false
+        }
+        cursor += length
+        emit(.key, guess)
+        noteKey(Int32(truncatingIfNeeded: guess))
+        lastKey[level] = Int32(truncatingIfNeeded: guess)
+        return true
+    }
+
     /// The rest of `key` after its compact guess failed (`first`: the key's first byte).
     @inline(never)
     mutating func otherKey(_ first: UnsafePointer<UInt8>, slot: Int, guess: Int) -> Bool {
@@ -509,7 +535,7 @@ private struct Scanner {
                 emit(.key, keys.count)
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
-                noteFacts(spelling: (0, 0))
+                noteFacts(spelling: (0, 0, false))
                 noteKey(-1)
                 lastKey[depth - 1] = -1
             } else {
@@ -581,14 +607,16 @@ private struct Scanner {
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
         // `first[count]` is the closing quote.
         let compact = end - first > count + 1 && first[count + 1] == UInt8(ascii: ":")
-        noteFacts(spelling: compact ? (first - start, count + 2) : (0, 0))
+        // `first[-1]` is the opening quote.
+        let afterComma = first - start >= 2 && first[-2] == UInt8(ascii: ",")
+        noteFacts(spelling: compact ? (first - start, count + 2, afterComma) : (0, 0, false))
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
     }
 
     /// The tables by key for the key just appended to `keys`: its `spelling`, nothing after it
     /// yet, no string under it yet.
-    mutating func noteFacts(spelling: (offset: Int, length: Int)) {
+    mutating func noteFacts(spelling: Spelling) {
         let index = keys.count - 1
         if index == keyCapacity {
             let larger = keyCapacity * 2
@@ -596,7 +624,7 @@ private struct Scanner {
             newFollowing.moveInitialize(from: following, count: 2 * (keyCapacity + 1))
             following.deallocate()
             following = newFollowing
-            let newSpellings = UnsafeMutablePointer<(offset: Int, length: Int)>.allocate(capacity: larger)
+            let newSpellings = UnsafeMutablePointer<Spelling>.allocate(capacity: larger)
             newSpellings.moveInitialize(from: spellings, count: keyCapacity)
             spellings.deallocate()
             spellings = newSpellings
