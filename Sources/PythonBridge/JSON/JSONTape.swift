@@ -800,9 +800,14 @@ private struct Scanner {
             UInt64(littleEndian: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self))
         }
         if count >= 8 {
-            // Up to sixteen (most keys with their `":`): two words, no loop.
+            // Up to sixteen or twenty-four (most keys with their `":`, or `,"key":`): two or
+            // three words, no loop.
             if count <= 16 {
                 return (word(one) ^ word(other)) | (word(one + count - 8) ^ word(other + count - 8)) == 0
+            }
+            if count <= 24 {
+                return (word(one) ^ word(other)) | (word(one + 8) ^ word(other + 8))
+                    | (word(one + count - 8) ^ word(other + count - 8)) == 0
             }
             var offset = 0
             while count - offset > 8 {
