@@ -65,21 +65,40 @@ final class JSONPythonFuzzer: @unchecked Sendable {
             // it answers: the same json.dumps text (types, key order, floats, NaN, surrogates).
             let fast = bytes.withUnsafeBufferPointer { JSONToPython.parse($0) }
             precondition(!PythonRaise.isSet, "JSONToPython.parse left an exception set")
+            // The two-step decode (a page ahead's: `JSONTape.scan` without the GIL, then the
+            // objects from the tape) must answer as the one-pass parser does, value or not.
+            let twoStep = bytes.withUnsafeBufferPointer { body -> PyRef? in
+                guard let tape = JSONTape.scan(body) else { return nil }
+                guard case .value(let value) = JSONToPython.decode(body, tape: tape) else { return nil }
+                return value
+            }
+            precondition(!PythonRaise.isSet, "JSONToPython.decode(_:tape:) left an exception set")
             let document: PyRef
             do {
                 document = try loads.call([try PythonValue.bytes(bytes).toPython()])
             } catch is PythonErrorSet {
                 _ = PythonException.fetch()
                 precondition(fast == nil, "JSONToPython.parse took a document json.loads rejects")
+                precondition(twoStep == nil, "the tape's decode took a document json.loads rejects")
                 return false
             }
+            let dumps = try json.attribute("dumps")
             if let fast {
-                let dumps = try json.attribute("dumps")
                 let mine = try dumps.call([fast]).str()
                 let theirs = try dumps.call([document]).str()
                 precondition(
                     mine == theirs,
                     "JSONToPython.parse and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
+            }
+            // A tape is made only of documents the one-pass grammar takes whole: where the tape's
+            // decode answers, the one-pass parser answers the same.
+            if let twoStep {
+                precondition(fast != nil, "the tape's decode took a document the one-pass parser declines")
+                let mine = try dumps.call([twoStep]).str()
+                let theirs = try dumps.call([document]).str()
+                precondition(
+                    mine == theirs,
+                    "the tape's decode and json.loads disagree: \(mine.prefix(200)) vs \(theirs.prefix(200))")
             }
             let value: PythonValue
             do {

@@ -573,6 +573,122 @@ struct JSONTapeTests {
         return "[" + (0..<count).map { _ in record(0, &generator) }.joined(separator: ",") + "]"
     }
 
+    /// Records whose values under a key are read against the last one (`againstLast` in the
+    /// scan): the same string, or one of the same length that differs in a few bytes, each
+    /// kind of byte at each place of strings of 1 to 40 bytes (words and their overlapping
+    /// last one), and escapes, UTF-8 or a quote that ends a string early where they differ.
+    static func nearlyRepeated(_ generator: inout SplitMix64) -> String {
+        let plain = Array("abcxyz/:0123456789-._~".utf8)
+        let length = Int(generator.next() % 40) + 1
+        let base = (0..<length).map { _ in plain[Int(generator.next() % UInt64(plain.count))] }
+        // Bytes of a JSON string literal's content put in place of one or two of the base's.
+        let replacements: [[UInt8]] = [
+            Array("q".utf8), Array("\\\"".utf8), Array("\\\\".utf8), Array("\\n".utf8), Array("\\/".utf8),
+            Array("\u{e9}".utf8), Array("\u{7f}".utf8), Array("\u{1F600}".utf8), Array("\\u0041".utf8),
+            Array("\\ud83d\\ude00".utf8), Array("\\ud800".utf8), Array("\u{20AC}".utf8),
+        ]
+        func variant(_ generator: inout SplitMix64) -> String {
+            var bytes = base
+            switch generator.next() % 8 {
+            case 0, 1: break  // the same
+            case 2, 3:
+                // One plain byte changed: the same length, not the same string.
+                let at = Int(generator.next() % UInt64(bytes.count))
+                bytes[at] = plain[Int(generator.next() % UInt64(plain.count))]
+            case 4, 5:
+                // A replacement at any place, over as many bytes as it takes when it fits.
+                let with = replacements[Int(generator.next() % UInt64(replacements.count))]
+                let at = Int(generator.next() % UInt64(bytes.count))
+                let over = min(with.count, bytes.count - at)
+                bytes.replaceSubrange(at..<(at + over), with: with)
+            case 6: bytes.removeLast(Int(generator.next() % UInt64(bytes.count)))
+            default: bytes += Array("ab".utf8).prefix(Int(generator.next() % 3))
+            }
+            return "\"" + String(decoding: bytes, as: UTF8.self) + "\""
+        }
+        // Keys of `randomRecords`'s pool only (a plain key enters the process-wide known-key
+        // table, which other tests' budgets count on), their colons compact or not.
+        let count = Int(generator.next() % 8) + 2
+        let records = (0..<count).map { _ -> String in
+            let colon = generator.next() % 5 == 0 ? " : " : ":"
+            let one = "\"url\"" + colon + variant(&generator)
+            let other = "\"name\":" + variant(&generator)
+            return generator.next() % 4 == 0 ? "{\(other),\(one)}" : "{\(one),\(other),\"a\":1}"
+        }
+        return "[" + records.joined(separator: ",") + "]"
+    }
+
+    @Test("3,000 documents of strings that repeat or nearly, with each kind of byte at each place: json.loads's")
+    func nearlyRepeatedStrings() async throws {
+        var generator = SplitMix64(seed: 4344)
+        let documents = (0..<3000).map { _ in Array(Self.nearlyRepeated(&generator).utf8) }
+        try await Self.expectJSONLoadsValues(documents, shown: 300)
+    }
+
+    @Test("a control character or a byte no UTF-8 has where a string differs from the last: declined")
+    func nearlyRepeatedDeclined() async throws {
+        var documents: [[UInt8]] = []
+        for length in 2...24 {
+            for place in 0..<length {
+                let last = Array(repeating: UInt8(ascii: "a"), count: length)
+                for bad: UInt8 in [0x01, 0x1F, 0xFF, 0xC3] {
+                    var next = last
+                    next[place] = bad
+                    documents.append(
+                        Array("[{\"url\":\"".utf8) + last + Array("\"},{\"url\":\"".utf8) + next + Array("\"}]".utf8))
+                }
+            }
+        }
+        let docs = documents
+        let answers = try await python {
+            try fetching { try docs.map { (try Self.twoStep($0), try Self.onePass($0)) } }
+        }
+        for (document, (twoStep, onePass)) in zip(documents, answers) {
+            #expect(onePass == .declined, "\(document)")
+            #expect(twoStep == onePass, "\(document)")
+        }
+    }
+
+    @Test("keys checked with their colon: compact, spaced, shorter, longer, escaped after a compact one")
+    func keysWithColons() async throws {
+        let documents = [
+            // Keys of the pool only (`nearlyRepeated`): "n" is "name"'s prefix.
+            "[{\"a\":1,\"name\":2},{\"a\" :1,\"name\":2},{\"a\":1,\"n\":2},{\"a\":1,\"name\":3},{\"a\":1,\"name\" :2}]",
+            "[{\"a\":1,\"n\":2},{\"a\":1,\"name\":2},{\"a\":1,\"n\" :2},{\"a\":1,\"n\":{\"n\":{}}}]",
+            "[{\"bb\":1},{\"bb\"\n:2},{\"bb\"\t: 3},{\"b\\u0062\":4},{\"bb\\\"\":5},{\"bb\":6,\"bb\":7}]",
+            "[{\"name\":1,\"url\":2},{\"name\":3,\"url\" :4},{\"name\":5,\"url\":6},{\"url\":7,\"name\":8}]",
+            "[{\"name\" : 1, \"url\" : 2}, {\"name\":3,\"url\":4}, {\"name\" :5,\"url\":6}]",
+            "{\"url\":{\"url\":{\"url\":1}},\"name\":{\"url\":2,\"name\":{\"url\":3}}}",
+            // After a comma: compact (comma, key and colon read at once), spaced, or another key.
+            "[{\"a\":1,\"name\":2},{\"a\":1, \"name\":2},{\"a\":1 ,\"name\":2},{\"a\":1,\"n\":2}]",
+            "[{\"a\":1,\"name\":{\"a\":1,\"name\":3}},{\"a\":[1,{\"a\":1,\"name\":2}],\"name\":4},{\"a\":1,\"name\":5}]",
+        ]
+        try await Self.expectJSONLoadsValues(documents.map { Array($0.utf8) })
+    }
+
+    @Test("positive integers of 1 to 20 digits before each byte that may follow one: json.loads's numbers")
+    func integerEdges() async throws {
+        var documents: [[UInt8]] = []
+        for digits in 1...20 {
+            let number = String("98765432109876543210".prefix(digits))
+            for after in [",0]", "]", ".5]", "e5]", "E-5]", "e+0]", " ]", "\n]"] {
+                documents.append(Array("[\(number)\(after)".utf8))
+            }
+            documents.append(Array("{\"a\":\(number)}".utf8))
+            documents.append(Array(number.utf8))
+        }
+        try await Self.expectJSONLoadsValues(documents)
+        // Not JSON: the one-pass parser declines, and so does the two-step decode.
+        let invalid = ["[7.]", "[7e]", "[7e+]", "[12.e3]", "[01]", "[1x]", "[1-]"].map { Array($0.utf8) }
+        let answers = try await python {
+            try fetching { try invalid.map { (try Self.twoStep($0), try Self.onePass($0)) } }
+        }
+        for (document, (twoStep, onePass)) in zip(invalid, answers) {
+            #expect(onePass == .declined, "\(document)")
+            #expect(twoStep == onePass, "\(document)")
+        }
+    }
+
     @Test("400 random documents of records (shapes and strings that repeat or nearly): json.loads's values")
     func randomDocuments() async throws {
         var generator = SplitMix64(seed: 4343)

@@ -5,6 +5,17 @@
 import Glibc
 import PythonBridge
 
+/// `value` with `places` decimals (no Foundation here for `String(format:)`).
+func fixed(_ value: Double, _ places: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    let scaled = Int((value * scale).rounded())
+    let whole = String(scaled / Int(scale))
+    guard places > 0 else { return whole }
+    let fraction = String(abs(scaled) % Int(scale))
+    return whole + "." + String(repeating: "0", count: places - fraction.count) + fraction
+}
+
 func cpuSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
@@ -13,12 +24,35 @@ func cpuSeconds() -> Double {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    print("usage: json-decode-bench FIXTURE.json [PASSES [native|loads]]")
+    print("usage: json-decode-bench FIXTURE.json [PASSES [native|loads]] | PAGE.json PASSES scan")
     exit(2)
 }
 let passes = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
 // A third argument `native` or `loads` runs only that one (for instruction counts under callgrind).
 let only = arguments.count > 3 ? arguments[3] : nil
+// `scan`: only `JSONTape.scan` of the file as it is (a pagination page: Benchmarks/harness.py's
+// pages/page-N.json), no Python; what a page ahead costs its fetching thread (callgrind it).
+if only == "scan" {
+    guard let file = fopen(arguments[1], "rb") else { fatalError("cannot open \(arguments[1])") }
+    var page: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let read = fread(&chunk, 1, chunk.count, file)
+        if read == 0 { break }
+        page += chunk[0..<read]
+    }
+    fclose(file)
+    var scanned = 0
+    let start = cpuSeconds()
+    for _ in 0..<passes {
+        guard let tape = JSONTape.scan(page) else { fatalError("the scan declined \(arguments[1])") }
+        _ = tape
+        scanned += 1
+    }
+    let seconds = (cpuSeconds() - start) / Double(max(passes, 1))
+    print("JSONTape.scan: \(fixed(seconds * 1000, 3)) ms CPU per pass, \(page.count) bytes, \(passes) passes")
+    exit(scanned == passes ? 0 : 1)
+}
 try Interpreter.start()
 try withGIL {
     let globals = try Interpreter.newGlobals()
@@ -48,13 +82,13 @@ try withGIL {
         let seconds = (cpuSeconds() - start) / Double(passes)
         let rate = Double(bytes.count) / seconds / 1e6
         print(
-            "\(name): \(String(format: "%.2f", seconds * 1000)) ms CPU per pass, \(String(format: "%.0f", rate)) MB/s")
+            "\(name): \(fixed(seconds * 1000, 2)) ms CPU per pass, \(fixed(rate, 0)) MB/s")
         return seconds
     }
     let native =
         only == "loads"
         ? 0
-        : try measure("JSONToPython.parse") {
+        : measure("JSONToPython.parse") {
             guard bytes.withUnsafeBufferPointer({ JSONToPython.parse($0) }) != nil else { fatalError("declined") }
         }
     let reference =
@@ -64,6 +98,6 @@ try withGIL {
             _ = try loads.call([try PythonValue.bytes(bytes).toPython()])
         }
     print(
-        "body \(bytes.count) bytes, \(passes) passes; native / json.loads CPU time: \(String(format: "%.2f", native / reference))"
+        "body \(bytes.count) bytes, \(passes) passes; native / json.loads CPU time: \(fixed(native / reference, 2))"
     )
 }

@@ -140,6 +140,9 @@ public struct JSONTape: Sendable {
             scanner.objectWord.deallocate()
             scanner.keyBase.deallocate()
             scanner.openKeys.deallocate()
+            scanner.following.deallocate()
+            scanner.spellings.deallocate()
+            scanner.lastString.deallocate()
         }
         guard scanner.document() else { return nil }
         var tape = JSONTape(byteCount: bytes.count, depth: scanner.deepest)
@@ -171,6 +174,8 @@ private struct Scanner {
     var words: UnsafeMutablePointer<UInt64>
     var wordCount = 0
     var wordCapacity: Int
+    /// The most words before a step must make room or give up (`makeRoom`, `maxWords`).
+    var roomMark: Int
     var keys: [JSONTape.Key] = []
     var unescaped: [UInt8] = []
     /// Open containers, `depth` of them, innermost last: true for an object (`scan` frees it).
@@ -184,7 +189,21 @@ private struct Scanner {
     /// one, and checking its bytes is all it takes to know it. The parity tells a record's keys from those of the objects nested in it (a
     /// repository's `url` is followed by `forks_url`, its owner's by `html_url`): without it,
     /// one key in ten of a page of repositories was guessed wrong and looked up by its bytes.
-    var following: [Int32] = [-1, -1]
+    ///
+    /// Entry `(key + 1) * 2 + parity`, -1 for none yet. This and the other tables by key
+    /// (`spellings`, `lastString`) have room for `keyCapacity` keys (`scan` frees them).
+    var following: UnsafeMutablePointer<Int32>
+    /// For each key (by index), where its first occurrence's text and the `":` after it are in
+    /// the document (`length` its byte count + 2), when that occurrence was compact (the colon
+    /// right after the quote); `length` 0 otherwise (an escaped key, or `"key" :`).
+    ///
+    /// A guessed key in compact JSON is then checked, closing quote and colon with it, by one
+    /// comparison of words.
+    var spellings: UnsafeMutablePointer<Spelling>
+    /// Where a key's first occurrence is (see `spellings`), and whether a comma came right
+    /// before its opening quote there (`,"key":`, a member after another in compact JSON).
+    typealias Spelling = (offset: Int, length: Int, afterComma: Bool)
+    var keyCapacity = 64
     var deepest = 0
     /// Distinct plain keys by their bytes: a quick hash of them in the top 32 bits, index + 1
     /// into `keys` in the low 32; 0 for an empty slot.
@@ -202,12 +221,14 @@ private struct Scanner {
     var shapeKeys: [Int32] = []
     var shapeStarts: [Int32] = [0]
     var shapeSlots: [UInt64] = Array(repeating: 0, count: 64)
+    /// The shape last found or entered for an object at an even and an odd depth (-1: none).
+    var recentShapes: SIMD2<Int> = [-1, -1]
     /// For each key (by index), the word of the last string under it that was not a repeat.
     ///
     /// -1 for none yet. The next string under that key is compared with it: records in a list
     /// repeat many values under the same key (an owner's URLs, a type, a date), and one
     /// comparison is cheaper than hashing every string.
-    var lastString: [Int32] = []
+    var lastString: UnsafeMutablePointer<Int32>
     var repeatedCount = 0
     /// Whether offsets fit the 32 bits `Kind.firstOfRepeated` has for them.
     let remembersStrings: Bool
@@ -221,11 +242,17 @@ private struct Scanner {
         remembersStrings = count < 1 << 32 && maxWords < 1 << 31
         wordCapacity = count / 16 + 16
         words = .allocate(capacity: wordCapacity)
+        roomMark = min(maxWords, wordCapacity - Self.wordsAStep)
         stack = .allocate(capacity: min(maxDepth, count) + 1)
         lastKey = .allocate(capacity: min(maxDepth, count) + 1)
         objectWord = .allocate(capacity: min(maxDepth, count) + 1)
         keyBase = .allocate(capacity: min(maxDepth, count) + 1)
         openKeys = .allocate(capacity: openKeyCapacity)
+        following = .allocate(capacity: 2 * (keyCapacity + 1))
+        following[0] = -1
+        following[1] = -1
+        spellings = .allocate(capacity: keyCapacity)
+        lastString = .allocate(capacity: keyCapacity)
     }
 
     /// Notes the key `index` of the innermost open object (-1: one that gives it no shape).
@@ -239,7 +266,7 @@ private struct Scanner {
             openKeyCapacity *= 2
         }
         openKeys[openKeyCount] = index
-        openKeyCount += 1
+        openKeyCount &+= 1
     }
 
     /// The object at `level` has ended: its shape (found, or entered when new) goes into its
@@ -250,6 +277,21 @@ private struct Scanner {
         defer { openKeyCount = base }
         guard count > 0 else { return }
         let keys = openKeys + base
+        // The shape last found at this depth's parity first (a list's records, their owners):
+        // the same keys are that shape, with no hash.
+        let parity = level & 1
+        let recent = recentShapes[parity]
+        if recent >= 0 {
+            let first = Int(shapeStarts[recent])
+            if Int(shapeStarts[recent + 1]) - first == count,
+                shapeKeys.withUnsafeBufferPointer({ known in
+                    known.baseAddress.map { memcmp($0 + first, keys, count * 4) == 0 } ?? false
+                })
+            {
+                words[objectWord[level]] |= UInt64(recent + 1)
+                return
+            }
+        }
         var hash: UInt64 = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
         for offset in 0..<count {
             let key = keys[offset]
@@ -269,6 +311,7 @@ private struct Scanner {
                 shapeSlots[index] = UInt64(quick) << 32 | UInt64(shape + 1)
                 if shapeStarts.count * 2 > shapeSlots.count { growShapeSlots() }
                 words[objectWord[level]] |= UInt64(shape + 1)
+                recentShapes[parity] = shape
                 return
             }
             if UInt32(truncatingIfNeeded: slot >> 32) == quick {
@@ -280,6 +323,7 @@ private struct Scanner {
                     })
                 {
                     words[objectWord[level]] |= UInt64(shape + 1)
+                    recentShapes[parity] = shape
                     return
                 }
             }
@@ -318,12 +362,24 @@ private struct Scanner {
         }
     }
 
+    /// Writes a word, within the room `makeRoom` made.
     @inline(__always)
     mutating func append(_ word: UInt64) {
-        if wordCount == wordCapacity { growWords() }
+        assert(wordCount < wordCapacity, "a step wrote more than its room")
         words[wordCount] = word
-        wordCount += 1
+        wordCount &+= 1
     }
+
+    /// Room for `wordsAStep` more words, so that `append` checks nothing: made at each step of
+    /// `value`'s loop (a container's start and its end or first key, or a value's two words,
+    /// then a comma's key: three at most) and before each container's end, when `wordCount`
+    /// is past `roomMark`.
+    mutating func makeRoom() {
+        if wordCapacity - wordCount < Self.wordsAStep { growWords() }
+        roomMark = min(maxWords, wordCapacity - Self.wordsAStep)
+    }
+
+    static let wordsAStep = 8
 
     mutating func growWords() {
         let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: wordCapacity * 2)
@@ -353,12 +409,15 @@ private struct Scanner {
     /// One value, containers iteratively, as `Parser.value` reads it.
     mutating func value() -> Bool {
         while true {
-            guard wordCount <= maxWords else { return false }
-            skipWhitespace()
-            guard cursor < end else { return false }
-            switch cursor.pointee {
+            // Past `maxWords` (a rare branch: `roomMark` is below it), or room for this step.
+            if wordCount > roomMark {
+                guard wordCount <= maxWords else { return false }
+                makeRoom()
+            }
+            guard let byte = peek() else { return false }
+            switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let isObject = cursor.pointee == UInt8(ascii: "{")
+                let isObject = byte == UInt8(ascii: "{")
                 cursor += 1
                 guard depth < maxDepth else { return false }
                 if isObject {
@@ -370,9 +429,8 @@ private struct Scanner {
                 lastKey[depth] = -1
                 depth += 1
                 deepest = max(deepest, depth)
-                skipWhitespace()
-                guard cursor < end else { return false }
-                if cursor.pointee == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                guard let next = peek() else { return false }
+                if next == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     // An empty container: no shape.
                     cursor += 1
                     emit(.end)
@@ -383,24 +441,27 @@ private struct Scanner {
                 } else {
                     continue
                 }
+            case UInt8(ascii: "\""):
+                guard string() else { return false }
             default:
                 guard scalar() else { return false }
             }
             // After a value: a comma (and a key) or the ends of the containers that close here.
             while depth > 0 {
-                let isObject = stack[depth - 1]
-                skipWhitespace()
-                guard cursor < end else { return false }
-                let byte = cursor.pointee
+                let isObject = stack[depth &- 1]
+                if isObject, commaKey() { break }
+                guard let byte = peek() else { return false }
                 cursor += 1
                 if byte == UInt8(ascii: ",") {
                     if isObject {
-                        skipWhitespace()
                         guard key() else { return false }
                     }
                     break
                 }
                 guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+                // A run of ends has no bound: each makes its own room (a comma's key has the
+                // room the step's start made).
+                if wordCount > roomMark { makeRoom() }
                 emit(.end)
                 depth -= 1
                 if isObject { endObject(at: depth) }
@@ -410,13 +471,57 @@ private struct Scanner {
     }
 
     /// `"key" :`, as an index into `keys` (plain keys met before in this document: the same index).
+    ///
+    /// Inlined for a guess that holds with its `":` (compact JSON, keys in their last order: the
+    /// most common by far); `otherKey` for the rest.
+    @inline(__always)
     mutating func key() -> Bool {
-        guard cursor < end, cursor.pointee == UInt8(ascii: "\"") else { return false }
-        cursor += 1
-        let first = cursor
-        let previous = Int(lastKey[depth - 1]) + 1
-        let slot = previous &* 2 &+ (depth & 1)
+        guard peek() == UInt8(ascii: "\"") else { return false }
+        let first = cursor + 1
+        let level = depth &- 1
+        let slot = (Int(lastKey[level]) &+ 1) &* 2 &+ (depth & 1)
         let guess = Int(following[slot])
+        if guess >= 0 {
+            let spelling = spellings[guess]
+            if spelling.length > 0, end - first >= spelling.length,
+                same(start + spelling.offset, first, spelling.length)
+            {
+                cursor = first + spelling.length
+                emit(.key, guess)
+                noteKey(Int32(truncatingIfNeeded: guess))
+                lastKey[level] = Int32(truncatingIfNeeded: guess)
+                return true
+            }
+        }
+        return otherKey(first, slot: slot, guess: guess)
+    }
+
+    /// Reads `,"key":` at the cursor (right after a member's value) when the key guessed next
+    /// was spelt so where it was first met: comma, quote and colon in one comparison of words.
+    ///
+    /// False otherwise, the cursor unmoved: the loop reads the comma or the end, then `key`.
+    @inline(__always)
+    mutating func commaKey() -> Bool {
+        let level = depth &- 1
+        let slot = (Int(lastKey[level]) &+ 1) &* 2 &+ (depth & 1)
+        let guess = Int(following[slot])
+        guard guess >= 0 else { return false }
+        let spelling = spellings[guess]
+        let length = spelling.length &+ 2
+        guard spelling.afterComma, end - cursor >= length, same(start + spelling.offset - 2, cursor, length) else {
+            return false
+        }
+        cursor += length
+        emit(.key, guess)
+        noteKey(Int32(truncatingIfNeeded: guess))
+        lastKey[level] = Int32(truncatingIfNeeded: guess)
+        return true
+    }
+
+    /// The rest of `key` after its compact guess failed (`first`: the key's first byte).
+    @inline(never)
+    mutating func otherKey(_ first: UnsafePointer<UInt8>, slot: Int, guess: Int) -> Bool {
+        cursor = first
         if guess >= 0, spells(guess, at: first) {
             cursor = first + keys[guess].count + 1
             emit(.key, guess)
@@ -430,8 +535,7 @@ private struct Scanner {
                 emit(.key, keys.count)
                 keys.append(
                     .init(offset: offset, count: unescaped.count - offset, hash: 0, escaped: true, ascii: false))
-                following.append(contentsOf: [-1, -1])
-                lastString.append(-1)
+                noteFacts(spelling: (0, 0, false))
                 noteKey(-1)
                 lastKey[depth - 1] = -1
             } else {
@@ -501,10 +605,39 @@ private struct Scanner {
         var hash: UInt32 = 2_166_136_261
         for offset in 0..<count { hash = (hash ^ UInt32(first[offset])) &* 16_777_619 }
         keys.append(.init(offset: first - start, count: count, hash: hash, escaped: false, ascii: ascii))
-        following.append(contentsOf: [-1, -1])
-        lastString.append(-1)
+        // `first[count]` is the closing quote.
+        let compact = end - first > count + 1 && first[count + 1] == UInt8(ascii: ":")
+        // `first[-1]` is the opening quote.
+        let afterComma = first - start >= 2 && first[-2] == UInt8(ascii: ",")
+        noteFacts(spelling: compact ? (first - start, count + 2, afterComma) : (0, 0, false))
         if keys.count * 2 > keySlots.count { growKeySlots() }
         return keys.count - 1
+    }
+
+    /// The tables by key for the key just appended to `keys`: its `spelling`, nothing after it
+    /// yet, no string under it yet.
+    mutating func noteFacts(spelling: Spelling) {
+        let index = keys.count - 1
+        if index == keyCapacity {
+            let larger = keyCapacity * 2
+            let newFollowing = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * (larger + 1))
+            newFollowing.moveInitialize(from: following, count: 2 * (keyCapacity + 1))
+            following.deallocate()
+            following = newFollowing
+            let newSpellings = UnsafeMutablePointer<Spelling>.allocate(capacity: larger)
+            newSpellings.moveInitialize(from: spellings, count: keyCapacity)
+            spellings.deallocate()
+            spellings = newSpellings
+            let newLastString = UnsafeMutablePointer<Int32>.allocate(capacity: larger)
+            newLastString.moveInitialize(from: lastString, count: keyCapacity)
+            lastString.deallocate()
+            lastString = newLastString
+            keyCapacity = larger
+        }
+        following[2 * (index + 1)] = -1
+        following[2 * (index + 1) + 1] = -1
+        spellings[index] = spelling
+        lastString[index] = -1
     }
 
     mutating func growKeySlots() {
@@ -560,6 +693,8 @@ private struct Scanner {
     mutating func string() -> Bool {
         cursor += 1
         let first = cursor
+        let key = remembersStrings ? memberKey() : -1
+        if key >= 0, lastString[key] >= 0, againstLast(first, key: key) { return true }
         guard let run = plainRun() else { return false }
         if run.escape {
             let offset = unescaped.count
@@ -568,57 +703,90 @@ private struct Scanner {
             return true
         }
         let length = cursor - first
-        if run.ascii, length >= 2, length <= JSONTape.longestRepeated, remembersStrings, repeated(first, count: length)
-        {
-            cursor += 1
-            return true
-        }
+        // Not told by the last string under its key (`againstLast`): the one the next is read against.
+        if key >= 0, run.ascii, length >= 2, length <= JSONTape.longestRepeated { lastString[key] = Int32(wordCount) }
         emit(run.ascii ? .asciiString : .utf8String, length, word: UInt64(first - start))
         cursor += 1
         return true
     }
 
-    /// Writes `repeated` for the ASCII string at `first` when it is the last string met under
-    /// its key (whose word then becomes `firstOfRepeated`, once); otherwise notes it as that
-    /// key's last string (when it is a member's value) and returns false: it is written as any.
-    ///
-    /// Not inlined: in `string`, its registers would cost `plainRun`'s loop more than the call.
-    @inline(never)
-    mutating func repeated(_ first: UnsafePointer<UInt8>, count: Int) -> Bool {
-        guard depth > 0, stack[depth - 1], lastKey[depth - 1] >= 0 else { return false }
-        let key = Int(lastKey[depth - 1])
-        if let index = repeatedIndex(first, count: count, key: key) {
-            emit(.repeated, count, word: UInt64(index))
-            return true
-        }
-        lastString[key] = Int32(wordCount)
-        return false
+    /// The key whose value the scan is on (a member's, not an element's), -1 for none or an
+    /// escaped one.
+    @inline(__always)
+    func memberKey() -> Int {
+        guard depth > 0, stack[depth &- 1] else { return -1 }
+        return Int(lastKey[depth &- 1])
     }
 
-    /// The index among the repeated strings of the ASCII string at `first` when it is the last
-    /// string met under `key`; nil otherwise.
+    /// The string at `first` (its first byte) read against the last string met under `key`,
+    /// when that tells what it is: false otherwise, the cursor unmoved.
+    ///
+    /// That string is plain ASCII (no quote, backslash, control character or byte past ASCII).
+    /// With a quote right after as many bytes (its length), the new one is either the same
+    /// bytes, a repeat: `repeated` is written (that string's word becoming `firstOfRepeated`,
+    /// once); or, when none of its words that differ holds a byte that would end or mark a
+    /// plain run, plain ASCII of that length: `asciiString` is written and it becomes the last
+    /// string under `key`. Either way the string is not scanned byte by byte: records repeat
+    /// their values (an owner's URLs, types, dates), or differ in a few bytes of them (a
+    /// repository's own URLs), key by key.
+    ///
     @inline(__always)
-    mutating func repeatedIndex(_ first: UnsafePointer<UInt8>, count: Int, key: Int) -> Int? {
+    mutating func againstLast(_ first: UnsafePointer<UInt8>, key: Int) -> Bool {
+        func load(_ at: UnsafePointer<UInt8>) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self))
+        }
         let word = Int(lastString[key])
-        guard word >= 0 else { return nil }
         let head = words[word]
-        guard Int(truncatingIfNeeded: head & JSONTape.payloadMask) == count else { return nil }
+        let count = Int(truncatingIfNeeded: head & JSONTape.payloadMask)
+        guard end - first > count, first[count] == UInt8(ascii: "\"") else { return false }
         let place = words[word + 1]
         let offset = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
-        // The last eight bytes first: strings under one key that differ mostly differ near
-        // their end (a record's own name or number in a URL), rarely in their common prefix.
+        let last = start + offset
         if count >= 8 {
-            guard
-                UnsafeRawPointer(start + offset + count - 8).loadUnaligned(as: UInt64.self)
-                    == UnsafeRawPointer(first + count - 8).loadUnaligned(as: UInt64.self)
-            else { return nil }
+            // A word at a time; each word that differs is checked for bytes a plain run stops at
+            // (`plainRun`'s tests: exact as to whether there is one). The last word overlaps
+            // the one before.
+            var differs = false
+            var stops: UInt64 = 0
+            func stopsIn(_ word: UInt64) -> UInt64 {
+                Self.has(word, UInt8(ascii: "\"")) | Self.has(word, UInt8(ascii: "\\")) | Self.belowSpace(word)
+                    | word & Self.highBits
+            }
+            func eight(_ at: Int) {
+                let new = load(first + at)
+                if load(last + at) != new {
+                    differs = true
+                    stops |= stopsIn(new)
+                }
+            }
+            var at = 0
+            while at < count - 8 {
+                eight(at)
+                at += 8
+            }
+            eight(count - 8)
+            if differs {
+                guard stops == 0 else { return false }
+                lastString[key] = Int32(truncatingIfNeeded: wordCount)
+                emit(.asciiString, count, word: UInt64(first - start))
+                cursor = first + count + 1
+                return true
+            }
+        } else {
+            guard same(last, first, count) else { return false }
         }
-        guard same(start + offset, first, count) else { return nil }
-        if head >> 60 == JSONTape.Kind.firstOfRepeated.rawValue { return Int(truncatingIfNeeded: place >> 32) }
-        words[word] = JSONTape.Kind.firstOfRepeated.rawValue << 60 | UInt64(count)
-        words[word + 1] = UInt64(offset) | UInt64(repeatedCount) << 32
-        repeatedCount += 1
-        return repeatedCount - 1
+        let index: Int
+        if head >> 60 == JSONTape.Kind.firstOfRepeated.rawValue {
+            index = Int(truncatingIfNeeded: place >> 32)
+        } else {
+            words[word] = JSONTape.Kind.firstOfRepeated.rawValue << 60 | UInt64(count)
+            words[word + 1] = UInt64(offset) | UInt64(repeatedCount) << 32
+            index = repeatedCount
+            repeatedCount += 1
+        }
+        emit(.repeated, count, word: UInt64(index))
+        cursor = first + count + 1
+        return true
     }
 
     /// Whether the `count` bytes at `one` and at `other` (both in the document, `other` after
@@ -632,6 +800,15 @@ private struct Scanner {
             UInt64(littleEndian: UnsafeRawPointer(at).loadUnaligned(as: UInt64.self))
         }
         if count >= 8 {
+            // Up to sixteen or twenty-four (most keys with their `":`, or `,"key":`): two or
+            // three words, no loop.
+            if count <= 16 {
+                return (word(one) ^ word(other)) | (word(one + count - 8) ^ word(other + count - 8)) == 0
+            }
+            if count <= 24 {
+                return (word(one) ^ word(other)) | (word(one + 8) ^ word(other + 8))
+                    | (word(one + count - 8) ^ word(other + count - 8)) == 0
+            }
             var offset = 0
             while count - offset > 8 {
                 guard word(one + offset) == word(other + offset) else { return false }
@@ -660,16 +837,16 @@ private struct Scanner {
         defer { cursor = at }
         var ascii = true
         // Locals (constants), not static lets: those are read through a lazy initialiser.
-        let quotes = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
-        let backslashes = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
-        let spaces = SIMD16<UInt8>(repeating: 0x20)
-        // 0x7F − 0x20: a byte minus 0x20 (wrapping) is above it unless the byte is in 0x20...0x7F.
-        let printable = SIMD16<UInt8>(repeating: 0x5F)
+        // Signed bytes: those past ASCII are negative, so one compare finds them and the
+        // control characters.
+        let quotes = SIMD16<Int8>(repeating: Int8(UInt8(ascii: "\"")))
+        let backslashes = SIMD16<Int8>(repeating: Int8(UInt8(ascii: "\\")))
+        let spaces = SIMD16<Int8>(repeating: 0x20)
         while true {
             while end - at >= 16 {
-                let bytes = UnsafeRawPointer(at).loadUnaligned(as: SIMD16<UInt8>.self)
-                // Outside 0x20...0x7F: a control character or past ASCII (one unsigned compare).
-                let special = (bytes .== quotes) .| (bytes .== backslashes) .| (bytes &- spaces .> printable)
+                let bytes = UnsafeRawPointer(at).loadUnaligned(as: SIMD16<Int8>.self)
+                // Outside 0x20...0x7F: a control character or past ASCII (one signed compare).
+                let special = (bytes .== quotes) .| (bytes .== backslashes) .| (bytes .< spaces)
                 if any(special) { break }
                 at += 16
             }
@@ -724,6 +901,24 @@ private struct Scanner {
     /// A number, as `Parser.number` reads it; its value when that needs no Python.
     mutating func number() -> Bool {
         let first = cursor
+        // The most common first: a positive integer of up to 18 digits, read in one pass.
+        if first.pointee &- UInt8(ascii: "1") < 9 {
+            var at = first
+            var magnitude: Int64 = 0
+            while at < end, at - first <= 18 {
+                let digit = at.pointee &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                magnitude = magnitude &* 10 &+ Int64(digit)
+                at += 1
+            }
+            if at - first <= 18,
+                at == end || (at.pointee != UInt8(ascii: ".") && at.pointee | 0x20 != UInt8(ascii: "e"))
+            {
+                cursor = at
+                emit(.int, 0, word: UInt64(bitPattern: magnitude))
+                return true
+            }
+        }
         let negative = cursor.pointee == UInt8(ascii: "-")
         if negative { cursor += 1 }
         guard cursor < end, isDigit(cursor.pointee) else { return false }
@@ -818,6 +1013,19 @@ private struct Scanner {
         guard (-22...22).contains(power) else { return nil }
         let value = Double(mantissa)
         return power >= 0 ? value * Self.powersOfTen[power] : value / Self.powersOfTen[-power]
+    }
+
+    /// The byte at the cursor after any whitespace (the cursor moved past it); nil at the end.
+    @inline(__always)
+    mutating func peek() -> UInt8? {
+        if cursor < end, cursor.pointee > 0x20 { return cursor.pointee }
+        return peekPastSpace()
+    }
+
+    @inline(never)
+    mutating func peekPastSpace() -> UInt8? {
+        skipWhitespace()
+        return cursor < end ? cursor.pointee : nil
     }
 
     @inline(__always)
