@@ -8,14 +8,19 @@
 #   hit   /cache/max-age/3600          (one fetch, then hits)
 #   get   /cache/etag/a with --no-cache (a network GET each call)
 #   304   /cache/etag/a                (one fetch, then a 304 each call)
+# and the same three on a GitHub user of about 1.3 KB (the test server's `/users/octocat`, built
+# from the recorded `octokit-get-repository.json` of ../shared/fixtures/github, octokit/fixtures):
+#   uhit  /cache/fresh/users/octocat    (the user with max-age=3600: one fetch, then hits)
+#   uget  /users/octocat with --no-cache
+#   u304  /users/octocat               (one fetch, then a 304 each call)
 # Instructions a call: callgrind's total, (N = 500 − N = 100) / 400. CPU a call: perf stat's
 # task-clock, (N = 2,100 − N = 100) / 2,000, the median of REPS (default 5) pairs, the
 # binaries interleaved. BIN should be a stripped copy of a release build (`strip --strip-debug`;
 # a copy still finds its Python package in the checkout it was built from).
 #
 # Environment: SERVER (default .build/debug/apimacro-testserver), REPS, SKIP_CALLGRIND=1,
-# SKIP_PERF=1, WORKLOADS (default "hit get 304"), CALL=http for `apimacro.get(URL)` in the loop
-# instead of `github.get(path)`.
+# SKIP_PERF=1, WORKLOADS (default "hit get 304"; "uhit uget u304" for the user), CALL=http for
+# `apimacro.get(URL)` in the loop instead of `github.get(path)`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 server="${SERVER:-$here/../.build/debug/apimacro-testserver}"
@@ -47,6 +52,9 @@ run() {
         hit) path=/cache/max-age/3600 ;;
         get) path=/cache/etag/a; flags=(--no-cache) ;;
         304) path=/cache/etag/a ;;
+        uhit) path=/cache/fresh/users/octocat ;;
+        uget) path=/users/octocat; flags=(--no-cache) ;;
+        u304) path=/users/octocat ;;
     esac
     local exports
     exports="$("$server" --env 2>/dev/null)"

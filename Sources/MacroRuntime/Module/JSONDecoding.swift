@@ -22,6 +22,8 @@ final class JSONDecoding {
     private var json: PyRef?
     /// The most one body may build (`JSONToPython.defaultBudget`, 256 MiB).
     let budget: Int
+    /// The tapes of the bodies the HTTP cache handed back last.
+    let storedTapes = StoredBodyTapes()
 
     init(budget: Int = JSONToPython.defaultBudget) {
         self.budget = budget
@@ -31,11 +33,14 @@ final class JSONDecoding {
     /// URL and the first 4 KiB of the body.
     ///
     /// `tape`, when given, is `JSONTape.scan` of the body, made off the Python thread (a page
-    /// fetched ahead): the objects are built from it, with the same answer.
+    /// fetched ahead): the objects are built from it, with the same answer. Without one, a body
+    /// the HTTP cache handed back again (a hit, a 304) is built from the tape its first decode
+    /// scanned (`StoredBodyTapes`), with the same answer too.
     func decode(_ response: Response, api: String?, tape: JSONTape? = nil) throws -> PyRef {
+        let remembered = tape == nil ? storedTapes.remembered(response) : nil
         let outcome = response.body.withUnsafeBufferPointer { body in
-            tape.map { JSONToPython.decode(body, tape: $0, budget: budget) }
-                ?? JSONToPython.decode(body, budget: budget)
+            if let tape = remembered?.tape ?? tape { return JSONToPython.decode(body, tape: tape, budget: budget) }
+            return JSONToPython.decode(body, budget: budget)
         }
         if let value = try take(outcome, response, api: api) { return value }
         let bytes = try PythonValue.bytes(response.body).toPython()
@@ -104,5 +109,84 @@ final class JSONDecoding {
         if bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
         let tenths = (bytes * 10 + (1 << 19)) >> 20
         return "\(tenths / 10).\(tenths % 10) MiB"
+    }
+}
+
+/// The tapes (`JSONTape.scan`) of the bodies the HTTP cache handed back last, each found by the
+/// body's own storage.
+///
+/// A cache hit or a 304 answers with the stored entry's body, and while that entry is unchanged
+/// the cache's own memo (`HTTPCache`: the entries it opened last, the lookups made since the
+/// database last changed) hands back the very same array each time. Its tape, scanned at the
+/// first decode, serves the later ones: a repeated hit or 304 builds its objects (new ones each
+/// call: a caller may change what it got) and scans nothing. The build gives what the one-pass
+/// parser gives, and charges the budget in its order (`JSONToPython.decode(_:tape:budget:)`).
+///
+/// Each tape keeps its body alive, so no other array can have that storage while it is here: a
+/// body read anew (another process or connection stored another one, a 304 changed the entry, it
+/// fell out of the cache's memo) is another array, scanned for itself; a tape is never used for
+/// bytes other than its own. Only answers from the cache (a network answer's body is new every
+/// time), of `smallest` to `largest` bytes, at most `capacity` of them, the least recently used
+/// going first: the bounds of the cache's memo of opened entries. A body the scan leaves to the
+/// one-pass parser is remembered as such (no tape), and parsed each time as before.
+///
+/// GIL held (as `JSONDecoding` is used).
+final class StoredBodyTapes {
+    /// How many bodies are remembered (as `HTTPCache` keeps its last opened entries).
+    static let capacity = 16
+    /// The largest body remembered, in bytes (the largest entry `HTTPCache` keeps opened).
+    static let largest = 256 * 1024
+    /// The smallest body remembered, in bytes: below it the one-pass parse costs less than a
+    /// build from a tape (a 26-byte object: ~1 k instructions against ~2 k).
+    static let smallest = 256
+
+    /// One body and its tape.
+    final class Remembered {
+        /// The body, kept alive: its storage is what a later answer is recognised by.
+        let body: [UInt8]
+        let address: UnsafeRawPointer?
+        /// Nil when the scan left the body to the one-pass parser.
+        let tape: JSONTape?
+
+        init(_ body: [UInt8], address: UnsafeRawPointer?, tape: JSONTape?) {
+            self.body = body
+            self.address = address
+            self.tape = tape
+        }
+    }
+    private var kept: [Remembered] = []
+
+    /// How many bodies were scanned here (tests).
+    private(set) var scans = 0
+
+    /// What is remembered of `response`'s body when the cache answered it.
+    ///
+    /// The tape of that very body, else one scanned now and remembered; nil for a network answer
+    /// or a body out of bounds.
+    func remembered(_ response: Response) -> Remembered? {
+        switch response.source {
+        case .cacheHit, .revalidated, .sharedHit, .stale: break
+        case .network, .replay: return nil
+        }
+        let count = response.body.count
+        guard count >= Self.smallest, count <= Self.largest else { return nil }
+        let address = response.body.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        var index = kept.count
+        while index > 0 {
+            index -= 1
+            let found = kept[index]
+            guard found.address == address, found.body.count == count else { continue }
+            if index != kept.count - 1 {
+                kept.remove(at: index)
+                kept.append(found)
+            }
+            return found
+        }
+        scans += 1
+        let tape = response.body.withUnsafeBufferPointer { JSONTape.scan($0) }
+        let found = Remembered(response.body, address: address, tape: tape)
+        if kept.count >= Self.capacity { kept.removeFirst() }
+        kept.append(found)
+        return found
     }
 }

@@ -126,16 +126,20 @@ public enum CachePolicy {
 
     /// The `Age` field (§5.1): the first member of a list, a non-negative integer, else ignored (nil).
     public static func age(_ headers: Headers) -> Double? {
-        guard let first = headers.values("Age").first else { return nil }
+        guard let first = headers["Age"] else { return nil }
         let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return deltaSeconds(member.trimmingWhitespace())
     }
 
     /// The `Date` field, when there is exactly one valid one.
     static func date(_ headers: Headers) -> Double? {
-        let values = headers.values("Date")
-        guard values.count == 1 else { return nil }
-        return HTTPDate.parse(values[0])
+        // Counted as it is looked for (no array of the values: every 304 asks).
+        var found: String?
+        for field in headers.fields where Headers.sameName(field.name, "Date") {
+            guard found == nil else { return nil }
+            found = field.value
+        }
+        return found.flatMap { HTTPDate.parse($0) }
     }
 
     /// How long a response stays fresh, in seconds (§4.2.1): `max-age`, else `Expires`
@@ -177,8 +181,18 @@ public enum CachePolicy {
     ///   - disconnected: `--offline`: a stale copy may answer unless the origin forbade it.
     /// - Returns: serve the stored copy, revalidate it, fetch plainly, or answer 504 (`only-if-cached`).
     public static func decide(request: Headers, stored: Stored?, now: Double, disconnected: Bool = false) -> Decision {
-        let asked = RequestDirectives(request)
-        guard let stored else { return asked.onlyIfCached ? .unsatisfiable : .fetch }
+        decision(asked: RequestDirectives(request), stored: stored, now: now, disconnected: disconnected).decision
+    }
+
+    /// `decide` for a request whose directives are `asked`, and whether its answer holds at every
+    /// clock (`timeless`): a stored response that cannot be served now, and could be at no other
+    /// time either (`no-cache` on either side, `max-age=0` asked, or no freshness lifetime and no
+    /// `max-stale`), is revalidated or fetched with the conditions its own headers give, so the
+    /// answer depends on nothing but `asked`, the stored headers and `disconnected`.
+    static func decision(asked: RequestDirectives, stored: Stored?, now: Double, disconnected: Bool)
+        -> (decision: Decision, timeless: Bool)
+    {
+        guard let stored else { return (asked.onlyIfCached ? .unsatisfiable : .fetch, false) }
         let age = currentAge(stored, now: now)
         // The stored response's directives, parsed once for every rule below.
         let response = stored.parsed ?? directives(stored.headers)
@@ -195,13 +209,16 @@ public enum CachePolicy {
                 usable = staleAllowed && (asked.maxStale.map { age - lifetime <= $0 } ?? false)
             }
         }
-        if usable { return .serve(age: age, stale: !fresh) }
-        if disconnected && staleAllowed { return .serve(age: age, stale: !fresh) }
-        if asked.onlyIfCached { return .unsatisfiable }
+        if usable { return (.serve(age: age, stale: !fresh), false) }
+        if disconnected && staleAllowed { return (.serve(age: age, stale: !fresh), false) }
+        if asked.onlyIfCached { return (.unsatisfiable, false) }
+        // Fresh at no clock: the age is never below 0, so never below a lifetime of 0.
+        let neverFresh = lifetime <= 0 && stored.initialAge >= 0
+        let timeless = mustValidate || asked.maxAge == 0 || (neverFresh && asked.maxStale == nil)
         var conditions: [String: String] = [:]
         if let etag = stored.headers["ETag"] { conditions["If-None-Match"] = etag }
         if let modified = stored.headers["Last-Modified"] { conditions["If-Modified-Since"] = modified }
-        return conditions.isEmpty ? .fetch : .revalidate(conditions)
+        return (conditions.isEmpty ? .fetch : .revalidate(conditions), timeless)
     }
 
     /// Whether a stored copy may stand in for a failed exchange (stale-if-error): only when the
@@ -221,7 +238,12 @@ public enum CachePolicy {
     /// The stored headers updated by a 304's headers (§3.2, §4.3.4): every field the 304 sends
     /// replaces the stored one, except those that describe the body; `Set-Cookie` never stored.
     public static func merge(stored: Headers, notModified: Headers) -> Headers {
-        if repeats(stored: stored, notModified: notModified) { return stored }
+        merged(stored: stored, notModified: notModified) ?? stored
+    }
+
+    /// `merge`, or nil when it gives `stored` back as it is (`repeats`).
+    static func merged(stored: Headers, notModified: Headers) -> Headers? {
+        if repeats(stored: stored, notModified: notModified) { return nil }
         // Names compared in any ASCII case, with no lower-cased copies and no sets; each name's
         // sketch (`sketch`) first, so most pairs are told apart by one integer comparison.
         var fresh: [(name: String, value: String)] = []
@@ -257,43 +279,84 @@ public enum CachePolicy {
     /// names: most 304s after the first (the validators and the rate-limit fields repeated),
     /// told without building the merge.
     static func repeats(stored: Headers, notModified: Headers) -> Bool {
-        let fresh = notModified.fields
-        let kept = stored.fields
-        let start = kept.count - fresh.count
-        guard !fresh.isEmpty, start >= 0 else { return false }
-        // Byte for byte (String's == takes canonically equivalent text as equal): the merge
-        // would keep the 304's bytes.
-        for index in fresh.indices {
-            guard Headers.sameBytes(kept[start + index].name, fresh[index].name),
-                Headers.sameBytes(kept[start + index].value, fresh[index].value)
-            else { return false }
-        }
-        // Names told apart by their sketches first, as `merge` does.
-        let sketches = fresh.map { sketch($0.name) }
-        for (sketch, field) in zip(sketches, fresh) {
-            let describesBody = bodySketches.indices.contains { index in
-                bodySketches[index] == sketch && Headers.sameName(bodyFields[index], field.name)
+        // Read in place: a 304 after the first is checked here every time (no copies of the
+        // fields, each a retain and release of its name and value; no array of sketches).
+        stored.fields.withUnsafeBufferPointer { kept in
+            notModified.fields.withUnsafeBufferPointer { fresh in
+                let start = kept.count - fresh.count
+                guard !fresh.isEmpty, start >= 0, let keptBase = kept.baseAddress, let freshBase = fresh.baseAddress
+                else {
+                    return false
+                }
+                // Byte for byte (String's == takes canonically equivalent text as equal): the
+                // merge would keep the 304's bytes.
+                for index in 0..<fresh.count where !sameField(keptBase + start + index, freshBase + index) {
+                    return false
+                }
+                // None describes the body, and no stored field before them has one of their
+                // names: names of other lengths differ, so most pairs are told apart by a length.
+                let (bodyFields, bodyLengths) = (bodyFields, bodyLengths)
+                return withUnsafeTemporaryAllocation(of: Int.self, capacity: fresh.count) { lengths in
+                    for index in 0..<fresh.count {
+                        let name = fresh[index].name
+                        let length = name.utf8.count
+                        lengths[index] = length
+                        for body in bodyFields.indices
+                        where bodyLengths[body] == length && Headers.sameName(bodyFields[body], name) {
+                            return false
+                        }
+                    }
+                    for earlier in 0..<start {
+                        let name = kept[earlier].name
+                        let length = name.utf8.count
+                        for index in 0..<fresh.count
+                        where lengths[index] == length && Headers.sameName(fresh[index].name, name) {
+                            return false
+                        }
+                    }
+                    return true
+                }
             }
-            if describesBody { return false }
         }
-        for field in kept[..<start] {
-            let sketch = sketch(field.name)
-            let replaced = sketches.indices.contains { index in
-                sketches[index] == sketch && Headers.sameName(fresh[index].name, field.name)
-            }
-            if replaced { return false }
+    }
+
+    private typealias Field = (name: String, value: String)
+    private static let bodyLengths = bodyFields.map(\.utf8.count)
+    /// Where a field's value lies in it (after its name).
+    private static let valueOffset = MemoryLayout<Field>.offset(of: \Field.value)
+
+    /// Whether the fields at `a` and `b` are the same names and values, byte for byte.
+    ///
+    /// Read where they lie: a string's two words are its whole value (a small string's bytes, or
+    /// its storage and length), so equal words are equal bytes, told without loading either
+    /// string (no retain and release); other words go to `Headers.sameBytes`.
+    private static func sameField(_ a: UnsafePointer<Field>, _ b: UnsafePointer<Field>) -> Bool {
+        func sameWords(_ x: UnsafeRawPointer, _ y: UnsafeRawPointer) -> Bool {
+            let (p, q) = (x.load(as: (UInt64, UInt64).self), y.load(as: (UInt64, UInt64).self))
+            return p.0 == q.0 && p.1 == q.1
         }
-        return true
+        guard let valueOffset, MemoryLayout<String>.size == 16 else {
+            return Headers.sameBytes(a.pointee.name, b.pointee.name)
+                && Headers.sameBytes(a.pointee.value, b.pointee.value)
+        }
+        let (x, y) = (UnsafeRawPointer(a), UnsafeRawPointer(b))
+        let sameNames = sameWords(x, y) || Headers.sameBytes(a.pointee.name, b.pointee.name)
+        return sameNames
+            && (sameWords(x + valueOffset, y + valueOffset) || Headers.sameBytes(a.pointee.value, b.pointee.value))
     }
 
     /// A field name's length and its first and last bytes with the case bit set: two names the
     /// same in any case have the same sketch (names with different sketches differ).
     static func sketch(_ name: String) -> Int {
-        var name = name  // withUTF8 reads a native string in place (String.UTF8View.last walks back)
-        return name.withUTF8 { bytes in
+        func sketch(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
             guard let first = bytes.first, let last = bytes.last else { return 0 }
             return bytes.count << 16 | Int(first | 0x20) << 8 | Int(last | 0x20)
         }
+        // A native string's bytes in place (String.UTF8View.last walks back; withUTF8 needs a
+        // mutable copy).
+        if let sketched = name.utf8.withContiguousStorageIfAvailable(sketch) { return sketched }
+        var name = name
+        return name.withUTF8(sketch)
     }
 
     /// Whether `a` and `b` hold the same fields in the same order, with the same names and values.

@@ -29,6 +29,8 @@ public struct CacheStage: Stage {
     let now: @Sendable () -> Double
     /// The keys of the requests looked up last.
     private let keys = KeyMemo()
+    /// The decisions on stored entries that hold at every clock, made last.
+    private let decisions = DecisionMemo()
 
     /// - Parameters:
     ///   - cache: the HTTP cache (SQLite).
@@ -129,8 +131,13 @@ public struct CacheStage: Stage {
     /// conditions of its own, that does not bypass the cache (`CachePolicy.bypasses`).
     private static func looksUp(_ exchange: Exchange) -> Bool {
         guard exchange.method == "GET", exchange.cache == nil else { return false }
+        return looksUp(exchange, asked: CachePolicy.RequestDirectives(exchange.headers))
+    }
+
+    /// `looksUp` of a GET without a cache rule, whose `Cache-Control` directives are `asked`.
+    private static func looksUp(_ exchange: Exchange, asked: CachePolicy.RequestDirectives) -> Bool {
         let ownConditions = exchange.headers["If-None-Match"] != nil || exchange.headers["If-Modified-Since"] != nil
-        return !ownConditions && !CachePolicy.bypasses(requestHeaders: exchange.headers)
+        return !ownConditions && !asked.noStore
     }
 
     /// A fresh 2xx answer from this process's cache, served as `handle` serves it (the same
@@ -143,18 +150,74 @@ public struct CacheStage: Stage {
     public var atOnce: AtOnce.Role { .answers }
 
     public func answerAtOnce(_ exchange: Exchange, next: AtOnce) throws -> Response? {
-        guard let prefetch = exchange.prefetch, Self.looksUp(exchange) else { return nil }
+        guard let prefetch = exchange.prefetch, exchange.method == "GET", exchange.cache == nil else { return nil }
+        let asked = CachePolicy.RequestDirectives(exchange.headers)
+        guard Self.looksUp(exchange, asked: asked) else { return nil }
         let start = ContinuousClock.now
         let found = localLookup(exchange)
         // Without an entry, the decision waits for the shared tier's answer (`handle`).
-        let decision = found.entry.map {
-            CachePolicy.decide(request: exchange.headers, stored: $0.stored, now: now(), disconnected: offline)
-        }
+        let decision = found.entry.map { decide(asked, $0) }
         if let entry = found.entry, (200..<300).contains(entry.status), case .serve(let age, let stale) = decision {
             return serve(entry, exchange, age: age, source: stale ? .stale : .cacheHit, since: start)
         }
         prefetch.keep(found, decision, for: exchange)
         return nil
+    }
+
+    /// `CachePolicy.decide` for a request whose directives are `asked` and this process's `entry`:
+    /// the decision made last on the same stored headers for the same directives when it holds
+    /// at every clock (an entry that is revalidated each time: `DecisionMemo`), else made now.
+    private func decide(_ asked: CachePolicy.RequestDirectives, _ entry: HTTPCache.Entry) -> CachePolicy.Decision {
+        if let known = decisions.find(entry.headers, asked) { return known }
+        let (decision, timeless) = CachePolicy.decision(
+            asked: asked, stored: entry.stored, now: now(), disconnected: offline)
+        if timeless { decisions.keep(entry.headers, asked, decision) }
+        return decision
+    }
+
+    /// The decisions made last that hold at every clock (`CachePolicy.decision(asked:…)`'s
+    /// `timeless`), each with the stored headers and the request's directives it was made for.
+    ///
+    /// Such a decision depends on those alone (and on `--offline`, the stage's own): the same
+    /// headers again — the very same array, which the kept `Headers` holds alive, so no other can
+    /// share its storage — with equal directives get it without deciding again (the directives
+    /// parsed, the freshness worked out, the conditions' table built: ~3 k instructions a 304).
+    /// Headers read anew or changed by a 304 are another array, decided for themselves. In
+    /// memory only, like the stored entries the cache keeps opened; at most `capacity`.
+    private final class DecisionMemo: Sendable {
+        static let capacity = 8
+
+        struct Made: @unchecked Sendable {
+            /// The stored headers it was made for, kept alive (the storage identifies them).
+            let headers: Headers
+            let storage: UnsafeRawPointer?
+            let asked: CachePolicy.RequestDirectives
+            let decision: CachePolicy.Decision
+        }
+        private let made = Mutex<[Made]>([])
+
+        static func storage(_ headers: Headers) -> UnsafeRawPointer? {
+            headers.fields.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+
+        func find(_ headers: Headers, _ asked: CachePolicy.RequestDirectives) -> CachePolicy.Decision? {
+            let storage = Self.storage(headers)
+            guard storage != nil else { return nil }  // no fields: nothing to tell them apart by
+            return made.withLock { made in
+                made.last { $0.storage == storage && $0.asked == asked }?.decision
+            }
+        }
+
+        func keep(_ headers: Headers, _ asked: CachePolicy.RequestDirectives, _ decision: CachePolicy.Decision) {
+            let storage = Self.storage(headers)
+            guard storage != nil else { return }
+            let kept = Made(headers: headers, storage: storage, asked: asked, decision: decision)
+            made.withLock { made in
+                made.removeAll { $0.storage == storage }
+                if made.count >= DecisionMemo.capacity { made.removeFirst() }
+                made.append(kept)
+            }
+        }
     }
 
     /// A GET whose call chose its cache rule (`cache=`, `CacheChoice`): that rule decides,
@@ -288,7 +351,8 @@ public struct CacheStage: Stage {
     private final class KeyMemo: Sendable {
         static let capacity = 8
 
-        struct Known {
+        /// A class: found and handed out with one reference, not a copy of each of its fields.
+        final class Known: Sendable {
             let method: String
             let url: String
             let headers: Headers
@@ -297,12 +361,30 @@ public struct CacheStage: Stage {
             let keyText: String
             let key: [UInt8]
 
+            init(
+                method: String, url: String, headers: Headers, body: [UInt8], credentialHeader: String?,
+                keyText: String, key: [UInt8]
+            ) {
+                self.method = method
+                self.url = url
+                self.headers = headers
+                self.body = body
+                self.credentialHeader = credentialHeader
+                self.keyText = keyText
+                self.key = key
+            }
+
+            /// Byte for byte, as the key text spells them (String's == takes canonically
+            /// equivalent text as equal, which would give one key to two spellings).
             func fits(_ wire: Exchange, _ header: String?) -> Bool {
-                method == wire.method && url == wire.url && credentialHeader == header && body == wire.body
-                    && headers.fields.count == wire.headers.fields.count
-                    && zip(headers.fields, wire.headers.fields).allSatisfy {
-                        $0.name == $1.name && $0.value == $1.value
+                let sameHeader =
+                    switch (credentialHeader, header) {
+                    case (nil, nil): true
+                    case (let kept?, let asked?): Headers.sameBytes(kept, asked)
+                    default: false
                     }
+                return sameHeader && Headers.sameBytes(method, wire.method) && Headers.sameBytes(url, wire.url)
+                    && body == wire.body && Headers.sameBytes(headers.fields, wire.headers.fields)
             }
         }
         private let known = Mutex<[Known]>([])
@@ -331,33 +413,37 @@ public struct CacheStage: Stage {
     private nonisolated(nonsending) func revalidated(
         _ stored: HTTPCache.Entry, by response: Response, _ found: Lookup, requestTime: Double, responseTime: Double
     ) async -> Response {
-        var entry = stored
-        entry.headers = CachePolicy.merge(stored: entry.headers, notModified: response.headers)
         // Most 304s repeat what is stored (the same validators, a Date of the same second):
         // then only the clock is written, not a re-sealed head that says the same.
-        let headersChanged = !CachePolicy.sameFields(entry.headers, stored.headers)
-        entry.storedAt = responseTime
-        entry.initialAge = CachePolicy.initialAge(
-            response.headers, requestTime: requestTime, responseTime: responseTime)
+        let merged = CachePolicy.merged(stored: stored.headers, notModified: response.headers)
+        let headersChanged = merged.map { !CachePolicy.sameFields($0, stored.headers) } ?? false
+        let initialAge = CachePolicy.initialAge(response.headers, requestTime: requestTime, responseTime: responseTime)
         // Ages are whole seconds (RFC 9111 §1.2.2, delta-seconds): a clock restarted less than a
         // second after the stored one, with every header as stored, says nothing new to any
         // later reader, and writing it (an UPDATE, a WAL frame) is most of a repeated 304's cost.
-        let clockMoved =
-            abs(entry.storedAt - stored.storedAt) >= 1 || abs(entry.initialAge - stored.initialAge) >= 1
-        if found.fromShared {
-            await local.store(entry)
-        } else if headersChanged || clockMoved {
-            await local.refresh(entry, headersChanged: headersChanged)
-        }
-        // The shared copy is replaced only when it was the one revalidated (this process had
-        // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
-        // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
-        // shared copy stale revalidates it itself, with a 304.
-        if found.fromShared, let shared, let place = found.place {
-            await shared.store(entry, wire: found.wire, at: place, waiting: false)
+        let clockMoved = abs(responseTime - stored.storedAt) >= 1 || abs(initialAge - stored.initialAge) >= 1
+        // The entry as refreshed, made only when something is written.
+        if found.fromShared || headersChanged || clockMoved {
+            var entry = stored
+            if let merged { entry.headers = merged }
+            entry.storedAt = responseTime
+            entry.initialAge = initialAge
+            if found.fromShared {
+                await local.store(entry)
+            } else {
+                await local.refresh(entry, headersChanged: headersChanged)
+            }
+            // The shared copy is replaced only when it was the one revalidated (this process had
+            // none): then the next machine's miss finds it fresh. A 304 of this process's own copy
+            // sends nothing to Redis (no body re-uploaded per 304); a machine that finds the
+            // shared copy stale revalidates it itself, with a 304.
+            if found.fromShared, let shared, let place = found.place {
+                await shared.store(entry, wire: found.wire, at: place, waiting: false)
+            }
         }
         var answer = Response(
-            status: entry.status, headers: entry.headers, body: entry.body, url: response.url, source: .revalidated)
+            status: stored.status, headers: merged ?? stored.headers, body: stored.body, url: response.url,
+            source: .revalidated)
         // The 304's round trip is where the time went.
         answer.timing = response.timing
         return answer
@@ -513,10 +599,11 @@ final class CachePrefetch: Sendable {
         self.kept.withLock { $0 = kept }
     }
 
+    /// Byte for byte: a request whose URL or headers differ only in their Unicode spelling is
+    /// looked up anew (its key text differs).
     func take(for exchange: Exchange) -> Kept? {
-        guard let kept = kept.withLock({ kept in kept.take() }), kept.method == exchange.method,
-            kept.url == exchange.url, kept.headers.fields.count == exchange.headers.fields.count,
-            zip(kept.headers.fields, exchange.headers.fields).allSatisfy({ $0.name == $1.name && $0.value == $1.value })
+        guard let kept = kept.withLock({ kept in kept.take() }), Headers.sameBytes(kept.method, exchange.method),
+            Headers.sameBytes(kept.url, exchange.url), Headers.sameBytes(kept.headers.fields, exchange.headers.fields)
         else { return nil }
         return kept
     }

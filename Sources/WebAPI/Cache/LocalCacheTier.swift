@@ -27,14 +27,26 @@ struct LocalCacheTier: Sendable {
     /// At most `capacity` of them (emptied when full); in memory only, like the credential they hold.
     private final class Names: Sendable {
         static let capacity = 256
-        private let known = Mutex<[String: [UInt8]]>([:])
+        private let known = Mutex<[Text: [UInt8]]>([:])
+
+        /// A key text found by its bytes, which its name is made of: String's == and hashing take
+        /// canonically equivalent text as equal ("é" and "e\u{301}"), which would give a request
+        /// carrying one spelling of a credential the name of the other's entry.
+        struct Text: Hashable, Sendable {
+            let bytes: [UInt8]
+
+            func hash(into hasher: inout Hasher) {
+                bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
+        }
 
         func name(_ text: String, secret: CacheSecret) -> [UInt8] {
-            if let name = known.withLock({ $0[text] }) { return name }
+            let bytes = Text(bytes: Array(text.utf8))
+            if let name = known.withLock({ $0[bytes] }) { return name }
             let name = secret.name(text)
             known.withLock { known in
                 if known.count >= Names.capacity { known.removeAll() }
-                known[text] = name
+                known[bytes] = name
             }
             return name
         }

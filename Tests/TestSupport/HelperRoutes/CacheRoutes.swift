@@ -13,6 +13,9 @@ import Synchronization
 /// - `GET /cache/no-store`: `Cache-Control: no-store`, body with a serial.
 /// - `GET /cache/poll/{seconds}`: `X-Poll-Interval: seconds` (as GitHub's events), body with a serial.
 /// - `GET /cache/vary`: `Vary: Accept-Language`, the body names the language asked for.
+/// - `GET /cache/fresh/users/{login}`: the user `GET /users/{login}` answers (about 1.3 KB, built
+///   from the recorded `github/octokit-get-repository.json`), with `Cache-Control: private,
+///   max-age=3600`: hits on a body of a real API's size (`Benchmarks/per_request.sh`).
 /// Faults for stale-if-error come from `TestServer.inject` on these paths.
 struct CacheRoutes: RouteHandler {
     static let lastModified = "Tue, 15 Nov 1994 12:45:26 GMT"
@@ -54,6 +57,12 @@ struct CacheRoutes: RouteHandler {
             return .json(
                 .object([("kind", .string("no-store")), ("serial", .int(next("no-store")))]),
                 headers: [("Cache-Control", "no-store")])
+        }
+        if let login = request.match("GET", "/cache/fresh/users/{login}")?["login"] {
+            guard let profile = GitHubProfile.named(login),
+                let user = try? GitHubObjects.fullUser(profile, origin: request.origin)
+            else { return .notFound }
+            return .json(user, headers: [("Cache-Control", "private, max-age=3600")])
         }
         if request.match("GET", "/cache/vary") != nil {
             let language = request.recorded.header("accept-language") ?? "none"
