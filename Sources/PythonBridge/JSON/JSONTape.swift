@@ -679,14 +679,7 @@ private struct Scanner {
         return true
     }
 
-    mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard end - cursor >= count else { return false }
-        let expected = text.utf8Start
-        for offset in 0..<count where cursor[offset] != expected[offset] { return false }
-        cursor += count
-        return true
-    }
+    mutating func literal(_ text: StaticString) -> Bool { JSONGrammar.literal(text, &cursor, end: end) }
 
     /// A string value at the cursor (on its opening quote).
     @inline(__always)
@@ -896,8 +889,6 @@ private struct Scanner {
         return JSONEscapes.decodeRest(&cursor, end: end, into: &unescaped)
     }
 
-    func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
     /// A number, as `Parser.number` reads it; its value when that needs no Python.
     mutating func number() -> Bool {
         let first = cursor
@@ -920,33 +911,9 @@ private struct Scanner {
             }
         }
         let negative = cursor.pointee == UInt8(ascii: "-")
-        if negative { cursor += 1 }
-        guard cursor < end, isDigit(cursor.pointee) else { return false }
-        if cursor.pointee == UInt8(ascii: "0") {
-            cursor += 1
-        } else {
-            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
-        }
-        let integerEnd = cursor
-        var fractionEnd = cursor
-        var isFloat = false
-        if cursor + 1 < end, cursor.pointee == UInt8(ascii: "."), isDigit(cursor[1]) {
-            isFloat = true
-            cursor += 2
-            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
-            fractionEnd = cursor
-        }
-        var exponentStart: UnsafePointer<UInt8>?
-        if cursor < end, cursor.pointee | 0x20 == UInt8(ascii: "e") {
-            var probe = cursor + 1
-            if probe < end, probe.pointee == UInt8(ascii: "+") || probe.pointee == UInt8(ascii: "-") { probe += 1 }
-            if probe < end, isDigit(probe.pointee) {
-                isFloat = true
-                exponentStart = cursor + 1
-                cursor = probe
-                while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
-            }
-        }
+        guard let parts = JSONGrammar.number(&cursor, end: end) else { return false }
+        let (integerEnd, fractionEnd, exponentStart, isFloat) =
+            (parts.integerEnd, parts.fractionEnd, parts.exponentStart, parts.isFloat)
         let length = cursor - first
         let offset = UInt64(first - start)
         if !isFloat {

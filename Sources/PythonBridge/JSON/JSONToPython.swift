@@ -355,41 +355,13 @@ private struct Parser {
     }
 
     /// Consumes `text` if the input continues with it.
-    mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard end - cursor >= count else { return false }
-        let expected = text.utf8Start
-        for offset in 0..<count where cursor[offset] != expected[offset] { return false }
-        cursor += count
-        return true
-    }
+    mutating func literal(_ text: StaticString) -> Bool { JSONGrammar.literal(text, &cursor, end: end) }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, as CPython's scanner
     /// reads it: an int when there is no fraction or exponent.
     mutating func number() -> PyPointer? {
         let first = cursor
-        if cursor.pointee == UInt8(ascii: "-") { cursor += 1 }
-        guard cursor < end, isDigit(cursor.pointee) else { return nil }
-        if cursor.pointee == UInt8(ascii: "0") {
-            cursor += 1
-        } else {
-            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
-        }
-        var isFloat = false
-        if cursor + 1 < end, cursor.pointee == UInt8(ascii: "."), isDigit(cursor[1]) {
-            isFloat = true
-            cursor += 2
-            while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
-        }
-        if cursor < end, cursor.pointee | 0x20 == UInt8(ascii: "e") {
-            var probe = cursor + 1
-            if probe < end, probe.pointee == UInt8(ascii: "+") || probe.pointee == UInt8(ascii: "-") { probe += 1 }
-            if probe < end, isDigit(probe.pointee) {
-                isFloat = true
-                cursor = probe
-                while cursor < end, isDigit(cursor.pointee) { cursor += 1 }
-            }
-        }
+        guard let isFloat = JSONGrammar.number(&cursor, end: end)?.isFloat else { return nil }
         let length = cursor - first
         spent &+= Self.numberCost
         if !isFloat, length <= 18 {
@@ -424,8 +396,6 @@ private struct Parser {
             }
         }
     }
-
-    func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     func characters(_ bytes: UnsafePointer<UInt8>) -> UnsafePointer<CChar> {
         UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self)
